@@ -1,0 +1,111 @@
+# smtop build.  `make` builds build/smtop, build/libsmtop-inject.so and the demo
+# workloads; `make test` builds and runs the CPU test suite; `make test-gpu`
+# runs the GPU tests (on a machine with an NVIDIA GPU); `make bench` prints
+# the benchmark table.
+CUDA_HOME ?= /usr/local/cuda
+CC ?= cc
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90
+B := build
+PKGS := ncursesw sqlite3
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CUPTI_INC := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include) $(CUDA_HOME)/include)
+CUPTI_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64) $(CUDA_HOME)/lib64)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -fPIC -I. -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(PKG_CFLAGS)
+LDLIBS_BASE := -lpthread -ldl -lm
+SAN ?=
+CFLAGS += $(SAN)
+LDFLAGS += $(SAN)
+
+CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+DB_SRC := $(wildcard db/*.c)
+UI_SRC := $(wildcard ui/*.c)
+COLL_SRC := $(wildcard collectors/*.c)
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+CORE_OBJ := $(call obj,$(CORE_SRC))
+DB_OBJ := $(call obj,$(DB_SRC))
+UI_OBJ := $(call obj,$(UI_SRC))
+COLL_OBJ := $(call obj,$(COLL_SRC))
+
+KERNEL_SRC := $(wildcard kernels/*_main.cu)
+KERNEL_BIN := $(patsubst kernels/%_main.cu,$(B)/%,$(KERNEL_SRC))
+KERNEL_LIB_SRC := $(filter-out $(KERNEL_SRC),$(wildcard kernels/*.cu))
+
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
+SUPPORT_OBJ := $(call obj,$(wildcard tests/support/*.c))
+
+.PHONY: all deps test test-unit test-e2e test-gpu bench run clean screenshots
+all: deps-check $(B)/smtop $(B)/libsmtop-inject.so $(KERNEL_BIN)
+
+deps-check:
+	@.ci/deps --check
+
+deps:
+	@.ci/deps
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libsmtop-core.a: $(CORE_OBJ)
+$(B)/libsmtop-db.a: $(DB_OBJ)
+$(B)/libsmtop-ui.a: $(UI_OBJ)
+$(B)/libsmtop-coll.a: $(COLL_OBJ)
+$(B)/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+APP_LIBS := $(B)/libsmtop-ui.a $(B)/libsmtop-core.a $(B)/libsmtop-db.a
+
+$(B)/smtop: $(call obj,src/main.c) $(APP_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS_BASE)
+
+# The collector lives inside the workload's process: it needs CUPTI and SQLite,
+# never ncurses.  libcuda is reached through dlopen at run time.
+$(B)/libsmtop-inject.so: $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a
+	$(CC) -shared $(LDFLAGS) -o $@ $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a \
+		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -Wl,-rpath,/usr/local/cuda/lib64 \
+		-lcupti -lsqlite3 $(LDLIBS_BASE)
+
+$(B)/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -fPIC -c $< -o $@
+
+$(B)/%: $(B)/kernels/%_main.o $(patsubst kernels/%.cu,$(B)/kernels/%.o,$(KERNEL_LIB_SRC))
+	$(NVCC) $(NVCC_ARCH) -o $@ $^ -lpthread
+
+# Each suite links the module libraries; Criterion runs it.
+$(B)/tests/test_%: tests/test_%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
+		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti \
+		-lcriterion $(PKG_LIBS) $(LDLIBS_BASE)
+
+test: deps all $(TEST_BIN)
+	@tests/run-all.sh $(TEST_BIN)
+
+test-unit: all $(TEST_BIN)
+	@tests/run-all.sh --unit-only $(TEST_BIN)
+
+test-gpu: all
+	@tests/gpu/run.sh
+
+bench: all
+	@tests/bench/run.sh
+
+run: deps all
+	@$(B)/smtop $(ARGS)
+
+screenshots: all
+	@tests/e2e/screenshots.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

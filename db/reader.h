@@ -1,0 +1,78 @@
+/* The session reader: a read-only connection that answers "what happened
+ * between t0 and t1" and "what is new since watermark" without loading the
+ * whole session.  Reads smtop sessions and Nsight Systems exports.
+ *
+ * Strings in records handed to callbacks stay valid until db_reader_close.
+ * Block times are moved onto CUPTI's timebase with the session clock offset. */
+#ifndef SMTOP_DB_READER_H
+#define SMTOP_DB_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/records.h"
+
+struct db_reader;
+
+struct db_process_info {
+	uint32_t pid;
+	const char *command;
+	const char *status;          /* running, exited, crashed, untraced */
+	const char *reason;          /* may be NULL */
+	uint64_t drops_cupti, drops_ring, drops_blocks;
+};
+
+struct db_session_info {
+	int is_nsys;                 /* opened an Nsight Systems export */
+	int schema_version;
+	const char *path;
+	const char *command;         /* recorded command line, may be NULL */
+	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */
+	uint64_t t_first, t_last;    /* earliest start, latest end over kernels and blocks */
+	int ended;                   /* 1 if the session was finalised */
+	int ended_clean;             /* 1 if the workload exited normally */
+	const char *end_reason;      /* may be NULL */
+	int64_t clock_offset_ns;     /* CUPTI time = globaltimer + offset */
+	int clock_offset_known;
+	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
+	uint64_t drops_cupti, drops_ring, drops_blocks;
+	size_t n_devices;
+	const struct smtop_device *devices;
+	size_t n_processes;
+	const struct db_process_info *processes;
+};
+
+typedef int (*db_kernel_fn)(void *ud, const struct smtop_kernel *k);
+typedef int (*db_stream_fn)(void *ud, const struct smtop_stream *s);
+typedef int (*db_block_fn)(void *ud, const struct smtop_block *b, uint32_t pid,
+			   uint32_t context_id);
+typedef int (*db_nvtx_fn)(void *ud, const struct smtop_nvtx *n);
+typedef int (*db_request_fn)(void *ud, const struct smtop_request *r);
+
+/* Opens path read-only (WAL readers do not block the writer).  On failure
+ * returns -1 and writes one line naming the file and the problem. */
+int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen);
+void db_reader_close(struct db_reader *r);
+
+/* Fills info (re-reads counts and status; cheap enough to call per second). */
+int db_reader_info(struct db_reader *r, struct db_session_info *info);
+
+/* Kernels overlapping [t0, t1), ordered by start.  A callback returning
+ * non-zero stops the walk.  Returns -1 on error, else 0. */
+int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud);
+
+/* Kernels stored after *watermark (a rowid); advances it.  For live sessions. */
+int db_reader_new_kernels(struct db_reader *r, int64_t *watermark, db_kernel_fn fn, void *ud);
+
+int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud);
+
+/* Blocks whose chunk overlaps [t0, t1) on CUPTI time, chunk by chunk. */
+int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud);
+int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn, void *ud);
+
+int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
+int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud);
+
+const char *db_reader_error(const struct db_reader *r);
+
+#endif

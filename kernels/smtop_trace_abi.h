@@ -1,0 +1,48 @@
+/* The block-trace ring shared by instrumented kernels (kernels/smtop_trace.cuh)
+ * and the collector (collectors/).  Plain C, no CUDA, so both sides agree on
+ * the layout byte for byte.
+ *
+ * Each instrumented module has a device global SMTOP_TRACE_SYMBOL, a pointer
+ * to one ring in device memory.  It is NULL unless the collector found the
+ * module at a kernel launch and stored its context's ring there, so a program
+ * run without smtop pays one load and one branch per block and writes nothing.
+ *
+ * Claiming: thread 0 of a block, at its end, claims index `head` with a
+ * compare-and-swap that only succeeds while head < limit, so every claimed
+ * slot is written and a full ring counts `dropped` instead.  The host drains
+ * [read, head), keeps the complete prefix and moves limit to read + capacity.
+ * A slot is complete when both 16-byte halves carry the tag of its lap. */
+#ifndef SMTOP_TRACE_ABI_H
+#define SMTOP_TRACE_ABI_H
+
+#include <stdint.h>
+
+#define SMTOP_TRACE_ABI_VERSION 1
+#define SMTOP_TRACE_SYMBOL "smtop_trace_ring"
+
+struct smtop_trace_slot {
+	uint64_t grid_tag;      /* bits 0..47 %gridid, bits 48..63 lap tag */
+	uint64_t start;         /* %globaltimer at block start (thread 0) */
+	uint64_t end;           /* %globaltimer at block end, after __syncthreads */
+	uint32_t block;         /* linear block index */
+	uint16_t sm;            /* %smid */
+	uint16_t tag;           /* lap tag, equal to grid_tag >> 48 */
+};
+
+struct smtop_trace_ring {
+	unsigned long long head;     /* next index to claim */
+	unsigned long long limit;    /* claims must stay below this; host-owned */
+	unsigned long long dropped;  /* blocks not recorded: ring full */
+	uint32_t capacity;           /* slots, a power of two */
+	uint32_t abi_version;
+	uint64_t reserved[4];
+	struct smtop_trace_slot slots[];
+};
+
+/* Lap tag of slot index i: never 0, so zeroed memory is never complete. */
+static inline uint16_t smtop_trace_tag(uint64_t index, uint32_t capacity)
+{
+	return (uint16_t)((index / capacity) % 65535u + 1u);
+}
+
+#endif

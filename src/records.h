@@ -1,0 +1,148 @@
+/* Plain records shared by the collector, the session store and the viewer.
+ *
+ * Every time is in nanoseconds on CUPTI's timebase (Unix epoch) unless a field
+ * says otherwise; 0 means "unknown" and must be shown as N/A, never as 0.
+ * Strings in records travelling from the collector to the writer are
+ * malloc'd and owned by the record (the writer frees them); strings in records
+ * handed out by the reader point into the reader's string table. */
+#ifndef SMTOP_RECORDS_H
+#define SMTOP_RECORDS_H
+
+#include <stdint.h>
+
+#define SMTOP_PRIORITY_UNKNOWN INT32_MIN
+
+enum smtop_rec_kind {
+	SMTOP_REC_KERNEL = 1,
+	SMTOP_REC_MEMCPY,
+	SMTOP_REC_MEMSET,
+	SMTOP_REC_API,
+	SMTOP_REC_NVTX,
+	SMTOP_REC_STREAM,
+	SMTOP_REC_DEVICE,
+	SMTOP_REC_CONTEXT,
+	SMTOP_REC_SYNC,
+	SMTOP_REC_BLOCKS,
+	SMTOP_REC_REQUEST,
+};
+
+struct smtop_kernel {
+	uint64_t start, end;
+	uint64_t queued, submitted;     /* CUPTI latency timestamps, 0 if unknown */
+	uint64_t grid_id;               /* equals %gridid inside the kernel */
+	uint32_t pid;
+	uint32_t device_id, context_id, stream_id, correlation_id;
+	int32_t grid[3], block[3];
+	uint32_t registers;             /* per thread */
+	uint32_t static_smem, dynamic_smem; /* bytes per block */
+	uint32_t local_mem;             /* bytes per thread */
+	int32_t launch_type;            /* CUpti_ActivityLaunchType */
+	int32_t is_graph;               /* launched from a CUDA graph */
+	const char *name;               /* mangled name as CUPTI gives it */
+};
+
+struct smtop_memcpy {
+	uint64_t start, end, bytes;
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	int32_t copy_kind;              /* CUpti_ActivityMemcpyKind */
+	int32_t src_kind, dst_kind;     /* CUpti_ActivityMemoryKind */
+};
+
+struct smtop_memset {
+	uint64_t start, end, bytes;
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	uint32_t value;
+};
+
+/* A runtime or driver API call (launches, synchronisation, copies). */
+struct smtop_api {
+	uint64_t start, end;
+	uint32_t pid, tid, correlation_id, cbid;
+	int32_t is_driver;              /* 1 driver API, 0 runtime API */
+	int32_t return_value;
+	const char *name;               /* e.g. "cudaLaunchKernel" */
+};
+
+/* A CUDA synchronisation (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION). */
+struct smtop_sync {
+	uint64_t start, end;
+	uint32_t pid, context_id, stream_id, correlation_id;
+	int32_t type;                   /* CUpti_ActivitySynchronizationType */
+};
+
+struct smtop_nvtx {
+	uint64_t start, end;            /* end 0 for a mark */
+	uint32_t pid, tid;
+	int32_t color;
+	const char *text;
+	const char *domain;
+};
+
+struct smtop_stream {
+	uint32_t pid, device_id, context_id, stream_id;
+	int32_t priority;               /* lower = higher priority; UNKNOWN if not seen */
+	uint32_t flags;                 /* CUpti_ActivityStreamFlag */
+	uint32_t correlation_id;
+};
+
+struct smtop_device {
+	uint32_t pid, device_id;
+	uint32_t sm_count, cc_major, cc_minor;
+	uint32_t max_threads_per_sm, max_blocks_per_sm, max_regs_per_sm;
+	uint32_t max_smem_per_sm, max_threads_per_block, warp_size;
+	uint64_t global_memory_bytes;
+	const char *name;
+	const char *uuid;               /* hex, may be NULL */
+};
+
+struct smtop_context {
+	uint32_t pid, device_id, context_id;
+	uint32_t null_stream_id;
+};
+
+/* One thread block, as the block tracer saw it.  Times here are on the
+ * %globaltimer clock; the session's clock offset moves them onto CUPTI's. */
+struct smtop_block {
+	uint64_t grid_id;
+	uint64_t start, end;
+	uint32_t block;                 /* linear block index */
+	uint16_t sm;
+	uint16_t device_id;
+};
+
+/* A batch of blocks from one process and context, owned by the record. */
+struct smtop_blocks {
+	uint32_t pid, device_id, context_id;
+	uint32_t count;
+	struct smtop_block *blocks;
+};
+
+/* One inference request of a demo scenario: submitted at start, answered at end. */
+struct smtop_request {
+	uint64_t start, end;
+	uint32_t pid, stream_id;
+	const char *label;
+};
+
+/* The unit that travels through the collector's ring to the writer. */
+struct smtop_record {
+	enum smtop_rec_kind kind;
+	union {
+		struct smtop_kernel kernel;
+		struct smtop_memcpy memcpy;
+		struct smtop_memset memset;
+		struct smtop_api api;
+		struct smtop_sync sync;
+		struct smtop_nvtx nvtx;
+		struct smtop_stream stream;
+		struct smtop_device device;
+		struct smtop_context context;
+		struct smtop_blocks blocks;
+		struct smtop_request request;
+	} u;
+};
+
+/* Frees the strings and arrays a record owns (collector-side records only). */
+void records_free_owned(struct smtop_record *rec);
+
+#endif

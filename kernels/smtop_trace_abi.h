@@ -39,8 +39,14 @@ struct smtop_trace_ring {
 	struct smtop_trace_slot slots[];
 };
 
+#ifdef __CUDACC__
+#define SMTOP_TRACE_HD __host__ __device__
+#else
+#define SMTOP_TRACE_HD
+#endif
+
 /* Lap tag of slot index i: never 0, so zeroed memory is never complete. */
-static inline uint16_t smtop_trace_tag(uint64_t index, uint32_t capacity)
+static inline SMTOP_TRACE_HD uint16_t smtop_trace_tag(uint64_t index, uint32_t capacity)
 {
 	return (uint16_t)((index / capacity) % 65535u + 1u);
 }

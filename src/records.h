@@ -124,6 +124,39 @@ struct smtop_request {
 	const char *label;
 };
 
+enum smtop_event_kind {
+	SMTOP_EV_BLOCKING = 1,          /* waited past the threshold while others were resident */
+	SMTOP_EV_INVERSION_RESIDENT,    /* ... behind lower-priority blocks already running */
+	SMTOP_EV_INVERSION_DISPATCH,    /* ... while lower-priority blocks were dispatched first */
+	SMTOP_EV_TIMESLICE,             /* another process held the GPU (time-slicing) */
+};
+
+/* A kernel whose blocks were resident while the victim waited. */
+struct smtop_culprit {
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	uint64_t grid_id;
+	int32_t priority;               /* SMTOP_PRIORITY_UNKNOWN if not known */
+	uint64_t overlap_ns;            /* block-time (or kernel-time) overlapping the wait */
+	double weight;                  /* overlap_ns over the sum for this event */
+	uint32_t blocks;                /* culprit blocks resident during the wait, 0 if unknown */
+	const char *name;
+};
+
+/* A scheduling episode found by the analysis (see docs/analysis.md). */
+struct smtop_event {
+	enum smtop_event_kind kind;
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	uint64_t grid_id;
+	int32_t priority;
+	uint64_t ready;                 /* victim became ready */
+	uint64_t start;                 /* victim's first block (or kernel) start */
+	uint64_t wait_ns;               /* start - ready */
+	int from_blocks;                /* 1: judged from block records; 0: kernel intervals only */
+	const char *name;               /* victim kernel name */
+	size_t n_culprits;
+	struct smtop_culprit *culprits; /* heaviest first */
+};
+
 /* The unit that travels through the collector's ring to the writer. */
 struct smtop_record {
 	enum smtop_rec_kind kind;

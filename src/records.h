@@ -8,6 +8,7 @@
 #ifndef SMTOP_RECORDS_H
 #define SMTOP_RECORDS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define SMTOP_PRIORITY_UNKNOWN INT32_MIN

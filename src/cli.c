@@ -1,0 +1,180 @@
+#include "src/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	enum cli_command command;
+} cli_commands[] = {
+	{ "record", CLI_RECORD }, { "run", CLI_RUN }, { "demo", CLI_DEMO },
+	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
+	{ "help", CLI_HELP },
+};
+
+void cli_usage(FILE *out)
+{
+	fputs("usage: smtop [COMMAND] [OPTIONS]\n"
+	      "Shows, per SM and live, which stream's thread blocks occupy an NVIDIA GPU,\n"
+	      "and where blocking and priority inversions happen.\n"
+	      "\n"
+	      "commands:\n"
+	      "  (none)                     run the default demo on a GPU machine; without a GPU,\n"
+	      "                             open the bundled session recorded on an H200\n"
+	      "  record [-o FILE] -- CMD... run CMD with the collector injected, save a session\n"
+	      "  run [-o FILE] -- CMD...    the same, with the live viewer\n"
+	      "  demo NAME | demo --list    run a built-in scenario live (--seconds S)\n"
+	      "  open FILE                  browse a saved session or an Nsight Systems export\n"
+	      "  info FILE                  print what a session holds\n"
+	      "  report FILE [--json] [--top N]\n"
+	      "                             print blocking episodes and priority inversions\n"
+	      "\n"
+	      "options:\n"
+	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
+	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
+	      "  --ascii                    draw with ASCII only\n"
+	      "  -q, --quiet                no progress lines\n"
+	      "  -h, --help                 this text;  --version  the version\n"
+	      "\n"
+	      "environment: NO_COLOR (monochrome), SMTOP_INJECT (collector library path),\n"
+	      "XDG_DATA_HOME (session library).  See smtop(1) for the keys of the viewer.\n",
+	      out);
+}
+
+static int find_command(const char *word, enum cli_command *cmd)
+{
+	for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
+		if (strcmp(word, cli_commands[i].name) == 0) {
+			*cmd = cli_commands[i].command;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_number(const char *opt, const char *s, double lo, double *out, FILE *err)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : 0;
+	if (!s || *end || end == s || v < lo) {
+		fprintf(err, "smtop: %s needs a number of at least %g\n", opt, lo);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Options taking a value; returns 1 if argv[*i] was one (consuming the value). */
+static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err, int *bad)
+{
+	const char *a = argv[*i];
+	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+	double v = 0;
+	if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+		if (!val) {
+			fprintf(err, "smtop: %s needs a file name\n", a);
+			*bad = 1;
+		}
+		c->out_path = val;
+	} else if (!strcmp(a, "--threshold-us")) {
+		*bad = parse_number(a, val, 0, &c->threshold_us, err) != 0;
+	} else if (!strcmp(a, "--top")) {
+		*bad = parse_number(a, val, 1, &v, err) != 0;
+		c->top = (int)v;
+	} else if (!strcmp(a, "--seconds")) {
+		*bad = parse_number(a, val, 0.1, &c->demo_seconds, err) != 0;
+	} else {
+		return 0;
+	}
+	(*i)++;
+	return 1;
+}
+
+static int parse_flag(const char *a, struct cli *c)
+{
+	if (!strcmp(a, "--json"))
+		c->json = 1;
+	else if (!strcmp(a, "--ascii"))
+		c->ascii = 1;
+	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
+		c->quiet = 1;
+	else if (!strcmp(a, "--list"))
+		c->demo_list = 1;
+	else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		c->command = CLI_HELP;
+	else if (!strcmp(a, "--version"))
+		c->command = CLI_VERSION;
+	else
+		return 0;
+	return 1;
+}
+
+/* The one positional word a command takes: FILE or demo NAME. */
+static int take_positional(struct cli *c, const char *a, FILE *err)
+{
+	const char **slot = c->command == CLI_DEMO ? &c->demo_name : &c->file;
+	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN || *slot) {
+		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n", a);
+		return -1;
+	}
+	*slot = a;
+	return 0;
+}
+
+static int check_complete(const struct cli *c, FILE *err)
+{
+	int needs_file = c->command == CLI_OPEN || c->command == CLI_INFO || c->command == CLI_REPORT;
+	if (needs_file && !c->file) {
+		fprintf(err, "smtop: this command needs a session FILE (see smtop --help)\n");
+		return -1;
+	}
+	if ((c->command == CLI_RECORD || c->command == CLI_RUN) && (!c->argv || !c->argv[0])) {
+		fprintf(err, "smtop: no workload given: smtop %s [-o FILE] -- CMD [ARGS...]\n",
+			c->command == CLI_RECORD ? "record" : "run");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *c, FILE *err)
+{
+	memset(c, 0, sizeof *c);
+	c->threshold_us = 20;
+	c->top = 20;
+	int i = 1;
+	if (i < argc && argv[i][0] != '-') {
+		if (find_command(argv[i], &c->command) != 0) {
+			fprintf(err, "smtop: unknown command '%s' (see smtop --help)\n", argv[i]);
+			return -1;
+		}
+		i++;
+	}
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		int bad = 0;
+		if (!strcmp(a, "--")) {
+			c->argv = &argv[i + 1];
+			break;
+		}
+		if (parse_valued(argc, argv, &i, c, err, &bad)) {
+			if (bad)
+				return -1;
+			continue;
+		}
+		if (parse_flag(a, c))
+			continue;
+		if (a[0] == '-' && a[1]) {
+			fprintf(err, "smtop: unknown option '%s' (see smtop --help)\n", a);
+			return -1;
+		}
+		if ((c->command == CLI_RECORD || c->command == CLI_RUN) && !c->argv) {
+			c->argv = &argv[i]; /* `smtop record CMD ARGS` without -- */
+			break;
+		}
+		if (take_positional(c, a, err) != 0)
+			return -1;
+	}
+	if (c->command == CLI_HELP || c->command == CLI_VERSION)
+		return 0;
+	return check_complete(c, err);
+}

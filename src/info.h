@@ -1,0 +1,14 @@
+/* `smtop info FILE`: what a session holds, in a few lines. */
+#ifndef SMTOP_INFO_H
+#define SMTOP_INFO_H
+
+#include <stdio.h>
+
+struct db_session_info;
+
+int info_main(const char *path);
+
+/* Writes the summary of one session to out. */
+void info_print(FILE *out, const struct db_session_info *si);
+
+#endif

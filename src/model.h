@@ -1,0 +1,202 @@
+/* The viewer's model: what the screen needs, built incrementally from plain
+ * records, with no I/O.  See docs/ui.md ("The model") for the design.
+ *
+ * Occupancy lives in a pyramid of time bins per SM: level k has bins of
+ * MODEL_BASE_NS * 4^k and keeps the most recent MODEL_RING_BINS bins of each
+ * SM (a ring), so memory is fixed (about 45 MB for 132 SMs) and a frame reads
+ * at most a few bins per cell whatever the session size.  The coarsest level
+ * spans about 19 hours, so it always covers the whole session; fine levels
+ * cover only the recent past.  A window finer than what the rings still hold
+ * is drawn from the detail level, which the loader fills on request with the
+ * blocks of the visible window (model_detail_*).
+ *
+ * Feeding order: model_set_device first, then streams, kernels, blocks,
+ * events and NVTX ranges in any order; call model_flush after each batch
+ * (it sorts lanes, computes ready times, and resolves blocks that arrived
+ * before their kernel). */
+#ifndef SMTOP_MODEL_H
+#define SMTOP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/records.h"
+
+#define MODEL_BASE_NS 1000ULL          /* finest bin: 1 us */
+#define MODEL_LEVELS 14                /* 1 us .. 4^13 us (67 s) */
+#define MODEL_RING_BINS 1024           /* bins kept per SM and level */
+#define MODEL_DETAIL_BINS 2048         /* bins of the detail window */
+#define MODEL_MAX_STREAMS 64           /* colour/letter slots; more share "+" */
+#define MODEL_PENDING_MAX (1u << 20)   /* blocks waiting for their kernel */
+#define MODEL_NO_STREAM 0xffff
+
+struct model_kernel {
+	uint64_t start, end;
+	uint64_t queued, submitted;
+	uint64_t ready;                 /* 0 = unknown */
+	uint64_t first_block, last_block; /* from block records; 0 = none seen */
+	uint64_t grid_id;
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	uint32_t stream;                /* index into model streams */
+	int32_t grid[3], block[3];
+	uint32_t threads;               /* per block; 0 = unknown */
+	uint32_t registers, static_smem, dynamic_smem;
+	uint64_t blocks_seen;
+	uint64_t sm_mask[4];            /* SMs its blocks ran on (first 256) */
+	int32_t event;                  /* index of the event it is the victim of, -1 */
+	char *name;                     /* as given */
+	char *short_name;               /* identifier for narrow places */
+};
+
+struct model_stream {
+	uint32_t pid, device_id, context_id, stream_id;
+	int32_t priority;               /* SMTOP_PRIORITY_UNKNOWN if not known */
+	int rank;                       /* order by priority then id: letter and colour */
+	char letter;                    /* 'A' + rank, '+' past 26 */
+	uint32_t *kernels;              /* indices into model kernels, by start */
+	size_t n_kernels, cap_kernels;
+	int unsorted;
+	uint64_t blocks;
+	uint64_t busy_ns;
+};
+
+struct model_event {
+	struct smtop_event ev;          /* deep copy; strings owned by the model */
+	int32_t kernel;                 /* victim kernel, -1 if not (yet) known */
+	uint64_t culprit_streams;       /* bit per model stream index (< 64) */
+};
+
+struct model_nvtx {
+	uint64_t start, end;
+	uint32_t pid, tid;
+	int32_t color;
+	char *text;
+};
+
+/* One bin: resident thread-ns of the two heaviest streams and of everyone. */
+struct model_bin {
+	double occ;
+	double top_amt;
+	float second_amt;
+	uint16_t top, second;
+};
+
+struct model_level {
+	uint64_t width;                 /* ns per bin */
+	int64_t hi;                     /* highest absolute bin index held */
+	int64_t lo;                     /* detail level only: first bin index */
+	int used;                       /* received data since reset */
+	int ring;                       /* 1: ring of the last n bins; 0: fixed [lo, lo+n) */
+	size_t n;                       /* bins per SM */
+	struct model_bin *bins;         /* n_sm * n */
+};
+
+/* A cell of the SM timeline: one group of SMs over one column of time. */
+struct model_cell {
+	int stream;                     /* dominant model stream, -1 idle */
+	int second;                     /* runner-up stream, -1 none */
+	float fullness;                 /* 0..1 (or more when the limit is a guess) */
+	float share;                    /* dominant's part of the resident work */
+};
+
+struct model_pending {
+	struct smtop_block b;
+	uint32_t pid, context_id;
+};
+
+struct model {
+	int has_device;
+	struct smtop_device dev;        /* name points to dev_name */
+	char *dev_name;
+	uint32_t n_sm;
+	int64_t origin;                 /* ns; bins count from here */
+	int has_origin;
+	uint64_t t_first, t_last;       /* over everything added; 0 = nothing */
+
+	struct model_stream *streams;
+	size_t n_streams, cap_streams;
+	uint32_t *stream_order;         /* rank -> stream index */
+
+	struct model_kernel *kernels;
+	size_t n_kernels, cap_kernels;
+	uint32_t *khash;                /* open addressing, kernel index + 1 */
+	size_t khash_cap;
+
+	struct model_event *events;
+	size_t n_events, cap_events;
+	int events_unsorted;
+	uint64_t max_wait_ns;
+
+	struct model_nvtx *nvtx;
+	size_t n_nvtx, cap_nvtx;
+	int nvtx_unsorted;
+	uint64_t max_nvtx_ns;
+
+	struct model_level levels[MODEL_LEVELS];
+	struct model_level detail;
+	uint64_t detail_t0, detail_t1;
+	int detail_ready;
+
+	struct model_pending *pending;
+	size_t n_pending, cap_pending;
+
+	double peak_threads;            /* highest mean resident threads seen in a 1 us bin */
+	uint64_t blocks, blocks_orphan, blocks_bad_sm;
+	uint64_t drops;                 /* set by the loader: collector drops */
+	int live;                       /* set by the loader */
+	uint64_t lag_ns;                /* set by the loader: now - newest record */
+	uint64_t threshold_ns;          /* blocking threshold the analysis used */
+	const char *session_label;      /* set by the loader, not owned */
+	uint64_t generation;            /* bumped on every change */
+};
+
+/* Returns 0 or -1 (out of memory). */
+int model_init(struct model *m);
+void model_free(struct model *m);
+
+int model_set_device(struct model *m, const struct smtop_device *d);
+int model_add_stream(struct model *m, const struct smtop_stream *s);
+int model_add_kernel(struct model *m, const struct smtop_kernel *k);
+/* b on CUPTI time; pid and context name the process whose gridId it is. */
+int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		    uint32_t context_id);
+int model_add_event(struct model *m, const struct smtop_event *e);
+int model_add_nvtx(struct model *m, const struct smtop_nvtx *n);
+/* Sorts, computes ready times, links events, resolves pending blocks. */
+int model_flush(struct model *m);
+
+/* The detail window: bins of (t1 - t0) / MODEL_DETAIL_BINS for [t0, t1),
+ * filled by the loader with the blocks of that window. */
+void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1);
+int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+			   uint32_t context_id);
+void model_detail_end(struct model *m);
+/* 1 when a window of col_ns per column would be drawn coarser than it could:
+ * the loader should fill the detail level for [t0, t1). */
+int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
+
+/* Samples SMs [sm, sm + n_sm) over ncols columns of col_ns from t0. */
+void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
+		      uint64_t col_ns, size_t ncols, struct model_cell *out);
+/* Width in ns of the bins a window would be drawn from. */
+uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
+
+/* Kernel lanes: index in s->kernels of the last kernel starting before t, -1. */
+long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t t);
+const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream,
+					       size_t i);
+const struct model_stream *model_stream_by_rank(const struct model *m, size_t rank);
+long model_find_kernel(const struct model *m, uint32_t pid, uint32_t context_id,
+		       uint64_t grid_id);
+
+/* Events sorted by ready time: first with ready >= t (n_events if none). */
+size_t model_event_at(const struct model *m, uint64_t t);
+/* NVTX ranges sorted by start: first that may overlap t. */
+size_t model_nvtx_from(const struct model *m, uint64_t t);
+
+/* Fullness reference: max threads per SM when known, else the peak seen. */
+double model_sm_capacity(const struct model *m);
+uint64_t model_kernel_wait(const struct model_kernel *k);
+const char *model_event_kind_name(enum smtop_event_kind k);
+
+#endif

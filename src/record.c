@@ -1,0 +1,365 @@
+#include "src/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db/writer.h"
+
+#define INJECTOR_NAME "libsmtop-inject.so"
+
+/* Signals that reached smtop itself through kill(), to forward to the workload.
+ * Terminal-generated ones already reached the workload's process group. */
+static volatile sig_atomic_t record_pending_signal;
+
+int record_find_injector(char *buf, size_t len)
+{
+	const char *env = getenv("SMTOP_INJECT");
+	if (env && *env) {
+		if (!realpath(env, buf) || access(buf, R_OK) != 0)
+			return -1;
+		return 0;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	static const char *const rel[] = { "", "/../lib/smtop" };
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		char cand[PATH_MAX + 64];
+		snprintf(cand, sizeof cand, "%s%s/%s", exe, rel[i], INJECTOR_NAME);
+		if (access(cand, R_OK) == 0 && realpath(cand, buf) && strlen(buf) < len)
+			return 0;
+	}
+	return -1;
+}
+
+static int make_dirs(const char *dir)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return (mkdir(tmp, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+}
+
+static int sessions_dir(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(buf, len, "%s/smtop/sessions", xdg);
+	else if (home && *home)
+		snprintf(buf, len, "%s/.local/share/smtop/sessions", home);
+	else
+		return -1;
+	return 0;
+}
+
+int record_default_path(const char *cmd0, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+	if (sessions_dir(dir, sizeof dir) != 0 || make_dirs(dir) != 0)
+		return -1;
+	const char *base = strrchr(cmd0, '/');
+	base = base ? base + 1 : cmd0;
+	char name[48];
+	size_t j = 0;
+	for (; base[j] && j < sizeof name - 1; j++)
+		name[j] = (base[j] == '.' || base[j] == ' ') ? '_' : base[j];
+	name[j] = '\0';
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, len, "%s/%s-%s.smtop", dir, stamp, name);
+	return 0;
+}
+
+static char *join_command(char *const *argv)
+{
+	size_t len = 1;
+	for (char *const *a = argv; *a; a++)
+		len += strlen(*a) + 3;
+	char *s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (char *const *a = argv; *a; a++) {
+		if (a != argv)
+			strcat(s, " ");
+		int quote = strpbrk(*a, " \t'\"") != NULL;
+		if (quote)
+			strcat(s, "'");
+		strcat(s, *a);
+		if (quote)
+			strcat(s, "'");
+	}
+	return s;
+}
+
+static int resolve_session_path(const struct record_opts *o, char *path, size_t len)
+{
+	if (!o->out_path)
+		return record_default_path(o->argv[0], path, len) == 0 ? 0 : -2;
+	/* realpath needs an existing file; keep the directory's real path. */
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", o->out_path);
+	char *slash = strrchr(tmp, '/');
+	const char *file = slash ? slash + 1 : tmp;
+	if (slash)
+		*slash = '\0';
+	if (!realpath(slash ? (tmp[0] ? tmp : "/") : ".", dir))
+		return -1;
+	if (!*file)
+		return -1;
+	int n = snprintf(path, len, "%s/%s", strcmp(dir, "/") ? dir : "", file);
+	return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+static void child_exec(const struct record_opts *o, const char *session,
+		       const char *injector, int err_fd)
+{
+	setenv("CUDA_INJECTION64_PATH", injector, 1);
+	setenv("SMTOP_SESSION", session, 1);
+	if (o->log_path) {
+		/* The viewer owns the terminal: the workload runs in its own
+		 * process group with its output in a log beside the session. */
+		setpgid(0, 0);
+		int fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		if (in >= 0)
+			dup2(in, STDIN_FILENO);
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	execvp(o->argv[0], o->argv);
+	int e = errno;
+	if (write(err_fd, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Fork and exec; the close-on-exec pipe tells exec failure from success. */
+static pid_t spawn_workload(const struct record_opts *o, const char *session,
+			    const char *injector, int *exec_errno)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child_exec(o, session, injector, p[1]);
+	}
+	close(p[1]);
+	*exec_errno = 0;
+	ssize_t n;
+	do
+		n = read(p[0], exec_errno, sizeof *exec_errno);
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	if (n == (ssize_t)sizeof *exec_errno) {
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	*exec_errno = 0;
+	return pid;
+}
+
+static int create_session(const char *path, const char *command)
+{
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		fprintf(stderr, "smtop: %s: already exists; choose another -o or remove it\n", path);
+		return -1;
+	}
+	char err[512];
+	struct db_writer *w;
+	struct db_writer_options wo = {
+		.path = path, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
+		.command = "smtop record", .create = 1, .session_command = command,
+	};
+	if (db_writer_open(&w, &wo, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		return -1;
+	}
+	db_writer_close(w);
+	return 0;
+}
+
+int record_start(const struct record_opts *o, struct record_child *c)
+{
+	memset(c, 0, sizeof *c);
+	char path[PATH_MAX], injector[PATH_MAX];
+	int rc = resolve_session_path(o, path, sizeof path);
+	if (rc != 0) {
+		if (rc == -2)
+			fprintf(stderr, "smtop: cannot create the sessions directory (set XDG_DATA_HOME or use -o FILE)\n");
+		else
+			fprintf(stderr, "smtop: %s: no such directory\n", o->out_path);
+		return -1;
+	}
+	if (record_find_injector(injector, sizeof injector) != 0) {
+		fprintf(stderr, "smtop: collector library %s not found beside the smtop binary (run make, or set SMTOP_INJECT)\n",
+			INJECTOR_NAME);
+		return -1;
+	}
+	c->command = join_command(o->argv);
+	c->session_path = strdup(path);
+	if (!c->command || !c->session_path || create_session(path, c->command) != 0) {
+		record_child_free(c);
+		return -1;
+	}
+	int exec_errno = 0;
+	c->pid = spawn_workload(o, path, injector, &exec_errno);
+	if (c->pid < 0) {
+		fprintf(stderr, "smtop: %s: %s\n", o->argv[0],
+			exec_errno ? strerror(exec_errno) : "cannot start");
+		record_finish(c, -1);
+		record_child_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+int record_poll(struct record_child *c, int block, int *status)
+{
+	for (;;) {
+		pid_t r = waitpid(c->pid, status, block ? 0 : WNOHANG);
+		if (r == c->pid)
+			return 1;
+		if (r == 0)
+			return 0;
+		if (errno != EINTR)
+			return -1;
+		if (record_pending_signal) {
+			record_forward_signal(c, record_pending_signal);
+			record_pending_signal = 0;
+		}
+	}
+}
+
+void record_forward_signal(const struct record_child *c, int sig)
+{
+	if (c->pid <= 0)
+		return;
+	/* The workload may have its own process group (viewer modes) or share ours. */
+	if (getpgid(c->pid) == c->pid)
+		kill(-c->pid, sig);
+	else
+		kill(c->pid, sig);
+}
+
+static void describe_status(int status, char *buf, size_t len, int *clean, int *code)
+{
+	if (status < 0) {
+		snprintf(buf, len, "the workload could not be started");
+		*clean = 0;
+		*code = 127;
+	} else if (WIFEXITED(status)) {
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+		*clean = 1;
+		*code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		int s = WTERMSIG(status);
+		snprintf(buf, len, "killed by signal %d (%s)", s, strsignal(s));
+		*clean = 0;
+		*code = 128 + s;
+	} else {
+		snprintf(buf, len, "ended in an unknown way");
+		*clean = 0;
+		*code = 1;
+	}
+}
+
+int record_finish(struct record_child *c, int status)
+{
+	char reason[128], err[512];
+	int clean, code;
+	describe_status(status, reason, sizeof reason, &clean, &code);
+	struct db_writer *w;
+	struct db_writer_options wo = {
+		.path = c->session_path, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
+		.command = "smtop record", .create = 0,
+	};
+	if (db_writer_open(&w, &wo, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		return code ? code : 1;
+	}
+	if (db_writer_finish_session(w, clean, reason) != 0)
+		fprintf(stderr, "smtop: %s: %s\n", c->session_path, db_writer_error(w));
+	db_writer_close(w);
+	return code;
+}
+
+void record_child_free(struct record_child *c)
+{
+	free(c->session_path);
+	free(c->command);
+	c->session_path = c->command = NULL;
+}
+
+static void on_forwardable_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	if (si->si_code == SI_USER || si->si_code == SI_QUEUE)
+		record_pending_signal = sig;
+}
+
+static void install_forwarding(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_forwardable_signal;
+	sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: waitpid must return EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+}
+
+int record_main(const struct record_opts *o)
+{
+	struct record_child c;
+	install_forwarding();
+	if (record_start(o, &c) != 0)
+		return 1;
+	int status = 0;
+	if (record_poll(&c, 1, &status) < 0)
+		status = -1;
+	int code = record_finish(&c, status);
+	if (!o->quiet)
+		fprintf(stderr, "smtop: session saved to %s\n", c.session_path);
+	record_child_free(&c);
+	return code;
+}

@@ -1,0 +1,47 @@
+/* `smtop record`: runs a workload with the collector injected and leaves a
+ * finalised session behind, whatever way the workload ends. */
+#ifndef SMTOP_RECORD_H
+#define SMTOP_RECORD_H
+
+#include <sys/types.h>
+
+struct record_opts {
+	const char *out_path;     /* session file; NULL picks the default place */
+	char *const *argv;        /* workload command, NULL-terminated */
+	const char *log_path;     /* send the workload's stdout/stderr here, or NULL */
+	int quiet;
+};
+
+struct record_child {
+	pid_t pid;
+	char *session_path;       /* absolute, malloc'd */
+	char *command;            /* the workload command line, malloc'd */
+};
+
+/* Creates the session and starts the workload.  Returns 0, or -1 after
+ * printing one line naming what went wrong. */
+int record_start(const struct record_opts *o, struct record_child *c);
+
+/* Waits without blocking (block 0) or until the workload ends (block 1).
+ * Returns 1 when it has ended (status filled), 0 while running, -1 on error. */
+int record_poll(struct record_child *c, int block, int *status);
+
+/* Sends sig to the workload's process group. */
+void record_forward_signal(const struct record_child *c, int sig);
+
+/* Writes how the workload ended into the session; returns the exit code smtop
+ * should pass on (the workload's, or 128 + signal). */
+int record_finish(struct record_child *c, int status);
+
+void record_child_free(struct record_child *c);
+
+/* `smtop record` from start to end. */
+int record_main(const struct record_opts *o);
+
+/* Absolute path of the collector library that travels beside the smtop binary. */
+int record_find_injector(char *buf, size_t len);
+
+/* The default session path: $XDG_DATA_HOME/smtop/sessions/DATE-TIME-NAME.smtop */
+int record_default_path(const char *cmd0, char *buf, size_t len);
+
+#endif

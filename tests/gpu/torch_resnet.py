@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""ResNet-50 (random weights, torchvision) inference for smtop's GPU tests.
+
+  --streams two : requests alternate between a priority -5 and a priority 0 stream
+  --profile     : wrap the run in torch.profiler (CUDA activities) and print its
+                  kernel count, to cross-check smtop's count for the same loop
+
+Prints one line: ms/iter median over the timed iterations, and kernel counts.
+"""
+import argparse
+import statistics
+import sys
+import time
+
+import torch
+import torchvision
+
+
+def build(batch):
+    torch.manual_seed(0)
+    model = torchvision.models.resnet50(weights=None).eval()
+    x = torch.randn(batch, 3, 224, 224)
+    return model.cuda(), x.cuda()
+
+
+def run_loop(model, x, iters, streams):
+    times = []
+    with torch.no_grad():
+        for i in range(iters):
+            s = streams[i % len(streams)]
+            t0 = time.perf_counter()
+            with torch.cuda.stream(s):
+                model(x)
+            s.synchronize()
+            times.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--iters", type=int, default=60)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--streams", choices=["one", "two"], default="one")
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args()
+    torch.backends.cudnn.benchmark = False
+    if a.streams == "two":
+        streams = [torch.cuda.Stream(priority=-5), torch.cuda.Stream(priority=0)]
+    else:
+        streams = [torch.cuda.Stream()]
+    kernels = -1
+
+    def whole_run():
+        model, x = build(a.batch)
+        run_loop(model, x, a.warmup, streams)
+        torch.cuda.synchronize()
+        t = run_loop(model, x, a.iters, streams)
+        torch.cuda.synchronize()
+        return t
+
+    if a.profile:
+        # The profiler sees the whole run, as smtop does, so the counts compare.
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            times = whole_run()
+        kernels = sum(1 for e in prof.events()
+                      if e.device_type == torch.autograd.DeviceType.CUDA
+                      and not e.name.startswith(("Memcpy", "Memset")))
+    else:
+        times = whole_run()
+    print(f"resnet50 batch={a.batch} streams={a.streams} iters={a.iters} "
+          f"ms_per_iter_median={statistics.median(times):.3f} profiler_kernels={kernels}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "src/cli.h"
+
+/* cli keeps pointers into argv, as main's argv lives for the whole run. */
+static char *argv[32];
+
+static int parse(struct cli *c, char *line, char *err, size_t errlen)
+{
+	int argc = 0;
+	for (char *tok = strtok(line, " "); tok && argc < 31; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	FILE *e = fmemopen(err, errlen, "w");
+	int rc = cli_parse(argc, argv, c, e);
+	fclose(e);
+	return rc;
+}
+
+Test(cli, record_with_separator)
+{
+	char line[] = "smtop record -o s.smtop -- python3 train.py --epochs 2", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_RECORD);
+	cr_assert_str_eq(c.out_path, "s.smtop");
+	cr_assert_str_eq(c.argv[0], "python3");
+	cr_assert_str_eq(c.argv[3], "2", "workload options stay the workload's");
+	cr_assert_null(c.argv[4]);
+}
+
+Test(cli, record_without_separator_takes_the_rest)
+{
+	char line[] = "smtop record ./app -o x", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0);
+	cr_assert_null(c.out_path, "-o after the command belongs to the command");
+	cr_assert_str_eq(c.argv[1], "-o");
+}
+
+Test(cli, report_options)
+{
+	char line[] = "smtop report s.smtop --json --threshold-us 35.5 --top 5", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_REPORT);
+	cr_assert_str_eq(c.file, "s.smtop");
+	cr_assert(c.json);
+	cr_assert_float_eq(c.threshold_us, 35.5, 1e-9);
+	cr_assert_eq(c.top, 5);
+}
+
+Test(cli, defaults)
+{
+	char line[] = "smtop", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0);
+	cr_assert_eq(c.command, CLI_DEFAULT);
+	cr_assert_float_eq(c.threshold_us, 20, 1e-9);
+}
+
+Test(cli, demo_name_and_list)
+{
+	char l1[] = "smtop demo priority-vs-training --seconds 3", l2[] = "smtop demo --list";
+	char err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0, "%s", err);
+	cr_assert_str_eq(c.demo_name, "priority-vs-training");
+	cr_assert_float_eq(c.demo_seconds, 3, 1e-9);
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0);
+	cr_assert(c.demo_list);
+}
+
+struct bad_line {
+	char line[96];
+	char message[64];
+};
+
+ParameterizedTestParameters(cli, bad_input)
+{
+	static struct bad_line lines[] = {
+		{ "smtop frobnicate", "unknown command 'frobnicate'" },
+		{ "smtop info", "needs a session FILE" },
+		{ "smtop report", "needs a session FILE" },
+		{ "smtop record", "no workload given" },
+		{ "smtop record -o x --", "no workload given" },
+		{ "smtop open a b", "unexpected argument 'b'" },
+		{ "smtop report f --threshold-us abc", "--threshold-us needs a number" },
+		{ "smtop report f --threshold-us -3", "--threshold-us needs a number" },
+		{ "smtop report f --top 0", "--top needs a number" },
+		{ "smtop open f --bogus", "unknown option '--bogus'" },
+		{ "smtop record -o", "-o needs a file name" },
+	};
+	return cr_make_param_array(struct bad_line, lines, sizeof lines / sizeof lines[0]);
+}
+
+ParameterizedTest(struct bad_line *b, cli, bad_input)
+{
+	char line[96], err[256] = "";
+	struct cli c;
+	strcpy(line, b->line);
+	cr_assert_eq(parse(&c, line, err, sizeof err), -1, "accepted: %s", b->line);
+	cr_assert(strstr(err, b->message), "for '%s' got '%s'", b->line, err);
+	cr_assert_eq(strchr(err, '\n'), strrchr(err, '\n'), "one line only: %s", err);
+}
+
+Test(cli, help_and_version_win)
+{
+	char l1[] = "smtop info --help", l2[] = "smtop --version", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0);
+	cr_assert_eq(c.command, CLI_HELP);
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0);
+	cr_assert_eq(c.command, CLI_VERSION);
+}

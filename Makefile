@@ -62,14 +62,17 @@ $(B)/%.a:
 	rm -f $@ && ar rcs $@ $^
 
 APP_LIBS := $(B)/libsmtop-ui.a $(B)/libsmtop-core.a $(B)/libsmtop-db.a
+# The module archives refer to each other (db frees core's records, core's
+# loader reads db): link them as one group.
+GROUP = -Wl,--start-group $(1) -Wl,--end-group
 
 $(B)/smtop: $(call obj,src/main.c) $(APP_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(LDLIBS_BASE)
+	$(CC) $(LDFLAGS) -o $@ $< $(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
 
 # The collector lives inside the workload's process: it needs CUPTI and SQLite,
 # never ncurses.  libcuda is reached through dlopen at run time.
 $(B)/libsmtop-inject.so: $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a
-	$(CC) -shared $(LDFLAGS) -o $@ $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a \
+	$(CC) -shared $(LDFLAGS) -o $@ $(COLL_OBJ) $(call GROUP,$(B)/libsmtop-db.a $(B)/libsmtop-core.a) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -Wl,-rpath,/usr/local/cuda/lib64 \
 		-lcupti -lsqlite3 $(LDLIBS_BASE)
 
@@ -83,9 +86,15 @@ $(B)/%: $(B)/kernels/%_main.o $(patsubst kernels/%.cu,$(B)/kernels/%.o,$(KERNEL_
 # Each suite links the module libraries; Criterion runs it.
 $(B)/tests/test_%: tests/test_%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(call GROUP,$(B)/libsmtop-coll.a $(APP_LIBS)) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti \
 		-lcriterion $(PKG_LIBS) $(LDLIBS_BASE)
+
+BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
+$(B)/bench/%: tests/bench/%.c $(APP_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
 
 test: deps all $(TEST_BIN)
 	@tests/run-all.sh $(TEST_BIN)
@@ -96,8 +105,8 @@ test-unit: all $(TEST_BIN)
 test-gpu: all
 	@tests/gpu/run.sh
 
-bench: all
-	@tests/bench/run.sh
+bench: all $(BENCH_BIN)
+	@tests/bench/run.sh $(BENCH_BIN)
 
 run: deps all
 	@$(B)/smtop $(ARGS)

@@ -2,7 +2,8 @@
  * between t0 and t1" and "what is new since watermark" without loading the
  * whole session.  Reads smtop sessions and Nsight Systems exports.
  *
- * Strings in records handed to callbacks stay valid until db_reader_close.
+ * Strings in records handed to callbacks stay valid until db_reader_close;
+ * those in struct db_session_info until the next db_reader_info call.
  * Block times are moved onto CUPTI's timebase with the session clock offset. */
 #ifndef SMTOP_DB_READER_H
 #define SMTOP_DB_READER_H
@@ -72,6 +73,10 @@ int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn
 
 int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
 int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud);
+
+/* The short name ("conv2d_fwd") of a kernel name handed out by this reader
+ * (smtop_kernel.name is the mangled name); other pointers come back as given. */
+const char *db_reader_short_name(struct db_reader *r, const char *name);
 
 const char *db_reader_error(const struct db_reader *r);
 

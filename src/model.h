@@ -186,6 +186,8 @@ long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t
 const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream,
 					       size_t i);
 const struct model_stream *model_stream_by_rank(const struct model *m, size_t rank);
+long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
+		       uint32_t context_id, uint32_t stream_id);
 long model_find_kernel(const struct model *m, uint32_t pid, uint32_t context_id,
 		       uint64_t grid_id);
 

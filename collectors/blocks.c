@@ -1,0 +1,702 @@
+#include "collectors/blocks.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cupti.h>
+
+#include "collectors/drops.h"
+#include "collectors/log.h"
+#include "collectors/ring.h"
+#include "collectors/writer_thread.h"
+
+#define BLOCKS_MAX_CONTEXTS 64
+#define BLOCKS_SET_SLOTS 8192           /* power of two */
+#define BLOCKS_PER_RECORD 65536
+#define BLOCKS_DRAIN_PERIOD_NS 10000000L
+/* A claimed slot still half-written after this many drains (~1 s) belongs to
+ * a block that died between its claim and its stores: skip it. */
+#define BLOCKS_STALL_DRAINS 100
+#define BLOCKS_TICK_SAMPLES 4096
+#define BLOCKS_JOIN_TIMEOUT_MS 500
+
+#define BLOCKS_GRID_MASK 0xffffffffffffull
+
+/* ---- the pure part ------------------------------------------------------ */
+
+static int blocks_slot_complete(const struct smtop_trace_slot *s, uint64_t index,
+				uint32_t capacity)
+{
+	uint16_t tag = smtop_trace_tag(index, capacity);
+
+	return s->tag == tag && (uint16_t)(s->grid_tag >> 48) == tag;
+}
+
+size_t blocks_collect(const struct smtop_trace_slot *slots, uint32_t capacity,
+		      uint64_t read, uint64_t head, uint16_t device_id,
+		      struct smtop_block *out)
+{
+	uint64_t mask = (uint64_t)capacity - 1;
+	size_t n = 0;
+
+	if (capacity == 0 || (capacity & (capacity - 1)) != 0 || head <= read)
+		return 0;
+	if (head - read > capacity)
+		head = read + capacity;
+	for (uint64_t i = read; i < head; i++, n++) {
+		const struct smtop_trace_slot *s = &slots[i & mask];
+
+		if (!blocks_slot_complete(s, i, capacity))
+			break;
+		if (out) {
+			out[n].grid_id = s->grid_tag & BLOCKS_GRID_MASK;
+			out[n].start = s->start;
+			out[n].end = s->end;
+			out[n].block = s->block;
+			out[n].sm = s->sm;
+			out[n].device_id = device_id;
+		}
+	}
+	return n;
+}
+
+static uint64_t blocks_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+uint64_t blocks_timer_tick(const struct smtop_block *b, size_t n, uint64_t tick)
+{
+	for (size_t i = 0; i < n; i++) {
+		tick = blocks_gcd(tick, b[i].start);
+		tick = blocks_gcd(tick, b[i].end);
+	}
+	return tick;
+}
+
+/* ---- the driver, reached through dlopen --------------------------------- */
+
+struct blocks_cu {
+	__typeof__(cuMemAlloc) *mem_alloc;
+	__typeof__(cuMemHostAlloc) *mem_host_alloc;
+	__typeof__(cuMemsetD8Async) *memset_d8_async;
+	__typeof__(cuMemcpyHtoDAsync) *memcpy_htod_async;
+	__typeof__(cuMemcpyDtoHAsync) *memcpy_dtoh_async;
+	__typeof__(cuStreamCreate) *stream_create;
+	__typeof__(cuStreamSynchronize) *stream_synchronize;
+	__typeof__(cuModuleGetGlobal) *module_get_global;
+	__typeof__(cuFuncGetModule) *func_get_module;
+	__typeof__(cuKernelGetFunction) *kernel_get_function;
+	__typeof__(cuCtxSetCurrent) *ctx_set_current;
+	__typeof__(cuCtxPushCurrent) *ctx_push_current;
+	__typeof__(cuCtxPopCurrent) *ctx_pop_current;
+	__typeof__(cuThreadExchangeStreamCaptureMode) *exchange_capture_mode;
+};
+
+struct blocks_symbol {
+	const char *name;
+	size_t offset;
+	int optional;
+};
+
+#define BLOCKS_SYM(field, name, opt) { name, offsetof(struct blocks_cu, field), opt }
+static const struct blocks_symbol blocks_symbols[] = {
+	BLOCKS_SYM(mem_alloc, "cuMemAlloc_v2", 0),
+	BLOCKS_SYM(mem_host_alloc, "cuMemHostAlloc", 0),
+	BLOCKS_SYM(memset_d8_async, "cuMemsetD8Async", 0),
+	BLOCKS_SYM(memcpy_htod_async, "cuMemcpyHtoDAsync_v2", 0),
+	BLOCKS_SYM(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2", 0),
+	BLOCKS_SYM(stream_create, "cuStreamCreate", 0),
+	BLOCKS_SYM(stream_synchronize, "cuStreamSynchronize", 0),
+	BLOCKS_SYM(module_get_global, "cuModuleGetGlobal_v2", 0),
+	BLOCKS_SYM(func_get_module, "cuFuncGetModule", 0),
+	BLOCKS_SYM(kernel_get_function, "cuKernelGetFunction", 1),
+	BLOCKS_SYM(ctx_set_current, "cuCtxSetCurrent", 0),
+	BLOCKS_SYM(ctx_push_current, "cuCtxPushCurrent_v2", 0),
+	BLOCKS_SYM(ctx_pop_current, "cuCtxPopCurrent_v2", 0),
+	BLOCKS_SYM(exchange_capture_mode, "cuThreadExchangeStreamCaptureMode", 1),
+};
+
+static struct blocks_cu blocks_cu;
+
+/* ---- per-context state -------------------------------------------------- */
+
+enum blocks_ctx_state {
+	BLOCKS_CTX_READY = 1,
+	BLOCKS_CTX_FAILED,
+	BLOCKS_CTX_DEAD,
+};
+
+/* A set of pointers (functions or modules already handled). */
+struct blocks_set {
+	size_t n;
+	const void *slot[BLOCKS_SET_SLOTS];
+};
+
+struct blocks_ctx {
+	CUcontext ctx;
+	uint32_t context_id, device_id;
+	_Atomic int state;
+	_Atomic int stop;
+	_Atomic uint32_t n_own_streams;
+	uint32_t own_stream_ids[2];
+	CUstream drain_stream;          /* drain copies */
+	CUstream setup_stream;          /* module pointer stores, from launching threads */
+	CUdeviceptr ring;
+	uint64_t ring_value;            /* host copy of the pointer stored in modules */
+	struct smtop_trace_ring *host;  /* pinned image of the whole ring */
+	uint64_t read;
+	uint64_t dropped_seen;
+	unsigned stall;
+	pthread_mutex_t setup_lock;     /* the sets, module stores */
+	pthread_mutex_t drain_lock;     /* one drain at a time */
+	pthread_t thread;
+	int thread_started;
+	_Atomic int thread_done;
+	struct blocks_set funcs, modules;
+};
+
+static struct ring *blocks_ring;
+static uint32_t blocks_pid;
+static int blocks_enabled;
+static pthread_mutex_t blocks_ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct blocks_ctx *blocks_ctxs[BLOCKS_MAX_CONTEXTS];
+static _Atomic size_t blocks_n_ctxs;
+static _Thread_local int blocks_tls_own;
+static _Atomic uint64_t blocks_tick;
+static _Atomic size_t blocks_tick_samples;
+static _Atomic int blocks_tick_stored;
+
+int blocks_in_own_code(void)
+{
+	return blocks_tls_own;
+}
+
+int blocks_init(struct ring *ring, uint32_t pid)
+{
+	void *lib;
+
+	blocks_ring = ring;
+	blocks_pid = pid;
+	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!lib)
+		lib = dlopen("libcuda.so.1", RTLD_NOW);
+	if (!lib) {
+		log_debug("block tracing off: %s", dlerror());
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(blocks_symbols) / sizeof(blocks_symbols[0]); i++) {
+		void *p = dlsym(lib, blocks_symbols[i].name);
+
+		if (!p && !blocks_symbols[i].optional) {
+			log_debug("block tracing off: libcuda lacks %s", blocks_symbols[i].name);
+			return -1;
+		}
+		memcpy((char *)&blocks_cu + blocks_symbols[i].offset, &p, sizeof(p));
+	}
+	blocks_enabled = 1;
+	return 0;
+}
+
+/* ---- pointer sets --------------------------------------------------------- */
+
+static size_t blocks_set_hash(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)x & (BLOCKS_SET_SLOTS - 1);
+}
+
+/* Returns 1 when p was new (and is now in the set).  A full set starts over:
+ * handling a module twice only repeats an idempotent store. */
+static int blocks_set_add(struct blocks_set *s, const void *p)
+{
+	size_t i = blocks_set_hash(p);
+
+	if (s->n >= BLOCKS_SET_SLOTS / 2) {
+		memset(s, 0, sizeof(*s));
+	}
+	while (s->slot[i]) {
+		if (s->slot[i] == p)
+			return 0;
+		i = (i + 1) & (BLOCKS_SET_SLOTS - 1);
+	}
+	s->slot[i] = p;
+	s->n++;
+	return 1;
+}
+
+/* ---- capture mode -------------------------------------------------------- */
+
+/* Our copies go to our own streams, never into a graph being captured; the
+ * relaxed mode keeps a capture in another thread from being invalidated by
+ * our allocations and synchronisations. */
+static CUstreamCaptureMode blocks_relax(void)
+{
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+
+	if (blocks_cu.exchange_capture_mode)
+		blocks_cu.exchange_capture_mode(&mode);
+	return mode;
+}
+
+static void blocks_unrelax(CUstreamCaptureMode mode)
+{
+	if (blocks_cu.exchange_capture_mode)
+		blocks_cu.exchange_capture_mode(&mode);
+}
+
+/* ---- context setup ------------------------------------------------------- */
+
+static size_t blocks_ring_bytes(void)
+{
+	return sizeof(struct smtop_trace_ring) +
+	       (size_t)BLOCKS_RING_CAPACITY * sizeof(struct smtop_trace_slot);
+}
+
+static struct blocks_ctx *blocks_find(CUcontext ctx)
+{
+	size_t n = atomic_load_explicit(&blocks_n_ctxs, memory_order_acquire);
+
+	for (size_t i = 0; i < n; i++)
+		if (blocks_ctxs[i]->ctx == ctx)
+			return blocks_ctxs[i];
+	return NULL;
+}
+
+static void blocks_note_own_stream(struct blocks_ctx *c, CUstream s)
+{
+	uint32_t id;
+	uint32_t n = atomic_load(&c->n_own_streams);
+
+	if (n < 2 && cuptiGetStreamIdEx(c->ctx, s, 0, &id) == CUPTI_SUCCESS) {
+		c->own_stream_ids[n] = id;
+		atomic_store(&c->n_own_streams, n + 1);
+	}
+}
+
+static int blocks_alloc(struct blocks_ctx *c)
+{
+	size_t bytes = blocks_ring_bytes();
+	void *host = NULL;
+	CUresult r;
+
+	if ((r = blocks_cu.stream_create(&c->drain_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+	    (r = blocks_cu.stream_create(&c->setup_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+		return (int)r;
+	blocks_note_own_stream(c, c->drain_stream);
+	blocks_note_own_stream(c, c->setup_stream);
+	if ((r = blocks_cu.mem_alloc(&c->ring, bytes)) != CUDA_SUCCESS)
+		return (int)r;
+	if ((r = blocks_cu.mem_host_alloc(&host, bytes, 0)) != CUDA_SUCCESS)
+		return (int)r;
+	c->host = host;
+	c->ring_value = (uint64_t)c->ring;
+	return 0;
+}
+
+/* Zeroed slots are never complete (tags start at 1), whatever the memory held. */
+static int blocks_init_ring(struct blocks_ctx *c)
+{
+	struct smtop_trace_ring *h = c->host;
+	CUresult r;
+
+	memset(h, 0, sizeof(*h));
+	h->head = 0;
+	h->limit = BLOCKS_RING_CAPACITY;
+	h->capacity = BLOCKS_RING_CAPACITY;
+	h->abi_version = SMTOP_TRACE_ABI_VERSION;
+	if ((r = blocks_cu.memset_d8_async(c->ring, 0, blocks_ring_bytes(), c->setup_stream)) != CUDA_SUCCESS ||
+	    (r = blocks_cu.memcpy_htod_async(c->ring, h, sizeof(*h), c->setup_stream)) != CUDA_SUCCESS ||
+	    (r = blocks_cu.stream_synchronize(c->setup_stream)) != CUDA_SUCCESS)
+		return (int)r;
+	return 0;
+}
+
+static void *blocks_drain_main(void *arg);
+
+static struct blocks_ctx *blocks_create(CUcontext ctx)
+{
+	struct blocks_ctx *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return NULL;
+	c->ctx = ctx;
+	pthread_mutex_init(&c->setup_lock, NULL);
+	pthread_mutex_init(&c->drain_lock, NULL);
+	cuptiGetContextId(ctx, &c->context_id);
+	cuptiGetDeviceId(ctx, &c->device_id);
+	err = blocks_alloc(c);
+	if (!err)
+		err = blocks_init_ring(c);
+	if (!err && pthread_create(&c->thread, NULL, blocks_drain_main, c) == 0)
+		c->thread_started = 1;
+	else if (!err)
+		err = -1;
+	if (err) {
+		log_debug("block tracing off for context %u: CUDA error %d", c->context_id, err);
+		atomic_store(&c->state, BLOCKS_CTX_FAILED);
+	} else {
+		atomic_store(&c->state, BLOCKS_CTX_READY);
+		log_debug("block ring of %u slots for context %u (device %u)",
+			  BLOCKS_RING_CAPACITY, c->context_id, c->device_id);
+	}
+	return c;
+}
+
+/* Contexts are few and never removed: readers scan without the lock. */
+static struct blocks_ctx *blocks_get(CUcontext ctx)
+{
+	struct blocks_ctx *c = blocks_find(ctx);
+	size_t n;
+
+	if (c)
+		return c;
+	pthread_mutex_lock(&blocks_ctxs_lock);
+	c = blocks_find(ctx);
+	n = atomic_load(&blocks_n_ctxs);
+	if (!c && n < BLOCKS_MAX_CONTEXTS) {
+		c = blocks_create(ctx);
+		if (c) {
+			blocks_ctxs[n] = c;
+			atomic_store_explicit(&blocks_n_ctxs, n + 1, memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&blocks_ctxs_lock);
+	return c;
+}
+
+/* ---- launches ------------------------------------------------------------- */
+
+/* Runtime launches may hand a CUkernel where a CUfunction is expected. */
+static CUmodule blocks_module_of(CUfunction f)
+{
+	CUmodule mod = NULL;
+	CUfunction g = NULL;
+
+	if (blocks_cu.func_get_module(&mod, f) == CUDA_SUCCESS && mod)
+		return mod;
+	if (blocks_cu.kernel_get_function &&
+	    blocks_cu.kernel_get_function(&g, (CUkernel)f) == CUDA_SUCCESS && g &&
+	    blocks_cu.func_get_module(&mod, g) == CUDA_SUCCESS)
+		return mod;
+	return NULL;
+}
+
+static void blocks_hand_ring(struct blocks_ctx *c, CUmodule mod)
+{
+	CUdeviceptr global = 0;
+	size_t bytes = 0;
+	CUresult r;
+
+	if (blocks_cu.module_get_global(&global, &bytes, mod, SMTOP_TRACE_SYMBOL) != CUDA_SUCCESS)
+		return; /* not an instrumented module */
+	if (bytes != sizeof(uint64_t)) {
+		log_debug("module %p: %s has %zu bytes, not a pointer", (void *)mod,
+			  SMTOP_TRACE_SYMBOL, bytes);
+		return;
+	}
+	r = blocks_cu.memcpy_htod_async(global, &c->ring_value, sizeof(c->ring_value), c->setup_stream);
+	if (r == CUDA_SUCCESS)
+		r = blocks_cu.stream_synchronize(c->setup_stream);
+	if (r != CUDA_SUCCESS)
+		log_debug("module %p: storing the block ring failed: CUDA error %d", (void *)mod, (int)r);
+	else
+		log_debug("block tracing on for module %p in context %u", (void *)mod, c->context_id);
+}
+
+void blocks_on_launch(CUcontext ctx, CUfunction f)
+{
+	struct blocks_ctx *c;
+	CUstreamCaptureMode mode;
+
+	if (!blocks_enabled || !ctx || !f || blocks_tls_own)
+		return;
+	blocks_tls_own = 1;
+	mode = blocks_relax();
+	c = blocks_get(ctx);
+	if (c && atomic_load(&c->state) == BLOCKS_CTX_READY) {
+		pthread_mutex_lock(&c->setup_lock);
+		if (blocks_set_add(&c->funcs, f)) {
+			CUmodule mod = blocks_module_of(f);
+
+			if (mod && blocks_set_add(&c->modules, mod))
+				blocks_hand_ring(c, mod);
+		}
+		pthread_mutex_unlock(&c->setup_lock);
+	}
+	blocks_unrelax(mode);
+	blocks_tls_own = 0;
+}
+
+/* A new module may reuse an unloaded one's address: forget what we saw. */
+void blocks_on_module_unload(CUcontext ctx)
+{
+	struct blocks_ctx *c = blocks_find(ctx);
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->setup_lock);
+	memset(&c->funcs, 0, sizeof(c->funcs));
+	memset(&c->modules, 0, sizeof(c->modules));
+	pthread_mutex_unlock(&c->setup_lock);
+}
+
+int blocks_is_own_stream(uint32_t context_id, uint32_t stream_id)
+{
+	size_t n = atomic_load_explicit(&blocks_n_ctxs, memory_order_acquire);
+
+	for (size_t i = 0; i < n; i++) {
+		struct blocks_ctx *c = blocks_ctxs[i];
+		uint32_t k = atomic_load(&c->n_own_streams);
+
+		if (c->context_id != context_id)
+			continue;
+		for (uint32_t j = 0; j < k; j++)
+			if (c->own_stream_ids[j] == stream_id)
+				return 1;
+	}
+	return 0;
+}
+
+/* ---- draining ------------------------------------------------------------- */
+
+static int blocks_copy_in(struct blocks_ctx *c, uint64_t from, uint64_t n)
+{
+	uint64_t mask = BLOCKS_RING_CAPACITY - 1;
+	size_t slot = sizeof(struct smtop_trace_slot);
+	size_t base = offsetof(struct smtop_trace_ring, slots);
+
+	while (n > 0) {
+		uint64_t pos = from & mask;
+		uint64_t len = BLOCKS_RING_CAPACITY - pos;
+
+		if (len > n)
+			len = n;
+		if (blocks_cu.memcpy_dtoh_async(&c->host->slots[pos], c->ring + base + pos * slot,
+						len * slot, c->drain_stream) != CUDA_SUCCESS)
+			return -1;
+		from += len;
+		n -= len;
+	}
+	return blocks_cu.stream_synchronize(c->drain_stream) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static void blocks_note_tick(const struct smtop_block *b, size_t n)
+{
+	char value[32];
+	uint64_t tick;
+
+	if (atomic_load(&blocks_tick_stored))
+		return;
+	tick = blocks_timer_tick(b, n, atomic_load(&blocks_tick));
+	atomic_store(&blocks_tick, tick);
+	if (atomic_fetch_add(&blocks_tick_samples, n) + n < BLOCKS_TICK_SAMPLES || tick == 0)
+		return;
+	if (atomic_exchange(&blocks_tick_stored, 1))
+		return;
+	snprintf(value, sizeof(value), "%" PRIu64, tick);
+	writer_thread_set_meta("globaltimer_ns_per_tick", value);
+}
+
+static void blocks_push(struct blocks_ctx *c, uint64_t from, size_t n)
+{
+	while (n > 0) {
+		size_t k = n < BLOCKS_PER_RECORD ? n : BLOCKS_PER_RECORD;
+		struct smtop_record rec = { .kind = SMTOP_REC_BLOCKS };
+		struct smtop_block *b = malloc(k * sizeof(*b));
+
+		if (!b) {
+			drops_add(DROPS_BLOCKS, n);
+			return;
+		}
+		blocks_collect(c->host->slots, BLOCKS_RING_CAPACITY, from, from + k,
+			       (uint16_t)c->device_id, b);
+		blocks_note_tick(b, k);
+		rec.u.blocks.pid = blocks_pid;
+		rec.u.blocks.device_id = c->device_id;
+		rec.u.blocks.context_id = c->context_id;
+		rec.u.blocks.count = (uint32_t)k;
+		rec.u.blocks.blocks = b;
+		if (ring_push(blocks_ring, &rec) != 0)
+			drops_add(DROPS_BLOCKS, k);
+		from += k;
+		n -= k;
+	}
+}
+
+static int blocks_give_back(struct blocks_ctx *c)
+{
+	size_t off = offsetof(struct smtop_trace_ring, limit);
+
+	c->host->limit = c->read + BLOCKS_RING_CAPACITY;
+	if (blocks_cu.memcpy_htod_async(c->ring + off, &c->host->limit, sizeof(c->host->limit),
+					c->drain_stream) != CUDA_SUCCESS)
+		return -1;
+	return blocks_cu.stream_synchronize(c->drain_stream) == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* One pass: header, new slots, complete prefix, limit.  -1 on a CUDA error. */
+static int blocks_drain_once(struct blocks_ctx *c)
+{
+	uint64_t head, n;
+	size_t k;
+
+	if (blocks_cu.memcpy_dtoh_async(c->host, c->ring, sizeof(*c->host), c->drain_stream) != CUDA_SUCCESS ||
+	    blocks_cu.stream_synchronize(c->drain_stream) != CUDA_SUCCESS)
+		return -1;
+	head = c->host->head;
+	if (c->host->dropped > c->dropped_seen) {
+		drops_add(DROPS_BLOCKS, c->host->dropped - c->dropped_seen);
+		c->dropped_seen = c->host->dropped;
+	}
+	if (head <= c->read)
+		return 0;
+	n = head - c->read;
+	if (n > BLOCKS_RING_CAPACITY)
+		n = BLOCKS_RING_CAPACITY;
+	if (blocks_copy_in(c, c->read, n) != 0)
+		return -1;
+	k = blocks_collect(c->host->slots, BLOCKS_RING_CAPACITY, c->read, c->read + n,
+			   (uint16_t)c->device_id, NULL);
+	blocks_push(c, c->read, k);
+	c->read += k;
+	c->stall = k ? 0 : c->stall + 1;
+	if (c->stall >= BLOCKS_STALL_DRAINS) {
+		drops_add(DROPS_BLOCKS, 1);
+		c->read++;
+		c->stall = 0;
+		k = 1;
+	}
+	return k ? blocks_give_back(c) : 0;
+}
+
+static void blocks_drain_locked(struct blocks_ctx *c)
+{
+	if (atomic_load(&c->state) != BLOCKS_CTX_READY)
+		return;
+	if (blocks_drain_once(c) != 0) {
+		/* The context is going or broken: stop touching it. */
+		log_debug("block drain for context %u stopped after a CUDA error", c->context_id);
+		atomic_store(&c->state, BLOCKS_CTX_DEAD);
+	}
+}
+
+static void *blocks_drain_main(void *arg)
+{
+	struct blocks_ctx *c = arg;
+	struct timespec period = { 0, BLOCKS_DRAIN_PERIOD_NS };
+
+	blocks_tls_own = 1;
+	if (blocks_cu.ctx_set_current(c->ctx) == CUDA_SUCCESS) {
+		blocks_relax();
+		while (!atomic_load(&c->stop) && atomic_load(&c->state) == BLOCKS_CTX_READY) {
+			nanosleep(&period, NULL);
+			pthread_mutex_lock(&c->drain_lock);
+			if (!atomic_load(&c->stop))
+				blocks_drain_locked(c);
+			pthread_mutex_unlock(&c->drain_lock);
+		}
+	}
+	atomic_store(&c->thread_done, 1);
+	return NULL;
+}
+
+/* Waits for the drain thread to leave, at most BLOCKS_JOIN_TIMEOUT_MS: it may
+ * be stuck in a driver call that waits for the thread that called us. */
+static int blocks_stop_thread(struct blocks_ctx *c)
+{
+	struct timespec deadline;
+
+	atomic_store(&c->stop, 1);
+	if (!c->thread_started)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_nsec += BLOCKS_JOIN_TIMEOUT_MS * 1000000L;
+	deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+	deadline.tv_nsec %= 1000000000L;
+	if (pthread_timedjoin_np(c->thread, NULL, &deadline) != 0) {
+		pthread_detach(c->thread);
+		c->thread_started = 0;
+		return -1;
+	}
+	c->thread_started = 0;
+	return 0;
+}
+
+/* The last drain of a context, from whichever thread ends it. */
+static void blocks_final_drain(struct blocks_ctx *c)
+{
+	CUstreamCaptureMode mode;
+	CUcontext popped;
+	int own = blocks_tls_own;
+
+	if (blocks_stop_thread(c) != 0 || atomic_load(&c->state) != BLOCKS_CTX_READY)
+		return;
+	blocks_tls_own = 1;
+	if (blocks_cu.ctx_push_current(c->ctx) == CUDA_SUCCESS) {
+		mode = blocks_relax();
+		pthread_mutex_lock(&c->drain_lock);
+		blocks_drain_locked(c);
+		/* Blocks still being written get one more chance. */
+		blocks_drain_locked(c);
+		pthread_mutex_unlock(&c->drain_lock);
+		blocks_unrelax(mode);
+		blocks_cu.ctx_pop_current(&popped);
+	}
+	atomic_store(&c->state, BLOCKS_CTX_DEAD);
+	blocks_tls_own = own;
+}
+
+void blocks_on_context_destroy(CUcontext ctx)
+{
+	struct blocks_ctx *c = blocks_find(ctx);
+
+	if (c)
+		blocks_final_drain(c);
+}
+
+void blocks_shutdown(void)
+{
+	size_t n = atomic_load(&blocks_n_ctxs);
+
+	for (size_t i = 0; i < n; i++)
+		blocks_final_drain(blocks_ctxs[i]);
+}
+
+/* ---- requests from demo workloads ----------------------------------------- */
+
+__attribute__((visibility("default")))
+void smtop_note_request(void *stream, uint64_t start_ns, uint64_t end_ns, const char *label)
+{
+	struct smtop_record rec = { .kind = SMTOP_REC_REQUEST };
+	uint32_t id = 0;
+
+	if (!blocks_ring || !writer_thread_running())
+		return;
+	if (cuptiGetStreamIdEx(NULL, (CUstream)stream, 0, &id) != CUPTI_SUCCESS)
+		id = 0;
+	rec.u.request.start = start_ns;
+	rec.u.request.end = end_ns;
+	rec.u.request.pid = blocks_pid;
+	rec.u.request.stream_id = id;
+	rec.u.request.label = label ? strdup(label) : NULL;
+	ring_push(blocks_ring, &rec);
+}

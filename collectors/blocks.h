@@ -1,0 +1,54 @@
+/* Host side of the block tracer: one device ring per CUDA context, handed to
+ * every instrumented module at its first launch, drained every ~10 ms into
+ * SMTOP_REC_BLOCKS records.  Protocol: kernels/smtop_trace_abi.h. */
+#ifndef SMTOP_COLLECTORS_BLOCKS_H
+#define SMTOP_COLLECTORS_BLOCKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "kernels/smtop_trace_abi.h"
+#include "src/records.h"
+
+#pragma GCC visibility push(hidden)
+
+struct ring;
+
+#define BLOCKS_RING_CAPACITY (1u << 20)
+
+/* The complete prefix of [read, head): counts slots from read whose two
+ * halves both carry the tag of their lap, stopping at the first that does
+ * not.  slots is the ring image (index i lives at i & (capacity - 1)).  With
+ * out non-NULL, decodes that many blocks into it.  Pure. */
+size_t blocks_collect(const struct smtop_trace_slot *slots, uint32_t capacity,
+		      uint64_t read, uint64_t head, uint16_t device_id,
+		      struct smtop_block *out);
+
+/* Greatest common divisor of the timestamps seen: the %globaltimer tick. */
+uint64_t blocks_timer_tick(const struct smtop_block *b, size_t n, uint64_t tick);
+
+/* Finds libcuda in the process; 0, or -1 (block tracing stays off). */
+int blocks_init(struct ring *ring, uint32_t pid);
+
+/* From the driver-API callback at the entry of a kernel launch. */
+void blocks_on_launch(CUcontext ctx, CUfunction f);
+
+/* From the resource callbacks. */
+void blocks_on_context_destroy(CUcontext ctx);
+void blocks_on_module_unload(CUcontext ctx);
+
+/* Whether a stream is one of ours, so its copies stay out of the session. */
+int blocks_is_own_stream(uint32_t context_id, uint32_t stream_id);
+
+/* Whether this thread is running collector code (drain threads, the launch
+ * hook): CUPTI callbacks then ignore it. */
+int blocks_in_own_code(void);
+
+/* Stops drain threads after one final drain of each ring. */
+void blocks_shutdown(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,367 @@
+#include "collectors/convert.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct convert_state *convert_create(uint32_t pid)
+{
+	struct convert_state *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->pid = pid;
+	return s;
+}
+
+void convert_destroy(struct convert_state *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_open; i++) {
+		free(s->open[i].text);
+		free(s->open[i].domain);
+	}
+	free(s);
+}
+
+uint64_t convert_timestamp(uint64_t t)
+{
+	/* CUPTI 13 spells "unknown" as 0; older releases used all ones. */
+	return (t == (uint64_t)CUPTI_TIMESTAMP_UNKNOWN || t == UINT64_MAX) ? 0 : t;
+}
+
+int32_t convert_priority(uint32_t raw)
+{
+	int32_t p;
+
+	memcpy(&p, &raw, sizeof(p));
+	return p;
+}
+
+static char *convert_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void convert_note_context(struct convert_state *s, uint32_t context_id, uint32_t device_id)
+{
+	for (size_t i = 0; i < s->n_contexts; i++) {
+		if (s->context_ids[i] == context_id) {
+			s->device_ids[i] = device_id;
+			return;
+		}
+	}
+	if (s->n_contexts == CONVERT_MAX_CONTEXTS)
+		return;
+	s->context_ids[s->n_contexts] = context_id;
+	s->device_ids[s->n_contexts] = device_id;
+	s->n_contexts++;
+}
+
+static uint32_t convert_device_of(const struct convert_state *s, uint32_t context_id)
+{
+	for (size_t i = 0; i < s->n_contexts; i++)
+		if (s->context_ids[i] == context_id)
+			return s->device_ids[i];
+	return 0;
+}
+
+static void convert_kernel(const struct convert_state *s, const CUpti_ActivityKernel10 *k,
+			   struct smtop_record *out)
+{
+	struct smtop_kernel *o = &out->u.kernel;
+
+	out->kind = SMTOP_REC_KERNEL;
+	o->start = convert_timestamp(k->start);
+	o->end = convert_timestamp(k->end);
+	o->queued = convert_timestamp(k->queued);
+	o->submitted = convert_timestamp(k->submitted);
+	o->grid_id = (uint64_t)k->gridId;
+	o->pid = s->pid;
+	o->device_id = k->deviceId;
+	o->context_id = k->contextId;
+	o->stream_id = k->streamId;
+	o->correlation_id = k->correlationId;
+	o->grid[0] = k->gridX;
+	o->grid[1] = k->gridY;
+	o->grid[2] = k->gridZ;
+	o->block[0] = k->blockX;
+	o->block[1] = k->blockY;
+	o->block[2] = k->blockZ;
+	o->registers = k->registersPerThread;
+	o->static_smem = (uint32_t)k->staticSharedMemory;
+	o->dynamic_smem = (uint32_t)k->dynamicSharedMemory;
+	o->local_mem = k->localMemoryPerThread;
+	o->launch_type = k->launchType;
+	o->is_graph = k->graphId != 0 || k->graphNodeId != 0;
+	o->name = convert_strdup(k->name);
+}
+
+static void convert_memcpy(const struct convert_state *s, const CUpti_ActivityMemcpy6 *m,
+			   struct smtop_record *out)
+{
+	struct smtop_memcpy *o = &out->u.memcpy;
+
+	out->kind = SMTOP_REC_MEMCPY;
+	o->start = convert_timestamp(m->start);
+	o->end = convert_timestamp(m->end);
+	o->bytes = m->bytes;
+	o->pid = s->pid;
+	o->device_id = m->deviceId;
+	o->context_id = m->contextId;
+	o->stream_id = m->streamId;
+	o->correlation_id = m->correlationId;
+	o->copy_kind = m->copyKind;
+	o->src_kind = m->srcKind;
+	o->dst_kind = m->dstKind;
+}
+
+static void convert_memset(const struct convert_state *s, const CUpti_ActivityMemset4 *m,
+			   struct smtop_record *out)
+{
+	struct smtop_memset *o = &out->u.memset;
+
+	out->kind = SMTOP_REC_MEMSET;
+	o->start = convert_timestamp(m->start);
+	o->end = convert_timestamp(m->end);
+	o->bytes = m->bytes;
+	o->pid = s->pid;
+	o->device_id = m->deviceId;
+	o->context_id = m->contextId;
+	o->stream_id = m->streamId;
+	o->correlation_id = m->correlationId;
+	o->value = m->value;
+}
+
+static void convert_sync(const struct convert_state *s, const CUpti_ActivitySynchronization2 *y,
+			 struct smtop_record *out)
+{
+	struct smtop_sync *o = &out->u.sync;
+
+	out->kind = SMTOP_REC_SYNC;
+	o->start = convert_timestamp(y->start);
+	o->end = convert_timestamp(y->end);
+	o->pid = s->pid;
+	o->context_id = y->contextId;
+	/* A context or device sync has no stream: CUPTI says 0xffffffff. */
+	o->stream_id = y->streamId;
+	o->correlation_id = y->correlationId;
+	o->type = (int32_t)y->type;
+}
+
+static void convert_stream(const struct convert_state *s, const CUpti_ActivityStream *y,
+			   struct smtop_record *out)
+{
+	struct smtop_stream *o = &out->u.stream;
+
+	out->kind = SMTOP_REC_STREAM;
+	o->pid = s->pid;
+	o->device_id = convert_device_of(s, y->contextId);
+	o->context_id = y->contextId;
+	o->stream_id = y->streamId;
+	o->priority = convert_priority(y->priority);
+	o->flags = (uint32_t)y->flag;
+	o->correlation_id = y->correlationId;
+}
+
+static char *convert_uuid_hex(const CUuuid *u)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *s = malloc(2 * sizeof(u->bytes) + 1);
+	size_t n = 0;
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < sizeof(u->bytes); i++) {
+		unsigned char b = (unsigned char)u->bytes[i];
+
+		s[n++] = hex[b >> 4];
+		s[n++] = hex[b & 15];
+	}
+	s[n] = '\0';
+	return s;
+}
+
+static void convert_device(const struct convert_state *s, const CUpti_ActivityDevice5 *d,
+			   struct smtop_record *out)
+{
+	struct smtop_device *o = &out->u.device;
+
+	out->kind = SMTOP_REC_DEVICE;
+	o->pid = s->pid;
+	o->device_id = d->id;
+	o->sm_count = d->numMultiprocessors;
+	o->cc_major = d->computeCapabilityMajor;
+	o->cc_minor = d->computeCapabilityMinor;
+	o->max_threads_per_sm = d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp;
+	o->max_blocks_per_sm = d->maxBlocksPerMultiprocessor;
+	o->max_regs_per_sm = d->maxRegistersPerMultiprocessor;
+	o->max_smem_per_sm = d->maxSharedMemoryPerMultiprocessor;
+	o->max_threads_per_block = d->maxThreadsPerBlock;
+	o->warp_size = d->numThreadsPerWarp;
+	o->global_memory_bytes = d->globalMemorySize;
+	o->name = convert_strdup(d->name);
+	o->uuid = convert_uuid_hex(&d->uuid);
+}
+
+static void convert_context(struct convert_state *s, const CUpti_ActivityContext3 *c,
+			    struct smtop_record *out)
+{
+	struct smtop_context *o = &out->u.context;
+
+	convert_note_context(s, c->contextId, c->deviceId);
+	out->kind = SMTOP_REC_CONTEXT;
+	o->pid = s->pid;
+	o->device_id = c->deviceId;
+	o->context_id = c->contextId;
+	o->null_stream_id = c->nullStreamId;
+}
+
+static uint32_t convert_marker_tid(const CUpti_ActivityMarker2 *m)
+{
+	if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+	    m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+		return m->objectId.pt.threadId;
+	return 0;
+}
+
+static void convert_nvtx_out(const struct convert_state *s, struct smtop_record *out,
+			     uint64_t start, uint64_t end, uint32_t tid, int32_t color,
+			     char *text, char *domain)
+{
+	struct smtop_nvtx *o = &out->u.nvtx;
+
+	out->kind = SMTOP_REC_NVTX;
+	o->start = start;
+	o->end = end;
+	o->pid = s->pid;
+	o->tid = tid;
+	o->color = color;
+	o->text = text;
+	o->domain = domain;
+}
+
+static void convert_evict_oldest_marker(struct convert_state *s)
+{
+	free(s->open[0].text);
+	free(s->open[0].domain);
+	memmove(&s->open[0], &s->open[1], (s->n_open - 1) * sizeof(s->open[0]));
+	s->n_open--;
+	s->unmatched_markers++;
+}
+
+/* Ranges mostly nest, so the match is usually the newest open one. */
+static long convert_find_open(const struct convert_state *s, uint32_t id)
+{
+	for (size_t i = s->n_open; i-- > 0;)
+		if (s->open[i].id == id)
+			return (long)i;
+	return -1;
+}
+
+static int convert_marker(struct convert_state *s, const CUpti_ActivityMarker2 *m,
+			  struct smtop_record *out)
+{
+	uint64_t t = convert_timestamp(m->timestamp);
+	uint32_t tid = convert_marker_tid(m);
+
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+		struct convert_open_marker *o;
+
+		if (s->n_open == CONVERT_MAX_OPEN_MARKERS)
+			convert_evict_oldest_marker(s);
+		o = &s->open[s->n_open++];
+		o->id = m->id;
+		o->tid = tid;
+		o->color = 0;
+		o->start = t;
+		o->text = convert_strdup(m->name);
+		o->domain = convert_strdup(m->domain);
+		return 0;
+	}
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
+		long i = convert_find_open(s, m->id);
+		struct convert_open_marker o;
+
+		if (i < 0) {
+			s->unmatched_markers++;
+			return 0;
+		}
+		o = s->open[i];
+		memmove(&s->open[i], &s->open[i + 1],
+			(s->n_open - (size_t)i - 1) * sizeof(s->open[0]));
+		s->n_open--;
+		convert_nvtx_out(s, out, o.start, t, o.tid, o.color, o.text, o.domain);
+		return 1;
+	}
+	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
+		convert_nvtx_out(s, out, t, 0, tid, 0, convert_strdup(m->name),
+				 convert_strdup(m->domain));
+		return 1;
+	}
+	return 0;
+}
+
+/* Marker data (color) follows its start marker; it only amends the open range. */
+static void convert_marker_data(struct convert_state *s, const CUpti_ActivityMarkerData2 *d)
+{
+	long i = convert_find_open(s, d->id);
+
+	if (i >= 0 && (d->flags & CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB))
+		s->open[i].color = (int32_t)d->color;
+}
+
+int convert_activity(struct convert_state *s, const CUpti_Activity *a, struct smtop_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	switch (a->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		convert_kernel(s, (const CUpti_ActivityKernel10 *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		convert_memcpy(s, (const CUpti_ActivityMemcpy6 *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		convert_memset(s, (const CUpti_ActivityMemset4 *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		convert_sync(s, (const CUpti_ActivitySynchronization2 *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_STREAM:
+		convert_stream(s, (const CUpti_ActivityStream *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_DEVICE:
+		convert_device(s, (const CUpti_ActivityDevice5 *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_CONTEXT:
+		convert_context(s, (const CUpti_ActivityContext3 *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_MARKER:
+		return convert_marker(s, (const CUpti_ActivityMarker2 *)a, out);
+	case CUPTI_ACTIVITY_KIND_MARKER_DATA:
+		convert_marker_data(s, (const CUpti_ActivityMarkerData2 *)a);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void convert_api(struct smtop_record *out, uint32_t pid, uint32_t tid, uint32_t cbid,
+		 int is_driver, int32_t return_value, const char *name,
+		 uint64_t start, uint64_t end, uint32_t correlation_id)
+{
+	struct smtop_api *o = &out->u.api;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_API;
+	o->start = convert_timestamp(start);
+	o->end = convert_timestamp(end);
+	o->pid = pid;
+	o->tid = tid;
+	o->correlation_id = correlation_id;
+	o->cbid = cbid;
+	o->is_driver = is_driver ? 1 : 0;
+	o->return_value = return_value;
+	o->name = convert_strdup(name);
+}

@@ -1,0 +1,64 @@
+/* Pure conversion of CUPTI activity records into smtop records.  Makes no
+ * CUPTI call, so tests feed it records built in memory.  Not thread-safe:
+ * the caller serialises calls on one state. */
+#ifndef SMTOP_COLLECTORS_CONVERT_H
+#define SMTOP_COLLECTORS_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cupti_activity.h>
+
+#include "src/records.h"
+
+#pragma GCC visibility push(hidden)
+
+#define CONVERT_MAX_CONTEXTS 256
+#define CONVERT_MAX_OPEN_MARKERS 4096
+
+/* An NVTX range whose start marker arrived and whose end has not. */
+struct convert_open_marker {
+	uint32_t id;
+	uint32_t tid;
+	int32_t color;
+	uint64_t start;
+	char *text;
+	char *domain;
+};
+
+struct convert_state {
+	uint32_t pid;
+	/* Stream records carry no device id: contexts tell it. */
+	size_t n_contexts;
+	uint32_t context_ids[CONVERT_MAX_CONTEXTS];
+	uint32_t device_ids[CONVERT_MAX_CONTEXTS];
+	size_t n_open;
+	struct convert_open_marker open[CONVERT_MAX_OPEN_MARKERS];
+	uint64_t unmatched_markers; /* range ends without a start, or evicted starts */
+};
+
+/* Returns a heap state; NULL when out of memory. */
+struct convert_state *convert_create(uint32_t pid);
+void convert_destroy(struct convert_state *s);
+
+void convert_note_context(struct convert_state *s, uint32_t context_id, uint32_t device_id);
+
+/* Fills out from a; returns 1 when out holds a record, 0 when a produced
+ * none (unsupported kind, the start of a range, marker data). */
+int convert_activity(struct convert_state *s, const CUpti_Activity *a,
+		     struct smtop_record *out);
+
+/* A CUPTI timestamp, or 0 when CUPTI did not know it. */
+uint64_t convert_timestamp(uint64_t t);
+
+/* Stream priorities arrive as uint32 (-5 as 4294967291). */
+int32_t convert_priority(uint32_t raw);
+
+/* Builds an API record from a callback's enter/exit data; name is copied. */
+void convert_api(struct smtop_record *out, uint32_t pid, uint32_t tid, uint32_t cbid,
+		 int is_driver, int32_t return_value, const char *name,
+		 uint64_t start, uint64_t end, uint32_t correlation_id);
+
+#pragma GCC visibility pop
+
+#endif

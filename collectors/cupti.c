@@ -1,0 +1,460 @@
+#include "collectors/cupti.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "collectors/blocks.h"
+#include "collectors/convert.h"
+#include "collectors/drops.h"
+#include "collectors/log.h"
+#include "collectors/ring.h"
+
+#define CUPTI_BUFFER_ALIGN 8
+#define CUPTI_PUSH_CHUNK 256
+
+static struct ring *cupti_ring;
+static uint32_t cupti_pid;
+static CUpti_SubscriberHandle cupti_subscriber;
+static _Atomic int cupti_active;
+static pthread_mutex_t cupti_convert_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct convert_state *cupti_convert;
+static pthread_t cupti_flush_thread;
+static int cupti_flush_started;
+static _Atomic int cupti_flush_stop;
+static _Thread_local int cupti_tls_runtime_depth;
+static _Thread_local uint32_t cupti_tls_tid;
+
+/* Activity kinds: the first is essential, the rest are best effort. */
+static const CUpti_ActivityKind cupti_kinds[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+	CUPTI_ACTIVITY_KIND_DEVICE,
+	CUPTI_ACTIVITY_KIND_CONTEXT,
+	CUPTI_ACTIVITY_KIND_STREAM,
+	CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_MARKER,
+	CUPTI_ACTIVITY_KIND_MARKER_DATA,
+};
+
+/* API calls worth a record: launches, copies, sets and waits.  Everything
+ * else (PyTorch makes millions of trivial calls) stays untraced. */
+static const char *const cupti_runtime_prefixes[] = {
+	"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
+	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+	"cudaStreamWaitEvent", NULL,
+};
+static const char *const cupti_driver_prefixes[] = {
+	"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuCtxSynchronize",
+	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", NULL,
+};
+
+static const char *cupti_error(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+static uint32_t cupti_tid(void)
+{
+	if (!cupti_tls_tid)
+		cupti_tls_tid = (uint32_t)syscall(SYS_gettid);
+	return cupti_tls_tid;
+}
+
+/* ---- activity buffers ------------------------------------------------------ */
+
+static void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(CUPTI_BUFFER_ALIGN, CUPTI_BUFFER_BYTES);
+	*size = *buffer ? CUPTI_BUFFER_BYTES : 0;
+	*max_records = 0;
+}
+
+/* Our own drain and setup copies would pollute the session. */
+static int cupti_is_own(const struct smtop_record *r)
+{
+	switch (r->kind) {
+	case SMTOP_REC_MEMCPY:
+		return blocks_is_own_stream(r->u.memcpy.context_id, r->u.memcpy.stream_id);
+	case SMTOP_REC_MEMSET:
+		return blocks_is_own_stream(r->u.memset.context_id, r->u.memset.stream_id);
+	case SMTOP_REC_SYNC:
+		return blocks_is_own_stream(r->u.sync.context_id, r->u.sync.stream_id);
+	case SMTOP_REC_STREAM:
+		return blocks_is_own_stream(r->u.stream.context_id, r->u.stream.stream_id);
+	default:
+		return 0;
+	}
+}
+
+static void cupti_convert_buffer(uint8_t *buffer, size_t valid)
+{
+	struct smtop_record out[CUPTI_PUSH_CHUNK];
+	CUpti_Activity *a = NULL;
+	size_t n = 0;
+
+	pthread_mutex_lock(&cupti_convert_lock);
+	while (cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) {
+		if (!convert_activity(cupti_convert, a, &out[n]))
+			continue;
+		if (cupti_is_own(&out[n])) {
+			records_free_owned(&out[n]);
+			continue;
+		}
+		if (++n == CUPTI_PUSH_CHUNK) {
+			ring_push_many(cupti_ring, out, n);
+			n = 0;
+		}
+	}
+	pthread_mutex_unlock(&cupti_convert_lock);
+	if (n)
+		ring_push_many(cupti_ring, out, n);
+}
+
+static void CUPTIAPI cupti_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
+					    size_t size, size_t valid)
+{
+	size_t dropped = 0;
+
+	(void)size;
+	if (atomic_load(&cupti_active) && valid > 0)
+		cupti_convert_buffer(buffer, valid);
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS)
+		drops_add(DROPS_CUPTI, dropped);
+	free(buffer);
+}
+
+/* ---- API callbacks --------------------------------------------------------- */
+
+static int cupti_is_launch(CUpti_CallbackId cbid)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Every launch variant's parameters start with the function, except the
+ * Ex forms, which put the launch config first. */
+static CUfunction cupti_launch_function(CUpti_CallbackId cbid, const void *params)
+{
+	if (!params)
+		return NULL;
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+		return ((const cuLaunchKernelEx_params *)params)->f;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+		return ((const cuLaunchKernelEx_ptsz_params *)params)->f;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+		return ((const cuLaunchKernel_params *)params)->f;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+		return ((const cuLaunchKernel_ptsz_params *)params)->f;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+		return ((const cuLaunchCooperativeKernel_params *)params)->f;
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+		return ((const cuLaunchCooperativeKernel_ptsz_params *)params)->f;
+	default:
+		return NULL;
+	}
+}
+
+static void cupti_api_exit(const CUpti_CallbackData *d, CUpti_CallbackId cbid, int is_driver)
+{
+	struct smtop_record rec;
+	uint64_t start = *d->correlationData;
+	uint64_t end = 0;
+	int32_t ret = 0;
+
+	if (start == 0)
+		return;
+	cuptiGetTimestamp(&end);
+	if (d->functionReturnValue)
+		memcpy(&ret, d->functionReturnValue, sizeof(ret));
+	convert_api(&rec, cupti_pid, cupti_tid(), cbid, is_driver, ret, d->functionName,
+		    start, end, d->correlationId);
+	ring_push(cupti_ring, &rec);
+}
+
+/* Driver calls made by the runtime would double every runtime record: a
+ * driver call is recorded only when no runtime call encloses it (Triton and
+ * other driver-API users). */
+static void cupti_on_api(const CUpti_CallbackData *d, CUpti_CallbackId cbid, int is_driver,
+			 int record)
+{
+	if (d->callbackSite == CUPTI_API_ENTER) {
+		uint64_t t = 0;
+
+		if (record && !(is_driver && cupti_tls_runtime_depth > 0))
+			cuptiGetTimestamp(&t);
+		*d->correlationData = t;
+		if (!is_driver)
+			cupti_tls_runtime_depth++;
+		return;
+	}
+	if (!is_driver && cupti_tls_runtime_depth > 0)
+		cupti_tls_runtime_depth--;
+	cupti_api_exit(d, cbid, is_driver);
+}
+
+static void cupti_on_context_created(CUcontext ctx)
+{
+	uint32_t ctx_id = 0, dev_id = 0;
+
+	if (cuptiGetContextId(ctx, &ctx_id) != CUPTI_SUCCESS ||
+	    cuptiGetDeviceId(ctx, &dev_id) != CUPTI_SUCCESS)
+		return;
+	pthread_mutex_lock(&cupti_convert_lock);
+	convert_note_context(cupti_convert, ctx_id, dev_id);
+	pthread_mutex_unlock(&cupti_convert_lock);
+}
+
+static void cupti_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
+{
+	switch (cbid) {
+	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
+		cupti_on_context_created(r->context);
+		break;
+	case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+		blocks_on_context_destroy(r->context);
+		break;
+	case CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+		blocks_on_module_unload(r->context);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Which callbacks carry records; the rest (launch hook only) do not. */
+static uint8_t cupti_record_runtime[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static uint8_t cupti_record_driver[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+static void CUPTIAPI cupti_callback(void *userdata, CUpti_CallbackDomain domain,
+				    CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *d = data;
+
+	(void)userdata;
+	if (!atomic_load_explicit(&cupti_active, memory_order_relaxed) || blocks_in_own_code())
+		return;
+	switch (domain) {
+	case CUPTI_CB_DOMAIN_RUNTIME_API:
+		cupti_on_api(d, cbid, 0, cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && cupti_record_runtime[cbid]);
+		break;
+	case CUPTI_CB_DOMAIN_DRIVER_API:
+		if (d->callbackSite == CUPTI_API_ENTER && cupti_is_launch(cbid))
+			blocks_on_launch(d->context, cupti_launch_function(cbid, d->functionParams));
+		cupti_on_api(d, cbid, 1, cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && cupti_record_driver[cbid]);
+		break;
+	case CUPTI_CB_DOMAIN_RESOURCE:
+		cupti_on_resource(cbid, data);
+		break;
+	default:
+		break;
+	}
+}
+
+static int cupti_has_prefix(const char *name, const char *const *prefixes)
+{
+	for (size_t i = 0; prefixes[i]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* Chooses CBIDs by name so new API versions (cudaMemcpyBatchAsync_v13000...)
+ * are covered without a table to maintain. */
+static int cupti_enable_domain(CUpti_CallbackDomain domain, uint32_t size,
+			       const char *const *prefixes, uint8_t *record)
+{
+	int enabled = 0;
+
+	for (uint32_t cbid = 1; cbid < size; cbid++) {
+		const char *name = NULL;
+		int launch = domain == CUPTI_CB_DOMAIN_DRIVER_API && cupti_is_launch(cbid);
+
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		record[cbid] = (uint8_t)cupti_has_prefix(name, prefixes);
+		if (!record[cbid] && !launch)
+			continue;
+		if (cuptiEnableCallback(1, cupti_subscriber, domain, cbid) == CUPTI_SUCCESS)
+			enabled++;
+	}
+	return enabled;
+}
+
+static int cupti_enable_callbacks(char *reason, size_t len)
+{
+	static const CUpti_CallbackId resources[] = {
+		CUPTI_CBID_RESOURCE_CONTEXT_CREATED,
+		CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+		CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
+	};
+	int n;
+
+	n = cupti_enable_domain(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+				cupti_runtime_prefixes, cupti_record_runtime);
+	log_debug("%d runtime API callbacks", n);
+	n = cupti_enable_domain(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+				cupti_driver_prefixes, cupti_record_driver);
+	log_debug("%d driver API callbacks", n);
+	for (size_t i = 0; i < sizeof(resources) / sizeof(resources[0]); i++) {
+		CUptiResult r = cuptiEnableCallback(1, cupti_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+						    resources[i]);
+		if (r != CUPTI_SUCCESS) {
+			snprintf(reason, len, "resource callbacks refused: %s", cupti_error(r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- activity enabling ----------------------------------------------------- */
+
+static int cupti_enable_activity(char *reason, size_t len)
+{
+	CUptiResult r;
+
+	r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (r != CUPTI_SUCCESS)
+		log_debug("system thread ids refused: %s", cupti_error(r));
+	r = cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		snprintf(reason, len, "activity buffers refused: %s", cupti_error(r));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(cupti_kinds) / sizeof(cupti_kinds[0]); i++) {
+		r = cuptiActivityEnable(cupti_kinds[i]);
+		if (r == CUPTI_SUCCESS)
+			continue;
+		if (i == 0) {
+			snprintf(reason, len, "kernel activity refused: %s", cupti_error(r));
+			return -1;
+		}
+		log_debug("activity kind %d refused: %s", (int)cupti_kinds[i], cupti_error(r));
+	}
+	r = cuptiActivityEnableLatencyTimestamps(1);
+	if (r != CUPTI_SUCCESS)
+		log_debug("latency timestamps refused: %s", cupti_error(r));
+	return 0;
+}
+
+static void cupti_disable_activity(void)
+{
+	for (size_t i = 0; i < sizeof(cupti_kinds) / sizeof(cupti_kinds[0]); i++)
+		cuptiActivityDisable(cupti_kinds[i]);
+}
+
+/* ---- flush thread ---------------------------------------------------------- */
+
+/* cuptiActivityFlushPeriod only hands back full buffers; a plain flush every
+ * 50 ms also returns the partly filled ones, keeping the view live. */
+static void *cupti_flush_main(void *arg)
+{
+	struct timespec period = { 0, CUPTI_FLUSH_PERIOD_MS * 1000000L };
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	while (!atomic_load(&cupti_flush_stop)) {
+		nanosleep(&period, NULL);
+		if (atomic_load(&cupti_active) && !atomic_load(&cupti_flush_stop))
+			cuptiActivityFlushAll(0);
+	}
+	return NULL;
+}
+
+void cupti_flush(int forced)
+{
+	if (atomic_load(&cupti_active))
+		cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void cupti_stop_flush_thread(void)
+{
+	if (!cupti_flush_started)
+		return;
+	atomic_store(&cupti_flush_stop, 1);
+	pthread_join(cupti_flush_thread, NULL);
+	cupti_flush_started = 0;
+}
+
+void cupti_disable(void)
+{
+	atomic_store(&cupti_active, 0);
+}
+
+/* ---- start ---------------------------------------------------------------- */
+
+static int cupti_subscribe(char *reason, size_t len)
+{
+	CUptiResult r = cuptiSubscribe(&cupti_subscriber, cupti_callback, NULL);
+
+	if (r == CUPTI_SUCCESS)
+		return 0;
+	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+		snprintf(reason, len, "another CUPTI tool is attached (%s)", cupti_error(r));
+	else
+		snprintf(reason, len, "CUPTI refused to subscribe: %s", cupti_error(r));
+	return -1;
+}
+
+int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
+{
+	uint32_t version = 0;
+
+	cupti_ring = ring;
+	cupti_pid = pid;
+	if (cuptiGetVersion(&version) == CUPTI_SUCCESS && version / 10000 != CUPTI_API_VERSION / 10000) {
+		snprintf(reason, len, "CUPTI API version %u, built for %u", version, CUPTI_API_VERSION);
+		return -1;
+	}
+	log_debug("CUPTI API version %u (built for %u)", version, CUPTI_API_VERSION);
+	cupti_convert = convert_create(pid);
+	if (!cupti_convert) {
+		snprintf(reason, len, "out of memory");
+		return -1;
+	}
+	if (cupti_subscribe(reason, len) != 0)
+		goto fail_convert;
+	atomic_store(&cupti_active, 1);
+	if (cupti_enable_callbacks(reason, len) != 0 || cupti_enable_activity(reason, len) != 0)
+		goto fail_subscribed;
+	atomic_store(&cupti_flush_stop, 0);
+	if (pthread_create(&cupti_flush_thread, NULL, cupti_flush_main, NULL) == 0)
+		cupti_flush_started = 1;
+	else
+		log_debug("no flush thread: records arrive as buffers fill");
+	return 0;
+
+fail_subscribed:
+	atomic_store(&cupti_active, 0);
+	cupti_disable_activity();
+	cuptiUnsubscribe(cupti_subscriber);
+fail_convert:
+	convert_destroy(cupti_convert);
+	cupti_convert = NULL;
+	return -1;
+}

@@ -1,0 +1,210 @@
+#include "collectors/inject.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cupti.h>
+
+#include "collectors/blocks.h"
+#include "collectors/cupti.h"
+#include "collectors/log.h"
+#include "collectors/ring.h"
+#include "collectors/writer_thread.h"
+#include "db/writer.h"
+
+static const int inject_signals[] = { SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS };
+
+static atomic_flag inject_once = ATOMIC_FLAG_INIT;
+static pid_t inject_pid;
+static volatile sig_atomic_t inject_forked;
+static volatile sig_atomic_t inject_running;
+static atomic_flag inject_in_signal = ATOMIC_FLAG_INIT;
+static struct db_writer *inject_writer;
+static struct ring *inject_ring;
+static char inject_path[512];
+
+/* /proc/self/cmdline with its NULs turned into spaces. */
+static void inject_command(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+}
+
+/* ---- exit, fork, signals -------------------------------------------------- */
+
+static void inject_atexit(void)
+{
+	if (!inject_running || inject_forked || getpid() != inject_pid)
+		return;
+	inject_running = 0;
+	cupti_stop_flush_thread();
+	cupti_flush(1);
+	blocks_shutdown();
+	cupti_disable();
+	writer_thread_stop();
+	db_writer_set_process_status(inject_writer, "exited", NULL);
+	db_writer_close(inject_writer);
+	inject_writer = NULL;
+}
+
+/* A child without exec shares our session connection and pipes: it must not
+ * touch them.  If it execs, CUDA injects us again and it joins on its own. */
+static void inject_child_after_fork(void)
+{
+	inject_forked = 1;
+	inject_running = 0;
+	cupti_disable();
+	writer_thread_forget();
+}
+
+static void inject_on_signal(int sig)
+{
+	int saved = errno;
+	struct sigaction dfl;
+
+	if (inject_running && !inject_forked && getpid() == inject_pid &&
+	    !atomic_flag_test_and_set(&inject_in_signal))
+		writer_thread_commit_from_signal(sig);
+	/* SA_RESETHAND already restored SIG_DFL; say it again in case the
+	 * workload chained to us from a handler of its own. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+	errno = saved;
+}
+
+/* Only signals nobody claimed: a handler the workload installed, earlier or
+ * later, stays in charge. */
+static void inject_install_signals(void)
+{
+	for (size_t i = 0; i < sizeof(inject_signals) / sizeof(inject_signals[0]); i++) {
+		struct sigaction old, sa;
+
+		if (sigaction(inject_signals[i], NULL, &old) != 0)
+			continue;
+		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = inject_on_signal;
+		sigfillset(&sa.sa_mask);
+		sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
+		sigaction(inject_signals[i], &sa, NULL);
+	}
+}
+
+/* CUPTI sees NVTX only when NVTX loads it as its injection.  Opt-in: CUPTI
+ * 13.0.0 crashed in nvtxNameOsThreadA that way (NVIDIA/NVTX#125). */
+static void inject_nvtx(void)
+{
+	const char *want = getenv("SMTOP_NVTX");
+	Dl_info info;
+
+	if (!want || strcmp(want, "1") != 0 || getenv("NVTX_INJECTION64_PATH"))
+		return;
+	if (dladdr((void *)cuptiGetVersion, &info) && info.dli_fname)
+		setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+}
+
+/* ---- start ---------------------------------------------------------------- */
+
+static int inject_open(const char *session)
+{
+	char command[4096], err[512];
+	struct db_writer_options opt = { 0 };
+
+	inject_command(command, sizeof(command));
+	opt.path = session;
+	opt.pid = (uint32_t)inject_pid;
+	opt.ppid = (uint32_t)getppid();
+	opt.command = command;
+	opt.create = 0;
+	if (db_writer_open(&inject_writer, &opt, err, sizeof(err)) != 0) {
+		log_fail("tracing disabled: %s", err[0] ? err : session);
+		inject_writer = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void inject_untraced(const char *reason)
+{
+	log_fail("tracing disabled: %s", reason);
+	db_writer_set_process_status(inject_writer, "untraced", reason);
+	db_writer_close(inject_writer);
+	inject_writer = NULL;
+	ring_destroy(inject_ring);
+	inject_ring = NULL;
+}
+
+static void inject_start(const char *session)
+{
+	struct writer_thread_options wopt = { 0 };
+	char reason[256] = "";
+
+	snprintf(inject_path, sizeof(inject_path), "%s", session);
+	if (inject_open(session) != 0)
+		return;
+	inject_ring = ring_create(INJECT_RING_RECORDS);
+	if (!inject_ring) {
+		inject_untraced("out of memory");
+		return;
+	}
+	inject_nvtx();
+	if (cupti_start(inject_ring, (uint32_t)inject_pid, reason, sizeof(reason)) != 0) {
+		inject_untraced(reason);
+		return;
+	}
+	db_writer_set_process_status(inject_writer, "running", NULL);
+	if (blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
+		log_debug("thread blocks will not be traced");
+	wopt.writer = inject_writer;
+	wopt.ring = inject_ring;
+	wopt.path = inject_path;
+	if (writer_thread_start(&wopt) != 0) {
+		cupti_disable();
+		inject_untraced("cannot start the writer thread");
+		return;
+	}
+	inject_running = 1;
+	atexit(inject_atexit);
+	pthread_atfork(NULL, NULL, inject_child_after_fork);
+	inject_install_signals();
+	log_debug("tracing pid %d into %s", (int)inject_pid, session);
+}
+
+int InitializeInjection(void)
+{
+	const char *session;
+
+	if (atomic_flag_test_and_set(&inject_once))
+		return 1;
+	log_init();
+	session = getenv("SMTOP_SESSION");
+	if (!session || !*session)
+		return 1;
+	inject_pid = getpid();
+	inject_start(session);
+	return 1;
+}

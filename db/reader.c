@@ -1,0 +1,1100 @@
+#include "db/reader.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/blockcodec.h"
+#include "db/schema.h"
+#include "db/strmap.h"
+
+/* Chunks scanned to estimate the clock offset when the session has none. */
+#define OFFSET_SAMPLE_CHUNKS 64
+#define NS_PER_S 1000000000ll
+
+struct u64map_entry {
+	uint64_t key;
+	const void *val;
+	int used;
+};
+
+struct u64map {
+	struct u64map_entry *e;
+	size_t cap, n;
+};
+
+/* Names of one kernel, by the StringIds id of its mangled name. */
+struct kernel_names {
+	const char *mangled, *demangled, *short_name;
+};
+
+/* Strings handed out by db_reader_info, replaced at each call. */
+struct info_arena {
+	struct db_strmap strings;
+	struct smtop_device *devices;
+	struct db_process_info *processes;
+};
+
+struct db_reader {
+	sqlite3 *db;
+	char *path;
+	int is_nsys, schema_version;
+	int has_kernel, has_chunk, has_stream, has_nvtx, has_request, has_gpu, has_ctx;
+	int has_process, has_nsys_processes, has_meta, has_memcpy, has_memset, has_runtime;
+	char *kernel_cols;           /* SELECT list for kernels, per file kind */
+	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_window, *st_chunk_new;
+	sqlite3_stmt *st_next_device;
+	int64_t clock_offset;
+	int clock_known, clock_from_meta;
+	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
+	/* Running maxima over rows up to a rowid, so info and window queries stay cheap. */
+	int64_t kernel_wm, chunk_wm;
+	uint64_t kernel_max_dur, kernel_max_end;
+	uint64_t chunk_blocks, chunk_min_start, chunk_max_end, chunk_max_span;
+	struct smtop_block *blocks;
+	struct db_strmap text;        /* every string handed out */
+	struct u64map names_by_id;    /* mangled-name id -> struct kernel_names */
+	struct u64map short_by_ptr;   /* mangled pointer -> short name */
+	struct info_arena info;
+	char err[512];
+};
+
+static const void *u64map_get(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = (key * 0x9e3779b97f4a7c15ull) >> 40 & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->e[i].used)
+			return NULL;
+		if (m->e[i].key == key)
+			return m->e[i].val;
+	}
+}
+
+static int u64map_put(struct u64map *m, uint64_t key, const void *val);
+
+static int u64map_grow(struct u64map *m)
+{
+	struct u64map old = *m;
+
+	m->cap = old.cap ? old.cap * 2 : 256;
+	m->n = 0;
+	if (!(m->e = calloc(m->cap, sizeof *m->e))) {
+		*m = old;
+		return -1;
+	}
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.e[i].used)
+			u64map_put(m, old.e[i].key, old.e[i].val);
+	free(old.e);
+	return 0;
+}
+
+static int u64map_put(struct u64map *m, uint64_t key, const void *val)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && u64map_grow(m) != 0)
+		return -1;
+	for (i = (key * 0x9e3779b97f4a7c15ull) >> 40 & (m->cap - 1);
+	     m->e[i].used && m->e[i].key != key; i = (i + 1) & (m->cap - 1))
+		;
+	if (!m->e[i].used)
+		m->n++;
+	m->e[i] = (struct u64map_entry){ key, val, 1 };
+	return 0;
+}
+
+static int reader_fail(struct db_reader *r, const char *what)
+{
+	snprintf(r->err, sizeof r->err, "%s: %s: %s", r->path, what, sqlite3_errmsg(r->db));
+	return -1;
+}
+
+static int reader_prepare(struct db_reader *r, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		return reader_fail(r, "cannot prepare a query");
+	return 0;
+}
+
+/* A one-row integer query; 0 when the row or value is absent. */
+static int64_t reader_int(struct db_reader *r, const char *sql, int64_t arg)
+{
+	sqlite3_stmt *st;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, arg);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int reader_has_table(struct db_reader *r, const char *name)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof sql,
+		 "SELECT count(*) FROM sqlite_master WHERE type IN ('table','view') AND name='%s'", name);
+	return reader_int(r, sql, 0) > 0;
+}
+
+static int reader_has_column(struct db_reader *r, const char *table, const char *col)
+{
+	char sql[200];
+
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM pragma_table_info('%s') WHERE name='%s'",
+		 table, col);
+	return reader_int(r, sql, 0) > 0;
+}
+
+static const char *reader_text(struct db_reader *r, const unsigned char *s)
+{
+	return s ? db_strmap_intern(&r->text, (const char *)s) : NULL;
+}
+
+/* Meta value as text, interned; NULL if absent. */
+static const char *reader_meta(struct db_reader *r, const char *key)
+{
+	sqlite3_stmt *st;
+	const char *v = NULL;
+
+	if (!r->has_meta ||
+	    sqlite3_prepare_v2(r->db, "SELECT value FROM smtop_meta WHERE key=?1", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = reader_text(r, sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* ---- opening ---- */
+
+static int reader_check_path(const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) != 0) {
+		snprintf(err, errlen, "%s: %s", path,
+			 errno == ENOENT ? "no such session file" : strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory, not a session file", path);
+		return -1;
+	}
+	if (access(path, R_OK) != 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	if (sb.st_size == 0) {
+		snprintf(err, errlen, "%s: empty file, not a smtop session", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* A file cut short is caught here rather than as a damaged page mid-session.
+ * With a live WAL the main file may lag the page count, so only a file
+ * without one is measured. */
+static int reader_check_truncated(struct db_reader *r, char *err, size_t errlen)
+{
+	char wal[4096];
+	struct stat sb, wsb;
+	int64_t pages, page_size;
+
+	snprintf(wal, sizeof wal, "%s-wal", r->path);
+	if (stat(r->path, &sb) != 0 || (stat(wal, &wsb) == 0 && wsb.st_size > 0))
+		return 0;
+	pages = reader_int(r, "PRAGMA page_count", 0);
+	page_size = reader_int(r, "PRAGMA page_size", 0);
+	if (page_size > 0 && (sb.st_size % page_size != 0 || sb.st_size < pages * page_size)) {
+		snprintf(err, errlen, "%s: truncated session file (%lld of %lld bytes)", r->path,
+			 (long long)sb.st_size, (long long)(pages * page_size));
+		return -1;
+	}
+	return 0;
+}
+
+static void reader_find_tables(struct db_reader *r)
+{
+	r->has_kernel = reader_has_table(r, "CUPTI_ACTIVITY_KIND_KERNEL") &&
+			reader_has_table(r, "StringIds");
+	r->has_chunk = reader_has_table(r, "smtop_block_chunk");
+	r->has_stream = reader_has_table(r, "TARGET_INFO_CUDA_STREAM");
+	r->has_nvtx = reader_has_table(r, "NVTX_EVENTS");
+	r->has_request = reader_has_table(r, "smtop_request");
+	r->has_gpu = reader_has_table(r, "TARGET_INFO_GPU");
+	r->has_ctx = reader_has_table(r, "TARGET_INFO_CUDA_CONTEXT_INFO");
+	r->has_process = reader_has_table(r, "smtop_process");
+	r->has_nsys_processes = reader_has_table(r, "PROCESSES");
+	r->has_meta = reader_has_table(r, "smtop_meta");
+	r->has_memcpy = reader_has_table(r, "CUPTI_ACTIVITY_KIND_MEMCPY");
+	r->has_memset = reader_has_table(r, "CUPTI_ACTIVITY_KIND_MEMSET");
+	r->has_runtime = reader_has_table(r, "CUPTI_ACTIVITY_KIND_RUNTIME");
+}
+
+/* Column expression: col if the table has it, else fallback. */
+static const char *col_or(struct db_reader *r, const char *table, const char *col,
+			  const char *fallback)
+{
+	return reader_has_column(r, table, col) ? col : fallback;
+}
+
+/* nsys exports differ by version; missing optional columns read as unknown. */
+static int reader_build_kernel_cols(struct db_reader *r)
+{
+	const char *t = "CUPTI_ACTIVITY_KIND_KERNEL";
+	const char *graph = reader_has_column(r, t, "isGraph") ? "isGraph"
+		: reader_has_column(r, t, "graphNodeId") ? "(graphNodeId IS NOT NULL)" : "0";
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf,
+		"rowid, start, end, deviceId, contextId, streamId, COALESCE(correlationId,0),"
+		" COALESCE(globalPid,0), %s, demangledName, shortName, COALESCE(launchType,0),"
+		" COALESCE(registersPerThread,0), gridX, gridY, gridZ, blockX, blockY, blockZ,"
+		" COALESCE(staticSharedMemory,0), COALESCE(dynamicSharedMemory,0),"
+		" COALESCE(localMemoryPerThread,0), COALESCE(gridId,0), %s, %s, %s",
+		col_or(r, t, "mangledName", "demangledName"), col_or(r, t, "queued", "NULL"),
+		col_or(r, t, "submitted", "NULL"), graph);
+
+	if (n < 0 || (size_t)n >= sizeof buf || !(r->kernel_cols = strdup(buf)))
+		return -1;
+	return 0;
+}
+
+static int reader_prepare_queries(struct db_reader *r)
+{
+	char sql[1400];
+
+	if (r->has_kernel) {
+		if (reader_build_kernel_cols(r) != 0)
+			return reader_fail(r, "out of memory");
+		snprintf(sql, sizeof sql, "SELECT %s FROM CUPTI_ACTIVITY_KIND_KERNEL"
+			 " WHERE start >= ?3 AND start < ?2 AND end > ?1 ORDER BY start", r->kernel_cols);
+		if (reader_prepare(r, sql, &r->st_kernel_window) != 0)
+			return -1;
+		snprintf(sql, sizeof sql, "SELECT %s FROM CUPTI_ACTIVITY_KIND_KERNEL"
+			 " WHERE rowid > ?1 ORDER BY rowid", r->kernel_cols);
+		if (reader_prepare(r, sql, &r->st_kernel_new) != 0)
+			return -1;
+	}
+	if (r->has_chunk &&
+	    (reader_prepare(r, "SELECT id, globalPid, deviceId, contextId, sm, data"
+			    " FROM smtop_block_chunk WHERE deviceId = ?1 AND start >= ?2"
+			    " AND start < ?3 AND end > ?4 ORDER BY start", &r->st_chunk_window) != 0 ||
+	     reader_prepare(r, "SELECT id, globalPid, deviceId, contextId, sm, data"
+			    " FROM smtop_block_chunk WHERE id > ?1 ORDER BY id", &r->st_chunk_new) != 0 ||
+	     reader_prepare(r, "SELECT min(deviceId) FROM smtop_block_chunk WHERE deviceId > ?1",
+			    &r->st_next_device) != 0))
+		return -1;
+	return 0;
+}
+
+static void reader_read_meta_offset(struct db_reader *r)
+{
+	const char *v = reader_meta(r, "clock_offset_ns");
+
+	if (v && *v) {
+		r->clock_offset = strtoll(v, NULL, 10);
+		r->clock_known = 1;
+		r->clock_from_meta = 1;
+	}
+}
+
+int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen)
+{
+	struct db_reader *r;
+	enum schema_kind kind;
+
+	*out = NULL;
+	if (reader_check_path(path, err, errlen) != 0)
+		return -1;
+	if (!(r = calloc(1, sizeof *r)) || !(r->path = strdup(path)) ||
+	    !(r->blocks = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof *r->blocks))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		db_reader_close(r);
+		return -1;
+	}
+	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, sqlite3_errmsg(r->db));
+		goto fail;
+	}
+	sqlite3_busy_timeout(r->db, 2000);
+	if (schema_check(r->db, path, &kind, err, errlen) != 0)
+		goto fail;
+	if (kind == SCHEMA_EMPTY) {
+		snprintf(err, errlen, "%s: not a smtop session or Nsight Systems export", path);
+		goto fail;
+	}
+	if (reader_check_truncated(r, err, errlen) != 0)
+		goto fail;
+	r->is_nsys = kind == SCHEMA_NSYS;
+	r->schema_version = r->is_nsys ? 0 : (int)reader_int(r, "PRAGMA user_version", 0);
+	reader_find_tables(r);
+	if (reader_prepare_queries(r) != 0) {
+		snprintf(err, errlen, "%s", r->err);
+		goto fail;
+	}
+	reader_read_meta_offset(r);
+	*out = r;
+	return 0;
+fail:
+	db_reader_close(r);
+	return -1;
+}
+
+static void reader_free_info(struct db_reader *r)
+{
+	db_strmap_free(&r->info.strings);
+	free(r->info.devices);
+	free(r->info.processes);
+	memset(&r->info, 0, sizeof r->info);
+}
+
+void db_reader_close(struct db_reader *r)
+{
+	if (!r)
+		return;
+	sqlite3_finalize(r->st_kernel_window);
+	sqlite3_finalize(r->st_kernel_new);
+	sqlite3_finalize(r->st_chunk_window);
+	sqlite3_finalize(r->st_chunk_new);
+	sqlite3_finalize(r->st_next_device);
+	sqlite3_close(r->db);
+	for (size_t i = 0; i < r->names_by_id.cap; i++)
+		if (r->names_by_id.e[i].used)
+			free((void *)r->names_by_id.e[i].val);
+	free(r->names_by_id.e);
+	free(r->short_by_ptr.e);
+	db_strmap_free(&r->text);
+	reader_free_info(r);
+	free(r->blocks);
+	free(r->kernel_cols);
+	free(r->path);
+	free(r);
+}
+
+const char *db_reader_error(const struct db_reader *r)
+{
+	return r->err;
+}
+
+/* ---- kernels ---- */
+
+static const char *reader_string_id(struct db_reader *r, int64_t id)
+{
+	sqlite3_stmt *st;
+	const char *v = NULL;
+
+	if (sqlite3_prepare_v2(r->db, "SELECT value FROM StringIds WHERE id=?1", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = reader_text(r, sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64_t mangled,
+							int64_t demangled, int64_t short_id)
+{
+	const struct kernel_names *hit = u64map_get(&r->names_by_id, (uint64_t)mangled);
+	struct kernel_names *n;
+
+	if (hit)
+		return hit;
+	if (!(n = calloc(1, sizeof *n)))
+		return NULL;
+	n->mangled = reader_string_id(r, mangled);
+	n->demangled = reader_string_id(r, demangled);
+	n->short_name = reader_string_id(r, short_id);
+	if (!n->mangled)
+		n->mangled = n->demangled ? n->demangled : "<unknown>";
+	if (!n->short_name)
+		n->short_name = n->demangled ? n->demangled : n->mangled;
+	if (u64map_put(&r->names_by_id, (uint64_t)mangled, n) != 0 ||
+	    u64map_put(&r->short_by_ptr, (uintptr_t)n->mangled, n->short_name) != 0) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+const char *db_reader_short_name(struct db_reader *r, const char *name)
+{
+	const char *s = u64map_get(&r->short_by_ptr, (uintptr_t)name);
+
+	return s ? s : name;
+}
+
+static uint32_t pid_of(int64_t global)
+{
+	return (uint32_t)((uint64_t)global >> 24 & 0xffffff);
+}
+
+/* Fills k from a row of kernel_cols; -1 on ENOMEM. */
+static int reader_kernel_row(struct db_reader *r, sqlite3_stmt *st, struct smtop_kernel *k)
+{
+	const struct kernel_names *names = reader_kernel_names(r, sqlite3_column_int64(st, 8),
+		sqlite3_column_int64(st, 9), sqlite3_column_int64(st, 10));
+
+	if (!names)
+		return -1;
+	memset(k, 0, sizeof *k);
+	k->start = (uint64_t)sqlite3_column_int64(st, 1);
+	k->end = (uint64_t)sqlite3_column_int64(st, 2);
+	k->device_id = (uint32_t)sqlite3_column_int64(st, 3);
+	k->context_id = (uint32_t)sqlite3_column_int64(st, 4);
+	k->stream_id = (uint32_t)sqlite3_column_int64(st, 5);
+	k->correlation_id = (uint32_t)sqlite3_column_int64(st, 6);
+	k->pid = pid_of(sqlite3_column_int64(st, 7));
+	k->name = names->mangled;
+	k->launch_type = sqlite3_column_int(st, 11);
+	k->registers = (uint32_t)sqlite3_column_int64(st, 12);
+	for (int i = 0; i < 3; i++) {
+		k->grid[i] = sqlite3_column_int(st, 13 + i);
+		k->block[i] = sqlite3_column_int(st, 16 + i);
+	}
+	k->static_smem = (uint32_t)sqlite3_column_int64(st, 19);
+	k->dynamic_smem = (uint32_t)sqlite3_column_int64(st, 20);
+	k->local_mem = (uint32_t)sqlite3_column_int64(st, 21);
+	k->grid_id = (uint64_t)sqlite3_column_int64(st, 22);
+	k->queued = (uint64_t)sqlite3_column_int64(st, 23);
+	k->submitted = (uint64_t)sqlite3_column_int64(st, 24);
+	k->is_graph = sqlite3_column_int(st, 25) != 0;
+	return 0;
+}
+
+/* Steps st, handing rows to fn; tracks the last rowid in *wm when given. */
+static int reader_walk_kernels(struct db_reader *r, sqlite3_stmt *st, int64_t *wm,
+			       db_kernel_fn fn, void *ud)
+{
+	struct smtop_kernel k;
+	int rc, ret = 0;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (reader_kernel_row(r, st, &k) != 0) {
+			snprintf(r->err, sizeof r->err, "%s: out of memory", r->path);
+			ret = -1;
+			break;
+		}
+		if (wm)
+			*wm = sqlite3_column_int64(st, 0);
+		if (fn(ud, &k) != 0)
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = reader_fail(r, "cannot read kernels");
+	sqlite3_reset(st);
+	return ret;
+}
+
+/* Folds rows stored since the last call into the running maxima. */
+static void reader_update_stats(struct db_reader *r)
+{
+	sqlite3_stmt *st;
+
+	if (r->has_kernel && sqlite3_prepare_v2(r->db,
+	    "SELECT max(rowid), max(end - start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL"
+	    " WHERE rowid > ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, r->kernel_wm);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			uint64_t dur = (uint64_t)sqlite3_column_int64(st, 1);
+			uint64_t end = (uint64_t)sqlite3_column_int64(st, 2);
+
+			r->kernel_wm = sqlite3_column_int64(st, 0);
+			r->kernel_max_dur = dur > r->kernel_max_dur ? dur : r->kernel_max_dur;
+			r->kernel_max_end = end > r->kernel_max_end ? end : r->kernel_max_end;
+		}
+		sqlite3_finalize(st);
+	}
+	if (r->has_chunk && sqlite3_prepare_v2(r->db,
+	    "SELECT max(id), sum(count), min(start), max(end), max(end - start)"
+	    " FROM smtop_block_chunk WHERE id > ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, r->chunk_wm);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			uint64_t lo = (uint64_t)sqlite3_column_int64(st, 2);
+			uint64_t hi = (uint64_t)sqlite3_column_int64(st, 3);
+			uint64_t span = (uint64_t)sqlite3_column_int64(st, 4);
+
+			r->chunk_wm = sqlite3_column_int64(st, 0);
+			r->chunk_blocks += (uint64_t)sqlite3_column_int64(st, 1);
+			if (!r->chunk_min_start || lo < r->chunk_min_start)
+				r->chunk_min_start = lo;
+			r->chunk_max_end = hi > r->chunk_max_end ? hi : r->chunk_max_end;
+			r->chunk_max_span = span > r->chunk_max_span ? span : r->chunk_max_span;
+		}
+		sqlite3_finalize(st);
+	}
+}
+
+static int64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? (int64_t)(a - b) : 0;
+}
+
+int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud)
+{
+	sqlite3_stmt *st = r->st_kernel_window;
+
+	if (!r->has_kernel || t1 <= t0)
+		return 0;
+	reader_update_stats(r);
+	sqlite3_bind_int64(st, 1, (int64_t)t0);
+	sqlite3_bind_int64(st, 2, (int64_t)t1);
+	sqlite3_bind_int64(st, 3, sat_sub(t0, r->kernel_max_dur));
+	return reader_walk_kernels(r, st, NULL, fn, ud);
+}
+
+int db_reader_new_kernels(struct db_reader *r, int64_t *watermark, db_kernel_fn fn, void *ud)
+{
+	if (!r->has_kernel)
+		return 0;
+	sqlite3_bind_int64(r->st_kernel_new, 1, *watermark);
+	return reader_walk_kernels(r, r->st_kernel_new, watermark, fn, ud);
+}
+
+/* ---- clock offset ---- */
+
+struct grid_first {
+	int64_t global_pid;
+	uint64_t grid, start;
+};
+
+static int grid_first_cmp(const void *pa, const void *pb)
+{
+	const struct grid_first *a = pa, *b = pb;
+
+	if (a->global_pid != b->global_pid)
+		return a->global_pid < b->global_pid ? -1 : 1;
+	if (a->grid != b->grid)
+		return a->grid < b->grid ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int int64_cmp(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* First block start of each (process, grid) among the earliest chunks.  Every
+ * block starting before the last sampled chunk's start lies in a sampled
+ * chunk, so minima below that bound are exact. */
+static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, uint64_t *bound)
+{
+	sqlite3_stmt *st;
+	struct grid_first *all = NULL;
+	size_t n = 0, cap = 0, chunks = 0, kept = 0;
+
+	*bound = UINT64_MAX;
+	*out = NULL;
+	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, deviceId, sm, start, data FROM"
+			       " smtop_block_chunk ORDER BY start LIMIT ?1", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int(st, 1, OFFSET_SAMPLE_CHUNKS);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long got = db_blockcodec_decode(sqlite3_column_blob(st, 4),
+			(size_t)sqlite3_column_bytes(st, 4), (uint16_t)sqlite3_column_int(st, 2),
+			(uint16_t)sqlite3_column_int(st, 1), r->blocks, DB_BLOCKCODEC_MAX_BLOCKS);
+
+		if (++chunks == OFFSET_SAMPLE_CHUNKS)
+			*bound = (uint64_t)sqlite3_column_int64(st, 3);
+		for (long i = 0; i < got; i++) {
+			if (n == cap) {
+				struct grid_first *p = realloc(all, (cap = cap ? cap * 2 : 4096) * sizeof *p);
+
+				if (!p)
+					goto done;
+				all = p;
+			}
+			all[n++] = (struct grid_first){ sqlite3_column_int64(st, 0),
+							r->blocks[i].grid_id, r->blocks[i].start };
+		}
+	}
+done:
+	sqlite3_finalize(st);
+	qsort(all, n, sizeof *all, grid_first_cmp);
+	for (size_t i = 0; i < n; i++)
+		if ((i == 0 || all[i].grid != all[kept - 1].grid ||
+		     all[i].global_pid != all[kept - 1].global_pid) && all[i].start < *bound)
+			all[kept++] = all[i];
+	*out = all;
+	return kept;
+}
+
+/* The entry of (pid, grid) in firsts, sorted by grid_first_cmp; NULL if absent. */
+static const struct grid_first *find_grid(const struct grid_first *firsts, size_t n,
+					  int64_t global_pid, uint64_t grid)
+{
+	struct grid_first key = { global_pid, grid, 0 };
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = (a + b) / 2;
+
+		if (grid_first_cmp(&firsts[m], &key) < 0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a < n && firsts[a].global_pid == global_pid && firsts[a].grid == grid)
+		return &firsts[a];
+	return NULL;
+}
+
+/* Median of kernel start minus first block start over the sampled grids. */
+static int reader_estimate_offset(struct db_reader *r)
+{
+	struct grid_first *firsts;
+	uint64_t bound, lo, hi;
+	size_t n = offset_first_blocks(r, &firsts, &bound), nd = 0;
+	int64_t *diffs = n ? malloc(n * sizeof *diffs) : NULL;
+	sqlite3_stmt *st;
+
+	if (!diffs) {
+		free(firsts);
+		return 0;
+	}
+	lo = firsts[0].start;
+	hi = bound == UINT64_MAX ? UINT64_MAX / 2 : bound;
+	for (size_t i = 0; i < n; i++)
+		lo = firsts[i].start < lo ? firsts[i].start : lo;
+	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, gridId, start FROM CUPTI_ACTIVITY_KIND_KERNEL"
+			       " WHERE start >= ?1 AND start < ?2", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, sat_sub(lo, NS_PER_S));
+		sqlite3_bind_int64(st, 2, (int64_t)(hi + NS_PER_S));
+		while (sqlite3_step(st) == SQLITE_ROW && nd < n) {
+			const struct grid_first *hit = find_grid(firsts, n, sqlite3_column_int64(st, 0),
+				(uint64_t)sqlite3_column_int64(st, 1));
+
+			if (hit)
+				diffs[nd++] = sqlite3_column_int64(st, 2) - (int64_t)hit->start;
+		}
+		sqlite3_finalize(st);
+	}
+	if (nd) {
+		qsort(diffs, nd, sizeof *diffs, int64_cmp);
+		r->clock_offset = diffs[nd / 2];
+		r->clock_known = 1;
+	}
+	free(diffs);
+	free(firsts);
+	return 0;
+}
+
+/* Prefers the stored offset (it may arrive while recording), else estimates
+ * once per batch of new chunks. */
+static void reader_update_offset(struct db_reader *r)
+{
+	if (r->clock_from_meta)
+		return;
+	reader_read_meta_offset(r);
+	if (r->clock_from_meta || !r->has_chunk || !r->has_kernel)
+		return;
+	reader_update_stats(r);
+	if (r->chunk_wm == r->offset_tried_at)
+		return;
+	r->offset_tried_at = r->chunk_wm;
+	reader_estimate_offset(r);
+}
+
+/* ---- blocks ---- */
+
+/* Decodes one chunk row and hands its blocks overlapping [t0, t1) on CUPTI
+ * time to fn.  Returns 1 when fn asked to stop, -1 on damage. */
+static int reader_emit_chunk(struct db_reader *r, sqlite3_stmt *st, uint64_t t0, uint64_t t1,
+			     db_block_fn fn, void *ud)
+{
+	long n = db_blockcodec_decode(sqlite3_column_blob(st, 5), (size_t)sqlite3_column_bytes(st, 5),
+		(uint16_t)sqlite3_column_int(st, 4), (uint16_t)sqlite3_column_int(st, 2),
+		r->blocks, DB_BLOCKCODEC_MAX_BLOCKS);
+	uint32_t pid = pid_of(sqlite3_column_int64(st, 1));
+	uint32_t ctx = (uint32_t)sqlite3_column_int64(st, 3);
+
+	if (n < 0) {
+		snprintf(r->err, sizeof r->err, "%s: block chunk %lld is damaged", r->path,
+			 (long long)sqlite3_column_int64(st, 0));
+		return -1;
+	}
+	for (long i = 0; i < n; i++) {
+		struct smtop_block *b = &r->blocks[i];
+
+		b->start += (uint64_t)r->clock_offset;
+		b->end += (uint64_t)r->clock_offset;
+		if (b->start < t1 && b->end > t0 && fn(ud, b, pid, ctx) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int reader_walk_chunks(struct db_reader *r, sqlite3_stmt *st, int64_t *wm, uint64_t t0,
+			      uint64_t t1, db_block_fn fn, void *ud)
+{
+	int rc, stop = 0;
+
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((stop = reader_emit_chunk(r, st, t0, t1, fn, ud)) < 0)
+			break;
+		if (wm)
+			*wm = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	if (stop < 0)
+		return -1;
+	if (!stop && rc != SQLITE_DONE)
+		return reader_fail(r, "cannot read blocks");
+	return stop;
+}
+
+int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud)
+{
+	int64_t device = -1, g0, g1;
+	int rc = 0;
+
+	if (!r->has_chunk || t1 <= t0)
+		return 0;
+	reader_update_offset(r);
+	reader_update_stats(r);
+	g0 = (int64_t)t0 - r->clock_offset;
+	g1 = (int64_t)t1 - r->clock_offset;
+	/* One index range per device keeps (deviceId, start) usable for a window. */
+	while (rc == 0) {
+		sqlite3_stmt *nd = r->st_next_device, *st = r->st_chunk_window;
+
+		sqlite3_bind_int64(nd, 1, device);
+		if (sqlite3_step(nd) != SQLITE_ROW || sqlite3_column_type(nd, 0) == SQLITE_NULL) {
+			sqlite3_reset(nd);
+			break;
+		}
+		device = sqlite3_column_int64(nd, 0);
+		sqlite3_reset(nd);
+		sqlite3_bind_int64(st, 1, device);
+		sqlite3_bind_int64(st, 2, g0 - (int64_t)r->chunk_max_span);
+		sqlite3_bind_int64(st, 3, g1);
+		sqlite3_bind_int64(st, 4, g0);
+		rc = reader_walk_chunks(r, st, NULL, t0, t1, fn, ud);
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn, void *ud)
+{
+	if (!r->has_chunk)
+		return 0;
+	reader_update_offset(r);
+	sqlite3_bind_int64(r->st_chunk_new, 1, *watermark);
+	return reader_walk_chunks(r, r->st_chunk_new, watermark, 0, UINT64_MAX, fn, ud) < 0 ? -1 : 0;
+}
+
+/* ---- streams, NVTX, requests ---- */
+
+int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)
+{
+	const char *t = "TARGET_INFO_CUDA_STREAM";
+	const char *device = reader_has_column(r, t, "deviceId") ? "COALESCE(s.deviceId,0)"
+		: r->has_ctx ? "COALESCE((SELECT c.deviceId FROM TARGET_INFO_CUDA_CONTEXT_INFO c"
+			       " WHERE c.contextId=s.contextId AND c.processId=s.processId LIMIT 1),0)"
+		: "0";
+	char sql[600];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!r->has_stream)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT s.processId, %s, s.contextId, s.streamId, s.priority,"
+		 " COALESCE(s.flag,0), %s FROM TARGET_INFO_CUDA_STREAM s"
+		 " ORDER BY s.processId, s.contextId, s.streamId", device,
+		 col_or(r, t, "correlationId", "0"));
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return reader_fail(r, "cannot read streams");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct smtop_stream s = {
+			.pid = (uint32_t)sqlite3_column_int64(st, 0),
+			.device_id = (uint32_t)sqlite3_column_int64(st, 1),
+			.context_id = (uint32_t)sqlite3_column_int64(st, 2),
+			.stream_id = (uint32_t)sqlite3_column_int64(st, 3),
+			/* stored unsigned 32-bit, as nsys does: -5 is 4294967291 */
+			.priority = sqlite3_column_type(st, 4) == SQLITE_NULL ? SMTOP_PRIORITY_UNKNOWN
+				: (int32_t)(uint32_t)sqlite3_column_int64(st, 4),
+			.flags = (uint32_t)sqlite3_column_int64(st, 5),
+			.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),
+		};
+		if (fn(ud, &s) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read streams");
+}
+
+/* domainId -> name, from the domain-creation rows (eventType 75). */
+static int reader_nvtx_domains(struct db_reader *r, struct u64map *domains)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(r->db, "SELECT domainId, text FROM NVTX_EVENTS"
+			       " WHERE eventType=75 AND text IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+		return reader_fail(r, "cannot read NVTX domains");
+	while (sqlite3_step(st) == SQLITE_ROW)
+		u64map_put(domains, (uint64_t)sqlite3_column_int64(st, 0),
+			   reader_text(r, sqlite3_column_text(st, 1)));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud)
+{
+	struct u64map domains = { 0 };
+	char sql[700];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!r->has_nvtx || t1 <= t0)
+		return 0;
+	if (reader_nvtx_domains(r, &domains) != 0)
+		return -1;
+	snprintf(sql, sizeof sql, "SELECT e.start, COALESCE(e.end,0), COALESCE(e.globalTid,0),"
+		 " COALESCE(e.color,0), COALESCE(e.text, s.value), COALESCE(e.domainId,0)"
+		 " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = %s"
+		 " WHERE e.eventType IN (34,59,60) AND e.start < ?2 AND COALESCE(e.end, e.start + 1) > ?1"
+		 " ORDER BY e.start", col_or(r, "NVTX_EVENTS", "textId", "NULL"));
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		free(domains.e);
+		return reader_fail(r, "cannot read NVTX events");
+	}
+	sqlite3_bind_int64(st, 1, (int64_t)t0);
+	sqlite3_bind_int64(st, 2, (int64_t)t1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(st, 2);
+		struct smtop_nvtx n = {
+			.start = (uint64_t)sqlite3_column_int64(st, 0),
+			.end = (uint64_t)sqlite3_column_int64(st, 1),
+			.pid = pid_of(tid),
+			.tid = (uint32_t)(tid & 0xffffff),
+			.color = sqlite3_column_int(st, 3),
+			.text = reader_text(r, sqlite3_column_text(st, 4)),
+			.domain = u64map_get(&domains, (uint64_t)sqlite3_column_int64(st, 5)),
+		};
+		if (fn(ud, &n) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	free(domains.e);
+	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read NVTX events");
+}
+
+int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!r->has_request)
+		return 0;
+	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, streamId, start, end, label"
+			       " FROM smtop_request ORDER BY start", -1, &st, NULL) != SQLITE_OK)
+		return reader_fail(r, "cannot read requests");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct smtop_request q = {
+			.pid = pid_of(sqlite3_column_int64(st, 0)),
+			.stream_id = (uint32_t)sqlite3_column_int64(st, 1),
+			.start = (uint64_t)sqlite3_column_int64(st, 2),
+			.end = (uint64_t)sqlite3_column_int64(st, 3),
+			.label = reader_text(r, sqlite3_column_text(st, 4)),
+		};
+		if (fn(ud, &q) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read requests");
+}
+
+/* ---- session info ---- */
+
+static const char *info_text(struct db_reader *r, const unsigned char *s)
+{
+	return s ? db_strmap_intern(&r->info.strings, (const char *)s) : NULL;
+}
+
+static const char *info_meta(struct db_reader *r, const char *key)
+{
+	const char *v = reader_meta(r, key);
+
+	return v ? info_text(r, (const unsigned char *)v) : NULL;
+}
+
+/* Tables only grow, so the largest rowid is the row count without a scan. */
+static uint64_t reader_rows(struct db_reader *r, int has, const char *table)
+{
+	char sql[160];
+
+	if (!has)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT max(rowid) FROM %s", table);
+	return (uint64_t)reader_int(r, sql, 0);
+}
+
+static void info_counts(struct db_reader *r, struct db_session_info *info)
+{
+	info->kernels = reader_rows(r, r->has_kernel, "CUPTI_ACTIVITY_KIND_KERNEL");
+	info->memcpys = reader_rows(r, r->has_memcpy, "CUPTI_ACTIVITY_KIND_MEMCPY");
+	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET");
+	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME");
+	info->requests = reader_rows(r, r->has_request, "smtop_request");
+	info->nvtx = r->has_nvtx ? (uint64_t)reader_int(r,
+		"SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (34,59,60)", 0) : 0;
+	info->streams = r->has_stream ? (uint64_t)reader_int(r,
+		"SELECT count(*) FROM TARGET_INFO_CUDA_STREAM", 0) : 0;
+	info->blocks = r->chunk_blocks;
+}
+
+static void info_times(struct db_reader *r, struct db_session_info *info)
+{
+	uint64_t first = r->has_kernel ? (uint64_t)reader_int(r,
+		"SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) : 0;
+	uint64_t last = r->kernel_max_end;
+
+	if (r->chunk_min_start) {
+		uint64_t b0 = r->chunk_min_start + (uint64_t)r->clock_offset;
+		uint64_t b1 = r->chunk_max_end + (uint64_t)r->clock_offset;
+
+		first = !first || b0 < first ? b0 : first;
+		last = b1 > last ? b1 : last;
+	}
+	info->t_first = first;
+	info->t_last = last;
+}
+
+static int info_devices(struct db_reader *r, struct db_session_info *info)
+{
+	const char *t = "TARGET_INFO_GPU";
+	char sql[900];
+	sqlite3_stmt *st;
+	size_t cap = 0;
+
+	if (!r->has_gpu)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT id, name, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
+		 " FROM TARGET_INFO_GPU ORDER BY id",
+		 col_or(r, t, "uuid", "NULL"), col_or(r, t, "totalMemory", "0"),
+		 col_or(r, t, "smCount", "0"), col_or(r, t, "computeMajor", "0"),
+		 col_or(r, t, "computeMinor", "0"), col_or(r, t, "maxThreadsPerBlock", "0"),
+		 col_or(r, t, "maxBlocksPerSm", "0"), col_or(r, t, "maxRegistersPerSm", "0"),
+		 col_or(r, t, "threadsPerWarp", "0"), col_or(r, t, "maxShmemPerSm", "0"),
+		 col_or(r, t, "maxThreadsPerSm", "0"), col_or(r, t, "globalPid", "0"));
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return reader_fail(r, "cannot read GPU info");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct smtop_device *d;
+
+		if (info->n_devices == cap) {
+			void *p = realloc(r->info.devices, (cap = cap ? cap * 2 : 4) * sizeof *d);
+
+			if (!p)
+				break;
+			r->info.devices = p;
+		}
+		d = &r->info.devices[info->n_devices++];
+		*d = (struct smtop_device){
+			.device_id = (uint32_t)sqlite3_column_int64(st, 0),
+			.name = info_text(r, sqlite3_column_text(st, 1)),
+			.uuid = info_text(r, sqlite3_column_text(st, 2)),
+			.global_memory_bytes = (uint64_t)sqlite3_column_int64(st, 3),
+			.sm_count = (uint32_t)sqlite3_column_int64(st, 4),
+			.cc_major = (uint32_t)sqlite3_column_int64(st, 5),
+			.cc_minor = (uint32_t)sqlite3_column_int64(st, 6),
+			.max_threads_per_block = (uint32_t)sqlite3_column_int64(st, 7),
+			.max_blocks_per_sm = (uint32_t)sqlite3_column_int64(st, 8),
+			.max_regs_per_sm = (uint32_t)sqlite3_column_int64(st, 9),
+			.warp_size = (uint32_t)sqlite3_column_int64(st, 10),
+			.max_smem_per_sm = (uint32_t)sqlite3_column_int64(st, 11),
+			.max_threads_per_sm = (uint32_t)sqlite3_column_int64(st, 12),
+			.pid = pid_of(sqlite3_column_int64(st, 13)),
+		};
+	}
+	sqlite3_finalize(st);
+	info->devices = r->info.devices;
+	return 0;
+}
+
+static int info_processes(struct db_reader *r, struct db_session_info *info)
+{
+	const char *sql = r->has_process
+		? "SELECT pid, command, status, reason, drops_cupti, drops_ring, drops_blocks"
+		  " FROM smtop_process ORDER BY start, pid"
+		: "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES ORDER BY pid";
+	sqlite3_stmt *st;
+	size_t cap = 0;
+
+	if (!r->has_process && !r->has_nsys_processes)
+		return 0;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return reader_fail(r, "cannot read processes");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct db_process_info *p;
+
+		if (info->n_processes == cap) {
+			void *q = realloc(r->info.processes, (cap = cap ? cap * 2 : 4) * sizeof *p);
+
+			if (!q)
+				break;
+			r->info.processes = q;
+		}
+		p = &r->info.processes[info->n_processes++];
+		*p = (struct db_process_info){
+			.pid = (uint32_t)sqlite3_column_int64(st, 0),
+			.command = info_text(r, sqlite3_column_text(st, 1)),
+			.status = info_text(r, sqlite3_column_text(st, 2)),
+			.reason = info_text(r, sqlite3_column_text(st, 3)),
+			.drops_cupti = (uint64_t)sqlite3_column_int64(st, 4),
+			.drops_ring = (uint64_t)sqlite3_column_int64(st, 5),
+			.drops_blocks = (uint64_t)sqlite3_column_int64(st, 6),
+		};
+		info->drops_cupti += p->drops_cupti;
+		info->drops_ring += p->drops_ring;
+		info->drops_blocks += p->drops_blocks;
+	}
+	sqlite3_finalize(st);
+	info->processes = r->info.processes;
+	return 0;
+}
+
+int db_reader_info(struct db_reader *r, struct db_session_info *info)
+{
+	const char *v;
+
+	reader_free_info(r);
+	memset(info, 0, sizeof *info);
+	reader_update_offset(r);
+	reader_update_stats(r);
+	info->is_nsys = r->is_nsys;
+	info->schema_version = r->schema_version;
+	info->path = r->path;
+	info->command = info_meta(r, "command");
+	info->created_ns = (v = reader_meta(r, "created_ns")) ? strtoull(v, NULL, 10) : 0;
+	info->ended = (v = reader_meta(r, "ended")) ? atoi(v) : 0;
+	info->ended_clean = (v = reader_meta(r, "ended_clean")) ? atoi(v) : 0;
+	info->end_reason = info_meta(r, "end_reason");
+	info->clock_offset_ns = r->clock_offset;
+	info->clock_offset_known = r->clock_known;
+	info_counts(r, info);
+	info_times(r, info);
+	if (info_devices(r, info) != 0 || info_processes(r, info) != 0)
+		return -1;
+	return 0;
+}

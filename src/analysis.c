@@ -1,0 +1,1308 @@
+/* Scheduling analysis; the definitions live in docs/analysis.md.
+ *
+ * Blocks are never stored one by one beyond ANALYSIS_EXACT_BLOCKS per grid:
+ * each grid keeps its first/last block start, last end, total block time and
+ * either its few blocks or a fixed-size time profile, so a session of 1e8
+ * blocks costs memory per grid, not per block.  Kernel verdicts are made at
+ * analysis_update once everything they depend on is complete, so the answer
+ * does not depend on how the input was cut into pieces. */
+#include "src/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NB ANALYSIS_PROFILE_BINS
+#define PROFILE_MIN_SHIFT 5 /* 32 ns, the %globaltimer tick */
+#define NKINDS (SMTOP_EV_TIMESLICE + 1)
+
+struct span {
+	uint64_t s, e;
+};
+
+/* Block time and block starts per time bin; bins are 2^shift ns wide and
+ * aligned to multiples of their width, so merging bins is exact and the
+ * final profile does not depend on the order blocks came in. */
+struct profile {
+	uint64_t base;          /* bin number (time >> shift) of bin 0 */
+	uint64_t lo, hi;        /* covered extent, inclusive */
+	unsigned shift;
+	uint64_t time[NB];
+	uint32_t starts[NB];
+};
+
+struct grid {
+	uint32_t pid, ctx, device;
+	uint32_t n;
+	uint64_t grid_id;
+	uint64_t first_start, last_start, last_end, block_time;
+	struct span *exact;     /* while n <= ANALYSIS_EXACT_BLOCKS */
+	uint32_t exact_cap;
+	struct profile *prof;   /* afterwards */
+	int32_t kernel;         /* -1 until its kernel record arrives */
+	int32_t dev;            /* index into devices */
+};
+
+struct kern {
+	struct smtop_kernel k;
+	int32_t stream, grid, dev;
+	uint32_t pos;           /* index in its stream's start order */
+	uint8_t decided;
+};
+
+struct stream {
+	struct smtop_stream s;
+	int32_t *kernels;
+	size_t n_kernels, cap_kernels;
+	int sorted;
+	uint64_t *waits;
+	size_t n_waits, cap_waits;
+	int waits_sorted;
+	size_t waits_unknown;
+	size_t events[NKINDS];
+	uint64_t delay[NKINDS];
+};
+
+/* A kernel's resident extent, for finding culprits by time. */
+struct ext {
+	uint64_t s, e;
+	int32_t k;
+};
+
+struct device {
+	uint32_t id;
+	uint32_t sm_count;      /* 0 unless analysis_add_device told us */
+	uint32_t sm_seen;       /* highest SM index seen + 1 */
+	uint64_t t_min, t_max;
+	struct ext *order;      /* ended kernels sorted by start */
+	size_t n_order, cap_order;
+	uint64_t maxlen;
+	struct ext *running;    /* kernels still running at the watermark */
+	size_t n_running, cap_running;
+};
+
+struct request {
+	uint32_t pid, stream_id;
+	uint64_t turnaround;
+};
+
+struct slot {
+	uint64_t k1, k2;
+	int32_t val;            /* -1: empty */
+};
+
+struct map {
+	struct slot *slots;
+	size_t cap, n;
+};
+
+struct vec_event {
+	struct smtop_event *v;
+	size_t n, cap;
+};
+
+struct analysis {
+	struct analysis_params p;
+	uint64_t watermark;
+	struct grid *grids;
+	size_t n_grids, cap_grids;
+	struct kern *kerns;
+	size_t n_kerns, cap_kerns;
+	struct stream *streams;
+	size_t n_streams, cap_streams;
+	size_t *stream_order;
+	struct device *devs;
+	size_t n_devs, cap_devs;
+	struct request *reqs;
+	size_t n_reqs, cap_reqs;
+	struct map grid_map, kern_map, stream_map;
+	int32_t *undecided;
+	size_t n_undecided, cap_undecided;
+	struct vec_event events, prov;
+	int events_sorted;
+	int32_t last_grid;      /* cache: blocks come in runs of one grid */
+	uint64_t blocks;
+	size_t kernels_with_blocks_cache;
+};
+
+/* ---- small containers ---- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 16;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*p, nc * elem);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+static uint64_t mix(uint64_t k1, uint64_t k2)
+{
+	uint64_t h = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+static int32_t map_get(const struct map *m, uint64_t k1, uint64_t k2)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		const struct slot *s = &m->slots[i];
+		if (s->val < 0)
+			return -1;
+		if (s->k1 == k1 && s->k2 == k2)
+			return s->val;
+	}
+}
+
+static void map_put_nogrow(struct map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+	size_t i = mix(k1, k2) & (m->cap - 1);
+	while (m->slots[i].val >= 0)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i] = (struct slot){ k1, k2, val };
+	m->n++;
+}
+
+static int map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		struct slot *ns = malloc(nc * sizeof *ns);
+		if (!ns)
+			return -1;
+		for (size_t i = 0; i < nc; i++)
+			ns[i].val = -1;
+		struct map old = *m;
+		m->slots = ns;
+		m->cap = nc;
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slots[i].val >= 0)
+				map_put_nogrow(m, old.slots[i].k1, old.slots[i].k2, old.slots[i].val);
+		free(old.slots);
+	}
+	map_put_nogrow(m, k1, k2, val);
+	return 0;
+}
+
+static uint64_t umin(uint64_t x, uint64_t y) { return x < y ? x : y; }
+static uint64_t umax(uint64_t x, uint64_t y) { return x > y ? x : y; }
+
+static uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
+{
+	uint64_t lo = umax(s, a), hi = umin(e, b);
+	return hi > lo ? hi - lo : 0;
+}
+
+/* ---- per-grid profile ---- */
+
+static int prof_fits(unsigned shift, uint64_t lo, uint64_t hi)
+{
+	return (hi >> shift) - (lo >> shift) < NB;
+}
+
+/* Widens the bins until [lo, hi] fits; the smallest fitting width only
+ * grows with the extent, so the result is the same in any input order. */
+static void prof_cover(struct profile *p, uint64_t lo, uint64_t hi)
+{
+	lo = umin(lo, p->lo);
+	hi = umax(hi, p->hi);
+	unsigned ns = p->shift;
+	while (!prof_fits(ns, lo, hi))
+		ns++;
+	uint64_t nb = lo >> ns;
+	p->lo = lo;
+	p->hi = hi;
+	if (ns == p->shift && nb == p->base)
+		return;
+	uint64_t time[NB] = { 0 };
+	uint32_t starts[NB] = { 0 };
+	for (unsigned i = 0; i < NB; i++) {
+		if (!p->time[i] && !p->starts[i])
+			continue;
+		uint64_t j = (((p->base + i) << p->shift) >> ns) - nb;
+		time[j] += p->time[i];
+		starts[j] += p->starts[i];
+	}
+	memcpy(p->time, time, sizeof time);
+	memcpy(p->starts, starts, sizeof starts);
+	p->shift = ns;
+	p->base = nb;
+}
+
+static void prof_add(struct profile *p, uint64_t s, uint64_t e)
+{
+	uint64_t last = e > s ? e - 1 : s;
+	if (s < p->lo || last > p->hi)
+		prof_cover(p, s, last);
+	unsigned sh = p->shift;
+	p->starts[(s >> sh) - p->base]++;
+	if (e <= s)
+		return;
+	uint64_t b0 = s >> sh, b1 = (e - 1) >> sh;
+	if (b0 == b1) {
+		p->time[b0 - p->base] += e - s;
+		return;
+	}
+	/* Inner bins are covered whole; only the two ends are partial. */
+	p->time[b0 - p->base] += ((b0 + 1) << sh) - s;
+	for (uint64_t b = b0 + 1; b < b1; b++)
+		p->time[b - p->base] += 1ull << sh;
+	p->time[b1 - p->base] += e - (b1 << sh);
+}
+
+static struct profile *prof_new(uint64_t s, uint64_t e)
+{
+	struct profile *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->shift = PROFILE_MIN_SHIFT;
+	p->lo = s;
+	p->hi = e > s ? e - 1 : s;
+	p->base = s >> p->shift;
+	prof_cover(p, p->lo, p->hi);
+	return p;
+}
+
+/* Bins are assumed uniformly filled: exact for windows on bin edges. */
+static uint64_t prof_overlap(const struct profile *p, uint64_t a, uint64_t b, uint32_t *blocks)
+{
+	uint64_t width = 1ull << p->shift;
+	double sum = 0, starts = 0, resident = 0;
+	for (unsigned i = 0; i < NB; i++) {
+		uint64_t lo = (p->base + i) << p->shift, hi = lo + width;
+		uint64_t cov = overlap(lo, hi, a, b);
+		if (!cov)
+			continue;
+		double f = (double)cov / (double)width;
+		sum += (double)p->time[i] * f;
+		starts += (double)p->starts[i] * f;
+		if (a >= lo && a < hi)
+			resident = (double)p->time[i] / (double)width;
+	}
+	*blocks = (uint32_t)(starts + resident + 0.5);
+	return (uint64_t)(sum + 0.5);
+}
+
+/* Estimated number of block starts in the open interval (r, l). */
+static double prof_starts_between(const struct profile *p, uint64_t r, uint64_t l)
+{
+	uint64_t width = 1ull << p->shift;
+	double n = 0;
+	for (unsigned i = 0; i < NB; i++) {
+		uint64_t lo = (p->base + i) << p->shift;
+		uint64_t cov = overlap(lo, lo + width, r + 1, l);
+		if (cov)
+			n += (double)p->starts[i] * (double)cov / (double)width;
+	}
+	return n;
+}
+
+/* ---- grids ---- */
+
+static uint64_t grid_overlap(const struct grid *g, uint64_t a, uint64_t b, uint32_t *blocks)
+{
+	if (g->prof)
+		return prof_overlap(g->prof, a, b, blocks);
+	uint64_t sum = 0;
+	*blocks = 0;
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint64_t o = overlap(g->exact[i].s, g->exact[i].e, a, b);
+		int resident = g->exact[i].s < b && g->exact[i].e > a;
+		sum += o;
+		*blocks += resident;
+	}
+	return sum;
+}
+
+/* Did the grid start a block after r and before l (both exclusive)?  First
+ * and last starts answer most cases exactly; the profile answers the rest. */
+static int grid_started_between(const struct grid *g, uint64_t r, uint64_t l)
+{
+	if (g->last_start <= r || g->first_start >= l)
+		return 0;
+	if (g->first_start > r || g->last_start < l)
+		return 1;
+	if (g->prof)
+		return prof_starts_between(g->prof, r, l) >= 0.5;
+	for (uint32_t i = 0; i < g->n; i++)
+		if (g->exact[i].s > r && g->exact[i].s < l)
+			return 1;
+	return 0;
+}
+
+static int grid_to_profile(struct grid *g)
+{
+	struct profile *p = prof_new(g->exact[0].s, g->exact[0].e);
+	if (!p)
+		return -1;
+	for (uint32_t i = 0; i < g->n; i++)
+		prof_add(p, g->exact[i].s, g->exact[i].e);
+	free(g->exact);
+	g->exact = NULL;
+	g->exact_cap = 0;
+	g->prof = p;
+	return 0;
+}
+
+static int32_t device_index(struct analysis *a, uint32_t id)
+{
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].id == id)
+			return (int32_t)i;
+	if (grow((void **)&a->devs, &a->cap_devs, a->n_devs + 1, sizeof *a->devs))
+		return -1;
+	struct device *d = &a->devs[a->n_devs];
+	memset(d, 0, sizeof *d);
+	d->id = id;
+	d->t_min = UINT64_MAX;
+	return (int32_t)a->n_devs++;
+}
+
+static void device_extend(struct device *d, uint64_t s, uint64_t e)
+{
+	if (s && s < d->t_min)
+		d->t_min = s;
+	if (e > d->t_max)
+		d->t_max = e;
+}
+
+static uint64_t kern_key2(const struct smtop_kernel *k)
+{
+	return k->grid_id ? k->grid_id : (k->correlation_id | (1ull << 63));
+}
+
+static uint64_t key1(uint32_t pid, uint32_t ctx)
+{
+	return (uint64_t)pid << 32 | ctx;
+}
+
+static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
+			   const struct smtop_block *b)
+{
+	int32_t dev = device_index(a, b->device_id);
+	if (dev < 0 || grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
+		return -1;
+	int32_t gi = (int32_t)a->n_grids;
+	if (map_put(&a->grid_map, key1(pid, ctx), b->grid_id, gi))
+		return -1;
+	struct grid *g = &a->grids[a->n_grids++];
+	memset(g, 0, sizeof *g);
+	g->pid = pid;
+	g->ctx = ctx;
+	g->device = b->device_id;
+	g->grid_id = b->grid_id;
+	g->dev = dev;
+	g->first_start = UINT64_MAX;
+	g->kernel = map_get(&a->kern_map, key1(pid, ctx), b->grid_id);
+	if (g->kernel >= 0) {
+		a->kerns[g->kernel].grid = gi;
+		a->kernels_with_blocks_cache++;
+	}
+	return gi;
+}
+
+static int grid_add(struct analysis *a, struct grid *g, const struct smtop_block *b)
+{
+	uint64_t s = b->start, e = b->end < s ? s : b->end;
+	struct device *d = &a->devs[g->dev];
+	if ((uint32_t)b->sm + 1 > d->sm_seen)
+		d->sm_seen = (uint32_t)b->sm + 1;
+	device_extend(d, s, e);
+	if (s < g->first_start)
+		g->first_start = s;
+	if (s > g->last_start)
+		g->last_start = s;
+	if (e > g->last_end)
+		g->last_end = e;
+	g->block_time += e - s;
+	g->n++;
+	if (g->prof) {
+		prof_add(g->prof, s, e);
+		return 0;
+	}
+	if (g->n > ANALYSIS_EXACT_BLOCKS) {
+		g->n--;
+		if (grid_to_profile(g)) {
+			g->n++;
+			return -1;
+		}
+		g->n++;
+		prof_add(g->prof, s, e);
+		return 0;
+	}
+	size_t cap = g->exact_cap;
+	if (grow((void **)&g->exact, &cap, g->n, sizeof *g->exact)) {
+		g->n--;
+		return -1;
+	}
+	g->exact_cap = (uint32_t)cap;
+	g->exact[g->n - 1] = (struct span){ s, e };
+	return 0;
+}
+
+/* ---- public: construction ---- */
+
+void analysis_params_default(struct analysis_params *p)
+{
+	p->blocking_threshold_ns = ANALYSIS_DEFAULT_THRESHOLD_NS;
+}
+
+struct analysis *analysis_new(const struct analysis_params *p)
+{
+	struct analysis *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	if (p)
+		a->p = *p;
+	else
+		analysis_params_default(&a->p);
+	a->last_grid = -1;
+	return a;
+}
+
+static void events_clear(struct vec_event *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].culprits);
+	v->n = 0;
+}
+
+void analysis_free(struct analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n_grids; i++) {
+		free(a->grids[i].exact);
+		free(a->grids[i].prof);
+	}
+	for (size_t i = 0; i < a->n_streams; i++) {
+		free(a->streams[i].kernels);
+		free(a->streams[i].waits);
+	}
+	for (size_t i = 0; i < a->n_devs; i++) {
+		free(a->devs[i].order);
+		free(a->devs[i].running);
+	}
+	events_clear(&a->events);
+	events_clear(&a->prov);
+	free(a->events.v);
+	free(a->prov.v);
+	free(a->grids);
+	free(a->kerns);
+	free(a->streams);
+	free(a->stream_order);
+	free(a->devs);
+	free(a->reqs);
+	free(a->grid_map.slots);
+	free(a->kern_map.slots);
+	free(a->stream_map.slots);
+	free(a->undecided);
+	free(a);
+}
+
+const struct analysis_params *analysis_get_params(const struct analysis *a)
+{
+	return &a->p;
+}
+
+/* ---- public: input ---- */
+
+static int32_t stream_find_or_add(struct analysis *a, uint32_t pid, uint32_t dev,
+				  uint32_t ctx, uint32_t sid)
+{
+	uint64_t k2 = (uint64_t)dev << 32 | sid;
+	int32_t si = map_get(&a->stream_map, key1(pid, ctx), k2);
+	if (si >= 0)
+		return si;
+	if (grow((void **)&a->streams, &a->cap_streams, a->n_streams + 1, sizeof *a->streams))
+		return -1;
+	size_t cap = a->n_streams;
+	size_t *order = realloc(a->stream_order, (cap + 1) * sizeof *order);
+	if (!order)
+		return -1;
+	a->stream_order = order;
+	si = (int32_t)a->n_streams;
+	if (map_put(&a->stream_map, key1(pid, ctx), k2, si))
+		return -1;
+	struct stream *s = &a->streams[a->n_streams++];
+	memset(s, 0, sizeof *s);
+	s->s.pid = pid;
+	s->s.device_id = dev;
+	s->s.context_id = ctx;
+	s->s.stream_id = sid;
+	s->s.priority = SMTOP_PRIORITY_UNKNOWN;
+	s->sorted = 1;
+	return si;
+}
+
+int analysis_add_stream(struct analysis *a, const struct smtop_stream *s)
+{
+	int32_t si = stream_find_or_add(a, s->pid, s->device_id, s->context_id, s->stream_id);
+	if (si < 0)
+		return -1;
+	a->streams[si].s = *s;
+	return 0;
+}
+
+int analysis_add_device(struct analysis *a, const struct smtop_device *d)
+{
+	int32_t di = device_index(a, d->device_id);
+	if (di < 0)
+		return -1;
+	if (d->sm_count)
+		a->devs[di].sm_count = d->sm_count;
+	return 0;
+}
+
+static int kern_create(struct analysis *a, const struct smtop_kernel *k)
+{
+	int32_t si = stream_find_or_add(a, k->pid, k->device_id, k->context_id, k->stream_id);
+	int32_t dev = device_index(a, k->device_id);
+	if (si < 0 || dev < 0)
+		return -1;
+	struct stream *s = &a->streams[si];
+	if (grow((void **)&a->kerns, &a->cap_kerns, a->n_kerns + 1, sizeof *a->kerns) ||
+	    grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels) ||
+	    grow((void **)&a->undecided, &a->cap_undecided, a->n_undecided + 1,
+		 sizeof *a->undecided))
+		return -1;
+	int32_t ki = (int32_t)a->n_kerns;
+	if (map_put(&a->kern_map, key1(k->pid, k->context_id), kern_key2(k), ki))
+		return -1;
+	struct kern *kn = &a->kerns[a->n_kerns++];
+	memset(kn, 0, sizeof *kn);
+	kn->k = *k;
+	kn->stream = si;
+	kn->dev = dev;
+	kn->grid = k->grid_id ? map_get(&a->grid_map, key1(k->pid, k->context_id), k->grid_id) : -1;
+	if (kn->grid >= 0) {
+		a->grids[kn->grid].kernel = ki;
+		a->kernels_with_blocks_cache++;
+	}
+	s->kernels[s->n_kernels++] = ki;
+	s->sorted = 0;
+	a->undecided[a->n_undecided++] = ki;
+	device_extend(&a->devs[dev], k->start, k->end);
+	return 0;
+}
+
+int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
+{
+	int32_t ki = map_get(&a->kern_map, key1(k->pid, k->context_id), kern_key2(k));
+	if (ki < 0)
+		return kern_create(a, k);
+	/* A kernel seen running comes again once it ended. */
+	struct kern *kn = &a->kerns[ki];
+	if (kn->decided)
+		return 0;
+	if (kn->k.start != k->start)
+		a->streams[kn->stream].sorted = 0;
+	kn->k = *k;
+	device_extend(&a->devs[kn->dev], k->start, k->end);
+	return 0;
+}
+
+int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
+			const struct smtop_block *b, size_t n)
+{
+	uint64_t k1 = key1(pid, context_id);
+	for (size_t i = 0; i < n; i++) {
+		int32_t gi = a->last_grid;
+		if (gi < 0 || a->grids[gi].grid_id != b[i].grid_id || a->grids[gi].pid != pid ||
+		    a->grids[gi].ctx != context_id) {
+			gi = map_get(&a->grid_map, k1, b[i].grid_id);
+			if (gi < 0 && (gi = grid_create(a, pid, context_id, &b[i])) < 0)
+				return -1;
+			a->last_grid = gi;
+		}
+		if (grid_add(a, &a->grids[gi], &b[i]))
+			return -1;
+		a->blocks++;
+	}
+	return 0;
+}
+
+int analysis_add_block(struct analysis *a, uint32_t pid, uint32_t context_id,
+		       const struct smtop_block *b)
+{
+	return analysis_add_blocks(a, pid, context_id, b, 1);
+}
+
+int analysis_add_request(struct analysis *a, const struct smtop_request *r)
+{
+	if (!r->end || r->end < r->start)
+		return 0; /* still pending: add it again once answered */
+	if (grow((void **)&a->reqs, &a->cap_reqs, a->n_reqs + 1, sizeof *a->reqs))
+		return -1;
+	a->reqs[a->n_reqs++] = (struct request){ r->pid, r->stream_id, r->end - r->start };
+	return 0;
+}
+
+/* ---- update: indexes ---- */
+
+static uint64_t start_key(const struct analysis *a, int32_t ki)
+{
+	uint64_t s = a->kerns[ki].k.start;
+	return s ? s : UINT64_MAX;
+}
+
+static int cmp_stream_kernel(const void *x, const void *y, void *ctx)
+{
+	const struct analysis *sort_ctx = ctx;
+	int32_t i = *(const int32_t *)x, j = *(const int32_t *)y;
+	uint64_t si = start_key(sort_ctx, i), sj = start_key(sort_ctx, j);
+	if (si != sj)
+		return si < sj ? -1 : 1;
+	uint32_t ci = sort_ctx->kerns[i].k.correlation_id, cj = sort_ctx->kerns[j].k.correlation_id;
+	if (ci != cj)
+		return ci < cj ? -1 : 1;
+	return (sort_ctx->kerns[i].k.grid_id > sort_ctx->kerns[j].k.grid_id) -
+	       (sort_ctx->kerns[i].k.grid_id < sort_ctx->kerns[j].k.grid_id);
+}
+
+static void sort_streams(struct analysis *a)
+{
+	for (size_t i = 0; i < a->n_streams; i++) {
+		struct stream *s = &a->streams[i];
+		if (s->sorted)
+			continue;
+		qsort_r(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_stream_kernel, a);
+		for (size_t j = 0; j < s->n_kernels; j++)
+			a->kerns[s->kernels[j]].pos = (uint32_t)j;
+		s->sorted = 1;
+	}
+}
+
+static int cmp_ext(const void *x, const void *y)
+{
+	const struct ext *p = x, *q = y;
+	if (p->s != q->s)
+		return p->s < q->s ? -1 : 1;
+	return (p->k > q->k) - (p->k < q->k);
+}
+
+static const struct grid *kern_grid(const struct analysis *a, const struct kern *k)
+{
+	return k->grid >= 0 && a->grids[k->grid].n ? &a->grids[k->grid] : NULL;
+}
+
+static int kern_running(const struct kern *k, uint64_t w)
+{
+	return !k->k.end || k->k.end > w;
+}
+
+/* Resident extent: blocks when known, else the kernel's own interval. */
+static struct ext kern_ext(const struct analysis *a, int32_t ki, uint64_t w)
+{
+	const struct kern *k = &a->kerns[ki];
+	const struct grid *g = kern_grid(a, k);
+	struct ext x = { k->k.start, k->k.end ? k->k.end : w, ki };
+	if (g) {
+		x.s = g->first_start;
+		x.e = kern_running(k, w) ? umax(g->last_end, w) : g->last_end;
+	} else if (kern_running(k, w)) {
+		x.e = umax(x.e, w);
+	}
+	if (x.e < x.s)
+		x.e = x.s;
+	return x;
+}
+
+static int build_device_index(struct analysis *a)
+{
+	for (size_t i = 0; i < a->n_devs; i++) {
+		a->devs[i].n_order = a->devs[i].n_running = 0;
+		a->devs[i].maxlen = 0;
+	}
+	for (size_t i = 0; i < a->n_kerns; i++) {
+		const struct kern *k = &a->kerns[i];
+		struct device *d = &a->devs[k->dev];
+		if (!k->k.start && !kern_grid(a, k))
+			continue; /* never started: cannot hold SMs */
+		struct ext x = kern_ext(a, (int32_t)i, a->watermark);
+		if (kern_running(k, a->watermark)) {
+			if (grow((void **)&d->running, &d->cap_running, d->n_running + 1, sizeof x))
+				return -1;
+			d->running[d->n_running++] = x;
+			continue;
+		}
+		if (grow((void **)&d->order, &d->cap_order, d->n_order + 1, sizeof x))
+			return -1;
+		d->order[d->n_order++] = x;
+		if (x.e - x.s > d->maxlen)
+			d->maxlen = x.e - x.s;
+	}
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].n_order)
+			qsort(a->devs[i].order, a->devs[i].n_order, sizeof(struct ext), cmp_ext);
+	return 0;
+}
+
+/* ---- update: verdicts ---- */
+
+struct verdict {
+	int ready_known;
+	uint64_t ready, first;
+	int first_known;
+};
+
+static int32_t stream_prio(const struct analysis *a, int32_t ki)
+{
+	return a->streams[a->kerns[ki].stream].s.priority;
+}
+
+/* Ready = max(submission, previous kernel's end on the stream).  Returns 0
+ * if unknown, -1 if it depends on a kernel still running. */
+static int ready_time(const struct analysis *a, int32_t ki, uint64_t *ready)
+{
+	const struct kern *k = &a->kerns[ki];
+	const struct stream *s = &a->streams[k->stream];
+	uint64_t sub = k->k.submitted ? k->k.submitted : k->k.queued;
+	uint64_t prev_end = 0;
+	if (k->pos > 0) {
+		const struct kern *p = &a->kerns[s->kernels[k->pos - 1]];
+		if (kern_running(p, a->watermark))
+			return -1;
+		prev_end = p->k.end;
+	}
+	*ready = umax(sub, prev_end);
+	return *ready != 0;
+}
+
+struct cand {
+	int32_t k;
+	uint64_t overlap;
+	uint32_t blocks;
+	int from_blocks;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+	int incomplete;
+};
+
+static int same_stream(const struct kern *x, const struct kern *y)
+{
+	return x->stream == y->stream;
+}
+
+static int cand_consider(struct analysis *a, struct cands *c, const struct kern *v,
+			 const struct ext *x, uint64_t lo, uint64_t hi)
+{
+	const struct kern *k = &a->kerns[x->k];
+	if (k == v || same_stream(k, v) || x->s >= hi || x->e <= lo)
+		return 0;
+	if (kern_running(k, a->watermark))
+		c->incomplete = 1;
+	const struct grid *g = kern_grid(a, k);
+	struct cand cd = { x->k, 0, 0, g != NULL };
+	cd.overlap = g ? grid_overlap(g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
+	if (!cd.overlap)
+		return 0;
+	if (grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v))
+		return -1;
+	c->v[c->n++] = cd;
+	return 0;
+}
+
+/* Kernels on v's device resident during [lo, hi). */
+static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
+			 struct cands *c)
+{
+	const struct device *d = &a->devs[v->dev];
+	c->n = 0;
+	c->incomplete = 0;
+	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;
+	size_t l = 0, r = d->n_order;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (d->order[m].s < from)
+			l = m + 1;
+		else
+			r = m;
+	}
+	for (size_t i = l; i < d->n_order && d->order[i].s < hi; i++)
+		if (cand_consider(a, c, v, &d->order[i], lo, hi))
+			return -1;
+	for (size_t i = 0; i < d->n_running; i++)
+		if (cand_consider(a, c, v, &d->running[i], lo, hi))
+			return -1;
+	return 0;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct smtop_culprit *p = x, *q = y;
+	if (p->overlap_ns != q->overlap_ns)
+		return p->overlap_ns > q->overlap_ns ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	return (p->grid_id > q->grid_id) - (p->grid_id < q->grid_id);
+}
+
+static int lower_priority(int32_t culprit, int32_t victim)
+{
+	return culprit != SMTOP_PRIORITY_UNKNOWN && victim != SMTOP_PRIORITY_UNKNOWN &&
+	       culprit > victim;
+}
+
+/* Time-slicing looks like other processes' kernels holding the device while
+ * v waited and never sharing it with v once v ran. */
+static int looks_timesliced(struct analysis *a, const struct kern *v, uint64_t first,
+			    const struct cands *c)
+{
+	struct ext vx = kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
+	vx.s = first;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kern *k = &a->kerns[c->v[i].k];
+		if (k->k.pid == v->k.pid)
+			return 0;
+		struct ext x = kern_ext(a, c->v[i].k, a->watermark);
+		if (overlap(x.s, x.e, vx.s, vx.e))
+			return 0;
+	}
+	return 1;
+}
+
+static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
+				      uint64_t ready, uint64_t first, int started,
+				      const struct cands *c)
+{
+	if (started && looks_timesliced(a, v, first, c))
+		return SMTOP_EV_TIMESLICE;
+	int32_t pv = stream_prio(a, (int32_t)(v - a->kerns));
+	const struct grid *vg = kern_grid(a, v);
+	uint64_t last = vg ? vg->last_start : (started ? first : a->watermark);
+	if (!started)
+		last = a->watermark;
+	int resident = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kern *k = &a->kerns[c->v[i].k];
+		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
+			continue;
+		const struct grid *g = kern_grid(a, k);
+		int dispatched = g ? grid_started_between(g, ready, last)
+				   : (k->k.start > ready && k->k.start < last);
+		if (dispatched)
+			return SMTOP_EV_INVERSION_DISPATCH;
+		resident = 1;
+	}
+	return resident ? SMTOP_EV_INVERSION_RESIDENT : SMTOP_EV_BLOCKING;
+}
+
+static int make_event(struct analysis *a, const struct kern *v, uint64_t ready, uint64_t first,
+		      int started, uint64_t wait, const struct cands *c, struct smtop_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->culprits = calloc(c->n, sizeof *ev->culprits);
+	if (!ev->culprits)
+		return -1;
+	ev->kind = classify(a, v, ready, first, started, c);
+	ev->pid = v->k.pid;
+	ev->device_id = v->k.device_id;
+	ev->context_id = v->k.context_id;
+	ev->stream_id = v->k.stream_id;
+	ev->correlation_id = v->k.correlation_id;
+	ev->grid_id = v->k.grid_id;
+	ev->priority = stream_prio(a, (int32_t)(v - a->kerns));
+	ev->ready = ready;
+	ev->start = started ? first : 0;
+	ev->wait_ns = wait;
+	ev->name = v->k.name;
+	ev->from_blocks = kern_grid(a, v) != NULL;
+	uint64_t total = 0;
+	for (size_t i = 0; i < c->n; i++)
+		total += c->v[i].overlap;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kern *k = &a->kerns[c->v[i].k];
+		struct smtop_culprit *cu = &ev->culprits[i];
+		cu->pid = k->k.pid;
+		cu->device_id = k->k.device_id;
+		cu->context_id = k->k.context_id;
+		cu->stream_id = k->k.stream_id;
+		cu->correlation_id = k->k.correlation_id;
+		cu->grid_id = k->k.grid_id;
+		cu->priority = stream_prio(a, c->v[i].k);
+		cu->overlap_ns = c->v[i].overlap;
+		cu->weight = (double)c->v[i].overlap / (double)total;
+		cu->blocks = c->v[i].blocks;
+		cu->name = k->k.name;
+		if (!c->v[i].from_blocks)
+			ev->from_blocks = 0;
+	}
+	ev->n_culprits = c->n;
+	qsort(ev->culprits, c->n, sizeof *ev->culprits, cmp_cand);
+	return 0;
+}
+
+static int events_push(struct vec_event *v, const struct smtop_event *ev)
+{
+	if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+		return -1;
+	v->v[v->n++] = *ev;
+	return 0;
+}
+
+static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wait)
+{
+	if (grow((void **)&s->waits, &s->cap_waits, s->n_waits + 1, sizeof *s->waits) == 0) {
+		s->waits[s->n_waits++] = wait;
+		s->waits_sorted = 0;
+	}
+	(void)a;
+}
+
+/* Victim's first start: its first block, else its kernel start. */
+static int first_start(const struct analysis *a, const struct kern *v, uint64_t *first)
+{
+	const struct grid *g = kern_grid(a, v);
+	*first = g ? g->first_start : v->k.start;
+	return *first != 0;
+}
+
+/* Returns 1 when decided, 0 when it must wait for more data, -1 on OOM. */
+static int decide(struct analysis *a, int32_t ki, struct cands *c)
+{
+	struct kern *v = &a->kerns[ki];
+	struct stream *s = &a->streams[v->stream];
+	uint64_t ready, first;
+	if (kern_running(v, a->watermark))
+		return 0;
+	int rk = ready_time(a, ki, &ready);
+	if (rk < 0)
+		return 0;
+	if (rk == 0 || !first_start(a, v, &first)) {
+		s->waits_unknown++;
+		return 1;
+	}
+	uint64_t wait = first > ready ? first - ready : 0;
+	if (wait > a->p.blocking_threshold_ns) {
+		if (find_culprits(a, v, ready, first, c))
+			return -1;
+		if (c->incomplete)
+			return 0;
+		if (c->n) {
+			struct smtop_event ev;
+			if (make_event(a, v, ready, first, 1, wait, c, &ev))
+				return -1;
+			if (events_push(&a->events, &ev)) {
+				free(ev.culprits);
+				return -1;
+			}
+			a->events_sorted = 0;
+			s->events[ev.kind]++;
+			s->delay[ev.kind] += wait;
+		}
+	}
+	stream_record_wait(a, s, wait);
+	return 1;
+}
+
+/* A kernel not yet decided but already waiting longer than the threshold. */
+static int provisional(struct analysis *a, int32_t ki, struct cands *c)
+{
+	const struct kern *v = &a->kerns[ki];
+	uint64_t ready, first;
+	if (ready_time(a, ki, &ready) <= 0)
+		return 0;
+	int started = first_start(a, v, &first) && first < a->watermark;
+	uint64_t end = started ? first : a->watermark;
+	uint64_t wait = end > ready ? end - ready : 0;
+	if (wait <= a->p.blocking_threshold_ns)
+		return 0;
+	if (find_culprits(a, v, ready, end, c))
+		return -1;
+	if (!c->n)
+		return 0;
+	struct smtop_event ev;
+	if (make_event(a, v, ready, first, started, wait, c, &ev))
+		return -1;
+	if (events_push(&a->prov, &ev)) {
+		free(ev.culprits);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct smtop_event *p = x, *q = y;
+	if (p->ready != q->ready)
+		return p->ready < q->ready ? -1 : 1;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	if (p->grid_id != q->grid_id)
+		return p->grid_id < q->grid_id ? -1 : 1;
+	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
+}
+
+static int cmp_stream_order(const void *x, const void *y, void *ctx)
+{
+	const struct analysis *sort_ctx = ctx;
+	const struct smtop_stream *p = &sort_ctx->streams[*(const size_t *)x].s;
+	const struct smtop_stream *q = &sort_ctx->streams[*(const size_t *)y].s;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	return (p->stream_id > q->stream_id) - (p->stream_id < q->stream_id);
+}
+
+static int decide_all(struct analysis *a, struct cands *c)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < a->n_undecided; i++) {
+		int32_t ki = a->undecided[i];
+		int r = decide(a, ki, c);
+		if (r < 0) {
+			/* Keep the rest so a later update can finish them. */
+			memmove(&a->undecided[keep], &a->undecided[i],
+				(a->n_undecided - i) * sizeof *a->undecided);
+			a->n_undecided = keep + a->n_undecided - i;
+			return -1;
+		}
+		if (r)
+			a->kerns[ki].decided = 1;
+		else
+			a->undecided[keep++] = ki;
+	}
+	a->n_undecided = keep;
+	return 0;
+}
+
+int analysis_update(struct analysis *a, uint64_t watermark)
+{
+	struct cands c = { 0 };
+	int rc = 0;
+	a->watermark = watermark;
+	sort_streams(a);
+	for (size_t i = 0; i < a->n_streams; i++)
+		a->stream_order[i] = i;
+	if (a->n_streams)
+		qsort_r(a->stream_order, a->n_streams, sizeof *a->stream_order, cmp_stream_order, a);
+	if (build_device_index(a) || decide_all(a, &c))
+		rc = -1;
+	events_clear(&a->prov);
+	for (size_t i = 0; rc == 0 && i < a->n_undecided; i++)
+		if (provisional(a, a->undecided[i], &c))
+			rc = -1;
+	free(c.v);
+	if (!a->events_sorted && a->events.n) {
+		qsort(a->events.v, a->events.n, sizeof *a->events.v, cmp_event);
+		a->events_sorted = 1;
+	}
+	if (a->prov.n)
+		qsort(a->prov.v, a->prov.n, sizeof *a->prov.v, cmp_event);
+	return rc;
+}
+
+/* ---- public: results ---- */
+
+size_t analysis_event_count(const struct analysis *a)
+{
+	return a->events.n;
+}
+
+const struct smtop_event *analysis_event(const struct analysis *a, size_t i)
+{
+	return i < a->events.n ? &a->events.v[i] : NULL;
+}
+
+size_t analysis_provisional_count(const struct analysis *a)
+{
+	return a->prov.n;
+}
+
+const struct smtop_event *analysis_provisional(const struct analysis *a, size_t i)
+{
+	return i < a->prov.n ? &a->prov.v[i] : NULL;
+}
+
+size_t analysis_stream_count(const struct analysis *a)
+{
+	return a->n_streams;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+	return (p > q) - (p < q);
+}
+
+/* Nearest-rank percentiles of sorted values. */
+static struct analysis_percentiles percentiles(const uint64_t *v, size_t n)
+{
+	struct analysis_percentiles p = { n, 0, 0, 0, 0 };
+	if (!n)
+		return p;
+	const unsigned pct[3] = { 50, 90, 99 };
+	uint64_t *out[3] = { &p.p50, &p.p90, &p.p99 };
+	for (int i = 0; i < 3; i++) {
+		size_t rank = (pct[i] * n + 99) / 100;
+		*out[i] = v[rank ? rank - 1 : 0];
+	}
+	p.max = v[n - 1];
+	return p;
+}
+
+static struct analysis_percentiles turnaround(const struct analysis *a, const struct smtop_stream *s)
+{
+	struct analysis_percentiles none = { 0 };
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_reqs; i++)
+		n += a->reqs[i].pid == s->pid && a->reqs[i].stream_id == s->stream_id;
+	if (!n)
+		return none;
+	uint64_t *v = malloc(n * sizeof *v);
+	if (!v)
+		return none;
+	n = 0;
+	for (size_t i = 0; i < a->n_reqs; i++)
+		if (a->reqs[i].pid == s->pid && a->reqs[i].stream_id == s->stream_id)
+			v[n++] = a->reqs[i].turnaround;
+	qsort(v, n, sizeof *v, cmp_u64);
+	struct analysis_percentiles p = percentiles(v, n);
+	free(v);
+	return p;
+}
+
+static void stream_usage(const struct analysis *a, const struct stream *s,
+			 struct analysis_stream_summary *out)
+{
+	for (size_t j = 0; j < s->n_kernels; j++) {
+		const struct kern *k = &a->kerns[s->kernels[j]];
+		const struct grid *g = kern_grid(a, k);
+		if (k->k.end > k->k.start && k->k.start)
+			out->busy_ns += k->k.end - k->k.start;
+		if (g) {
+			out->kernels_with_blocks++;
+			out->block_time_ns += g->block_time;
+		}
+	}
+}
+
+int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream_summary *out)
+{
+	if (i >= a->n_streams)
+		return -1;
+	struct stream *s = &a->streams[a->stream_order ? a->stream_order[i] : i];
+	memset(out, 0, sizeof *out);
+	out->pid = s->s.pid;
+	out->device_id = s->s.device_id;
+	out->context_id = s->s.context_id;
+	out->stream_id = s->s.stream_id;
+	out->priority = s->s.priority;
+	out->kernels = s->n_kernels;
+	out->waits_unknown = s->waits_unknown;
+	stream_usage(a, s, out);
+	int32_t di = -1;
+	for (size_t d = 0; d < a->n_devs; d++)
+		if (a->devs[d].id == s->s.device_id)
+			di = (int32_t)d;
+	if (di >= 0 && a->devs[di].t_max > a->devs[di].t_min) {
+		const struct device *d = &a->devs[di];
+		double span = (double)(d->t_max - d->t_min);
+		uint32_t sms = d->sm_count ? d->sm_count : d->sm_seen;
+		out->sm_share_from_blocks = out->kernels_with_blocks == out->kernels &&
+					    out->kernels && sms;
+		if (out->sm_share_from_blocks)
+			out->sm_share = (double)out->block_time_ns / ((double)sms * span);
+		else
+			out->sm_share = (double)out->busy_ns / span;
+	}
+	if (!s->waits_sorted && s->n_waits) {
+		qsort(s->waits, s->n_waits, sizeof *s->waits, cmp_u64);
+		s->waits_sorted = 1;
+	}
+	out->wait = percentiles(s->waits, s->n_waits);
+	out->turnaround = turnaround(a, &s->s);
+	memcpy(out->events, s->events, sizeof out->events);
+	memcpy(out->delay_ns, s->delay, sizeof out->delay_ns);
+	return 0;
+}
+
+void analysis_totals(const struct analysis *a, struct analysis_totals *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kernels = a->n_kerns;
+	out->kernels_with_blocks = a->kernels_with_blocks_cache;
+	out->kernels_pending = a->n_undecided;
+	out->blocks = a->blocks;
+	for (size_t i = 0; i < a->events.n; i++) {
+		out->events[a->events.v[i].kind]++;
+		out->delay_ns[a->events.v[i].kind] += a->events.v[i].wait_ns;
+	}
+}
+
+int analysis_has_blocks(const struct analysis *a)
+{
+	return a->blocks > 0;
+}
+
+unsigned analysis_limits(const struct analysis *a)
+{
+	unsigned l = 0;
+	if (a->kernels_with_blocks_cache < a->n_kerns)
+		l |= ANALYSIS_LIMIT_WAIT_FROM_KERNELS | ANALYSIS_LIMIT_DISPATCH_UNTOLD |
+		     ANALYSIS_LIMIT_SM_SHARE_ESTIMATE | ANALYSIS_LIMIT_CULPRIT_WEIGHT_KERNEL;
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].sm_seen && !a->devs[i].sm_count)
+			l |= ANALYSIS_LIMIT_SM_COUNT_GUESSED;
+	return l;
+}
+
+const char *analysis_limit_text(enum analysis_limit l)
+{
+	switch (l) {
+	case ANALYSIS_LIMIT_WAIT_FROM_KERNELS:
+		return "waits of kernels without block records end at the kernel's CUPTI start, "
+		       "not its first block";
+	case ANALYSIS_LIMIT_DISPATCH_UNTOLD:
+		return "without block records a low-priority kernel that was already running "
+		       "cannot be seen dispatching new blocks: dispatch inversions may be "
+		       "reported as resident";
+	case ANALYSIS_LIMIT_SM_SHARE_ESTIMATE:
+		return "SM share of streams without block records is kernel busy time over the "
+		       "span, not SM-time";
+	case ANALYSIS_LIMIT_CULPRIT_WEIGHT_KERNEL:
+		return "culprits without block records are weighted by kernel-interval overlap, "
+		       "not block-time";
+	case ANALYSIS_LIMIT_SM_COUNT_GUESSED:
+		return "SM count of a device is the highest SM index seen plus one (no device "
+		       "record)";
+	}
+	return "unknown limit";
+}
+
+const char *analysis_kind_name(enum smtop_event_kind k)
+{
+	switch (k) {
+	case SMTOP_EV_BLOCKING:
+		return "blocking";
+	case SMTOP_EV_INVERSION_RESIDENT:
+		return "inversion_resident";
+	case SMTOP_EV_INVERSION_DISPATCH:
+		return "inversion_dispatch";
+	case SMTOP_EV_TIMESLICE:
+		return "timeslice";
+	}
+	return "unknown";
+}

@@ -1,0 +1,931 @@
+#include "src/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static char *dup_str(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* CUPTI names are mangled; the identifier is what fits in a lane. */
+static char *short_name(const char *name)
+{
+	if (!name)
+		return strdup("?");
+	const char *p = name;
+	if (p[0] == '_' && p[1] == 'Z') {
+		p += 2;
+		if (*p == 'N') {
+			p++;
+			/* nested: take the last component */
+			const char *last = NULL;
+			size_t lastlen = 0;
+			while (*p >= '0' && *p <= '9') {
+				size_t len = (size_t)strtoul(p, (char **)&p, 10);
+				if (strlen(p) < len)
+					break;
+				last = p;
+				lastlen = len;
+				p += len;
+				if (*p == 'I')
+					break;
+			}
+			if (last)
+				return strndup(last, lastlen);
+		} else if (*p >= '0' && *p <= '9') {
+			size_t len = (size_t)strtoul(p, (char **)&p, 10);
+			if (strlen(p) >= len)
+				return strndup(p, len);
+		}
+		return strdup(name);
+	}
+	/* demangled: "void ns::foo<int>(float*)" -> "foo" */
+	const char *end = name + strcspn(name, "(<");
+	const char *start = name;
+	for (const char *q = name; q < end; q++)
+		if (*q == ' ' || *q == ':')
+			start = q + 1;
+	if (start >= end)
+		return strdup(name);
+	return strndup(start, (size_t)(end - start));
+}
+
+/* ---- bins ---------------------------------------------------------------- */
+
+static int level_alloc(struct model_level *l, uint32_t n_sm, size_t n, uint64_t width, int ring)
+{
+	free(l->bins);
+	l->bins = calloc((size_t)n_sm * n, sizeof *l->bins);
+	if (!l->bins)
+		return -1;
+	l->n = n;
+	l->width = width;
+	l->ring = ring;
+	l->hi = INT64_MIN;
+	l->lo = 0;
+	l->used = 0;
+	return 0;
+}
+
+static void bin_clear(struct model_bin *b)
+{
+	memset(b, 0, sizeof *b);
+	b->top = b->second = MODEL_NO_STREAM;
+}
+
+static void level_reset(struct model_level *l, uint32_t n_sm)
+{
+	for (size_t i = 0; i < (size_t)n_sm * l->n; i++)
+		bin_clear(&l->bins[i]);
+	l->hi = INT64_MIN;
+	l->used = 0;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0)) ? q - 1 : q;
+}
+
+static size_t ring_slot(const struct model_level *l, int64_t idx)
+{
+	int64_t n = (int64_t)l->n;
+	int64_t r = idx % n;
+	return (size_t)(r < 0 ? r + n : r);
+}
+
+/* Space-saving top-2: exact when a bin holds at most two streams, and a good
+ * guess of the dominant one otherwise, in 24 bytes instead of one counter per
+ * stream. */
+static void bin_add(struct model_bin *b, uint16_t s, double amt)
+{
+	b->occ += amt;
+	if (b->top == s) {
+		b->top_amt += amt;
+		return;
+	}
+	if (b->second == s) {
+		b->second_amt += (float)amt;
+	} else if (b->second == MODEL_NO_STREAM || b->second_amt < amt) {
+		b->second = s;
+		b->second_amt = (float)amt;
+	} else {
+		return;
+	}
+	if (b->second_amt > b->top_amt) {
+		uint16_t t = b->top;
+		double ta = b->top_amt;
+		b->top = b->second;
+		b->top_amt = b->second_amt;
+		b->second = t;
+		b->second_amt = (float)ta;
+	}
+}
+
+static void level_advance(struct model_level *l, uint32_t n_sm, int64_t new_hi)
+{
+	if (l->hi == INT64_MIN || new_hi - l->hi >= (int64_t)l->n) {
+		level_reset(l, n_sm);
+		l->hi = new_hi;
+		l->used = 1;
+		return;
+	}
+	for (int64_t i = l->hi + 1; i <= new_hi; i++) {
+		size_t slot = ring_slot(l, i);
+		for (uint32_t sm = 0; sm < n_sm; sm++)
+			bin_clear(&l->bins[(size_t)sm * l->n + slot]);
+	}
+	l->hi = new_hi;
+}
+
+/* Adds [s, e) (relative ns) of one block with `threads` threads. */
+static void level_add(struct model_level *l, uint32_t n_sm, uint32_t sm, uint16_t stream,
+		      int64_t s, int64_t e, double threads)
+{
+	int64_t w = (int64_t)l->width;
+	int64_t b0 = floor_div(s, w), b1 = floor_div(e - 1, w);
+	int64_t first, last;
+	if (l->ring) {
+		if (l->hi == INT64_MIN || b1 > l->hi)
+			level_advance(l, n_sm, b1);
+		first = l->hi - (int64_t)l->n + 1;
+		last = l->hi;
+	} else {
+		first = l->lo;
+		last = l->lo + (int64_t)l->n - 1;
+		l->used = 1;
+	}
+	if (b0 < first)
+		b0 = first;
+	if (b1 > last)
+		b1 = last;
+	struct model_bin *row = &l->bins[(size_t)sm * l->n];
+	for (int64_t i = b0; i <= b1; i++) {
+		int64_t bs = i * w, be = bs + w;
+		int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
+		if (oe <= os)
+			continue;
+		size_t slot = l->ring ? ring_slot(l, i) : (size_t)(i - l->lo);
+		bin_add(&row[slot], stream, threads * (double)(oe - os));
+	}
+}
+
+/* ---- streams and kernels ------------------------------------------------- */
+
+static void stream_rank(struct model *m)
+{
+	for (size_t i = 0; i < m->n_streams; i++)
+		m->stream_order[i] = (uint32_t)i;
+	/* insertion sort: few streams, called when one appears or changes */
+	for (size_t i = 1; i < m->n_streams; i++) {
+		uint32_t x = m->stream_order[i];
+		size_t j = i;
+		while (j > 0) {
+			const struct model_stream *a = &m->streams[m->stream_order[j - 1]];
+			const struct model_stream *b = &m->streams[x];
+			int64_t pa = a->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : a->priority;
+			int64_t pb = b->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : b->priority;
+			int before = pb < pa || (pb == pa && (b->pid < a->pid ||
+				     (b->pid == a->pid && b->stream_id < a->stream_id)));
+			if (!before)
+				break;
+			m->stream_order[j] = m->stream_order[j - 1];
+			j--;
+		}
+		m->stream_order[j] = x;
+	}
+	for (size_t r = 0; r < m->n_streams; r++) {
+		struct model_stream *s = &m->streams[m->stream_order[r]];
+		s->rank = (int)r;
+		s->letter = r < 26 ? (char)('A' + r) : '+';
+	}
+}
+
+static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ctx, uint32_t id,
+			int create)
+{
+	for (size_t i = 0; i < m->n_streams; i++) {
+		struct model_stream *s = &m->streams[i];
+		if (s->pid == pid && s->device_id == dev && s->context_id == ctx && s->stream_id == id)
+			return (long)i;
+	}
+	if (!create)
+		return -1;
+	size_t cap = m->cap_streams;
+	if (grow((void **)&m->streams, &m->cap_streams, m->n_streams + 1, sizeof *m->streams))
+		return -1;
+	if (grow((void **)&m->stream_order, &cap, m->n_streams + 1, sizeof *m->stream_order))
+		return -1;
+	struct model_stream *s = &m->streams[m->n_streams];
+	memset(s, 0, sizeof *s);
+	s->pid = pid;
+	s->device_id = dev;
+	s->context_id = ctx;
+	s->stream_id = id;
+	s->priority = SMTOP_PRIORITY_UNKNOWN;
+	m->n_streams++;
+	stream_rank(m);
+	return (long)(m->n_streams - 1);
+}
+
+static uint64_t khash_key(uint32_t pid, uint32_t ctx, uint64_t grid)
+{
+	uint64_t h = grid * 0x9e3779b97f4a7c15ULL;
+	h ^= ((uint64_t)pid << 32 | ctx) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ (h >> 29);
+}
+
+static int khash_put(struct model *m, uint32_t idx);
+
+static int khash_rehash(struct model *m)
+{
+	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024;
+	uint32_t *h = calloc(cap, sizeof *h);
+	if (!h)
+		return -1;
+	free(m->khash);
+	m->khash = h;
+	m->khash_cap = cap;
+	for (size_t i = 0; i < m->n_kernels; i++)
+		khash_put(m, (uint32_t)i);
+	return 0;
+}
+
+static int khash_put(struct model *m, uint32_t idx)
+{
+	const struct model_kernel *k = &m->kernels[idx];
+	size_t mask = m->khash_cap - 1;
+	size_t i = khash_key(k->pid, k->context_id, k->grid_id) & mask;
+	while (m->khash[i]) {
+		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
+		if (o->pid == k->pid && o->context_id == k->context_id && o->grid_id == k->grid_id) {
+			m->khash[i] = idx + 1; /* a relaunch with a reused id wins */
+			return 0;
+		}
+		i = (i + 1) & mask;
+	}
+	m->khash[i] = idx + 1;
+	return 0;
+}
+
+long model_find_kernel(const struct model *m, uint32_t pid, uint32_t ctx, uint64_t grid)
+{
+	if (!m->khash_cap)
+		return -1;
+	size_t mask = m->khash_cap - 1;
+	size_t i = khash_key(pid, ctx, grid) & mask;
+	while (m->khash[i]) {
+		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
+		if (o->pid == pid && o->context_id == ctx && o->grid_id == grid)
+			return (long)m->khash[i] - 1;
+		i = (i + 1) & mask;
+	}
+	return -1;
+}
+
+static void note_time(struct model *m, uint64_t s, uint64_t e)
+{
+	if (!s)
+		return;
+	if (!m->has_origin) {
+		/* whole seconds keep bin edges stable across runs */
+		m->origin = (int64_t)(s - s % 1000000000ULL);
+		m->has_origin = 1;
+	}
+	if (!m->t_first || s < m->t_first)
+		m->t_first = s;
+	if (e > m->t_last)
+		m->t_last = e;
+	if (s > m->t_last)
+		m->t_last = s;
+}
+
+int model_init(struct model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->threshold_ns = 0;
+	for (int i = 0; i < MODEL_LEVELS; i++)
+		m->levels[i].hi = INT64_MIN;
+	return khash_rehash(m);
+}
+
+void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->n_streams; i++)
+		free(m->streams[i].kernels);
+	free(m->streams);
+	free(m->stream_order);
+	for (size_t i = 0; i < m->n_kernels; i++) {
+		free(m->kernels[i].name);
+		free(m->kernels[i].short_name);
+	}
+	free(m->kernels);
+	free(m->khash);
+	for (size_t i = 0; i < m->n_events; i++) {
+		struct smtop_event *e = &m->events[i].ev;
+		free((char *)e->name);
+		for (size_t c = 0; c < e->n_culprits; c++)
+			free((char *)e->culprits[c].name);
+		free(e->culprits);
+	}
+	free(m->events);
+	for (size_t i = 0; i < m->n_nvtx; i++)
+		free(m->nvtx[i].text);
+	free(m->nvtx);
+	for (int i = 0; i < MODEL_LEVELS; i++)
+		free(m->levels[i].bins);
+	free(m->detail.bins);
+	free(m->pending);
+	free(m->dev_name);
+	memset(m, 0, sizeof *m);
+}
+
+int model_set_device(struct model *m, const struct smtop_device *d)
+{
+	if (m->has_device && d->sm_count == m->n_sm) {
+		m->dev.max_threads_per_sm = d->max_threads_per_sm;
+		return 0;
+	}
+	if (!d->sm_count)
+		return -1;
+	free(m->dev_name);
+	m->dev = *d;
+	m->dev_name = dup_str(d->name);
+	m->dev.name = m->dev_name;
+	m->dev.uuid = NULL;
+	m->n_sm = d->sm_count;
+	uint64_t w = MODEL_BASE_NS;
+	for (int i = 0; i < MODEL_LEVELS; i++, w *= 4)
+		if (level_alloc(&m->levels[i], m->n_sm, MODEL_RING_BINS, w, 1))
+			return -1;
+	if (level_alloc(&m->detail, m->n_sm, MODEL_DETAIL_BINS, 1, 0))
+		return -1;
+	m->has_device = 1;
+	m->generation++;
+	return 0;
+}
+
+int model_add_stream(struct model *m, const struct smtop_stream *s)
+{
+	long i = stream_find(m, s->pid, s->device_id, s->context_id, s->stream_id, 1);
+	if (i < 0)
+		return -1;
+	if (m->streams[i].priority != s->priority) {
+		m->streams[i].priority = s->priority;
+		stream_rank(m);
+	}
+	m->generation++;
+	return 0;
+}
+
+static void kernel_compute_ready(struct model *m, struct model_stream *s, size_t pos)
+{
+	struct model_kernel *k = &m->kernels[s->kernels[pos]];
+	if (k->event >= 0)
+		return; /* the analysis said when it became ready */
+	if (!k->submitted) {
+		k->ready = 0;
+		return;
+	}
+	uint64_t r = k->submitted;
+	if (pos > 0) {
+		uint64_t pe = m->kernels[s->kernels[pos - 1]].end;
+		if (pe > r)
+			r = pe;
+	}
+	k->ready = r;
+}
+
+int model_add_kernel(struct model *m, const struct smtop_kernel *k)
+{
+	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
+	if (si < 0)
+		return -1;
+	if (grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
+		return -1;
+	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
+		return -1;
+	struct model_kernel *mk = &m->kernels[m->n_kernels];
+	memset(mk, 0, sizeof *mk);
+	mk->start = k->start;
+	mk->end = k->end;
+	mk->queued = k->queued;
+	mk->submitted = k->submitted;
+	mk->grid_id = k->grid_id;
+	mk->pid = k->pid;
+	mk->device_id = k->device_id;
+	mk->context_id = k->context_id;
+	mk->stream_id = k->stream_id;
+	mk->correlation_id = k->correlation_id;
+	mk->stream = (uint32_t)si;
+	memcpy(mk->grid, k->grid, sizeof mk->grid);
+	memcpy(mk->block, k->block, sizeof mk->block);
+	int64_t t = (int64_t)k->block[0] * (k->block[1] ? k->block[1] : 1) *
+		    (k->block[2] ? k->block[2] : 1);
+	mk->threads = t > 0 ? (uint32_t)t : 0;
+	mk->registers = k->registers;
+	mk->static_smem = k->static_smem;
+	mk->dynamic_smem = k->dynamic_smem;
+	mk->event = -1;
+	mk->name = dup_str(k->name ? k->name : "?");
+	mk->short_name = short_name(k->name);
+	uint32_t idx = (uint32_t)m->n_kernels++;
+	khash_put(m, idx);
+
+	struct model_stream *s = &m->streams[si];
+	if (grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
+		return -1;
+	if (s->n_kernels && m->kernels[s->kernels[s->n_kernels - 1]].start > k->start)
+		s->unsorted = 1;
+	s->kernels[s->n_kernels++] = idx;
+	if (!s->unsorted)
+		kernel_compute_ready(m, s, s->n_kernels - 1);
+	if (k->end > k->start)
+		s->busy_ns += k->end - k->start;
+	note_time(m, k->start, k->end);
+	m->generation++;
+	return 0;
+}
+
+static void add_to_levels(struct model *m, struct model_kernel *k, const struct smtop_block *b)
+{
+	int64_t s = (int64_t)b->start - m->origin, e = (int64_t)b->end - m->origin;
+	double th = k->threads ? k->threads : 1;
+	uint16_t st = (uint16_t)k->stream;
+	for (int i = 0; i < MODEL_LEVELS; i++)
+		level_add(&m->levels[i], m->n_sm, b->sm, st, s, e, th);
+	/* fullness without a known limit is relative to the busiest 1 us seen */
+	const struct model_level *l0 = &m->levels[0];
+	int64_t bi = floor_div(s, (int64_t)l0->width);
+	if (bi > l0->hi - (int64_t)l0->n) {
+		const struct model_bin *bin = &l0->bins[(size_t)b->sm * l0->n + ring_slot(l0, bi)];
+		double mean = bin->occ / (double)l0->width;
+		if (mean > m->peak_threads)
+			m->peak_threads = mean;
+	}
+}
+
+static int pending_push(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	if (m->n_pending >= MODEL_PENDING_MAX) {
+		m->blocks_orphan++;
+		return 0;
+	}
+	if (grow((void **)&m->pending, &m->cap_pending, m->n_pending + 1, sizeof *m->pending))
+		return -1;
+	m->pending[m->n_pending++] = (struct model_pending){ *b, pid, ctx };
+	return 0;
+}
+
+static int block_place(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx,
+		       int may_pend)
+{
+	if (!m->has_device)
+		return may_pend ? pending_push(m, b, pid, ctx) : 1;
+	if (b->sm >= m->n_sm) {
+		m->blocks_bad_sm++;
+		return 0;
+	}
+	if (b->end <= b->start)
+		return 0;
+	long ki = model_find_kernel(m, pid, ctx, b->grid_id);
+	if (ki < 0)
+		return may_pend ? pending_push(m, b, pid, ctx) : 1;
+	struct model_kernel *k = &m->kernels[ki];
+	if (!k->first_block || b->start < k->first_block)
+		k->first_block = b->start;
+	if (b->end > k->last_block)
+		k->last_block = b->end;
+	k->blocks_seen++;
+	if (b->sm < 256)
+		k->sm_mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	m->streams[k->stream].blocks++;
+	m->blocks++;
+	note_time(m, b->start, b->end);
+	add_to_levels(m, k, b);
+	return 0;
+}
+
+int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		    uint32_t context_id)
+{
+	int r = block_place(m, b, pid, context_id, 1);
+	m->generation++;
+	return r < 0 ? -1 : 0;
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+int model_add_event(struct model *m, const struct smtop_event *e)
+{
+	if (grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
+		return -1;
+	struct model_event *me = &m->events[m->n_events];
+	memset(me, 0, sizeof *me);
+	me->ev = *e;
+	me->ev.name = dup_or_empty(e->name);
+	me->ev.culprits = NULL;
+	if (e->n_culprits) {
+		me->ev.culprits = calloc(e->n_culprits, sizeof *e->culprits);
+		if (!me->ev.culprits)
+			return -1;
+		for (size_t i = 0; i < e->n_culprits; i++) {
+			me->ev.culprits[i] = e->culprits[i];
+			me->ev.culprits[i].name = dup_or_empty(e->culprits[i].name);
+		}
+	}
+	me->kernel = -1;
+	if (m->n_events && m->events[m->n_events - 1].ev.ready > e->ready)
+		m->events_unsorted = 1;
+	if (e->wait_ns > m->max_wait_ns)
+		m->max_wait_ns = e->wait_ns;
+	m->n_events++;
+	note_time(m, e->ready, e->start);
+	m->generation++;
+	return 0;
+}
+
+int model_add_nvtx(struct model *m, const struct smtop_nvtx *n)
+{
+	if (grow((void **)&m->nvtx, &m->cap_nvtx, m->n_nvtx + 1, sizeof *m->nvtx))
+		return -1;
+	struct model_nvtx *x = &m->nvtx[m->n_nvtx++];
+	x->start = n->start;
+	x->end = n->end ? n->end : n->start;
+	x->pid = n->pid;
+	x->tid = n->tid;
+	x->color = n->color;
+	x->text = dup_or_empty(n->text);
+	if (m->n_nvtx > 1 && m->nvtx[m->n_nvtx - 2].start > x->start)
+		m->nvtx_unsorted = 1;
+	if (x->end - x->start > m->max_nvtx_ns)
+		m->max_nvtx_ns = x->end - x->start;
+	m->generation++;
+	return 0;
+}
+
+/* ---- flush ----------------------------------------------------------------- */
+
+static const struct model *sort_model; /* qsort has no user pointer in C11 */
+
+static int cmp_kernel_idx(const void *a, const void *b)
+{
+	const struct model_kernel *x = &sort_model->kernels[*(const uint32_t *)a];
+	const struct model_kernel *y = &sort_model->kernels[*(const uint32_t *)b];
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct model_event *x = a, *y = b;
+	return (x->ev.ready > y->ev.ready) - (x->ev.ready < y->ev.ready);
+}
+
+static int cmp_nvtx(const void *a, const void *b)
+{
+	const struct model_nvtx *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static void link_events(struct model *m)
+{
+	for (size_t i = 0; i < m->n_events; i++) {
+		struct model_event *e = &m->events[i];
+		e->culprit_streams = 0;
+		for (size_t c = 0; c < e->ev.n_culprits; c++) {
+			const struct smtop_culprit *cu = &e->ev.culprits[c];
+			long s = stream_find(m, cu->pid, cu->device_id, cu->context_id,
+					     cu->stream_id, 0);
+			if (s >= 0 && s < 64)
+				e->culprit_streams |= 1ULL << s;
+		}
+		long k = model_find_kernel(m, e->ev.pid, e->ev.context_id, e->ev.grid_id);
+		e->kernel = (int32_t)k;
+		if (k >= 0) {
+			m->kernels[k].event = (int32_t)i;
+			if (e->ev.ready)
+				m->kernels[k].ready = e->ev.ready;
+		}
+	}
+}
+
+int model_flush(struct model *m)
+{
+	sort_model = m;
+	for (size_t i = 0; i < m->n_streams; i++) {
+		struct model_stream *s = &m->streams[i];
+		if (!s->unsorted)
+			continue;
+		qsort(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_kernel_idx);
+		s->unsorted = 0;
+		for (size_t j = 0; j < s->n_kernels; j++)
+			kernel_compute_ready(m, s, j);
+	}
+	if (m->events_unsorted) {
+		for (size_t i = 0; i < m->n_events; i++)
+			if (m->events[i].kernel >= 0)
+				m->kernels[m->events[i].kernel].event = -1;
+		qsort(m->events, m->n_events, sizeof *m->events, cmp_event);
+		m->events_unsorted = 0;
+	}
+	link_events(m);
+	if (m->nvtx_unsorted) {
+		qsort(m->nvtx, m->n_nvtx, sizeof *m->nvtx, cmp_nvtx);
+		m->nvtx_unsorted = 0;
+	}
+	/* retry blocks that came before their kernel; keep the rest */
+	size_t keep = 0;
+	for (size_t i = 0; i < m->n_pending; i++) {
+		struct model_pending p = m->pending[i];
+		int r = block_place(m, &p.b, p.pid, p.context_id, 0);
+		if (r < 0)
+			return -1;
+		if (r == 1)
+			m->pending[keep++] = p;
+	}
+	m->n_pending = keep;
+	m->generation++;
+	return 0;
+}
+
+/* ---- detail ---------------------------------------------------------------- */
+
+void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1)
+{
+	m->detail_ready = 0;
+	if (!m->has_device || t1 <= t0)
+		return;
+	uint64_t w = (t1 - t0 + MODEL_DETAIL_BINS - 1) / MODEL_DETAIL_BINS;
+	if (w < 1)
+		w = 1;
+	level_reset(&m->detail, m->n_sm);
+	m->detail.width = w;
+	m->detail.lo = floor_div((int64_t)t0 - m->origin, (int64_t)w);
+	m->detail_t0 = t0;
+	m->detail_t1 = t1;
+}
+
+int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+			   uint32_t ctx)
+{
+	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
+		return 0;
+	long ki = model_find_kernel(m, pid, ctx, b->grid_id);
+	if (ki < 0)
+		return 0;
+	const struct model_kernel *k = &m->kernels[ki];
+	level_add(&m->detail, m->n_sm, b->sm, (uint16_t)k->stream,
+		  (int64_t)b->start - m->origin, (int64_t)b->end - m->origin,
+		  k->threads ? k->threads : 1);
+	return 0;
+}
+
+void model_detail_end(struct model *m)
+{
+	m->detail_ready = m->has_device && m->detail_t1 > m->detail_t0;
+	m->generation++;
+}
+
+/* ---- queries ---------------------------------------------------------------- */
+
+static int level_covers(const struct model_level *l, const struct model *m, uint64_t t0,
+			uint64_t t1)
+{
+	if (!l->bins)
+		return 0;
+	int64_t b0 = floor_div((int64_t)t0 - m->origin, (int64_t)l->width);
+	int64_t b1 = floor_div((int64_t)t1 - 1 - m->origin, (int64_t)l->width);
+	if (!l->ring)
+		return b0 >= l->lo && b1 < l->lo + (int64_t)l->n;
+	if (l->hi == INT64_MIN)
+		return 1; /* nothing yet: all idle */
+	return b0 > l->hi - (int64_t)l->n;
+}
+
+/* The finest level that holds the window, preferring bins no wider than a
+ * column; the detail level when it is finer. */
+static const struct model_level *pick_level(const struct model *m, uint64_t t0, uint64_t t1,
+					    uint64_t col_ns)
+{
+	const struct model_level *best = NULL;
+	for (int i = MODEL_LEVELS - 1; i >= 0; i--) {
+		const struct model_level *l = &m->levels[i];
+		if (!level_covers(l, m, t0, t1))
+			break;
+		best = l;
+		if (l->width <= col_ns)
+			break;
+	}
+	if (!best)
+		best = &m->levels[MODEL_LEVELS - 1];
+	if (m->detail_ready && t0 >= m->detail_t0 && t1 <= m->detail_t1 &&
+	    m->detail.width < best->width && best->width > col_ns)
+		best = &m->detail;
+	return best;
+}
+
+uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns)
+{
+	if (!m->has_device)
+		return 0;
+	return pick_level(m, t0, t1, col_ns)->width;
+}
+
+int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns)
+{
+	if (!m->has_device || !m->blocks)
+		return 0;
+	if (m->detail_ready && t0 >= m->detail_t0 && t1 <= m->detail_t1 &&
+	    m->detail.width <= col_ns)
+		return 0;
+	return pick_level(m, t0, t1, col_ns)->width > col_ns;
+}
+
+double model_sm_capacity(const struct model *m)
+{
+	if (m->has_device && m->dev.max_threads_per_sm)
+		return m->dev.max_threads_per_sm;
+	return m->peak_threads > 0 ? m->peak_threads : 1;
+}
+
+struct cand {
+	uint16_t s;
+	double amt;
+};
+
+static void cand_add(struct cand *c, int *n, uint16_t s, double amt)
+{
+	if (s == MODEL_NO_STREAM || amt <= 0)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (c[i].s == s) {
+			c[i].amt += amt;
+			return;
+		}
+	if (*n < 16)
+		c[(*n)++] = (struct cand){ s, amt };
+}
+
+static const struct model_bin *level_bin(const struct model_level *l, uint32_t sm, int64_t i)
+{
+	if (l->ring) {
+		if (l->hi == INT64_MIN || i > l->hi || i <= l->hi - (int64_t)l->n)
+			return NULL;
+		return &l->bins[(size_t)sm * l->n + ring_slot(l, i)];
+	}
+	if (i < l->lo || i >= l->lo + (int64_t)l->n)
+		return NULL;
+	return &l->bins[(size_t)sm * l->n + (size_t)(i - l->lo)];
+}
+
+void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
+		      uint64_t col_ns, size_t ncols, struct model_cell *out)
+{
+	for (size_t c = 0; c < ncols; c++)
+		out[c] = (struct model_cell){ -1, -1, 0, 0 };
+	if (!m->has_device || !col_ns || sm >= m->n_sm)
+		return;
+	if (sm + n_sm > m->n_sm)
+		n_sm = m->n_sm - sm;
+	const struct model_level *l = pick_level(m, t0, t0 + col_ns * ncols, col_ns);
+	int64_t w = (int64_t)l->width;
+	double cap = model_sm_capacity(m);
+	for (size_t c = 0; c < ncols; c++) {
+		int64_t cs = (int64_t)(t0 + c * col_ns) - m->origin;
+		int64_t ce = cs + (int64_t)col_ns;
+		/* bins whose middle falls in the column; the one under the
+		 * column's middle when bins are wider than columns */
+		int64_t b0 = floor_div(cs - w / 2 + w - 1, w);
+		int64_t b1 = floor_div(ce - w / 2 - 1, w);
+		if (b1 < b0)
+			b0 = b1 = floor_div(cs + (int64_t)col_ns / 2, w);
+		struct cand cd[16];
+		int nc = 0;
+		double occ = 0;
+		for (uint32_t s = sm; s < sm + n_sm; s++)
+			for (int64_t i = b0; i <= b1; i++) {
+				const struct model_bin *b = level_bin(l, s, i);
+				if (!b || b->occ <= 0)
+					continue;
+				occ += b->occ;
+				cand_add(cd, &nc, b->top, b->top_amt);
+				cand_add(cd, &nc, b->second, b->second_amt);
+			}
+		if (occ <= 0)
+			continue;
+		int best = -1, second = -1;
+		for (int i = 0; i < nc; i++) {
+			if (best < 0 || cd[i].amt > cd[best].amt) {
+				second = best;
+				best = i;
+			} else if (second < 0 || cd[i].amt > cd[second].amt) {
+				second = i;
+			}
+		}
+		struct model_cell *o = &out[c];
+		o->stream = best >= 0 ? cd[best].s : -1;
+		o->second = second >= 0 ? cd[second].s : -1;
+		o->fullness = (float)(occ / ((double)(b1 - b0 + 1) * (double)w * n_sm * cap));
+		o->share = best >= 0 ? (float)(cd[best].amt / occ) : 0;
+	}
+}
+
+long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t t)
+{
+	const struct model_stream *s = &m->streams[stream];
+	size_t lo = 0, hi = s->n_kernels;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->kernels[s->kernels[mid]].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream, size_t i)
+{
+	const struct model_stream *s = &m->streams[stream];
+	return i < s->n_kernels ? &m->kernels[s->kernels[i]] : NULL;
+}
+
+const struct model_stream *model_stream_by_rank(const struct model *m, size_t rank)
+{
+	return rank < m->n_streams ? &m->streams[m->stream_order[rank]] : NULL;
+}
+
+size_t model_event_at(const struct model *m, uint64_t t)
+{
+	size_t lo = 0, hi = m->n_events;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->events[mid].ev.ready < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t model_nvtx_from(const struct model *m, uint64_t t)
+{
+	uint64_t from = t > m->max_nvtx_ns ? t - m->max_nvtx_ns : 0;
+	size_t lo = 0, hi = m->n_nvtx;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->nvtx[mid].start < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
+		       uint32_t context_id, uint32_t stream_id)
+{
+	return stream_find((struct model *)m, pid, device_id, context_id, stream_id, 0);
+}
+
+uint64_t model_kernel_wait(const struct model_kernel *k)
+{
+	uint64_t first = k->first_block ? k->first_block : k->start;
+	if (!k->ready || !first || first < k->ready)
+		return 0;
+	return first - k->ready;
+}
+
+const char *model_event_kind_name(enum smtop_event_kind k)
+{
+	switch (k) {
+	case SMTOP_EV_BLOCKING:
+		return "BLOCKING";
+	case SMTOP_EV_INVERSION_RESIDENT:
+		return "INVERSION (resident)";
+	case SMTOP_EV_INVERSION_DISPATCH:
+		return "INVERSION (dispatch)";
+	case SMTOP_EV_TIMESLICE:
+		return "TIMESLICE";
+	}
+	return "?";
+}

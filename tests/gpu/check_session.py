@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Reads a smtop session with plain SQL (as any user's script would) and prints
+or asserts facts about it.  Used by the GPU tests, where no sqlite3 CLI exists.
+
+  check_session.py FILE kernels            -> number of kernel rows
+  check_session.py FILE priorities         -> sorted distinct stream priorities (int32)
+  check_session.py FILE nsys-query         -> rows of the usual nsys-style join
+  check_session.py FILE blocks             -> blocks stored in chunks
+  check_session.py FILE expect-kernels N   -> exit 1 unless exactly N kernels
+"""
+import sqlite3
+import sys
+
+
+def q(db, sql):
+    return db.execute(sql).fetchall()
+
+
+def int32(v):
+    return v - (1 << 32) if v >= (1 << 31) else v
+
+
+def main():
+    path, what = sys.argv[1], sys.argv[2]
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    if what == "kernels":
+        print(q(db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0])
+    elif what == "priorities":
+        pr = sorted({int32(r[0]) for r in q(db, "SELECT priority FROM TARGET_INFO_CUDA_STREAM")})
+        print(" ".join(str(p) for p in pr))
+    elif what == "nsys-query":
+        rows = q(db, "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                     "JOIN StringIds s ON s.id = k.shortName")
+        print(len(rows))
+        for name, dur in rows[:3]:
+            print(f"  {name} {dur} ns")
+    elif what == "blocks":
+        print(q(db, "SELECT COALESCE(SUM(count), 0) FROM smtop_block_chunk")[0][0])
+    elif what == "expect-kernels":
+        n = q(db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0]
+        if n != int(sys.argv[3]):
+            print(f"{path}: expected {sys.argv[3]} kernels, found {n}")
+            return 1
+        print(f"{path}: {n} kernels as expected")
+    else:
+        print(f"unknown query {what}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+/* Hand-built traces for analysis and report tests: a few calls describe
+ * streams, kernels and their blocks; trace_feed gives them to an analysis at
+ * once or in random-size pieces with rising watermarks. */
+#ifndef SMTOP_TRACE_SUPPORT_H
+#define SMTOP_TRACE_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/analysis.h"
+#include "src/records.h"
+
+struct trace_block {
+	uint32_t pid, context_id;
+	struct smtop_block b;
+};
+
+struct trace {
+	struct smtop_stream *streams;
+	size_t n_streams;
+	struct smtop_device *devices;
+	size_t n_devices;
+	struct smtop_kernel *kernels;
+	size_t n_kernels;
+	struct trace_block *blocks;
+	size_t n_blocks;
+	struct smtop_request *requests;
+	size_t n_requests;
+	char **names;
+	size_t n_names;
+};
+
+struct trace *trace_new(void);
+void trace_free(struct trace *t);
+
+void trace_stream(struct trace *t, uint32_t pid, uint32_t dev, uint32_t stream, int32_t prio);
+void trace_device(struct trace *t, uint32_t dev, uint32_t sm_count);
+/* Context id is always 1; the kernel is named "k<grid>". Returns the kernel. */
+struct smtop_kernel *trace_kernel(struct trace *t, uint32_t pid, uint32_t dev, uint32_t stream,
+				  uint64_t grid, uint64_t submitted, uint64_t start, uint64_t end);
+/* n blocks of one grid, all [start, end), on SMs 0..n-1 (mod 132). */
+void trace_blocks(struct trace *t, uint32_t pid, uint32_t dev, uint64_t grid, unsigned n,
+		  uint64_t start, uint64_t end);
+void trace_request(struct trace *t, uint32_t pid, uint32_t stream, uint64_t start, uint64_t end);
+
+/* Everything, then analysis_update(ANALYSIS_WATERMARK_ALL). */
+void trace_feed_all(const struct trace *t, struct analysis *a);
+/* Records in start order, cut into pieces of 1..max_piece records; after each
+ * piece, analysis_update with the next record's start as the watermark. */
+void trace_feed_pieces(const struct trace *t, struct analysis *a, unsigned seed,
+		       unsigned max_piece);
+
+/* A random multi-stream, multi-process trace with blocks (some grids larger
+ * than ANALYSIS_EXACT_BLOCKS); with_blocks 0 leaves blocks out. */
+struct trace *trace_random(unsigned seed, int with_blocks);
+
+/* 0 when both analyses give the same events and stream summaries; else
+ * writes what differs into why. */
+int trace_compare(struct analysis *x, struct analysis *y, char *why, size_t len);
+
+#endif

@@ -1,0 +1,451 @@
+/* Analysis on hand-built traces (tests/support/trace_support.c).
+ * Times in ns; device 0, context 1 unless a case says otherwise. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "src/analysis.h"
+#include "tests/support/trace_support.h"
+
+#define HI (-5)
+#define LO 0
+#define UNK SMTOP_PRIORITY_UNKNOWN
+
+static struct analysis *run_all(const struct trace *t, uint64_t threshold)
+{
+	struct analysis_params p;
+	analysis_params_default(&p);
+	if (threshold)
+		p.blocking_threshold_ns = threshold;
+	struct analysis *a = analysis_new(&p);
+	cr_assert_not_null(a);
+	trace_feed_all(t, a);
+	return a;
+}
+
+/* Culprit c (grid 1) fills 4 SMs over [1000, 101000); the victim (grid 2)
+ * is submitted at 11000 and gets its first block at 101000. */
+static void culprit_then_victim(struct trace *t, int32_t cprio, int32_t vprio, int blocks)
+{
+	trace_device(t, 0, 4);
+	if (cprio != UNK)
+		trace_stream(t, 1, 0, 1, cprio);
+	if (vprio != UNK)
+		trace_stream(t, 1, 0, 2, vprio);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	if (blocks) {
+		trace_blocks(t, 1, 0, 1, 4, 1000, 101000);
+		trace_blocks(t, 1, 0, 2, 4, 101000, 111000);
+	}
+}
+
+static void b_no_contention(struct trace *t)
+{
+	trace_stream(t, 1, 0, 1, LO);
+	trace_kernel(t, 1, 0, 1, 1, 1000, 2000, 5000);
+	trace_blocks(t, 1, 0, 1, 4, 2000, 5000);
+	/* A long wait on an idle GPU (launch latency) is not an episode. */
+	trace_kernel(t, 1, 0, 1, 2, 6000, 90000, 95000);
+	trace_blocks(t, 1, 0, 2, 4, 90000, 95000);
+}
+
+static void b_simple_blocking(struct trace *t) { culprit_then_victim(t, HI, LO, 1); }
+static void b_resident_inversion(struct trace *t) { culprit_then_victim(t, LO, HI, 1); }
+static void b_equal_prio(struct trace *t) { culprit_then_victim(t, LO, LO, 1); }
+static void b_unknown_prio(struct trace *t) { culprit_then_victim(t, UNK, HI, 1); }
+static void b_unknown_victim_prio(struct trace *t) { culprit_then_victim(t, LO, UNK, 1); }
+static void b_kernel_only(struct trace *t) { culprit_then_victim(t, HI, LO, 0); }
+static void b_kernel_only_resident(struct trace *t) { culprit_then_victim(t, LO, HI, 0); }
+
+/* Low-priority culprit runs two waves; the second starts at 51000, after the
+ * victim became ready at 11000, while the victim still waits. */
+static void b_dispatch_inversion(struct trace *t)
+{
+	trace_device(t, 0, 4);
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	trace_blocks(t, 1, 0, 1, 4, 1000, 51000);
+	trace_blocks(t, 1, 0, 1, 4, 51000, 101000);
+	trace_blocks(t, 1, 0, 2, 4, 101000, 111000);
+}
+
+/* Kernel-only: a low-priority kernel that starts after the victim is ready
+ * is seen dispatching even without blocks. */
+static void b_kernel_only_dispatch(struct trace *t)
+{
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 0, 1, 1, 500, 20000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+}
+
+/* The victim is zero-length (start == end) but still waited. */
+static void b_zero_length_victim(struct trace *t)
+{
+	trace_stream(t, 1, 0, 1, HI);
+	trace_stream(t, 1, 0, 2, LO);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 101000);
+}
+
+/* A zero-length kernel inside the wait holds no SM: no culprit, no event. */
+static void b_zero_length_culprit(struct trace *t)
+{
+	trace_stream(t, 1, 0, 1, HI);
+	trace_stream(t, 1, 0, 2, LO);
+	trace_kernel(t, 1, 0, 1, 1, 500, 50000, 50000);
+	trace_blocks(t, 1, 0, 1, 4, 50000, 50000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	trace_blocks(t, 1, 0, 2, 4, 101000, 111000);
+}
+
+/* Second kernel of a stream, submitted long before, waits only 500 ns
+ * after the first one's end, even though another stream is busy. */
+static void b_back_to_back(struct trace *t)
+{
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, LO);
+	trace_kernel(t, 1, 0, 1, 1, 200, 1000, 50000);
+	trace_blocks(t, 1, 0, 1, 2, 1000, 50000);
+	trace_kernel(t, 1, 0, 1, 2, 2000, 50500, 90000);
+	trace_blocks(t, 1, 0, 2, 2, 50500, 90000);
+	trace_kernel(t, 1, 0, 2, 3, 0, 500, 100000);
+	trace_blocks(t, 1, 0, 3, 2, 500, 100000);
+}
+
+/* Two victims ready at the same time on two streams behind one culprit. */
+static void b_equal_ready(struct trace *t)
+{
+	culprit_then_victim(t, HI, LO, 1);
+	trace_stream(t, 1, 0, 3, LO);
+	trace_kernel(t, 1, 0, 3, 3, 11000, 101000, 111000);
+	trace_blocks(t, 1, 0, 3, 4, 101000, 111000);
+}
+
+/* The culprit runs on another device: nothing competes with the victim.
+ * Process 2 reuses the victim's grid id and context on device 1; its
+ * blocks must not be taken for the victim's. */
+static void b_devices_apart(struct trace *t)
+{
+	trace_stream(t, 1, 1, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 1, 1, 1, 500, 1000, 101000);
+	trace_blocks(t, 1, 1, 1, 4, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 11500, 21500);
+	trace_blocks(t, 1, 0, 2, 4, 11500, 21500);
+	trace_stream(t, 2, 1, 2, LO);
+	trace_kernel(t, 2, 1, 2, 2, 0, 200, 300);
+	trace_blocks(t, 2, 1, 2, 4, 200, 300);
+}
+
+/* Another process held the device while the victim waited and never
+ * shared it with the victim: time-slicing. */
+static void b_timeslice(struct trace *t)
+{
+	trace_stream(t, 2, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 2, 0, 1, 1, 500, 1000, 101000);
+	trace_blocks(t, 2, 0, 1, 4, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	trace_blocks(t, 1, 0, 2, 4, 101000, 111000);
+}
+
+/* Same, but the other process's tail overlaps the victim (MPS-like). */
+static void b_not_timeslice(struct trace *t)
+{
+	trace_stream(t, 2, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, LO);
+	trace_kernel(t, 2, 0, 1, 1, 500, 1000, 105000);
+	trace_blocks(t, 2, 0, 1, 3, 1000, 101000);
+	trace_blocks(t, 2, 0, 1, 1, 1000, 105000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	trace_blocks(t, 1, 0, 2, 3, 101000, 111000);
+}
+
+enum builder {
+	B_NO_CONTENTION, B_SIMPLE_BLOCKING, B_RESIDENT_INVERSION, B_DISPATCH_INVERSION,
+	B_EQUAL_PRIO, B_UNKNOWN_PRIO, B_UNKNOWN_VICTIM_PRIO, B_KERNEL_ONLY,
+	B_KERNEL_ONLY_RESIDENT, B_KERNEL_ONLY_DISPATCH, B_ZERO_LENGTH_VICTIM,
+	B_ZERO_LENGTH_CULPRIT, B_BACK_TO_BACK, B_EQUAL_READY, B_DEVICES_APART, B_TIMESLICE,
+	B_NOT_TIMESLICE,
+};
+
+static void (*const builders[])(struct trace *t) = {
+	b_no_contention, b_simple_blocking, b_resident_inversion, b_dispatch_inversion,
+	b_equal_prio, b_unknown_prio, b_unknown_victim_prio, b_kernel_only,
+	b_kernel_only_resident, b_kernel_only_dispatch, b_zero_length_victim,
+	b_zero_length_culprit, b_back_to_back, b_equal_ready, b_devices_apart, b_timeslice,
+	b_not_timeslice,
+};
+
+/* Criterion may re-execute the binary for each case: parameters hold no
+ * pointers, only an index into builders. */
+struct scase {
+	enum builder build;
+	size_t events;
+	enum smtop_event_kind kind;
+	uint64_t wait;
+	size_t culprits;
+	int from_blocks;
+};
+
+ParameterizedTestParameters(analysis, scenarios)
+{
+	static struct scase cases[] = {
+		{ B_NO_CONTENTION, 0, 0, 0, 0, 0 },
+		{ B_SIMPLE_BLOCKING, 1, SMTOP_EV_BLOCKING, 90000, 1, 1 },
+		{ B_RESIDENT_INVERSION, 1, SMTOP_EV_INVERSION_RESIDENT, 90000, 1, 1 },
+		{ B_DISPATCH_INVERSION, 1, SMTOP_EV_INVERSION_DISPATCH, 90000, 1, 1 },
+		{ B_EQUAL_PRIO, 1, SMTOP_EV_BLOCKING, 90000, 1, 1 },
+		{ B_UNKNOWN_PRIO, 1, SMTOP_EV_BLOCKING, 90000, 1, 1 },
+		{ B_UNKNOWN_VICTIM_PRIO, 1, SMTOP_EV_BLOCKING, 90000, 1, 1 },
+		{ B_KERNEL_ONLY, 1, SMTOP_EV_BLOCKING, 90000, 1, 0 },
+		{ B_KERNEL_ONLY_RESIDENT, 1, SMTOP_EV_INVERSION_RESIDENT, 90000, 1, 0 },
+		{ B_KERNEL_ONLY_DISPATCH, 1, SMTOP_EV_INVERSION_DISPATCH, 90000, 1, 0 },
+		{ B_ZERO_LENGTH_VICTIM, 1, SMTOP_EV_BLOCKING, 90000, 1, 0 },
+		{ B_ZERO_LENGTH_CULPRIT, 0, 0, 0, 0, 0 },
+		{ B_BACK_TO_BACK, 0, 0, 0, 0, 0 },
+		{ B_EQUAL_READY, 2, SMTOP_EV_BLOCKING, 90000, 1, 1 },
+		{ B_DEVICES_APART, 0, 0, 0, 0, 0 },
+		{ B_TIMESLICE, 1, SMTOP_EV_TIMESLICE, 90000, 1, 1 },
+		{ B_NOT_TIMESLICE, 1, SMTOP_EV_BLOCKING, 90000, 1, 1 },
+	};
+	return cr_make_param_array(struct scase, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct scase *c, analysis, scenarios)
+{
+	struct trace *t = trace_new();
+	builders[c->build](t);
+	struct analysis *a = run_all(t, 0);
+	cr_assert_eq(analysis_event_count(a), c->events, "case %d: %zu events", (int)c->build,
+		     analysis_event_count(a));
+	for (size_t i = 0; i < c->events; i++) {
+		const struct smtop_event *e = analysis_event(a, i);
+		cr_expect_eq(e->kind, c->kind, "case %d: kind %s", (int)c->build, analysis_kind_name(e->kind));
+		cr_expect_eq(e->wait_ns, c->wait, "case %d: wait %llu", (int)c->build,
+			     (unsigned long long)e->wait_ns);
+		cr_expect_eq(e->n_culprits, c->culprits, "case %d: culprits", (int)c->build);
+		cr_expect_eq(e->from_blocks, c->from_blocks, "case %d: from_blocks", (int)c->build);
+		cr_expect_eq(e->culprits[0].grid_id, 1, "case %d: culprit grid", (int)c->build);
+	}
+	cr_expect_eq(analysis_provisional_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(analysis, back_to_back_wait_counts_from_previous_end)
+{
+	struct trace *t = trace_new();
+	b_back_to_back(t);
+	struct analysis *a = run_all(t, 0);
+	struct analysis_stream_summary s;
+	cr_assert_eq(analysis_stream_summary(a, 0, &s), 0);
+	cr_assert_eq(s.stream_id, 1);
+	cr_expect_eq(s.wait.n, 2);
+	cr_expect_eq(s.wait.max, 800, "first kernel waits 800 after submission, got %llu",
+		     (unsigned long long)s.wait.max);
+	cr_expect_eq(s.wait.p50, 500, "second waits 500 after the first ends, got %llu",
+		     (unsigned long long)s.wait.p50);
+	analysis_free(a);
+	trace_free(t);
+}
+
+struct tcase {
+	uint64_t threshold;
+	size_t events;
+};
+
+ParameterizedTestParameters(analysis, threshold_edge)
+{
+	static struct tcase cases[] = {
+		{ 89999, 1 }, { 90000, 0 }, { 90001, 0 }, { 20000, 1 },
+	};
+	return cr_make_param_array(struct tcase, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct tcase *c, analysis, threshold_edge)
+{
+	struct trace *t = trace_new();
+	culprit_then_victim(t, HI, LO, 1);
+	struct analysis *a = run_all(t, c->threshold);
+	cr_expect_eq(analysis_event_count(a), c->events, "threshold %llu",
+		     (unsigned long long)c->threshold);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(analysis, culprit_weights_sum_to_one_heaviest_first)
+{
+	struct trace *t = trace_new();
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, LO);
+	trace_stream(t, 1, 0, 3, LO);
+	/* grid 1: 1 block over the whole wait; grid 3: 4 blocks over it. */
+	trace_kernel(t, 1, 0, 1, 1, 0, 1000, 101000);
+	trace_blocks(t, 1, 0, 1, 1, 1000, 101000);
+	trace_kernel(t, 1, 0, 3, 3, 0, 1000, 101000);
+	trace_blocks(t, 1, 0, 3, 4, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	trace_blocks(t, 1, 0, 2, 4, 101000, 111000);
+	struct analysis *a = run_all(t, 0);
+	cr_assert_eq(analysis_event_count(a), 1);
+	const struct smtop_event *e = analysis_event(a, 0);
+	cr_assert_eq(e->n_culprits, 2);
+	cr_expect_eq(e->culprits[0].grid_id, 3);
+	cr_expect_eq(e->culprits[0].overlap_ns, 4 * 90000);
+	cr_expect_eq(e->culprits[0].blocks, 4);
+	cr_expect_eq(e->culprits[1].grid_id, 1);
+	cr_expect(fabs(e->culprits[0].weight - 0.8) < 1e-12);
+	cr_expect(fabs(e->culprits[0].weight + e->culprits[1].weight - 1.0) < 1e-12);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(analysis, kernel_still_running_in_live_session)
+{
+	struct trace *t = trace_new();
+	culprit_then_victim(t, LO, HI, 1);
+	struct analysis *a = analysis_new(NULL);
+	analysis_add_stream(a, &t->streams[0]);
+	analysis_add_stream(a, &t->streams[1]);
+	/* At 60000 the culprit runs (end unknown) and the victim is waiting. */
+	struct smtop_kernel c = t->kernels[0], v = t->kernels[1];
+	c.end = 0;
+	v.start = v.end = 0;
+	analysis_add_kernel(a, &c);
+	analysis_add_kernel(a, &v);
+	cr_assert_eq(analysis_update(a, 60000), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	cr_assert_eq(analysis_provisional_count(a), 1);
+	const struct smtop_event *p = analysis_provisional(a, 0);
+	cr_expect_eq(p->start, 0);
+	cr_expect_eq(p->wait_ns, 60000 - 11000);
+	cr_expect_eq(p->kind, SMTOP_EV_INVERSION_RESIDENT);
+	struct analysis_totals tot;
+	analysis_totals(a, &tot);
+	cr_expect_eq(tot.kernels_pending, 2);
+	/* Both end; the final answer equals the whole-file one. */
+	analysis_add_kernel(a, &t->kernels[0]);
+	analysis_add_kernel(a, &t->kernels[1]);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		analysis_add_block(a, 1, 1, &t->blocks[i].b);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_provisional_count(a), 0);
+	cr_assert_eq(analysis_event_count(a), 1);
+	struct analysis *w = run_all(t, 0);
+	char why[128];
+	cr_expect_eq(trace_compare(a, w, why, sizeof why), 0, "%s", why);
+	analysis_free(w);
+	analysis_free(a);
+	trace_free(t);
+}
+
+struct icase {
+	unsigned seed;
+	int with_blocks;
+	unsigned max_piece;
+};
+
+ParameterizedTestParameters(analysis, incremental_equals_whole)
+{
+	static struct icase cases[] = {
+		{ 1, 1, 1 }, { 2, 1, 7 }, { 3, 1, 50 }, { 4, 1, 400 }, { 5, 0, 3 }, { 6, 0, 20 },
+		{ 7, 1, 13 }, { 8, 1, 2 },
+	};
+	return cr_make_param_array(struct icase, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct icase *c, analysis, incremental_equals_whole)
+{
+	struct trace *t = trace_random(c->seed, c->with_blocks);
+	struct analysis *whole = run_all(t, 0);
+	struct analysis *inc = analysis_new(NULL);
+	trace_feed_pieces(t, inc, c->seed * 31u, c->max_piece);
+	char why[128] = "";
+	cr_expect_gt(analysis_event_count(whole), 0, "the random trace should have episodes");
+	cr_expect_eq(trace_compare(whole, inc, why, sizeof why), 0, "seed %u: %s", c->seed, why);
+	analysis_free(inc);
+	analysis_free(whole);
+	trace_free(t);
+}
+
+Test(analysis, kernel_only_reports_limits)
+{
+	struct trace *t = trace_new();
+	b_kernel_only(t);
+	struct analysis *a = run_all(t, 0);
+	unsigned l = analysis_limits(a);
+	cr_expect_eq(analysis_has_blocks(a), 0);
+	cr_expect(l & ANALYSIS_LIMIT_DISPATCH_UNTOLD);
+	cr_expect(l & ANALYSIS_LIMIT_SM_SHARE_ESTIMATE);
+	cr_expect(l & ANALYSIS_LIMIT_WAIT_FROM_KERNELS);
+	struct analysis_stream_summary s;
+	analysis_stream_summary(a, 0, &s);
+	cr_expect_eq(s.sm_share_from_blocks, 0);
+	analysis_free(a);
+	trace_free(t);
+
+	t = trace_new();
+	b_simple_blocking(t);
+	a = run_all(t, 0);
+	cr_expect_eq(analysis_limits(a), 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(analysis, stream_summary_share_and_requests)
+{
+	struct trace *t = trace_new();
+	culprit_then_victim(t, HI, LO, 1);
+	trace_request(t, 1, 2, 10000, 120000);
+	trace_request(t, 1, 2, 20000, 130000);
+	struct analysis *a = run_all(t, 0);
+	cr_assert_eq(analysis_stream_count(a), 2);
+	struct analysis_stream_summary s1, s2;
+	analysis_stream_summary(a, 0, &s1);
+	analysis_stream_summary(a, 1, &s2);
+	cr_expect_eq(s1.stream_id, 1);
+	cr_expect_eq(s1.busy_ns, 100000);
+	/* 4 SMs over [1000, 111000): stream 1 holds 4 x 100000 of 4 x 110000. */
+	cr_expect(s1.sm_share_from_blocks);
+	cr_expect(fabs(s1.sm_share - 100000.0 / 110000.0) < 1e-9);
+	cr_expect_eq(s2.events[SMTOP_EV_BLOCKING], 1);
+	cr_expect_eq(s2.delay_ns[SMTOP_EV_BLOCKING], 90000);
+	cr_expect_eq(s2.wait.max, 90000);
+	cr_expect_eq(s2.turnaround.n, 2);
+	cr_expect_eq(s2.turnaround.p50, 110000);
+	cr_expect_eq(s1.turnaround.n, 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* A big culprit grid (beyond ANALYSIS_EXACT_BLOCKS) goes through the
+ * profile; waves that line up with the window still give exact answers. */
+Test(analysis, large_grid_profile)
+{
+	struct trace *t = trace_new();
+	trace_device(t, 0, 132);
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 0, 1, 1, 0, 1024, 1024 + 4 * 65536);
+	for (int w = 0; w < 4; w++)
+		trace_blocks(t, 1, 0, 1, 132, 1024 + (uint64_t)w * 65536,
+			     1024 + (uint64_t)(w + 1) * 65536);
+	trace_kernel(t, 1, 0, 2, 2, 1024 + 65536, 1024 + 2 * 65536, 1024 + 3 * 65536);
+	/* Half of the victim's blocks wait for the culprit's third wave. */
+	trace_blocks(t, 1, 0, 2, 4, 1024 + 2 * 65536, 1024 + 2 * 65536 + 1000);
+	trace_blocks(t, 1, 0, 2, 4, 1024 + 2 * 65536 + 1000, 1024 + 2 * 65536 + 2000);
+	struct analysis *a = run_all(t, 0);
+	cr_assert_eq(analysis_event_count(a), 1);
+	const struct smtop_event *e = analysis_event(a, 0);
+	cr_expect_eq(e->wait_ns, 65536);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_DISPATCH);
+	cr_expect_eq(e->culprits[0].overlap_ns, 132ull * 65536);
+	analysis_free(a);
+	trace_free(t);
+}

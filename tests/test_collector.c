@@ -1,0 +1,749 @@
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectors/blocks.h"
+#include "collectors/convert.h"
+#include "collectors/drops.h"
+#include "collectors/ring.h"
+#include "collectors/writer_thread.h"
+#include "db/reader.h"
+#include "db/writer.h"
+#include "tests/support/cupti_support.h"
+
+/* ---- convert ----------------------------------------------------------------- */
+
+static struct convert_state *cs;
+
+static void convert_setup(void)
+{
+	cs = convert_create(4242);
+	cr_assert_not_null(cs);
+}
+
+static void convert_teardown(void)
+{
+	convert_destroy(cs);
+}
+
+static int conv(const void *activity, struct smtop_record *out)
+{
+	return convert_activity(cs, (const CUpti_Activity *)activity, out);
+}
+
+TestSuite(convert, .init = convert_setup, .fini = convert_teardown);
+
+Test(convert, kernel_field_by_field)
+{
+	CUpti_ActivityKernel10 k;
+	struct smtop_record r;
+	char name[] = "_Z6vecAddPfS_S_i";
+
+	cupti_support_kernel(&k, name);
+	cr_assert_eq(conv(&k, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_KERNEL);
+	const struct smtop_kernel *o = &r.u.kernel;
+	cr_assert_eq(o->start, 1000);
+	cr_assert_eq(o->end, 2000);
+	cr_assert_eq(o->queued, 900);
+	cr_assert_eq(o->submitted, 950);
+	cr_assert_eq(o->grid_id, 77);
+	cr_assert_eq(o->pid, 4242);
+	cr_assert_eq(o->device_id, 1);
+	cr_assert_eq(o->context_id, 2);
+	cr_assert_eq(o->stream_id, 13);
+	cr_assert_eq(o->correlation_id, 99);
+	cr_assert_eq(o->grid[0], 4);
+	cr_assert_eq(o->grid[1], 2);
+	cr_assert_eq(o->grid[2], 1);
+	cr_assert_eq(o->block[0], 128);
+	cr_assert_eq(o->block[1], 1);
+	cr_assert_eq(o->block[2], 1);
+	cr_assert_eq(o->registers, 32);
+	cr_assert_eq(o->static_smem, 1024);
+	cr_assert_eq(o->dynamic_smem, 2048);
+	cr_assert_eq(o->local_mem, 16);
+	cr_assert_eq(o->launch_type, CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR);
+	cr_assert_eq(o->is_graph, 0);
+	cr_assert_str_eq(o->name, name);
+	cr_assert_neq(o->name, name, "the name is copied: CUPTI reuses its buffer");
+	name[0] = 'X';
+	cr_assert_eq(o->name[0], '_');
+	records_free_owned(&r);
+}
+
+Test(convert, kernel_from_a_graph_and_large_grid_id)
+{
+	CUpti_ActivityKernel10 k;
+	struct smtop_record r;
+
+	cupti_support_kernel(&k, NULL);
+	k.graphId = 3;
+	k.gridId = (int64_t)1 << 40;
+	cr_assert_eq(conv(&k, &r), 1);
+	cr_assert_eq(r.u.kernel.is_graph, 1);
+	cr_assert_eq(r.u.kernel.grid_id, (uint64_t)1 << 40);
+	cr_assert_null(r.u.kernel.name);
+}
+
+struct ts_case {
+	uint64_t in, out;
+};
+
+ParameterizedTestParameters(convert, unknown_timestamps_become_zero)
+{
+	static struct ts_case cases[] = {
+		{ 0, 0 },
+		{ (uint64_t)CUPTI_TIMESTAMP_UNKNOWN, 0 },
+		{ UINT64_MAX, 0 },
+		{ 1, 1 },
+		{ 1764480000000000000ull, 1764480000000000000ull },
+	};
+	return cr_make_param_array(struct ts_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct ts_case *c, convert, unknown_timestamps_become_zero)
+{
+	CUpti_ActivityKernel10 k;
+	struct smtop_record r;
+
+	cupti_support_kernel(&k, NULL);
+	k.queued = c->in;
+	k.submitted = c->in;
+	k.start = c->in;
+	k.end = c->in;
+	cr_assert_eq(conv(&k, &r), 1);
+	cr_assert_eq(r.u.kernel.queued, c->out);
+	cr_assert_eq(r.u.kernel.submitted, c->out);
+	cr_assert_eq(r.u.kernel.start, c->out);
+	cr_assert_eq(r.u.kernel.end, c->out);
+	cr_assert_eq(convert_timestamp(c->in), c->out);
+}
+
+struct prio_case {
+	uint32_t raw;
+	int32_t priority;
+};
+
+ParameterizedTestParameters(convert, stream_priority_is_int32)
+{
+	static struct prio_case cases[] = {
+		{ 0u, 0 }, { 4294967291u, -5 }, { 4294967295u, -1 }, { 3u, 3 },
+	};
+	return cr_make_param_array(struct prio_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct prio_case *c, convert, stream_priority_is_int32)
+{
+	CUpti_ActivityStream s;
+	struct smtop_record r;
+
+	cupti_support_stream(&s, 2, 21, c->raw);
+	cr_assert_eq(conv(&s, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_STREAM);
+	cr_assert_eq(r.u.stream.priority, c->priority);
+	cr_assert_eq(r.u.stream.stream_id, 21);
+	cr_assert_eq(r.u.stream.context_id, 2);
+	cr_assert_eq(r.u.stream.pid, 4242);
+	cr_assert_eq(r.u.stream.correlation_id, 5);
+	cr_assert_eq(r.u.stream.flags, CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING);
+}
+
+Test(convert, stream_takes_its_device_from_the_context)
+{
+	CUpti_ActivityContext3 c;
+	CUpti_ActivityStream s;
+	struct smtop_record r;
+
+	cupti_support_stream(&s, 8, 21, 0);
+	cr_assert_eq(conv(&s, &r), 1);
+	cr_assert_eq(r.u.stream.device_id, 0, "unknown context: device 0");
+	cupti_support_context(&c, 8, 3, 7);
+	cr_assert_eq(conv(&c, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_CONTEXT);
+	cr_assert_eq(r.u.context.context_id, 8);
+	cr_assert_eq(r.u.context.device_id, 3);
+	cr_assert_eq(r.u.context.null_stream_id, 7);
+	cr_assert_eq(r.u.context.pid, 4242);
+	cr_assert_eq(conv(&s, &r), 1);
+	cr_assert_eq(r.u.stream.device_id, 3);
+	convert_note_context(cs, 9, 5);
+	cupti_support_stream(&s, 9, 1, 0);
+	cr_assert_eq(conv(&s, &r), 1);
+	cr_assert_eq(r.u.stream.device_id, 5);
+}
+
+Test(convert, memcpy_memset_sync)
+{
+	CUpti_ActivityMemcpy6 m;
+	CUpti_ActivityMemset4 z;
+	CUpti_ActivitySynchronization2 y;
+	struct smtop_record r;
+
+	cupti_support_memcpy(&m, 2, 14, 10, 20, 4096);
+	cr_assert_eq(conv(&m, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_MEMCPY);
+	cr_assert_eq(r.u.memcpy.start, 10);
+	cr_assert_eq(r.u.memcpy.end, 20);
+	cr_assert_eq(r.u.memcpy.bytes, 4096);
+	cr_assert_eq(r.u.memcpy.context_id, 2);
+	cr_assert_eq(r.u.memcpy.stream_id, 14);
+	cr_assert_eq(r.u.memcpy.correlation_id, 7);
+	cr_assert_eq(r.u.memcpy.copy_kind, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD);
+	cr_assert_eq(r.u.memcpy.src_kind, CUPTI_ACTIVITY_MEMORY_KIND_PINNED);
+	cr_assert_eq(r.u.memcpy.dst_kind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+	cr_assert_eq(r.u.memcpy.pid, 4242);
+
+	cupti_support_memset(&z, 2, 15, 30, 0, 512, 0xab);
+	cr_assert_eq(conv(&z, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_MEMSET);
+	cr_assert_eq(r.u.memset.start, 30);
+	cr_assert_eq(r.u.memset.end, 0);
+	cr_assert_eq(r.u.memset.bytes, 512);
+	cr_assert_eq(r.u.memset.value, 0xab);
+	cr_assert_eq(r.u.memset.stream_id, 15);
+	cr_assert_eq(r.u.memset.correlation_id, 8);
+
+	cupti_support_sync(&y, 2, 16, 40, 50);
+	cr_assert_eq(conv(&y, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_SYNC);
+	cr_assert_eq(r.u.sync.start, 40);
+	cr_assert_eq(r.u.sync.end, 50);
+	cr_assert_eq(r.u.sync.stream_id, 16);
+	cr_assert_eq(r.u.sync.correlation_id, 9);
+	cr_assert_eq(r.u.sync.type, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE);
+}
+
+Test(convert, device)
+{
+	CUpti_ActivityDevice5 d;
+	struct smtop_record r;
+
+	cupti_support_device(&d, 0, "NVIDIA H200");
+	cr_assert_eq(conv(&d, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_DEVICE);
+	const struct smtop_device *o = &r.u.device;
+	cr_assert_eq(o->sm_count, 132);
+	cr_assert_eq(o->cc_major, 9);
+	cr_assert_eq(o->cc_minor, 0);
+	cr_assert_eq(o->max_threads_per_sm, 2048);
+	cr_assert_eq(o->max_blocks_per_sm, 32);
+	cr_assert_eq(o->max_regs_per_sm, 65536);
+	cr_assert_eq(o->max_smem_per_sm, 233472);
+	cr_assert_eq(o->max_threads_per_block, 1024);
+	cr_assert_eq(o->warp_size, 32);
+	cr_assert_eq(o->global_memory_bytes, 150ull << 30);
+	cr_assert_str_eq(o->name, "NVIDIA H200");
+	cr_assert_str_eq(o->uuid, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf");
+	records_free_owned(&r);
+}
+
+Test(convert, nvtx_range_with_color)
+{
+	CUpti_ActivityMarker2 m;
+	CUpti_ActivityMarkerData2 d;
+	struct smtop_record r;
+	char text[] = "forward";
+
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_START, 11, 500, 77, text, "torch");
+	cr_assert_eq(conv(&m, &r), 0, "a start alone makes no record");
+	text[0] = 'X';
+	cupti_support_marker_color(&d, 11, 0xff00ff00u);
+	cr_assert_eq(conv(&d, &r), 0);
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_END, 11, 900, 77, NULL, NULL);
+	cr_assert_eq(conv(&m, &r), 1);
+	cr_assert_eq(r.kind, SMTOP_REC_NVTX);
+	cr_assert_eq(r.u.nvtx.start, 500);
+	cr_assert_eq(r.u.nvtx.end, 900);
+	cr_assert_eq(r.u.nvtx.tid, 77);
+	cr_assert_eq(r.u.nvtx.pid, 4242);
+	cr_assert_eq((uint32_t)r.u.nvtx.color, 0xff00ff00u);
+	cr_assert_str_eq(r.u.nvtx.text, "forward", "copied at the start");
+	cr_assert_str_eq(r.u.nvtx.domain, "torch");
+	records_free_owned(&r);
+	cr_assert_eq(cs->n_open, 0);
+}
+
+Test(convert, nested_ranges_and_marks)
+{
+	CUpti_ActivityMarker2 m;
+	struct smtop_record r;
+
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, 5, "outer", NULL);
+	cr_assert_eq(conv(&m, &r), 0);
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 200, 5, "inner", NULL);
+	cr_assert_eq(conv(&m, &r), 0);
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 3, 250, 5, "mark", NULL);
+	cr_assert_eq(conv(&m, &r), 1);
+	cr_assert_eq(r.u.nvtx.start, 250);
+	cr_assert_eq(r.u.nvtx.end, 0, "a mark has no end");
+	cr_assert_str_eq(r.u.nvtx.text, "mark");
+	cr_assert_null(r.u.nvtx.domain, "default domain");
+	records_free_owned(&r);
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 300, 5, NULL, NULL);
+	cr_assert_eq(conv(&m, &r), 1);
+	cr_assert_str_eq(r.u.nvtx.text, "inner");
+	cr_assert_eq(r.u.nvtx.start, 200);
+	records_free_owned(&r);
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 400, 5, NULL, NULL);
+	cr_assert_eq(conv(&m, &r), 1);
+	cr_assert_str_eq(r.u.nvtx.text, "outer");
+	cr_assert_eq(r.u.nvtx.end, 400);
+	records_free_owned(&r);
+	cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_END, 42, 500, 5, NULL, NULL);
+	cr_assert_eq(conv(&m, &r), 0, "an end without a start");
+	cr_assert_eq(cs->unmatched_markers, 1);
+}
+
+Test(convert, open_ranges_are_bounded)
+{
+	CUpti_ActivityMarker2 m;
+	struct smtop_record r;
+
+	for (uint32_t i = 0; i < CONVERT_MAX_OPEN_MARKERS + 10; i++) {
+		cupti_support_marker(&m, CUPTI_ACTIVITY_FLAG_MARKER_START, i + 1, i, 1, "r", NULL);
+		cr_assert_eq(conv(&m, &r), 0);
+	}
+	cr_assert_eq(cs->n_open, CONVERT_MAX_OPEN_MARKERS);
+	cr_assert_eq(cs->unmatched_markers, 10);
+}
+
+Test(convert, unknown_kinds_make_nothing)
+{
+	CUpti_ActivityKernel10 k;
+	struct smtop_record r;
+
+	cupti_support_kernel(&k, NULL);
+	k.kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
+	cr_assert_eq(conv(&k, &r), 0);
+}
+
+Test(convert, api_record)
+{
+	struct smtop_record r;
+
+	convert_api(&r, 1, 2, 211, 0, 0, "cudaLaunchKernel", 100, 150, 33);
+	cr_assert_eq(r.kind, SMTOP_REC_API);
+	cr_assert_eq(r.u.api.pid, 1);
+	cr_assert_eq(r.u.api.tid, 2);
+	cr_assert_eq(r.u.api.cbid, 211);
+	cr_assert_eq(r.u.api.is_driver, 0);
+	cr_assert_eq(r.u.api.start, 100);
+	cr_assert_eq(r.u.api.end, 150);
+	cr_assert_eq(r.u.api.correlation_id, 33);
+	cr_assert_str_eq(r.u.api.name, "cudaLaunchKernel");
+	records_free_owned(&r);
+}
+
+/* ---- ring -------------------------------------------------------------------- */
+
+static struct smtop_record named_kernel(uint32_t corr)
+{
+	struct smtop_record r = { .kind = SMTOP_REC_KERNEL };
+	char name[32];
+
+	snprintf(name, sizeof(name), "k%u", corr);
+	r.u.kernel.correlation_id = corr;
+	r.u.kernel.name = strdup(name);
+	return r;
+}
+
+Test(ring, fifo_single_producer)
+{
+	struct ring *q = ring_create(8);
+	struct smtop_record r, out[8];
+
+	for (uint32_t i = 0; i < 5; i++) {
+		r = named_kernel(i);
+		cr_assert_eq(ring_push(q, &r), 0);
+	}
+	cr_assert_eq(ring_count(q), 5);
+	cr_assert_eq(ring_pop(q, out, 3), 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_assert_eq(out[i].u.kernel.correlation_id, i);
+		records_free_owned(&out[i]);
+	}
+	for (uint32_t i = 5; i < 10; i++) {
+		r = named_kernel(i);
+		cr_assert_eq(ring_push(q, &r), 0, "wraps around");
+	}
+	cr_assert_eq(ring_pop(q, out, 8), 7);
+	for (uint32_t i = 0; i < 7; i++) {
+		cr_assert_eq(out[i].u.kernel.correlation_id, i + 3);
+		records_free_owned(&out[i]);
+	}
+	cr_assert_eq(ring_take_drops(q), 0);
+	ring_destroy(q);
+}
+
+Test(ring, full_ring_counts_every_drop)
+{
+	struct ring *q = ring_create(4);
+	struct smtop_record r, batch[5], out[4];
+
+	for (uint32_t i = 0; i < 10; i++) {
+		r = named_kernel(i);
+		cr_assert_eq(ring_push(q, &r), i < 4 ? 0 : -1);
+	}
+	cr_assert_eq(ring_take_drops(q), 6);
+	cr_assert_eq(ring_take_drops(q), 0, "taking resets");
+	cr_assert_eq(ring_pop(q, out, 1), 1);
+	records_free_owned(&out[0]);
+	for (uint32_t i = 0; i < 5; i++)
+		batch[i] = named_kernel(100 + i);
+	cr_assert_eq(ring_push_many(q, batch, 5), 1, "one free slot");
+	cr_assert_eq(ring_take_drops(q), 4);
+	cr_assert_eq(ring_pop(q, out, 4), 4);
+	cr_assert_eq(out[0].u.kernel.correlation_id, 1);
+	cr_assert_eq(out[3].u.kernel.correlation_id, 100);
+	cr_assert_str_eq(out[3].u.kernel.name, "k100");
+	for (int i = 0; i < 4; i++)
+		records_free_owned(&out[i]);
+	ring_destroy(q);
+}
+
+#define PRODUCERS 4
+#define PER_PRODUCER 20000
+
+struct producer_arg {
+	struct ring *q;
+	uint32_t id;
+};
+
+static void *producer(void *p)
+{
+	struct producer_arg *a = p;
+
+	for (uint32_t i = 0; i < PER_PRODUCER; i++) {
+		struct smtop_record r = { .kind = SMTOP_REC_KERNEL };
+
+		r.u.kernel.pid = a->id;
+		r.u.kernel.correlation_id = i;
+		ring_push(a->q, &r);
+	}
+	return NULL;
+}
+
+Test(ring, many_producers_one_consumer)
+{
+	struct ring *q = ring_create(1000);
+	struct producer_arg args[PRODUCERS];
+	pthread_t t[PRODUCERS];
+	int64_t last[PRODUCERS];
+	uint64_t popped = 0, drops = 0;
+	struct smtop_record out[256];
+
+	for (uint32_t i = 0; i < PRODUCERS; i++) {
+		args[i] = (struct producer_arg){ q, i };
+		last[i] = -1;
+		pthread_create(&t[i], NULL, producer, &args[i]);
+	}
+	for (int done = 0; !done;) {
+		size_t n = ring_pop(q, out, 256);
+
+		for (size_t i = 0; i < n; i++) {
+			uint32_t p = out[i].u.kernel.pid;
+
+			cr_assert_lt(p, PRODUCERS);
+			cr_assert_gt((int64_t)out[i].u.kernel.correlation_id, last[p],
+				     "each producer's records stay in order");
+			last[p] = out[i].u.kernel.correlation_id;
+		}
+		popped += n;
+		drops += ring_take_drops(q);
+		if (popped + drops == (uint64_t)PRODUCERS * PER_PRODUCER)
+			done = 1;
+	}
+	for (int i = 0; i < PRODUCERS; i++)
+		pthread_join(t[i], NULL);
+	cr_assert_eq(ring_pop(q, out, 256), 0);
+	cr_assert_eq(popped + drops, (uint64_t)PRODUCERS * PER_PRODUCER);
+	ring_destroy(q);
+}
+
+/* ---- block ring drain ---------------------------------------------------------- */
+
+#define CAP 8
+
+Test(blocks, empty_ring)
+{
+	struct smtop_trace_slot slots[CAP] = { 0 };
+
+	cr_assert_eq(blocks_collect(slots, CAP, 0, 0, 0, NULL), 0);
+	cr_assert_eq(blocks_collect(slots, CAP, 0, 3, 0, NULL), 0, "zeroed slots are never complete");
+}
+
+Test(blocks, complete_prefix_decodes)
+{
+	struct smtop_trace_slot slots[CAP] = { 0 };
+	struct smtop_block out[CAP];
+
+	cupti_support_slot(slots, CAP, 0, 77, 1000, 2000, 0, 5);
+	cupti_support_slot(slots, CAP, 1, 77, 1032, 2064, 1, 131);
+	cupti_support_slot(slots, CAP, 2, ((uint64_t)1 << 47) + 3, 1100, 2100, 70000, 0);
+	cr_assert_eq(blocks_collect(slots, CAP, 0, 3, 2, out), 3);
+	cr_assert_eq(out[0].grid_id, 77);
+	cr_assert_eq(out[0].start, 1000);
+	cr_assert_eq(out[0].end, 2000);
+	cr_assert_eq(out[0].block, 0);
+	cr_assert_eq(out[0].sm, 5);
+	cr_assert_eq(out[0].device_id, 2);
+	cr_assert_eq(out[1].sm, 131);
+	cr_assert_eq(out[2].grid_id, ((uint64_t)1 << 47) + 3, "the tag is not part of the grid id");
+	cr_assert_eq(out[2].block, 70000);
+}
+
+Test(blocks, stops_at_a_half_written_slot)
+{
+	struct smtop_trace_slot slots[CAP] = { 0 };
+
+	cupti_support_slot(slots, CAP, 0, 1, 10, 20, 0, 0);
+	cupti_support_slot(slots, CAP, 1, 1, 10, 20, 1, 0);
+	cupti_support_half_slot(slots, CAP, 2, 1, 10);
+	cupti_support_slot(slots, CAP, 3, 1, 10, 20, 3, 0);
+	cr_assert_eq(blocks_collect(slots, CAP, 0, 4, 0, NULL), 2);
+	/* The second half alone is not enough either. */
+	slots[2].grid_tag = 0;
+	slots[2].end = 20;
+	slots[2].tag = smtop_trace_tag(2, CAP);
+	cr_assert_eq(blocks_collect(slots, CAP, 0, 4, 0, NULL), 2);
+	cupti_support_slot(slots, CAP, 2, 1, 10, 20, 2, 0);
+	cr_assert_eq(blocks_collect(slots, CAP, 0, 4, 0, NULL), 4);
+}
+
+Test(blocks, wrapped_ring)
+{
+	struct smtop_trace_slot slots[CAP] = { 0 };
+	struct smtop_block out[CAP];
+
+	/* Lap 0 filled everything; the host has read 6 of them. */
+	for (uint64_t i = 0; i < CAP; i++)
+		cupti_support_slot(slots, CAP, i, 1, i, i + 1, (uint32_t)i, 0);
+	/* Lap 1 wrote indices 8, 9 (positions 0, 1) but not yet 10 (position 2). */
+	cupti_support_slot(slots, CAP, 8, 2, 8, 9, 8, 0);
+	cupti_support_slot(slots, CAP, 9, 2, 9, 10, 9, 0);
+	cr_assert_eq(blocks_collect(slots, CAP, 6, 11, 0, out), 4,
+		     "6 and 7 from lap 0, 8 and 9 from lap 1; 10 still holds lap 0's tag");
+	cr_assert_eq(out[0].block, 6);
+	cr_assert_eq(out[1].block, 7);
+	cr_assert_eq(out[2].block, 8);
+	cr_assert_eq(out[2].grid_id, 2);
+	cr_assert_eq(out[3].block, 9);
+	cupti_support_slot(slots, CAP, 10, 2, 10, 11, 10, 0);
+	cr_assert_eq(blocks_collect(slots, CAP, 6, 11, 0, NULL), 5);
+}
+
+Test(blocks, many_laps_later)
+{
+	struct smtop_trace_slot slots[CAP] = { 0 };
+	uint64_t base = (uint64_t)CAP * 70000; /* past the 65535-lap tag wrap */
+
+	for (uint64_t i = base; i < base + CAP; i++)
+		cupti_support_slot(slots, CAP, i, 9, i, i, 0, 0);
+	cr_assert_eq(blocks_collect(slots, CAP, base, base + CAP, 0, NULL), CAP);
+	cr_assert_eq(blocks_collect(slots, CAP, base + 1, base + CAP + 1, 0, NULL), CAP - 1,
+		     "index base+CAP still holds the previous lap");
+}
+
+Test(blocks, bad_arguments)
+{
+	struct smtop_trace_slot slots[CAP] = { 0 };
+
+	for (uint64_t i = 0; i < CAP; i++)
+		cupti_support_slot(slots, CAP, i, 1, 0, 0, 0, 0);
+	cr_assert_eq(blocks_collect(slots, 6, 0, 4, 0, NULL), 0, "capacity must be a power of two");
+	cr_assert_eq(blocks_collect(slots, CAP, 5, 4, 0, NULL), 0, "head behind read");
+	cr_assert_eq(blocks_collect(slots, CAP, 0, 100, 0, NULL), CAP, "never past one lap");
+}
+
+Test(blocks, timer_tick)
+{
+	struct smtop_block b[3] = {
+		{ .start = 1764480000000000032ull, .end = 1764480000000001024ull },
+		{ .start = 1764480000000000096ull, .end = 1764480000000000160ull },
+		{ .start = 1764480000000002048ull, .end = 1764480000000004000ull },
+	};
+
+	cr_assert_eq(blocks_timer_tick(b, 2, 0), 32);
+	cr_assert_eq(blocks_timer_tick(b, 3, 0), 32);
+	cr_assert_eq(blocks_timer_tick(b, 0, 0), 0);
+}
+
+/* ---- writer thread with a real session ------------------------------------------ */
+
+static struct db_writer *join_session(const char *path, uint32_t pid)
+{
+	struct db_writer_options opt = { 0 };
+	struct db_writer *w = NULL;
+	char err[256] = "";
+
+	opt.path = path;
+	opt.pid = pid;
+	opt.ppid = 1;
+	opt.command = "./workload --flag";
+	opt.create = 0;
+	cr_assert_eq(db_writer_open(&w, &opt, err, sizeof(err)), 0, "%s", err);
+	return w;
+}
+
+static const struct db_process_info *find_process(const struct db_session_info *info, uint32_t pid)
+{
+	for (size_t i = 0; i < info->n_processes; i++)
+		if (info->processes[i].pid == pid)
+			return &info->processes[i];
+	return NULL;
+}
+
+static struct smtop_record blocks_record(uint32_t pid, uint32_t n)
+{
+	struct smtop_record r = { .kind = SMTOP_REC_BLOCKS };
+
+	r.u.blocks.pid = pid;
+	r.u.blocks.count = n;
+	r.u.blocks.blocks = calloc(n, sizeof(struct smtop_block));
+	for (uint32_t i = 0; i < n; i++) {
+		r.u.blocks.blocks[i].grid_id = 77;
+		r.u.blocks.blocks[i].start = 1764480000000000000ull + i * 64;
+		r.u.blocks.blocks[i].end = 1764480000000000000ull + i * 64 + 32000;
+		r.u.blocks.blocks[i].block = i;
+		r.u.blocks.blocks[i].sm = (uint16_t)(i % 132);
+	}
+	return r;
+}
+
+static struct smtop_record timed_kernel(uint32_t pid, uint32_t i)
+{
+	struct smtop_record r = named_kernel(i);
+
+	r.u.kernel.pid = pid;
+	r.u.kernel.start = 1764480000000100000ull + i * 1000;
+	r.u.kernel.end = r.u.kernel.start + 500;
+	r.u.kernel.grid_id = i + 1;
+	r.u.kernel.stream_id = 7;
+	r.u.kernel.grid[0] = r.u.kernel.grid[1] = r.u.kernel.grid[2] = 1;
+	r.u.kernel.block[0] = r.u.kernel.block[1] = r.u.kernel.block[2] = 1;
+	return r;
+}
+
+static void read_info(const char *path, void (*check)(const struct db_session_info *))
+{
+	struct db_reader *rd = NULL;
+	struct db_session_info info;
+	char err[256] = "";
+
+	cr_assert_eq(db_reader_open(&rd, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(db_reader_info(rd, &info), 0, "%s", db_reader_error(rd));
+	check(&info);
+	db_reader_close(rd);
+}
+
+static void check_stopped_session(const struct db_session_info *info)
+{
+	const struct db_process_info *p = find_process(info, 4242);
+
+	cr_assert_eq(info->kernels, 3);
+	cr_assert_eq(info->blocks, 10);
+	cr_assert_not_null(p);
+	cr_assert_str_eq(p->status, "exited");
+	cr_assert_eq(p->drops_ring, 2);
+	cr_assert_eq(p->drops_cupti, 5);
+	cr_assert_eq(p->drops_blocks, 6);
+}
+
+Test(writer_thread, commits_records_and_drops)
+{
+	char path[256];
+	struct ring *q = ring_create(4);
+	struct smtop_record r;
+	struct writer_thread_options opt = { 0 };
+
+	cr_assert_eq(cupti_support_session(path, sizeof(path)), 0);
+	struct db_writer *w = join_session(path, 4242);
+	for (uint32_t i = 0; i < 3; i++) {
+		r = timed_kernel(4242, i);
+		ring_push(q, &r);
+	}
+	r = blocks_record(4242, 10);
+	ring_push(q, &r);
+	for (uint32_t i = 0; i < 2; i++) {
+		r = timed_kernel(4242, 100 + i);
+		cr_assert_eq(ring_push(q, &r), -1, "full");
+	}
+	drops_add(DROPS_CUPTI, 5);
+	drops_add(DROPS_BLOCKS, 6);
+	opt.writer = w;
+	opt.ring = q;
+	opt.path = path;
+	opt.period_ms = 10;
+	cr_assert_eq(writer_thread_start(&opt), 0);
+	cr_assert(writer_thread_running());
+	writer_thread_set_meta("globaltimer_ns_per_tick", "32");
+	usleep(50000);
+	writer_thread_stop();
+	cr_assert_not(writer_thread_running());
+	cr_assert_eq(ring_count(q), 0);
+	cr_assert_eq(db_writer_set_process_status(w, "exited", NULL), 0);
+	db_writer_close(w);
+	ring_destroy(q);
+	read_info(path, check_stopped_session);
+
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT value FROM smtop_meta WHERE key='globaltimer_ns_per_tick'",
+					-1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "32");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void check_crashed_session(const struct db_session_info *info)
+{
+	const struct db_process_info *p = find_process(info, 4243);
+
+	cr_assert_eq(info->kernels, 5, "everything pushed before the signal is committed");
+	cr_assert_not_null(p);
+	cr_assert_str_eq(p->status, "crashed");
+	cr_assert_not_null(p->reason);
+	cr_assert(strstr(p->reason, "SIGTERM") != NULL, "%s", p->reason);
+}
+
+Test(writer_thread, signal_commit_is_acknowledged)
+{
+	char path[256];
+	struct ring *q = ring_create(64);
+	struct writer_thread_options opt = { 0 };
+	struct smtop_record r;
+
+	cr_assert_eq(cupti_support_session(path, sizeof(path)), 0);
+	struct db_writer *w = join_session(path, 4243);
+	opt.writer = w;
+	opt.ring = q;
+	opt.path = path;
+	opt.period_ms = 10000; /* only the signal wakes it */
+	cr_assert_eq(writer_thread_start(&opt), 0);
+	for (uint32_t i = 0; i < 5; i++) {
+		r = timed_kernel(4243, i);
+		ring_push(q, &r);
+	}
+	cr_assert_eq(writer_thread_commit_from_signal(SIGTERM), 0);
+	cr_assert_eq(ring_count(q), 0);
+	read_info(path, check_crashed_session);
+	writer_thread_stop();
+	db_writer_close(w);
+	ring_destroy(q);
+}
+
+Test(writer_thread, forgotten_after_fork)
+{
+	cr_assert_eq(writer_thread_commit_from_signal(SIGTERM), -1, "no thread: no wait");
+	writer_thread_forget();
+	cr_assert_not(writer_thread_running());
+}

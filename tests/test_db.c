@@ -1,0 +1,621 @@
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "db/events.h"
+#include "db/names.h"
+#include "db/reader.h"
+#include "db/schema.h"
+#include "db/writer.h"
+#include "tests/support/db_support.h"
+
+#define T0 1764480000000000000ull
+#define MANGLED "_Z10conv2d_fwdILi3EEvPKfPfi"
+
+struct collect {
+	size_t n;
+	struct smtop_kernel k[64];
+	struct smtop_stream s[16];
+	struct smtop_nvtx v[16];
+	struct smtop_request q[16];
+	uint64_t blocks, first_block_start;
+	uint32_t block_pid;
+};
+
+static int on_kernel(void *ud, const struct smtop_kernel *k)
+{
+	struct collect *c = ud;
+
+	if (c->n < 64)
+		c->k[c->n] = *k;
+	c->n++;
+	return 0;
+}
+
+static int on_stream(void *ud, const struct smtop_stream *s)
+{
+	struct collect *c = ud;
+
+	c->s[c->n++] = *s;
+	return 0;
+}
+
+static int on_nvtx(void *ud, const struct smtop_nvtx *v)
+{
+	struct collect *c = ud;
+
+	c->v[c->n++] = *v;
+	return 0;
+}
+
+static int on_request(void *ud, const struct smtop_request *q)
+{
+	struct collect *c = ud;
+
+	c->q[c->n++] = *q;
+	return 0;
+}
+
+static int on_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct collect *c = ud;
+
+	(void)ctx;
+	if (!c->blocks || b->start < c->first_block_start)
+		c->first_block_start = b->start;
+	c->blocks++;
+	c->block_pid = pid;
+	return 0;
+}
+
+static struct db_reader *open_reader(const char *path)
+{
+	struct db_reader *r;
+	char err[512];
+
+	cr_assert_eq(db_reader_open(&r, path, err, sizeof err), 0, "%s", err);
+	return r;
+}
+
+/* One process's worth of every record kind; blocks start 60 us before the kernels. */
+static void write_everything(struct db_writer *w, uint32_t pid)
+{
+	struct smtop_block b[264];
+	struct smtop_record recs[16];
+	size_t n = 0;
+
+	for (int i = 0; i < 264; i++)
+		b[i] = (struct smtop_block){ .grid_id = 10 + (uint64_t)(i / 132),
+					     .start = T0 - 60000 + (uint64_t)i * 1000,
+					     .end = T0 - 60000 + (uint64_t)i * 1000 + 5000,
+					     .block = (uint32_t)(i % 132), .sm = (uint16_t)(i % 132) };
+	recs[n++] = db_support_device(pid, 0, 132);
+	recs[n++] = (struct smtop_record){ .kind = SMTOP_REC_CONTEXT,
+		.u.context = { .pid = pid, .device_id = 0, .context_id = 1, .null_stream_id = 7 } };
+	recs[n++] = db_support_stream(pid, 13, -5);
+	recs[n++] = db_support_stream(pid, 14, 0);
+	recs[n++] = db_support_kernel(pid, 13, T0, T0 + 132000, 10, MANGLED);
+	recs[n++] = db_support_kernel(pid, 14, T0 + 132000, T0 + 264000, 11, MANGLED);
+	recs[n++] = db_support_kernel(pid, 14, T0 + 300000, T0 + 400000, 12, "plain_c_kernel");
+	recs[n++] = (struct smtop_record){ .kind = SMTOP_REC_MEMCPY,
+		.u.memcpy = { .start = T0 - 9000, .end = T0 - 1000, .bytes = 4096, .pid = pid,
+			      .context_id = 1, .stream_id = 13, .copy_kind = 1 } };
+	recs[n++] = (struct smtop_record){ .kind = SMTOP_REC_MEMSET,
+		.u.memset = { .start = T0 - 500, .end = T0 - 100, .bytes = 64, .pid = pid,
+			      .context_id = 1, .stream_id = 13 } };
+	recs[n++] = db_support_api(pid, 77, T0 - 20000, T0 - 15000, 0, "cudaLaunchKernel");
+	recs[n++] = db_support_api(pid, 77, T0 - 14000, T0 - 13000, 1, "cuLaunchKernel");
+	recs[n++] = (struct smtop_record){ .kind = SMTOP_REC_SYNC,
+		.u.sync = { .start = T0, .end = T0 + 400000, .pid = pid, .context_id = 1,
+			    .stream_id = 13, .type = 3 } };
+	recs[n++] = db_support_nvtx(pid, T0 - 1000, T0 + 500000, "forward", "torch");
+	recs[n++] = db_support_nvtx(pid, T0 + 10, 0, "mark", NULL);
+	recs[n++] = db_support_request(pid, 13, T0 - 30000, T0 + 140000, "req-1");
+	recs[n++] = db_support_blocks(pid, 1, b, 264);
+	cr_assert_eq(db_writer_write(w, recs, n), 0, "%s", db_writer_error(w));
+}
+
+Test(db, round_trip_of_every_record_kind)
+{
+	char path[256], offset[32];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+	struct collect c = { 0 };
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 4242, 1);
+	write_everything(w, 4242);
+	snprintf(offset, sizeof offset, "%d", 61000);
+	cr_assert_eq(db_writer_set_meta(w, "clock_offset_ns", offset), 0);
+	cr_assert_eq(db_writer_add_drops(w, "ring", 5), 0);
+	cr_assert_eq(db_writer_add_drops(w, "blocks", 2), 0);
+	cr_assert_eq(db_writer_set_process_status(w, "exited", NULL), 0);
+	cr_assert_eq(db_writer_finish_session(w, 1, NULL), 0);
+	db_writer_close(w);
+
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.is_nsys, 0);
+	cr_assert_eq(info.schema_version, SCHEMA_VERSION);
+	cr_assert_str_eq(info.command, "smtop record test-workload");
+	cr_assert_eq(info.kernels, 3);
+	cr_assert_eq(info.blocks, 264);
+	cr_assert_eq(info.memcpys, 1);
+	cr_assert_eq(info.memsets, 1);
+	cr_assert_eq(info.api_calls, 2);
+	cr_assert_eq(info.nvtx, 2);
+	cr_assert_eq(info.streams, 2);
+	cr_assert_eq(info.requests, 1);
+	cr_assert_eq(info.drops_ring, 5);
+	cr_assert_eq(info.drops_blocks, 2);
+	cr_assert_eq(info.ended, 1);
+	cr_assert_eq(info.ended_clean, 1);
+	cr_assert_eq(info.clock_offset_known, 1);
+	cr_assert_eq(info.clock_offset_ns, 61000);
+	cr_assert_eq(info.n_devices, 1);
+	cr_assert_eq(info.devices[0].sm_count, 132);
+	cr_assert_str_eq(info.devices[0].name, "NVIDIA H200");
+	cr_assert_eq(info.n_processes, 1);
+	cr_assert_eq(info.processes[0].pid, 4242);
+	cr_assert_str_eq(info.processes[0].status, "exited");
+	cr_assert_str_eq(info.processes[0].command, "test-workload --flag");
+	cr_assert_eq(info.t_first, T0 - 60000 + 61000 < T0 ? T0 - 60000 + 61000 : T0);
+	cr_assert_eq(info.t_last, T0 + 400000);
+
+	cr_assert_eq(db_reader_kernels(r, 0, UINT64_MAX / 2, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_eq(c.k[0].pid, 4242);
+	cr_assert_eq(c.k[0].stream_id, 13);
+	cr_assert_eq(c.k[0].grid_id, 10);
+	cr_assert_eq(c.k[0].queued, T0 - 100);
+	cr_assert_eq(c.k[0].grid[0], 132);
+	cr_assert_eq(c.k[0].block[0], 256);
+	cr_assert_eq(c.k[0].dynamic_smem, 4096);
+	cr_assert_str_eq(c.k[0].name, MANGLED);
+	cr_assert_str_eq(db_reader_short_name(r, c.k[0].name), "conv2d_fwd");
+	cr_assert_str_eq(db_reader_short_name(r, c.k[2].name), "plain_c_kernel");
+
+	c.n = 0;
+	cr_assert_eq(db_reader_streams(r, on_stream, &c), 0);
+	cr_assert_eq(c.n, 2);
+	cr_assert_eq(c.s[0].priority, -5);
+	cr_assert_eq(c.s[1].priority, 0);
+
+	c.n = 0;
+	cr_assert_eq(db_reader_nvtx(r, 0, UINT64_MAX / 2, on_nvtx, &c), 0);
+	cr_assert_eq(c.n, 2);
+	cr_assert_str_eq(c.v[0].text, "forward");
+	cr_assert_str_eq(c.v[0].domain, "torch");
+	cr_assert_eq(c.v[0].tid, 4243);
+	cr_assert_str_eq(c.v[1].text, "mark");
+	cr_assert_null(c.v[1].domain);
+	cr_assert_eq(c.v[1].end, 0);
+
+	c.n = 0;
+	cr_assert_eq(db_reader_requests(r, on_request, &c), 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert_str_eq(c.q[0].label, "req-1");
+
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX / 2, on_block, &c), 0);
+	cr_assert_eq(c.blocks, 264);
+	cr_assert_eq(c.block_pid, 4242);
+	cr_assert_eq(c.first_block_start, T0 - 60000 + 61000, "blocks moved onto CUPTI time");
+	db_reader_close(r);
+}
+
+static int64_t sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+Test(db, nsys_style_sql_and_interning)
+{
+	char path[256];
+	struct db_writer *w;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int rows = 0;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 100, 1);
+	write_everything(w, 100);
+	write_everything(w, 100);
+	db_writer_close(w);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM StringIds WHERE value='" MANGLED "'"), 1);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM StringIds WHERE value='cudaLaunchKernel'"), 1);
+	cr_assert_eq(sql_int(path, "SELECT priority FROM TARGET_INFO_CUDA_STREAM WHERE streamId=13"),
+		     4294967291ll);
+	cr_assert_eq(sql_int(path, "SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1"),
+		     100ll << 24);
+	cr_assert_eq(sql_int(path, "SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"),
+		     (100ll << 24) | 77);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass=1"), 2);
+	cr_assert_eq(sql_int(path, "PRAGMA application_id"), SCHEMA_APPLICATION_ID);
+
+	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT s.value, k.end - k.start FROM"
+		" CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName ORDER BY k.start",
+		-1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		cr_assert(strcmp(name, "conv2d_fwd") == 0 || strcmp(name, "plain_c_kernel") == 0, "%s", name);
+		cr_assert_gt(sqlite3_column_int64(st, 1), 0);
+		rows++;
+	}
+	cr_assert_eq(rows, 6);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+Test(db, short_names)
+{
+	char *d = db_names_demangle(MANGLED), *s;
+
+	cr_assert_str_eq(d, "void conv2d_fwd<3>(float const*, float*, int)");
+	s = db_names_short(d);
+	cr_assert_str_eq(s, "conv2d_fwd");
+	free(s);
+	free(d);
+	s = db_names_short("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>,"
+			   " std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)");
+	cr_assert_str_eq(s, "vectorized_elementwise_kernel");
+	free(s);
+	s = db_names_short("void (anonymous namespace)::softmax_warp_forward<float, 8>(float*, float const*)");
+	cr_assert_str_eq(s, "softmax_warp_forward");
+	free(s);
+	d = db_names_demangle("not_mangled");
+	cr_assert_str_eq(d, "not_mangled");
+	free(d);
+}
+
+Test(db, time_windows)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct collect c = { 0 };
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_everything(w, 1);
+	db_writer_set_meta(w, "clock_offset_ns", "0");
+	db_writer_close(w);
+	r = open_reader(path);
+	/* kernels: [T0, T0+132us), [T0+132us, T0+264us), [T0+300us, T0+400us) */
+	cr_assert_eq(db_reader_kernels(r, T0 + 100000, T0 + 140000, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 2);
+	c.n = 0;
+	cr_assert_eq(db_reader_kernels(r, T0 + 264000, T0 + 300000, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 0);
+	cr_assert_eq(db_reader_kernels(r, T0 + 350000, T0 + 350001, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 1);
+	/* blocks i start at T0-60us + i us, last 5 us: a 10 us window sees 14 of them */
+	cr_assert_eq(db_reader_blocks(r, T0, T0 + 10000, on_block, &c), 0);
+	cr_assert_eq(c.blocks, 14);
+	c.blocks = 0;
+	cr_assert_eq(db_reader_blocks(r, T0 + 1000000, T0 + 2000000, on_block, &c), 0);
+	cr_assert_eq(c.blocks, 0);
+	c.n = 0;
+	cr_assert_eq(db_reader_nvtx(r, T0 + 20, T0 + 30, on_nvtx, &c), 0);
+	cr_assert_eq(c.n, 1, "the range, not the mark");
+	db_reader_close(r);
+}
+
+Test(db, new_since_watermark_while_writing)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct collect c = { 0 };
+	int64_t kwm = 0, bwm = 0;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_new_kernels(r, &kwm, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 0);
+	write_everything(w, 1);
+	cr_assert_eq(db_reader_new_kernels(r, &kwm, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_eq(db_reader_new_blocks(r, &bwm, on_block, &c), 0);
+	cr_assert_eq(c.blocks, 264);
+	write_everything(w, 1);
+	c.n = 0;
+	c.blocks = 0;
+	cr_assert_eq(db_reader_new_kernels(r, &kwm, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_eq(db_reader_new_blocks(r, &bwm, on_block, &c), 0);
+	cr_assert_eq(c.blocks, 264);
+	c.n = 0;
+	cr_assert_eq(db_reader_new_kernels(r, &kwm, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 0);
+	db_writer_close(w);
+	db_reader_close(r);
+}
+
+Test(db, clock_offset_estimated_when_not_stored)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_everything(w, 1);
+	db_writer_close(w);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.clock_offset_known, 1);
+	/* grid 10 first block at T0-60us, kernel at T0; grid 11 at T0+72us, kernel T0+132us */
+	cr_assert_eq(info.clock_offset_ns, 60000);
+	db_reader_close(r);
+}
+
+Test(db, two_writers_two_pids)
+{
+	char path[256];
+	struct db_writer *a, *b;
+	struct db_reader *r;
+	struct db_session_info info;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	a = db_support_writer(path, 10, 1);
+	b = db_support_writer(path, 11, 0);
+	write_everything(a, 10);
+	write_everything(b, 11);
+	write_everything(a, 10);
+	db_writer_add_drops(b, "cupti", 3);
+	db_writer_close(a);
+	db_writer_close(b);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.kernels, 9);
+	cr_assert_eq(info.blocks, 3 * 264);
+	cr_assert_eq(info.n_processes, 2);
+	cr_assert_eq(info.drops_cupti, 3);
+	cr_assert_eq(info.streams, 4);
+	db_reader_close(r);
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM StringIds WHERE value='" MANGLED "'"), 1);
+}
+
+static void expect_refusal(const char *path, const char *needle)
+{
+	struct db_reader *r;
+	char err[512] = "";
+
+	cr_assert_eq(db_reader_open(&r, path, err, sizeof err), -1, "%s opened", path);
+	cr_assert_null(r);
+	cr_assert(strstr(err, path) == err, "error names the file: %s", err);
+	cr_assert(strstr(err, needle), "'%s' lacks '%s'", err, needle);
+	cr_assert_null(strchr(err, '\n'));
+}
+
+Test(db, newer_version_refused)
+{
+	char path[256];
+	struct db_writer *w;
+	sqlite3 *db;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	db_writer_close(w);
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "PRAGMA user_version=99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	expect_refusal(path, "session schema version 99 is newer than this smtop (1); upgrade smtop");
+}
+
+Test(db, foreign_and_nsys_files)
+{
+	char path[256], nsys[256];
+	struct db_reader *r;
+	struct db_session_info info;
+	struct collect c = { 0 };
+	sqlite3 *db;
+	char err[512];
+
+	db_support_temp_path(path, sizeof path, "foreign.db");
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1);", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	expect_refusal(path, "not a smtop session or Nsight Systems export");
+
+	db_support_temp_path(nsys, sizeof nsys, "nsys.sqlite");
+	cr_assert_eq(sqlite3_open(nsys, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db,
+		"CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+		"INSERT INTO StringIds VALUES(1,'void k<1>(int)'),(2,'k');"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, contextId INT,"
+		" streamId INT, correlationId INT, globalPid INT, demangledName INT, shortName INT,"
+		" launchType INT, registersPerThread INT, gridX INT, gridY INT, gridZ INT, blockX INT,"
+		" blockY INT, blockZ INT, staticSharedMemory INT, dynamicSharedMemory INT,"
+		" localMemoryPerThread INT, gridId INT, graphNodeId INT);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(100,200,0,1,7,1,(55<<24),1,2,0,32,1,1,1,"
+		" 32,1,1,0,0,0,9,NULL);"
+		"CREATE TABLE TARGET_INFO_CUDA_STREAM(streamId INT, hwId INT, vmId INT, processId INT,"
+		" contextId INT, priority INT, flag INT);"
+		"INSERT INTO TARGET_INFO_CUDA_STREAM VALUES(7,0,0,55,1,4294967291,1);",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	cr_assert_eq(db_reader_open(&r, nsys, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.is_nsys, 1);
+	cr_assert_eq(info.kernels, 1);
+	cr_assert_eq(info.blocks, 0);
+	cr_assert_eq(info.nvtx, 0);
+	cr_assert_eq(db_reader_kernels(r, 0, 1000, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert_eq(c.k[0].pid, 55);
+	cr_assert_str_eq(db_reader_short_name(r, c.k[0].name), "k");
+	c.n = 0;
+	cr_assert_eq(db_reader_streams(r, on_stream, &c), 0);
+	cr_assert_eq(c.s[0].priority, -5);
+	cr_assert_eq(db_reader_blocks(r, 0, 1000, on_block, &c), 0);
+	db_reader_close(r);
+}
+
+Test(db, bad_paths)
+{
+	char path[256], dir[256];
+	FILE *f;
+	struct db_writer *w;
+
+	db_support_temp_path(path, sizeof path, "missing.smtop");
+	expect_refusal(path, "no such session file");
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = 0;
+	expect_refusal(dir, "is a directory");
+
+	f = fopen(path, "w");
+	fputs("this is a text file, long enough to look like something........"
+	      "..........................................................\n", f);
+	fclose(f);
+	expect_refusal(path, "not a SQLite database");
+
+	db_support_temp_path(path, sizeof path, "trunc.smtop");
+	w = db_support_writer(path, 1, 1);
+	for (int i = 0; i < 20; i++)
+		write_everything(w, 1);
+	db_writer_close(w);
+	{
+		struct stat sb;
+
+		cr_assert_eq(stat(path, &sb), 0);
+		cr_assert_eq(truncate(path, sb.st_size / 2 + 100), 0);
+	}
+	expect_refusal(path, "truncated");
+}
+
+Test(db, writer_refuses_bad_targets)
+{
+	char path[256], err[512];
+	struct db_writer *w;
+	struct db_writer_options opt = { .pid = 1, .create = 0 };
+
+	db_support_temp_path(path, sizeof path, "missing.smtop");
+	opt.path = path;
+	cr_assert_eq(db_writer_open(&w, &opt, err, sizeof err), -1);
+	cr_assert(strstr(err, "no such session file"), "%s", err);
+	w = db_support_writer(path, 1, 1);
+	db_writer_close(w);
+	opt.create = 1;
+	cr_assert_eq(db_writer_open(&w, &opt, err, sizeof err), -1);
+	cr_assert(strstr(err, "already exists"), "%s", err);
+}
+
+Test(db, events_round_trip)
+{
+	char path[256], err[512], params[64];
+	struct db_writer *w;
+	struct smtop_culprit cul[2] = {
+		{ .pid = 1, .stream_id = 14, .grid_id = 11, .priority = 0, .overlap_ns = 900,
+		  .weight = 0.9, .blocks = 8, .name = "low_prio" },
+		{ .pid = 1, .stream_id = 15, .grid_id = 12, .priority = SMTOP_PRIORITY_UNKNOWN,
+		  .overlap_ns = 100, .weight = 0.1, .name = "other" },
+	};
+	struct smtop_event ev = { .kind = SMTOP_EV_INVERSION_DISPATCH, .pid = 1, .stream_id = 13,
+				  .grid_id = 10, .priority = -5, .ready = T0, .start = T0 + 1000,
+				  .wait_ns = 1000, .from_blocks = 1, .name = "victim",
+				  .n_culprits = 2, .culprits = cul };
+	struct smtop_event *out;
+	size_t n;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	db_writer_close(w);
+	cr_assert_eq(db_events_store(path, &ev, 1, "threshold_us=20", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_events_store(path, &ev, 1, "threshold_us=20", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 1, "store replaces");
+	cr_assert_eq(out[0].kind, SMTOP_EV_INVERSION_DISPATCH);
+	cr_assert_eq(out[0].priority, -5);
+	cr_assert_eq(out[0].from_blocks, 1);
+	cr_assert_str_eq(out[0].name, "victim");
+	cr_assert_eq(out[0].n_culprits, 2);
+	cr_assert_str_eq(out[0].culprits[0].name, "low_prio");
+	cr_assert_eq(out[0].culprits[1].priority, SMTOP_PRIORITY_UNKNOWN);
+	cr_assert_float_eq(out[0].culprits[0].weight, 0.9, 1e-9);
+	cr_assert_str_eq(params, "threshold_us=20");
+	cr_assert_eq(sql_int(path, "SELECT count(*) FROM smtop_events WHERE kind='inversion_dispatch'"
+			     " AND basis='blocks'"), 1);
+	db_events_free(out, n);
+}
+
+/* The child fills a file capped by RLIMIT_FSIZE; exit 0 means it saw a clean
+ * disk-full error. */
+static int fill_until_full(const char *path)
+{
+	struct db_writer *w = db_support_writer(path, 2, 0);
+	struct smtop_block *b = malloc(50000 * sizeof *b);
+	uint64_t seed = 3;
+	struct rlimit rl = { 4 << 20, 4 << 20 };
+
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &rl);
+	for (int i = 0; i < 1000; i++) {
+		struct smtop_record rec;
+
+		db_support_synthetic_blocks(b, 50000, T0 + (uint64_t)i * 100000000ull, 132, &seed);
+		for (int j = 0; j < 50000; j++)
+			b[j].grid_id = db_support_rand(&seed); /* defeat packing */
+		rec = db_support_blocks(2, 1, b, 50000);
+		if (db_writer_write(w, &rec, 1) != 0) {
+			int ok = db_writer_disk_full(w) && strstr(db_writer_error(w), "disk full");
+
+			if (!ok)
+				fprintf(stderr, "child: %s\n", db_writer_error(w));
+
+			rec = db_support_kernel(2, 1, T0, T0 + 1, 1, "after_full");
+			ok = ok && db_writer_write(w, &rec, 1) == -1;
+			db_writer_close(w);
+			return ok ? 0 : 2;
+		}
+	}
+	return 3;
+}
+
+Test(db, disk_full_stops_cleanly)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+	int status;
+	pid_t pid;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_everything(w, 1);
+	db_writer_close(w);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(fill_until_full(path));
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.kernels, 3);
+	cr_assert_geq(info.blocks, 264);
+	db_reader_close(r);
+}

@@ -1,0 +1,218 @@
+/* Report rendering on a hand-built trace: text says the thresholds and the
+ * worst episode; JSON parses and carries the documented keys. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/analysis.h"
+#include "src/report.h"
+#include "tests/support/trace_support.h"
+
+/* Two victims behind one low-priority culprit: grid 2 waits 90 us, grid 3
+ * waits 40 us. */
+static struct trace *kept;
+
+static struct analysis *sample(int blocks)
+{
+	struct trace *t = trace_new();
+	trace_free(kept);
+	kept = t;
+	trace_device(t, 0, 4);
+	trace_stream(t, 1, 0, 1, 0);
+	trace_stream(t, 1, 0, 2, -5);
+	trace_stream(t, 1, 0, 3, 0);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	trace_kernel(t, 1, 0, 3, 3, 61000, 101000, 111000);
+	if (blocks) {
+		trace_blocks(t, 1, 0, 1, 4, 1000, 101000);
+		trace_blocks(t, 1, 0, 2, 2, 101000, 111000);
+		trace_blocks(t, 1, 0, 3, 2, 101000, 111000);
+	}
+	trace_request(t, 1, 2, 10000, 115000);
+	struct analysis *a = analysis_new(NULL);
+	trace_feed_all(t, a);
+	/* Names are borrowed: the trace lives as long as the analysis. */
+	return a;
+}
+
+static char *render(struct analysis *a, int json, size_t max)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	struct report_options o = { "session.sqlite", max };
+	cr_assert_eq(json ? report_json(f, a, &o) : report_text(f, a, &o), 0);
+	fclose(f);
+	return buf;
+}
+
+/* ---- a tiny JSON checker: accepts RFC 8259 values, nothing more ---- */
+
+static const char *ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *value(const char *p);
+
+static const char *string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	for (; *p && *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!isxdigit((unsigned char)p[i]))
+						return NULL;
+				p += 4;
+			} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
+				return NULL;
+			}
+		}
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *number(const char *p)
+{
+	const char *s = p;
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p) || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' ||
+	       *p == '-')
+		p++;
+	return p > s ? p : NULL;
+}
+
+static const char *compound(const char *p, char close, int object)
+{
+	p = ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (object) {
+			if (!(p = string(ws(p))))
+				return NULL;
+			p = ws(p);
+			if (*p++ != ':')
+				return NULL;
+		}
+		if (!(p = value(p)))
+			return NULL;
+		p = ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *value(const char *p)
+{
+	p = ws(p);
+	switch (*p) {
+	case '{': return compound(p, '}', 1);
+	case '[': return compound(p, ']', 0);
+	case '"': return string(p);
+	case 't': return strncmp(p, "true", 4) ? NULL : p + 4;
+	case 'f': return strncmp(p, "false", 5) ? NULL : p + 5;
+	case 'n': return strncmp(p, "null", 4) ? NULL : p + 4;
+	default: return number(p);
+	}
+}
+
+static int json_valid(const char *s)
+{
+	const char *end = value(s);
+	return end && *ws(end) == '\0';
+}
+
+Test(report_json_checker, rejects_broken_json)
+{
+	cr_expect(json_valid("{\"a\": [1, -2.5e3, true, null, \"x\\n\"]}"));
+	cr_expect(!json_valid("{\"a\": [1, 2,]}"));
+	cr_expect(!json_valid("{\"a\" 1}"));
+	cr_expect(!json_valid("[1] x"));
+}
+
+Test(report, text_has_thresholds_and_worst_episode)
+{
+	struct analysis *a = sample(1);
+	char *s = render(a, 0, 1);
+	cr_expect(strstr(s, "wait > 20.0 us (20000 ns)"), "%s", s);
+	cr_expect(strstr(s, "basis: blocks"), "%s", s);
+	cr_expect(strstr(s, "episodes, worst first (1 of 2)"), "%s", s);
+	cr_expect(strstr(s, "90.0 us  inversion_resident"), "%s", s);
+	cr_expect(strstr(s, "k2"), "%s", s);
+	cr_expect(!strstr(s, "40.0 us  blocking"), "limit 1 shows only the worst:\n%s", s);
+	cr_expect(strstr(s, "none: every kernel has block records"), "%s", s);
+	free(s);
+	analysis_free(a);
+}
+
+Test(report, text_kernel_only_lists_missing_blocks)
+{
+	struct analysis *a = sample(0);
+	char *s = render(a, 0, 0);
+	cr_expect(strstr(s, "basis: kernels"), "%s", s);
+	cr_expect(strstr(s, "conclusions that need block records:\n  - "), "%s", s);
+	cr_expect(strstr(s, "(from kernel intervals)"), "%s", s);
+	free(s);
+	analysis_free(a);
+}
+
+Test(report, json_parses_and_has_keys)
+{
+	struct analysis *a = sample(1);
+	char *s = render(a, 1, 0);
+	cr_assert(json_valid(s), "invalid JSON:\n%s", s);
+	const char *keys[] = {
+		"\"report_version\": 1", "\"threshold_ns\": 20000", "\"basis\": \"blocks\"",
+		"\"streams\": [", "\"episodes_total\": 2", "\"kind\": \"inversion_resident\"",
+		"\"wait_ns\": 90000", "\"culprits\": [{", "\"weight\": 1.000000",
+		"\"totals\": {\"blocking\": {\"count\": 1, \"delay_ns\": 40000}", "\"needs_blocks\": []",
+		"\"turnaround_ns\": {\"n\": 1", "\"source\": \"session.sqlite\"",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		cr_expect(strstr(s, keys[i]), "missing %s in\n%s", keys[i], s);
+	/* Worst first: the 90 us episode comes before the 40 us one. */
+	cr_expect(strstr(s, "\"wait_ns\": 90000") < strstr(s, "\"wait_ns\": 40000"));
+	free(s);
+	analysis_free(a);
+}
+
+Test(report, json_kernel_only_parses)
+{
+	struct analysis *a = sample(0);
+	char *s = render(a, 1, 1);
+	cr_assert(json_valid(s), "invalid JSON:\n%s", s);
+	cr_expect(strstr(s, "\"limit\": \"dispatch_untold\""), "%s", s);
+	cr_expect(strstr(s, "\"from_blocks\": false"), "%s", s);
+	free(s);
+	analysis_free(a);
+}
+
+Test(report, empty_analysis)
+{
+	struct analysis *a = analysis_new(NULL);
+	analysis_update(a, ANALYSIS_WATERMARK_ALL);
+	char *s = render(a, 1, 0);
+	cr_expect(json_valid(s), "%s", s);
+	free(s);
+	s = render(a, 0, 0);
+	cr_expect(strstr(s, "episodes, worst first (0 of 0)"), "%s", s);
+	free(s);
+	analysis_free(a);
+}

@@ -1,0 +1,354 @@
+/* Golden screens of the views, drawn from the synthetic H200 model. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/ui_support.h"
+#include "ui/app.h"
+#include "ui/canvas.h"
+#include "ui/events_view.h"
+#include "ui/screen.h"
+
+static struct model m;
+static struct app a;
+static struct canvas c;
+
+static void setup(void)
+{
+	ui_support_model(&m);
+	canvas_init(&c, 132, 50);
+	app_init(&a, &m);
+	screen_layout(&a, &m, 132, 50);
+	app_fit(&a);
+}
+
+static void teardown(void)
+{
+	canvas_free(&c);
+	model_free(&m);
+}
+
+TestSuite(views, .init = setup, .fini = teardown);
+
+static void check(const char *name, int w, int h)
+{
+	ui_support_render(&c, &a, &m, w, h);
+	char *text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	cr_expect(ui_support_golden(name, text), "screen %s differs from its golden file", name);
+	free(text);
+}
+
+Test(views, main_132x50)
+{
+	check("main_132x50", 132, 50);
+}
+
+Test(views, main_80x24)
+{
+	screen_layout(&a, &m, 80, 24);
+	app_fit(&a);
+	check("main_80x24", 80, 24);
+}
+
+Test(views, ascii)
+{
+	a.ascii = 1;
+	check("main_ascii", 132, 50);
+}
+
+Test(views, monochrome_matches_colour_text)
+{
+	/* monochrome changes attributes, never the text */
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *colour = canvas_dump_text_str(&c);
+	a.colors = 0;
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *mono = canvas_dump_text_str(&c);
+	cr_expect_str_eq(mono, colour);
+	free(mono);
+	free(colour);
+}
+
+Test(views, inversion_zoomed)
+{
+	/* n jumps to the first event, + zooms in on it */
+	app_handle_key(&a, 'n');
+	app_handle_key(&a, '+');
+	check("inversion_zoom", 132, 50);
+}
+
+Test(views, one_sm_per_row)
+{
+	app_handle_key(&a, 'j');
+	app_handle_key(&a, 'j');
+	app_handle_key(&a, APP_KEY_ENTER);
+	check("sm_zoom", 132, 50);
+}
+
+Test(views, kernel_details_narrow)
+{
+	app_handle_key(&a, APP_KEY_TAB);
+	app_handle_key(&a, 'j');
+	check("details_80x24", 80, 24);
+}
+
+Test(views, help)
+{
+	app_handle_key(&a, '?');
+	check("help", 132, 50);
+}
+
+Test(views, filter_hides_stream)
+{
+	app_handle_key(&a, 'f');
+	app_handle_key(&a, 'b');
+	app_handle_key(&a, APP_KEY_ENTER);
+	check("filter_b", 132, 50);
+}
+
+Test(views, too_small)
+{
+	check("too_small", 60, 20);
+}
+
+Test(views, tiny_sizes_do_not_crash)
+{
+	int sizes[][2] = { { 0, 0 }, { 1, 1 }, { 79, 24 }, { 80, 23 }, { 80, 24 }, { 300, 100 },
+			   { 500, 24 } };
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		ui_support_render(&c, &a, &m, sizes[i][0], sizes[i][1]);
+		char *t = canvas_dump_text_str(&c);
+		cr_assert_not_null(t);
+		free(t);
+	}
+}
+
+Test(views, dense_ansi)
+{
+	a.dense = 1;
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	canvas_dump_ansi(&c, f);
+	fclose(f);
+	cr_expect(strstr(buf, "▀") != NULL);
+	cr_expect(strstr(buf, "\033[0;32;42m") != NULL, "stream B (green) shows in the dump");
+	free(buf);
+}
+
+Test(views, event_line)
+{
+	char line[256];
+	events_view_line(line, sizeof line, &m, 0);
+	cr_expect(strstr(line, "INVERSION (resident)") != NULL, "%s", line);
+	cr_expect(strstr(line, "A:conv1 waited 200 us") != NULL, "%s", line);
+	cr_expect(strstr(line, "culprit B:conv2d_fwd (528 blocks)") != NULL, "%s", line);
+}
+
+Test(views, empty_model)
+{
+	struct model e;
+	model_init(&e);
+	struct app ea;
+	app_init(&ea, &e);
+	ui_support_render(&c, &ea, &e, 132, 50);
+	char *t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "GPU N/A") != NULL);
+	free(t);
+	model_free(&e);
+}
+
+/* ---- key handling: the app as a state machine ---------------------------- */
+
+Test(views, zoom_stops_at_1us_and_at_the_session)
+{
+	for (int i = 0; i < 40; i++)
+		app_handle_key(&a, '+');
+	cr_expect_eq(a.col_ns, 1000);
+	for (int i = 0; i < 40; i++)
+		app_handle_key(&a, '-');
+	uint64_t fit = a.col_ns;
+	cr_expect_geq(fit * (uint64_t)app_cols(&a), m.t_last - m.t_first);
+	app_handle_key(&a, '-');
+	cr_expect_eq(a.col_ns, fit);
+}
+
+Test(views, pan_moves_by_an_eighth)
+{
+	uint64_t t0 = a.t0;
+	app_handle_key(&a, 'l');
+	cr_expect_eq(a.t0, t0 + a.col_ns * (uint64_t)(app_cols(&a) / 8));
+	app_handle_key(&a, APP_KEY_LEFT);
+	cr_expect_eq(a.t0, t0);
+	app_handle_key(&a, APP_KEY_PGDN);
+	cr_expect_eq(a.t0, t0 + a.col_ns * (uint64_t)app_cols(&a));
+}
+
+Test(views, next_previous_event_moves_window)
+{
+	app_handle_key(&a, '+');
+	app_handle_key(&a, '+');
+	app_handle_key(&a, 'n');
+	cr_expect_eq(a.sel_event, 0);
+	app_handle_key(&a, 'n');
+	app_handle_key(&a, 'n');
+	cr_expect_eq(a.sel_event, 2);
+	const struct smtop_event *e = &m.events[2].ev;
+	cr_expect(a.t0 <= e->ready && app_t1(&a) >= e->start, "event in the window");
+	cr_expect_eq(m.kernels[a.sel_kernel].grid_id, 6, "victim kernel selected");
+	app_handle_key(&a, 'n');
+	cr_expect_eq(a.sel_event, 2, "stays on the last");
+	app_handle_key(&a, 'N');
+	cr_expect_eq(a.sel_event, 1);
+}
+
+Test(views, worst_inversion)
+{
+	app_handle_key(&a, 'w');
+	cr_expect_eq(a.sel_event, 0, "the 200 us inversion");
+	cr_expect_eq(a.pane, APP_PANE_EVENTS);
+}
+
+Test(views, tab_cycles_panes)
+{
+	cr_expect_eq(a.pane, APP_PANE_SMS);
+	app_handle_key(&a, APP_KEY_TAB);
+	cr_expect_eq(a.pane, APP_PANE_STREAMS);
+	app_handle_key(&a, APP_KEY_TAB);
+	cr_expect_eq(a.pane, APP_PANE_EVENTS);
+	app_handle_key(&a, APP_KEY_TAB);
+	cr_expect_eq(a.pane, APP_PANE_SMS);
+	app_handle_key(&a, APP_KEY_BTAB);
+	cr_expect_eq(a.pane, APP_PANE_EVENTS);
+}
+
+Test(views, enter_on_sm_row_zooms_and_back)
+{
+	app_handle_key(&a, 'j');
+	app_handle_key(&a, APP_KEY_ENTER);
+	cr_expect(a.sm_zoom);
+	cr_expect_eq(a.sm_row, 4, "first SM of row 1 (4 per row)");
+	for (int i = 0; i < 200; i++)
+		app_handle_key(&a, 'j');
+	cr_expect_eq(a.sm_row, 131);
+	app_handle_key(&a, APP_KEY_ESC);
+	cr_expect_not(a.sm_zoom);
+	cr_expect_eq(a.sm_row, 32);
+}
+
+Test(views, enter_on_event_jumps)
+{
+	app_handle_key(&a, APP_KEY_TAB);
+	app_handle_key(&a, APP_KEY_TAB);
+	app_handle_key(&a, 'j');
+	app_handle_key(&a, 'j');
+	cr_expect_eq(a.sel_event, 1);
+	app_handle_key(&a, APP_KEY_ENTER);
+	cr_expect_eq(m.kernels[a.sel_kernel].grid_id, 4);
+}
+
+Test(views, search_kernel_names)
+{
+	app_handle_key(&a, '/');
+	cr_expect_eq(a.input, APP_INPUT_SEARCH);
+	app_handle_key(&a, 'b');
+	app_handle_key(&a, 'x');
+	app_handle_key(&a, APP_KEY_BACKSPACE);
+	app_handle_key(&a, 'n');
+	app_handle_key(&a, APP_KEY_ENTER);
+	cr_expect_eq(a.input, APP_INPUT_NONE);
+	cr_expect_str_eq(a.search, "bn");
+	cr_expect_str_eq(m.kernels[a.sel_kernel].name, "bn_fwd");
+	app_handle_key(&a, '/');
+	app_handle_key(&a, 'z');
+	app_handle_key(&a, 'z');
+	app_handle_key(&a, APP_KEY_ENTER);
+	cr_expect(strstr(a.msg, "no kernel") != NULL);
+}
+
+Test(views, filter_toggles_streams)
+{
+	app_handle_key(&a, 'f');
+	app_handle_key(&a, 'a');
+	app_handle_key(&a, 'C');
+	cr_expect_eq(a.hidden, 5);
+	app_handle_key(&a, '*');
+	cr_expect_eq(a.hidden, 0);
+	app_handle_key(&a, 'z');
+	cr_expect_eq(a.hidden, 0, "no stream Z");
+	app_handle_key(&a, APP_KEY_ESC);
+	cr_expect_eq(a.input, APP_INPUT_NONE);
+}
+
+Test(views, help_and_quit)
+{
+	app_handle_key(&a, '?');
+	cr_expect(a.help);
+	app_handle_key(&a, 'q');
+	cr_expect_not(a.help);
+	cr_expect_not(a.quit, "q closes the help first");
+	app_handle_key(&a, 'q');
+	cr_expect(a.quit);
+}
+
+Test(views, space_replays_saved_session)
+{
+	app_handle_key(&a, '+');
+	uint64_t t0 = a.t0;
+	app_handle_key(&a, ' ');
+	cr_expect(a.playing);
+	cr_expect(app_tick(&a, 50000000ULL));
+	cr_expect_eq(a.t0, t0 + a.col_ns);
+	app_handle_key(&a, ' ');
+	cr_expect_not(a.playing);
+	cr_expect_not(app_tick(&a, 50000000ULL));
+}
+
+Test(views, live_follow_and_pause)
+{
+	m.live = 1;
+	app_init(&a, &m);
+	screen_layout(&a, &m, 132, 50);
+	app_handle_key(&a, '+');
+	cr_expect(a.follow);
+	cr_expect_eq(app_t1(&a), m.t_last, "window ends at the newest data");
+	app_handle_key(&a, ' ');
+	cr_expect_not(a.follow);
+	uint64_t t0 = a.t0;
+	m.t_last += 1000000;
+	cr_expect_not(app_tick(&a, 50000000ULL));
+	cr_expect_eq(a.t0, t0, "paused: window stays");
+	app_handle_key(&a, ' ');
+	cr_expect_eq(app_t1(&a), m.t_last);
+}
+
+Test(views, mouse_selects_event_and_kernel)
+{
+	ui_support_render(&c, &a, &m, 132, 50);
+	const struct app_layout *l = &a.layout;
+	cr_expect(app_handle_mouse(&a, 10, l->events_y + 2));
+	cr_expect_eq(a.sel_event, 2);
+	cr_expect_eq(a.pane, APP_PANE_EVENTS);
+	/* lane B (row 1) at the column of t = 200 us */
+	int col = (int)((UI_SUPPORT_US(200) - a.t0) / a.col_ns);
+	cr_expect(app_handle_mouse(&a, l->plot_x + col, l->lanes_y + 1));
+	cr_expect_eq(a.pane, APP_PANE_STREAMS);
+	cr_expect_eq(m.kernels[a.sel_kernel].grid_id, 1);
+	cr_expect(app_handle_mouse(&a, 20, l->sms_y + 5));
+	cr_expect_eq(a.sm_row, 5);
+}
+
+Test(views, resize_keeps_selection_visible)
+{
+	app_handle_key(&a, APP_KEY_ENTER);
+	for (int i = 0; i < 100; i++)
+		app_handle_key(&a, 'j');
+	ui_support_render(&c, &a, &m, 80, 24);
+	cr_expect_geq(a.sm_row, a.sm_scroll);
+	cr_expect_lt(a.sm_row, a.sm_scroll + a.layout.sms_rows);
+	char *t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, ">SM 100") != NULL, "%s", t);
+	free(t);
+}

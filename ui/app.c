@@ -1,0 +1,439 @@
+#include "ui/app.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define APP_MIN_COL_NS 1000ULL          /* 1 us per column */
+
+uint64_t app_session_t0(const struct app *a)
+{
+	return a->model->t_first;
+}
+
+int app_cols(const struct app *a)
+{
+	return a->layout.plot_w > 0 ? a->layout.plot_w : 100;
+}
+
+uint64_t app_t1(const struct app *a)
+{
+	return a->t0 + a->col_ns * (uint64_t)app_cols(a);
+}
+
+/* Scales step 1-2-5 so that axis labels stay round. */
+static uint64_t nice_up(uint64_t ns)
+{
+	uint64_t d = APP_MIN_COL_NS;
+	for (;;) {
+		if (ns <= d)
+			return d;
+		if (ns <= 2 * d)
+			return 2 * d;
+		if (ns <= 5 * d)
+			return 5 * d;
+		d *= 10;
+	}
+}
+
+static uint64_t nice_down(uint64_t ns)
+{
+	uint64_t prev = APP_MIN_COL_NS, d = APP_MIN_COL_NS;
+	while (d < ns) {
+		prev = d;
+		d = nice_up(d + 1);
+	}
+	return prev;
+}
+
+static uint64_t fit_col_ns(const struct app *a)
+{
+	const struct model *m = a->model;
+	uint64_t span = m->t_last > m->t_first ? m->t_last - m->t_first : 0;
+	uint64_t cols = (uint64_t)app_cols(a);
+	return nice_up((span + cols - 1) / cols);
+}
+
+void app_fit(struct app *a)
+{
+	a->col_ns = fit_col_ns(a);
+	a->t0 = a->model->t_first;
+}
+
+void app_init(struct app *a, const struct model *m)
+{
+	memset(a, 0, sizeof *a);
+	a->model = m;
+	a->sel_kernel = -1;
+	a->sel_event = -1;
+	a->colors = 8;
+	a->follow = m->live;
+	app_fit(a);
+}
+
+static void set_center(struct app *a, uint64_t c)
+{
+	uint64_t half = a->col_ns * (uint64_t)app_cols(a) / 2;
+	a->t0 = c > half ? c - half : 0;
+}
+
+static uint64_t center(const struct app *a)
+{
+	return a->t0 + a->col_ns * (uint64_t)app_cols(a) / 2;
+}
+
+static void zoom(struct app *a, int in)
+{
+	uint64_t c = center(a);
+	if (in) {
+		a->col_ns = a->col_ns > APP_MIN_COL_NS ? nice_down(a->col_ns) : APP_MIN_COL_NS;
+	} else {
+		uint64_t fit = fit_col_ns(a);
+		a->col_ns = a->col_ns >= fit ? fit : nice_up(a->col_ns + 1);
+	}
+	set_center(a, c);
+	if (a->follow)
+		app_tick(a, 0);
+}
+
+static void pan(struct app *a, long cols)
+{
+	a->follow = 0;
+	int64_t d = (int64_t)a->col_ns * cols;
+	if (d < 0 && (uint64_t)-d > a->t0)
+		a->t0 = 0;
+	else
+		a->t0 = (uint64_t)((int64_t)a->t0 + d);
+}
+
+/* Widens the window when [s, e) does not fit in half of it. */
+static void show_span(struct app *a, uint64_t s, uint64_t e)
+{
+	uint64_t cols = (uint64_t)app_cols(a);
+	uint64_t need = e > s ? (e - s) * 2 / cols + 1 : 0;
+	if (need > a->col_ns)
+		a->col_ns = nice_up(need);
+	a->follow = 0;
+	set_center(a, s + (e > s ? (e - s) / 2 : 0));
+}
+
+void app_goto_event(struct app *a, long i)
+{
+	const struct model *m = a->model;
+	if (i < 0 || (size_t)i >= m->n_events)
+		return;
+	const struct smtop_event *e = &m->events[i].ev;
+	a->sel_event = i;
+	show_span(a, e->ready, e->start > e->ready ? e->start : e->ready);
+	long k = m->events[i].kernel;
+	if (k >= 0) {
+		a->sel_kernel = k;
+		a->sel_stream = m->streams[m->kernels[k].stream].rank;
+	}
+	int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
+	if (i < a->ev_scroll)
+		a->ev_scroll = (int)i;
+	if (i >= a->ev_scroll + rows)
+		a->ev_scroll = (int)i - rows + 1;
+}
+
+static void goto_kernel(struct app *a, long k)
+{
+	const struct model_kernel *mk = &a->model->kernels[k];
+	a->sel_kernel = k;
+	a->sel_stream = a->model->streams[mk->stream].rank;
+	uint64_t s = mk->ready && mk->ready < mk->start ? mk->ready : mk->start;
+	show_span(a, s, mk->end);
+}
+
+static void search(struct app *a)
+{
+	const struct model *m = a->model;
+	if (!a->search[0] || !m->n_kernels)
+		return;
+	size_t from = a->sel_kernel >= 0 ? (size_t)a->sel_kernel + 1 : 0;
+	for (size_t n = 0; n < m->n_kernels; n++) {
+		size_t k = (from + n) % m->n_kernels;
+		if (strstr(m->kernels[k].name, a->search)) {
+			goto_kernel(a, (long)k);
+			return;
+		}
+	}
+	snprintf(a->msg, sizeof a->msg, "no kernel matches \"%s\"", a->search);
+}
+
+/* The inversion that made someone wait longest; a blocking episode if none. */
+static void goto_worst(struct app *a)
+{
+	const struct model *m = a->model;
+	long best = -1;
+	int best_inv = 0;
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct smtop_event *e = &m->events[i].ev;
+		int inv = e->kind == SMTOP_EV_INVERSION_RESIDENT ||
+			  e->kind == SMTOP_EV_INVERSION_DISPATCH;
+		if (best < 0 || inv > best_inv ||
+		    (inv == best_inv && e->wait_ns > m->events[best].ev.wait_ns)) {
+			best = (long)i;
+			best_inv = inv;
+		}
+	}
+	if (best < 0)
+		snprintf(a->msg, sizeof a->msg, "no events");
+	app_goto_event(a, best);
+	a->pane = APP_PANE_EVENTS;
+}
+
+static int sm_rows(const struct app *a)
+{
+	const struct model *m = a->model;
+	if (a->sm_zoom)
+		return (int)m->n_sm;
+	int spr = a->layout.sms_per_row > 0 ? a->layout.sms_per_row : 4;
+	return (int)((m->n_sm + (uint32_t)spr - 1) / (uint32_t)spr);
+}
+
+static void sm_keep_visible(struct app *a)
+{
+	int rows = a->layout.sms_rows > 0 ? a->layout.sms_rows : 1;
+	if (a->sm_row < a->sm_scroll)
+		a->sm_scroll = a->sm_row;
+	if (a->sm_row >= a->sm_scroll + rows)
+		a->sm_scroll = a->sm_row - rows + 1;
+	if (a->sm_scroll < 0)
+		a->sm_scroll = 0;
+}
+
+static long kernel_at(const struct app *a, int rank, uint64_t t)
+{
+	const struct model *m = a->model;
+	const struct model_stream *s = model_stream_by_rank(m, (size_t)rank);
+	if (!s)
+		return -1;
+	uint32_t si = (uint32_t)(s - m->streams);
+	long i = model_stream_kernel_before(m, si, t + 1);
+	if (i < 0)
+		i = 0;
+	const struct model_kernel *k = model_stream_kernel(m, si, (size_t)i);
+	if (!k)
+		return -1;
+	/* the next kernel when t falls in a gap closer to it */
+	const struct model_kernel *n = model_stream_kernel(m, si, (size_t)i + 1);
+	if (n && t > k->end && n->start - t < t - k->end)
+		k = n;
+	return (long)(k - m->kernels);
+}
+
+static void move(struct app *a, int d)
+{
+	const struct model *m = a->model;
+	switch (a->pane) {
+	case APP_PANE_SMS:
+		a->sm_row += d;
+		if (a->sm_row >= sm_rows(a))
+			a->sm_row = sm_rows(a) - 1;
+		if (a->sm_row < 0)
+			a->sm_row = 0;
+		sm_keep_visible(a);
+		break;
+	case APP_PANE_STREAMS:
+		a->sel_stream += d;
+		if (a->sel_stream >= (int)m->n_streams)
+			a->sel_stream = (int)m->n_streams - 1;
+		if (a->sel_stream < 0)
+			a->sel_stream = 0;
+		a->sel_kernel = kernel_at(a, a->sel_stream, center(a));
+		break;
+	case APP_PANE_EVENTS: {
+		long e = a->sel_event + d;
+		if (e >= (long)m->n_events)
+			e = (long)m->n_events - 1;
+		if (e < 0)
+			e = m->n_events ? 0 : -1;
+		a->sel_event = e;
+		int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
+		if (e >= 0 && e < a->ev_scroll)
+			a->ev_scroll = (int)e;
+		if (e >= a->ev_scroll + rows)
+			a->ev_scroll = (int)e - rows + 1;
+		break;
+	}
+	}
+}
+
+static void enter(struct app *a)
+{
+	int spr = a->layout.sms_per_row > 0 ? a->layout.sms_per_row : 4;
+	switch (a->pane) {
+	case APP_PANE_SMS:
+		if (a->sm_zoom) {
+			a->sm_zoom = 0;
+			a->sm_row /= spr;
+		} else {
+			a->sm_zoom = 1;
+			a->sm_row *= spr;
+		}
+		a->sm_scroll = a->sm_row;
+		sm_keep_visible(a);
+		break;
+	case APP_PANE_STREAMS:
+		a->sel_kernel = kernel_at(a, a->sel_stream, center(a));
+		break;
+	case APP_PANE_EVENTS:
+		app_goto_event(a, a->sel_event >= 0 ? a->sel_event : 0);
+		break;
+	}
+}
+
+static int input_key(struct app *a, int key)
+{
+	size_t n = strlen(a->search);
+	if (a->input == APP_INPUT_FILTER) {
+		if (key >= 'a' && key <= 'z')
+			key -= 32;
+		if (key >= 'A' && key <= 'Z' && key - 'A' < (int)a->model->n_streams)
+			a->hidden ^= 1ULL << (key - 'A');
+		else if (key == '*')
+			a->hidden = 0;
+		else if (key == APP_KEY_ENTER || key == APP_KEY_ESC)
+			a->input = APP_INPUT_NONE;
+		return 1;
+	}
+	if (key == APP_KEY_ESC) {
+		a->input = APP_INPUT_NONE;
+		a->search[0] = 0;
+	} else if (key == APP_KEY_ENTER) {
+		a->input = APP_INPUT_NONE;
+		search(a);
+	} else if (key == APP_KEY_BACKSPACE) {
+		if (n)
+			a->search[n - 1] = 0;
+	} else if (key >= 32 && key < 127 && n + 1 < sizeof a->search) {
+		a->search[n] = (char)key;
+		a->search[n + 1] = 0;
+	}
+	return 1;
+}
+
+static void space(struct app *a)
+{
+	if (a->model->live) {
+		a->follow = !a->follow;
+		snprintf(a->msg, sizeof a->msg, a->follow ? "following live data" : "paused");
+		app_tick(a, 0);
+	} else {
+		a->playing = !a->playing;
+		snprintf(a->msg, sizeof a->msg, a->playing ? "replaying" : "paused");
+	}
+}
+
+static int pane_key(struct app *a, int key)
+{
+	int cols = app_cols(a);
+	switch (key) {
+	case APP_KEY_LEFT: case 'h': pan(a, -(cols / 8 ? cols / 8 : 1)); break;
+	case APP_KEY_RIGHT: case 'l': pan(a, cols / 8 ? cols / 8 : 1); break;
+	case 'H': case APP_KEY_PGUP: pan(a, -cols); break;
+	case 'L': case APP_KEY_PGDN: pan(a, cols); break;
+	case APP_KEY_UP: case 'k': move(a, -1); break;
+	case APP_KEY_DOWN: case 'j': move(a, 1); break;
+	case APP_KEY_HOME: a->follow = 0; a->t0 = a->model->t_first; break;
+	case APP_KEY_END:
+		a->follow = a->model->live;
+		set_center(a, a->model->t_last);
+		a->t0 = a->model->t_last > a->col_ns * (uint64_t)cols ?
+			a->model->t_last - a->col_ns * (uint64_t)cols : 0;
+		break;
+	case '+': zoom(a, 1); break;
+	case '-': case '_': zoom(a, 0); break;
+	case '=': a->follow = 0; app_fit(a); break;
+	case ' ': space(a); break;
+	case 'n': app_goto_event(a, a->sel_event + 1 < (long)a->model->n_events ?
+				 a->sel_event + 1 : a->sel_event); break;
+	case 'N': app_goto_event(a, a->sel_event > 0 ? a->sel_event - 1 : 0); break;
+	case 'w': goto_worst(a); break;
+	case APP_KEY_ENTER: enter(a); break;
+	case APP_KEY_ESC:
+		if (a->sm_zoom)
+			enter(a);
+		break;
+	case '/': a->input = APP_INPUT_SEARCH; a->search[0] = 0; break;
+	case 'f': a->input = APP_INPUT_FILTER; break;
+	case APP_KEY_TAB: a->pane = (a->pane + 1) % APP_PANE_COUNT; break;
+	case APP_KEY_BTAB: a->pane = (a->pane + APP_PANE_COUNT - 1) % APP_PANE_COUNT; break;
+	case 'm': a->dense = !a->dense; break;
+	case '?': a->help = 1; break;
+	case 'q': a->quit = 1; break;
+	case APP_KEY_RESIZE: break;
+	default: return 0;
+	}
+	return 1;
+}
+
+int app_handle_key(struct app *a, int key)
+{
+	a->msg[0] = 0;
+	if (a->input != APP_INPUT_NONE)
+		return input_key(a, key);
+	if (a->help) {
+		if (key == 'q' || key == '?' || key == APP_KEY_ESC || key == APP_KEY_ENTER)
+			a->help = 0;
+		return 1;
+	}
+	return pane_key(a, key);
+}
+
+int app_handle_mouse(struct app *a, int x, int y)
+{
+	const struct app_layout *l = &a->layout;
+	if (l->too_small || a->help)
+		return 0;
+	if (y >= l->sms_y && y < l->sms_y + l->sms_rows) {
+		a->pane = APP_PANE_SMS;
+		int row = a->sm_scroll + (y - l->sms_y);
+		if (row < sm_rows(a))
+			a->sm_row = row;
+		return 1;
+	}
+	if (y >= l->lanes_y && y < l->lanes_y + l->lanes_rows && y - l->lanes_y < 64) {
+		int rank = l->lane_of_row[y - l->lanes_y];
+		if (rank < 0)
+			return 0;
+		a->pane = APP_PANE_STREAMS;
+		a->sel_stream = rank;
+		if (x >= l->plot_x && x < l->plot_x + l->plot_w)
+			a->sel_kernel = kernel_at(a, rank, a->t0 + a->col_ns * (uint64_t)(x - l->plot_x));
+		return 1;
+	}
+	if (y >= l->events_y && y < l->events_y + l->events_rows && x < l->events_x + l->events_w) {
+		long e = a->ev_scroll + (y - l->events_y);
+		if (e < (long)a->model->n_events) {
+			a->pane = APP_PANE_EVENTS;
+			a->sel_event = e;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int app_tick(struct app *a, uint64_t dt_ns)
+{
+	const struct model *m = a->model;
+	uint64_t span = a->col_ns * (uint64_t)app_cols(a);
+	if (a->follow && m->live) {
+		uint64_t t0 = m->t_last > span ? m->t_last - span : 0;
+		if (t0 == a->t0)
+			return 0;
+		a->t0 = t0;
+		return 1;
+	}
+	if (a->playing && dt_ns) {
+		/* one column per 50 ms tick: slow enough to follow by eye */
+		a->t0 += a->col_ns * (dt_ns / 50000000ULL ? dt_ns / 50000000ULL : 1);
+		if (a->t0 > m->t_last) {
+			a->playing = 0;
+			snprintf(a->msg, sizeof a->msg, "end of session");
+		}
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* The viewer's state and its key handling: a pure state machine, testable
+ * without a terminal.  ui/tty.c turns terminal keys into APP_KEY_* codes;
+ * ui/screen.c draws an app and a model and records the layout here so that
+ * mouse clicks can be mapped back to rows. */
+#ifndef SMTOP_UI_APP_H
+#define SMTOP_UI_APP_H
+
+#include <stdint.h>
+
+#include "src/model.h"
+
+enum app_key {
+	APP_KEY_UP = 0x110000,          /* above every Unicode code point */
+	APP_KEY_DOWN,
+	APP_KEY_LEFT,
+	APP_KEY_RIGHT,
+	APP_KEY_PGUP,
+	APP_KEY_PGDN,
+	APP_KEY_HOME,
+	APP_KEY_END,
+	APP_KEY_ENTER,
+	APP_KEY_ESC,
+	APP_KEY_TAB,
+	APP_KEY_BTAB,
+	APP_KEY_BACKSPACE,
+	APP_KEY_RESIZE,
+};
+
+enum app_pane { APP_PANE_SMS, APP_PANE_STREAMS, APP_PANE_EVENTS, APP_PANE_COUNT };
+enum app_input { APP_INPUT_NONE, APP_INPUT_SEARCH, APP_INPUT_FILTER };
+
+/* Where things were drawn last frame (columns and rows of the screen). */
+struct app_layout {
+	int w, h;
+	int too_small;
+	int plot_x, plot_w;             /* time columns shared by SMs and lanes */
+	int sms_y, sms_rows;            /* first SM row, rows shown */
+	int sms_per_row;
+	int lanes_y, lanes_rows;
+	int lane_of_row[64];            /* lanes: row -> stream rank, -1 */
+	int events_y, events_rows, events_x, events_w;
+	int details_x, details_w;
+};
+
+struct app {
+	const struct model *model;
+	uint64_t t0;                    /* window start, ns on CUPTI time */
+	uint64_t col_ns;                /* ns per column */
+	int follow;                     /* window end tracks the newest data */
+	int playing;                    /* saved session: window moves on by itself */
+	int pane;
+	int sm_zoom;                    /* 1: one SM per row */
+	int sm_row;                     /* selected SM row (in zoom: the SM) */
+	int sm_scroll;
+	int sel_stream;                 /* rank */
+	long sel_kernel;                /* model kernel index, -1 */
+	long sel_event;                 /* model event index, -1 */
+	int ev_scroll;
+	uint64_t hidden;                /* streams filtered out, bit per rank */
+	int input;                      /* enum app_input */
+	char search[64];
+	int help;
+	int quit;
+	int ascii;                      /* no UTF-8: ASCII glyphs */
+	int colors;                     /* 0 monochrome, 8, 256 */
+	int dense;                      /* two SM groups per cell with half blocks */
+	char msg[96];                   /* one-shot message for the status line */
+	struct app_layout layout;
+};
+
+void app_init(struct app *a, const struct model *m);
+/* Handles one key; returns 1 if the screen should be redrawn. */
+int app_handle_key(struct app *a, int key);
+/* A click at screen cell (x, y): selects what is there. */
+int app_handle_mouse(struct app *a, int x, int y);
+/* Moves a following or playing window on; called every tick (dt in ns of wall time). */
+int app_tick(struct app *a, uint64_t dt_ns);
+
+uint64_t app_t1(const struct app *a);
+int app_cols(const struct app *a);
+/* Shows the whole session. */
+void app_fit(struct app *a);
+/* Centres the window on event i and selects it. */
+void app_goto_event(struct app *a, long i);
+/* Window start as offset from the session's first record, for labels. */
+uint64_t app_session_t0(const struct app *a);
+
+#endif

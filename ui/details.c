@@ -1,0 +1,117 @@
+#include "ui/details.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ui/fmt.h"
+#include "ui/legend.h"
+
+static int popcount256(const uint64_t *mask)
+{
+	int n = 0;
+	for (int i = 0; i < 4; i++)
+		n += __builtin_popcountll(mask[i]);
+	return n;
+}
+
+static void line(struct canvas *c, struct canvas_rect r, int *row, const char *fmt_text)
+{
+	if (*row < r.h)
+		canvas_print(c, r.x, r.y + *row, r.w, CANVAS_DEFAULT, CANVAS_DEFAULT, 0, fmt_text);
+	(*row)++;
+}
+
+static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
+		   const struct model *m, const struct model_kernel *k)
+{
+	char t[256], d[32], w[32], b[32];
+	int row = 0;
+	const struct model_stream *s = &m->streams[k->stream];
+	snprintf(t, sizeof t, "%c:%s", s->letter, k->short_name);
+	canvas_print(c, r.x, r.y + row++, r.w, legend_colour(a, s->rank), CANVAS_DEFAULT,
+		     CANVAS_BOLD, t);
+	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", k->grid[0], k->grid[1], k->grid[2],
+		 k->block[0], k->block[1], k->block[2]);
+	line(c, r, &row, t);
+	snprintf(t, sizeof t, "regs %u  smem %u+%u B", k->registers, k->static_smem,
+		 k->dynamic_smem);
+	line(c, r, &row, t);
+	fmt_duration(d, sizeof d, k->end - k->start, k->end > k->start);
+	fmt_duration(w, sizeof w, model_kernel_wait(k), k->ready != 0);
+	snprintf(t, sizeof t, "ran %s  waited %s", d, w);
+	line(c, r, &row, t);
+	int sms = popcount256(k->sm_mask);
+	if (k->blocks_seen) {
+		fmt_count(b, sizeof b, k->blocks_seen);
+		snprintf(t, sizeof t, "blocks %s on %d SMs (%.1f/SM)", b, sms,
+			 sms ? (double)k->blocks_seen / sms : 0.0);
+	} else {
+		snprintf(t, sizeof t, "blocks N/A (no block records)");
+	}
+	line(c, r, &row, t);
+	snprintf(t, sizeof t, "stream s%u pid %u corr %u", k->stream_id, k->pid, k->correlation_id);
+	line(c, r, &row, t);
+}
+
+/* Who held the SM row over the window: the share of columns each stream led. */
+static void sm_row(struct canvas *c, struct canvas_rect r, const struct app *a,
+		   const struct model *m)
+{
+	uint32_t per = a->sm_zoom ? 1 : (uint32_t)(a->layout.sms_per_row ? a->layout.sms_per_row : 4);
+	uint32_t sm = (uint32_t)a->sm_row * per;
+	if (sm >= m->n_sm)
+		return;
+	uint32_t n = sm + per > m->n_sm ? m->n_sm - sm : per;
+	int ncols = app_cols(a);
+	struct model_cell *cells = calloc((size_t)ncols, sizeof *cells);
+	if (!cells)
+		return;
+	model_sample_sms(m, sm, n, a->t0, a->col_ns, (size_t)ncols, cells);
+	int counts[27] = { 0 }, idle = 0;
+	double full = 0;
+	for (int i = 0; i < ncols; i++) {
+		if (cells[i].stream < 0) {
+			idle++;
+			continue;
+		}
+		int rank = m->streams[cells[i].stream].rank;
+		counts[rank < 26 ? rank : 26]++;
+		full += cells[i].fullness;
+	}
+	free(cells);
+	char t[256];
+	int row = 0;
+	if (n == 1)
+		snprintf(t, sizeof t, "SM %u over the window", sm);
+	else
+		snprintf(t, sizeof t, "SMs %u-%u over the window", sm, sm + n - 1);
+	canvas_print(c, r.x, r.y + row++, r.w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, t);
+	snprintf(t, sizeof t, "busy %d%% of columns, %.0f%% full when busy",
+		 100 * (ncols - idle) / ncols, ncols - idle ? 100 * full / (ncols - idle) : 0.0);
+	line(c, r, &row, t);
+	for (int i = 0; i < 27 && row < r.h; i++) {
+		if (!counts[i])
+			continue;
+		const struct model_stream *s = model_stream_by_rank(m, (size_t)i);
+		snprintf(t, sizeof t, "%c s%u leads %d%% of the time", i < 26 ? s->letter : '+',
+			 i < 26 ? s->stream_id : 0, 100 * counts[i] / ncols);
+		canvas_print(c, r.x, r.y + row++, r.w, legend_colour(a, i), CANVAS_DEFAULT, 0, t);
+	}
+}
+
+void details_draw(struct canvas *c, struct canvas_rect r, const struct app *a,
+		  const struct model *m)
+{
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	if (a->pane == APP_PANE_SMS && m->n_sm) {
+		sm_row(c, r, a, m);
+		return;
+	}
+	if (a->sel_kernel >= 0 && (size_t)a->sel_kernel < m->n_kernels) {
+		kernel(c, r, a, m, &m->kernels[a->sel_kernel]);
+		return;
+	}
+	canvas_print(c, r.x, r.y, r.w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM,
+		     "Tab to a pane, j/k to select");
+}

@@ -1,0 +1,40 @@
+#include "ui/help.h"
+
+#include <string.h>
+
+static const char *const lines[] = {
+	"arrows, h/l     pan the time window (H/L, PgUp/PgDn: a whole window)",
+	"up/down, j/k    move the selection in the current pane",
+	"+ / -           zoom in (down to 1 us per column) / out (to the session)",
+	"=               show the whole session;  Home/End: its start/end",
+	"space           live: pause/resume following;  saved: replay slowly",
+	"n / N           next / previous event (moves the window to it)",
+	"w               worst inversion (longest wait)",
+	"Enter           events: jump there;  SMs: one SM per row and back",
+	"Tab             next pane (SMs, streams, events)",
+	"/               search kernel names (Enter: next match)",
+	"f               filter streams: press their letters, * for all",
+	"m               dense SM view (two SM groups per cell, colour only)",
+	"mouse           click a row, lane or event to select it",
+	"?               this help;  q quit",
+	"",
+	"SM cells: the letter of the stream whose blocks held the SMs longest;",
+	"lower case: under half full;  ! : an inversion victim waited behind",
+	"this stream;  . or middle dot: idle.  Lanes: bars run, shade waits.",
+};
+
+void help_draw(struct canvas *c, const struct app *a)
+{
+	int n = (int)(sizeof lines / sizeof *lines);
+	int w = 76, h = n + 4;
+	if (w > c->w)
+		w = c->w;
+	if (h > c->h)
+		h = c->h;
+	struct canvas_rect r = { (c->w - w) / 2, (c->h - h) / 2, w, h };
+	canvas_fill(c, r, " ", CANVAS_DEFAULT, CANVAS_DEFAULT, 0);
+	canvas_box(c, r, "help: keys", a->ascii);
+	for (int i = 0; i < n && i + 2 < h - 1; i++)
+		canvas_print(c, r.x + 2, r.y + 2 + i, w - 4, CANVAS_DEFAULT, CANVAS_DEFAULT, 0,
+			     lines[i]);
+}

@@ -1,0 +1,69 @@
+#include "ui/status.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ui/fmt.h"
+
+void status_draw_header(struct canvas *c, int y, const struct app *a, const struct model *m)
+{
+	const char *dot = a->ascii ? "|" : "·";
+	char left[256], right[160], lag[32], w0[32], w1[32], cw[32], bw[32];
+	char sms[32] = "N/A SMs";
+	if (m->has_device)
+		snprintf(sms, sizeof sms, "%u SMs", m->n_sm);
+	if (m->live)
+		snprintf(lag, sizeof lag, "LIVE (lag %s)", fmt_duration(w0, sizeof w0, m->lag_ns, 1));
+	else
+		snprintf(lag, sizeof lag, "saved session");
+	char lab[96] = "";
+	if (m->session_label)
+		snprintf(lab, sizeof lab, "%s %s ", m->session_label, dot);
+	snprintf(left, sizeof left, "smtop  %s %s %s %s %s%s%s", m->dev_name ? m->dev_name : "GPU N/A",
+		 dot, sms, dot, lab, lag,
+		 a->follow ? "" : (m->live ? " (paused)" : a->playing ? " (replay)" : ""));
+	uint64_t base = m->t_first, t1 = app_t1(a);
+	uint64_t res = model_resolution(m, a->t0, t1, a->col_ns);
+	snprintf(right, sizeof right, "window %s-%s %s %s/col %s bins %s",
+		 fmt_offset(w0, sizeof w0, a->t0 > base ? a->t0 - base : 0, a->col_ns * 10),
+		 fmt_offset(w1, sizeof w1, t1 > base ? t1 - base : 0, a->col_ns * 10), dot,
+		 fmt_duration(cw, sizeof cw, a->col_ns, 1), dot, fmt_duration(bw, sizeof bw, res, res != 0));
+	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, left);
+	int rw = (int)canvas_utf8_width(right);
+	int lw = (int)canvas_utf8_width(left);
+	if (lw + 2 + rw <= c->w)
+		canvas_print(c, c->w - rw, y, rw, CANVAS_DEFAULT, CANVAS_DEFAULT, 0, right);
+}
+
+static const char *keys(const struct app *a)
+{
+	if (a->ascii)
+		return "? help  space pause  +/- zoom  <> pan  n/N events  w worst  / search  q quit";
+	return "? help  space pause  +/- zoom  ←→ pan  n/N events  w worst  / search  q quit";
+}
+
+void status_draw_footer(struct canvas *c, int y, const struct app *a, const struct model *m)
+{
+	const char *dot = a->ascii ? "|" : "·";
+	char t[512], k[32], b[32], th[32];
+	if (a->input == APP_INPUT_SEARCH) {
+		snprintf(t, sizeof t, "search kernels: /%s_   (Enter find, Esc cancel)", a->search);
+		canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, t);
+		return;
+	}
+	if (a->input == APP_INPUT_FILTER) {
+		canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD,
+			     "filter: press a stream's letter to hide/show it, * shows all, Enter done");
+		return;
+	}
+	int n = snprintf(t, sizeof t, "kernels %s %s blocks %s %s drops %llu %s threshold %s",
+			 fmt_count(k, sizeof k, m->n_kernels), dot,
+			 fmt_count(b, sizeof b, m->blocks), dot, (unsigned long long)m->drops, dot,
+			 fmt_duration(th, sizeof th, m->threshold_ns, m->threshold_ns != 0));
+	if (m->n_pending && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " %s unmatched %llu", dot,
+			      (unsigned long long)m->n_pending);
+	if (n > 0 && (size_t)n < sizeof t)
+		snprintf(t + n, sizeof t - (size_t)n, " %s %s", dot, a->msg[0] ? a->msg : keys(a));
+	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, a->msg[0] ? CANVAS_BOLD : 0, t);
+}

@@ -1,0 +1,82 @@
+#include "ui/ui.h"
+
+#include <stdio.h>
+
+#include "ui/canvas.h"
+#include "ui/screen.h"
+#include "ui/tty.h"
+
+/* Asks for detail over three windows' width, so that small pans do not
+ * fetch again. */
+static int fetch_detail(struct app *a, struct model *m, const struct ui_source *src)
+{
+	uint64_t t1 = app_t1(a), span = t1 - a->t0;
+	if (!src || !src->detail || !model_wants_detail(m, a->t0, t1, a->col_ns))
+		return 0;
+	uint64_t s = a->t0 > span ? a->t0 - span : 0;
+	if (src->detail(src->ud, m, s, t1 + span) < 0)
+		snprintf(a->msg, sizeof a->msg, "could not read the blocks of this window");
+	return 1;
+}
+
+int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_t dt_ns)
+{
+	int changed = 0;
+	if (src && src->poll) {
+		int r = src->poll(src->ud, m);
+		if (r < 0)
+			snprintf(a->msg, sizeof a->msg, "session read failed; retrying");
+		changed |= r > 0;
+	}
+	changed |= app_tick(a, dt_ns);
+	changed |= fetch_detail(a, m, src);
+	return changed;
+}
+
+static int resize(struct canvas *c)
+{
+	int w, h;
+	tty_size(&w, &h);
+	if (w == c->w && h == c->h)
+		return 0;
+	return canvas_resize(c, w, h);
+}
+
+int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *err,
+	   size_t errlen)
+{
+	struct tty_caps caps;
+	if (tty_open(&caps, err, errlen))
+		return -1;
+	a->colors = caps.colors;
+	a->ascii = !caps.utf8;
+	struct canvas c;
+	if (canvas_init(&c, 0, 0)) {
+		tty_close();
+		snprintf(err, errlen, "smtop: out of memory");
+		return -1;
+	}
+	int dirty = 1;
+	while (!a->quit && !tty_interrupted()) {
+		if (resize(&c) < 0)
+			break;
+		if (dirty) {
+			screen_draw(&c, a, m);
+			tty_blit(&c);
+			dirty = 0;
+		}
+		struct tty_input in;
+		tty_read(&in, UI_TICK_MS);
+		if (in.mouse)
+			dirty |= app_handle_mouse(a, in.x, in.y);
+		else if (in.key == APP_KEY_RESIZE)
+			dirty = 1;
+		else if (in.key)
+			dirty |= app_handle_key(a, in.key);
+		/* a key resets the tick only visually; data still flows */
+		dirty |= ui_step(a, m, src, (uint64_t)UI_TICK_MS * 1000000ULL);
+	}
+	canvas_free(&c);
+	tty_close();
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* The interactive main loop: reads keys, polls the data source every tick
+ * (~50 ms), asks it for block detail when the window is finer than the
+ * model's bins hold, and redraws when anything changed. */
+#ifndef SMTOP_UI_UI_H
+#define SMTOP_UI_UI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/model.h"
+#include "ui/app.h"
+
+struct ui_source {
+	void *ud;
+	/* Adds what is new to m (then model_flush); returns 1 if anything
+	 * changed, 0 if not, -1 on error (shown, the loop goes on).  NULL for a
+	 * fully loaded saved session. */
+	int (*poll)(void *ud, struct model *m);
+	/* Fills m's detail level for [t0, t1): model_detail_begin, the blocks
+	 * of that window through model_detail_add_block, model_detail_end.
+	 * May be NULL: windows finer than the bins are then drawn coarser. */
+	int (*detail)(void *ud, struct model *m, uint64_t t0, uint64_t t1);
+};
+
+#define UI_TICK_MS 50
+
+/* Runs until q or SIGINT.  a must be app_init'ed on m.  Returns 0, or -1
+ * with one line in err when the terminal cannot be used. */
+int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *err,
+	   size_t errlen);
+
+/* One step without a terminal (tests, dumps): polls, ticks, fetches detail. */
+int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_t dt_ns);
+
+#endif

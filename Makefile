@@ -40,7 +40,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 SUPPORT_OBJ := $(call obj,$(wildcard tests/support/*.c))
 
-.PHONY: all deps test test-unit test-e2e test-gpu bench run clean screenshots
+.PHONY: gpu-programs all deps test test-unit test-e2e test-gpu bench run clean screenshots
 all: deps-check $(B)/smtop $(B)/libsmtop-inject.so $(KERNEL_BIN)
 
 deps-check:
@@ -71,8 +71,8 @@ $(B)/smtop: $(call obj,src/main.c) $(APP_LIBS)
 
 # The collector lives inside the workload's process: it needs CUPTI and SQLite,
 # never ncurses.  libcuda is reached through dlopen at run time.
-$(B)/libsmtop-inject.so: $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a
-	$(CC) -shared $(LDFLAGS) -o $@ $(COLL_OBJ) $(call GROUP,$(B)/libsmtop-db.a $(B)/libsmtop-core.a) \
+$(B)/libsmtop-inject.so: $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a collectors/inject.map
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=collectors/inject.map -Wl,-z,defs -o $@ $(COLL_OBJ) $(call GROUP,$(B)/libsmtop-db.a $(B)/libsmtop-core.a) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -Wl,-rpath,/usr/local/cuda/lib64 \
 		-lcupti -lsqlite3 $(LDLIBS_BASE)
 
@@ -92,9 +92,9 @@ $(B)/tests/test_%: tests/test_%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.
 
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
-$(B)/bench/%: tests/bench/%.c $(APP_LIBS)
+$(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
 
 test: deps all $(TEST_BIN)
 	@tests/run-all.sh $(TEST_BIN)
@@ -102,7 +102,16 @@ test: deps all $(TEST_BIN)
 test-unit: all $(TEST_BIN)
 	@tests/run-all.sh --unit-only $(TEST_BIN)
 
-test-gpu: all
+# GPU-side test programs (run by make test-gpu on a machine with a GPU).
+GPU_TEST_SRC := $(wildcard tests/gpu/*.cu)
+GPU_TEST_BIN := $(patsubst tests/gpu/%.cu,$(B)/gpu/%,$(GPU_TEST_SRC))
+$(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h)
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. -o $@ $< -ldl -lpthread
+
+gpu-programs: all $(GPU_TEST_BIN)
+
+test-gpu: gpu-programs
 	@tests/gpu/run.sh
 
 bench: all $(BENCH_BIN)

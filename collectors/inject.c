@@ -127,6 +127,17 @@ static void inject_nvtx(void)
 		setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
 }
 
+/* The driver loads us with RTLD_LOCAL, yet workloads find smtop_note_request
+ * with dlsym(RTLD_DEFAULT): lift our own symbols into the global scope. */
+static void inject_go_global(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)InitializeInjection, &info) && info.dli_fname &&
+	    !dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL))
+		log_debug("smtop_note_request stays hidden: %s", dlerror());
+}
+
 /* ---- start ---------------------------------------------------------------- */
 
 static int inject_open(const char *session)
@@ -188,6 +199,7 @@ static void inject_start(const char *session)
 		return;
 	}
 	inject_running = 1;
+	inject_go_global();
 	atexit(inject_atexit);
 	pthread_atfork(NULL, NULL, inject_child_after_fork);
 	inject_install_signals();

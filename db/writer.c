@@ -98,19 +98,28 @@ static uint64_t writer_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int writer_is_disk_full(sqlite3 *db, int rc)
+/* SQLite reports SQLITE_FULL only for ENOSPC; a file-size limit (EFBIG) or a
+ * quota comes back as SQLITE_IOERR_WRITE, with the cause left in errno. */
+static int writer_is_disk_full(sqlite3 *db, int rc, int saved_errno)
 {
 	int sys = sqlite3_system_errno(db);
 
-	fprintf(stderr, "DBG rc=%d ext=%d sys=%d\n", rc, sqlite3_extended_errcode(db), sys);
-
-	return (rc & 0xff) == SQLITE_FULL || sys == ENOSPC || sys == EFBIG || sys == EDQUOT;
+	if ((rc & 0xff) == SQLITE_FULL)
+		return 1;
+	if ((rc & 0xff) != SQLITE_IOERR)
+		return 0;
+	return sys == ENOSPC || sys == EFBIG || sys == EDQUOT || saved_errno == ENOSPC ||
+	       saved_errno == EFBIG || saved_errno == EDQUOT;
 }
 
 /* Records a failure of step `what`; always returns -1. */
 static int writer_fail(struct db_writer *w, int rc, const char *what)
 {
-	if (writer_is_disk_full(w->db, rc)) {
+	int saved_errno = errno;
+
+	if (rc == SQLITE_IOERR || rc == SQLITE_ERROR)
+		rc = sqlite3_extended_errcode(w->db);
+	if (writer_is_disk_full(w->db, rc, saved_errno)) {
 		w->disk_full = 1;
 		snprintf(w->err, sizeof w->err, "%s: disk full, recording stopped", w->path);
 	} else {
@@ -633,6 +642,9 @@ int db_writer_finish_session(struct db_writer *w, int clean, const char *reason)
 	    db_writer_set_meta(w, "ended_clean", clean ? "1" : "0") != 0 ||
 	    db_writer_set_meta(w, "ended_ns", now) != 0 ||
 	    (reason && db_writer_set_meta(w, "end_reason", reason) != 0) ||
+	    writer_exec(w, "UPDATE smtop_process SET status='crashed',"
+			" reason=COALESCE(reason,'ended before its collector finalised')"
+			" WHERE status='running'") != 0 ||
 	    writer_exec(w, "COMMIT") != 0) {
 		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
@@ -715,9 +727,13 @@ static int writer_join_process(struct db_writer *w, const struct db_writer_optio
 	return rc == SQLITE_DONE ? 0 : writer_fail(w, rc, "cannot register the process");
 }
 
-static int writer_configure(struct db_writer *w)
+/* Chunks of a few hundred blocks are 1-4 KiB rows: with 4 KiB pages most
+ * would sit alone on a page, so a new session uses 64 KiB pages. */
+static int writer_configure(struct db_writer *w, int create)
 {
 	sqlite3_busy_timeout(w->db, WRITER_BUSY_MS);
+	if (create && writer_exec(w, "PRAGMA page_size=65536") != 0)
+		return -1;
 	return writer_exec(w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
 			   " PRAGMA cache_size=-16384;");
 }
@@ -780,9 +796,9 @@ int db_writer_open(struct db_writer **out, const struct db_writer_options *opt,
 	}
 	if (writer_check_kind(w, opt, err, errlen) != 0)
 		goto fail;
-	if (writer_configure(w) != 0 ||
+	if (writer_configure(w, opt->create) != 0 ||
 	    (opt->create && writer_create_session(w, opt, err, errlen) != 0) ||
-	    writer_prepare_all(w) != 0 || writer_join_process(w, opt) != 0) {
+	    writer_prepare_all(w) != 0 || (opt->pid && writer_join_process(w, opt) != 0)) {
 		if (w->err[0])
 			snprintf(err, errlen, "%s", w->err);
 		goto fail;

@@ -14,7 +14,8 @@ struct db_writer;
 
 struct db_writer_options {
 	const char *path;
-	uint32_t pid;           /* process whose records this writer stores */
+	uint32_t pid;           /* process whose records this writer stores; 0 for a
+				 * session-only connection (smtop record itself) */
 	uint32_t ppid;
 	const char *command;    /* this process's command line, for smtop_process */
 	int create;             /* 1: create the session (smtop record); 0: join it */

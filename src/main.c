@@ -1,9 +1,13 @@
 /* smtop: the command line's front door. */
+#include <stdint.h>
 #include <stdio.h>
 
+#include "src/analysis.h"
 #include "src/cli.h"
 #include "src/info.h"
 #include "src/record.h"
+#include "src/report.h"
+#include "src/session.h"
 
 #define SMTOP_VERSION "0.1.0"
 
@@ -11,6 +15,36 @@ static int run_record(const struct cli *c)
 {
 	struct record_opts o = { .out_path = c->out_path, .argv = c->argv, .quiet = c->quiet };
 	return record_main(&o);
+}
+
+static void params_from_cli(const struct cli *c, struct analysis_params *p)
+{
+	analysis_params_default(p);
+	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
+}
+
+/* Analyses a whole session, prints the report and stores the events in the
+ * session (not in Nsight Systems exports, which smtop never modifies). */
+static int run_report(const struct cli *c)
+{
+	struct analysis_params p;
+	struct session s;
+	char err[512];
+	params_from_cli(c, &p);
+	if (session_open(&s, c->file, &p, err, sizeof err) != 0 ||
+	    session_poll(&s, err, sizeof err) < 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		session_close(&s);
+		return 1;
+	}
+	if (!s.ended)
+		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
+	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top };
+	int rc = c->json ? report_json(stdout, s.analysis, &ro) : report_text(stdout, s.analysis, &ro);
+	if (!s.info.is_nsys && session_store_events(&s, err, sizeof err) != 0 && !c->quiet)
+		fprintf(stderr, "smtop: events not stored: %s\n", err);
+	session_close(&s);
+	return rc == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -27,6 +61,8 @@ int main(int argc, char **argv)
 		return 0;
 	case CLI_RECORD:
 		return run_record(&c);
+	case CLI_REPORT:
+		return run_report(&c);
 	case CLI_INFO:
 		return info_main(c.file);
 	default:

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -68,10 +69,27 @@ static char *short_name(const char *name)
 
 /* ---- bins ---------------------------------------------------------------- */
 
+/* Every block touches every level of one SM: with 4 KiB pages that is a TLB
+ * miss per level, so bins live on huge pages where the kernel allows it. */
+static struct model_bin *bins_alloc(size_t count)
+{
+	size_t bytes = count * sizeof(struct model_bin);
+	size_t huge = 2u << 20;
+	bytes = (bytes + huge - 1) / huge * huge;
+	struct model_bin *b = aligned_alloc(huge, bytes);
+	if (!b)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(b, bytes, MADV_HUGEPAGE);
+#endif
+	memset(b, 0, bytes);
+	return b;
+}
+
 static int level_alloc(struct model_level *l, uint32_t n_sm, size_t n, uint64_t width, int ring)
 {
 	free(l->bins);
-	l->bins = calloc((size_t)n_sm * n, sizeof *l->bins);
+	l->bins = bins_alloc((size_t)n_sm * n);
 	if (!l->bins)
 		return -1;
 	l->n = n;
@@ -103,17 +121,17 @@ static int64_t floor_div(int64_t a, int64_t b)
 	return (a % b != 0 && (a < 0)) ? q - 1 : q;
 }
 
+/* Rings hold a power-of-two number of bins (MODEL_RING_BINS), so the mask
+ * is a modulo that is also right for negative indices. */
 static size_t ring_slot(const struct model_level *l, int64_t idx)
 {
-	int64_t n = (int64_t)l->n;
-	int64_t r = idx % n;
-	return (size_t)(r < 0 ? r + n : r);
+	return (size_t)((uint64_t)idx & (uint64_t)(l->n - 1));
 }
 
 /* Space-saving top-2: exact when a bin holds at most two streams, and a good
  * guess of the dominant one otherwise, in 24 bytes instead of one counter per
  * stream. */
-static void bin_add(struct model_bin *b, uint16_t s, double amt)
+static inline void bin_add(struct model_bin *b, uint16_t s, double amt)
 {
 	b->occ += amt;
 	if (b->top == s) {
@@ -154,12 +172,13 @@ static void level_advance(struct model_level *l, uint32_t n_sm, int64_t new_hi)
 	l->hi = new_hi;
 }
 
-/* Adds [s, e) (relative ns) of one block with `threads` threads. */
+/* Adds [s, e) (relative ns) of one block with `threads` threads; b0 and b1
+ * are the level's bins of s and e - 1 (computed by the caller, who can do it
+ * with shifts for the pyramid). */
 static void level_add(struct model_level *l, uint32_t n_sm, uint32_t sm, uint16_t stream,
-		      int64_t s, int64_t e, double threads)
+		      int64_t s, int64_t e, int64_t b0, int64_t b1, double threads)
 {
 	int64_t w = (int64_t)l->width;
-	int64_t b0 = floor_div(s, w), b1 = floor_div(e - 1, w);
 	int64_t first, last;
 	if (l->ring) {
 		if (l->hi == INT64_MIN || b1 > l->hi)
@@ -175,14 +194,23 @@ static void level_add(struct model_level *l, uint32_t n_sm, uint32_t sm, uint16_
 		b0 = first;
 	if (b1 > last)
 		b1 = last;
+	if (b0 > b1)
+		return;
+	/* one modulo per block, not per bin: the slot just walks the ring */
 	struct model_bin *row = &l->bins[(size_t)sm * l->n];
+	size_t slot = l->ring ? ring_slot(l, b0) : (size_t)(b0 - l->lo);
+	double full = threads * (double)w;
 	for (int64_t i = b0; i <= b1; i++) {
 		int64_t bs = i * w, be = bs + w;
-		int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
-		if (oe <= os)
-			continue;
-		size_t slot = l->ring ? ring_slot(l, i) : (size_t)(i - l->lo);
-		bin_add(&row[slot], stream, threads * (double)(oe - os));
+		if (s <= bs && e >= be) {
+			bin_add(&row[slot], stream, full);
+		} else {
+			int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
+			if (oe > os)
+				bin_add(&row[slot], stream, threads * (double)(oe - os));
+		}
+		if (++slot == l->n)
+			slot = 0;
 	}
 }
 
@@ -468,9 +496,14 @@ static void add_to_levels(struct model *m, struct model_kernel *k, const struct 
 	int64_t s = (int64_t)b->start - m->origin, e = (int64_t)b->end - m->origin;
 	double th = k->threads ? k->threads : 1;
 	uint16_t st = (uint16_t)k->stream;
+	/* widths are MODEL_BASE_NS * 4^i: one division, then shifts (an
+	 * arithmetic shift floors negative indices too) */
+	int64_t s0 = floor_div(s, (int64_t)MODEL_BASE_NS), e0 = floor_div(e - 1, (int64_t)MODEL_BASE_NS);
 	for (int i = 0; i < MODEL_LEVELS; i++)
-		level_add(&m->levels[i], m->n_sm, b->sm, st, s, e, th);
+		level_add(&m->levels[i], m->n_sm, b->sm, st, s, e, s0 >> (2 * i), e0 >> (2 * i), th);
 	/* fullness without a known limit is relative to the busiest 1 us seen */
+	if (m->dev.max_threads_per_sm)
+		return;
 	const struct model_level *l0 = &m->levels[0];
 	int64_t bi = floor_div(s, (int64_t)l0->width);
 	if (bi > l0->hi - (int64_t)l0->n) {
@@ -693,9 +726,10 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];
-	level_add(&m->detail, m->n_sm, b->sm, (uint16_t)k->stream,
-		  (int64_t)b->start - m->origin, (int64_t)b->end - m->origin,
-		  k->threads ? k->threads : 1);
+	int64_t s = (int64_t)b->start - m->origin, e = (int64_t)b->end - m->origin;
+	int64_t w = (int64_t)m->detail.width;
+	level_add(&m->detail, m->n_sm, b->sm, (uint16_t)k->stream, s, e, floor_div(s, w),
+		  floor_div(e - 1, w), k->threads ? k->threads : 1);
 	return 0;
 }
 

@@ -205,8 +205,7 @@ static int create_session(const char *path, const char *command)
 	char err[512];
 	struct db_writer *w;
 	struct db_writer_options wo = {
-		.path = path, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
-		.command = "smtop record", .create = 1, .session_command = command,
+		.path = path, .create = 1, .session_command = command,
 	};
 	if (db_writer_open(&w, &wo, err, sizeof err) != 0) {
 		fprintf(stderr, "smtop: %s\n", err);
@@ -246,7 +245,7 @@ int record_start(const struct record_opts *o, struct record_child *c)
 			exec_errno ? strerror(exec_errno) : "cannot start");
 		record_finish(c, -1);
 		record_child_free(c);
-		return -1;
+		return RECORD_EXEC_FAILED;
 	}
 	return 0;
 }
@@ -308,8 +307,7 @@ int record_finish(struct record_child *c, int status)
 	describe_status(status, reason, sizeof reason, &clean, &code);
 	struct db_writer *w;
 	struct db_writer_options wo = {
-		.path = c->session_path, .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
-		.command = "smtop record", .create = 0,
+		.path = c->session_path, .create = 0,
 	};
 	if (db_writer_open(&w, &wo, err, sizeof err) != 0) {
 		fprintf(stderr, "smtop: %s\n", err);
@@ -352,8 +350,9 @@ int record_main(const struct record_opts *o)
 {
 	struct record_child c;
 	install_forwarding();
-	if (record_start(o, &c) != 0)
-		return 1;
+	int rc = record_start(o, &c);
+	if (rc != 0)
+		return rc == RECORD_EXEC_FAILED ? 127 : 1;
 	int status = 0;
 	if (record_poll(&c, 1, &status) < 0)
 		status = -1;

@@ -18,8 +18,11 @@ struct record_child {
 	char *command;            /* the workload command line, malloc'd */
 };
 
-/* Creates the session and starts the workload.  Returns 0, or -1 after
- * printing one line naming what went wrong. */
+#define RECORD_EXEC_FAILED (-127)
+
+/* Creates the session and starts the workload.  Returns 0, or -1 (or
+ * RECORD_EXEC_FAILED when the command could not be run) after printing one
+ * line naming what went wrong. */
 int record_start(const struct record_opts *o, struct record_child *c);
 
 /* Waits without blocking (block 0) or until the workload ends (block 1).

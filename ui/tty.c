@@ -149,8 +149,14 @@ static attr_t attrs(const struct canvas_cell *cl)
 
 void tty_blit(const struct canvas *c)
 {
+	static int last_w = -1, last_h = -1;
 	int w, h;
 	tty_size(&w, &h);
+	/* after a resize, cells the canvas no longer covers keep old glyphs */
+	if (w != last_w || h != last_h)
+		clear();
+	last_w = w;
+	last_h = h;
 	for (int y = 0; y < c->h && y < h; y++)
 		for (int x = 0; x < c->w && x < w; x++) {
 			/* the bottom-right cell would scroll some terminals */

@@ -1,0 +1,132 @@
+/* Frame and model-build costs on a large synthetic session: 132 SMs, 8
+ * streams, N thread blocks (default 100 M; first argument overrides).
+ * Prints the model build rate, the time of one full 132x50 frame at each
+ * zoom from the whole session down to 1 us per column (mid-session and at
+ * the live end), and the peak RSS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "src/model.h"
+#include "ui/app.h"
+#include "ui/canvas.h"
+#include "ui/screen.h"
+
+#define SMS 132
+#define STREAMS 8
+#define GRID 1056                       /* 8 blocks per SM */
+#define BLOCK_NS 40000ULL
+#define ROUND_NS 50000ULL
+#define T0 1764460800000000000ULL
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void add_kernel(struct model *m, uint64_t i)
+{
+	uint32_t s = (uint32_t)(i % STREAMS);
+	uint64_t start = T0 + (i / STREAMS) * ROUND_NS + s * 1000;
+	struct smtop_kernel k = {
+		.start = start, .end = start + BLOCK_NS + 2000, .submitted = start - 3000,
+		.grid_id = i + 1, .pid = 1, .context_id = 1, .stream_id = s + 10,
+		.grid = { GRID, 1, 1 }, .block = { 256, 1, 1 }, .registers = 32,
+		.name = (s & 1) ? "_Z10conv2d_fwdPKfPfi" : "relu",
+	};
+	model_add_kernel(m, &k);
+	if (i % 97 == 0) {
+		struct smtop_culprit c = { .pid = 1, .context_id = 1, .stream_id = 17, .grid_id = i,
+					   .blocks = 132, .name = "x" };
+		struct smtop_event e = { .kind = SMTOP_EV_INVERSION_RESIDENT, .pid = 1,
+					 .context_id = 1, .stream_id = s + 10, .grid_id = i + 1,
+					 .ready = start - 3000, .start = start, .wait_ns = 3000,
+					 .name = "relu", .n_culprits = 1, .culprits = &c };
+		model_add_event(m, &e);
+	}
+}
+
+static void add_blocks(struct model *m, uint64_t i, uint64_t *left)
+{
+	uint64_t start = m->kernels[i].start;
+	for (uint32_t b = 0; b < GRID && *left; b++, (*left)--) {
+		struct smtop_block blk = { .grid_id = i + 1, .block = b, .sm = (uint16_t)(b % SMS),
+					   .start = start + (b / SMS) * 100,
+					   .end = start + (b / SMS) * 100 + BLOCK_NS };
+		model_add_block(m, &blk, 1, 1);
+	}
+}
+
+static double frame_ms(struct canvas *c, struct app *a, const struct model *m, int reps)
+{
+	double t = now();
+	for (int r = 0; r < reps; r++)
+		screen_draw(c, a, m);
+	return (now() - t) * 1e3 / reps;
+}
+
+static void zooms(struct canvas *c, struct app *a, const struct model *m, uint64_t centre,
+		  const char *where)
+{
+	app_fit(a);
+	for (;;) {
+		uint64_t half = a->col_ns * (uint64_t)app_cols(a) / 2;
+		a->t0 = centre > half ? centre - half : 0;
+		if (a->t0 + 2 * half > m->t_last && centre == m->t_last)
+			a->t0 = m->t_last - 2 * half;
+		uint64_t res = model_resolution(m, a->t0, app_t1(a), a->col_ns);
+		printf("  %-6s %10.1f us/col  bins %10.1f us  frame %7.3f ms%s\n", where,
+		       a->col_ns / 1e3, res / 1e3, frame_ms(c, a, m, 5),
+		       model_wants_detail(m, a->t0, app_t1(a), a->col_ns) ? "  (wants detail)" : "");
+		if (a->col_ns <= 1000)
+			break;
+		app_handle_key(a, '+');
+	}
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 100000000ULL;
+	struct model m;
+	model_init(&m);
+	struct smtop_device d = { .sm_count = SMS, .max_threads_per_sm = 2048, .name = "NVIDIA H200" };
+	model_set_device(&m, &d);
+	for (uint32_t s = 0; s < STREAMS; s++) {
+		struct smtop_stream st = { .pid = 1, .context_id = 1, .stream_id = s + 10,
+					   .priority = -(int32_t)(s % 6) };
+		model_add_stream(&m, &st);
+	}
+	double t = now();
+	uint64_t left = n, kernels = 0;
+	while (left) {
+		add_kernel(&m, kernels);
+		add_blocks(&m, kernels, &left);
+		kernels++;
+		if (kernels % 1000 == 0)
+			model_flush(&m);
+	}
+	model_flush(&m);
+	double build = now() - t;
+	printf("model: %llu blocks, %llu kernels, %zu events, session %.3f s\n",
+	       (unsigned long long)m.blocks, (unsigned long long)kernels, m.n_events,
+	       (m.t_last - m.t_first) / 1e9);
+	printf("build: %.2f s, %.2f M blocks/s\n", build, m.blocks / build / 1e6);
+
+	struct canvas c;
+	canvas_init(&c, 132, 50);
+	struct app a;
+	app_init(&a, &m);
+	screen_layout(&a, &m, 132, 50);
+	printf("frames (132x50, mean of 5):\n");
+	zooms(&c, &a, &m, m.t_first + (m.t_last - m.t_first) / 2, "middle");
+	zooms(&c, &a, &m, m.t_last, "end");
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("peak RSS: %.1f MB\n", ru.ru_maxrss / 1024.0);
+	canvas_free(&c);
+	model_free(&m);
+	return 0;
+}

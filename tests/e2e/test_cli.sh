@@ -1,0 +1,36 @@
+#!/bin/sh
+# The binary's front door: help, version, bad input on real files.
+. tests/e2e/lib.sh
+S=$E2E_TMP
+
+out=$("$SMTOP" --help)
+check "--help exits 0" [ $? -eq 0 ]
+for cmd in record run demo open info report; do
+	check "--help lists $cmd" contains "$out" "  $cmd"
+done
+check "man page lists every command" sh -c 'for c in record run demo open info report; do grep -q "^.B $c" docs/smtop.1 || exit 1; done'
+
+err=$("$SMTOP" bogus 2>&1)
+check "unknown command exits 2" [ $? -eq 2 ]
+check "unknown command: one line" one_line "$err"
+
+err=$("$SMTOP" info "$S/missing.smtop" 2>&1)
+check "missing file exits 1" [ $? -eq 1 ]
+check "missing file: one line naming it" contains "$err" "missing.smtop"
+check "missing file: one line" one_line "$err"
+
+head -c 5000 /dev/urandom > "$S/garbage.smtop"
+err=$("$SMTOP" info "$S/garbage.smtop" 2>&1)
+check "garbage file exits 1" [ $? -eq 1 ]
+check "garbage file: one line naming it" contains "$err" "garbage.smtop"
+
+err=$("$SMTOP" report "$S" 2>&1)
+check "directory refused" [ $? -eq 1 ]
+check "directory: one line" one_line "$err"
+
+sqlite3 "$S/foreign.db" "CREATE TABLE t(x); INSERT INTO t VALUES(1);"
+err=$("$SMTOP" info "$S/foreign.db" 2>&1)
+check "foreign database refused" [ $? -eq 1 ]
+check "foreign database: says so" contains "$err" "not a smtop session"
+
+e2e_done

@@ -1,0 +1,53 @@
+#!/bin/sh
+# `smtop record` with fake workloads: every way a workload can end leaves a
+# finalised, readable session, and smtop passes the workload's status on.
+. tests/e2e/lib.sh
+export SMTOP_INJECT=$(pwd)/build/libsmtop-inject.so
+S=$E2E_TMP
+
+"$SMTOP" record -q -o "$S/exit3.smtop" -- sh -c 'exit 3'
+check "exit status passed on" [ $? -eq 3 ]
+out=$("$SMTOP" info "$S/exit3.smtop")
+check "normal exit is complete" contains "$out" "complete (exited with status 3)"
+check "command line stored" contains "$out" "sh -c 'exit 3'"
+
+"$SMTOP" record -q -o "$S/segv.smtop" -- sh -c 'kill -SEGV $$'
+check "crash status is 128+SIGSEGV" [ $? -eq 139 ]
+out=$("$SMTOP" info "$S/segv.smtop")
+check "crash marks the session incomplete" contains "$out" "incomplete (killed by signal 11"
+
+"$SMTOP" record -q -o "$S/abort.smtop" -- sh -c 'kill -ABRT $$'
+check "abort status is 128+SIGABRT" [ $? -eq 134 ]
+
+# SIGTERM to smtop reaches the workload, which leaves a marker when it gets it.
+"$SMTOP" record -q -o "$S/term.smtop" -- sh -c "trap 'echo got > $S/term.mark; exit 0' TERM; sleep 30 & wait" &
+rec=$!
+sleep 1
+kill -TERM $rec
+wait $rec
+rc=$?
+check "SIGTERM forwarded to the workload" [ -f "$S/term.mark" ]
+check "forwarded run exits with the workload's status" [ $rc -eq 0 ]
+out=$("$SMTOP" info "$S/term.smtop")
+check "interrupted session is finalised" contains "$out" "complete (exited with status 0)"
+
+err=$("$SMTOP" record -q -o "$S/nocmd.smtop" -- /no/such/program 2>&1)
+rc=$?
+check "missing program exits 127" [ $rc -eq 127 ]
+check "missing program: one line" one_line "$err"
+check "missing program named" contains "$err" "/no/such/program: No such file or directory"
+
+err=$("$SMTOP" record -q -o "$S/exit3.smtop" -- true 2>&1)
+check "existing session refused" [ $? -ne 0 ]
+check "existing session: one line naming it" contains "$err" "exit3.smtop: already exists"
+out=$("$SMTOP" info "$S/exit3.smtop")
+check "refused overwrite kept the old session" contains "$out" "exited with status 3"
+
+err=$("$SMTOP" record -q -o /no/such/dir/x.smtop -- true 2>&1)
+check "missing directory refused" [ $? -ne 0 ]
+check "missing directory: one line" one_line "$err"
+
+XDG_DATA_HOME=$S/xdg "$SMTOP" record -q -- true
+check "default path is in XDG_DATA_HOME" [ -n "$(ls "$S"/xdg/smtop/sessions/*-true.smtop 2>/dev/null)" ]
+
+e2e_done

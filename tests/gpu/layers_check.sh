@@ -1,0 +1,11 @@
+#!/bin/sh
+# GPU test: every layer against its CPU reference (build/layercheck).
+# Run on the GPU machine from the repository root: sh tests/gpu/layers_check.sh
+set -u
+out=$(build/layercheck 2>&1); rc=$?
+echo "$out"
+[ $rc -eq 0 ] || { echo "FAIL layers_check: exit $rc"; exit 1; }
+n=$(echo "$out" | grep -c '^layer .* ok relerr=')
+bad=$(echo "$out" | grep -c '^layer .* FAIL')
+[ "$bad" -eq 0 ] && [ "$n" -ge 30 ] || { echo "FAIL layers_check: ok=$n fail=$bad"; exit 1; }
+echo "PASS layers_check ($n checks)"

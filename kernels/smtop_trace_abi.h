@@ -43,14 +43,6 @@ struct smtop_trace_ring {
 #define SMTOP_TRACE_HD __host__ __device__
 #else
 #define SMTOP_TRACE_HD
-/* Demo workloads report each inference request's turnaround through this
- * function, found with dlsym(RTLD_DEFAULT, SMTOP_NOTE_REQUEST_SYMBOL); it is
- * absent without smtop.  stream is the cudaStream_t (CUstream) the request ran
- * on; times are CLOCK_REALTIME nanoseconds, the epoch of CUPTI's timestamps. */
-#define SMTOP_NOTE_REQUEST_SYMBOL "smtop_note_request"
-typedef void (*smtop_note_request_fn)(void *stream, uint64_t start_ns, uint64_t end_ns,
-				      const char *label);
-
 #endif
 
 /* Lap tag of slot index i: never 0, so zeroed memory is never complete. */

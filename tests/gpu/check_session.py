@@ -7,6 +7,8 @@ or asserts facts about it.  Used by the GPU tests, where no sqlite3 CLI exists.
   check_session.py FILE nsys-query         -> rows of the usual nsys-style join
   check_session.py FILE blocks             -> blocks stored in chunks
   check_session.py FILE expect-kernels N   -> exit 1 unless exactly N kernels
+  check_session.py FILE decoded-blocks     -> blocks decoded from the chunks in Python
+  check_session.py FILE sql QUERY...       -> each query's rows
 """
 import sqlite3
 import sys
@@ -18,6 +20,52 @@ def q(db, sql):
 
 def int32(v):
     return v - (1 << 32) if v >= (1 << 31) else v
+
+
+def varint(buf, i):
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
+def unzigzag(v):
+    return (v >> 1) ^ -(v & 1)
+
+
+def decode_chunk(data):
+    """Decodes one smtop_block_chunk blob (docs/session-format.md) into
+    (start, end, gridId, block) tuples on the %globaltimer clock."""
+    version, shift = data[0], data[1]
+    assert version == 1, f"chunk version {version}"
+    count, i = varint(data, 2)
+    start, i = varint(data, i)
+    grid, slots, out = 0, {}, []
+    for _ in range(count):
+        d, i = varint(data, i)
+        dur, i = varint(data, i)
+        dg, i = varint(data, i)
+        db, i = varint(data, i)
+        start += d << shift
+        grid = (grid + unzigzag(dg)) & ((1 << 64) - 1)
+        slot = slots.get(grid % 8)
+        ref = slot[1] if slot and slot[0] == grid else 0
+        block = (ref + unzigzag(db)) & 0xFFFFFFFF
+        slots[grid % 8] = (grid, block)
+        out.append((start, start + (dur << shift), grid, block))
+    return out
+
+
+def blocks_by_sm(db):
+    """{(globalPid, deviceId, sm): [(start, end, gridId, block)]} from every chunk."""
+    res = {}
+    for pid, dev, sm, data in q(db, "SELECT globalPid, deviceId, sm, data FROM smtop_block_chunk"):
+        res.setdefault((pid, dev, sm), []).extend(decode_chunk(data))
+    return res
 
 
 def main():
@@ -42,6 +90,11 @@ def main():
             print(f"{path}: expected {sys.argv[3]} kernels, found {n}")
             return 1
         print(f"{path}: {n} kernels as expected")
+    elif what == "decoded-blocks":
+        print(sum(len(v) for v in blocks_by_sm(db).values()))
+    elif what == "sql":
+        for sql in sys.argv[3:]:
+            print(f"{sql}: {q(db, sql)}")
     else:
         print(f"unknown query {what}", file=sys.stderr)
         return 2

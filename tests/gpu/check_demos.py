@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Asserts each demo scenario's scheduling effect from its recorded session
+(DIR/demo-NAME.smtop) and smtop's report (DIR/demo-NAME.json).  Prints one
+line per check; exit status 1 if any failed."""
+import json
+import os
+import sqlite3
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from check_session import blocks_by_sm  # noqa: E402
+
+failures = 0
+
+
+def check(name, cond, detail=""):
+    global failures
+    print(f"{'ok' if cond else 'FAIL'}: {name} {detail}")
+    failures += 0 if cond else 1
+
+
+def load(d, name):
+    path = os.path.join(d, f"demo-{name}.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def total(rep, kind):
+    return rep["totals"][kind]["count"], rep["totals"][kind]["delay_ns"]
+
+
+def high_stream(rep):
+    known = [s for s in rep["streams"] if s.get("priority") is not None and s["kernels"] > 0]
+    return min(known, key=lambda s: (s["priority"], -s["kernels"])) if known else None
+
+
+def priority_vs_training(rep):
+    n, delay = total(rep, "inversion_resident")
+    check("priority-vs-training: resident inversions found", n > 0, f"({n}, {delay / 1e6:.2f} ms)")
+    culprit_prios = {c["priority"] for e in rep["episodes"] if e["kind"].startswith("inversion")
+                     for c in e["culprits"]}
+    check("priority-vs-training: culprits are the priority-0 training stream", 0 in culprit_prios,
+          f"(culprit priorities {sorted(culprit_prios)})")
+
+
+def equal_priority(rep, rep_a):
+    inv = total(rep, "inversion_resident")[0] + total(rep, "inversion_dispatch")[0]
+    blk = total(rep, "blocking")[0]
+    check("equal-priority: blocking but no inversions", blk > 0 and inv == 0, f"(blocking {blk}, inversions {inv})")
+    if rep_a:
+        wa, wb = high_stream(rep_a)["wait_ns"]["p99"], high_stream(rep)["wait_ns"]["p99"]
+        check("equal-priority: inference waits longer than with priorities", wb > wa,
+              f"(p99 wait {wb / 1e3:.0f} us vs {wa / 1e3:.0f} us)")
+
+
+def head_of_line(rep):
+    eps = [e for e in rep["episodes"] if e["culprits"]]
+    worst = max(eps, key=lambda e: e["wait_ns"]) if eps else None
+    name = worst["culprits"][0]["name"] if worst else ""
+    check("head-of-line: the long kernel is the culprit", "long" in name.lower(),
+          f"(worst wait {worst['wait_ns'] / 1e6:.2f} ms behind {name})" if worst else "(no episode)")
+
+
+def green_contexts(d):
+    db = sqlite3.connect(f"file:{os.path.join(d, 'demo-green-contexts.smtop')}?mode=ro", uri=True)
+    stream_of = {(pid, g): s for pid, g, s in db.execute(
+        "SELECT globalPid, gridId, streamId FROM CUPTI_ACTIVITY_KIND_KERNEL")}
+    sms_of = {}
+    for (pid, dev, sm), blocks in blocks_by_sm(db).items():
+        for _, _, grid, _ in blocks:
+            s = stream_of.get((pid, grid))
+            if s is not None:
+                sms_of.setdefault(s, set()).add(sm)
+    sets = list(sms_of.values())
+    shared = set.intersection(*sets) if len(sets) >= 2 else set()
+    check("green-contexts: streams never share an SM", len(sets) >= 2 and not shared,
+          f"({ {s: len(v) for s, v in sms_of.items()} } SMs per stream, {len(shared)} shared)")
+
+
+def main():
+    d = sys.argv[1]
+    a, b, c = (load(d, n) for n in ("priority-vs-training", "equal-priority", "head-of-line"))
+    if a:
+        priority_vs_training(a)
+    if b:
+        equal_priority(b, a)
+    if c:
+        head_of_line(c)
+    if os.path.exists(os.path.join(d, "demo-green-contexts.smtop")):
+        green_contexts(d)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

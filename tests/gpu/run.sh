@@ -1,0 +1,123 @@
+#!/bin/sh
+# `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
+# the H200).  Sections: collector torch overhead demos storm layers (default:
+# all).  Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
+# Exit status: non-zero if any assertion failed.
+cd "$(dirname "$0")/../.." || exit 1
+OUT_DIR=${SMTOP_GPU_OUT:-build/gpu-out}
+mkdir -p "$OUT_DIR"
+SMTOP=build/smtop
+CHECK="python3 tests/gpu/check_session.py"
+fails=0
+sections=${*:-collector torch overhead demos storm layers}
+
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1: got '$2', expected '$3'"; fi; }
+
+record() { # record NAME CMD...  -> $OUT_DIR/NAME.smtop
+	name=$1
+	shift
+	rm -f "$OUT_DIR/$name.smtop"
+	$SMTOP record -q -o "$OUT_DIR/$name.smtop" -- "$@" > "$OUT_DIR/$name.out" 2> "$OUT_DIR/$name.err"
+	rc=$?
+	cat "$OUT_DIR/$name.err"
+	return $rc
+}
+
+section_collector() {
+	echo "== collector: smoke program"
+	record smoke build/gpu/collector_smoke || bad "smoke exit status"
+	cat "$OUT_DIR/smoke.out"
+	$SMTOP info "$OUT_DIR/smoke.smtop"
+	launched=$(sed -n 's/^kernels: //p' "$OUT_DIR/smoke.out")
+	expect_eq "smoke kernels" "$($CHECK "$OUT_DIR/smoke.smtop" kernels)" "$launched"
+	blocks=$(sed -n 's/^blocks: //p' "$OUT_DIR/smoke.out")
+	expect_eq "smoke blocks" "$($CHECK "$OUT_DIR/smoke.smtop" blocks)" "$blocks"
+	expect_eq "smoke priorities" "$($CHECK "$OUT_DIR/smoke.smtop" priorities)" "-5 0"
+	$CHECK "$OUT_DIR/smoke.smtop" nsys-query
+	python3 tests/gpu/check_session.py "$OUT_DIR/smoke.smtop" sql \
+		"SELECT COUNT(*), SUM(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY" \
+		"SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMSET" \
+		"SELECT COUNT(*), SUM(queued > 0), SUM(submitted > 0) FROM CUPTI_ACTIVITY_KIND_KERNEL" \
+		"SELECT key, value FROM smtop_meta" \
+		"SELECT pid, status, reason, drops_cupti, drops_ring, drops_blocks FROM smtop_process" \
+		"SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME" \
+		"SELECT COUNT(*) FROM smtop_request" \
+		"SELECT COUNT(*) FROM NVTX_EVENTS"
+	$SMTOP report "$OUT_DIR/smoke.smtop" --top 5 | head -40
+}
+
+section_torch() {
+	echo "== torch: ResNet-50 inference on priority -5 and 0 streams"
+	record resnet python3 tests/gpu/torch_resnet.py --batch 1 --iters 40 --warmup 5 --streams two \
+		|| bad "resnet under smtop exit status"
+	cat "$OUT_DIR/resnet.out"
+	$SMTOP info "$OUT_DIR/resnet.smtop"
+	expect_eq "resnet priorities" "$($CHECK "$OUT_DIR/resnet.smtop" priorities)" "-5 0"
+	python3 tests/gpu/torch_resnet.py --batch 1 --iters 40 --warmup 5 --streams two --profile \
+		> "$OUT_DIR/resnet-profiler.out" 2>&1
+	cat "$OUT_DIR/resnet-profiler.out"
+	ours=$($CHECK "$OUT_DIR/resnet.smtop" kernels)
+	theirs=$(sed -n 's/.*profiler_kernels=\([0-9]*\).*/\1/p' "$OUT_DIR/resnet-profiler.out")
+	python3 - "$ours" "$theirs" <<'PY' && ok "kernel count within 1% of torch.profiler" || bad "kernel count vs torch.profiler"
+import sys
+ours, theirs = int(sys.argv[1]), int(sys.argv[2] or 0)
+print(f"smtop {ours} kernels, torch.profiler {theirs}")
+sys.exit(0 if theirs and abs(ours - theirs) <= 0.01 * theirs else 1)
+PY
+	$CHECK "$OUT_DIR/resnet.smtop" nsys-query
+	$SMTOP report "$OUT_DIR/resnet.smtop" --top 5 | head -30
+}
+
+section_overhead() {
+	echo "== overhead: ResNet-50 batch-16 inference, interleaved runs, median ms/iter"
+	rounds=${SMTOP_OVERHEAD_ROUNDS:-5}
+	: > "$OUT_DIR/overhead.txt"
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		for mode in plain smtop profiler; do
+			case $mode in
+			plain) python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			smtop) rm -f "$OUT_DIR/ovh.smtop"
+			       $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			profiler) python3 tests/gpu/torch_resnet.py --iters 60 --profile ;;
+			esac | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/overhead.txt"
+		done
+		i=$((i + 1))
+	done
+	python3 tests/gpu/overhead_table.py "$OUT_DIR/overhead.txt"
+}
+
+section_demos() {
+	echo "== demos"
+	build/smtop-demo --list
+	for d in priority-vs-training equal-priority head-of-line green-contexts placement timeslice; do
+		record "demo-$d" build/smtop-demo "$d" --seconds 3
+		echo "demo $d exit $?"
+		tail -5 "$OUT_DIR/demo-$d.out"
+		$SMTOP report "$OUT_DIR/demo-$d.smtop" --json > "$OUT_DIR/demo-$d.json"
+		$SMTOP report "$OUT_DIR/demo-$d.smtop" --top 3 | head -30
+	done
+	python3 tests/gpu/check_demos.py "$OUT_DIR" || fails=$((fails + 1))
+}
+
+section_storm() {
+	echo "== storm: block tracer rate"
+	build/blockstorm --seconds 5 --no-trace | tail -3
+	record storm build/blockstorm --seconds 20
+	tail -3 "$OUT_DIR/storm.out"
+	$SMTOP info "$OUT_DIR/storm.smtop" | grep -E "blocks|dropped|span"
+}
+
+section_layers() {
+	echo "== layers vs CPU reference"
+	build/layercheck && ok "layercheck" || bad "layercheck"
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+for s in $sections; do
+	"section_$s"
+done
+echo "gpu tests: $fails failed"
+[ $fails -eq 0 ]

@@ -86,19 +86,16 @@ static struct model_bin *bins_alloc(size_t count)
 	return b;
 }
 
-static int level_alloc(struct model_level *l, uint32_t n_sm, size_t n, uint64_t width, int ring)
+static void level_init(struct model_level *l, struct model_bin *bins, size_t n, uint64_t width,
+		       int ring)
 {
-	free(l->bins);
-	l->bins = bins_alloc((size_t)n_sm * n);
-	if (!l->bins)
-		return -1;
+	l->bins = bins;
 	l->n = n;
 	l->width = width;
 	l->ring = ring;
 	l->hi = INT64_MIN;
 	l->lo = 0;
 	l->used = 0;
-	return 0;
 }
 
 static void bin_clear(struct model_bin *b)
@@ -376,9 +373,7 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->n_nvtx; i++)
 		free(m->nvtx[i].text);
 	free(m->nvtx);
-	for (int i = 0; i < MODEL_LEVELS; i++)
-		free(m->levels[i].bins);
-	free(m->detail.bins);
+	free(m->bins);
 	free(m->pending);
 	free(m->dev_name);
 	memset(m, 0, sizeof *m);
@@ -398,12 +393,17 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 	m->dev.name = m->dev_name;
 	m->dev.uuid = NULL;
 	m->n_sm = d->sm_count;
+	/* one allocation: huge pages are not wasted on rounding each level */
+	free(m->bins);
+	/* a few bins between levels keep the same SM of each level off one cache set */
+	size_t per_level = (size_t)m->n_sm * MODEL_RING_BINS + 56;
+	m->bins = bins_alloc(per_level * MODEL_LEVELS + (size_t)m->n_sm * MODEL_DETAIL_BINS);
+	if (!m->bins)
+		return -1;
 	uint64_t w = MODEL_BASE_NS;
 	for (int i = 0; i < MODEL_LEVELS; i++, w *= 4)
-		if (level_alloc(&m->levels[i], m->n_sm, MODEL_RING_BINS, w, 1))
-			return -1;
-	if (level_alloc(&m->detail, m->n_sm, MODEL_DETAIL_BINS, 1, 0))
-		return -1;
+		level_init(&m->levels[i], m->bins + per_level * (size_t)i, MODEL_RING_BINS, w, 1);
+	level_init(&m->detail, m->bins + per_level * MODEL_LEVELS, MODEL_DETAIL_BINS, 1, 0);
 	m->has_device = 1;
 	m->generation++;
 	return 0;

@@ -132,6 +132,7 @@ struct model {
 	int nvtx_unsorted;
 	uint64_t max_nvtx_ns;
 
+	struct model_bin *bins;         /* storage of all levels */
 	struct model_level levels[MODEL_LEVELS];
 	struct model_level detail;
 	uint64_t detail_t0, detail_t1;

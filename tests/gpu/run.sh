@@ -19,7 +19,10 @@ record() { # record NAME CMD...  -> $OUT_DIR/NAME.smtop
 	name=$1
 	shift
 	rm -f "$OUT_DIR/$name.smtop"
-	$SMTOP record -q -o "$OUT_DIR/$name.smtop" -- "$@" > "$OUT_DIR/$name.out" 2> "$OUT_DIR/$name.err"
+	# A hung workload or collector must not hang the suite: SIGINT after the
+	# limit, forwarded by smtop like any other.
+	timeout -s INT "${SMTOP_GPU_LIMIT:-150}" $SMTOP record -q -o "$OUT_DIR/$name.smtop" -- "$@" \
+		> "$OUT_DIR/$name.out" 2> "$OUT_DIR/$name.err"
 	rc=$?
 	cat "$OUT_DIR/$name.err"
 	return $rc
@@ -104,8 +107,9 @@ section_demos() {
 
 section_storm() {
 	echo "== storm: block tracer rate"
-	build/blockstorm --seconds 5 --no-trace | tail -3
-	record storm build/blockstorm --seconds 20
+	secs=${SMTOP_STORM_SECONDS:-20}
+	build/blockstorm --seconds "$secs" --no-trace | tail -3
+	record storm build/blockstorm --seconds "$secs"
 	tail -3 "$OUT_DIR/storm.out"
 	$SMTOP info "$OUT_DIR/storm.smtop" | grep -E "blocks|dropped|span"
 }

@@ -19,9 +19,8 @@
 
 #define BLOCKS_MAX_CONTEXTS 64
 #define BLOCKS_SET_SLOTS 8192           /* power of two */
-#define BLOCKS_PER_RECORD 65536
-#define BLOCKS_DRAIN_PERIOD_NS 10000000L
-/* A claimed slot still half-written after this many drains (~1 s) belongs to
+#define BLOCKS_DRAIN_PERIOD_NS 5000000L
+/* A claimed slot still half-written after this many drains (~0.5 s) belongs to
  * a block that died between its claim and its stores: skip it. */
 #define BLOCKS_STALL_DRAINS 100
 #define BLOCKS_TICK_SAMPLES 4096
@@ -158,9 +157,10 @@ struct blocks_ctx {
 	CUdeviceptr ring;
 	uint64_t ring_value;            /* host copy of the pointer stored in modules */
 	struct smtop_trace_ring *host;  /* pinned image of the whole ring */
-	uint64_t read;
+	uint64_t read[SMTOP_TRACE_LANES];
+	unsigned stall[SMTOP_TRACE_LANES];
+	uint64_t fresh[SMTOP_TRACE_LANES]; /* slots copied in this drain */
 	uint64_t dropped_seen;
-	unsigned stall;
 	pthread_mutex_t setup_lock;     /* the sets, module stores */
 	pthread_mutex_t drain_lock;     /* one drain at a time */
 	pthread_t thread;
@@ -267,7 +267,12 @@ static void blocks_unrelax(CUstreamCaptureMode mode)
 static size_t blocks_ring_bytes(void)
 {
 	return sizeof(struct smtop_trace_ring) +
-	       (size_t)BLOCKS_RING_CAPACITY * sizeof(struct smtop_trace_slot);
+	       (size_t)SMTOP_TRACE_LANES * BLOCKS_LANE_CAPACITY * sizeof(struct smtop_trace_slot);
+}
+
+static struct smtop_trace_slot *blocks_lane_slots(struct blocks_ctx *c, unsigned l)
+{
+	return &c->host->slots[(size_t)l * BLOCKS_LANE_CAPACITY];
 }
 
 static struct blocks_ctx *blocks_find(CUcontext ctx)
@@ -318,9 +323,10 @@ static int blocks_init_ring(struct blocks_ctx *c)
 	CUresult r;
 
 	memset(h, 0, sizeof(*h));
-	h->head = 0;
-	h->limit = BLOCKS_RING_CAPACITY;
-	h->capacity = BLOCKS_RING_CAPACITY;
+	for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++)
+		h->limit[l] = BLOCKS_LANE_CAPACITY;
+	h->capacity = BLOCKS_LANE_CAPACITY;
+	h->lanes = SMTOP_TRACE_LANES;
 	h->abi_version = SMTOP_TRACE_ABI_VERSION;
 	if ((r = blocks_cu.memset_d8_async(c->ring, 0, blocks_ring_bytes(), c->setup_stream)) != CUDA_SUCCESS ||
 	    (r = blocks_cu.memcpy_htod_async(c->ring, h, sizeof(*h), c->setup_stream)) != CUDA_SUCCESS ||
@@ -355,8 +361,8 @@ static struct blocks_ctx *blocks_create(CUcontext ctx)
 		atomic_store(&c->state, BLOCKS_CTX_FAILED);
 	} else {
 		atomic_store(&c->state, BLOCKS_CTX_READY);
-		log_debug("block ring of %u slots for context %u (device %u)",
-			  BLOCKS_RING_CAPACITY, c->context_id, c->device_id);
+		log_debug("block ring of %u lanes x %u slots for context %u (device %u)",
+			  SMTOP_TRACE_LANES, BLOCKS_LANE_CAPACITY, c->context_id, c->device_id);
 	}
 	return c;
 }
@@ -478,25 +484,26 @@ int blocks_is_own_stream(uint32_t context_id, uint32_t stream_id)
 
 /* ---- draining ------------------------------------------------------------- */
 
-static int blocks_copy_in(struct blocks_ctx *c, uint64_t from, uint64_t n)
+/* Queues the copy of lane l's slots [from, from + n) into the pinned image. */
+static int blocks_copy_lane(struct blocks_ctx *c, unsigned l, uint64_t from, uint64_t n)
 {
-	uint64_t mask = BLOCKS_RING_CAPACITY - 1;
+	uint64_t mask = BLOCKS_LANE_CAPACITY - 1;
 	size_t slot = sizeof(struct smtop_trace_slot);
-	size_t base = offsetof(struct smtop_trace_ring, slots);
+	size_t base = offsetof(struct smtop_trace_ring, slots) + (size_t)l * BLOCKS_LANE_CAPACITY * slot;
 
 	while (n > 0) {
 		uint64_t pos = from & mask;
-		uint64_t len = BLOCKS_RING_CAPACITY - pos;
+		uint64_t len = BLOCKS_LANE_CAPACITY - pos;
 
 		if (len > n)
 			len = n;
-		if (blocks_cu.memcpy_dtoh_async(&c->host->slots[pos], c->ring + base + pos * slot,
+		if (blocks_cu.memcpy_dtoh_async(&blocks_lane_slots(c, l)[pos], c->ring + base + pos * slot,
 						len * slot, c->drain_stream) != CUDA_SUCCESS)
 			return -1;
 		from += len;
 		n -= len;
 	}
-	return blocks_cu.stream_synchronize(c->drain_stream) == CUDA_SUCCESS ? 0 : -1;
+	return 0;
 }
 
 static void blocks_note_tick(const struct smtop_block *b, size_t n)
@@ -516,76 +523,109 @@ static void blocks_note_tick(const struct smtop_block *b, size_t n)
 	writer_thread_set_meta("globaltimer_ns_per_tick", value);
 }
 
-static void blocks_push(struct blocks_ctx *c, uint64_t from, size_t n)
+static void blocks_push(struct blocks_ctx *c, struct smtop_block *b, size_t n)
 {
-	while (n > 0) {
-		size_t k = n < BLOCKS_PER_RECORD ? n : BLOCKS_PER_RECORD;
-		struct smtop_record rec = { .kind = SMTOP_REC_BLOCKS };
-		struct smtop_block *b = malloc(k * sizeof(*b));
+	struct smtop_record rec = { .kind = SMTOP_REC_BLOCKS };
 
-		if (!b) {
-			drops_add(DROPS_BLOCKS, n);
-			return;
-		}
-		blocks_collect(c->host->slots, BLOCKS_RING_CAPACITY, from, from + k,
-			       (uint16_t)c->device_id, b);
-		blocks_note_tick(b, k);
-		rec.u.blocks.pid = blocks_pid;
-		rec.u.blocks.device_id = c->device_id;
-		rec.u.blocks.context_id = c->context_id;
-		rec.u.blocks.count = (uint32_t)k;
-		rec.u.blocks.blocks = b;
-		if (ring_push(blocks_ring, &rec) != 0)
-			drops_add(DROPS_BLOCKS, k);
-		from += k;
-		n -= k;
-	}
+	blocks_note_tick(b, n);
+	rec.u.blocks.pid = blocks_pid;
+	rec.u.blocks.device_id = c->device_id;
+	rec.u.blocks.context_id = c->context_id;
+	rec.u.blocks.count = (uint32_t)n;
+	rec.u.blocks.blocks = b;
+	if (ring_push(blocks_ring, &rec) != 0)
+		drops_add(DROPS_BLOCKS, n);
 }
 
 static int blocks_give_back(struct blocks_ctx *c)
 {
 	size_t off = offsetof(struct smtop_trace_ring, limit);
 
-	c->host->limit = c->read + BLOCKS_RING_CAPACITY;
-	if (blocks_cu.memcpy_htod_async(c->ring + off, &c->host->limit, sizeof(c->host->limit),
+	for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++)
+		c->host->limit[l] = c->read[l] + BLOCKS_LANE_CAPACITY;
+	if (blocks_cu.memcpy_htod_async(c->ring + off, c->host->limit, sizeof(c->host->limit),
 					c->drain_stream) != CUDA_SUCCESS)
 		return -1;
 	return blocks_cu.stream_synchronize(c->drain_stream) == CUDA_SUCCESS ? 0 : -1;
 }
 
-/* One pass: header, new slots, complete prefix, limit.  -1 on a CUDA error. */
-static int blocks_drain_once(struct blocks_ctx *c)
+/* Copies the header (limits and lane counters), then every lane's new slots,
+ * with one synchronisation for all. */
+static int blocks_fetch(struct blocks_ctx *c, uint64_t *total)
 {
-	uint64_t head, n;
-	size_t k;
+	size_t header = offsetof(struct smtop_trace_ring, slots);
+	uint64_t dropped = 0;
 
-	if (blocks_cu.memcpy_dtoh_async(c->host, c->ring, sizeof(*c->host), c->drain_stream) != CUDA_SUCCESS ||
+	if (blocks_cu.memcpy_dtoh_async(c->host, c->ring, header, c->drain_stream) != CUDA_SUCCESS ||
 	    blocks_cu.stream_synchronize(c->drain_stream) != CUDA_SUCCESS)
 		return -1;
-	head = c->host->head;
-	if (c->host->dropped > c->dropped_seen) {
-		drops_add(DROPS_BLOCKS, c->host->dropped - c->dropped_seen);
-		c->dropped_seen = c->host->dropped;
+	*total = 0;
+	for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++) {
+		uint64_t head = c->host->lane[l].head, n = head > c->read[l] ? head - c->read[l] : 0;
+
+		dropped += c->host->lane[l].dropped;
+		if (n > BLOCKS_LANE_CAPACITY)
+			n = BLOCKS_LANE_CAPACITY;
+		c->fresh[l] = n;
+		*total += n;
+		if (n && blocks_copy_lane(c, l, c->read[l], n) != 0)
+			return -1;
 	}
-	if (head <= c->read)
-		return 0;
-	n = head - c->read;
-	if (n > BLOCKS_RING_CAPACITY)
-		n = BLOCKS_RING_CAPACITY;
-	if (blocks_copy_in(c, c->read, n) != 0)
+	if (dropped > c->dropped_seen) {
+		drops_add(DROPS_BLOCKS, dropped - c->dropped_seen);
+		c->dropped_seen = dropped;
+	}
+	return *total && blocks_cu.stream_synchronize(c->drain_stream) != CUDA_SUCCESS ? -1 : 0;
+}
+
+/* Keeps each lane's complete prefix; a slot half-written for too long belongs
+ * to a block that died between its claim and its stores, and is skipped. */
+static size_t blocks_collect_lanes(struct blocks_ctx *c, struct smtop_block *out)
+{
+	size_t got = 0;
+
+	for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++) {
+		size_t k = 0;
+
+		if (c->fresh[l])
+			k = blocks_collect(blocks_lane_slots(c, l), BLOCKS_LANE_CAPACITY, c->read[l],
+					   c->read[l] + c->fresh[l], (uint16_t)c->device_id, out + got);
+		c->read[l] += k;
+		got += k;
+		c->stall[l] = (k || !c->fresh[l]) ? 0 : c->stall[l] + 1;
+		if (c->stall[l] >= BLOCKS_STALL_DRAINS) {
+			drops_add(DROPS_BLOCKS, 1);
+			c->read[l]++;
+			c->stall[l] = 0;
+		}
+	}
+	return got;
+}
+
+/* One pass over every lane.  -1 on a CUDA error. */
+static int blocks_drain_once(struct blocks_ctx *c)
+{
+	uint64_t total;
+	struct smtop_block *b;
+	size_t got;
+
+	if (blocks_fetch(c, &total) != 0)
 		return -1;
-	k = blocks_collect(c->host->slots, BLOCKS_RING_CAPACITY, c->read, c->read + n,
-			   (uint16_t)c->device_id, NULL);
-	blocks_push(c, c->read, k);
-	c->read += k;
-	c->stall = k ? 0 : c->stall + 1;
-	if (c->stall >= BLOCKS_STALL_DRAINS) {
-		drops_add(DROPS_BLOCKS, 1);
-		c->read++;
-		c->stall = 0;
-		k = 1;
+	if (total == 0)
+		return 0;
+	b = malloc(total * sizeof(*b));
+	if (!b) {
+		drops_add(DROPS_BLOCKS, total);
+		for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++)
+			c->read[l] += c->fresh[l];
+		return blocks_give_back(c);
 	}
-	return k ? blocks_give_back(c) : 0;
+	got = blocks_collect_lanes(c, b);
+	if (got)
+		blocks_push(c, b, got);
+	else
+		free(b);
+	return blocks_give_back(c);
 }
 
 static void blocks_drain_locked(struct blocks_ctx *c)

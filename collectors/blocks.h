@@ -16,7 +16,9 @@
 
 struct ring;
 
-#define BLOCKS_RING_CAPACITY (1u << 20)
+/* Slots per lane: at the 5 ms drain period a lane absorbs 1.6 M blocks/s of
+ * its SM, 216 M/s over 132 SMs; the ring takes 64 MiB of device memory. */
+#define BLOCKS_LANE_CAPACITY (1u << 13)
 
 /* The complete prefix of [read, head): counts slots from read whose two
  * halves both carry the tag of their lap, stopping at the first that does

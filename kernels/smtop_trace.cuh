@@ -68,18 +68,18 @@ static __device__ __forceinline__ unsigned long long smtop_load_volatile(const u
 	return *(const volatile unsigned long long *)p;
 }
 
-/* Claims one slot index, or returns ~0 when the ring is full (and counts the
- * drop).  A CAS rather than an atomicAdd so head never passes limit: every
- * index below head is then guaranteed to be written. */
-static __device__ __forceinline__ unsigned long long smtop_trace_claim(struct smtop_trace_ring *r)
+/* Claims one slot index of lane l, or returns ~0 when the lane is full (and
+ * counts the drop).  Only blocks of one SM share a lane. */
+static __device__ __forceinline__ unsigned long long smtop_trace_claim(struct smtop_trace_ring *r, unsigned int l)
 {
-	unsigned long long h = smtop_load_volatile(&r->head);
+	struct smtop_trace_lane *lane = &r->lane[l];
+	unsigned long long h = smtop_load_volatile(&lane->head);
 	for (;;) {
-		if (h >= smtop_load_volatile(&r->limit)) {
-			atomicAdd(&r->dropped, 1ull);
+		if (h >= smtop_load_volatile(&r->limit[l])) {
+			atomicAdd(&lane->dropped, 1ull);
 			return ~0ull;
 		}
-		unsigned long long seen = atomicCAS(&r->head, h, h + 1);
+		unsigned long long seen = atomicCAS(&lane->head, h, h + 1);
 		if (seen == h)
 			return h;
 		h = seen;
@@ -87,8 +87,7 @@ static __device__ __forceinline__ unsigned long long smtop_trace_claim(struct sm
 }
 
 /* Two 16-byte stores, each carrying the lap tag, so the host can tell a
- * half-written slot from a complete one without any fence. .cg keeps the
- * lines out of L1; the host copies from device memory, so no system fence. */
+ * complete slot from a half-written one without a system-wide fence. */
 static __device__ __forceinline__ void smtop_trace_store(struct smtop_trace_slot *s, unsigned long long lo0,
 							 unsigned long long lo1, unsigned long long hi0,
 							 unsigned long long hi1)
@@ -100,16 +99,18 @@ static __device__ __forceinline__ void smtop_trace_store(struct smtop_trace_slot
 static __device__ __noinline__ void smtop_trace_record(struct smtop_trace_ring *r, unsigned long long start)
 {
 	unsigned long long end = smtop_globaltimer();
-	unsigned long long idx = smtop_trace_claim(r);
+	unsigned int sm = smtop_smid();
+	unsigned int l = sm & (SMTOP_TRACE_LANES - 1);
+	unsigned long long idx = smtop_trace_claim(r, l);
 	if (idx == ~0ull)
 		return;
 	uint32_t cap = r->capacity;
 	unsigned long long tag = smtop_trace_tag(idx, cap);
 	unsigned long long grid = smtop_gridid() & 0xffffffffffffull;
 	uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-	unsigned long long hi1 = (unsigned long long)block | ((unsigned long long)(smtop_smid() & 0xffffu) << 32) |
+	unsigned long long hi1 = (unsigned long long)block | ((unsigned long long)(sm & 0xffffu) << 32) |
 				 (tag << 48);
-	smtop_trace_store(&r->slots[idx & (cap - 1)], grid | (tag << 48), start, end, hi1);
+	smtop_trace_store(&r->slots[(size_t)l * cap + (idx & (cap - 1))], grid | (tag << 48), start, end, hi1);
 }
 
 /* Thread 0 stamps the block's start; shared rather than a register so the

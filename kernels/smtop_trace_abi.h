@@ -7,18 +7,25 @@
  * module at a kernel launch and stored its context's ring there, so a program
  * run without smtop pays one load and one branch per block and writes nothing.
  *
- * Claiming: thread 0 of a block, at its end, claims index `head` with a
- * compare-and-swap that only succeeds while head < limit, so every claimed
- * slot is written and a full ring counts `dropped` instead.  The host drains
- * [read, head), keeps the complete prefix and moves limit to read + capacity.
- * A slot is complete when both 16-byte halves carry the tag of its lap. */
+ * The ring is split into one lane per SM (lane = %smid mod SMTOP_TRACE_LANES)
+ * so that only blocks of one SM ever contend for a lane's counter: a single
+ * global counter serialises every block of the GPU on one compare-and-swap
+ * round trip (measured on the H200: 0.75 M blocks/s instead of 230 M/s).
+ *
+ * Claiming: thread 0 of a block, at its end, claims index `head` of its lane
+ * with a compare-and-swap that only succeeds while head < limit, so every
+ * claimed slot is written and a full lane counts `dropped` instead.  The host
+ * drains [read, head) of each lane, keeps the complete prefix and moves the
+ * lane's limit to read + capacity.  A slot is complete when both 16-byte
+ * halves carry the tag of its lap. */
 #ifndef SMTOP_TRACE_ABI_H
 #define SMTOP_TRACE_ABI_H
 
 #include <stdint.h>
 
-#define SMTOP_TRACE_ABI_VERSION 1
+#define SMTOP_TRACE_ABI_VERSION 2
 #define SMTOP_TRACE_SYMBOL "smtop_trace_ring"
+#define SMTOP_TRACE_LANES 256
 
 struct smtop_trace_slot {
 	uint64_t grid_tag;      /* bits 0..47 %gridid, bits 48..63 lap tag */
@@ -29,14 +36,22 @@ struct smtop_trace_slot {
 	uint16_t tag;           /* lap tag, equal to grid_tag >> 48 */
 };
 
-struct smtop_trace_ring {
+/* Device-written counters of one lane, alone on their 64 bytes. */
+struct smtop_trace_lane {
 	unsigned long long head;     /* next index to claim */
-	unsigned long long limit;    /* claims must stay below this; host-owned */
-	unsigned long long dropped;  /* blocks not recorded: ring full */
-	uint32_t capacity;           /* slots, a power of two */
+	unsigned long long dropped;  /* blocks not recorded: lane full */
+	unsigned long long pad[6];
+};
+
+struct smtop_trace_ring {
+	uint32_t capacity;           /* slots per lane, a power of two */
+	uint32_t lanes;              /* SMTOP_TRACE_LANES */
 	uint32_t abi_version;
-	uint64_t reserved[4];
-	struct smtop_trace_slot slots[];
+	uint32_t reserved0;
+	uint64_t reserved[7];
+	unsigned long long limit[SMTOP_TRACE_LANES];     /* host-written */
+	struct smtop_trace_lane lane[SMTOP_TRACE_LANES]; /* device-written */
+	struct smtop_trace_slot slots[];                 /* lane l: [l * capacity, (l + 1) * capacity) */
 };
 
 #ifdef __CUDACC__

@@ -67,6 +67,65 @@ static char *short_name(const char *name)
 	return strndup(start, (size_t)(end - start));
 }
 
+/* ---- interned kernel names ------------------------------------------------
+ * A session launches the same few hundred kernels again and again: one copy
+ * of each name (and of its short form) keeps kernels at a fixed size. */
+
+struct model_name {
+	char *name, *short_name;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int names_grow(struct model *m)
+{
+	size_t cap = m->names_cap ? m->names_cap * 2 : 256;
+	struct model_name *t = calloc(cap, sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < m->names_cap; i++) {
+		if (!m->names[i].name)
+			continue;
+		size_t j = str_hash(m->names[i].name) & (cap - 1);
+		while (t[j].name)
+			j = (j + 1) & (cap - 1);
+		t[j] = m->names[i];
+	}
+	free(m->names);
+	m->names = t;
+	m->names_cap = cap;
+	return 0;
+}
+
+static char *short_name(const char *name);
+
+static const struct model_name *intern(struct model *m, const char *name)
+{
+	if ((m->n_names + 1) * 2 > m->names_cap && names_grow(m))
+		return NULL;
+	size_t j = str_hash(name) & (m->names_cap - 1);
+	while (m->names[j].name) {
+		if (strcmp(m->names[j].name, name) == 0)
+			return &m->names[j];
+		j = (j + 1) & (m->names_cap - 1);
+	}
+	char *n = strdup(name), *sn = short_name(name);
+	if (!n || !sn) {
+		free(n);
+		free(sn);
+		return NULL;
+	}
+	m->names[j] = (struct model_name){ n, sn };
+	m->n_names++;
+	return &m->names[j];
+}
+
 /* ---- bins ---------------------------------------------------------------- */
 
 /* Every block touches every level of one SM: with 4 KiB pages that is a TLB
@@ -90,6 +149,7 @@ static void level_init(struct model_level *l, struct model_bin *bins, size_t n, 
 		       int ring)
 {
 	l->bins = bins;
+	l->stride = n + MODEL_ROW_PAD;
 	l->n = n;
 	l->width = width;
 	l->ring = ring;
@@ -106,7 +166,7 @@ static void bin_clear(struct model_bin *b)
 
 static void level_reset(struct model_level *l, uint32_t n_sm)
 {
-	for (size_t i = 0; i < (size_t)n_sm * l->n; i++)
+	for (size_t i = 0; i < (size_t)n_sm * l->stride; i++)
 		bin_clear(&l->bins[i]);
 	l->hi = INT64_MIN;
 	l->used = 0;
@@ -164,7 +224,7 @@ static void level_advance(struct model_level *l, uint32_t n_sm, int64_t new_hi)
 	for (int64_t i = l->hi + 1; i <= new_hi; i++) {
 		size_t slot = ring_slot(l, i);
 		for (uint32_t sm = 0; sm < n_sm; sm++)
-			bin_clear(&l->bins[(size_t)sm * l->n + slot]);
+			bin_clear(&l->bins[(size_t)sm * l->stride + slot]);
 	}
 	l->hi = new_hi;
 }
@@ -194,7 +254,7 @@ static void level_add(struct model_level *l, uint32_t n_sm, uint32_t sm, uint16_
 	if (b0 > b1)
 		return;
 	/* one modulo per block, not per bin: the slot just walks the ring */
-	struct model_bin *row = &l->bins[(size_t)sm * l->n];
+	struct model_bin *row = &l->bins[(size_t)sm * l->stride];
 	size_t slot = l->ring ? ring_slot(l, b0) : (size_t)(b0 - l->lo);
 	double full = threads * (double)w;
 	for (int64_t i = b0; i <= b1; i++) {
@@ -356,10 +416,11 @@ void model_free(struct model *m)
 		free(m->streams[i].kernels);
 	free(m->streams);
 	free(m->stream_order);
-	for (size_t i = 0; i < m->n_kernels; i++) {
-		free(m->kernels[i].name);
-		free(m->kernels[i].short_name);
+	for (size_t i = 0; i < m->names_cap; i++) {
+		free(m->names[i].name);
+		free(m->names[i].short_name);
 	}
+	free(m->names);
 	free(m->kernels);
 	free(m->khash);
 	for (size_t i = 0; i < m->n_events; i++) {
@@ -396,8 +457,8 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 	/* one allocation: huge pages are not wasted on rounding each level */
 	free(m->bins);
 	/* a few bins between levels keep the same SM of each level off one cache set */
-	size_t per_level = (size_t)m->n_sm * MODEL_RING_BINS + 56;
-	m->bins = bins_alloc(per_level * MODEL_LEVELS + (size_t)m->n_sm * MODEL_DETAIL_BINS);
+	size_t per_level = (size_t)m->n_sm * (MODEL_RING_BINS + MODEL_ROW_PAD) + 56;
+	m->bins = bins_alloc(per_level * MODEL_LEVELS + (size_t)m->n_sm * (MODEL_DETAIL_BINS + MODEL_ROW_PAD));
 	if (!m->bins)
 		return -1;
 	uint64_t w = MODEL_BASE_NS;
@@ -471,8 +532,11 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	mk->static_smem = k->static_smem;
 	mk->dynamic_smem = k->dynamic_smem;
 	mk->event = -1;
-	mk->name = dup_str(k->name ? k->name : "?");
-	mk->short_name = short_name(k->name);
+	const struct model_name *nm = intern(m, k->name ? k->name : "?");
+	if (!nm)
+		return -1;
+	mk->name = nm->name;
+	mk->short_name = nm->short_name;
 	uint32_t idx = (uint32_t)m->n_kernels++;
 	khash_put(m, idx);
 
@@ -501,13 +565,13 @@ static void add_to_levels(struct model *m, struct model_kernel *k, const struct 
 	int64_t s0 = floor_div(s, (int64_t)MODEL_BASE_NS), e0 = floor_div(e - 1, (int64_t)MODEL_BASE_NS);
 	for (int i = 0; i < MODEL_LEVELS; i++)
 		level_add(&m->levels[i], m->n_sm, b->sm, st, s, e, s0 >> (2 * i), e0 >> (2 * i), th);
-	/* fullness without a known limit is relative to the busiest 1 us seen */
+	/* fullness without a known limit is relative to the busiest finest bin seen */
 	if (m->dev.max_threads_per_sm)
 		return;
 	const struct model_level *l0 = &m->levels[0];
 	int64_t bi = floor_div(s, (int64_t)l0->width);
 	if (bi > l0->hi - (int64_t)l0->n) {
-		const struct model_bin *bin = &l0->bins[(size_t)b->sm * l0->n + ring_slot(l0, bi)];
+		const struct model_bin *bin = &l0->bins[(size_t)b->sm * l0->stride + ring_slot(l0, bi)];
 		double mean = bin->occ / (double)l0->width;
 		if (mean > m->peak_threads)
 			m->peak_threads = mean;
@@ -639,10 +703,15 @@ static int cmp_nvtx(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-static void link_events(struct model *m)
+/* Events whose kernel is known keep their links (kernels and streams never
+ * move); only new ones, or all after a re-sort, are looked up, so a live
+ * flush costs what arrived, not the session. */
+static void link_events(struct model *m, int all)
 {
 	for (size_t i = 0; i < m->n_events; i++) {
 		struct model_event *e = &m->events[i];
+		if (e->kernel >= 0 && !all)
+			continue;
 		e->culprit_streams = 0;
 		for (size_t c = 0; c < e->ev.n_culprits; c++) {
 			const struct smtop_culprit *cu = &e->ev.culprits[c];
@@ -673,6 +742,7 @@ int model_flush(struct model *m)
 		for (size_t j = 0; j < s->n_kernels; j++)
 			kernel_compute_ready(m, s, j);
 	}
+	int relink = m->events_unsorted;
 	if (m->events_unsorted) {
 		for (size_t i = 0; i < m->n_events; i++)
 			if (m->events[i].kernel >= 0)
@@ -680,12 +750,19 @@ int model_flush(struct model *m)
 		qsort(m->events, m->n_events, sizeof *m->events, cmp_event);
 		m->events_unsorted = 0;
 	}
-	link_events(m);
+	link_events(m, relink);
 	if (m->nvtx_unsorted) {
 		qsort(m->nvtx, m->n_nvtx, sizeof *m->nvtx, cmp_nvtx);
 		m->nvtx_unsorted = 0;
 	}
-	/* retry blocks that came before their kernel; keep the rest */
+	/* retry blocks that came before their kernel, when a kernel (or the
+	 * device) has come since the last try; keep the rest */
+	if (m->n_kernels == m->pending_tried_kernels && m->has_device == m->pending_tried_device) {
+		m->generation++;
+		return 0;
+	}
+	m->pending_tried_kernels = m->n_kernels;
+	m->pending_tried_device = m->has_device;
 	size_t keep = 0;
 	for (size_t i = 0; i < m->n_pending; i++) {
 		struct model_pending p = m->pending[i];
@@ -791,7 +868,9 @@ int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t
 	if (m->detail_ready && t0 >= m->detail_t0 && t1 <= m->detail_t1 &&
 	    m->detail.width <= col_ns)
 		return 0;
-	return pick_level(m, t0, t1, col_ns)->width > col_ns;
+	/* bins up to two columns wide still read well; past that the blocks
+	 * of the window are worth reading */
+	return pick_level(m, t0, t1, col_ns)->width > 2 * col_ns;
 }
 
 double model_sm_capacity(const struct model *m)
@@ -824,11 +903,11 @@ static const struct model_bin *level_bin(const struct model_level *l, uint32_t s
 	if (l->ring) {
 		if (l->hi == INT64_MIN || i > l->hi || i <= l->hi - (int64_t)l->n)
 			return NULL;
-		return &l->bins[(size_t)sm * l->n + ring_slot(l, i)];
+		return &l->bins[(size_t)sm * l->stride + ring_slot(l, i)];
 	}
 	if (i < l->lo || i >= l->lo + (int64_t)l->n)
 		return NULL;
-	return &l->bins[(size_t)sm * l->n + (size_t)(i - l->lo)];
+	return &l->bins[(size_t)sm * l->stride + (size_t)(i - l->lo)];
 }
 
 void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,

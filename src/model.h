@@ -22,13 +22,14 @@
 
 #include "src/records.h"
 
-#define MODEL_BASE_NS 1000ULL          /* finest bin: 1 us */
-#define MODEL_LEVELS 14                /* 1 us .. 4^13 us (67 s) */
+#define MODEL_BASE_NS 4000ULL          /* finest bin: 4 us (1 us bins cost 3x the build time) */
+#define MODEL_LEVELS 13                /* 4 us .. 4 us * 4^12 (67 s) */
 #define MODEL_RING_BINS 1024           /* bins kept per SM and level */
 #define MODEL_DETAIL_BINS 2048         /* bins of the detail window */
 #define MODEL_MAX_STREAMS 64           /* colour/letter slots; more share "+" */
 #define MODEL_PENDING_MAX (1u << 20)   /* blocks waiting for their kernel */
 #define MODEL_NO_STREAM 0xffff
+#define MODEL_ROW_PAD 3                /* bins between SM rows */
 
 struct model_kernel {
 	uint64_t start, end;
@@ -44,8 +45,8 @@ struct model_kernel {
 	uint64_t blocks_seen;
 	uint64_t sm_mask[4];            /* SMs its blocks ran on (first 256) */
 	int32_t event;                  /* index of the event it is the victim of, -1 */
-	char *name;                     /* as given */
-	char *short_name;               /* identifier for narrow places */
+	const char *name;               /* as given; interned, owned by the model */
+	const char *short_name;         /* identifier for narrow places */
 };
 
 struct model_stream {
@@ -88,6 +89,7 @@ struct model_level {
 	int used;                       /* received data since reset */
 	int ring;                       /* 1: ring of the last n bins; 0: fixed [lo, lo+n) */
 	size_t n;                       /* bins per SM */
+	size_t stride;                  /* n plus padding: rows of SMs off one cache set */
 	struct model_bin *bins;         /* n_sm * n */
 };
 
@@ -120,6 +122,8 @@ struct model {
 	struct model_kernel *kernels;
 	size_t n_kernels, cap_kernels;
 	uint32_t *khash;                /* open addressing, kernel index + 1 */
+	struct model_name *names;       /* interned kernel names */
+	size_t n_names, names_cap;
 	size_t khash_cap;
 
 	struct model_event *events;
@@ -140,10 +144,13 @@ struct model {
 
 	struct model_pending *pending;
 	size_t n_pending, cap_pending;
+	size_t pending_tried_kernels;   /* n_kernels at the last retry */
+	int pending_tried_device;
 
 	double peak_threads;            /* highest mean resident threads seen in a 1 us bin */
 	uint64_t blocks, blocks_orphan, blocks_bad_sm;
 	uint64_t drops;                 /* set by the loader: collector drops */
+	int drops_known;                /* 0: shown as N/A (an nsys export has none) */
 	int live;                       /* set by the loader */
 	uint64_t lag_ns;                /* set by the loader: now - newest record */
 	uint64_t threshold_ns;          /* blocking threshold the analysis used */
@@ -172,8 +179,8 @@ void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1);
 int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 			   uint32_t context_id);
 void model_detail_end(struct model *m);
-/* 1 when a window of col_ns per column would be drawn coarser than it could:
- * the loader should fill the detail level for [t0, t1). */
+/* 1 when a window of col_ns per column would be drawn from bins more than
+ * two columns wide: the loader should fill the detail level for [t0, t1). */
 int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
 
 /* Samples SMs [sm, sm + n_sm) over ncols columns of col_ns from t0. */

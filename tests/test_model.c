@@ -178,10 +178,12 @@ Test(model, fine_levels_forget_old_time_coarse_keep_it)
 	blk(1, 0, 0, 10);                  /* at 0 us */
 	blk(1, 0, 500000, 500010);         /* 0.5 s later: the 1 us ring moved on */
 	model_flush(&m);
-	cr_expect_gt(model_resolution(&m, US(0), US(10), 1000), 1000,
-		     "the 1 us level no longer holds t=0");
-	cr_expect_eq(model_resolution(&m, US(500000), US(500010), 1000), 1000);
-	cr_expect(model_wants_detail(&m, US(0), US(10), 1000));
+	cr_expect_gt(model_resolution(&m, US(0), US(40), 4000), MODEL_BASE_NS,
+		     "the finest level no longer holds t=0");
+	cr_expect_eq(model_resolution(&m, US(500000), US(500040), 4000), MODEL_BASE_NS);
+	cr_expect(model_wants_detail(&m, US(0), US(40), 4000));
+	cr_expect(model_wants_detail(&m, US(500000), US(500010), 1000),
+		  "1 us columns are finer than the finest level");
 	struct model_cell c[1];
 	model_sample_sms(&m, 0, 1, US(0), 1000000000ULL, 1, c);
 	cr_expect_eq(c[0].stream, 0, "the coarse level still has both blocks");
@@ -234,6 +236,7 @@ Test(model, events_deep_copied_sorted_and_linked)
 
 Test(model, synthetic_h200)
 {
+	model_free(&m);
 	ui_support_model(&m);
 	cr_expect_eq(m.n_sm, 132);
 	cr_expect_eq(m.n_streams, 3);

@@ -188,10 +188,10 @@ Test(views, pan_moves_by_an_eighth)
 
 Test(views, next_previous_event_moves_window)
 {
-	app_handle_key(&a, '+');
-	app_handle_key(&a, '+');
 	app_handle_key(&a, 'n');
 	cr_expect_eq(a.sel_event, 0);
+	app_handle_key(&a, '+');
+	app_handle_key(&a, '+');
 	app_handle_key(&a, 'n');
 	app_handle_key(&a, 'n');
 	cr_expect_eq(a.sel_event, 2);
@@ -202,6 +202,15 @@ Test(views, next_previous_event_moves_window)
 	cr_expect_eq(a.sel_event, 2, "stays on the last");
 	app_handle_key(&a, 'N');
 	cr_expect_eq(a.sel_event, 1);
+}
+
+Test(views, first_n_starts_at_the_window)
+{
+	for (int i = 0; i < 4; i++)
+		app_handle_key(&a, '+');
+	a.t0 = UI_SUPPORT_US(900);
+	app_handle_key(&a, 'n');
+	cr_expect_eq(a.sel_event, 1, "the first event in the window");
 }
 
 Test(views, worst_inversion)
@@ -350,5 +359,82 @@ Test(views, resize_keeps_selection_visible)
 	cr_expect_lt(a.sm_row, a.sm_scroll + a.layout.sms_rows);
 	char *t = canvas_dump_text_str(&c);
 	cr_expect(strstr(t, ">SM 100") != NULL, "%s", t);
+	free(t);
+}
+
+Test(views, monochrome_ansi_has_no_colours)
+{
+	a.colors = 0;
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	canvas_dump_ansi(&c, f);
+	fclose(f);
+	cr_expect(strstr(buf, ";3") == NULL && strstr(buf, ";4") == NULL && strstr(buf, ";9") == NULL,
+		  "no SGR colour codes in monochrome");
+	cr_expect(strstr(buf, "\033[0;1;7m!") != NULL, "inversions in reverse video");
+	free(buf);
+}
+
+/* ---- the main loop's step with a fake data source ------------------------- */
+
+#include "ui/ui.h"
+
+struct fake {
+	int polls, details;
+	uint64_t next;                  /* us of the next kernel */
+	uint64_t d0, d1;
+};
+
+static int fake_poll(void *ud, struct model *mm)
+{
+	struct fake *f = ud;
+	f->polls++;
+	struct smtop_kernel k = { .start = UI_SUPPORT_US(f->next), .end = UI_SUPPORT_US(f->next + 50),
+				  .grid_id = 1000 + f->next, .pid = 4242, .context_id = 1,
+				  .stream_id = 13, .grid = { 1, 1, 1 }, .block = { 256, 1, 1 },
+				  .name = "live_kernel" };
+	model_add_kernel(mm, &k);
+	struct smtop_block b = { .grid_id = k.grid_id, .sm = 3, .start = k.start, .end = k.end };
+	model_add_block(mm, &b, 4242, 1);
+	f->next += 100;
+	mm->lag_ns = 80000000;
+	return model_flush(mm) == 0;
+}
+
+static int fake_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1)
+{
+	struct fake *f = ud;
+	f->details++;
+	f->d0 = t0;
+	f->d1 = t1;
+	model_detail_begin(mm, t0, t1);
+	model_detail_end(mm);
+	return 0;
+}
+
+Test(views, live_step_polls_follows_and_fetches_detail)
+{
+	struct fake f = { .next = 2100 };
+	struct ui_source src = { .ud = &f, .poll = fake_poll, .detail = fake_detail };
+	m.live = 1;
+	app_init(&a, &m);
+	screen_layout(&a, &m, 132, 50);
+	cr_expect(ui_step(&a, &m, &src, 50000000ULL));
+	cr_expect_eq(f.polls, 1);
+	cr_expect_eq(m.t_last, UI_SUPPORT_US(2150));
+	cr_expect_eq(app_t1(&a), m.t_last, "following the newest data");
+	cr_expect_eq(f.details, 0, "the whole session needs no detail");
+	for (int i = 0; i < 20; i++)
+		app_handle_key(&a, '+');
+	cr_expect_eq(a.col_ns, 1000);
+	ui_step(&a, &m, &src, 50000000ULL);
+	cr_expect_eq(f.details, 1, "1 us columns ask the loader for blocks");
+	cr_expect(f.d0 <= a.t0 && f.d1 >= app_t1(&a));
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "LIVE (lag 80.00 ms)") != NULL, "%.200s", t);
+	cr_expect(strstr(t, "bins 1.0 us") == NULL, "detail is finer than 1 us here");
 	free(t);
 }

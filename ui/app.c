@@ -50,7 +50,9 @@ static uint64_t fit_col_ns(const struct app *a)
 	const struct model *m = a->model;
 	uint64_t span = m->t_last > m->t_first ? m->t_last - m->t_first : 0;
 	uint64_t cols = (uint64_t)app_cols(a);
-	return nice_up((span + cols - 1) / cols);
+	/* exact, so the session fills the width; zooming in returns to 1-2-5 steps */
+	uint64_t ns = (span + cols - 1) / cols;
+	return ns > APP_MIN_COL_NS ? ns : APP_MIN_COL_NS;
 }
 
 void app_fit(struct app *a)
@@ -326,6 +328,21 @@ static void space(struct app *a)
 	}
 }
 
+/* From the selection; with none, the first event in (or after) the window. */
+static void next_event(struct app *a)
+{
+	const struct model *m = a->model;
+	long i = a->sel_event + 1;
+	if (a->sel_event < 0) {
+		i = (long)model_event_at(m, a->t0);
+		if ((size_t)i >= m->n_events)
+			i = 0;
+	}
+	if (i >= (long)m->n_events)
+		i = a->sel_event;
+	app_goto_event(a, i);
+}
+
 static int pane_key(struct app *a, int key)
 {
 	int cols = app_cols(a);
@@ -347,8 +364,7 @@ static int pane_key(struct app *a, int key)
 	case '-': case '_': zoom(a, 0); break;
 	case '=': a->follow = 0; app_fit(a); break;
 	case ' ': space(a); break;
-	case 'n': app_goto_event(a, a->sel_event + 1 < (long)a->model->n_events ?
-				 a->sel_event + 1 : a->sel_event); break;
+	case 'n': next_event(a); break;
 	case 'N': app_goto_event(a, a->sel_event > 0 ? a->sel_event - 1 : 0); break;
 	case 'w': goto_worst(a); break;
 	case APP_KEY_ENTER: enter(a); break;

@@ -30,15 +30,12 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	snprintf(t, sizeof t, "%c:%s", s->letter, k->short_name);
 	canvas_print(c, r.x, r.y + row++, r.w, legend_colour(a, s->rank), CANVAS_DEFAULT,
 		     CANVAS_BOLD, t);
-	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", k->grid[0], k->grid[1], k->grid[2],
-		 k->block[0], k->block[1], k->block[2]);
-	line(c, r, &row, t);
-	snprintf(t, sizeof t, "regs %u  smem %u+%u B", k->registers, k->static_smem,
-		 k->dynamic_smem);
-	line(c, r, &row, t);
 	fmt_duration(d, sizeof d, k->end - k->start, k->end > k->start);
 	fmt_duration(w, sizeof w, model_kernel_wait(k), k->ready != 0);
 	snprintf(t, sizeof t, "ran %s  waited %s", d, w);
+	line(c, r, &row, t);
+	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", k->grid[0], k->grid[1], k->grid[2],
+		 k->block[0], k->block[1], k->block[2]);
 	line(c, r, &row, t);
 	int sms = popcount256(k->sm_mask);
 	if (k->blocks_seen) {
@@ -48,6 +45,11 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	} else {
 		snprintf(t, sizeof t, "blocks N/A (no block records)");
 	}
+	line(c, r, &row, t);
+	char rg[16] = "N/A";
+	if (k->registers)
+		snprintf(rg, sizeof rg, "%u", k->registers);
+	snprintf(t, sizeof t, "regs %s  smem %u+%u B", rg, k->static_smem, k->dynamic_smem);
 	line(c, r, &row, t);
 	snprintf(t, sizeof t, "stream s%u pid %u corr %u", k->stream_id, k->pid, k->correlation_id);
 	line(c, r, &row, t);

@@ -45,8 +45,6 @@ static void bars(struct canvas *c, int y, const struct app *a, const struct mode
 				  m->events[n->event].ev.kind != SMTOP_EV_TIMESLICE;
 			canvas_put(c, x, y, legend_wait(a), inv && a->colors ? CANVAS_RED : colour,
 				   CANVAS_DEFAULT, 0);
-		} else if (k && k->ready && k->ready < ce && k->start >= ce) {
-			canvas_put(c, x, y, legend_wait(a), colour, CANVAS_DEFAULT, 0);
 		}
 	}
 }

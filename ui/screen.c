@@ -133,7 +133,11 @@ void screen_draw(struct canvas *c, struct app *a, const struct model *m)
 	snprintf(t, sizeof t, "%sstreams", pane_mark(a, APP_PANE_STREAMS));
 	separator(c, l->lanes_y - 1, c->w, t, a->ascii);
 	lanes_draw(c, 1, l->lanes_y, a, m);
-	snprintf(t, sizeof t, "%sevents (%zu)", pane_mark(a, APP_PANE_EVENTS), m->n_events);
+	int details_instead = !l->details_w && a->pane == APP_PANE_STREAMS && a->sel_kernel >= 0;
+	if (details_instead)
+		snprintf(t, sizeof t, "details (Tab: events)");
+	else
+		snprintf(t, sizeof t, "%sevents (%zu)", pane_mark(a, APP_PANE_EVENTS), m->n_events);
 	separator(c, l->events_y - 1, c->w, t, a->ascii);
 	struct canvas_rect ev = { l->events_x, l->events_y, l->events_w, l->events_rows };
 	if (l->details_w) {
@@ -149,7 +153,7 @@ void screen_draw(struct canvas *c, struct app *a, const struct model *m)
 		events_view_draw(c, ev, a, m);
 		details_draw(c, (struct canvas_rect){ l->details_x + 1, l->events_y, l->details_w - 2,
 						       l->events_rows }, a, m);
-	} else if (a->pane == APP_PANE_STREAMS && a->sel_kernel >= 0) {
+	} else if (details_instead) {
 		details_draw(c, ev, a, m);
 	} else {
 		events_view_draw(c, ev, a, m);

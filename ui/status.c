@@ -28,9 +28,14 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 		 fmt_offset(w0, sizeof w0, a->t0 > base ? a->t0 - base : 0, a->col_ns * 10),
 		 fmt_offset(w1, sizeof w1, t1 > base ? t1 - base : 0, a->col_ns * 10), dot,
 		 fmt_duration(cw, sizeof cw, a->col_ns, 1), dot, fmt_duration(bw, sizeof bw, res, res != 0));
-	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, left);
 	int rw = (int)canvas_utf8_width(right);
 	int lw = (int)canvas_utf8_width(left);
+	if (lw + 2 + rw > c->w) {
+		/* narrow: the window and scale matter more than the device name */
+		snprintf(left, sizeof left, "smtop %s %s", dot, lag);
+		lw = (int)canvas_utf8_width(left);
+	}
+	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, left);
 	if (lw + 2 + rw <= c->w)
 		canvas_print(c, c->w - rw, y, rw, CANVAS_DEFAULT, CANVAS_DEFAULT, 0, right);
 }
@@ -56,9 +61,12 @@ void status_draw_footer(struct canvas *c, int y, const struct app *a, const stru
 			     "filter: press a stream's letter to hide/show it, * shows all, Enter done");
 		return;
 	}
-	int n = snprintf(t, sizeof t, "kernels %s %s blocks %s %s drops %llu %s threshold %s",
+	char dr[32] = "N/A";
+	if (m->drops_known)
+		fmt_count(dr, sizeof dr, m->drops);
+	int n = snprintf(t, sizeof t, "kernels %s %s blocks %s %s drops %s %s threshold %s",
 			 fmt_count(k, sizeof k, m->n_kernels), dot,
-			 fmt_count(b, sizeof b, m->blocks), dot, (unsigned long long)m->drops, dot,
+			 fmt_count(b, sizeof b, m->blocks), dot, dr, dot,
 			 fmt_duration(th, sizeof th, m->threshold_ns, m->threshold_ns != 0));
 	if (m->n_pending && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n, " %s unmatched %llu", dot,

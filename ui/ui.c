@@ -56,6 +56,14 @@ int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *er
 		snprintf(err, errlen, "smtop: out of memory");
 		return -1;
 	}
+	/* app_init fitted the session to a guessed width; fit again to the real
+	 * one unless the caller moved the window */
+	resize(&c);
+	uint64_t before = a->t0;
+	screen_layout(a, m, c.w, c.h);
+	if (before == m->t_first && !a->follow)
+		app_fit(a);
+	app_tick(a, 0);
 	int dirty = 1;
 	while (!a->quit && !tty_interrupted()) {
 		if (resize(&c) < 0)

@@ -61,6 +61,36 @@ static void add_blocks(struct model *m, uint64_t i, uint64_t *left)
 	}
 }
 
+/* What the loader does for a fine window: the blocks of [t0, t1) into the
+ * detail level (here regenerated, as a reader would decode them). */
+static double fill_detail_ms(struct model *m, uint64_t t0, uint64_t t1, uint64_t *nblocks)
+{
+	double t = now();
+	model_detail_begin(m, t0, t1);
+	uint64_t r0 = t0 > T0 + BLOCK_NS + ROUND_NS ? (t0 - T0 - BLOCK_NS - ROUND_NS) / ROUND_NS : 0;
+	uint64_t r1 = (t1 - T0) / ROUND_NS + 1;
+	*nblocks = 0;
+	for (uint64_t r = r0; r <= r1; r++)
+		for (uint64_t s = 0; s < STREAMS; s++) {
+			uint64_t i = r * STREAMS + s;
+			if (i >= m->n_kernels)
+				break;
+			uint64_t start = m->kernels[i].start;
+			for (uint32_t b = 0; b < GRID; b++) {
+				struct smtop_block blk = { .grid_id = i + 1, .block = b,
+							   .sm = (uint16_t)(b % SMS),
+							   .start = start + (b / SMS) * 100,
+							   .end = start + (b / SMS) * 100 + BLOCK_NS };
+				if (blk.end <= t0 || blk.start >= t1)
+					continue;
+				model_detail_add_block(m, &blk, 1, 1);
+				(*nblocks)++;
+			}
+		}
+	model_detail_end(m);
+	return (now() - t) * 1e3;
+}
+
 static double frame_ms(struct canvas *c, struct app *a, const struct model *m, int reps)
 {
 	double t = now();
@@ -69,7 +99,7 @@ static double frame_ms(struct canvas *c, struct app *a, const struct model *m, i
 	return (now() - t) * 1e3 / reps;
 }
 
-static void zooms(struct canvas *c, struct app *a, const struct model *m, uint64_t centre,
+static void zooms(struct canvas *c, struct app *a, struct model *m, uint64_t centre,
 		  const char *where)
 {
 	app_fit(a);
@@ -82,6 +112,15 @@ static void zooms(struct canvas *c, struct app *a, const struct model *m, uint64
 		printf("  %-6s %10.1f us/col  bins %10.1f us  frame %7.3f ms%s\n", where,
 		       a->col_ns / 1e3, res / 1e3, frame_ms(c, a, m, 5),
 		       model_wants_detail(m, a->t0, app_t1(a), a->col_ns) ? "  (wants detail)" : "");
+		if (model_wants_detail(m, a->t0, app_t1(a), a->col_ns) && app_t1(a) - a->t0 < 20000000) {
+			/* three windows, as ui_run asks */
+			uint64_t span = app_t1(a) - a->t0, n;
+			double fill = fill_detail_ms(m, a->t0 - span, app_t1(a) + span, &n);
+			res = model_resolution(m, a->t0, app_t1(a), a->col_ns);
+			printf("  %-6s %10.1f us/col  bins %10.3f us  frame %7.3f ms  "
+			       "(detail: %llu blocks in %.1f ms)\n", "", a->col_ns / 1e3, res / 1e3,
+			       frame_ms(c, a, m, 5), (unsigned long long)n, fill);
+		}
 		if (a->col_ns <= 1000)
 			break;
 		app_handle_key(a, '+');

@@ -99,6 +99,7 @@ void ui_support_model(struct model *m)
 	model_add_nvtx(m, &n1);
 	model_add_nvtx(m, &n2);
 	m->threshold_ns = 20000;
+	m->drops_known = 1;
 	m->session_label = "demo: priority-vs-training";
 	model_flush(m);
 }

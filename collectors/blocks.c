@@ -25,6 +25,10 @@
 #define BLOCKS_STALL_DRAINS 100
 #define BLOCKS_TICK_SAMPLES 4096
 #define BLOCKS_JOIN_TIMEOUT_MS 500
+/* Blocks drained but not yet stored, at most (32 bytes each in memory).  Past
+ * this the drain leaves blocks on the GPU, whose full lanes then count exact
+ * drops, instead of growing the workload's memory without bound. */
+#define BLOCKS_MAX_IN_FLIGHT (8u << 20)
 
 #define BLOCKS_GRID_MASK 0xffffffffffffull
 
@@ -179,6 +183,12 @@ static _Thread_local int blocks_tls_own;
 static _Atomic uint64_t blocks_tick;
 static _Atomic size_t blocks_tick_samples;
 static _Atomic int blocks_tick_stored;
+static _Atomic uint64_t blocks_in_flight;
+
+void blocks_released(uint64_t n)
+{
+	atomic_fetch_sub(&blocks_in_flight, n);
+}
 
 int blocks_in_own_code(void)
 {
@@ -533,8 +543,11 @@ static void blocks_push(struct blocks_ctx *c, struct smtop_block *b, size_t n)
 	rec.u.blocks.context_id = c->context_id;
 	rec.u.blocks.count = (uint32_t)n;
 	rec.u.blocks.blocks = b;
-	if (ring_push(blocks_ring, &rec) != 0)
+	atomic_fetch_add(&blocks_in_flight, n);
+	if (ring_push(blocks_ring, &rec) != 0) {
+		atomic_fetch_sub(&blocks_in_flight, n);
 		drops_add(DROPS_BLOCKS, n);
+	}
 }
 
 static int blocks_give_back(struct blocks_ctx *c)
@@ -611,7 +624,7 @@ static int blocks_drain_once(struct blocks_ctx *c)
 
 	if (blocks_fetch(c, &total) != 0)
 		return -1;
-	if (total == 0)
+	if (total == 0 || atomic_load(&blocks_in_flight) > BLOCKS_MAX_IN_FLIGHT)
 		return 0;
 	b = malloc(total * sizeof(*b));
 	if (!b) {

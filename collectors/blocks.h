@@ -51,6 +51,9 @@ int blocks_in_own_code(void);
 /* Stops drain threads after one final drain of each ring. */
 void blocks_shutdown(void);
 
+/* The writer stored (or dropped) n blocks that a drain handed over. */
+void blocks_released(uint64_t n);
+
 #pragma GCC visibility pop
 
 #endif

@@ -1,4 +1,5 @@
 #include "collectors/writer_thread.h"
+#include "collectors/blocks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,8 +57,20 @@ static void writer_thread_discard(struct smtop_record *recs, size_t n)
 		records_free_owned(&recs[i]);
 }
 
+/* Blocks handed over but not yet stored bound the drain (see blocks.c). */
+static void writer_thread_release_blocks(const struct smtop_record *recs, size_t n)
+{
+	uint64_t blocks = 0;
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].kind == SMTOP_REC_BLOCKS)
+			blocks += recs[i].u.blocks.count;
+	if (blocks)
+		blocks_released(blocks);
+}
+
 static void writer_thread_write(size_t n)
 {
+	writer_thread_release_blocks(wt.batch, n);
 	if (wt.stopped_writing) {
 		writer_thread_discard(wt.batch, n);
 		return;

@@ -8,6 +8,7 @@
 #include "src/record.h"
 #include "src/report.h"
 #include "src/session.h"
+#include "src/view.h"
 
 #define SMTOP_VERSION "0.1.0"
 
@@ -61,12 +62,18 @@ int main(int argc, char **argv)
 		return 0;
 	case CLI_RECORD:
 		return run_record(&c);
+	case CLI_DEFAULT:
+		return view_default(&c);
+	case CLI_OPEN:
+		return view_open(&c, c.file, NULL);
+	case CLI_RUN:
+		return view_live(&c, c.argv, NULL);
+	case CLI_DEMO:
+		return view_demo(&c);
 	case CLI_REPORT:
 		return run_report(&c);
 	case CLI_INFO:
 		return info_main(c.file);
-	default:
-		fprintf(stderr, "smtop: this command is not built yet\n");
-		return 2;
 	}
+	return 2;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db/reader.h"
 #include "db/writer.h"
 
 #define INJECTOR_NAME "libsmtop-inject.so"
@@ -300,6 +301,22 @@ static void describe_status(int status, char *buf, size_t len, int *clean, int *
 	}
 }
 
+/* The offset between %globaltimer and CUPTI time, measured on this session's
+ * own kernels and blocks, is stored so every reader uses the same one. */
+static void store_clock_offset(struct db_writer *w, const char *path)
+{
+	char err[256], value[32];
+	struct db_reader *r;
+	struct db_session_info si;
+	if (db_reader_open(&r, path, err, sizeof err) != 0)
+		return;
+	if (db_reader_info(r, &si) == 0 && si.clock_offset_known) {
+		snprintf(value, sizeof value, "%lld", (long long)si.clock_offset_ns);
+		db_writer_set_meta(w, "clock_offset_ns", value);
+	}
+	db_reader_close(r);
+}
+
 int record_finish(struct record_child *c, int status)
 {
 	char reason[128], err[512];
@@ -313,6 +330,7 @@ int record_finish(struct record_child *c, int status)
 		fprintf(stderr, "smtop: %s\n", err);
 		return code ? code : 1;
 	}
+	store_clock_offset(w, c->session_path);
 	if (db_writer_finish_session(w, clean, reason) != 0)
 		fprintf(stderr, "smtop: %s: %s\n", c->session_path, db_writer_error(w));
 	db_writer_close(w);

@@ -6,6 +6,7 @@
 
 #include "db/events.h"
 #include "src/analysis.h"
+#include "src/model.h"
 
 /* Kernel records reach the file up to a flush period late and out of order
  * across streams; a live session's verdicts wait this long behind the data. */
@@ -16,6 +17,8 @@ static int feed_kernel(void *ud, const struct smtop_kernel *k)
 	struct session *s = ud;
 	if (k->end > s->latest_end)
 		s->latest_end = k->end;
+	if (s->model && model_add_kernel(s->model, k) != 0)
+		return 1;
 	return analysis_add_kernel(s->analysis, k) == 0 ? 0 : 1;
 }
 
@@ -24,12 +27,16 @@ static int feed_block(void *ud, const struct smtop_block *b, uint32_t pid, uint3
 	struct session *s = ud;
 	if (b->end > s->latest_end)
 		s->latest_end = b->end;
+	if (s->model && model_add_block(s->model, b, pid, ctx) != 0)
+		return 1;
 	return analysis_add_block(s->analysis, pid, ctx, b) == 0 ? 0 : 1;
 }
 
 static int feed_stream(void *ud, const struct smtop_stream *st)
 {
 	struct session *s = ud;
+	if (s->model && model_add_stream(s->model, st) != 0)
+		return 1;
 	return analysis_add_stream(s->analysis, st) == 0 ? 0 : 1;
 }
 
@@ -41,8 +48,12 @@ static int feed_request(void *ud, const struct smtop_request *r)
 
 static void feed_devices(struct session *s)
 {
-	for (size_t i = s->devices_seen; i < s->info.n_devices; i++)
+	for (size_t i = s->devices_seen; i < s->info.n_devices; i++) {
 		analysis_add_device(s->analysis, &s->info.devices[i]);
+		/* The view draws one GPU: the first one recorded. */
+		if (s->model && i == 0)
+			model_set_device(s->model, &s->info.devices[i]);
+	}
 	s->devices_seen = s->info.n_devices;
 }
 
@@ -86,6 +97,33 @@ static int poll_small_tables(struct session *s, int *changed)
 	return 0;
 }
 
+static int nvtx_to_model(void *ud, const struct smtop_nvtx *n)
+{
+	return model_add_nvtx(ud, n) == 0 ? 0 : 1;
+}
+
+/* Final events and NVTX ranges the model has not seen yet, then the model's
+ * own bookkeeping (lanes sorted, ready times, events linked to kernels). */
+static int session_feed_model(struct session *s)
+{
+	size_t n = analysis_event_count(s->analysis);
+	int changed = n != s->events_fed;
+	for (; s->events_fed < n; s->events_fed++)
+		model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
+	if (s->info.nvtx != s->nvtx_seen) {
+		db_reader_nvtx(s->reader, s->nvtx_mark, UINT64_MAX, nvtx_to_model, s->model);
+		s->nvtx_mark = s->latest_end;
+		s->nvtx_seen = s->info.nvtx;
+		changed = 1;
+	}
+	s->model->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
+	s->model->drops_known = !s->info.is_nsys;
+	s->model->live = !s->ended;
+	s->model->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
+	model_flush(s->model);
+	return changed;
+}
+
 int session_poll(struct session *s, char *err, size_t errlen)
 {
 	if (db_reader_info(s->reader, &s->info) != 0)
@@ -104,6 +142,8 @@ int session_poll(struct session *s, char *err, size_t errlen)
 		mark = s->latest_end > SESSION_LIVE_SLACK_NS ? s->latest_end - SESSION_LIVE_SLACK_NS : 0;
 	if (changed || s->ended)
 		analysis_update(s->analysis, mark);
+	if (s->model)
+		changed |= session_feed_model(s);
 	return changed;
 }
 

@@ -22,6 +22,8 @@ struct session {
 	int64_t kernel_mark, block_mark;
 	uint64_t streams_seen, devices_seen, requests_seen;
 	uint64_t latest_end;            /* latest kernel or block end fed */
+	size_t events_fed;              /* analysis events handed to the model */
+	uint64_t nvtx_seen, nvtx_mark;
 	int ended;                      /* the session was finalised: nothing more comes */
 };
 

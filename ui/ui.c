@@ -49,7 +49,7 @@ int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *er
 	if (tty_open(&caps, err, errlen))
 		return -1;
 	a->colors = caps.colors;
-	a->ascii = !caps.utf8;
+	a->ascii = a->ascii || !caps.utf8; /* --ascii forces it */
 	struct canvas c;
 	if (canvas_init(&c, 0, 0)) {
 		tty_close();

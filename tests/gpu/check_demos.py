@@ -38,7 +38,9 @@ def high_stream(rep):
 
 def priority_vs_training(rep):
     n, delay = total(rep, "inversion_resident")
-    check("priority-vs-training: resident inversions found", n > 0, f"({n}, {delay / 1e6:.2f} ms)")
+    nd, dd = total(rep, "inversion_dispatch")
+    check("priority-vs-training: high-priority kernels wait behind low-priority blocks", n + nd > 0,
+          f"(resident {n}, {delay / 1e6:.2f} ms; dispatch {nd}, {dd / 1e6:.2f} ms)")
     culprit_prios = {c["priority"] for e in rep["episodes"] if e["kind"].startswith("inversion")
                      for c in e["culprits"]}
     check("priority-vs-training: culprits are the priority-0 training stream", 0 in culprit_prios,

@@ -74,7 +74,9 @@ def main():
     if what == "kernels":
         print(q(db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0])
     elif what == "priorities":
-        pr = sorted({int32(r[0]) for r in q(db, "SELECT priority FROM TARGET_INFO_CUDA_STREAM")})
+        # Streams that ran kernels: frameworks create pools of idle streams.
+        pr = sorted({int32(r[0]) for r in q(db, "SELECT priority FROM TARGET_INFO_CUDA_STREAM "
+                                                "WHERE streamId IN (SELECT streamId FROM CUPTI_ACTIVITY_KIND_KERNEL)")})
         print(" ".join(str(p) for p in pr))
     elif what == "nsys-query":
         rows = q(db, "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k "

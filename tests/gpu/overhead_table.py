@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Prints the overhead table from interleaved 'MODE ms' lines: median per mode
-and the added time relative to plain."""
+"""Prints an overhead table from interleaved 'MODE [METRIC] ms' lines: the
+median per mode (and metric) and the added time relative to the first mode."""
 import statistics
 import sys
+from collections import OrderedDict
 
-runs = {}
+runs = OrderedDict()
 for line in open(sys.argv[1]):
-    mode, ms = line.split()
-    runs.setdefault(mode, []).append(float(ms))
-plain = statistics.median(runs.get("plain", [float("nan")]))
-print(f"{'mode':10} {'runs':>4} {'median ms/iter':>15} {'added':>8}")
-for mode in ("plain", "smtop", "profiler"):
-    if mode not in runs:
-        continue
-    m = statistics.median(runs[mode])
-    print(f"{mode:10} {len(runs[mode]):>4} {m:>15.3f} {100 * (m - plain) / plain:>7.1f}%")
+    f = line.split()
+    if len(f) == 2:
+        f = [f[0], "ms_per_iter", f[1]]
+    mode, metric, ms = f
+    runs.setdefault(metric, OrderedDict()).setdefault(mode, []).append(float(ms))
+for metric, modes in runs.items():
+    base = statistics.median(next(iter(modes.values())))
+    print(f"{metric:16} {'mode':10} {'runs':>4} {'median ms':>10} {'added':>8}")
+    for mode, v in modes.items():
+        m = statistics.median(v)
+        print(f"{'':16} {mode:10} {len(v):>4} {m:>10.3f} {100 * (m - base) / base:>7.1f}%")

@@ -9,7 +9,7 @@ mkdir -p "$OUT_DIR"
 SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 fails=0
-sections=${*:-collector torch overhead demos storm layers}
+sections=${*:-collector torch overhead demos demo_overhead storm layers}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -33,9 +33,9 @@ section_collector() {
 	record smoke build/gpu/collector_smoke || bad "smoke exit status"
 	cat "$OUT_DIR/smoke.out"
 	$SMTOP info "$OUT_DIR/smoke.smtop"
-	launched=$(sed -n 's/^kernels: //p' "$OUT_DIR/smoke.out")
+	launched=$(sed -n 's/^kernels_launched: //p' "$OUT_DIR/smoke.out")
 	expect_eq "smoke kernels" "$($CHECK "$OUT_DIR/smoke.smtop" kernels)" "$launched"
-	blocks=$(sed -n 's/^blocks: //p' "$OUT_DIR/smoke.out")
+	blocks=$(sed -n 's/^blocks_launched: //p' "$OUT_DIR/smoke.out")
 	expect_eq "smoke blocks" "$($CHECK "$OUT_DIR/smoke.smtop" blocks)" "$blocks"
 	expect_eq "smoke priorities" "$($CHECK "$OUT_DIR/smoke.smtop" priorities)" "-5 0"
 	$CHECK "$OUT_DIR/smoke.smtop" nsys-query
@@ -103,6 +103,23 @@ section_demos() {
 		$SMTOP report "$OUT_DIR/demo-$d.smtop" --top 3 | head -30
 	done
 	python3 tests/gpu/check_demos.py "$OUT_DIR" || fails=$((fails + 1))
+}
+
+section_demo_overhead() {
+	echo "== demo overhead: traced (under smtop record) vs untraced, interleaved"
+	: > "$OUT_DIR/demo-overhead.txt"
+	for i in 1 2 3; do
+		for mode in plain traced; do
+			if [ $mode = plain ]; then
+				build/smtop-demo priority-vs-training --seconds 4 > "$OUT_DIR/dovh.out" 2>&1
+			else
+				rm -f "$OUT_DIR/dovh.smtop"
+				$SMTOP record -q -o "$OUT_DIR/dovh.smtop" -- build/smtop-demo priority-vs-training --seconds 4 > "$OUT_DIR/dovh.out" 2>&1
+			fi
+			sed -n "s/.*solo_median_ms=\([0-9.]*\).*/$mode infer_solo_ms \1/p; s/^train .*step_median_ms=\([0-9.]*\).*/$mode train_step_ms \1/p" "$OUT_DIR/dovh.out" >> "$OUT_DIR/demo-overhead.txt"
+		done
+	done
+	python3 tests/gpu/overhead_table.py "$OUT_DIR/demo-overhead.txt"
 }
 
 section_storm() {

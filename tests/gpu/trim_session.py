@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Copies a session, keeping only what overlaps a time window, so recorded
+sessions stay small enough to commit as test fixtures.
+
+  trim_session.py SRC DST --report REPORT.json [--before-ms B] [--after-ms A]
+      window around the worst episode of smtop's report (ready - B .. ready + A)
+  trim_session.py SRC DST --start-ns T --window-ms W
+"""
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+
+TIMED = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+         "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
+         "smtop_request"]
+
+
+def window(a):
+    if a.report:
+        rep = json.load(open(a.report))
+        eps = rep["episodes"]
+        if eps:
+            t = max(eps, key=lambda e: e["wait_ns"])["ready_ns"]
+            return t - int(a.before_ms * 1e6), t + int(a.after_ms * 1e6)
+    return a.start_ns, a.start_ns + int(a.window_ms * 1e6)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("src")
+    ap.add_argument("dst")
+    ap.add_argument("--report")
+    ap.add_argument("--before-ms", type=float, default=20)
+    ap.add_argument("--after-ms", type=float, default=40)
+    ap.add_argument("--start-ns", type=int, default=0)
+    ap.add_argument("--window-ms", type=float, default=60)
+    a = ap.parse_args()
+    t0, t1 = window(a)
+    if os.path.exists(a.dst):
+        os.remove(a.dst)
+    src = sqlite3.connect(a.src)
+    dst = sqlite3.connect(a.dst)
+    src.backup(dst)
+    src.close()
+    names = {r[0] for r in dst.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for t in TIMED:
+        if t in names:
+            dst.execute(f'DELETE FROM "{t}" WHERE start >= ? OR (end IS NOT NULL AND end > 0 AND end < ?)', (t1, t0))
+    # Chunks are on the %globaltimer clock, tens of microseconds off CUPTI's.
+    margin = 1_000_000
+    dst.execute("DELETE FROM smtop_block_chunk WHERE start >= ? OR end < ?", (t1 + margin, t0 - margin))
+    for t in ("smtop_events", "smtop_event_culprits"):
+        if t in names:
+            dst.execute(f'DELETE FROM "{t}"')
+    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)",
+                (f"kept [{t0}, {t1}) of {os.path.basename(a.src)}",))
+    dst.commit()
+    dst.execute("PRAGMA journal_mode=DELETE")
+    dst.execute("VACUUM")
+    dst.close()
+    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

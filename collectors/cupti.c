@@ -284,10 +284,18 @@ static int cupti_has_prefix(const char *name, const char *const *prefixes)
 
 /* Chooses CBIDs by name so new API versions (cudaMemcpyBatchAsync_v13000...)
  * are covered without a table to maintain. */
+/* SMTOP_<NAME>=0 turns a costly part of the collector off (docs/collector.md). */
+static int cupti_option(const char *name)
+{
+	const char *v = getenv(name);
+	return !(v && strcmp(v, "0") == 0);
+}
+
 static int cupti_enable_domain(CUpti_CallbackDomain domain, uint32_t size,
 			       const char *const *prefixes, uint8_t *record)
 {
 	int enabled = 0;
+	int api = cupti_option("SMTOP_API");
 
 	for (uint32_t cbid = 1; cbid < size; cbid++) {
 		const char *name = NULL;
@@ -295,7 +303,7 @@ static int cupti_enable_domain(CUpti_CallbackDomain domain, uint32_t size,
 
 		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
-		record[cbid] = (uint8_t)cupti_has_prefix(name, prefixes);
+		record[cbid] = (uint8_t)(api && cupti_has_prefix(name, prefixes));
 		if (!record[cbid] && !launch)
 			continue;
 		if (cuptiEnableCallback(1, cupti_subscriber, domain, cbid) == CUPTI_SUCCESS)
@@ -354,7 +362,7 @@ static int cupti_enable_activity(char *reason, size_t len)
 		}
 		log_debug("activity kind %d refused: %s", (int)cupti_kinds[i], cupti_error(r));
 	}
-	r = cuptiActivityEnableLatencyTimestamps(1);
+	r = cupti_option("SMTOP_LATENCY") ? cuptiActivityEnableLatencyTimestamps(1) : CUPTI_SUCCESS;
 	if (r != CUPTI_SUCCESS)
 		log_debug("latency timestamps refused: %s", cupti_error(r));
 	return 0;

@@ -4,6 +4,7 @@
 #include "kernels/smtop_trace.cuh"
 
 #define EW_THREADS 256
+#define EW_PER_THREAD 8
 #define GEMM_BK 16
 
 int layers_sm_count(void)
@@ -19,7 +20,8 @@ int layers_sm_count(void)
 
 static unsigned ew_blocks(size_t n)
 {
-	return (unsigned)((n + EW_THREADS - 1) / EW_THREADS);
+	size_t per_block = (size_t)EW_THREADS * EW_PER_THREAD;
+	return (unsigned)((n + per_block - 1) / per_block);
 }
 
 void conv_shape_init(struct conv_shape *s, int cin, int n, int h, int w, int cout, int k, int stride, int pad)
@@ -365,11 +367,18 @@ static __device__ __forceinline__ size_t ew_index(void)
 	return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
+/* Elementwise kernels stride over the grid, EW_PER_THREAD elements a thread,
+ * as framework kernels do (one block per 256 elements would launch 100,000
+ * blocks per layer of a batch-32 ResNet). */
+static __device__ __forceinline__ size_t ew_stride(void)
+{
+	return (size_t)gridDim.x * blockDim.x;
+}
+
 __global__ void bias_act_fwd_kernel(const float *x, const float *b, float *y, size_t inner, size_t total, int relu)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		float v = x[i] + (b ? b[i / inner] : 0.f);
 		y[i] = relu ? fmaxf(v, 0.f) : v;
 	}
@@ -386,8 +395,7 @@ void bias_act_fwd(const float *x, const float *b, float *y, int c, size_t inner,
 __global__ void relu_bwd_kernel(const float *dy, const float *y, float *dx, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total)
+	for (size_t i = ew_index(); i < total; i += ew_stride())
 		dx[i] += y[i] > 0.f ? dy[i] : 0.f;
 	SMTOP_BLOCK_END();
 }
@@ -471,8 +479,7 @@ void bias_act_bwd(const float *dy, const float *y, float *dx, float *db, int c, 
 __global__ void add_kernel(const float *a, const float *b, float *y, size_t n, int acc)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < n)
+	for (size_t i = ew_index(); i < n; i += ew_stride())
 		y[i] = (acc ? y[i] : 0.f) + a[i] + (b ? b[i] : 0.f);
 	SMTOP_BLOCK_END();
 }
@@ -500,8 +507,7 @@ __global__ void bn_infer_kernel(const float *x, float *y, const float *gamma, co
 				const float *mean, const float *var, size_t inner, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		int c = (int)(i / inner);
 		y[i] = (x[i] - mean[c]) * rsqrtf(var[c] + BN_EPS) * gamma[c] + beta[c];
 	}
@@ -560,8 +566,7 @@ __global__ void bn_apply_kernel(const float *x, float *y, const float *gamma, co
 				const float *smean, const float *sinvstd, size_t inner, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		int c = (int)(i / inner);
 		y[i] = (x[i] - smean[c]) * sinvstd[c] * gamma[c] + beta[c];
 	}
@@ -609,8 +614,7 @@ __global__ void bn_bwd_apply_kernel(const float *dy, const float *x, float *dx, 
 				    size_t inner, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		int c = (int)(i / inner);
 		size_t j = i - (size_t)c * inner;
 		float sdy = (float)sums[2 * c], sdx = (float)sums[2 * c + 1];
@@ -641,8 +645,7 @@ void bn_bwd(const float *dy, const float *x, float *dx, const float *gamma, floa
 __global__ void maxpool_fwd_kernel(struct pool_shape s, const float *x, float *y, int *idx, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		int ow = (int)(i % s.ow), oh = (int)(i / s.ow % s.oh);
 		size_t plane = i / ((size_t)s.oh * s.ow);
 		const float *xp = x + plane * s.h * s.w;
@@ -678,8 +681,7 @@ static __device__ __forceinline__ void pool_range(int i, int pad, int k, int str
 __global__ void maxpool_bwd_kernel(struct pool_shape s, const float *dy, const int *idx, float *dx, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		int iw = (int)(i % s.w), ih = (int)(i / s.w % s.h);
 		size_t plane = i / ((size_t)s.h * s.w);
 		int h0, h1, w0, w1;
@@ -701,8 +703,7 @@ __global__ void maxpool_bwd_kernel(struct pool_shape s, const float *dy, const i
 __global__ void avgpool_fwd_kernel(struct pool_shape s, const float *x, float *y, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		int ow = (int)(i % s.ow), oh = (int)(i / s.ow % s.oh);
 		size_t plane = i / ((size_t)s.oh * s.ow);
 		const float *xp = x + plane * s.h * s.w;
@@ -721,8 +722,7 @@ __global__ void avgpool_fwd_kernel(struct pool_shape s, const float *x, float *y
 __global__ void avgpool_bwd_kernel(struct pool_shape s, const float *dy, float *dx, size_t total)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < total) {
+	for (size_t i = ew_index(); i < total; i += ew_stride()) {
 		int iw = (int)(i % s.w), ih = (int)(i / s.w % s.h);
 		size_t plane = i / ((size_t)s.h * s.w);
 		int h0, h1, w0, w1;
@@ -808,8 +808,7 @@ void softmax_fwd(const float *logits, float *p, int o, int n, cudaStream_t st)
 __global__ void xent_bwd_kernel(const float *p, const int *labels, float *dl, int o, int n)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < (size_t)o * n) {
+	for (size_t i = ew_index(); i < (size_t)o * n; i += ew_stride()) {
 		int cls = (int)(i / n), col = (int)(i % n);
 		dl[i] += (p[i] - (labels[col] == cls ? 1.f : 0.f)) / (float)n;
 	}
@@ -827,8 +826,7 @@ void softmax_xent_bwd(const float *p, const int *labels, float *dlogits, int o, 
 __global__ void sgd_kernel(float *w, const float *g, float *v, size_t n, float lr, float mu, float wd)
 {
 	SMTOP_BLOCK_BEGIN();
-	size_t i = ew_index();
-	if (i < n) {
+	for (size_t i = ew_index(); i < n; i += ew_stride()) {
 		float vi = mu * v[i] + g[i] + wd * w[i];
 		v[i] = vi;
 		w[i] -= lr * vi;
@@ -854,8 +852,7 @@ static __device__ __forceinline__ unsigned hash_u32(unsigned x)
 
 __global__ void fill_uniform_kernel(float *p, size_t n, float scale, unsigned seed)
 {
-	size_t i = ew_index();
-	if (i < n) {
+	for (size_t i = ew_index(); i < n; i += ew_stride()) {
 		unsigned h = hash_u32((unsigned)i ^ hash_u32(seed + (unsigned)(i >> 32) * 0x9e3779b9u));
 		p[i] = scale * ((float)(h >> 8) * (2.f / 16777216.f) - 1.f);
 	}
@@ -870,8 +867,7 @@ __global__ void fill_labels_kernel(int *l, int n, int classes, unsigned seed)
 
 __global__ void fill_const_kernel(float *p, size_t n, float v)
 {
-	size_t i = ew_index();
-	if (i < n)
+	for (size_t i = ew_index(); i < n; i += ew_stride())
 		p[i] = v;
 }
 

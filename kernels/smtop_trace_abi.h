@@ -48,11 +48,18 @@ struct smtop_trace_ring {
 	uint32_t lanes;              /* SMTOP_TRACE_LANES */
 	uint32_t abi_version;
 	uint32_t reserved0;
-	uint64_t reserved[7];
+	uint64_t reserved[6];        /* the header is 64 bytes */
 	unsigned long long limit[SMTOP_TRACE_LANES];     /* host-written */
 	struct smtop_trace_lane lane[SMTOP_TRACE_LANES]; /* device-written */
 	struct smtop_trace_slot slots[];                 /* lane l: [l * capacity, (l + 1) * capacity) */
 };
+
+/* Slots are written with 16-byte vector stores: they must start 16-aligned. */
+#ifdef __cplusplus
+static_assert(sizeof(struct smtop_trace_ring) % 16 == 0, "trace slots must be 16-byte aligned");
+#else
+_Static_assert(sizeof(struct smtop_trace_ring) % 16 == 0, "trace slots must be 16-byte aligned");
+#endif
 
 #ifdef __CUDACC__
 #define SMTOP_TRACE_HD __host__ __device__

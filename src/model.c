@@ -286,8 +286,11 @@ static void stream_rank(struct model *m)
 			const struct model_stream *b = &m->streams[x];
 			int64_t pa = a->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : a->priority;
 			int64_t pb = b->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : b->priority;
-			int before = pb < pa || (pb == pa && (b->pid < a->pid ||
-				     (b->pid == a->pid && b->stream_id < a->stream_id)));
+			/* Streams that ran nothing (frameworks create pools of them)
+			 * go last, so letters and colours go to the busy ones. */
+			int ia = a->n_kernels == 0, ib = b->n_kernels == 0;
+			int before = ib < ia || (ib == ia && (pb < pa || (pb == pa && (b->pid < a->pid ||
+				     (b->pid == a->pid && b->stream_id < a->stream_id)))));
 			if (!before)
 				break;
 			m->stream_order[j] = m->stream_order[j - 1];
@@ -732,6 +735,7 @@ static void link_events(struct model *m, int all)
 
 int model_flush(struct model *m)
 {
+	stream_rank(m);
 	sort_model = m;
 	for (size_t i = 0; i < m->n_streams; i++) {
 		struct model_stream *s = &m->streams[i];

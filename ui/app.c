@@ -45,6 +45,8 @@ static uint64_t nice_down(uint64_t ns)
 	return prev;
 }
 
+#define APP_LIVE_COL_NS 20000ULL
+
 static uint64_t fit_col_ns(const struct app *a)
 {
 	const struct model *m = a->model;
@@ -70,6 +72,10 @@ void app_init(struct app *a, const struct model *m)
 	a->colors = 8;
 	a->follow = m->live;
 	app_fit(a);
+	/* A live session starts nearly empty: fitting it would zoom to the
+	 * floor, so follow it at a scale where kernels and waits are visible. */
+	if (a->follow && a->col_ns < APP_LIVE_COL_NS)
+		a->col_ns = APP_LIVE_COL_NS;
 }
 
 static void set_center(struct app *a, uint64_t c)

@@ -47,6 +47,8 @@ void legend_draw(struct canvas *c, struct canvas_rect r, const struct app *a,
 	for (size_t rank = 0; rank < m->n_streams && x < end; rank++) {
 		const struct model_stream *s = model_stream_by_rank(m, rank);
 		char t[48];
+		if (!s->n_kernels)
+			continue;
 		if (s->priority == SMTOP_PRIORITY_UNKNOWN)
 			snprintf(t, sizeof t, " s%u prio N/A  ", s->stream_id);
 		else

@@ -21,7 +21,7 @@ static int lanes_plan(struct app *a, const struct model *m, int max_rows)
 {
 	int n = 0;
 	for (size_t r = 0; r < m->n_streams && n < max_rows; r++)
-		if (r >= 64 || !(a->hidden >> r & 1))
+		if ((r >= 64 || !(a->hidden >> r & 1)) && model_stream_by_rank(m, r)->n_kernels)
 			a->layout.lane_of_row[n++] = (int)r;
 	if (m->n_nvtx && n < max_rows)
 		a->layout.lane_of_row[n++] = LANES_NVTX_ROW;

@@ -105,6 +105,24 @@ section_demos() {
 	python3 tests/gpu/check_demos.py "$OUT_DIR" || fails=$((fails + 1))
 }
 
+section_overhead_parts() {
+	echo "== overhead by collector part: ResNet-50 batch-16 inference, interleaved, median ms/iter"
+	: > "$OUT_DIR/overhead-parts.txt"
+	for i in 1 2 3; do
+		for mode in plain all no-latency no-api neither; do
+			case $mode in
+			plain) python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			*) case $mode in
+			   all) env= ;; no-latency) env=SMTOP_LATENCY=0 ;; no-api) env=SMTOP_API=0 ;;
+			   neither) env="SMTOP_LATENCY=0 SMTOP_API=0" ;; esac
+			   rm -f "$OUT_DIR/ovh.smtop"
+			   env $env $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			esac | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/overhead-parts.txt"
+		done
+	done
+	python3 tests/gpu/overhead_table.py "$OUT_DIR/overhead-parts.txt"
+}
+
 section_demo_overhead() {
 	echo "== demo overhead: traced (under smtop record) vs untraced, interleaved"
 	: > "$OUT_DIR/demo-overhead.txt"

@@ -938,24 +938,28 @@ static const char *info_meta(struct db_reader *r, const char *key)
 	return v ? info_text(r, (const unsigned char *)v) : NULL;
 }
 
-/* Tables only grow, so the largest rowid is the row count without a scan. */
-static uint64_t reader_rows(struct db_reader *r, int has, const char *table)
+/* While recording, tables only grow, so the largest rowid is the row count
+ * without a scan (info is polled live).  A finished session may have been
+ * trimmed and an nsys export may have gaps: count those exactly. */
+static uint64_t reader_rows(struct db_reader *r, int has, const char *table, int exact)
 {
 	char sql[160];
 
 	if (!has)
 		return 0;
-	snprintf(sql, sizeof sql, "SELECT max(rowid) FROM %s", table);
+	snprintf(sql, sizeof sql, exact ? "SELECT count(*) FROM %s" : "SELECT max(rowid) FROM %s", table);
 	return (uint64_t)reader_int(r, sql, 0);
 }
 
 static void info_counts(struct db_reader *r, struct db_session_info *info)
 {
-	info->kernels = reader_rows(r, r->has_kernel, "CUPTI_ACTIVITY_KIND_KERNEL");
-	info->memcpys = reader_rows(r, r->has_memcpy, "CUPTI_ACTIVITY_KIND_MEMCPY");
-	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET");
-	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME");
-	info->requests = reader_rows(r, r->has_request, "smtop_request");
+	int exact = info->ended || info->is_nsys;
+
+	info->kernels = reader_rows(r, r->has_kernel, "CUPTI_ACTIVITY_KIND_KERNEL", exact);
+	info->memcpys = reader_rows(r, r->has_memcpy, "CUPTI_ACTIVITY_KIND_MEMCPY", exact);
+	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET", exact);
+	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME", exact);
+	info->requests = reader_rows(r, r->has_request, "smtop_request", exact);
 	info->nvtx = r->has_nvtx ? (uint64_t)reader_int(r,
 		"SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (34,59,60)", 0) : 0;
 	info->streams = r->has_stream ? (uint64_t)reader_int(r,

@@ -94,7 +94,9 @@ static void text_streams(FILE *out, struct analysis *a)
 		"request turnaround p50/p90/p99/max", "episodes blk/res/dsp/ts");
 	for (size_t i = 0; i < analysis_stream_count(a); i++) {
 		struct analysis_stream_summary s;
-		if (analysis_stream_summary(a, i, &s))
+		/* Frameworks create pools of streams that never run anything;
+		 * the JSON keeps them, the table does not. */
+		if (analysis_stream_summary(a, i, &s) || s.kernels == 0)
 			continue;
 		fprintf(out, "  %3" PRIu32 " %7" PRIu32 " %4" PRIu32 " %6" PRIu32 " %4s %7zu %9s %6.1f%s",
 			s.device_id, s.pid, s.context_id, s.stream_id,

@@ -1,0 +1,72 @@
+#!/bin/sh
+# The real binary in tmux on a session recorded on the H200: every key, resize,
+# small terminals, NO_COLOR and ASCII, and the terminal restored on exit.
+. tests/e2e/lib.sh
+FX=$(pwd)/tests/fixtures
+T=smtop-e2e-$$
+cap() { tmux capture-pane -p -t "$T"; }
+keys() { for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.15; done; sleep 0.3; }
+start() { # start W H CMD...
+	w=$1 h=$2
+	shift 2
+	tmux kill-session -t "$T" 2>/dev/null
+	tmux new-session -d -s "$T" -x "$w" -y "$h" "$* ; echo EXIT=\$?; sleep 30"
+	sleep 1.5
+}
+
+start 160 50 "$SMTOP" open "$FX/priority-vs-training.smtop"
+s=$(cap)
+check "header names the GPU" contains "$s" "NVIDIA H200 · 132 SMs"
+check "saved session says so" contains "$s" "saved session"
+check "all 132 SMs on one screen" contains "$s" "128-131"
+check "legend maps letters to priorities" contains "$s" "prio -5"
+check "events pane lists inversions" contains "$s" "INVERSION"
+keys + + + -
+check "zoom changes the scale" sh -c '! [ "$(tmux capture-pane -p -t '"$T"' | head -1)" = "$(printf "%s" "$1" | head -1)" ]' _ "$s"
+keys w
+check "w jumps to the worst episode" contains "$(cap)" "INVERSION"
+keys n N Right Left l h j k Tab Tab Tab
+keys ' '
+check "space toggles following (a saved session replays)" sh -c 'tmux capture-pane -p -t '"$T"' | grep -Eq "paused|replaying"'
+keys ' ' ?
+check "? shows the keys" contains "$(cap)" "zoom"
+keys Escape f
+keys Escape / g e m m Enter
+keys Enter
+tmux resize-window -t "$T" -x 80 -y 24; sleep 0.5
+check "80x24 still draws" contains "$(cap)" "SMs"
+tmux resize-window -t "$T" -x 50 -y 12; sleep 0.5
+check "too small says so" contains "$(cap)" "needs 80x24"
+tmux resize-window -t "$T" -x 160 -y 50; sleep 0.5
+for i in 1 2 3 4 5 6; do tmux resize-window -t "$T" -x $((60 + i * 15)) -y $((20 + i * 4)); done
+sleep 0.5
+keys q
+s=$(cap)
+check "q quits with status 0" contains "$s" "EXIT=0"
+check "terminal restored (no box drawing left)" sh -c '! printf "%s" "$1" | grep -q "┌"' _ "$s"
+
+start 120 40 env NO_COLOR=1 "$SMTOP" open --ascii "$FX/head-of-line.smtop"
+s=$(cap)
+check "ASCII mode draws no UTF-8 boxes" sh -c '! printf "%s" "$1" | grep -q "┌"' _ "$s"
+check "ASCII mode still shows the SMs" contains "$s" "130-131"
+keys q
+check "ASCII run quits cleanly" contains "$(cap)" "EXIT=0"
+
+start 120 40 "$SMTOP" open "$FX/head-of-line.smtop"
+tmux send-keys -t "$T" C-c; sleep 0.8
+check "Ctrl-C leaves cleanly" contains "$(cap)" "EXIT="
+check "Ctrl-C restores the terminal" sh -c '! tmux capture-pane -p -t '"$T"' | grep -q "┌"'
+
+# Plain smtop on a machine without a GPU opens the bundled session.
+if [ ! -e /dev/nvidiactl ]; then
+	start 160 50 "$SMTOP"
+	check "no GPU: the bundled H200 session opens" contains "$(cap)" "bundled H200 session"
+	keys q
+fi
+tmux kill-session -t "$T" 2>/dev/null
+
+err=$("$SMTOP" open "$FX/head-of-line.smtop" < /dev/null 2>&1 > /dev/null)
+check "not a terminal: clear error" contains "$err" "needs a terminal"
+check "not a terminal: one line" one_line "$err"
+
+e2e_done

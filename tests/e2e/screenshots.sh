@@ -1,0 +1,25 @@
+#!/bin/sh
+# `make screenshots`: screens of the bundled H200 sessions, captured from the
+# real binary in tmux (plain text, and ANSI colour in .ansi files).  The live
+# screens (screenshots/live-*) come from tests/gpu/live_capture.sh on the H200.
+cd "$(dirname "$0")/../.." || exit 1
+T=smtop-shots-$$
+shot() { # shot NAME FIXTURE KEYS...
+	name=$1 fx=$2
+	shift 2
+	tmux kill-session -t "$T" 2>/dev/null
+	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop open tests/fixtures/$fx; sleep 5"
+	sleep 1.5
+	for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.3; done
+	sleep 0.5
+	tmux capture-pane -p -t "$T" > "screenshots/$name.txt"
+	tmux capture-pane -p -e -t "$T" > "screenshots/$name.ansi"
+	tmux send-keys -t "$T" q
+	echo "screenshots/$name.txt"
+}
+mkdir -p screenshots
+shot head-of-line head-of-line.smtop
+shot priority-vs-training priority-vs-training.smtop w
+shot kernel-details priority-vs-training.smtop w Tab Tab
+shot help head-of-line.smtop '?'
+tmux kill-session -t "$T" 2>/dev/null

@@ -18,12 +18,6 @@ static int run_record(const struct cli *c)
 	return record_main(&o);
 }
 
-static void params_from_cli(const struct cli *c, struct analysis_params *p)
-{
-	analysis_params_default(p);
-	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
-}
-
 /* Analyses a whole session, prints the report and stores the events in the
  * session (not in Nsight Systems exports, which smtop never modifies). */
 static int run_report(const struct cli *c)
@@ -31,7 +25,7 @@ static int run_report(const struct cli *c)
 	struct analysis_params p;
 	struct session s;
 	char err[512];
-	params_from_cli(c, &p);
+	view_params(c, &p);
 	if (session_open(&s, c->file, &p, err, sizeof err) != 0 ||
 	    session_poll(&s, err, sizeof err) < 0) {
 		fprintf(stderr, "smtop: %s\n", err);

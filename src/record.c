@@ -21,6 +21,19 @@
  * Terminal-generated ones already reached the workload's process group. */
 static volatile sig_atomic_t record_pending_signal;
 
+int record_exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
 int record_find_injector(char *buf, size_t len)
 {
 	const char *env = getenv("SMTOP_INJECT");
@@ -30,14 +43,8 @@ int record_find_injector(char *buf, size_t len)
 		return 0;
 	}
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	if (record_exe_dir(exe, sizeof exe) != 0)
 		return -1;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
 	static const char *const rel[] = { "", "/../lib/smtop" };
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
 		char cand[PATH_MAX + 64];

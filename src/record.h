@@ -41,6 +41,9 @@ void record_child_free(struct record_child *c);
 /* `smtop record` from start to end. */
 int record_main(const struct record_opts *o);
 
+/* The directory of the running smtop binary: its companions live beside it. */
+int record_exe_dir(char *buf, size_t len);
+
 /* Absolute path of the collector library that travels beside the smtop binary. */
 int record_find_injector(char *buf, size_t len);
 

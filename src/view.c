@@ -76,7 +76,7 @@ static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
 	return rc;
 }
 
-static void params_from_cli(const struct cli *c, struct analysis_params *p)
+void view_params(const struct cli *c, struct analysis_params *p)
 {
 	analysis_params_default(p);
 	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
@@ -86,7 +86,7 @@ static int view_begin(struct view *v, const struct cli *c, const char *path, con
 {
 	char err[512];
 	struct analysis_params p;
-	params_from_cli(c, &p);
+	view_params(c, &p);
 	if (session_open(&v->s, path, &p, err, sizeof err) != 0) {
 		fprintf(stderr, "smtop: %s\n", err);
 		return -1;
@@ -217,14 +217,8 @@ int view_live(const struct cli *c, char *const *argv, const char *label)
 static int sibling_path(const char *name, char *buf, size_t len)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	if (record_exe_dir(exe, sizeof exe) != 0)
 		return -1;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
 	int w = snprintf(buf, len, "%s/%s", exe, name);
 	return (w > 0 && (size_t)w < len && access(buf, X_OK) == 0) ? 0 : -1;
 }
@@ -259,14 +253,8 @@ static int have_gpu(void)
 static int bundled_path(char *buf, size_t len)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	if (record_exe_dir(exe, sizeof exe) != 0)
 		return -1;
-	exe[n] = '\0';
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
 	static const char *const rel[] = { "/../", "/../share/smtop/" };
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
 		int w = snprintf(buf, len, "%s%s%s", exe, rel[i], VIEW_BUNDLED);

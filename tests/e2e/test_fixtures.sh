@@ -30,6 +30,9 @@ v=$(json $FX/priority-vs-training.smtop "t=r['totals']; print(t['inversion_resid
 check "priority-vs-training: inversions found ($v)" [ "$v" -gt 0 ]
 v=$(json $FX/priority-vs-training.smtop "print(sorted({(e['priority'], c['priority']) for e in r['episodes'] if e['kind'].startswith('inversion') for c in e['culprits']}))")
 check "priority-vs-training: the -5 stream waits behind the priority-0 stream $v" contains "$v" "(-5, 0)"
+v=$(json $FX/priority-vs-training.smtop "print(r['totals']['inversion_resident']['count'], r['totals']['inversion_resident']['delay_ns'], sorted({c['priority'] for e in r['episodes'] if e['kind'] == 'inversion_resident' for c in e['culprits']}))")
+check "priority-vs-training: resident inversions behind the training stream, with their delay ($v)" \
+	sh -c "[ '${v%% *}' -gt 0 ] && printf '%s' '$v' | grep -q '\[0\]'"
 v=$(json $FX/equal-priority.smtop "t=r['totals']; print(t['blocking']['count'], t['inversion_resident']['count'] + t['inversion_dispatch']['count'])")
 check "equal-priority: blocking without inversions ($v)" sh -c "[ '${v% *}' -gt 0 ] && [ '${v#* }' -eq 0 ]"
 v=$(json $FX/head-of-line.smtop "e=max(r['episodes'], key=lambda e: e['wait_ns']); print(e['culprits'][0]['name'], e['wait_ns'])")

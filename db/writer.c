@@ -169,9 +169,29 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/* Nsight Systems' globalPid: the pid above 24 bits of thread id. */
+static int64_t global_pid(uint32_t pid)
+{
+	return (int64_t)pid << 24;
+}
+
 static int64_t global_tid(uint32_t pid, uint32_t tid)
 {
-	return ((int64_t)pid << 24) | (tid & 0xffffff);
+	return global_pid(pid) | (tid & 0xffffff);
+}
+
+/* The columns kernel, memcpy and memset rows share, in nsys order:
+ * start, end, deviceId, contextId, streamId, correlationId, globalPid. */
+static void bind_gpu_activity(sqlite3_stmt *st, uint64_t start, uint64_t end, uint32_t device,
+			      uint32_t context, uint32_t stream, uint32_t correlation, uint32_t pid)
+{
+	bind_u64(st, 1, start);
+	bind_u64(st, 2, end);
+	bind_u64(st, 3, device);
+	bind_u64(st, 4, context);
+	bind_u64(st, 5, stream);
+	bind_u64(st, 6, correlation);
+	sqlite3_bind_int64(st, 7, global_pid(pid));
 }
 
 /* The StringIds id of s, inserting it on first sight; 0 on failure. */
@@ -232,13 +252,8 @@ static int write_kernel(struct db_writer *w, const struct smtop_kernel *k)
 
 	if (!ids)
 		return -1;
-	bind_u64(st, 1, k->start);
-	bind_u64(st, 2, k->end);
-	bind_u64(st, 3, k->device_id);
-	bind_u64(st, 4, k->context_id);
-	bind_u64(st, 5, k->stream_id);
-	bind_u64(st, 6, k->correlation_id);
-	sqlite3_bind_int64(st, 7, (int64_t)k->pid << 24);
+	bind_gpu_activity(st, k->start, k->end, k->device_id, k->context_id, k->stream_id,
+			  k->correlation_id, k->pid);
 	sqlite3_bind_int64(st, 8, ids[1]);
 	sqlite3_bind_int64(st, 9, ids[2]);
 	sqlite3_bind_int64(st, 10, ids[0]);
@@ -262,13 +277,8 @@ static int write_memcpy(struct db_writer *w, const struct smtop_memcpy *m)
 {
 	sqlite3_stmt *st = w->st[ST_MEMCPY];
 
-	bind_u64(st, 1, m->start);
-	bind_u64(st, 2, m->end);
-	bind_u64(st, 3, m->device_id);
-	bind_u64(st, 4, m->context_id);
-	bind_u64(st, 5, m->stream_id);
-	bind_u64(st, 6, m->correlation_id);
-	sqlite3_bind_int64(st, 7, (int64_t)m->pid << 24);
+	bind_gpu_activity(st, m->start, m->end, m->device_id, m->context_id, m->stream_id,
+			  m->correlation_id, m->pid);
 	bind_u64(st, 8, m->bytes);
 	sqlite3_bind_int(st, 9, m->copy_kind);
 	sqlite3_bind_int(st, 10, m->src_kind);
@@ -280,13 +290,8 @@ static int write_memset(struct db_writer *w, const struct smtop_memset *m)
 {
 	sqlite3_stmt *st = w->st[ST_MEMSET];
 
-	bind_u64(st, 1, m->start);
-	bind_u64(st, 2, m->end);
-	bind_u64(st, 3, m->device_id);
-	bind_u64(st, 4, m->context_id);
-	bind_u64(st, 5, m->stream_id);
-	bind_u64(st, 6, m->correlation_id);
-	sqlite3_bind_int64(st, 7, (int64_t)m->pid << 24);
+	bind_gpu_activity(st, m->start, m->end, m->device_id, m->context_id, m->stream_id,
+			  m->correlation_id, m->pid);
 	bind_u64(st, 8, m->value);
 	bind_u64(st, 9, m->bytes);
 	return writer_step(w, ST_MEMSET);
@@ -320,7 +325,7 @@ static int write_sync(struct db_writer *w, const struct smtop_sync *s)
 	bind_u64(st, 3, s->context_id);
 	bind_u64(st, 4, s->stream_id);
 	bind_u64(st, 5, s->correlation_id);
-	sqlite3_bind_int64(st, 6, (int64_t)s->pid << 24);
+	sqlite3_bind_int64(st, 6, global_pid(s->pid));
 	sqlite3_bind_int(st, 7, s->type);
 	return writer_step(w, ST_SYNC);
 }
@@ -404,7 +409,7 @@ static int write_device(struct db_writer *w, const struct smtop_device *d)
 	bind_u64(st, 11, d->warp_size);
 	bind_u64(st, 12, d->max_smem_per_sm);
 	bind_u64(st, 13, d->max_threads_per_sm);
-	sqlite3_bind_int64(st, 14, (int64_t)d->pid << 24);
+	sqlite3_bind_int64(st, 14, global_pid(d->pid));
 	return writer_step(w, ST_DEVICE);
 }
 
@@ -423,7 +428,7 @@ static int write_request(struct db_writer *w, const struct smtop_request *r)
 {
 	sqlite3_stmt *st = w->st[ST_REQUEST];
 
-	sqlite3_bind_int64(st, 1, (int64_t)r->pid << 24);
+	sqlite3_bind_int64(st, 1, global_pid(r->pid));
 	bind_u64(st, 2, r->stream_id);
 	bind_u64(st, 3, r->start);
 	bind_u64(st, 4, r->end);
@@ -789,7 +794,7 @@ int db_writer_open(struct db_writer **out, const struct db_writer_options *opt,
 		return -1;
 	}
 	w->pid = opt->pid;
-	w->global_pid = (int64_t)opt->pid << 24;
+	w->global_pid = global_pid(opt->pid);
 	if (sqlite3_open_v2(opt->path, &w->db, flags, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open: %s", opt->path, sqlite3_errmsg(w->db));
 		goto fail;

@@ -6,7 +6,7 @@ CUDA_HOME ?= /usr/local/cuda
 CC ?= cc
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90
-B := build
+B ?= build
 PKGS := ncursesw sqlite3
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -98,6 +98,7 @@ $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS)
 
 test: deps all $(TEST_BIN)
 	@tests/run-all.sh $(TEST_BIN)
+	@$(MAKE) --no-print-directory test-asan test-valgrind fuzz-short
 
 test-unit: all $(TEST_BIN)
 	@tests/run-all.sh --unit-only $(TEST_BIN)
@@ -125,5 +126,50 @@ screenshots: all
 
 clean:
 	rm -rf $(B)
+
+# ---- fuzzing, sanitizers, valgrind (docs/testing.md) ----
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
+FUZZ_SUPPORT_OBJ := $(call obj,tests/fuzz/support.c)
+# A harness links libFuzzer (FUZZ_ENGINE=-fsanitize=fuzzer, with clang) or
+# by default a main that replays the files and folders it is given.
+FUZZ_ENGINE ?= $(call obj,tests/fuzz/replay.c)
+FUZZ_SECONDS ?= 60
+FUZZ_SHORT_SECONDS ?= 20
+FUZZ_B ?= build-fuzz
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ASAN_B ?= build-asan
+ASAN_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT_OBJ) $(filter %.o,$(FUZZ_ENGINE)) $(APP_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SUPPORT_OBJ) $(FUZZ_ENGINE) \
+		$(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
+
+# What the CPU tests run, without the CUDA programs (nvcc cannot sanitize).
+.PHONY: cpu-programs fuzz-programs fuzz fuzz-short test-asan test-valgrind
+cpu-programs: $(B)/smtop $(B)/libsmtop-inject.so $(TEST_BIN) $(FUZZ_BIN)
+fuzz-programs: $(FUZZ_BIN)
+
+# Every suite, the end-to-end scripts and the fuzz inputs, built with gcc's
+# AddressSanitizer and UndefinedBehaviorSanitizer into $(ASAN_B).
+test-asan:
+	@CFLAGS="-O1 -g" $(MAKE) --no-print-directory B=$(ASAN_B) SAN="$(ASAN_SAN)" cpu-programs
+	@tests/asan.sh $(ASAN_B)
+
+# The end-to-end scripts with build/smtop under valgrind's memcheck.
+test-valgrind: $(B)/smtop $(B)/libsmtop-inject.so
+	@tests/valgrind.sh $(B)
+
+# libFuzzer: each harness for FUZZ_SECONDS (clang needed).
+fuzz:
+	@CFLAGS="-O1 -g" $(MAKE) --no-print-directory B=$(FUZZ_B) CC=clang SAN="$(FUZZ_SAN)" \
+		FUZZ_ENGINE=-fsanitize=fuzzer fuzz-programs
+	@tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS)
+
+# make test: each harness for FUZZ_SHORT_SECONDS when clang is here.
+fuzz-short:
+	@if command -v clang >/dev/null; then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS); \
+	else echo "fuzz: clang not installed, harnesses only replayed (make test-asan)"; fi
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -757,17 +757,31 @@ static int reader_walk_chunks(struct db_reader *r, sqlite3_stmt *st, int64_t *wm
 	return stop;
 }
 
+/* CUPTI time t on the %globaltimer clock, clamped to int64 (a window may
+ * reach UINT64_MAX and a damaged file may hold any offset). */
+static int64_t globaltimer_of(uint64_t t, int64_t offset)
+{
+	int64_t g;
+
+	if (__builtin_sub_overflow((int64_t)(t > INT64_MAX ? INT64_MAX : t), offset, &g))
+		return offset > 0 ? INT64_MIN : INT64_MAX;
+	return g;
+}
+
 int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud)
 {
-	int64_t device = -1, g0, g1;
+	int64_t device = -1, g0, g1, lo, span;
 	int rc = 0;
 
 	if (!r->has_chunk || t1 <= t0)
 		return 0;
 	reader_update_offset(r);
 	reader_update_stats(r);
-	g0 = (int64_t)t0 - r->clock_offset;
-	g1 = (int64_t)t1 - r->clock_offset;
+	g0 = globaltimer_of(t0, r->clock_offset);
+	g1 = globaltimer_of(t1, r->clock_offset);
+	span = r->chunk_max_span > INT64_MAX ? INT64_MAX : (int64_t)r->chunk_max_span;
+	if (__builtin_sub_overflow(g0, span, &lo))
+		lo = INT64_MIN;
 	/* One index range per device keeps (deviceId, start) usable for a window. */
 	while (rc == 0) {
 		sqlite3_stmt *nd = r->st_next_device, *st = r->st_chunk_window;
@@ -780,7 +794,7 @@ int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn 
 		device = sqlite3_column_int64(nd, 0);
 		sqlite3_reset(nd);
 		sqlite3_bind_int64(st, 1, device);
-		sqlite3_bind_int64(st, 2, g0 - (int64_t)r->chunk_max_span);
+		sqlite3_bind_int64(st, 2, lo);
 		sqlite3_bind_int64(st, 3, g1);
 		sqlite3_bind_int64(st, 4, g0);
 		rc = reader_walk_chunks(r, st, NULL, t0, t1, fn, ud);

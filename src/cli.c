@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Longest argument shown in a message, escapes included. */
+#define CLI_SHOWN_MAX 200
+
 static const struct {
 	const char *name;
 	enum cli_command command;
@@ -41,6 +44,22 @@ void cli_usage(FILE *out)
 	      out);
 }
 
+/* An argument as shown in a message: control characters escaped (a refusal
+ * stays one line and sends nothing raw to the terminal), long ones cut. */
+static const char *shown(const char *a, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (; *a && n + 8 < len; a++) {
+		unsigned char ch = (unsigned char)*a;
+		if (ch < 0x20 || ch == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", ch);
+		else
+			buf[n++] = (char)ch;
+	}
+	strcpy(buf + n, *a ? "..." : "");
+	return buf;
+}
+
 static int find_command(const char *word, enum cli_command *cmd)
 {
 	for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
@@ -52,12 +71,16 @@ static int find_command(const char *word, enum cli_command *cmd)
 	return -1;
 }
 
+/* Numbers past this (and inf, nan) are refused: they would not fit the
+ * integers they become (--top, the threshold in ns). */
+#define CLI_NUMBER_MAX 1e9
+
 static int parse_number(const char *opt, const char *s, double lo, double *out, FILE *err)
 {
 	char *end;
 	double v = s ? strtod(s, &end) : 0;
-	if (!s || *end || end == s || v < lo) {
-		fprintf(err, "smtop: %s needs a number of at least %g\n", opt, lo);
+	if (!s || *end || end == s || !(v >= lo && v <= CLI_NUMBER_MAX)) {
+		fprintf(err, "smtop: %s needs a number from %g to %g\n", opt, lo, CLI_NUMBER_MAX);
 		return -1;
 	}
 	*out = v;
@@ -114,7 +137,9 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 {
 	const char **slot = c->command == CLI_DEMO ? &c->demo_name : &c->file;
 	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN || *slot) {
-		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n", a);
+		char buf[CLI_SHOWN_MAX];
+		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n",
+			shown(a, buf, sizeof buf));
 		return -1;
 	}
 	*slot = a;
@@ -144,7 +169,9 @@ int cli_parse(int argc, char **argv, struct cli *c, FILE *err)
 	int i = 1;
 	if (i < argc && argv[i][0] != '-') {
 		if (find_command(argv[i], &c->command) != 0) {
-			fprintf(err, "smtop: unknown command '%s' (see smtop --help)\n", argv[i]);
+			char buf[CLI_SHOWN_MAX];
+			fprintf(err, "smtop: unknown command '%s' (see smtop --help)\n",
+				shown(argv[i], buf, sizeof buf));
 			return -1;
 		}
 		i++;
@@ -164,7 +191,9 @@ int cli_parse(int argc, char **argv, struct cli *c, FILE *err)
 		if (parse_flag(a, c))
 			continue;
 		if (a[0] == '-' && a[1]) {
-			fprintf(err, "smtop: unknown option '%s' (see smtop --help)\n", a);
+			char buf[CLI_SHOWN_MAX];
+			fprintf(err, "smtop: unknown option '%s' (see smtop --help)\n",
+				shown(a, buf, sizeof buf));
 			return -1;
 		}
 		if ((c->command == CLI_RECORD || c->command == CLI_RUN) && !c->argv) {

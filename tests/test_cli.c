@@ -93,6 +93,12 @@ ParameterizedTestParameters(cli, bad_input)
 		{ "smtop report f --top 0", "--top needs a number" },
 		{ "smtop open f --bogus", "unknown option '--bogus'" },
 		{ "smtop record -o", "-o needs a file name" },
+		{ "smtop report f --top inf", "--top needs a number" },
+		{ "smtop report f --top 1e300", "--top needs a number" },
+		{ "smtop report f --threshold-us nan", "--threshold-us needs a number" },
+		{ "smtop demo x --seconds inf", "--seconds needs a number" },
+		{ "smtop open f --bo\ngus", "unknown option '--bo\\x0agus'" },
+		{ "smtop \033[2Jinfo", "unknown command '\\x1b[2Jinfo'" },
 	};
 	return cr_make_param_array(struct bad_line, lines, sizeof lines / sizeof lines[0]);
 }

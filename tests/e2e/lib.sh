@@ -1,7 +1,15 @@
 # Helpers for the end-to-end scripts: run the real binary, check its output.
-SMTOP=${SMTOP:-$(pwd)/build/smtop}
+# SMTOP_BUILD picks the build folder (make test-asan: build-asan); SMTOP_WRAP
+# is a command the binary runs under (make test-valgrind: valgrind ...).
+SMTOP_BUILD=${SMTOP_BUILD:-build}
+SMTOP=${SMTOP:-$(pwd)/$SMTOP_BUILD/smtop}
 E2E_TMP=$(mktemp -d /tmp/smtop-e2e.XXXXXX)
 trap 'rm -rf "$E2E_TMP"' EXIT
+if [ -n "$SMTOP_WRAP" ]; then
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$SMTOP_WRAP" "$SMTOP" > "$E2E_TMP/smtop"
+	chmod +x "$E2E_TMP/smtop"
+	SMTOP=$E2E_TMP/smtop
+fi
 e2e_failures=0
 e2e_tests=0
 

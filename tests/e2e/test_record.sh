@@ -2,7 +2,7 @@
 # `smtop record` with fake workloads: every way a workload can end leaves a
 # finalised, readable session, and smtop passes the workload's status on.
 . tests/e2e/lib.sh
-export SMTOP_INJECT=$(pwd)/build/libsmtop-inject.so
+export SMTOP_INJECT=$(pwd)/$SMTOP_BUILD/libsmtop-inject.so
 S=$E2E_TMP
 
 "$SMTOP" record -q -o "$S/exit3.smtop" -- sh -c 'exit 3'

@@ -1,0 +1,396 @@
+#include "tests/fuzz/support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/reader.h"
+#include "src/analysis.h"
+#include "src/info.h"
+#include "src/model.h"
+#include "src/report.h"
+#include "src/session.h"
+#include "ui/app.h"
+#include "ui/canvas.h"
+#include "ui/screen.h"
+#include "ui/ui.h"
+
+/* Records a walk stops at when it tries the early-stop path of a reader. */
+#define STOP_AFTER 3
+
+static char session_path[256];
+
+const char *fuzz_session_path(void)
+{
+	if (!session_path[0]) {
+		const char *dir = getenv("TMPDIR");
+
+		if (!dir || !*dir)
+			dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+		snprintf(session_path, sizeof session_path, "%s/smtop-fuzz-%ld.smtop", dir,
+			 (long)getpid());
+	}
+	return session_path;
+}
+
+void fuzz_remove_session(void)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char p[300];
+
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", fuzz_session_path(), suffix[i]);
+		unlink(p);
+	}
+}
+
+const char *fuzz_write_session(const uint8_t *data, size_t size)
+{
+	const char *path = fuzz_session_path();
+	FILE *f;
+
+	fuzz_remove_session();
+	if (!(f = fopen(path, "wb")))
+		return NULL;
+	if (size && fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		return NULL;
+	}
+	return fclose(f) == 0 ? path : NULL;
+}
+
+FILE *fuzz_null_out(void)
+{
+	static FILE *null_out;
+
+	if (!null_out && !(null_out = fopen("/dev/null", "w")))
+		abort();
+	return null_out;
+}
+
+void fuzz_check(int ok, const char *msg)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz property failed: %s\n", msg);
+		abort();
+	}
+}
+
+/* A refusal is one line naming the file: no newline inside, not empty. */
+static void check_one_line(const char *err, const char *path)
+{
+	fuzz_check(err[0] != 0, "an error without a message");
+	fuzz_check(strchr(err, '\n') == NULL, "an error message of more than one line");
+	fuzz_check(strstr(err, path) != NULL, "an error message that does not name the file");
+}
+
+/* Reading every byte of handed-out strings lets the sanitizers see dangling
+ * or unterminated ones. */
+static size_t touch(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+/* ---- reader walks ---- */
+
+struct walk {
+	struct db_reader *r;
+	uint64_t t0, t1;
+	size_t n, stop_after;
+	size_t chars;
+};
+
+static int stop_here(struct walk *w)
+{
+	return w->stop_after && ++w->n >= w->stop_after;
+}
+
+static int on_kernel(void *ud, const struct smtop_kernel *k)
+{
+	struct walk *w = ud;
+
+	w->chars += touch(k->name) + touch(db_reader_short_name(w->r, k->name));
+	fuzz_check(k->name != NULL, "a kernel without a name");
+	return stop_here(w);
+}
+
+static int on_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct walk *w = ud;
+
+	(void)pid;
+	(void)ctx;
+	fuzz_check(b->start < w->t1 && b->end > w->t0, "a block outside the window asked for");
+	return stop_here(w);
+}
+
+static int on_stream(void *ud, const struct smtop_stream *s)
+{
+	(void)s;
+	return stop_here(ud);
+}
+
+static int on_nvtx(void *ud, const struct smtop_nvtx *n)
+{
+	struct walk *w = ud;
+
+	w->chars += touch(n->text) + touch(n->domain);
+	return stop_here(w);
+}
+
+static int on_request(void *ud, const struct smtop_request *q)
+{
+	struct walk *w = ud;
+
+	w->chars += touch(q->label);
+	return stop_here(w);
+}
+
+static void span_of(struct db_reader *r, uint64_t *t0, uint64_t *t1)
+{
+	struct db_session_info info;
+
+	*t0 = 0;
+	*t1 = INT64_MAX;
+	if (db_reader_info(r, &info) == 0 && info.t_first && info.t_last > info.t_first) {
+		*t0 = info.t_first;
+		*t1 = info.t_last;
+	}
+}
+
+static void walk_info(struct db_reader *r)
+{
+	struct db_session_info info;
+	size_t chars = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (db_reader_info(r, &info) != 0)
+			return;
+		chars += touch(info.path) + touch(info.command) + touch(info.end_reason);
+		for (size_t i = 0; i < info.n_devices; i++)
+			chars += touch(info.devices[i].name) + touch(info.devices[i].uuid);
+		for (size_t i = 0; i < info.n_processes; i++)
+			chars += touch(info.processes[i].command) + touch(info.processes[i].status) +
+				 touch(info.processes[i].reason);
+		info_print(fuzz_null_out(), &info);
+	}
+	(void)chars;
+}
+
+/* The whole span, its first half, and an early stop. */
+static void walk_kernels(struct db_reader *r)
+{
+	uint64_t t0, t1;
+	struct walk w = { .r = r };
+
+	span_of(r, &t0, &t1);
+	db_reader_kernels(r, t0, t1 + 1, on_kernel, &w);
+	db_reader_kernels(r, t0, t0 + (t1 - t0) / 2, on_kernel, &w);
+	w.stop_after = STOP_AFTER;
+	db_reader_kernels(r, 0, INT64_MAX, on_kernel, &w);
+}
+
+/* A saved file does not change: the second poll finds nothing new. */
+static void walk_new_kernels(struct db_reader *r)
+{
+	struct walk w = { .r = r };
+	int64_t mark = 0;
+
+	if (db_reader_new_kernels(r, &mark, on_kernel, &w) != 0)
+		return;
+	w.n = 0;
+	db_reader_new_kernels(r, &mark, on_kernel, &w);
+	fuzz_check(w.n == 0, "kernels found again past the watermark");
+	mark = 0;
+	w.stop_after = STOP_AFTER;
+	db_reader_new_kernels(r, &mark, on_kernel, &w);
+}
+
+static void walk_blocks(struct db_reader *r)
+{
+	struct walk w = { .r = r };
+
+	span_of(r, &w.t0, &w.t1);
+	db_reader_blocks(r, w.t0, w.t1 + 1, on_block, &w);
+	w.t1 = w.t0 + (w.t1 - w.t0) / 3 + 1;
+	db_reader_blocks(r, w.t0, w.t1, on_block, &w);
+	w.stop_after = STOP_AFTER;
+	w.t0 = 0;
+	w.t1 = INT64_MAX;
+	db_reader_blocks(r, w.t0, w.t1, on_block, &w);
+}
+
+static void walk_new_blocks(struct db_reader *r)
+{
+	struct walk w = { .r = r, .t0 = 0, .t1 = UINT64_MAX };
+	int64_t mark = 0;
+
+	if (db_reader_new_blocks(r, &mark, on_block, &w) != 0)
+		return;
+	w.n = 0;
+	db_reader_new_blocks(r, &mark, on_block, &w);
+	fuzz_check(w.n == 0, "blocks found again past the watermark");
+}
+
+static void walk_streams(struct db_reader *r)
+{
+	struct walk w = { .r = r };
+
+	db_reader_streams(r, on_stream, &w);
+	w.stop_after = 1;
+	db_reader_streams(r, on_stream, &w);
+}
+
+static void walk_nvtx(struct db_reader *r)
+{
+	struct walk w = { .r = r };
+	uint64_t t0, t1;
+
+	span_of(r, &t0, &t1);
+	db_reader_nvtx(r, 0, INT64_MAX, on_nvtx, &w);
+	db_reader_nvtx(r, t0, t1, on_nvtx, &w);
+	w.stop_after = 1;
+	db_reader_nvtx(r, 0, INT64_MAX, on_nvtx, &w);
+}
+
+static void walk_requests(struct db_reader *r)
+{
+	struct walk w = { .r = r };
+
+	db_reader_requests(r, on_request, &w);
+	w.stop_after = 1;
+	db_reader_requests(r, on_request, &w);
+}
+
+const struct fuzz_reader_walk fuzz_reader_walks[] = {
+	{ "info", walk_info },
+	{ "kernels", walk_kernels },
+	{ "new kernels", walk_new_kernels },
+	{ "blocks", walk_blocks },
+	{ "new blocks", walk_new_blocks },
+	{ "streams", walk_streams },
+	{ "nvtx", walk_nvtx },
+	{ "requests", walk_requests },
+};
+const size_t fuzz_reader_walk_count = sizeof fuzz_reader_walks / sizeof fuzz_reader_walks[0];
+
+void fuzz_walk_reader(const char *path)
+{
+	struct db_reader *r;
+	char err[512];
+
+	if (db_reader_open(&r, path, err, sizeof err) != 0) {
+		check_one_line(err, path);
+		return;
+	}
+	for (size_t i = 0; i < fuzz_reader_walk_count; i++)
+		fuzz_reader_walks[i].walk(r);
+	db_reader_close(r);
+}
+
+/* ---- the loader, the report and the viewer's model ---- */
+
+struct view {
+	struct session s;
+	struct model m;
+};
+
+static int view_poll(void *ud, struct model *m)
+{
+	struct view *v = ud;
+	char err[512];
+
+	(void)m;
+	return session_poll(&v->s, err, sizeof err) < 0 ? -1 : 0;
+}
+
+static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+}
+
+static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
+{
+	struct view *v = ud;
+
+	model_detail_begin(m, t0, t1);
+	int rc = db_reader_blocks(v->s.reader, t0, t1, detail_block, m);
+	model_detail_end(m);
+	return rc;
+}
+
+/* The keys of tests/e2e/test_tui.sh: a frame of every SM first, then one
+ * 80x24 frame every few keys (drawing is most of a run's time). */
+static void drive_viewer(struct view *v)
+{
+	static const int keys[] = {
+		'w', '+', '+', '+', '-', 'n', 'N', APP_KEY_RIGHT, APP_KEY_LEFT, APP_KEY_TAB, 'j',
+		APP_KEY_ENTER, 'k', APP_KEY_ESC, APP_KEY_TAB, 'j', APP_KEY_END, APP_KEY_HOME, 'm',
+		'/', 'g', 'e', 'm', 'm', APP_KEY_ENTER, 'f', 'a', APP_KEY_ESC, '?', 'q',
+	};
+	struct ui_source src = { .ud = v, .poll = view_poll, .detail = view_detail };
+	struct canvas c;
+	struct app a;
+
+	if (canvas_init(&c, 132, 50) != 0)
+		return;
+	app_init(&a, &v->m);
+	screen_layout(&a, &v->m, c.w, c.h);
+	app_fit(&a);
+	ui_step(&a, &v->m, &src, 0);
+	screen_draw(&c, &a, &v->m);
+	canvas_resize(&c, 80, 24);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		app_handle_key(&a, keys[i]);
+		ui_step(&a, &v->m, &src, 50000000ull);
+		if (i % 4 == 3)
+			screen_draw(&c, &a, &v->m);
+	}
+	app_handle_mouse(&a, 40, 10);
+	screen_draw(&c, &a, &v->m);
+	canvas_free(&c);
+}
+
+static void report_session(struct session *s, const char *path)
+{
+	struct report_options ro = { .source = path, .max_episodes = 20 };
+	struct analysis_stream_summary sum;
+
+	report_text(fuzz_null_out(), s->analysis, &ro);
+	report_json(fuzz_null_out(), s->analysis, &ro);
+	for (size_t i = 0; i < analysis_stream_count(s->analysis); i++)
+		analysis_stream_summary(s->analysis, i, &sum);
+}
+
+void fuzz_load_session(const char *path)
+{
+	struct analysis_params p;
+	struct view v;
+	char err[512];
+
+	memset(&v, 0, sizeof v);
+	analysis_params_default(&p);
+	if (session_open(&v.s, path, &p, err, sizeof err) != 0) {
+		check_one_line(err, path);
+		return;
+	}
+	if (model_init(&v.m) != 0) {
+		session_close(&v.s);
+		return;
+	}
+	v.s.model = &v.m;
+	v.m.session_label = path;
+	if (session_poll(&v.s, err, sizeof err) >= 0) {
+		if (!v.s.ended)
+			analysis_update(v.s.analysis, ANALYSIS_WATERMARK_ALL);
+		report_session(&v.s, path);
+		drive_viewer(&v);
+		if (!v.s.info.is_nsys && session_store_events(&v.s, err, sizeof err) != 0)
+			check_one_line(err, path);
+	} else {
+		check_one_line(err, path);
+	}
+	model_free(&v.m);
+	session_close(&v.s);
+}

@@ -1,0 +1,50 @@
+/* Shared pieces of the fuzz harnesses (tests/fuzz/fuzz_*.c, docs/testing.md):
+ * a private file for inputs that must live on disk, and the walks that drive
+ * every read path of a session the way smtop's commands do. */
+#ifndef SMTOP_TESTS_FUZZ_SUPPORT_H
+#define SMTOP_TESTS_FUZZ_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct db_reader;
+
+/* The harness's private session path (one per process, under $TMPDIR or
+ * /dev/shm), with no file, WAL or shared-memory file left from the last run. */
+const char *fuzz_session_path(void);
+
+/* Writes data to fuzz_session_path(); returns the path, or NULL on failure. */
+const char *fuzz_write_session(const uint8_t *data, size_t size);
+
+/* Removes the session file and its -wal, -shm and -journal companions. */
+void fuzz_remove_session(void);
+
+/* A sink for text output (/dev/null), opened once. */
+FILE *fuzz_null_out(void);
+
+/* One read path of the session reader.  To fuzz a new entry point of
+ * db/reader.c (or an importer behind it), add a function and one row to
+ * fuzz_reader_walks in support.c: every harness that opens sessions runs it. */
+struct fuzz_reader_walk {
+	const char *name;
+	void (*walk)(struct db_reader *r);
+};
+
+extern const struct fuzz_reader_walk fuzz_reader_walks[];
+extern const size_t fuzz_reader_walk_count;
+
+/* Opens path with the reader and runs every walk (a refused file is fine:
+ * the reader must say why in one line). */
+void fuzz_walk_reader(const char *path);
+
+/* What `smtop report` and `smtop open` do with a session, short of the
+ * terminal: the loader feeding analysis and model, the report in both
+ * formats, the viewer's samples and detail window, and (smtop sessions
+ * only) the events stored back into the file. */
+void fuzz_load_session(const char *path);
+
+/* Aborts with msg when a property the harness checks does not hold. */
+void fuzz_check(int ok, const char *msg);
+
+#endif

@@ -98,7 +98,8 @@ $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS)
 
 test: deps all $(TEST_BIN)
 	@tests/run-all.sh $(TEST_BIN)
-	@$(MAKE) --no-print-directory test-asan test-valgrind fuzz-short
+	@$(MAKE) --no-print-directory test-asan && $(MAKE) --no-print-directory test-valgrind && \
+		$(MAKE) --no-print-directory fuzz-short
 
 test-unit: all $(TEST_BIN)
 	@tests/run-all.sh --unit-only $(TEST_BIN)
@@ -145,6 +146,8 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT_OBJ) $(filter %.o,$(FUZZ_EN
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SUPPORT_OBJ) $(FUZZ_ENGINE) \
 		$(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
+
+.SECONDARY: $(SUPPORT_OBJ) $(FUZZ_SUPPORT_OBJ) $(call obj,tests/fuzz/replay.c)
 
 # What the CPU tests run, without the CUDA programs (nvcc cannot sanitize).
 .PHONY: cpu-programs fuzz-programs fuzz fuzz-short test-asan test-valgrind

@@ -184,7 +184,7 @@ int db_blockcodec_header(const uint8_t *data, size_t len, uint32_t *count, uint6
 	unsigned shift;
 	uint64_t n;
 
-	if (!read_header(data, data + len, &shift, &n, base))
+	if (!data || !read_header(data, data + len, &shift, &n, base))
 		return -1;
 	*count = (uint32_t)n;
 	return 0;
@@ -193,12 +193,16 @@ int db_blockcodec_header(const uint8_t *data, size_t len, uint32_t *count, uint6
 long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint16_t device_id,
 			  struct smtop_block *out, size_t cap)
 {
-	const uint8_t *p, *end = data + len;
+	const uint8_t *p, *end;
 	struct grid_slot slots[GRID_SLOTS];
 	uint64_t n, start, grid = 0;
 	unsigned shift;
 	size_t i;
 
+	/* SQLite hands out an empty or NULL blob as a NULL pointer */
+	if (!data)
+		return -1;
+	end = data + len;
 	if (!(p = read_header(data, end, &shift, &n, &start)) || n > cap)
 		return -1;
 	grid_slots_init(slots);

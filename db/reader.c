@@ -624,7 +624,8 @@ static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, 
 	}
 done:
 	sqlite3_finalize(st);
-	qsort(all, n, sizeof *all, grid_first_cmp);
+	if (n)
+		qsort(all, n, sizeof *all, grid_first_cmp);
 	for (size_t i = 0; i < n; i++)
 		if ((i == 0 || all[i].grid != all[kept - 1].grid ||
 		     all[i].global_pid != all[kept - 1].global_pid) && all[i].start < *bound)

@@ -449,7 +449,7 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 		m->dev.max_threads_per_sm = d->max_threads_per_sm;
 		return 0;
 	}
-	if (!d->sm_count)
+	if (!d->sm_count || d->sm_count > MODEL_MAX_SMS)
 		return -1;
 	free(m->dev_name);
 	m->dev = *d;
@@ -914,6 +914,21 @@ static const struct model_bin *level_bin(const struct model_level *l, uint32_t s
 	return &l->bins[(size_t)sm * l->stride + (size_t)(i - l->lo)];
 }
 
+/* Indices of the bins l holds; a column wider than them reads only those. */
+static void level_held(const struct model_level *l, int64_t *lo, int64_t *hi)
+{
+	if (!l->ring) {
+		*lo = l->lo;
+		*hi = l->lo + (int64_t)l->n - 1;
+	} else if (l->hi == INT64_MIN) {
+		*lo = 1;
+		*hi = 0;
+	} else {
+		*lo = l->hi < INT64_MIN + (int64_t)l->n ? INT64_MIN : l->hi - (int64_t)l->n + 1;
+		*hi = l->hi;
+	}
+}
+
 void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
 		      uint64_t col_ns, size_t ncols, struct model_cell *out)
 {
@@ -924,8 +939,9 @@ void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_
 	if (sm + n_sm > m->n_sm)
 		n_sm = m->n_sm - sm;
 	const struct model_level *l = pick_level(m, t0, t0 + col_ns * ncols, col_ns);
-	int64_t w = (int64_t)l->width;
+	int64_t w = (int64_t)l->width, held_lo, held_hi;
 	double cap = model_sm_capacity(m);
+	level_held(l, &held_lo, &held_hi);
 	for (size_t c = 0; c < ncols; c++) {
 		int64_t cs = (int64_t)(t0 + c * col_ns) - m->origin;
 		int64_t ce = cs + (int64_t)col_ns;
@@ -938,8 +954,9 @@ void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_
 		struct cand cd[16];
 		int nc = 0;
 		double occ = 0;
+		int64_t i0 = b0 > held_lo ? b0 : held_lo, i1 = b1 < held_hi ? b1 : held_hi;
 		for (uint32_t s = sm; s < sm + n_sm; s++)
-			for (int64_t i = b0; i <= b1; i++) {
+			for (int64_t i = i0; i <= i1; i++) {
 				const struct model_bin *b = level_bin(l, s, i);
 				if (!b || b->occ <= 0)
 					continue;

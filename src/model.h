@@ -30,6 +30,7 @@
 #define MODEL_PENDING_MAX (1u << 20)   /* blocks waiting for their kernel */
 #define MODEL_NO_STREAM 0xffff
 #define MODEL_ROW_PAD 3                /* bins between SM rows */
+#define MODEL_MAX_SMS 1024             /* more is damaged data (bins: ~350 MB at this count) */
 
 struct model_kernel {
 	uint64_t start, end;

@@ -1,24 +1,28 @@
 #!/bin/sh
 # make test-asan: runs the Criterion suites, the end-to-end scripts and every
 # fuzz seed and regression input against a build made with
-# -fsanitize=address,undefined (tests/asan.sh BUILD_DIR).  Reports go to log
-# files, not to stderr: the viewer's runs own a tmux pane, and a report there
-# would be lost.  Any report fails the run.
+# -fsanitize=address,undefined (tests/asan.sh BUILD_DIR).  AddressSanitizer
+# reports go to log files, not to stderr: the viewer's runs own a tmux pane,
+# where a report would be lost.  Any report fails the run.
 B=${1:-build-asan}
 LOGS=$(mktemp -d /tmp/smtop-asan.XXXXXX)
-# detect_leaks: smtop frees what it allocates (ncurses' own buffers stay
-# reachable, which LeakSanitizer does not count).  abort_on_error=0 and
-# exitcode=23: a report ends the process with a code the tests see.
+# detect_leaks: smtop frees what it allocates (ncurses keeps its own buffers
+# reachable, which LeakSanitizer does not count).  exitcode 23 (AddressSanitizer)
+# and 24 (UndefinedBehaviorSanitizer, halt_on_error): a report ends the
+# process with a status the tests see.
 export ASAN_OPTIONS="log_path=$LOGS/asan:detect_leaks=1:exitcode=23:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
-export UBSAN_OPTIONS="log_path=$LOGS/ubsan:halt_on_error=1:print_stacktrace=1"
-# The e2e scripts run $SMTOP_BUILD/smtop through this wrapper, so the options
-# reach it inside tmux too (a tmux server keeps the environment it started with).
+export UBSAN_OPTIONS="halt_on_error=1:exitcode=24:print_stacktrace=1"
+# The e2e scripts run $SMTOP_BUILD/smtop through this wrapper, which names
+# the options itself (inside tmux the environment is the tmux server's) and
+# keeps its stderr for the UndefinedBehaviorSanitizer's reports.
 export SMTOP_BUILD=$B
-export SMTOP_WRAP="env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS"
+export SMTOP_SAN_LOGS=$LOGS
+export SMTOP_WRAP="env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS SMTOP_SAN_LOGS=$LOGS $(pwd)/tests/asan-wrap.sh"
 fail=0
 
 echo "== sanitizers: suites and end-to-end scripts ($B)"
-tests/run-all.sh "$B"/tests/test_* || fail=1
+tests/run-all.sh "$B"/tests/test_* 2>&1 | tee "$LOGS/stderr.run-all"
+[ "$(tail -n 1 "$LOGS/stderr.run-all")" = "all tests passed" ] || fail=1
 
 echo "== sanitizers: fuzz seeds and regression inputs"
 for h in "$B"/fuzz/fuzz_*; do
@@ -27,17 +31,19 @@ for h in "$B"/fuzz/fuzz_*; do
 	for d in tests/fuzz/corpus/"$name" tests/fuzz/regressions/"$name"; do
 		[ -d "$d" ] && set -- "$@" "$d"
 	done
-	"$h" "$@" || { echo "FAILED: $h"; fail=1; }
+	"$h" "$@" 2> "$LOGS/stderr.fuzz_$name" || {
+		cat "$LOGS/stderr.fuzz_$name"
+		echo "FAILED: $h"
+		fail=1
+	}
 done
 
-if [ -n "$(ls "$LOGS")" ]; then
-	echo "sanitizer reports:"
-	for f in "$LOGS"/*; do
-		echo "---- $f"
-		cat "$f"
-	done
+for f in "$LOGS"/asan.* $(grep -l "runtime error:" "$LOGS"/stderr.* 2>/dev/null); do
+	[ -f "$f" ] || continue
+	echo "---- sanitizer report $f"
+	cat "$f"
 	fail=1
-fi
+done
 rm -rf "$LOGS"
 [ $fail -eq 0 ] && echo "sanitizers: clean" || echo "sanitizers: FAILED"
 exit $fail

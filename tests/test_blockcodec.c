@@ -167,4 +167,9 @@ Test(blockcodec, damaged_data_is_refused)
 	cr_assert_eq(db_blockcodec_decode(buf, len, 0, 0, got, 10), -1);
 	cr_assert_eq(db_blockcodec_decode(buf, 1, 0, 0, got, 10), -1);
 	cr_assert_eq(db_blockcodec_encode(b, 0, buf), 0);
+	/* SQLite hands out an empty blob as NULL */
+	cr_assert_eq(db_blockcodec_decode(NULL, 0, 0, 0, got, 10), -1);
+	uint32_t count;
+	uint64_t base;
+	cr_assert_eq(db_blockcodec_header(NULL, 0, &count, &base), -1);
 }

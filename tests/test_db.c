@@ -314,6 +314,9 @@ Test(db, time_windows)
 	c.blocks = 0;
 	cr_assert_eq(db_reader_blocks(r, T0 + 1000000, T0 + 2000000, on_block, &c), 0);
 	cr_assert_eq(c.blocks, 0);
+	/* the widest window holds every block (its end is past INT64_MAX) */
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX, on_block, &c), 0);
+	cr_assert_eq(c.blocks, 264);
 	c.n = 0;
 	cr_assert_eq(db_reader_nvtx(r, T0 + 20, T0 + 30, on_nvtx, &c), 0);
 	cr_assert_eq(c.n, 1, "the range, not the mark");

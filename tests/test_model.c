@@ -124,6 +124,28 @@ Test(model, dominant_stream_and_fullness)
 	cr_expect_eq(c[0].stream, -1, "SM 1 idle");
 }
 
+Test(model, absurd_sm_count_refused)
+{
+	struct smtop_device d = { .sm_count = MODEL_MAX_SMS + 1, .name = "damaged" };
+	cr_assert_eq(model_set_device(&m, &d), -1);
+	cr_assert_eq(m.has_device, 0);
+	d.sm_count = MODEL_MAX_SMS;
+	cr_assert_eq(model_set_device(&m, &d), 0);
+}
+
+Test(model, window_of_centuries_reads_only_held_bins)
+{
+	dev(2048);
+	kern(1, 1, 1024, 0, 0, 100, "k");
+	blk(1, 0, 0, 100);
+	model_flush(&m);
+	/* 50 columns of 3 years each: far more bins than the levels hold */
+	struct model_cell c[50];
+	model_sample_sms(&m, 0, 4, US(0), 100000000000000000ull, 50, c);
+	cr_expect_eq(c[0].stream, 0, "the block shows in the first column");
+	cr_expect_eq(c[1].stream, -1);
+}
+
 Test(model, fullness_relative_to_peak_without_limit)
 {
 	dev(0);

@@ -2,7 +2,8 @@
 # SMTOP_BUILD picks the build folder (make test-asan: build-asan); SMTOP_WRAP
 # is a command the binary runs under (make test-valgrind: valgrind ...).
 SMTOP_BUILD=${SMTOP_BUILD:-build}
-SMTOP=${SMTOP:-$(pwd)/$SMTOP_BUILD/smtop}
+case $SMTOP_BUILD in /*) ;; *) SMTOP_BUILD=$(pwd)/$SMTOP_BUILD ;; esac
+SMTOP=${SMTOP:-$SMTOP_BUILD/smtop}
 E2E_TMP=$(mktemp -d /tmp/smtop-e2e.XXXXXX)
 trap 'rm -rf "$E2E_TMP"' EXIT
 if [ -n "$SMTOP_WRAP" ]; then

@@ -2,7 +2,7 @@
 # `smtop record` with fake workloads: every way a workload can end leaves a
 # finalised, readable session, and smtop passes the workload's status on.
 . tests/e2e/lib.sh
-export SMTOP_INJECT=$(pwd)/$SMTOP_BUILD/libsmtop-inject.so
+export SMTOP_INJECT=$SMTOP_BUILD/libsmtop-inject.so
 S=$E2E_TMP
 
 "$SMTOP" record -q -o "$S/exit3.smtop" -- sh -c 'exit 3'
@@ -19,10 +19,12 @@ check "crash marks the session incomplete" contains "$out" "incomplete (killed b
 "$SMTOP" record -q -o "$S/abort.smtop" -- sh -c 'kill -ABRT $$'
 check "abort status is 128+SIGABRT" [ $? -eq 134 ]
 
-# SIGTERM to smtop reaches the workload, which leaves a marker when it gets it.
-"$SMTOP" record -q -o "$S/term.smtop" -- sh -c "trap 'echo got > $S/term.mark; exit 0' TERM; sleep 30 & wait" &
+# SIGTERM to smtop reaches the workload, which leaves a marker when it gets it
+# (sent once the workload runs: smtop may start slowly, under valgrind).
+"$SMTOP" record -q -o "$S/term.smtop" -- sh -c "trap 'echo got > $S/term.mark; exit 0' TERM; touch $S/term.up; sleep 30 & wait" &
 rec=$!
-sleep 1
+for i in $(seq 300); do [ -f "$S/term.up" ] && break; sleep 0.1; done
+sleep 0.2
 kill -TERM $rec
 wait $rec
 rc=$?

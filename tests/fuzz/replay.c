@@ -73,7 +73,8 @@ static int run_dir(const char *dir, size_t *count)
 		sprintf(names[n++], "%s/%s", dir, e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, name_cmp);
+	if (n)
+		qsort(names, n, sizeof *names, name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		struct stat sb;
 

@@ -39,8 +39,8 @@ static char *short_name(const char *name)
 			size_t lastlen = 0;
 			while (*p >= '0' && *p <= '9') {
 				size_t len = (size_t)strtoul(p, (char **)&p, 10);
-				if (strlen(p) < len)
-					break;
+				if (!len || strlen(p) < len)
+					break; /* not a name: the label is the whole */
 				last = p;
 				lastlen = len;
 				p += len;
@@ -51,7 +51,7 @@ static char *short_name(const char *name)
 				return strndup(last, lastlen);
 		} else if (*p >= '0' && *p <= '9') {
 			size_t len = (size_t)strtoul(p, (char **)&p, 10);
-			if (strlen(p) >= len)
+			if (len && strlen(p) >= len)
 				return strndup(p, len);
 		}
 		return strdup(name);
@@ -387,6 +387,27 @@ long model_find_kernel(const struct model *m, uint32_t pid, uint32_t ctx, uint64
 	return -1;
 }
 
+/* Bin arithmetic works on times relative to the origin.  A damaged file may
+ * hold any time, so these are clamped to a range where the sums and
+ * differences of bin indices below cannot overflow. */
+#define MODEL_REL_MAX (INT64_MAX / 4)
+
+static int64_t rel_time(const struct model *m, uint64_t t)
+{
+	uint64_t o = (uint64_t)m->origin;
+	if (t >= o)
+		return t - o > (uint64_t)MODEL_REL_MAX ? MODEL_REL_MAX : (int64_t)(t - o);
+	return o - t > (uint64_t)MODEL_REL_MAX ? -MODEL_REL_MAX : -(int64_t)(o - t);
+}
+
+/* t + n * step, stopping at UINT64_MAX. */
+static uint64_t time_after(uint64_t t, uint64_t n, uint64_t step)
+{
+	if (step && n > (UINT64_MAX - t) / step)
+		return UINT64_MAX;
+	return t + n * step;
+}
+
 static void note_time(struct model *m, uint64_t s, uint64_t e)
 {
 	if (!s)
@@ -560,7 +581,7 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 
 static void add_to_levels(struct model *m, struct model_kernel *k, const struct smtop_block *b)
 {
-	int64_t s = (int64_t)b->start - m->origin, e = (int64_t)b->end - m->origin;
+	int64_t s = rel_time(m, b->start), e = rel_time(m, b->end);
 	double th = k->threads ? k->threads : 1;
 	uint16_t st = (uint16_t)k->stream;
 	/* widths are MODEL_BASE_NS * 4^i: one division, then shifts (an
@@ -793,7 +814,7 @@ void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1)
 		w = 1;
 	level_reset(&m->detail, m->n_sm);
 	m->detail.width = w;
-	m->detail.lo = floor_div((int64_t)t0 - m->origin, (int64_t)w);
+	m->detail.lo = floor_div(rel_time(m, t0), (int64_t)w);
 	m->detail_t0 = t0;
 	m->detail_t1 = t1;
 }
@@ -807,7 +828,7 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];
-	int64_t s = (int64_t)b->start - m->origin, e = (int64_t)b->end - m->origin;
+	int64_t s = rel_time(m, b->start), e = rel_time(m, b->end);
 	int64_t w = (int64_t)m->detail.width;
 	level_add(&m->detail, m->n_sm, b->sm, (uint16_t)k->stream, s, e, floor_div(s, w),
 		  floor_div(e - 1, w), k->threads ? k->threads : 1);
@@ -827,8 +848,8 @@ static int level_covers(const struct model_level *l, const struct model *m, uint
 {
 	if (!l->bins)
 		return 0;
-	int64_t b0 = floor_div((int64_t)t0 - m->origin, (int64_t)l->width);
-	int64_t b1 = floor_div((int64_t)t1 - 1 - m->origin, (int64_t)l->width);
+	int64_t b0 = floor_div(rel_time(m, t0), (int64_t)l->width);
+	int64_t b1 = floor_div(rel_time(m, t1) - 1, (int64_t)l->width);
 	if (!l->ring)
 		return b0 >= l->lo && b1 < l->lo + (int64_t)l->n;
 	if (l->hi == INT64_MIN)
@@ -938,19 +959,19 @@ void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_
 		return;
 	if (sm + n_sm > m->n_sm)
 		n_sm = m->n_sm - sm;
-	const struct model_level *l = pick_level(m, t0, t0 + col_ns * ncols, col_ns);
+	const struct model_level *l = pick_level(m, t0, time_after(t0, ncols, col_ns), col_ns);
 	int64_t w = (int64_t)l->width, held_lo, held_hi;
 	double cap = model_sm_capacity(m);
 	level_held(l, &held_lo, &held_hi);
 	for (size_t c = 0; c < ncols; c++) {
-		int64_t cs = (int64_t)(t0 + c * col_ns) - m->origin;
-		int64_t ce = cs + (int64_t)col_ns;
+		int64_t cs = rel_time(m, time_after(t0, c, col_ns));
+		int64_t ce = cs + (col_ns > (uint64_t)MODEL_REL_MAX ? MODEL_REL_MAX : (int64_t)col_ns);
 		/* bins whose middle falls in the column; the one under the
 		 * column's middle when bins are wider than columns */
 		int64_t b0 = floor_div(cs - w / 2 + w - 1, w);
 		int64_t b1 = floor_div(ce - w / 2 - 1, w);
 		if (b1 < b0)
-			b0 = b1 = floor_div(cs + (int64_t)col_ns / 2, w);
+			b0 = b1 = floor_div(cs + (ce - cs) / 2, w);
 		struct cand cd[16];
 		int nc = 0;
 		double occ = 0;

@@ -100,6 +100,11 @@ Test(model, short_names)
 	cr_expect_str_eq(m.kernels[0].short_name, "conv2d_fwd");
 	cr_expect_str_eq(m.kernels[1].short_name, "reduce_kernel");
 	cr_expect_str_eq(m.kernels[2].short_name, "vectorized_elementwise");
+	/* not names: a zero length keeps the whole as the label */
+	kern(4, 5, 1, 0, 7, 8, "_ZN0E");
+	kern(5, 5, 1, 0, 9, 10, "_Z0x");
+	cr_expect_str_eq(m.kernels[3].short_name, "_ZN0E");
+	cr_expect_str_eq(m.kernels[4].short_name, "_Z0x");
 }
 
 Test(model, dominant_stream_and_fullness)

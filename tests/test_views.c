@@ -160,6 +160,30 @@ Test(views, empty_model)
 	model_free(&e);
 }
 
+/* A damaged session may place a kernel centuries away: the frame of its
+ * whole span must still draw (every column reads only held bins, the axis
+ * finds a tick step) and show both ends. */
+Test(views, span_of_centuries_draws)
+{
+	struct smtop_kernel k = { .start = UINT64_MAX - 1000000, .end = UINT64_MAX - 1000,
+				  .grid_id = 99, .pid = 4242, .context_id = 1, .stream_id = 13,
+				  .name = "far" };
+	model_add_kernel(&m, &k);
+	struct smtop_block b = { .grid_id = 99, .start = k.start, .end = k.end, .sm = 3 };
+	model_add_block(&m, &b, 4242, 1);
+	model_flush(&m);
+	app_init(&a, &m);
+	screen_layout(&a, &m, 132, 50);
+	app_fit(&a);
+	for (int i = 0; i < 4; i++)
+		app_handle_key(&a, '-');
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *t = canvas_dump_text_str(&c);
+	cr_assert_not_null(t);
+	cr_expect(strstr(t, "128-131") != NULL, "every SM row drawn:\n%s", t);
+	free(t);
+}
+
 /* ---- key handling: the app as a state machine ---------------------------- */
 
 Test(views, zoom_stops_at_1us_and_at_the_session)

@@ -147,25 +147,30 @@ void timeline_draw_axis(struct canvas *c, int y, const struct app *a, const stru
 	const struct app_layout *l = &a->layout;
 	if (l->plot_w <= 0 || !a->col_ns)
 		return;
-	/* a tick every 12 columns or more, on a round multiple */
-	uint64_t want = a->col_ns * 12, step = 1000;
-	while (step < want) {
+	/* a tick every 12 columns or more, on a round multiple (columns of a
+	 * damaged session's span may be so wide that no multiple fits) */
+	uint64_t want = a->col_ns > UINT64_MAX / 12 ? UINT64_MAX : a->col_ns * 12, step = 1000;
+	while (step < want && step <= UINT64_MAX / 10) {
 		if (step * 2 >= want) { step *= 2; break; }
 		if (step * 5 >= want) { step *= 5; break; }
 		step *= 10;
 	}
 	uint64_t base = m->t_first;
 	uint64_t rel0 = a->t0 > base ? a->t0 - base : 0;
-	uint64_t first = (rel0 + step - 1) / step * step;
+	uint64_t first = rel0 / step * step;
+	if (first < rel0 && first <= UINT64_MAX - step)
+		first += step;
 	int next_free = l->plot_x;
-	for (uint64_t t = first;; t += step) {
+	/* at most a tick per column; t and base + t stop before they wrap */
+	for (uint64_t t = first, n = 0; n <= (uint64_t)l->plot_w && t <= UINT64_MAX - base;
+	     t += step, n++) {
 		uint64_t abs = base + t;
 		if (abs < a->t0)
 			continue;
-		int col = (int)((abs - a->t0) / a->col_ns);
-		if (col >= l->plot_w)
+		uint64_t col = (abs - a->t0) / a->col_ns;
+		if (col >= (uint64_t)l->plot_w)
 			break;
-		int x = l->plot_x + col;
+		int x = l->plot_x + (int)col;
 		char lab[32];
 		fmt_offset(lab, sizeof lab, t, step);
 		canvas_put(c, x, y, a->ascii ? "|" : "╵", CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM);
@@ -174,5 +179,7 @@ void timeline_draw_axis(struct canvas *c, int y, const struct app *a, const stru
 			canvas_print(c, x + 1, y, w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM, lab);
 			next_free = x + 2 + w;
 		}
+		if (t > UINT64_MAX - step)
+			break;
 	}
 }

@@ -12,6 +12,7 @@ nsys/        SQL that builds an Nsight Systems export: the trimmed fixtures'
              nsys-named tables, and older export shapes
 blockcodec/  chunk blobs from the fixtures cut to 1..200 blocks, and damage
 cli/         command lines, arguments separated by NUL bytes
+names/       kernel names of the fixtures (mangled and demangled) and odd ones
 Run it again after a schema change; the harnesses' corpora grown by
 `make fuzz` live in build-fuzz/corpus, not here.
 """
@@ -379,8 +380,30 @@ def cli_seeds():
             o.write(b"\0".join(a.encode() for a in args))
 
 
+NAMES = ["_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+         "void (anonymous namespace)::softmax_warp_forward<float, 4>(float*, float const*, int)",
+         "operator()(int) const", "_Z3fooPKc", "_ZN0E", "_ZN3abcI", "_Z999999999999999999999x",
+         "a::b::c<d::e>::f<(g)1>", "(", ")", "<<>>", "kernel"]
+
+
+def names_seeds():
+    out = os.path.join(OUT, "names")
+    names = set(NAMES)
+    for f in sorted(os.listdir(FIXTURES)):
+        if f.endswith(".smtop"):
+            db = sqlite3.connect(f"file:{FIXTURES}/{f}?mode=ro", uri=True)
+            rows = db.execute("SELECT s.value FROM StringIds s WHERE s.id IN"
+                              " (SELECT mangledName FROM CUPTI_ACTIVITY_KIND_KERNEL UNION"
+                              "  SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL)").fetchall()
+            names.update(r[0] for r in rows)
+            db.close()
+    for i, n in enumerate(sorted(names)):
+        with open(os.path.join(out, f"{i:03d}"), "w") as o:
+            o.write(n)
+
+
 def main():
-    for h in ("session", "nsys", "blockcodec", "cli"):
+    for h in ("session", "nsys", "blockcodec", "cli", "names"):
         d = os.path.join(OUT, h)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -389,6 +412,7 @@ def main():
         nsys_seeds(trimmed, tmp)
     blockcodec_seeds()
     cli_seeds()
+    names_seeds()
     for h in sorted(os.listdir(OUT)):
         files = os.listdir(os.path.join(OUT, h))
         size = sum(os.path.getsize(os.path.join(OUT, h, f)) for f in files)

@@ -23,6 +23,7 @@ for name in "$@"; do
 	nsys) opts="$opts -max_len=32768" ;;
 	blockcodec) opts="$opts -max_len=16384" ;;
 	cli) opts="$opts -max_len=512" ;;
+	names) opts="$opts -max_len=1024" ;;
 	esac
 	dirs="$corpus"
 	for d in tests/fuzz/corpus/$name tests/fuzz/regressions/$name; do

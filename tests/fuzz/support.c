@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/events.h"
 #include "db/reader.h"
 #include "src/analysis.h"
 #include "src/info.h"
@@ -275,11 +276,40 @@ const struct fuzz_reader_walk fuzz_reader_walks[] = {
 };
 const size_t fuzz_reader_walk_count = sizeof fuzz_reader_walks / sizeof fuzz_reader_walks[0];
 
+/* The events a report stored (smtop_events, smtop_event_culprits). */
+static void walk_stored_events(const char *path)
+{
+	struct smtop_event *ev;
+	char params[128], err[512];
+	size_t n, chars = 0;
+
+	if (db_events_load(path, &ev, &n, params, sizeof params, err, sizeof err) != 0) {
+		check_one_line(err, path);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		chars += touch(ev[i].name);
+		fuzz_check(ev[i].n_culprits == 0 || ev[i].culprits != NULL, "culprits lost");
+		for (size_t c = 0; c < ev[i].n_culprits; c++)
+			chars += touch(ev[i].culprits[c].name);
+	}
+	chars += touch(params);
+	db_events_free(ev, n);
+	(void)chars;
+}
+
+const struct fuzz_file_walk fuzz_file_walks[] = {
+	{ "stored events", walk_stored_events },
+};
+const size_t fuzz_file_walk_count = sizeof fuzz_file_walks / sizeof fuzz_file_walks[0];
+
 void fuzz_walk_reader(const char *path)
 {
 	struct db_reader *r;
 	char err[512];
 
+	for (size_t i = 0; i < fuzz_file_walk_count; i++)
+		fuzz_file_walks[i].walk(path);
 	if (db_reader_open(&r, path, err, sizeof err) != 0) {
 		check_one_line(err, path);
 		return;

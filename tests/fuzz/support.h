@@ -23,19 +23,27 @@ void fuzz_remove_session(void);
 /* A sink for text output (/dev/null), opened once. */
 FILE *fuzz_null_out(void);
 
-/* One read path of the session reader.  To fuzz a new entry point of
- * db/reader.c (or an importer behind it), add a function and one row to
- * fuzz_reader_walks in support.c: every harness that opens sessions runs it. */
+/* One read path of a session file.  To fuzz a new entry point of
+ * db/reader.c, add a function and one row to fuzz_reader_walks in support.c;
+ * for one that opens the file itself (an importer, db/events.c), a row of
+ * fuzz_file_walks.  Every harness that opens sessions runs them all. */
 struct fuzz_reader_walk {
 	const char *name;
 	void (*walk)(struct db_reader *r);
 };
 
+struct fuzz_file_walk {
+	const char *name;
+	void (*walk)(const char *path);
+};
+
 extern const struct fuzz_reader_walk fuzz_reader_walks[];
 extern const size_t fuzz_reader_walk_count;
+extern const struct fuzz_file_walk fuzz_file_walks[];
+extern const size_t fuzz_file_walk_count;
 
-/* Opens path with the reader and runs every walk (a refused file is fine:
- * the reader must say why in one line). */
+/* Runs every file walk, then opens path with the reader and runs every
+ * reader walk (a refused file is fine: it must be told why in one line). */
 void fuzz_walk_reader(const char *path);
 
 /* What `smtop report` and `smtop open` do with a session, short of the

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "src/binning.h"
+
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
@@ -128,8 +130,8 @@ static const struct model_name *intern(struct model *m, const char *name)
 
 /* ---- bins ---------------------------------------------------------------- */
 
-/* Every block touches every level of one SM: with 4 KiB pages that is a TLB
- * miss per level, so bins live on huge pages where the kernel allows it. */
+/* A batch touches every level of every SM: with 4 KiB pages that is a TLB
+ * miss per level and SM, so bins live on huge pages where the kernel allows. */
 static struct model_bin *bins_alloc(size_t count)
 {
 	size_t bytes = count * sizeof(struct model_bin);
@@ -158,116 +160,39 @@ static void level_init(struct model_level *l, struct model_bin *bins, size_t n, 
 	l->used = 0;
 }
 
-static void bin_clear(struct model_bin *b)
-{
-	memset(b, 0, sizeof *b);
-	b->top = b->second = MODEL_NO_STREAM;
-}
-
 static void level_reset(struct model_level *l, uint32_t n_sm)
 {
 	for (size_t i = 0; i < (size_t)n_sm * l->stride; i++)
-		bin_clear(&l->bins[i]);
+		binning_bin_clear(&l->bins[i]);
 	l->hi = INT64_MIN;
 	l->used = 0;
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	return (a % b != 0 && (a < 0)) ? q - 1 : q;
-}
+#define floor_div binning_floor_div
+#define ring_slot binning_ring_slot
 
-/* Rings hold a power-of-two number of bins (MODEL_RING_BINS), so the mask
- * is a modulo that is also right for negative indices. */
-static size_t ring_slot(const struct model_level *l, int64_t idx)
-{
-	return (size_t)((uint64_t)idx & (uint64_t)(l->n - 1));
-}
-
-/* Space-saving top-2: exact when a bin holds at most two streams, and a good
- * guess of the dominant one otherwise, in 24 bytes instead of one counter per
- * stream. */
-static inline void bin_add(struct model_bin *b, uint16_t s, double amt)
-{
-	b->occ += amt;
-	if (b->top == s) {
-		b->top_amt += amt;
-		return;
-	}
-	if (b->second == s) {
-		b->second_amt += (float)amt;
-	} else if (b->second == MODEL_NO_STREAM || b->second_amt < amt) {
-		b->second = s;
-		b->second_amt = (float)amt;
-	} else {
-		return;
-	}
-	if (b->second_amt > b->top_amt) {
-		uint16_t t = b->top;
-		double ta = b->top_amt;
-		b->top = b->second;
-		b->top_amt = b->second_amt;
-		b->second = t;
-		b->second_amt = (float)ta;
-	}
-}
-
-static void level_advance(struct model_level *l, uint32_t n_sm, int64_t new_hi)
-{
-	if (l->hi == INT64_MIN || new_hi - l->hi >= (int64_t)l->n) {
-		level_reset(l, n_sm);
-		l->hi = new_hi;
-		l->used = 1;
-		return;
-	}
-	for (int64_t i = l->hi + 1; i <= new_hi; i++) {
-		size_t slot = ring_slot(l, i);
-		for (uint32_t sm = 0; sm < n_sm; sm++)
-			bin_clear(&l->bins[(size_t)sm * l->stride + slot]);
-	}
-	l->hi = new_hi;
-}
-
-/* Adds [s, e) (relative ns) of one block with `threads` threads; b0 and b1
- * are the level's bins of s and e - 1 (computed by the caller, who can do it
- * with shifts for the pyramid). */
-static void level_add(struct model_level *l, uint32_t n_sm, uint32_t sm, uint16_t stream,
-		      int64_t s, int64_t e, int64_t b0, int64_t b1, double threads)
+/* Adds [s, e) (relative ns) of one block with `threads` threads to the
+ * detail level, bin by bin (it is filled once per window, not per frame). */
+static void detail_add(struct model_level *l, uint32_t sm, uint16_t stream, int64_t s, int64_t e,
+		       uint64_t threads)
 {
 	int64_t w = (int64_t)l->width;
-	int64_t first, last;
-	if (l->ring) {
-		if (l->hi == INT64_MIN || b1 > l->hi)
-			level_advance(l, n_sm, b1);
-		first = l->hi - (int64_t)l->n + 1;
-		last = l->hi;
-	} else {
-		first = l->lo;
-		last = l->lo + (int64_t)l->n - 1;
-		l->used = 1;
-	}
-	if (b0 < first)
-		b0 = first;
-	if (b1 > last)
-		b1 = last;
-	if (b0 > b1)
-		return;
-	/* one modulo per block, not per bin: the slot just walks the ring */
+	int64_t b0 = floor_div(s, w), b1 = floor_div(e - 1, w);
+	if (b0 < l->lo)
+		b0 = l->lo;
+	if (b1 > l->lo + (int64_t)l->n - 1)
+		b1 = l->lo + (int64_t)l->n - 1;
+	l->used = 1;
 	struct model_bin *row = &l->bins[(size_t)sm * l->stride];
-	size_t slot = l->ring ? ring_slot(l, b0) : (size_t)(b0 - l->lo);
-	double full = threads * (double)w;
 	for (int64_t i = b0; i <= b1; i++) {
 		int64_t bs = i * w, be = bs + w;
-		if (s <= bs && e >= be) {
-			bin_add(&row[slot], stream, full);
-		} else {
-			int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
-			if (oe > os)
-				bin_add(&row[slot], stream, threads * (double)(oe - os));
-		}
-		if (++slot == l->n)
-			slot = 0;
+		int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
+		if (oe <= os)
+			continue;
+		uint64_t amt = threads * (uint64_t)(oe - os);
+		struct model_bin *b = &row[i - l->lo];
+		b->occ += amt;
+		binning_bin_note(b, stream, amt);
 	}
 }
 
@@ -410,6 +335,10 @@ int model_init(struct model *m)
 	m->threshold_ns = 0;
 	for (int i = 0; i < MODEL_LEVELS; i++)
 		m->levels[i].hi = INT64_MIN;
+	m->last_kernel = -1;
+	m->binning = binning_new();
+	if (!m->binning)
+		return -1;
 	return khash_rehash(m);
 }
 
@@ -438,6 +367,7 @@ void model_free(struct model *m)
 		free(m->nvtx[i].text);
 	free(m->nvtx);
 	free(m->bins);
+	binning_free(m->binning);
 	free(m->pending);
 	free(m->dev_name);
 	memset(m, 0, sizeof *m);
@@ -459,6 +389,8 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 	m->n_sm = d->sm_count;
 	/* one allocation: huge pages are not wasted on rounding each level */
 	free(m->bins);
+	if (binning_set_sms(m->binning, d->sm_count))
+		return -1;
 	/* a few bins between levels keep the same SM of each level off one cache set */
 	size_t per_level = (size_t)m->n_sm * (MODEL_RING_BINS + MODEL_ROW_PAD) + 56;
 	m->bins = bins_alloc(per_level * MODEL_LEVELS + (size_t)m->n_sm * (MODEL_DETAIL_BINS + MODEL_ROW_PAD));
@@ -542,6 +474,7 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	mk->short_name = nm->short_name;
 	uint32_t idx = (uint32_t)m->n_kernels++;
 	khash_put(m, idx);
+	m->last_kernel = -1; /* a relaunch with a reused grid id takes over */
 
 	struct model_stream *s = &m->streams[si];
 	if (grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
@@ -558,27 +491,17 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	return 0;
 }
 
-static void add_to_levels(struct model *m, struct model_kernel *k, const struct smtop_block *b)
+static int model_bin_staged(struct model *m);
+
+/* Into the binning stage; the bins follow in batches (model_flush). */
+static int stage_block(struct model *m, const struct model_kernel *k, const struct smtop_block *b)
 {
-	int64_t s = (int64_t)b->start - m->origin, e = (int64_t)b->end - m->origin;
-	double th = k->threads ? k->threads : 1;
-	uint16_t st = (uint16_t)k->stream;
-	/* widths are MODEL_BASE_NS * 4^i: one division, then shifts (an
-	 * arithmetic shift floors negative indices too) */
-	int64_t s0 = floor_div(s, (int64_t)MODEL_BASE_NS), e0 = floor_div(e - 1, (int64_t)MODEL_BASE_NS);
-	for (int i = 0; i < MODEL_LEVELS; i++)
-		level_add(&m->levels[i], m->n_sm, b->sm, st, s, e, s0 >> (2 * i), e0 >> (2 * i), th);
-	/* fullness without a known limit is relative to the busiest finest bin seen */
-	if (m->dev.max_threads_per_sm)
-		return;
-	const struct model_level *l0 = &m->levels[0];
-	int64_t bi = floor_div(s, (int64_t)l0->width);
-	if (bi > l0->hi - (int64_t)l0->n) {
-		const struct model_bin *bin = &l0->bins[(size_t)b->sm * l0->stride + ring_slot(l0, bi)];
-		double mean = bin->occ / (double)l0->width;
-		if (mean > m->peak_threads)
-			m->peak_threads = mean;
-	}
+	int r = binning_push(m->binning, b->sm, (int64_t)b->start - m->origin,
+			     (int64_t)b->end - m->origin, k->threads ? k->threads : 1,
+			     (uint16_t)k->stream);
+	if (r > 0)
+		return model_bin_staged(m);
+	return r;
 }
 
 static int pending_push(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
@@ -604,9 +527,17 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 	}
 	if (b->end <= b->start)
 		return 0;
-	long ki = model_find_kernel(m, pid, ctx, b->grid_id);
-	if (ki < 0)
-		return may_pend ? pending_push(m, b, pid, ctx) : 1;
+	/* a chunk holds runs of one grid's blocks: look it up once per run */
+	long ki = m->last_kernel;
+	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid || ctx != m->last_ctx) {
+		ki = model_find_kernel(m, pid, ctx, b->grid_id);
+		if (ki < 0)
+			return may_pend ? pending_push(m, b, pid, ctx) : 1;
+		m->last_kernel = ki;
+		m->last_grid = b->grid_id;
+		m->last_pid = pid;
+		m->last_ctx = ctx;
+	}
 	struct model_kernel *k = &m->kernels[ki];
 	if (!k->first_block || b->start < k->first_block)
 		k->first_block = b->start;
@@ -618,8 +549,7 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 	m->streams[k->stream].blocks++;
 	m->blocks++;
 	note_time(m, b->start, b->end);
-	add_to_levels(m, k, b);
-	return 0;
+	return stage_block(m, k, b);
 }
 
 int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
@@ -628,6 +558,33 @@ int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 	int r = block_place(m, b, pid, context_id, 1);
 	m->generation++;
 	return r < 0 ? -1 : 0;
+}
+
+int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+		     uint32_t context_id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (block_place(m, &b[i], pid, context_id, 1) < 0)
+			return -1;
+	m->generation++;
+	return 0;
+}
+
+void model_set_pool(struct model *m, struct pool *p)
+{
+	m->pool = p;
+}
+
+/* Fullness without a known limit is relative to the busiest finest bin. */
+static int model_bin_staged(struct model *m)
+{
+	if (!m->has_device || !binning_staged(m->binning))
+		return 0;
+	double *peak = m->dev.max_threads_per_sm ? NULL : &m->peak_threads;
+	if (binning_apply(m->binning, m->levels, m->n_sm, (uint32_t)m->n_streams, m->pool, peak))
+		return -1;
+	m->generation++;
+	return 0;
 }
 
 static char *dup_or_empty(const char *s)
@@ -763,7 +720,7 @@ int model_flush(struct model *m)
 	 * device) has come since the last try; keep the rest */
 	if (m->n_kernels == m->pending_tried_kernels && m->has_device == m->pending_tried_device) {
 		m->generation++;
-		return 0;
+		return model_bin_staged(m);
 	}
 	m->pending_tried_kernels = m->n_kernels;
 	m->pending_tried_device = m->has_device;
@@ -778,7 +735,7 @@ int model_flush(struct model *m)
 	}
 	m->n_pending = keep;
 	m->generation++;
-	return 0;
+	return model_bin_staged(m);
 }
 
 /* ---- detail ---------------------------------------------------------------- */
@@ -807,10 +764,8 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];
-	int64_t s = (int64_t)b->start - m->origin, e = (int64_t)b->end - m->origin;
-	int64_t w = (int64_t)m->detail.width;
-	level_add(&m->detail, m->n_sm, b->sm, (uint16_t)k->stream, s, e, floor_div(s, w),
-		  floor_div(e - 1, w), k->threads ? k->threads : 1);
+	detail_add(&m->detail, b->sm, (uint16_t)k->stream, (int64_t)b->start - m->origin,
+		   (int64_t)b->end - m->origin, k->threads ? k->threads : 1);
 	return 0;
 }
 
@@ -941,7 +896,7 @@ void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_
 		for (uint32_t s = sm; s < sm + n_sm; s++)
 			for (int64_t i = b0; i <= b1; i++) {
 				const struct model_bin *b = level_bin(l, s, i);
-				if (!b || b->occ <= 0)
+				if (!b || !b->occ)
 					continue;
 				occ += b->occ;
 				cand_add(cd, &nc, b->top, b->top_amt);

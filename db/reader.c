@@ -797,6 +797,43 @@ int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn
 	return reader_walk_chunks(r, r->st_chunk_new, watermark, 0, UINT64_MAX, fn, ud) < 0 ? -1 : 0;
 }
 
+int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn, void *ud)
+{
+	sqlite3_stmt *st = r->st_chunk_new;
+	int rc, stop = 0;
+
+	if (!r->has_chunk)
+		return 0;
+	reader_update_offset(r);
+	sqlite3_bind_int64(st, 1, *watermark);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_chunk c = {
+			.id = sqlite3_column_int64(st, 0),
+			.pid = pid_of(sqlite3_column_int64(st, 1)),
+			.device_id = (uint16_t)sqlite3_column_int(st, 2),
+			.context_id = (uint32_t)sqlite3_column_int64(st, 3),
+			.sm = (uint16_t)sqlite3_column_int(st, 4),
+			.clock_offset = r->clock_offset,
+			.data = sqlite3_column_blob(st, 5),
+			.len = (size_t)sqlite3_column_bytes(st, 5),
+		};
+		uint64_t base;
+
+		if (!c.data || db_blockcodec_header(c.data, c.len, &c.count, &base) != 0) {
+			snprintf(r->err, sizeof r->err, "%s: block chunk %lld is damaged", r->path,
+				 (long long)c.id);
+			sqlite3_reset(st);
+			return -1;
+		}
+		stop = fn(ud, &c);
+		*watermark = c.id;
+	}
+	sqlite3_reset(st);
+	if (!stop && rc != SQLITE_DONE)
+		return reader_fail(r, "cannot read blocks");
+	return 0;
+}
+
 /* ---- streams, NVTX, requests ---- */
 
 int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)

@@ -71,6 +71,24 @@ int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud);
 int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud);
 int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn, void *ud);
 
+/* One stored chunk of blocks, still encoded (db/blockcodec.h), for callers
+ * that decode on several threads.  data is valid during the callback only. */
+struct db_chunk {
+	int64_t id;                  /* rowid */
+	uint32_t pid, context_id;
+	uint16_t device_id, sm;
+	uint32_t count;              /* blocks, from the chunk's header */
+	int64_t clock_offset;        /* add to decoded times for CUPTI time */
+	const void *data;
+	size_t len;
+};
+typedef int (*db_chunk_fn)(void *ud, const struct db_chunk *c);
+
+/* Chunks stored after *watermark in rowid order, undecoded; advances it past
+ * each one handed out.  A callback returning non-zero has still taken its
+ * chunk, and stops the walk.  -1 on error (a damaged header included). */
+int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn, void *ud);
+
 int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
 int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud);
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define POOL_MAX_THREADS 16
+#define POOL_MAX_THREADS 8
 
 struct pool;
 

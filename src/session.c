@@ -1,55 +1,351 @@
 #include "src/session.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "db/blockcodec.h"
 #include "db/events.h"
 #include "src/analysis.h"
 #include "src/model.h"
+#include "src/pool.h"
 
 /* Kernel records reach the file up to a flush period late and out of order
  * across streams; a live session's verdicts wait this long behind the data. */
 #define SESSION_LIVE_SLACK_NS 500000000ull
+/* Blocks read and decoded together: enough to keep the pool busy, few enough
+ * that a poll with a budget looks at the clock often (about 5 ms of work at
+ * 25 M blocks/s) and that the batches in flight stay small (4 MB each). */
+#define SESSION_BATCH_BLOCKS (1u << 17)
+/* Batches between the reader and the analysis: how far the analysis may fall
+ * behind before the reader waits for it. */
+#define SESSION_BATCHES 3
+#define SESSION_OPS 64
+
+/* One chunk of a batch: where its bytes and its decoded blocks are. */
+struct session_chunk {
+	uint32_t pid, context_id;
+	uint16_t device_id, sm;
+	uint32_t count;
+	int64_t id, clock_offset;
+	size_t raw, len;                /* bytes in the batch's raw buffer */
+	size_t first;                   /* its first block in the batch's blocks */
+	long n;                         /* blocks decoded, -1 damaged */
+	uint64_t max_end;
+};
+
+struct session_batch {
+	struct session_chunk *chunks;
+	size_t n_chunks, cap_chunks;
+	uint8_t *raw;
+	size_t raw_len, raw_cap;
+	struct smtop_block *blocks;
+	size_t n_blocks, cap_blocks;
+	int busy;                       /* the analysis has not finished it */
+};
+
+/* Work for the analysis, in the order the loader read it. */
+enum session_op_kind { OP_KERNELS, OP_STREAMS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE };
+
+struct session_op {
+	enum session_op_kind kind;
+	void *v;                        /* records (owned by the op), or the batch */
+	size_t n;
+	uint64_t mark;
+	struct smtop_device dev;
+};
+
+struct session_loader {
+	struct pool *pool;
+	int threads;
+	struct session_batch batches[SESSION_BATCHES];
+	size_t next_batch;
+	/* the analysis' thread; with one thread in all, ops run at once */
+	int athread_on;
+	pthread_t athread;
+	pthread_mutex_t qlock;          /* ops, busy flags, a_busy, a_failed, a_seconds */
+	pthread_cond_t work, idle, freed;
+	struct session_op ops[SESSION_OPS];
+	size_t op_head, op_n;
+	int a_busy, quit, a_failed;
+	double a_seconds;
+	pthread_mutex_t alock;          /* the analysis itself */
+	struct analysis *analysis;
+	/* this poll's records bound for the analysis */
+	struct smtop_kernel *kern;
+	size_t n_kern, cap_kern;
+	void *small;                    /* streams or requests being collected */
+	size_t n_small, cap_small;
+	uint64_t last_mark;
+	int marked;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* ---- the analysis' side --------------------------------------------------- */
+
+static int op_run(struct analysis *a, struct session_op *op)
+{
+	int rc = 0;
+	switch (op->kind) {
+	case OP_KERNELS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_kernel(a, &((struct smtop_kernel *)op->v)[i]);
+		break;
+	case OP_STREAMS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_stream(a, &((struct smtop_stream *)op->v)[i]);
+		break;
+	case OP_REQUESTS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_request(a, &((struct smtop_request *)op->v)[i]);
+		break;
+	case OP_DEVICE:
+		rc = analysis_add_device(a, &op->dev);
+		break;
+	case OP_BATCH: {
+		const struct session_batch *b = op->v;
+		for (size_t i = 0; i < b->n_chunks && !rc; i++) {
+			const struct session_chunk *c = &b->chunks[i];
+			if (c->n > 0)
+				rc = analysis_add_blocks(a, c->pid, c->context_id, &b->blocks[c->first],
+							 (size_t)c->n);
+		}
+		break;
+	}
+	case OP_UPDATE:
+		rc = analysis_update(a, op->mark);
+		break;
+	}
+	if (op->kind != OP_BATCH)
+		free(op->v);
+	return rc;
+}
+
+static void *analysis_main(void *arg)
+{
+	struct session_loader *L = arg;
+	pthread_mutex_lock(&L->qlock);
+	for (;;) {
+		while (!L->quit && !L->op_n)
+			pthread_cond_wait(&L->work, &L->qlock);
+		if (L->quit)
+			break;
+		struct session_op op = L->ops[L->op_head];
+		L->op_head = (L->op_head + 1) % SESSION_OPS;
+		L->op_n--;
+		L->a_busy = 1;
+		pthread_cond_broadcast(&L->freed); /* a slot in the queue */
+		pthread_mutex_unlock(&L->qlock);
+		double t = now_s();
+		pthread_mutex_lock(&L->alock);
+		int rc = op_run(L->analysis, &op);
+		pthread_mutex_unlock(&L->alock);
+		t = now_s() - t;
+		pthread_mutex_lock(&L->qlock);
+		L->a_seconds += t;
+		if (rc)
+			L->a_failed = 1;
+		if (op.kind == OP_BATCH)
+			((struct session_batch *)op.v)->busy = 0;
+		L->a_busy = 0;
+		pthread_cond_broadcast(&L->freed);
+		if (!L->op_n)
+			pthread_cond_broadcast(&L->idle);
+	}
+	pthread_mutex_unlock(&L->qlock);
+	return NULL;
+}
+
+/* Hands op to the analysis (or runs it now, without its thread). */
+static int op_submit(struct session *s, struct session_op op)
+{
+	struct session_loader *L = s->loader;
+	if (!L->athread_on) {
+		double t = now_s();
+		int rc = op_run(s->analysis, &op);
+		L->a_seconds += now_s() - t;
+		if (op.kind == OP_BATCH)
+			((struct session_batch *)op.v)->busy = 0;
+		return rc;
+	}
+	pthread_mutex_lock(&L->qlock);
+	while (L->op_n == SESSION_OPS)
+		pthread_cond_wait(&L->freed, &L->qlock);
+	if (op.kind == OP_BATCH)
+		((struct session_batch *)op.v)->busy = 1;
+	L->ops[(L->op_head + L->op_n) % SESSION_OPS] = op;
+	L->op_n++;
+	pthread_cond_signal(&L->work);
+	pthread_mutex_unlock(&L->qlock);
+	return 0;
+}
+
+void session_sync(struct session *s)
+{
+	struct session_loader *L = s->loader;
+	if (!L || !L->athread_on)
+		return;
+	pthread_mutex_lock(&L->qlock);
+	while (L->op_n || L->a_busy)
+		pthread_cond_wait(&L->idle, &L->qlock);
+	pthread_mutex_unlock(&L->qlock);
+}
+
+static void loader_stop(struct session_loader *L)
+{
+	if (!L->athread_on)
+		return;
+	pthread_mutex_lock(&L->qlock);
+	L->quit = 1;
+	pthread_cond_broadcast(&L->work);
+	pthread_mutex_unlock(&L->qlock);
+	pthread_join(L->athread, NULL);
+	L->athread_on = 0;
+	L->quit = 0;
+	for (; L->op_n; L->op_n--, L->op_head = (L->op_head + 1) % SESSION_OPS) {
+		struct session_op *op = &L->ops[L->op_head];
+		if (op->kind == OP_BATCH)
+			((struct session_batch *)op->v)->busy = 0;
+		else
+			free(op->v);
+	}
+}
+
+static void loader_free(struct session_loader *L)
+{
+	if (!L)
+		return;
+	loader_stop(L);
+	pool_free(L->pool);
+	for (int i = 0; i < SESSION_BATCHES; i++) {
+		free(L->batches[i].chunks);
+		free(L->batches[i].raw);
+		free(L->batches[i].blocks);
+	}
+	free(L->kern);
+	free(L->small);
+	pthread_cond_destroy(&L->freed);
+	pthread_cond_destroy(&L->idle);
+	pthread_cond_destroy(&L->work);
+	pthread_mutex_destroy(&L->alock);
+	pthread_mutex_destroy(&L->qlock);
+	free(L);
+}
+
+int session_set_threads(struct session *s, int n)
+{
+	struct session_loader *L = s->loader;
+	if (n < 1)
+		n = 1;
+	/* one thread is the analysis' own; the pool has the rest, the caller's
+	 * among them */
+	struct pool *p = pool_new(n > 1 ? n - 1 : 1);
+	if (!p)
+		return -1;
+	session_sync(s);
+	loader_stop(L);
+	pool_free(L->pool);
+	L->pool = p;
+	L->threads = n;
+	if (s->model)
+		model_set_pool(s->model, p);
+	if (n > 1 && pthread_create(&L->athread, NULL, analysis_main, L) == 0)
+		L->athread_on = 1;
+	return 0;
+}
+
+static struct session_loader *loader_new(struct analysis *a)
+{
+	struct session_loader *L = calloc(1, sizeof *L);
+	if (!L)
+		return NULL;
+	L->analysis = a;
+	pthread_mutex_init(&L->qlock, NULL);
+	pthread_mutex_init(&L->alock, NULL);
+	pthread_cond_init(&L->work, NULL);
+	pthread_cond_init(&L->idle, NULL);
+	pthread_cond_init(&L->freed, NULL);
+	return L;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
 
 static int feed_kernel(void *ud, const struct smtop_kernel *k)
 {
 	struct session *s = ud;
+	struct session_loader *L = s->loader;
 	if (k->end > s->latest_end)
 		s->latest_end = k->end;
 	if (s->model && model_add_kernel(s->model, k) != 0)
 		return 1;
-	return analysis_add_kernel(s->analysis, k) == 0 ? 0 : 1;
-}
-
-static int feed_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
-{
-	struct session *s = ud;
-	if (b->end > s->latest_end)
-		s->latest_end = b->end;
-	if (s->model && model_add_block(s->model, b, pid, ctx) != 0)
+	if (grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
 		return 1;
-	return analysis_add_block(s->analysis, pid, ctx, b) == 0 ? 0 : 1;
+	L->kern[L->n_kern++] = *k;
+	return 0;
 }
 
 static int feed_stream(void *ud, const struct smtop_stream *st)
 {
 	struct session *s = ud;
+	struct session_loader *L = s->loader;
 	if (s->model && model_add_stream(s->model, st) != 0)
 		return 1;
-	return analysis_add_stream(s->analysis, st) == 0 ? 0 : 1;
+	if (grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *st, 1))
+		return 1;
+	((struct smtop_stream *)L->small)[L->n_small++] = *st;
+	return 0;
 }
 
 static int feed_request(void *ud, const struct smtop_request *r)
 {
-	struct session *s = ud;
-	return analysis_add_request(s->analysis, r) == 0 ? 0 : 1;
+	struct session_loader *L = ((struct session *)ud)->loader;
+	if (grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *r, 1))
+		return 1;
+	((struct smtop_request *)L->small)[L->n_small++] = *r;
+	return 0;
+}
+
+/* The records collected for the analysis become one op it owns. */
+static int submit_collected(struct session *s, enum session_op_kind kind, void **v, size_t *n,
+			    size_t *cap)
+{
+	if (!*n)
+		return 0;
+	struct session_op op = { .kind = kind, .v = *v, .n = *n };
+	*v = NULL;
+	*n = *cap = 0;
+	return op_submit(s, op);
 }
 
 static void feed_devices(struct session *s)
 {
 	for (size_t i = s->devices_seen; i < s->info.n_devices; i++) {
-		analysis_add_device(s->analysis, &s->info.devices[i]);
+		struct session_op op = { .kind = OP_DEVICE, .dev = s->info.devices[i] };
+		op.dev.name = op.dev.uuid = NULL; /* the analysis keeps numbers only */
+		op_submit(s, op);
 		/* The view draws one GPU: the first one recorded. */
 		if (s->model && i == 0)
 			model_set_device(s->model, &s->info.devices[i]);
@@ -65,7 +361,9 @@ int session_open(struct session *s, const char *path, const struct analysis_para
 	if (db_reader_open(&s->reader, path, err, errlen) != 0)
 		return -1;
 	s->analysis = analysis_new(p);
-	if (!s->analysis) {
+	if (s->analysis)
+		s->loader = loader_new(s->analysis);
+	if (!s->analysis || !s->loader || session_set_threads(s, pool_default_threads()) != 0) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		session_close(s);
 		return -1;
@@ -82,14 +380,19 @@ static int read_error(struct session *s, char *err, size_t errlen)
 /* Streams and requests are few; re-read them only when their counts move. */
 static int poll_small_tables(struct session *s, int *changed)
 {
+	struct session_loader *L = s->loader;
 	if (s->info.streams != s->streams_seen) {
-		if (db_reader_streams(s->reader, feed_stream, s) != 0)
+		L->n_small = 0;
+		if (db_reader_streams(s->reader, feed_stream, s) != 0 ||
+		    submit_collected(s, OP_STREAMS, &L->small, &L->n_small, &L->cap_small))
 			return -1;
 		s->streams_seen = s->info.streams;
 		*changed = 1;
 	}
 	if (s->info.requests != s->requests_seen) {
-		if (db_reader_requests(s->reader, feed_request, s) != 0)
+		L->n_small = 0;
+		if (db_reader_requests(s->reader, feed_request, s) != 0 ||
+		    submit_collected(s, OP_REQUESTS, &L->small, &L->n_small, &L->cap_small))
 			return -1;
 		s->requests_seen = s->info.requests;
 		*changed = 1;
@@ -97,19 +400,155 @@ static int poll_small_tables(struct session *s, int *changed)
 	return 0;
 }
 
+/* ---- blocks ----------------------------------------------------------------- */
+
+static int batch_take_chunk(void *ud, const struct db_chunk *c)
+{
+	struct session_batch *b = ud;
+	if (grow((void **)&b->chunks, &b->cap_chunks, b->n_chunks + 1, sizeof *b->chunks) ||
+	    grow((void **)&b->raw, &b->raw_cap, b->raw_len + c->len, 1)) {
+		b->n_chunks = (size_t)-1; /* out of memory: stop, and say so */
+		return 1;
+	}
+	memcpy(b->raw + b->raw_len, c->data, c->len);
+	b->chunks[b->n_chunks++] = (struct session_chunk){
+		.pid = c->pid, .context_id = c->context_id, .device_id = c->device_id, .sm = c->sm,
+		.count = c->count, .id = c->id, .clock_offset = c->clock_offset,
+		.raw = b->raw_len, .len = c->len, .first = b->n_blocks,
+	};
+	b->raw_len += c->len;
+	b->n_blocks += c->count;
+	return b->n_blocks >= SESSION_BATCH_BLOCKS;
+}
+
+static void batch_decode_chunk(void *ud, size_t i, int worker)
+{
+	struct session_batch *b = ud;
+	struct session_chunk *c = &b->chunks[i];
+	struct smtop_block *out = &b->blocks[c->first];
+	(void)worker;
+	c->n = db_blockcodec_decode(b->raw + c->raw, c->len, c->sm, c->device_id, out, c->count);
+	uint64_t off = (uint64_t)c->clock_offset, end = 0;
+	for (long k = 0; k < c->n; k++) {
+		out[k].start += off;
+		out[k].end += off;
+		if (out[k].end > end)
+			end = out[k].end;
+	}
+	c->max_end = end;
+}
+
+/* The next batch, once the analysis is done with it. */
+static struct session_batch *batch_next(struct session *s)
+{
+	struct session_loader *L = s->loader;
+	struct session_batch *b = &L->batches[L->next_batch];
+	L->next_batch = (L->next_batch + 1) % SESSION_BATCHES;
+	if (L->athread_on) {
+		pthread_mutex_lock(&L->qlock);
+		if (b->busy) {
+			double t = now_s();
+			while (b->busy)
+				pthread_cond_wait(&L->freed, &L->qlock);
+			s->stats.wait_s += now_s() - t;
+		}
+		pthread_mutex_unlock(&L->qlock);
+	}
+	b->n_chunks = b->raw_len = b->n_blocks = 0;
+	return b;
+}
+
+/* Decodes a batch on the pool, feeds the model, hands it to the analysis.
+ * Returns 1 if a chunk was damaged (reported in err), 0, or -1. */
+static int batch_feed(struct session *s, struct session_batch *b, char *err, size_t errlen)
+{
+	struct session_loader *L = s->loader;
+	int damaged = 0;
+	double t = now_s();
+	if (grow((void **)&b->blocks, &b->cap_blocks, b->n_blocks, sizeof *b->blocks))
+		return -1;
+	pool_run(L->pool, b->n_chunks, batch_decode_chunk, b);
+	double t2 = now_s();
+	s->stats.decode_s += t2 - t;
+	for (size_t i = 0; i < b->n_chunks; i++) {
+		const struct session_chunk *c = &b->chunks[i];
+		if (c->n < 0) {
+			if (!damaged)
+				snprintf(err, errlen, "%s: block chunk %lld is damaged", s->path,
+					 (long long)c->id);
+			damaged = 1;
+			continue;
+		}
+		if (c->max_end > s->latest_end)
+			s->latest_end = c->max_end;
+		s->stats.blocks += (uint64_t)c->n;
+		if (s->model && c->n &&
+		    model_add_blocks(s->model, &b->blocks[c->first], (size_t)c->n, c->pid,
+				     c->context_id) != 0)
+			return -1;
+	}
+	s->stats.chunks += b->n_chunks;
+	s->stats.model_s += now_s() - t2;
+	if (op_submit(s, (struct session_op){ .kind = OP_BATCH, .v = b }))
+		return -1;
+	return damaged;
+}
+
+/* Reads, decodes and feeds new chunks batch by batch until none is left or
+ * the poll's budget is spent (then s->behind says more is waiting). */
+static int poll_blocks(struct session *s, double start, char *err, size_t errlen)
+{
+	int rc = 0;
+	s->behind = 0;
+	for (;;) {
+		struct session_batch *b = batch_next(s);
+		double t = now_s();
+		if (db_reader_new_chunks(s->reader, &s->block_mark, batch_take_chunk, b) != 0)
+			return read_error(s, err, errlen);
+		s->stats.read_s += now_s() - t;
+		if (b->n_chunks == (size_t)-1) {
+			snprintf(err, errlen, "%s: out of memory", s->path);
+			return -1;
+		}
+		if (!b->n_chunks)
+			break;
+		int full = b->n_blocks >= SESSION_BATCH_BLOCKS;
+		int r = batch_feed(s, b, err, errlen);
+		if (r < 0) {
+			snprintf(err, errlen, "%s: out of memory", s->path);
+			return -1;
+		}
+		rc |= r;
+		if (!full)
+			break;
+		if (s->budget_ns && (now_s() - start) * 1e9 >= (double)s->budget_ns) {
+			s->behind = 1;
+			break;
+		}
+	}
+	return rc ? -1 : 0;
+}
+
 static int nvtx_to_model(void *ud, const struct smtop_nvtx *n)
 {
 	return model_add_nvtx(ud, n) == 0 ? 0 : 1;
 }
 
-/* Final events and NVTX ranges the model has not seen yet, then the model's
- * own bookkeeping (lanes sorted, ready times, events linked to kernels). */
+/* Final events the model has not seen yet (when the analysis is not busy:
+ * else at a later poll), NVTX ranges, then the model's own bookkeeping
+ * (lanes sorted, ready times, events linked to kernels, bins). */
 static int session_feed_model(struct session *s)
 {
-	size_t n = analysis_event_count(s->analysis);
-	int changed = n != s->events_fed;
-	for (; s->events_fed < n; s->events_fed++)
-		model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
+	struct session_loader *L = s->loader;
+	int changed = 0;
+	if (!L->athread_on || pthread_mutex_trylock(&L->alock) == 0) {
+		size_t n = analysis_event_count(s->analysis);
+		changed = n != s->events_fed;
+		for (; s->events_fed < n; s->events_fed++)
+			model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
+		if (L->athread_on)
+			pthread_mutex_unlock(&L->alock);
+	}
 	if (s->info.nvtx != s->nvtx_seen) {
 		db_reader_nvtx(s->reader, s->nvtx_mark, UINT64_MAX, nvtx_to_model, s->model);
 		s->nvtx_mark = s->latest_end;
@@ -118,37 +557,69 @@ static int session_feed_model(struct session *s)
 	}
 	s->model->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
 	s->model->drops_known = !s->info.is_nsys;
-	s->model->live = !s->ended;
+	s->model->live = !s->ended || s->behind;
 	s->model->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
+	double t = now_s();
 	model_flush(s->model);
+	s->stats.model_s += now_s() - t;
 	return changed;
+}
+
+static int loader_failed(struct session *s, char *err, size_t errlen)
+{
+	struct session_loader *L = s->loader;
+	int failed;
+	pthread_mutex_lock(&L->qlock);
+	failed = L->a_failed;
+	s->stats.analysis_s = L->a_seconds;
+	pthread_mutex_unlock(&L->qlock);
+	if (failed)
+		snprintf(err, errlen, "%s: out of memory in the analysis", s->path);
+	return failed;
 }
 
 int session_poll(struct session *s, char *err, size_t errlen)
 {
+	struct session_loader *L = s->loader;
+	double start = now_s();
 	if (db_reader_info(s->reader, &s->info) != 0)
 		return read_error(s, err, errlen);
 	int changed = 0;
+	if (s->model)
+		model_set_pool(s->model, L->pool);
 	feed_devices(s);
 	int64_t km = s->kernel_mark, bm = s->block_mark;
+	L->n_kern = 0;
 	if (poll_small_tables(s, &changed) != 0 ||
-	    db_reader_new_kernels(s->reader, &s->kernel_mark, feed_kernel, s) != 0 ||
-	    db_reader_new_blocks(s->reader, &s->block_mark, feed_block, s) != 0)
+	    db_reader_new_kernels(s->reader, &s->kernel_mark, feed_kernel, s) != 0)
 		return read_error(s, err, errlen);
+	if (submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern)) {
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
+	int rc = poll_blocks(s, start, err, errlen);
 	changed |= km != s->kernel_mark || bm != s->block_mark;
 	s->ended = s->info.ended || s->info.is_nsys;
 	uint64_t mark = ANALYSIS_WATERMARK_ALL;
-	if (!s->ended)
+	if (!s->ended || s->behind)
 		mark = s->latest_end > SESSION_LIVE_SLACK_NS ? s->latest_end - SESSION_LIVE_SLACK_NS : 0;
-	if (changed || s->ended)
-		analysis_update(s->analysis, mark);
+	if (changed || !L->marked || mark != L->last_mark) {
+		op_submit(s, (struct session_op){ .kind = OP_UPDATE, .mark = mark });
+		L->last_mark = mark;
+		L->marked = 1;
+	}
+	if (!s->budget_ns)
+		session_sync(s);
 	if (s->model)
 		changed |= session_feed_model(s);
+	if (rc < 0 || loader_failed(s, err, errlen))
+		return -1;
 	return changed;
 }
 
 int session_store_events(struct session *s, char *err, size_t errlen)
 {
+	session_sync(s);
 	size_t n = analysis_event_count(s->analysis);
 	struct smtop_event *ev = n ? calloc(n, sizeof *ev) : NULL;
 	if (n && !ev) {
@@ -167,6 +638,7 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 
 void session_close(struct session *s)
 {
+	loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);
 	if (s->reader)

@@ -13,9 +13,11 @@
  * sweep per group of them (occupancy stays exact, top-2 is merged). */
 #define BINNING_SLOTS 16
 
+/* 16 bytes: a stage of a million blocks takes 16 MB. */
 struct binning_item {
-	int64_t s, e;
-	uint32_t threads;
+	int64_t s;
+	uint32_t dur;                   /* ns; longer blocks are staged in pieces */
+	uint16_t threads;               /* per block: at most 1024 on CUDA */
 	uint16_t stream;
 };
 
@@ -110,10 +112,9 @@ int binning_set_sms(struct binning *b, uint32_t n_sm)
 	return 0;
 }
 
-int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t threads,
-		 uint16_t stream)
+static int push_one(struct binning *b, struct binning_sm *l, int64_t s, uint32_t dur,
+		    uint16_t threads, uint16_t stream)
 {
-	struct binning_sm *l = &b->sms[sm];
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
 		struct binning_item *it = realloc(l->items, cap * sizeof *it);
@@ -122,10 +123,24 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 		l->items = it;
 		l->cap = cap;
 	}
-	l->items[l->n++] = (struct binning_item){ s, e, threads, stream };
+	l->items[l->n++] = (struct binning_item){ s, dur, threads, stream };
+	b->n++;
+	return 0;
+}
+
+int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t threads,
+		 uint16_t stream)
+{
+	struct binning_sm *l = &b->sms[sm];
+	uint16_t th = threads > UINT16_MAX ? UINT16_MAX : (uint16_t)threads;
+	/* pieces of a block add up to the block: bins are sums */
+	for (; e - s > (int64_t)UINT32_MAX; s += (int64_t)1 << 31)
+		if (push_one(b, l, s, 1u << 31, th, stream))
+			return -1;
+	if (push_one(b, l, s, (uint32_t)(e - s), th, stream))
+		return -1;
 	if (e > b->emax)
 		b->emax = e;
-	b->n++;
 	return b->n >= BINNING_STAGE_MAX || l->n >= b->sm_max;
 }
 
@@ -258,7 +273,7 @@ static void sweep(const struct apply_job *j, struct binning_scratch *w, uint32_t
 		int slot = w->slot_of[it[i].stream] - g;
 		if (slot < 0 || slot >= ns)
 			continue;
-		int64_t s = it[i].s > r0 ? it[i].s : r0, e = it[i].e;
+		int64_t e = it[i].s + it[i].dur, s = it[i].s > r0 ? it[i].s : r0;
 		if (e <= s)
 			continue;
 		int64_t th = it[i].threads;
@@ -322,53 +337,63 @@ static int64_t window_start(const struct model_level *l)
  * finest level whose bins cover the batch's span in one sweep up to the
  * coarsest, then passes for the finer levels over their ring windows only
  * (older time has already left them). */
+/* Keeps the items of slots [g, g + ns) that end after r0 (all of them when
+ * keep is NULL: only the span is wanted); their span, clipped at r0, in
+ * *smin and *emax (INT64_MAX, INT64_MIN when none).  Returns how many. */
+static size_t group_filter(const struct binning_scratch *w, const struct binning_item *it,
+			   size_t n, int g, int ns, int64_t r0, struct binning_item *keep,
+			   int64_t *smin, int64_t *emax)
+{
+	size_t nk = 0;
+	*smin = INT64_MAX;
+	*emax = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		int slot = w->slot_of[it[i].stream] - g;
+		int64_t e = it[i].s + it[i].dur, s = it[i].s > r0 ? it[i].s : r0;
+		if (slot < 0 || slot >= ns || e <= s)
+			continue;
+		if (keep)
+			keep[nk] = it[i];
+		nk++;
+		if (s < *smin)
+			*smin = s;
+		if (e > *emax)
+			*emax = e;
+	}
+	return nk;
+}
+
+/* All levels for the items of slots [g, g + ns), whose span is [smin, emax):
+ * a first pass from the finest level whose bins cover the span in one sweep
+ * up to the coarsest, then passes for the finer levels over their ring
+ * windows only (older time has already left them). */
 static void sweep_group(const struct apply_job *j, struct binning_scratch *w, uint32_t sm,
-			const struct binning_item *it, size_t n, int g, int ns)
+			const struct binning_item *it, size_t n, int g, int ns, int64_t smin,
+			int64_t emax)
 {
 	int top = MODEL_LEVELS - 1, buf = 0;
 	int64_t r0 = INT64_MIN;
-	for (;;) {
-		int64_t smin = INT64_MAX, emax = INT64_MIN;
-		for (size_t i = 0; i < n; i++) {
-			int slot = w->slot_of[it[i].stream] - g;
-			int64_t s = it[i].s > r0 ? it[i].s : r0;
-			if (slot < 0 || slot >= ns || it[i].e <= s)
-				continue;
-			if (s < smin)
-				smin = s;
-			if (it[i].e > emax)
-				emax = it[i].e;
-		}
-		if (smin == INT64_MAX)
-			return;
+	while (smin < emax) {
 		int64_t f0 = binning_floor_div(smin, (int64_t)MODEL_BASE_NS);
 		int64_t f1 = binning_floor_div(emax - 1, (int64_t)MODEL_BASE_NS);
 		int base = 0;
 		while (base < top && (f1 >> (2 * base)) - (f0 >> (2 * base)) >= BINNING_SPAN)
 			base++;
-		if ((f1 >> (2 * base)) - (f0 >> (2 * base)) >= BINNING_SPAN) {
-			/* longer than the coarsest ring: only its window matters */
-			int64_t win = window_start(&j->levels[top]);
-			if (win <= r0)
-				return; /* cannot happen: the window holds 1024 bins */
-			r0 = win;
-			continue;
+		if ((f1 >> (2 * base)) - (f0 >> (2 * base)) < BINNING_SPAN) {
+			sweep(j, w, sm, it, n, g, ns, r0, base, top, f0 >> (2 * base),
+			      f1 >> (2 * base));
+			if (base == 0)
+				return;
+			top = base - 1;
 		}
-		sweep(j, w, sm, it, n, g, ns, r0, base, top, f0 >> (2 * base), f1 >> (2 * base));
-		if (base == 0)
-			return;
-		top = base - 1;
+		/* else longer than the coarsest ring: only its window matters */
 		int64_t win = window_start(&j->levels[top]);
-		if (win > r0)
-			r0 = win;
+		if (win <= r0)
+			return; /* cannot happen: a window holds 1024 bins */
+		r0 = win;
 		/* keep only what reaches the finer levels' windows */
-		struct binning_item *keep = w->pass[buf];
-		size_t nk = 0;
-		for (size_t i = 0; i < n; i++)
-			if (it[i].e > r0)
-				keep[nk++] = it[i];
-		it = keep;
-		n = nk;
+		n = group_filter(w, it, n, g, ns, r0, w->pass[buf], &smin, &emax);
+		it = w->pass[buf];
 		buf ^= 1;
 	}
 }
@@ -386,13 +411,21 @@ static void apply_sm(void *ud, size_t task, int worker)
 	const struct binning_item *it = b->sms[sm].items;
 	size_t n = b->sms[sm].n;
 	int ns = 0;
-	for (size_t i = 0; i < n; i++)
+	int64_t smin = INT64_MAX, emax = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
 		if (w->slot_of[it[i].stream] < 0) {
 			w->slot_of[it[i].stream] = (int16_t)ns;
 			w->slot_stream[ns++] = it[i].stream;
 		}
-	for (int g = 0; g < ns; g += BINNING_SLOTS)
-		sweep_group(j, w, sm, it, n, g, ns - g < BINNING_SLOTS ? ns - g : BINNING_SLOTS);
+		smin = it[i].s < smin ? it[i].s : smin;
+		emax = it[i].s + it[i].dur > emax ? it[i].s + it[i].dur : emax;
+	}
+	for (int g = 0; g < ns; g += BINNING_SLOTS) {
+		int gs = ns - g < BINNING_SLOTS ? ns - g : BINNING_SLOTS;
+		if (ns > BINNING_SLOTS)
+			group_filter(w, it, n, g, gs, INT64_MIN, NULL, &smin, &emax);
+		sweep_group(j, w, sm, it, n, g, gs, smin, emax);
+	}
 	for (int s = 0; s < ns; s++)
 		w->slot_of[w->slot_stream[s]] = -1;
 }

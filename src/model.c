@@ -131,7 +131,10 @@ static const struct model_name *intern(struct model *m, const char *name)
 /* ---- bins ---------------------------------------------------------------- */
 
 /* A batch touches every level of every SM: with 4 KiB pages that is a TLB
- * miss per level and SM, so bins live on huge pages where the kernel allows. */
+ * miss per level and SM, so bins live on huge pages where the kernel allows.
+ * Not cleared here: a ring is cleared when it first takes data and the
+ * detail level when it is filled, so the detail level's pages stay out of
+ * memory until a fine zoom asks for it. */
 static struct model_bin *bins_alloc(size_t count)
 {
 	size_t bytes = count * sizeof(struct model_bin);
@@ -143,7 +146,6 @@ static struct model_bin *bins_alloc(size_t count)
 #ifdef MADV_HUGEPAGE
 	madvise(b, bytes, MADV_HUGEPAGE);
 #endif
-	memset(b, 0, bytes);
 	return b;
 }
 
@@ -560,14 +562,72 @@ int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 	return r < 0 ? -1 : 0;
 }
 
+/* A chunk is runs of one kernel's blocks on one SM: its kernel is looked up,
+ * and its counters change, once per run. */
+static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, long ki,
+			int *rc)
+{
+	struct model_kernel *k = &m->kernels[ki];
+	uint32_t th = k->threads ? k->threads : 1;
+	uint16_t stream = (uint16_t)k->stream;
+	uint64_t first = UINT64_MAX, last = 0, mask[4] = { 0 };
+	size_t j = 0;
+	for (; j < n; j++) {
+		const struct smtop_block *y = &b[j];
+		if (y->grid_id != b->grid_id || y->sm >= m->n_sm || y->end <= y->start)
+			break;
+		first = y->start < first ? y->start : first;
+		last = y->end > last ? y->end : last;
+		if (y->sm < 256)
+			mask[y->sm / 64] |= 1ULL << (y->sm % 64);
+		int r = binning_push(m->binning, y->sm, (int64_t)y->start - m->origin,
+				     (int64_t)y->end - m->origin, th, stream);
+		if (r && (r < 0 || model_bin_staged(m))) {
+			*rc = -1;
+			j++;
+			break;
+		}
+	}
+	if (!k->first_block || first < k->first_block)
+		k->first_block = first;
+	if (last > k->last_block)
+		k->last_block = last;
+	k->blocks_seen += j;
+	for (int w = 0; w < 4; w++)
+		k->sm_mask[w] |= mask[w];
+	m->streams[k->stream].blocks += j;
+	m->blocks += j;
+	note_time(m, first, last);
+	return j;
+}
+
 int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
 		     uint32_t context_id)
 {
-	for (size_t i = 0; i < n; i++)
-		if (block_place(m, &b[i], pid, context_id, 1) < 0)
-			return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc;) {
+		const struct smtop_block *x = &b[i];
+		long ki = -1;
+		if (m->has_device && m->has_origin && x->sm < m->n_sm && x->end > x->start) {
+			ki = m->last_kernel;
+			if (ki < 0 || x->grid_id != m->last_grid || pid != m->last_pid ||
+			    context_id != m->last_ctx)
+				ki = model_find_kernel(m, pid, context_id, x->grid_id);
+		}
+		if (ki < 0) {
+			/* the one-block way: pending, bad SMs, the first block */
+			rc = block_place(m, x, pid, context_id, 1) < 0 ? -1 : 0;
+			i++;
+			continue;
+		}
+		m->last_kernel = ki;
+		m->last_grid = x->grid_id;
+		m->last_pid = pid;
+		m->last_ctx = context_id;
+		i += place_run(m, x, n - i, ki, &rc);
+	}
 	m->generation++;
-	return 0;
+	return rc;
 }
 
 void model_set_pool(struct model *m, struct pool *p)

@@ -162,6 +162,7 @@ struct model {
 	uint64_t drops;                 /* set by the loader: collector drops */
 	int drops_known;                /* 0: shown as N/A (an nsys export has none) */
 	int live;                       /* set by the loader */
+	int loading;                    /* set by the loader: more is waiting than it read */
 	uint64_t lag_ns;                /* set by the loader: now - newest record */
 	uint64_t threshold_ns;          /* blocking threshold the analysis used */
 	const char *session_label;      /* set by the loader, not owned */

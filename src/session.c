@@ -16,9 +16,9 @@
  * across streams; a live session's verdicts wait this long behind the data. */
 #define SESSION_LIVE_SLACK_NS 500000000ull
 /* Blocks read and decoded together: enough to keep the pool busy, few enough
- * that a poll with a budget looks at the clock often (about 5 ms of work at
- * 25 M blocks/s) and that the batches in flight stay small (4 MB each). */
-#define SESSION_BATCH_BLOCKS (1u << 17)
+ * that a poll with a budget looks at the clock often (about 3 ms of work at
+ * 25 M blocks/s) and that the batches in flight stay small (2 MB each). */
+#define SESSION_BATCH_BLOCKS (1u << 16)
 /* Batches between the reader and the analysis: how far the analysis may fall
  * behind before the reader waits for it. */
 #define SESSION_BATCHES 3
@@ -73,7 +73,10 @@ struct session_loader {
 	double a_seconds;
 	pthread_mutex_t alock;          /* the analysis itself */
 	struct analysis *analysis;
-	/* this poll's records bound for the analysis */
+	/* kernels read but held back while the blocks are behind them, and
+	 * those released this poll, bound for the analysis */
+	struct smtop_kernel *held;
+	size_t n_held, cap_held;
 	struct smtop_kernel *kern;
 	size_t n_kern, cap_kern;
 	void *small;                    /* streams or requests being collected */
@@ -82,11 +85,22 @@ struct session_loader {
 	int marked;
 };
 
-static double now_s(void)
+static double clock_s(clockid_t which)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(which, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* The analysis' cost as CPU time of its thread: true on a busy machine too. */
+static double thread_cpu_s(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -159,11 +173,11 @@ static void *analysis_main(void *arg)
 		L->a_busy = 1;
 		pthread_cond_broadcast(&L->freed); /* a slot in the queue */
 		pthread_mutex_unlock(&L->qlock);
-		double t = now_s();
 		pthread_mutex_lock(&L->alock);
+		double t = thread_cpu_s();
 		int rc = op_run(L->analysis, &op);
+		t = thread_cpu_s() - t;
 		pthread_mutex_unlock(&L->alock);
-		t = now_s() - t;
 		pthread_mutex_lock(&L->qlock);
 		L->a_seconds += t;
 		if (rc)
@@ -184,9 +198,9 @@ static int op_submit(struct session *s, struct session_op op)
 {
 	struct session_loader *L = s->loader;
 	if (!L->athread_on) {
-		double t = now_s();
+		double t = thread_cpu_s();
 		int rc = op_run(s->analysis, &op);
-		L->a_seconds += now_s() - t;
+		L->a_seconds += thread_cpu_s() - t;
 		if (op.kind == OP_BATCH)
 			((struct session_batch *)op.v)->busy = 0;
 		return rc;
@@ -245,6 +259,7 @@ static void loader_free(struct session_loader *L)
 		free(L->batches[i].raw);
 		free(L->batches[i].blocks);
 	}
+	free(L->held);
 	free(L->kern);
 	free(L->small);
 	pthread_cond_destroy(&L->freed);
@@ -293,18 +308,45 @@ static struct session_loader *loader_new(struct analysis *a)
 
 /* ---- reading ---------------------------------------------------------------- */
 
-static int feed_kernel(void *ud, const struct smtop_kernel *k)
+static int submit_collected(struct session *s, enum session_op_kind kind, void **v, size_t *n,
+			    size_t *cap);
+
+/* Kernels wait in the loader until the blocks read reach their start, so
+ * that a loader behind the data shows kernels and blocks up to one edge
+ * (and the analysis' watermark never passes blocks not yet read). */
+static int hold_kernel(void *ud, const struct smtop_kernel *k)
 {
-	struct session *s = ud;
-	struct session_loader *L = s->loader;
-	if (k->end > s->latest_end)
-		s->latest_end = k->end;
-	if (s->model && model_add_kernel(s->model, k) != 0)
+	struct session_loader *L = ((struct session *)ud)->loader;
+	if (grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
-	if (grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
-		return 1;
-	L->kern[L->n_kern++] = *k;
+	L->held[L->n_held++] = *k;
 	return 0;
+}
+
+/* Feeds the held kernels that start at or before `upto` to the model and
+ * queues them for the analysis.  Returns 0, or -1 when out of memory. */
+static int release_kernels(struct session *s, uint64_t upto)
+{
+	struct session_loader *L = s->loader;
+	size_t keep = 0;
+	for (size_t i = 0; i < L->n_held; i++) {
+		const struct smtop_kernel *k = &L->held[i];
+		if (k->start > upto) {
+			L->held[keep++] = *k;
+			continue;
+		}
+		/* a long kernel's end does not carry the edge past the blocks */
+		uint64_t end = k->end < upto ? k->end : upto;
+		if (end > s->latest_end)
+			s->latest_end = end;
+		if (s->model && model_add_kernel(s->model, k) != 0)
+			return -1;
+		if (grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
+			return -1;
+		L->kern[L->n_kern++] = *k;
+	}
+	L->n_held = keep;
+	return submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern);
 }
 
 static int feed_stream(void *ud, const struct smtop_stream *st)
@@ -470,6 +512,11 @@ static int batch_feed(struct session *s, struct session_batch *b, char *err, siz
 	pool_run(L->pool, b->n_chunks, batch_decode_chunk, b);
 	double t2 = now_s();
 	s->stats.decode_s += t2 - t;
+	for (size_t i = 0; i < b->n_chunks; i++)
+		if (b->chunks[i].n > 0 && b->chunks[i].max_end > s->blocks_end)
+			s->blocks_end = b->chunks[i].max_end;
+	if (release_kernels(s, s->blocks_end))
+		return -1;
 	for (size_t i = 0; i < b->n_chunks; i++) {
 		const struct session_chunk *c = &b->chunks[i];
 		if (c->n < 0) {
@@ -526,6 +573,10 @@ static int poll_blocks(struct session *s, double start, char *err, size_t errlen
 			break;
 		}
 	}
+	if (!s->behind && release_kernels(s, UINT64_MAX)) {
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
 	return rc ? -1 : 0;
 }
 
@@ -558,6 +609,7 @@ static int session_feed_model(struct session *s)
 	s->model->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
 	s->model->drops_known = !s->info.is_nsys;
 	s->model->live = !s->ended || s->behind;
+	s->model->loading = s->behind;
 	s->model->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
 	double t = now_s();
 	model_flush(s->model);
@@ -589,14 +641,9 @@ int session_poll(struct session *s, char *err, size_t errlen)
 		model_set_pool(s->model, L->pool);
 	feed_devices(s);
 	int64_t km = s->kernel_mark, bm = s->block_mark;
-	L->n_kern = 0;
 	if (poll_small_tables(s, &changed) != 0 ||
-	    db_reader_new_kernels(s->reader, &s->kernel_mark, feed_kernel, s) != 0)
+	    db_reader_new_kernels(s->reader, &s->kernel_mark, hold_kernel, s) != 0)
 		return read_error(s, err, errlen);
-	if (submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern)) {
-		snprintf(err, errlen, "%s: out of memory", s->path);
-		return -1;
-	}
 	int rc = poll_blocks(s, start, err, errlen);
 	changed |= km != s->kernel_mark || bm != s->block_mark;
 	s->ended = s->info.ended || s->info.is_nsys;

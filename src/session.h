@@ -15,18 +15,22 @@
 
 #include "db/reader.h"
 
+/* A live view's poll budget: frames keep coming while the loader catches up. */
+#define SESSION_LIVE_BUDGET_NS 30000000ull
+
 struct analysis;
 struct analysis_params;
 struct model;
 struct session_loader;
 
-/* Where the loader's time went (seconds), for benchmarks and the docs. */
+/* Where the loader's time went (seconds; wall time of the polling thread's
+ * steps, CPU time of the analysis), for benchmarks and the docs. */
 struct session_stats {
 	uint64_t chunks, blocks;        /* read so far */
 	double read_s;                  /* stepping the chunk table, copying chunks */
 	double decode_s;                /* decoding, on the pool */
 	double model_s;                 /* placing blocks and binning them */
-	double analysis_s;              /* the analysis' own thread, busy */
+	double analysis_s;              /* the analysis, CPU time */
 	double wait_s;                  /* waiting for the analysis to free a batch */
 };
 
@@ -38,13 +42,15 @@ struct session {
 	struct db_session_info info;
 	int64_t kernel_mark, block_mark;
 	uint64_t streams_seen, devices_seen, requests_seen;
-	uint64_t latest_end;            /* latest kernel or block end fed */
+	uint64_t latest_end;            /* latest kernel or block end fed: the live edge */
+	uint64_t blocks_end;            /* latest block end read */
 	size_t events_fed;              /* analysis events handed to the model */
 	uint64_t nvtx_seen, nvtx_mark;
 	int ended;                      /* the session was finalised: nothing more comes */
 	uint64_t budget_ns;             /* 0: a poll reads all that is new; else it stops
 					 * reading blocks after about this long */
-	int behind;                     /* the last poll stopped with blocks left to read */
+	int behind;                     /* the last poll stopped with blocks left to read
+					 * (kernels then wait for the blocks to reach them) */
 	struct session_loader *loader;  /* threads and batches */
 	struct session_stats stats;
 };

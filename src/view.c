@@ -58,7 +58,7 @@ static int view_poll(void *ud, struct model *m)
 	reap_child(v);
 	int changed = session_poll(&v->s, err, sizeof err);
 	if (v->s.latest_end)
-		v->m.lag_ns = v->s.ended ? 0 : now_ns() - v->s.latest_end;
+		v->m.lag_ns = v->s.ended && !v->s.behind ? 0 : now_ns() - v->s.latest_end;
 	return changed < 0 ? -1 : changed;
 }
 
@@ -118,6 +118,9 @@ static int view_loop(struct view *v, const struct cli *c)
 	char err[512];
 	app_init(&a, &v->m);
 	a.ascii = c->ascii;
+	/* live: bounded work per poll, so that frames keep coming when behind */
+	if (v->m.live)
+		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
 	struct ui_source src = { .ud = v, .poll = view_poll, .detail = view_detail };
 	if (ui_run(&a, &v->m, &src, err, sizeof err) != 0) {
 		fprintf(stderr, "%s\n", err);

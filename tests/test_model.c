@@ -306,7 +306,7 @@ static void synth_make(struct model *mm, struct synth *sy, uint32_t n_sm, uint32
 			b->start = t + rnd(&x) % 50000;
 			b->end = b->start + rnd_dur(&x);
 			if (rnd(&x) % 5000 == 0)
-				b->end = b->start + 2000000000ULL; /* a persistent block */
+				b->end = b->start + 6000000000ULL; /* a persistent block, staged in pieces */
 			if (b->end > kr.end)
 				kr.end = b->end;
 		}
@@ -484,4 +484,48 @@ Test(model, bins_of_fixture_identical_on_threads)
 	pool_free(p);
 	model_ref_free(&r1);
 	model_ref_free(&r4);
+}
+
+Test(model, chunks_place_like_single_blocks)
+{
+	struct synth sy;
+	synth_make(&m, &sy, 8, 3, 256, 200, 5);
+	/* a bad SM and an empty block inside the runs */
+	sy.b[1000].sm = 99;
+	sy.b[2000].end = sy.b[2000].start;
+	synth_feed(&m, &sy, 0);
+	struct model c;
+	model_init(&c);
+	free(sy.b);
+	synth_make(&c, &sy, 8, 3, 256, 200, 5);
+	sy.b[1000].sm = 99;
+	sy.b[2000].end = sy.b[2000].start;
+	size_t i0 = sy.n / 3;
+	cr_assert_eq(model_add_blocks(&c, &sy.b[i0], 1, 1, 1), 0);
+	for (size_t i = 0; i < sy.n; i += 300) {
+		size_t n = sy.n - i < 300 ? sy.n - i : 300;
+		if (i <= i0 && i0 < i + n) {
+			cr_assert_eq(model_add_blocks(&c, &sy.b[i], i0 - i, 1, 1), 0);
+			cr_assert_eq(model_add_blocks(&c, &sy.b[i0 + 1], i + n - i0 - 1, 1, 1), 0);
+		} else {
+			cr_assert_eq(model_add_blocks(&c, &sy.b[i], n, 1, 1), 0);
+		}
+	}
+	cr_assert_eq(model_flush(&c), 0);
+	cr_expect_eq(c.blocks, m.blocks);
+	cr_expect_eq(c.blocks_bad_sm, 1);
+	cr_expect_eq(m.blocks_bad_sm, 1);
+	cr_expect_eq(c.t_first, m.t_first);
+	cr_expect_eq(c.t_last, m.t_last);
+	for (size_t k = 0; k < m.n_kernels; k++) {
+		const struct model_kernel *x = &m.kernels[k], *y = &c.kernels[k];
+		cr_expect(x->first_block == y->first_block && x->last_block == y->last_block &&
+			  x->blocks_seen == y->blocks_seen &&
+			  memcmp(x->sm_mask, y->sm_mask, sizeof x->sm_mask) == 0, "kernel %zu", k);
+	}
+	for (size_t s = 0; s < m.n_streams; s++)
+		cr_expect_eq(m.streams[s].blocks, c.streams[s].blocks);
+	cr_expect(model_ref_same_bins(&m, &c));
+	model_free(&c);
+	free(sy.b);
 }

@@ -74,7 +74,8 @@ int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *er
 			dirty = 0;
 		}
 		struct tty_input in;
-		tty_read(&in, UI_TICK_MS);
+		/* a loader catching up polls again at once (its poll is bounded) */
+		tty_read(&in, m->loading ? 0 : UI_TICK_MS);
 		if (in.mouse)
 			dirty |= app_handle_mouse(a, in.x, in.y);
 		else if (in.key == APP_KEY_RESIZE)

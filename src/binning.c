@@ -27,9 +27,9 @@ struct binning_sm {
 	size_t n, cap;
 };
 
-/* A finest-level bin of one stream during a sweep: thread-ns of the blocks
- * that start or end inside it, and the change of the resident threads of
- * the blocks that cover it whole (a difference array). */
+/* A bin of one stream during a sweep: the change of the resident threads
+ * at its start (a difference array), and a correction in thread-ns for the
+ * blocks that start or end inside it. */
 struct binning_cell {
 	int64_t direct, diff;
 };
@@ -112,17 +112,13 @@ int binning_set_sms(struct binning *b, uint32_t n_sm)
 	return 0;
 }
 
+static int reserve(struct binning_sm *l, size_t more);
+
 static int push_one(struct binning *b, struct binning_sm *l, int64_t s, uint32_t dur,
 		    uint16_t threads, uint16_t stream)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct binning_item *it = realloc(l->items, cap * sizeof *it);
-		if (!it)
-			return -1;
-		l->items = it;
-		l->cap = cap;
-	}
+	if (reserve(l, 1))
+		return -1;
 	l->items[l->n++] = (struct binning_item){ s, dur, threads, stream };
 	b->n++;
 	return 0;
@@ -141,6 +137,59 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 		return -1;
 	if (e > b->emax)
 		b->emax = e;
+	return b->n >= BINNING_STAGE_MAX || l->n >= b->sm_max;
+}
+
+/* Stages blocks until the first one too long for an item; returns how many. */
+static size_t push_stretch(struct binning *b, struct binning_sm *l, const struct smtop_block *blk,
+			   size_t n, int64_t origin, uint16_t th, uint16_t stream)
+{
+	struct binning_item *out = &l->items[l->n];
+	int64_t emax = b->emax;
+	size_t i = 0;
+	for (; i < n; i++) {
+		int64_t s = (int64_t)blk[i].start - origin, e = (int64_t)blk[i].end - origin;
+		if (e - s > (int64_t)UINT32_MAX)
+			break;
+		out[i] = (struct binning_item){ s, (uint32_t)(e - s), th, stream };
+		emax = e > emax ? e : emax;
+	}
+	l->n += i;
+	b->n += i;
+	b->emax = emax;
+	return i;
+}
+
+static int reserve(struct binning_sm *l, size_t more)
+{
+	if (l->n + more <= l->cap)
+		return 0;
+	size_t cap = l->cap ? l->cap : 256;
+	while (cap < l->n + more)
+		cap *= 2;
+	struct binning_item *it = realloc(l->items, cap * sizeof *it);
+	if (!it)
+		return -1;
+	l->items = it;
+	l->cap = cap;
+	return 0;
+}
+
+int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block *blk, size_t n,
+			int64_t origin, uint32_t threads, uint16_t stream)
+{
+	struct binning_sm *l = &b->sms[sm];
+	uint16_t th = threads > UINT16_MAX ? UINT16_MAX : (uint16_t)threads;
+	for (size_t i = 0; i < n;) {
+		if (reserve(l, n - i))
+			return -1;
+		i += push_stretch(b, l, blk + i, n - i, origin, th, stream);
+		/* a block over 4 s goes in pieces */
+		if (i < n && binning_push(b, sm, (int64_t)blk[i].start - origin,
+					  (int64_t)blk[i].end - origin, threads, stream) < 0)
+			return -1;
+		i += i < n;
+	}
 	return b->n >= BINNING_STAGE_MAX || l->n >= b->sm_max;
 }
 
@@ -276,21 +325,18 @@ static void sweep(const struct apply_job *j, struct binning_scratch *w, uint32_t
 		int64_t e = it[i].s + it[i].dur, s = it[i].s > r0 ? it[i].s : r0;
 		if (e <= s)
 			continue;
+		/* resident from bin i0 to bin i1 (a rate of th over [i0, i1)),
+		 * less what bin i0 misses before s, plus what bin i1 holds before
+		 * e: two cells, no branch, whatever the length */
 		int64_t th = it[i].threads;
 		int64_t i0 = binning_floor_div(s, (int64_t)MODEL_BASE_NS) >> sh;
 		int64_t i1 = binning_floor_div(e - 1, (int64_t)MODEL_BASE_NS) >> sh;
 		struct binning_cell *c0 = &c[(i0 - b0) * ns + slot];
-		if (i0 == i1) {
-			c0->direct += th * (e - s);
-			continue;
-		}
 		struct binning_cell *c1 = &c[(i1 - b0) * ns + slot];
-		c0->direct += th * ((i0 + 1) * width - s);
+		c0->direct -= th * (s - i0 * width);
+		c0->diff += th;
 		c1->direct += th * (e - i1 * width);
-		if (i1 > i0 + 1) {
-			c0[ns].diff += th;
-			c1->diff -= th;
-		}
+		c1->diff -= th;
 	}
 	int64_t rate[BINNING_SLOTS] = { 0 }, amt[BINNING_SLOTS];
 	int64_t acc[MODEL_LEVELS][BINNING_SLOTS];

@@ -77,6 +77,10 @@ int binning_set_sms(struct binning *b, uint32_t n_sm);
  * full (the caller should binning_apply), or -1 when out of memory. */
 int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t threads,
 		 uint16_t stream);
+/* The same for n blocks (start < end) of one kernel on SM sm, on CUPTI
+ * time: origin is the model's. */
+int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block *blk, size_t n,
+			int64_t origin, uint32_t threads, uint16_t stream);
 size_t binning_staged(const struct binning *b);
 
 /* Adds everything staged to levels[0..MODEL_LEVELS) of n_sm SMs, moving the

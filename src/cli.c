@@ -37,7 +37,8 @@ void cli_usage(FILE *out)
 	      "  -h, --help                 this text;  --version  the version\n"
 	      "\n"
 	      "environment: NO_COLOR (monochrome), SMTOP_INJECT (collector library path),\n"
-	      "XDG_DATA_HOME (session library).  See smtop(1) for the keys of the viewer.\n",
+	      "XDG_DATA_HOME (session library), SMTOP_THREADS (loader threads).\n"
+	      "See smtop(1) for the keys of the viewer.\n",
 	      out);
 }
 

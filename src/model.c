@@ -562,39 +562,32 @@ int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 	return r < 0 ? -1 : 0;
 }
 
-/* A chunk is runs of one kernel's blocks on one SM: its kernel is looked up,
- * and its counters change, once per run. */
+/* A chunk is runs of one kernel's blocks on one SM: the kernel is looked up,
+ * its counters change and the stage grows, once per run (b[0] is valid). */
 static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, long ki,
 			int *rc)
 {
 	struct model_kernel *k = &m->kernels[ki];
-	uint32_t th = k->threads ? k->threads : 1;
-	uint16_t stream = (uint16_t)k->stream;
-	uint64_t first = UINT64_MAX, last = 0, mask[4] = { 0 };
+	uint64_t first = UINT64_MAX, last = 0;
 	size_t j = 0;
 	for (; j < n; j++) {
 		const struct smtop_block *y = &b[j];
-		if (y->grid_id != b->grid_id || y->sm >= m->n_sm || y->end <= y->start)
+		if (y->grid_id != b->grid_id || y->sm != b->sm || y->end <= y->start)
 			break;
 		first = y->start < first ? y->start : first;
 		last = y->end > last ? y->end : last;
-		if (y->sm < 256)
-			mask[y->sm / 64] |= 1ULL << (y->sm % 64);
-		int r = binning_push(m->binning, y->sm, (int64_t)y->start - m->origin,
-				     (int64_t)y->end - m->origin, th, stream);
-		if (r && (r < 0 || model_bin_staged(m))) {
-			*rc = -1;
-			j++;
-			break;
-		}
 	}
+	int r = binning_push_blocks(m->binning, b->sm, b, j, m->origin,
+				    k->threads ? k->threads : 1, (uint16_t)k->stream);
+	if (r && (r < 0 || model_bin_staged(m)))
+		*rc = -1;
 	if (!k->first_block || first < k->first_block)
 		k->first_block = first;
 	if (last > k->last_block)
 		k->last_block = last;
 	k->blocks_seen += j;
-	for (int w = 0; w < 4; w++)
-		k->sm_mask[w] |= mask[w];
+	if (b->sm < 256)
+		k->sm_mask[b->sm / 64] |= 1ULL << (b->sm % 64);
 	m->streams[k->stream].blocks += j;
 	m->blocks += j;
 	note_time(m, first, last);

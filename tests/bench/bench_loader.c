@@ -299,6 +299,7 @@ struct live {
 	double seconds;
 	volatile int stop;
 	uint64_t written;               /* blocks appended */
+	double writer_cpu;              /* seconds */
 	int created;
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
@@ -502,6 +503,7 @@ static void *live_writer(void *arg)
 	db_writer_close(dw);
 	free(buf);
 	free(kr);
+	L->writer_cpu = cpu_s(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
 }
 
@@ -544,6 +546,7 @@ static void live_run(double rate, double seconds)
 	uint64_t *lag = malloc(cap_lag * sizeof *lag);
 	double frame_max = 0;
 	uint64_t warm = L.w0 + 1000000000ull;
+	double wall0 = now_s(), cpu0 = cpu_s(CLOCK_PROCESS_CPUTIME_ID);
 	uint64_t until = L.w0 + (uint64_t)(seconds * 1e9);
 	while (wall_ns() < until) {
 		uint64_t t = wall_ns();
@@ -577,14 +580,17 @@ static void live_run(double rate, double seconds)
 	}
 	L.stop = 1;
 	pthread_join(wt, NULL);
+	double wall = now_s() - wall0, cpu = cpu_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
 	qsort(lag, n_lag, sizeof *lag, cmp_u64);
 	uint64_t written = L.written, read = s.stats.blocks;
 	printf("  live at %.0f M blocks/s, %.0f s, %d loader threads: lag p50 %.0f ms, p99 %.0f ms, "
 	       "max %.0f ms (%zu polls, %zu behind); read %llu of %llu blocks written; "
-	       "slowest frame %.1f ms\n", rate / 1e6, seconds, pool_default_threads(),
+	       "slowest frame %.1f ms; CPU: writer %.1f s, loader %.1f s in %.1f s\n",
+	       rate / 1e6, seconds, pool_default_threads(),
 	       n_lag ? lag[n_lag / 2] / 1e6 : 0.0, n_lag ? lag[n_lag * 99 / 100] / 1e6 : 0.0,
 	       n_lag ? lag[n_lag - 1] / 1e6 : 0.0, polls, behind_polls,
-	       (unsigned long long)read, (unsigned long long)written, frame_max * 1e3);
+	       (unsigned long long)read, (unsigned long long)written, frame_max * 1e3,
+	       L.writer_cpu, cpu - L.writer_cpu, wall);
 	free(lag);
 	canvas_free(&c);
 	model_free(&m);
@@ -600,6 +606,14 @@ int main(int argc, char **argv)
 {
 	if (argc == 5 && strcmp(argv[1], "--replay") == 0)
 		return replay(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 4 && strcmp(argv[1], "--live") == 0) {
+		live_run(atof(argv[2]) * 1e6, atof(argv[3]));
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--steps") == 0) {
+		steps_alone(argv[2], pool_default_threads());
+		return 0;
+	}
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000000ull;
 	int threads = pool_default_threads();
 

@@ -370,7 +370,10 @@ void model_free(struct model *m)
 	free(m->nvtx);
 	free(m->bins);
 	binning_free(m->binning);
+	for (size_t i = 0; i < m->n_pending_grids; i++)
+		free(m->pending[i].blocks);
 	free(m->pending);
+	free(m->phash);
 	free(m->dev_name);
 	memset(m, 0, sizeof *m);
 }
@@ -506,23 +509,100 @@ static int stage_block(struct model *m, const struct model_kernel *k, const stru
 	return r;
 }
 
-static int pending_push(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+/* ---- blocks waiting for their kernel ------------------------------------------
+ * Kernel records come up to a flush period after their blocks (and a running
+ * kernel's blocks before its record at all): at 20 M blocks/s that is up to a
+ * million blocks.  They wait grouped by grid, so that a flush looks each grid
+ * up once instead of every block again. */
+
+static int phash_rebuild(struct model *m, size_t cap)
 {
-	if (m->n_pending >= MODEL_PENDING_MAX) {
-		m->blocks_orphan++;
-		return 0;
-	}
-	if (grow((void **)&m->pending, &m->cap_pending, m->n_pending + 1, sizeof *m->pending))
+	uint32_t *h = calloc(cap, sizeof *h);
+	if (!h)
 		return -1;
-	m->pending[m->n_pending++] = (struct model_pending){ *b, pid, ctx };
+	for (size_t i = 0; i < m->n_pending_grids; i++) {
+		const struct model_pending *g = &m->pending[i];
+		size_t j = khash_key(g->pid, g->context_id, g->grid_id) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (uint32_t)i + 1;
+	}
+	free(m->phash);
+	m->phash = h;
+	m->phash_cap = cap;
 	return 0;
+}
+
+static struct model_pending *pending_grid(struct model *m, uint32_t pid, uint32_t ctx,
+					  uint64_t grid)
+{
+	if ((m->n_pending_grids + 1) * 2 > m->phash_cap &&
+	    phash_rebuild(m, m->phash_cap ? m->phash_cap * 2 : 256))
+		return NULL;
+	size_t mask = m->phash_cap - 1, j = khash_key(pid, ctx, grid) & mask;
+	for (; m->phash[j]; j = (j + 1) & mask) {
+		struct model_pending *g = &m->pending[m->phash[j] - 1];
+		if (g->grid_id == grid && g->pid == pid && g->context_id == ctx)
+			return g;
+	}
+	if (grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
+		return NULL;
+	m->phash[j] = (uint32_t)m->n_pending_grids + 1;
+	struct model_pending *g = &m->pending[m->n_pending_grids++];
+	*g = (struct model_pending){ pid, ctx, grid, NULL, 0, 0 };
+	return g;
+}
+
+/* Parks b[0..n), blocks of one grid; past MODEL_PENDING_MAX they are lost
+ * to the view (counted in blocks_orphan). */
+static int pending_push(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+			uint32_t ctx)
+{
+	size_t room = MODEL_PENDING_MAX - m->n_pending, take = n < room ? n : room;
+	m->blocks_orphan += n - take;
+	if (!take)
+		return 0;
+	struct model_pending *g = pending_grid(m, pid, ctx, b->grid_id);
+	if (!g || grow((void **)&g->blocks, &g->cap, g->n + take, sizeof *g->blocks))
+		return -1;
+	memcpy(&g->blocks[g->n], b, take * sizeof *b);
+	g->n += take;
+	m->n_pending += take;
+	return 0;
+}
+
+static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
+			       uint32_t pid, uint32_t ctx);
+
+/* Places the waiting grids whose kernel (and the device) is now known. */
+static int pending_retry(struct model *m)
+{
+	size_t keep = 0;
+	int rc = 0;
+	for (size_t i = 0; i < m->n_pending_grids; i++) {
+		struct model_pending g = m->pending[i];
+		if (!rc && m->has_device && model_find_kernel(m, g.pid, g.context_id, g.grid_id) >= 0) {
+			m->n_pending -= g.n;
+			rc = model_add_blocks_to(m, g.blocks, g.n, g.pid, g.context_id);
+			free(g.blocks);
+			continue;
+		}
+		m->pending[keep++] = g;
+	}
+	if (keep == m->n_pending_grids)
+		return rc;
+	m->n_pending_grids = keep;
+	size_t cap = 256;
+	while (cap < keep * 2 + 2)
+		cap *= 2;
+	return phash_rebuild(m, cap) ? -1 : rc;
 }
 
 static int block_place(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx,
 		       int may_pend)
 {
 	if (!m->has_device)
-		return may_pend ? pending_push(m, b, pid, ctx) : 1;
+		return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
 	if (b->sm >= m->n_sm) {
 		m->blocks_bad_sm++;
 		return 0;
@@ -534,7 +614,7 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid || ctx != m->last_ctx) {
 		ki = model_find_kernel(m, pid, ctx, b->grid_id);
 		if (ki < 0)
-			return may_pend ? pending_push(m, b, pid, ctx) : 1;
+			return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
 		m->last_kernel = ki;
 		m->last_grid = b->grid_id;
 		m->last_pid = pid;
@@ -594,8 +674,17 @@ static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, 
 	return j;
 }
 
-int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
-		     uint32_t context_id)
+/* Blocks of one grid from b[0] on (the run a chunk holds). */
+static size_t grid_run(const struct smtop_block *b, size_t n)
+{
+	size_t j = 1;
+	while (j < n && b[j].grid_id == b[0].grid_id)
+		j++;
+	return j;
+}
+
+static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
+			       uint32_t pid, uint32_t context_id)
 {
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc;) {
@@ -606,9 +695,16 @@ int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uin
 			if (ki < 0 || x->grid_id != m->last_grid || pid != m->last_pid ||
 			    context_id != m->last_ctx)
 				ki = model_find_kernel(m, pid, context_id, x->grid_id);
+			if (ki < 0) {
+				/* the grid's record has not come: its run waits */
+				size_t r = grid_run(x, n - i);
+				rc = pending_push(m, x, r, pid, context_id);
+				i += r;
+				continue;
+			}
 		}
 		if (ki < 0) {
-			/* the one-block way: pending, bad SMs, the first block */
+			/* the one-block way: bad SMs, empty blocks, the first block */
 			rc = block_place(m, x, pid, context_id, 1) < 0 ? -1 : 0;
 			i++;
 			continue;
@@ -619,6 +715,13 @@ int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uin
 		m->last_ctx = context_id;
 		i += place_run(m, x, n - i, ki, &rc);
 	}
+	return rc;
+}
+
+int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+		     uint32_t context_id)
+{
+	int rc = model_add_blocks_to(m, b, n, pid, context_id);
 	m->generation++;
 	return rc;
 }
@@ -777,16 +880,8 @@ int model_flush(struct model *m)
 	}
 	m->pending_tried_kernels = m->n_kernels;
 	m->pending_tried_device = m->has_device;
-	size_t keep = 0;
-	for (size_t i = 0; i < m->n_pending; i++) {
-		struct model_pending p = m->pending[i];
-		int r = block_place(m, &p.b, p.pid, p.context_id, 0);
-		if (r < 0)
-			return -1;
-		if (r == 1)
-			m->pending[keep++] = p;
-	}
-	m->n_pending = keep;
+	if (pending_retry(m))
+		return -1;
 	m->generation++;
 	return model_bin_staged(m);
 }

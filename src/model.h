@@ -106,9 +106,12 @@ struct model_cell {
 struct binning;
 struct pool;
 
+/* Blocks of one grid waiting for their kernel record (or the device). */
 struct model_pending {
-	struct smtop_block b;
 	uint32_t pid, context_id;
+	uint64_t grid_id;
+	struct smtop_block *blocks;
+	size_t n, cap;
 };
 
 struct model {
@@ -152,8 +155,11 @@ struct model {
 	uint64_t detail_t0, detail_t1;
 	int detail_ready;
 
-	struct model_pending *pending;
-	size_t n_pending, cap_pending;
+	struct model_pending *pending;  /* by grid; a hash finds a grid's */
+	size_t n_pending_grids, cap_pending;
+	uint32_t *phash;                /* pending index + 1, open addressing */
+	size_t phash_cap;
+	size_t n_pending;               /* blocks waiting, all grids */
 	size_t pending_tried_kernels;   /* n_kernels at the last retry */
 	int pending_tried_device;
 

@@ -529,3 +529,42 @@ Test(model, chunks_place_like_single_blocks)
 	model_free(&c);
 	free(sy.b);
 }
+
+/* The reference over b[0..n) and b[0..again) fed a second time. */
+static void expect_reference_bins_of(const struct smtop_block *b, size_t n, size_t again)
+{
+	struct model_ref r = { 0 };
+	model_ref_add(&r, b, n, 1, 1);
+	model_ref_add(&r, b, again, 1, 1);
+	struct model_ref_stats st;
+	char why[256] = "";
+	cr_expect_eq(model_ref_check(&m, &r, &st, why, sizeof why), 0, "%s", why);
+	cr_expect_gt(st.bins, 10);
+	model_ref_free(&r);
+}
+
+Test(model, waiting_grids_are_placed_as_their_kernels_come)
+{
+	dev(2048);
+	struct smtop_block b[300];
+	for (int i = 0; i < 300; i++)
+		b[i] = (struct smtop_block){ .grid_id = 10 + (uint64_t)(i / 100), .sm = (uint16_t)(i % 4),
+					     .start = US(i), .end = US(i + 50) };
+	cr_assert_eq(model_add_blocks(&m, b, 300, 1, 1), 0);
+	cr_expect_eq(m.n_pending, 300);
+	cr_expect_eq(m.blocks, 0);
+	kern(11, 1, 128, 0, 100, 200, "second");
+	cr_assert_eq(model_flush(&m), 0);
+	cr_expect_eq(m.n_pending, 200, "grid 11's blocks placed, 10 and 12 wait");
+	cr_expect_eq(m.blocks, 100);
+	cr_expect_eq(m.kernels[0].blocks_seen, 100);
+	cr_expect_eq(m.kernels[0].first_block, US(100));
+	cr_assert_eq(model_add_blocks(&m, b, 50, 1, 1), 0);
+	cr_expect_eq(m.n_pending, 250, "more of grid 10 joins its wait");
+	kern(10, 2, 64, 0, 0, 100, "first");
+	kern(12, 1, 128, 0, 200, 300, "third");
+	cr_assert_eq(model_flush(&m), 0);
+	cr_expect_eq(m.n_pending, 0);
+	cr_expect_eq(m.blocks, 350);
+	expect_reference_bins_of(b, 300, 50);
+}

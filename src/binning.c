@@ -7,13 +7,13 @@
 
 /* Bins one sweep covers at its base level: a level's ring window (1024 bins,
  * plus a partial one) at the next finer level, so that every pass after the
- * first binned two levels at least. */
+ * first bins two levels at least. */
 #define BINNING_SPAN (4 * (MODEL_RING_BINS + 1))
 /* Streams one sweep tells apart; an SM whose batch holds more takes a
  * sweep per group of them (occupancy stays exact, top-2 is merged). */
 #define BINNING_SLOTS 16
 
-/* 16 bytes: a stage of a million blocks takes 16 MB. */
+/* 16 bytes: a full stage (BINNING_STAGE_MAX blocks) takes 8 MB. */
 struct binning_item {
 	int64_t s;
 	uint32_t dur;                   /* ns; longer blocks are staged in pieces */
@@ -36,7 +36,7 @@ struct binning_cell {
 
 /* One worker's scratch; sized before the workers start. */
 struct binning_scratch {
-	struct binning_cell *cells;     /* (BINNING_SPAN + 1) * BINNING_SLOTS, kept zero */
+	struct binning_cell *cells;     /* BINNING_SPAN * BINNING_SLOTS, kept zero */
 	struct binning_item *pass[2];   /* items still wanted by finer levels */
 	size_t pass_cap;
 	int16_t *slot_of;               /* model stream -> slot in this SM's batch, -1 */
@@ -203,7 +203,7 @@ size_t binning_staged(const struct binning *b)
 static int scratch_ready(struct binning_scratch *w, size_t items, uint32_t n_streams)
 {
 	if (!w->cells) {
-		w->cells = calloc((size_t)(BINNING_SPAN + 1) * BINNING_SLOTS, sizeof *w->cells);
+		w->cells = calloc((size_t)BINNING_SPAN * BINNING_SLOTS, sizeof *w->cells);
 		if (!w->cells)
 			return -1;
 	}

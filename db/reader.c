@@ -576,6 +576,13 @@ static int64_t sat_sub(uint64_t a, uint64_t b)
 	return a > b ? (int64_t)(a - b) : 0;
 }
 
+/* A time bound as SQLite's signed integer: UINT64_MAX ("to the end") must
+ * not wrap to -1. */
+static int64_t bind_time(uint64_t t)
+{
+	return t > INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
 int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud)
 {
 	sqlite3_stmt *st = r->st_kernel_window;
@@ -583,8 +590,8 @@ int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_f
 	if (!r->has_kernel || t1 <= t0)
 		return 0;
 	reader_update_stats(r);
-	sqlite3_bind_int64(st, 1, (int64_t)t0);
-	sqlite3_bind_int64(st, 2, (int64_t)t1);
+	sqlite3_bind_int64(st, 1, bind_time(t0));
+	sqlite3_bind_int64(st, 2, bind_time(t1));
 	sqlite3_bind_int64(st, 3, sat_sub(t0, r->kernel_max_dur));
 	return reader_walk_kernels(r, st, NULL, fn, ud);
 }
@@ -800,8 +807,8 @@ int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn 
 		return 0;
 	reader_update_offset(r);
 	reader_update_stats(r);
-	g0 = (int64_t)t0 - r->clock_offset;
-	g1 = (int64_t)t1 - r->clock_offset;
+	g0 = bind_time(t0) - r->clock_offset;
+	g1 = t1 > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)t1 - r->clock_offset;
 	/* One index range per device keeps (deviceId, start) usable for a window. */
 	while (rc == 0) {
 		sqlite3_stmt *nd = r->st_next_device, *st = r->st_chunk_window;
@@ -915,8 +922,8 @@ int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn,
 		free(domains.e);
 		return reader_fail(r, "cannot read NVTX events");
 	}
-	sqlite3_bind_int64(st, 1, (int64_t)t0);
-	sqlite3_bind_int64(st, 2, (int64_t)t1);
+	sqlite3_bind_int64(st, 1, bind_time(t0));
+	sqlite3_bind_int64(st, 2, bind_time(t1));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(st, 2);
 		struct smtop_nvtx n = {

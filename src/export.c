@@ -198,7 +198,7 @@ static int exporter_init(struct exporter *x, struct session *s, FILE *out,
 	for (size_t i = 0; i < s->n_src; i++)
 		if (db_reader_streams(s->src[i].reader, on_stream, x) != 0)
 			return fail(x, db_reader_error(s->src[i].reader));
-	if (session_kernels(s, 0, UINT64_MAX, index_kernel, x) != 0)
+	if (session_kernels(s, 0, INT64_MAX, index_kernel, x) != 0)
 		return fail(x, "cannot read kernels");
 	return 0;
 }

@@ -71,7 +71,7 @@ static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
 {
 	struct view *v = ud;
 	model_detail_begin(m, t0, t1);
-	int rc = db_reader_blocks(v->s.reader, t0, t1, detail_block, m);
+	int rc = session_blocks(&v->s, t0, t1, detail_block, m);
 	model_detail_end(m);
 	return rc;
 }
@@ -82,12 +82,14 @@ void view_params(const struct cli *c, struct analysis_params *p)
 	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
 }
 
-static int view_begin(struct view *v, const struct cli *c, const char *path, const char *label)
+static int view_begin(struct view *v, const struct cli *c, const char *const *paths, size_t n,
+		      const char *label)
 {
 	char err[512];
 	struct analysis_params p;
+	const char *path = paths[0];
 	view_params(c, &p);
-	if (session_open(&v->s, path, &p, err, sizeof err) != 0) {
+	if (session_open_many(&v->s, paths, n, &p, err, sizeof err) != 0) {
 		fprintf(stderr, "smtop: %s\n", err);
 		return -1;
 	}
@@ -97,7 +99,10 @@ static int view_begin(struct view *v, const struct cli *c, const char *path, con
 		return -1;
 	}
 	v->s.model = &v->m;
-	snprintf(v->label, sizeof v->label, "%s", label ? label : path);
+	if (label || n == 1)
+		snprintf(v->label, sizeof v->label, "%s", label ? label : path);
+	else
+		snprintf(v->label, sizeof v->label, "%s + %zu more files", path, n - 1);
 	v->m.session_label = v->label;
 	if (session_poll(&v->s, err, sizeof err) < 0) {
 		fprintf(stderr, "smtop: %s\n", err);
@@ -128,13 +133,19 @@ static int view_loop(struct view *v, const struct cli *c)
 
 int view_open(const struct cli *c, const char *path, const char *label)
 {
+	return view_open_many(c, &path, 1, label);
+}
+
+int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label)
+{
 	struct view v;
 	memset(&v, 0, sizeof v);
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-		fprintf(stderr, "smtop: the viewer needs a terminal (for text, use smtop report %s)\n", path);
+		fprintf(stderr, "smtop: the viewer needs a terminal (for text, use smtop report %s)\n",
+			paths[0]);
 		return 1;
 	}
-	if (view_begin(&v, c, path, label) != 0) {
+	if (view_begin(&v, c, paths, n, label) != 0) {
 		view_end(&v);
 		return 1;
 	}
@@ -199,7 +210,8 @@ int view_live(const struct cli *c, char *const *argv, const char *label)
 	memset(&v, 0, sizeof v);
 	v.child = &child;
 	int code = 1;
-	if (view_begin(&v, c, child.session_path, label) == 0)
+	const char *live_path = child.session_path;
+	if (view_begin(&v, c, &live_path, 1, label) == 0)
 		code = view_loop(&v, c);
 	if (!v.child_done) {
 		int status = stop_child(&child);

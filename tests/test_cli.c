@@ -87,7 +87,7 @@ ParameterizedTestParameters(cli, bad_input)
 		{ "smtop report", "needs a session FILE" },
 		{ "smtop record", "no workload given" },
 		{ "smtop record -o x --", "no workload given" },
-		{ "smtop open a b", "unexpected argument 'b'" },
+		{ "smtop open a b c d e f g h i j k l m n o p q", "unexpected argument 'q'" },
 		{ "smtop report f --threshold-us abc", "--threshold-us needs a number" },
 		{ "smtop report f --threshold-us -3", "--threshold-us needs a number" },
 		{ "smtop report f --top 0", "--top needs a number" },

@@ -10,6 +10,7 @@ static const struct {
 	{ "record", CLI_RECORD }, { "run", CLI_RUN }, { "demo", CLI_DEMO },
 	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
 	{ "help", CLI_HELP },
+	{ "ls", CLI_LS }, { "rm", CLI_RM }, { "mv", CLI_MV },
 };
 
 void cli_usage(FILE *out)
@@ -24,10 +25,14 @@ void cli_usage(FILE *out)
 	      "  record [-o FILE] -- CMD... run CMD with the collector injected, save a session\n"
 	      "  run [-o FILE] -- CMD...    the same, with the live viewer\n"
 	      "  demo NAME | demo --list    run a built-in scenario live (--seconds S)\n"
-	      "  open FILE                  browse a saved session or an Nsight Systems export\n"
+	      "  open [FILE]                browse a saved session or an Nsight Systems export;\n"
+	      "                             without FILE, pick one from the session library\n"
 	      "  info FILE                  print what a session holds\n"
 	      "  report FILE [--json] [--top N]\n"
 	      "                             print blocking episodes and priority inversions\n"
+	      "  ls [DIR] [--json]          list the session library (on a terminal: browse it)\n"
+	      "  rm FILE                    delete a session (a name in the library, or a path)\n"
+	      "  mv FILE NEWNAME            rename a session within its directory\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
@@ -113,6 +118,8 @@ static int parse_flag(const char *a, struct cli *c)
 static int take_positional(struct cli *c, const char *a, FILE *err)
 {
 	const char **slot = c->command == CLI_DEMO ? &c->demo_name : &c->file;
+	if (c->command == CLI_MV && *slot)
+		slot = &c->new_name;
 	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN || *slot) {
 		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n", a);
 		return -1;
@@ -123,9 +130,14 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 
 static int check_complete(const struct cli *c, FILE *err)
 {
-	int needs_file = c->command == CLI_OPEN || c->command == CLI_INFO || c->command == CLI_REPORT;
+	int needs_file = c->command == CLI_INFO || c->command == CLI_REPORT ||
+			 c->command == CLI_RM || c->command == CLI_MV;
 	if (needs_file && !c->file) {
 		fprintf(err, "smtop: this command needs a session FILE (see smtop --help)\n");
+		return -1;
+	}
+	if (c->command == CLI_MV && !c->new_name) {
+		fprintf(err, "smtop: mv needs the session and its new name: smtop mv FILE NEWNAME\n");
 		return -1;
 	}
 	if ((c->command == CLI_RECORD || c->command == CLI_RUN) && (!c->argv || !c->argv[0])) {

@@ -14,12 +14,16 @@ enum cli_command {
 	CLI_REPORT,
 	CLI_HELP,
 	CLI_VERSION,
+	CLI_LS,
+	CLI_RM,
+	CLI_MV,
 };
 
 struct cli {
 	enum cli_command command;
 	const char *out_path;        /* -o FILE */
-	const char *file;            /* open/info/report FILE */
+	const char *file;            /* open/info/report/rm/mv FILE, ls DIR */
+	const char *new_name;        /* mv FILE NEWNAME */
 	const char *demo_name;       /* demo NAME */
 	int demo_list;               /* demo --list */
 	char **argv;                 /* record/run: the workload, NULL-terminated */

@@ -4,7 +4,9 @@
 
 #include "src/analysis.h"
 #include "src/cli.h"
+#include "src/browse.h"
 #include "src/info.h"
+#include "src/ls.h"
 #include "src/record.h"
 #include "src/report.h"
 #include "src/session.h"
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 	case CLI_DEFAULT:
 		return view_default(&c);
 	case CLI_OPEN:
-		return view_open(&c, c.file, NULL);
+		return c.file ? view_open(&c, c.file, NULL) : browse_main(&c);
 	case CLI_RUN:
 		return view_live(&c, c.argv, NULL);
 	case CLI_DEMO:
@@ -68,6 +70,12 @@ int main(int argc, char **argv)
 		return run_report(&c);
 	case CLI_INFO:
 		return info_main(c.file);
+	case CLI_LS:
+		return ls_main(&c);
+	case CLI_RM:
+		return ls_rm_main(&c);
+	case CLI_MV:
+		return ls_mv_main(&c);
 	}
 	return 2;
 }

@@ -99,7 +99,9 @@ int browse_main(const struct cli *c)
 		library_free(&lib);
 		if (r != BROWSE_OPEN)
 			break;
-		rc = view_session(c, chosen, NULL, verr, sizeof verr);
+		/* the list names sessions by file; so does the viewer's header */
+		rc = view_session(c, chosen, strrchr(chosen, '/') ? strrchr(chosen, '/') + 1 : chosen,
+				  verr, sizeof verr);
 		if (rc >= 0)
 			break;
 		/* it did not open: back to the list, saying why */

@@ -128,7 +128,9 @@ static const char schema_sql[] =
 	" globalPid INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER,"
 	" correlationId INTEGER, gridId INTEGER, priority INTEGER,"
 	" overlapNs INTEGER, weight REAL, blocks INTEGER, name TEXT,"
-	" PRIMARY KEY(eventId, rank));";
+	" PRIMARY KEY(eventId, rank));"
+
+	SCHEMA_SUMMARY_SQL;
 
 int schema_create(sqlite3 *db, char *err, size_t errlen)
 {

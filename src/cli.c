@@ -10,6 +10,7 @@ static const struct {
 	{ "record", CLI_RECORD }, { "run", CLI_RUN }, { "demo", CLI_DEMO },
 	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
 	{ "help", CLI_HELP }, { "export", CLI_EXPORT },
+	{ "ls", CLI_LS }, { "rm", CLI_RM }, { "mv", CLI_MV },
 };
 
 void cli_usage(FILE *out)
@@ -24,8 +25,9 @@ void cli_usage(FILE *out)
 	      "  record [-o FILE] -- CMD... run CMD with the collector injected, save a session\n"
 	      "  run [-o FILE] -- CMD...    the same, with the live viewer\n"
 	      "  demo NAME | demo --list    run a built-in scenario live (--seconds S)\n"
-	      "  open FILE...               browse a saved session or an Nsight Systems export\n"
-	      "                             (several files: one view of their processes)\n"
+	      "  open [FILE...]             browse a saved session or an Nsight Systems export\n"
+	      "                             (several files: one view of their processes);\n"
+	      "                             without FILE, pick one from the session library\n"
 	      "  info FILE...               print what a session holds\n"
 	      "  report FILE... [--json] [--top N]\n"
 	      "                             print blocking episodes and priority inversions\n"
@@ -33,6 +35,9 @@ void cli_usage(FILE *out)
 	      "                             write a Perfetto/chrome://tracing trace (- for\n"
 	      "                             stdout) or kernels.csv, blocks.csv, events.csv;\n"
 	      "                             T from the session start: 1500 (us), 2ms, 1.5s\n"
+	      "  ls [DIR] [--json]          list the session library (on a terminal: browse it)\n"
+	      "  rm FILE                    delete a session (a name in the library, or a path)\n"
+	      "  mv FILE NEWNAME            rename a session within its directory\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
@@ -167,6 +172,8 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 		return 0;
 	}
 	const char **slot = c->command == CLI_DEMO ? &c->demo_name : &c->file;
+	if (c->command == CLI_MV && *slot)
+		slot = &c->new_name;
 	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN || *slot) {
 		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n", a);
 		return -1;
@@ -177,8 +184,14 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 
 static int check_complete(const struct cli *c, FILE *err)
 {
-	if (takes_files(c->command) && !c->file) {
+	int needs_file = (takes_files(c->command) && c->command != CLI_OPEN) ||
+			 c->command == CLI_RM || c->command == CLI_MV;
+	if (needs_file && !c->file) {
 		fprintf(err, "smtop: this command needs a session FILE (see smtop --help)\n");
+		return -1;
+	}
+	if (c->command == CLI_MV && !c->new_name) {
+		fprintf(err, "smtop: mv needs the session and its new name: smtop mv FILE NEWNAME\n");
 		return -1;
 	}
 	if (c->command == CLI_EXPORT && !c->perfetto_path && !c->csv_dir) {

@@ -16,6 +16,9 @@ enum cli_command {
 	CLI_HELP,
 	CLI_VERSION,
 	CLI_EXPORT,
+	CLI_LS,
+	CLI_RM,
+	CLI_MV,
 };
 
 #define CLI_MAX_FILES 16
@@ -23,7 +26,8 @@ enum cli_command {
 struct cli {
 	enum cli_command command;
 	const char *out_path;        /* -o FILE */
-	const char *file;            /* open/info/report FILE */
+	const char *file;            /* open/info/report/rm/mv FILE, ls DIR */
+	const char *new_name;        /* mv FILE NEWNAME */
 	const char *demo_name;       /* demo NAME */
 	int demo_list;               /* demo --list */
 	char **argv;                 /* record/run: the workload, NULL-terminated */

@@ -7,7 +7,9 @@
 #include "src/analysis.h"
 #include "src/cli.h"
 #include "src/export.h"
+#include "src/browse.h"
 #include "src/info.h"
+#include "src/ls.h"
 #include "src/record.h"
 #include "src/report.h"
 #include "src/session.h"
@@ -106,6 +108,8 @@ int main(int argc, char **argv)
 	case CLI_DEFAULT:
 		return view_default(&c);
 	case CLI_OPEN:
+		if (c.n_files == 0)
+			return browse_main(&c);
 		return view_open_many(&c, c.files, (size_t)c.n_files, NULL);
 	case CLI_RUN:
 		return view_live(&c, c.argv, NULL);
@@ -117,6 +121,12 @@ int main(int argc, char **argv)
 		return info_main_many(c.files, (size_t)c.n_files);
 	case CLI_EXPORT:
 		return run_export(&c);
+	case CLI_LS:
+		return ls_main(&c);
+	case CLI_RM:
+		return ls_rm_main(&c);
+	case CLI_MV:
+		return ls_mv_main(&c);
 	}
 	return 2;
 }

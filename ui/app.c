@@ -385,6 +385,7 @@ static int pane_key(struct app *a, int key)
 	case 'm': a->dense = !a->dense; break;
 	case '?': a->help = 1; break;
 	case 'q': a->quit = 1; break;
+	case 'o': a->library = a->quit = 1; break;
 	case APP_KEY_RESIZE: break;
 	default: return 0;
 	}

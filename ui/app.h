@@ -61,6 +61,7 @@ struct app {
 	char search[64];
 	int help;
 	int quit;
+	int library;                    /* o: leave for the session list (quit is set too) */
 	int ascii;                      /* no UTF-8: ASCII glyphs */
 	int colors;                     /* 0 monochrome, 8, 256 */
 	int dense;                      /* two SM groups per cell with half blocks */

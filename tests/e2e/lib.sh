@@ -1,7 +1,11 @@
 # Helpers for the end-to-end scripts: run the real binary, check its output.
 SMTOP=${SMTOP:-$(pwd)/build/smtop}
 E2E_TMP=$(mktemp -d /tmp/smtop-e2e.XXXXXX)
-trap 'rm -rf "$E2E_TMP"' EXIT
+# A tmux server of our own: scripts running side by side (or a user's own
+# tmux) never see, or kill, each other's sessions.
+export TMUX_TMPDIR="$E2E_TMP"
+unset TMUX
+trap 'tmux kill-server 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
 e2e_failures=0
 e2e_tests=0
 

@@ -37,6 +37,10 @@ int session_poll(struct session *s, char *err, size_t errlen);
 
 void session_close(struct session *s);
 
+/* Fills s->model's detail level for [t0, t1) with the blocks of that window
+ * (the viewer's ui_source detail callback).  Returns 0 or -1 (read error). */
+int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);
+
 /* Stores the analysis' events into the session file (a separate, short-lived
  * write connection).  Returns 0 or -1 with err set. */
 int session_store_events(struct session *s, char *err, size_t errlen);

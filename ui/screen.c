@@ -80,6 +80,7 @@ void screen_layout(struct app *a, const struct model *m, int w, int h)
 		a->sm_scroll = a->sm_row - l->sms_rows + 1;
 	if (!a->sm_zoom)
 		a->sm_scroll = 0;
+	app_refit(a);
 }
 
 static void separator(struct canvas *c, int y, int w, const char *title, int ascii)

@@ -517,8 +517,10 @@ Test(fixture_screens, resizes_keep_the_selection_on_screen)
 			cr_expect_geq(a.sm_row, a.sm_scroll);
 			cr_expect_lt(a.sm_row, a.sm_scroll + a.layout.sms_rows);
 			cr_expect(has(t, ">SM 100"), "at %dx%d", sizes[i][0], sizes[i][1]);
-		} else if (sizes[i][0] >= 40) {
-			cr_expect(has(t, "needs 80x24"));
+		} else if (sizes[i][0] >= 20) {
+			char now[32];
+			snprintf(now, sizeof now, "%dx%d", sizes[i][0], sizes[i][1]);
+			cr_expect(has(t, "80x24") && has(t, now), "the message keeps the size: %s", t);
 		}
 		free(t);
 	}

@@ -403,8 +403,11 @@ static int pane_key(struct app *a, int key)
 	case '-': case '_': zoom(a, 0); break;
 	case '=': a->follow = 0; app_fit(a); break;
 	case ' ': space(a); break;
-	case 'n': next_event(a); break;
-	case 'N': app_goto_event(a, a->sel_event > 0 ? a->sel_event - 1 : 0); break;
+	case 'n': next_event(a); a->pane = APP_PANE_EVENTS; break;
+	case 'N':
+		app_goto_event(a, a->sel_event > 0 ? a->sel_event - 1 : 0);
+		a->pane = APP_PANE_EVENTS;
+		break;
 	case 'w': goto_worst(a); break;
 	case APP_KEY_ENTER: enter(a); break;
 	case APP_KEY_ESC:

@@ -90,7 +90,12 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 		char b[48] = "", n[32];
 		if (cu->blocks)
 			snprintf(b, sizeof b, ", %s blocks", fmt_count(n, sizeof n, cu->blocks));
-		snprintf(t, sizeof t, "%3.0f%% %c:%s%s", cu->weight * 100,
+		char share[8];
+		if (cu->weight > 0 && cu->weight < 0.005)
+			snprintf(share, sizeof share, " <1%%");
+		else
+			snprintf(share, sizeof share, "%3.0f%%", cu->weight * 100);
+		snprintf(t, sizeof t, "%s %c:%s%s", share,
 			 letter_of(m, cu->pid, cu->device_id, cu->context_id, cu->stream_id),
 			 ck >= 0 ? m->kernels[ck].short_name : (cu->name ? cu->name : "?"), b);
 		line(c, r, &row, t);

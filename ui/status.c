@@ -1,6 +1,7 @@
 #include "ui/status.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ui/fmt.h"
@@ -22,7 +23,7 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 	/* a live window may begin before the first record: say so with a minus */
 	char s0[40];
 	fmt_offset(w0, sizeof w0, a->t0 > base ? a->t0 - base : base - a->t0, a->col_ns * 10);
-	snprintf(s0, sizeof s0, "%s%s", a->t0 < base ? "-" : "", w0);
+	snprintf(s0, sizeof s0, "%s%s", a->t0 < base && atof(w0) != 0 ? "-" : "", w0);
 	snprintf(right, sizeof right, "window %s-%s %s %s/col %s bins %s", s0,
 		 fmt_offset(w1, sizeof w1, t1 > base ? t1 - base : 0, a->col_ns * 10), dot,
 		 fmt_duration(cw, sizeof cw, a->col_ns, 1), dot, fmt_duration(bw, sizeof bw, res, res != 0));

@@ -195,6 +195,7 @@ sleep 0.5
 check "... and the window stays" eq "$(win_us start)" "$s3"
 tui_keys '?'
 check "? shows the help" contains "$(tui_cap)" "help: keys"
+check "the help lists the keys" contains "$(tui_cap)" "n / N           next / previous event"
 tui_keys '?'
 check "? again closes it" lacks "$(tui_cap)" "help: keys"
 tui_keys '?' q
@@ -205,6 +206,22 @@ tui_wait 'EXIT=' 3
 s=$(tui_cap)
 check "q quits with status 0" contains "$s" "EXIT=0"
 check "the terminal is restored" lacks "$s" "┌"
+
+# ---- space on a live session: pause and follow again ------------------------
+# A session whose recording has not ended reads as live.
+cp "$FX/head-of-line.smtop" "$E2E_TMP/live.smtop"
+sqlite3 "$E2E_TMP/live.smtop" "UPDATE smtop_meta SET value = '0' WHERE key = 'ended'"
+tui_start 132 50 "$SMTOP" open "$E2E_TMP/live.smtop"
+tui_wait 'LIVE'
+end=$(win_us end)
+tui_keys Space
+check "space pauses a live session" contains "$(hdr)" "(paused)"
+tui_keys + + + Home
+check "paused, the window can leave the newest data ($(win_us end) us)" lt "$(win_us end)" $((end - 10000))
+tui_keys Space
+check "space again follows the newest data ($(win_us end) us)" sh -c "[ $(win_us end) -ge $((end - 1000)) ] && ! tmux capture-pane -p -t $TUI | head -1 | grep -q paused"
+check "... and says so" contains "$(footer)" "following live data"
+tui_keys q
 
 # ---- mouse -------------------------------------------------------------------
 # ncurses decodes the encoding the terminal type names: X10 under tmux's
@@ -223,10 +240,16 @@ for enc in x10 sgr; do
 	tui_click 40 "$y" $enc
 	check "$enc click on an SM row selects it" eq "$(sel_sm)" "40-43"
 	check "$enc SM details follow" contains "$(tui_cap)" "SMs 40-43 over the window"
+	tui_keys Enter
+	y=$(row_of '^│ SM  45 ')
+	tui_click 60 "$y" $enc
+	check "$enc click in the one-SM-per-row view selects that SM" eq "$(sel_sm)" "SM  45"
+	check "$enc its details name it" contains "$(tui_cap)" "SM 45 over the window"
+	tui_keys Escape
 	y=$(row_of '^│ +22\.210ms')
 	tui_click 20 "$y" $enc
 	check "$enc click on an event row selects it" eq "$(sel_event)" "22.210ms"
-	check "$enc the details show that episode" contains "$(tui_cap)" "A:hol_short_kernel waited 17.91 ms"
+	check "$enc the details show that episode" contains "$(tui_cap)" "│ ready 22.210ms  started 40.123ms"
 	tui_keys q
 	tui_wait 'EXIT=' 3
 	check "$enc run quits cleanly" contains "$(tui_cap)" "EXIT=0"

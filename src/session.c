@@ -325,6 +325,19 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 	return rc;
 }
 
+static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+}
+
+int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1)
+{
+	model_detail_begin(s->model, t0, t1);
+	int rc = session_blocks(s, t0, t1, detail_block, s->model);
+	model_detail_end(s->model);
+	return rc;
+}
+
 void session_close(struct session *s)
 {
 	if (s->analysis)

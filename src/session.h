@@ -72,6 +72,10 @@ const char *session_short_name(struct session *s, const char *name);
 
 void session_close(struct session *s);
 
+/* Fills s->model's detail level for [t0, t1) with the blocks of that window
+ * (the viewer's ui_source detail callback).  Returns 0 or -1 (read error). */
+int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);
+
 /* Stores the analysis' events into the session file (a separate, short-lived
  * write connection).  Only a single smtop session takes them: returns 1
  * without writing for Nsight Systems exports and for several files.

@@ -66,18 +66,11 @@ static int view_poll(void *ud, struct model *m)
 	return changed < 0 ? -1 : changed;
 }
 
-static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
-{
-	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
-}
-
 static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
 {
 	struct view *v = ud;
-	model_detail_begin(m, t0, t1);
-	int rc = session_blocks(&v->s, t0, t1, detail_block, m);
-	model_detail_end(m);
-	return rc;
+	(void)m;
+	return session_fill_detail(&v->s, t0, t1);
 }
 
 void view_params(const struct cli *c, struct analysis_params *p)

@@ -93,6 +93,17 @@ int tty_open(struct tty_caps *caps, char *err, size_t errlen)
 		return -1;
 	}
 	set_term(screen);
+	/* a terminal that cannot move the cursor (TERM=dumb) would get a
+	 * scrolling mess: refuse it while it still shows the message */
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+		snprintf(err, errlen, "smtop: terminal type \"%s\" cannot move the cursor (set TERM, "
+			 "for example TERM=xterm-256color)", term ? term : "");
+		return -1;
+	}
 	install_handlers();
 	cbreak();
 	noecho();

@@ -4,6 +4,12 @@
 # screens (screenshots/live-*) come from tests/gpu/live_capture.sh on the H200.
 cd "$(dirname "$0")/../.." || exit 1
 T=smtop-shots-$$
+# a server of its own, kept alive between shots (killing the last session
+# would race its exit with the next shot's start)
+export TMUX_TMPDIR=$(mktemp -d)
+unset TMUX
+trap 'tmux kill-server 2>/dev/null; rm -rf "$TMUX_TMPDIR"' EXIT
+tmux new-session -d -s keep -x 20 -y 5 "sleep 600"
 shot() { # shot NAME FIXTURE KEYS...
 	name=$1 fx=$2
 	shift 2

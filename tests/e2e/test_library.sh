@@ -104,6 +104,8 @@ selected() { cap | grep '^│>' | head -1; }
 start() { # start W H CMD...
 	w=$1 h=$2
 	shift 2
+	# a session that outlives the others keeps the server up between panes
+	tmux has-session -t keep 2>/dev/null || tmux new-session -d -s keep -x 20 -y 5 "sleep 3600"
 	tmux kill-session -t "$T" 2>/dev/null
 	tmux new-session -d -s "$T" -x "$w" -y "$h" "env XDG_DATA_HOME=$XDG_DATA_HOME $* ; echo EXIT=\$?; sleep 30"
 	sleep 1.5

@@ -109,19 +109,21 @@ section_demos() {
 # torch.profiler, interleaved.
 section_overhead_parts() {
 	echo "== overhead by collector part: ResNet-50 batch-16 inference, interleaved, median ms/iter"
+	# SMTOP_CPUS (e.g. the GPU's NUMA-local cores) pins every run alike.
+	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	: > "$OUT_DIR/overhead-parts.txt"
 	for i in $(seq "${SMTOP_OVERHEAD_ROUNDS:-3}"); do
 		for mode in ${SMTOP_PARTS:-plain all no-latency no-api no-blocks no-flush kernels-only profiler}; do
 			case $mode in
-			plain) python3 tests/gpu/torch_resnet.py --iters 100 ;;
-			profiler) python3 tests/gpu/torch_resnet.py --iters 100 --profile ;;
+			plain) $PIN python3 tests/gpu/torch_resnet.py --iters 100 ;;
+			profiler) $PIN python3 tests/gpu/torch_resnet.py --iters 100 --profile ;;
 			*) case $mode in
 			   all) env= ;; no-latency) env=SMTOP_LATENCY=0 ;; no-api) env=SMTOP_API=0 ;;
 			   no-blocks) env=SMTOP_BLOCKS=0 ;; no-flush) env=SMTOP_FLUSH=0 ;;
 			   kernels-no-flush) env="SMTOP_LATENCY=0 SMTOP_API=0 SMTOP_BLOCKS=0 SMTOP_FLUSH=0" ;;
 			   kernels-only) env="SMTOP_LATENCY=0 SMTOP_API=0 SMTOP_BLOCKS=0" ;; esac
 			   rm -f "$OUT_DIR/ovh.smtop"
-			   env $env $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 100 ;;
+			   env $env $PIN $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 100 ;;
 			esac | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/overhead-parts.txt"
 		done
 	done

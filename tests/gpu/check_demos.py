@@ -81,6 +81,74 @@ def green_contexts(d):
           f"({ {s: len(v) for s, v in sms_of.items()} } SMs per stream, {len(shared)} shared)")
 
 
+def timeslice(d, rep):
+    """Two processes without MPS: the GPU runs one context at a time, so
+    kernels of different processes never overlap, and waits across processes
+    are reported as time slices."""
+    db = sqlite3.connect(f"file:{os.path.join(d, 'demo-timeslice.smtop')}?mode=ro", uri=True)
+    ks = sorted(db.execute("SELECT start, end, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL"))
+    pids = {p for _, _, p in ks}
+    overlap, last_end, last_pid = 0, 0, None
+    for start, end, pid in ks:
+        if last_pid is not None and pid != last_pid and start < last_end - 1000:
+            overlap += 1
+        if end > last_end:
+            last_end, last_pid = end, pid
+    check("timeslice: two processes ran kernels", len(pids) >= 2, f"({len(pids)} processes, {len(ks)} kernels)")
+    check("timeslice: kernels of different processes never overlap", overlap == 0,
+          f"({overlap} overlapping by more than 1 us)")
+    n, delay = total(rep, "timeslice")
+    check("timeslice: waits behind the other process are time slices", n > 0,
+          f"({n} episodes, {delay / 1e6:.2f} ms)")
+
+
+PLACE_FUNCS = {"tiny-32t": "place_tiny", "wide-1024t": "place_wide", "smem-96KiB": "place_smem",
+               "regs-256t": "place_regs"}
+
+
+def max_resident(blocks):
+    """Most blocks resident at once among [(start, end)]."""
+    edges = sorted([(s, 1) for s, _ in blocks] + [(e, -1) for _, e in blocks])
+    most = cur = 0
+    for _, step in edges:
+        cur += step
+        most = max(most, cur)
+    return most
+
+
+def placement(d):
+    """From the session's own block records: no SM ever holds more blocks of a
+    kernel than CUDA's occupancy calculator allows, and the tiny kernel's
+    blocks reach every SM."""
+    occ = {}
+    for line in open(os.path.join(d, "demo-placement.out")):
+        if line.startswith("placement phase=alone"):
+            f = dict(kv.split("=", 1) for kv in line.split()[1:])
+            occ[PLACE_FUNCS.get(f["kernel"], f["kernel"])] = int(f["occupancy_blocks_per_sm"])
+    db = sqlite3.connect(f"file:{os.path.join(d, 'demo-placement.smtop')}?mode=ro", uri=True)
+    name_of = {(pid, g): n for pid, g, n in db.execute(
+        "SELECT k.globalPid, k.gridId, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "JOIN StringIds s ON s.id = k.shortName")}
+    per_sm, sms_of = {}, {}
+    for (pid, dev, sm), blocks in blocks_by_sm(db).items():
+        for start, end, grid, _ in blocks:
+            n = name_of.get((pid, grid))
+            if n in occ:
+                per_sm.setdefault((n, sm), []).append((start, end))
+                sms_of.setdefault(n, set()).add(sm)
+    seen = {}
+    for (n, sm), blocks in per_sm.items():
+        seen[n] = max(seen.get(n, 0), max_resident(blocks))
+    sm_count = db.execute("SELECT smCount FROM TARGET_INFO_GPU").fetchone()
+    sm_count = sm_count[0] if sm_count else 0
+    check("placement: every kernel's blocks were recorded", set(seen) == set(occ) and len(occ) == 4,
+          f"(recorded {sorted(seen)})")
+    check("placement: no SM ever holds more blocks than the occupancy limit",
+          all(seen[n] <= occ[n] for n in seen), f"(most resident/limit: { {n: (seen[n], occ[n]) for n in seen} })")
+    check("placement: the tiny kernel's blocks reach every SM",
+          len(sms_of.get("place_tiny", ())) == sm_count, f"({len(sms_of.get('place_tiny', ()))} of {sm_count} SMs)")
+
+
 def main():
     d = sys.argv[1]
     a, b, c = (load(d, n) for n in ("priority-vs-training", "equal-priority", "head-of-line"))
@@ -92,6 +160,11 @@ def main():
         head_of_line(c)
     if os.path.exists(os.path.join(d, "demo-green-contexts.smtop")):
         green_contexts(d)
+    if os.path.exists(os.path.join(d, "demo-placement.smtop")):
+        placement(d)
+    t = load(d, "timeslice")
+    if t:
+        timeslice(d, t)
     return 1 if failures else 0
 
 

@@ -131,19 +131,24 @@ section_overhead_parts() {
 }
 
 section_demo_overhead() {
-	echo "== demo overhead: traced (under smtop record) vs untraced, interleaved"
+	echo "== demo overhead: each model traced (under smtop record) vs untraced, interleaved"
 	: > "$OUT_DIR/demo-overhead.txt"
 	for i in 1 2 3; do
-		for mode in plain traced; do
-			if [ $mode = plain ]; then
-				build/smtop-demo priority-vs-training --seconds 4 > "$OUT_DIR/dovh.out" 2>&1
-			else
-				rm -f "$OUT_DIR/dovh.smtop"
-				$SMTOP record -q -o "$OUT_DIR/dovh.smtop" -- build/smtop-demo priority-vs-training --seconds 4 > "$OUT_DIR/dovh.out" 2>&1
-			fi
-			sed -n "s/.*solo_median_ms=\([0-9.]*\).*/$mode infer_solo_ms \1/p; s/^train .*step_median_ms=\([0-9.]*\).*/$mode train_step_ms \1/p" "$OUT_DIR/dovh.out" >> "$OUT_DIR/demo-overhead.txt"
+		for model in ${SMTOP_DEMO_MODELS:-resnet vgg densenet}; do
+			for mode in plain traced; do
+				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4
+				if [ $mode = plain ]; then
+					"$@" > "$OUT_DIR/dovh.out" 2>&1
+				else
+					rm -f "$OUT_DIR/dovh.smtop"
+					$SMTOP record -q -o "$OUT_DIR/dovh.smtop" -- "$@" > "$OUT_DIR/dovh.out" 2>&1
+				fi
+				sed -n "s/.*solo_median_ms=\([0-9.]*\).*/$mode ${model}_infer_solo_ms \1/p; s/^train .*step_median_ms=\([0-9.]*\).*/$mode ${model}_train_step_ms \1/p" \
+					"$OUT_DIR/dovh.out" >> "$OUT_DIR/demo-overhead.txt"
+			done
 		done
 	done
+	rm -f "$OUT_DIR/dovh.smtop"
 	python3 tests/gpu/overhead_table.py "$OUT_DIR/demo-overhead.txt"
 }
 
@@ -177,6 +182,15 @@ section_busiest() {
 	tail -3 "$OUT_DIR/busiest.out"
 	$SMTOP info "$OUT_DIR/busiest.smtop" | grep -E "blocks|dropped|span"
 	rm -f "$OUT_DIR/busiest.smtop"
+}
+
+# NVTX ranges (opt-in: SMTOP_NVTX=1) reach the session: one per timed iteration.
+section_nvtx() {
+	echo "== NVTX ranges from PyTorch"
+	SMTOP_NVTX=1 record nvtx python3 tests/gpu/torch_resnet.py --batch 1 --iters 30 --warmup 3 --nvtx
+	tail -1 "$OUT_DIR/nvtx.out"
+	n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text LIKE 'request %'\").fetchone()[0])" "$OUT_DIR/nvtx.smtop")
+	expect_eq "NVTX ranges" "$n" 30
 }
 
 section_layers() {

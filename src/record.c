@@ -111,6 +111,11 @@ static void child_exec(const struct record_opts *o, const char *session,
 {
 	setenv("CUDA_INJECTION64_PATH", injector, 1);
 	setenv("SMTOP_SESSION", session, 1);
+	/* NVTX reads its injection path once, at its first call, which may come
+	 * before CUDA loads the collector: set it from the start (opt-in). */
+	const char *nvtx = getenv("SMTOP_NVTX");
+	if (nvtx && !strcmp(nvtx, "1"))
+		setenv("NVTX_INJECTION64_PATH", injector, 0);
 	if (o->log_path) {
 		/* The viewer owns the terminal: the workload runs in its own
 		 * process group with its output in a log beside the session. */

@@ -43,6 +43,18 @@ check "head-of-line: the long kernel is the culprit ($v)" contains "$v" "hol_lon
 v=$("$SMTOP" report $FX/head-of-line.smtop)
 check "report states its threshold" contains "$v" "wait > 20.0 us"
 
+# The GPU tests' scenario checks, on the recorded sessions of two scenarios.
+mkdir -p "$E2E_TMP/demos"
+cp $FX/green-contexts.smtop "$E2E_TMP/demos/demo-green-contexts.smtop"
+cp $FX/timeslice.smtop "$E2E_TMP/demos/demo-timeslice.smtop"
+cp tests/fixtures/timeslice.out "$E2E_TMP/demos/demo-timeslice.out"
+v=$(python3 tests/gpu/check_demos.py "$E2E_TMP/demos")
+printf '%s\n' "$v" | sed 's/^/    /'
+check "green-contexts: inference and training never share an SM" contains "$v" "ok: green-contexts: streams never share an SM"
+check "timeslice: block starts come in one-process slices" contains "$v" "ok: timeslice: block starts come in one-process slices"
+check "timeslice: inference requests take longer than alone" contains "$v" "ok: timeslice: inference requests take longer"
+check "scenario checks: none failed" sh -c '! printf "%s" "$1" | grep -q FAIL' _ "$v"
+
 # The report stores its events in the session for other tools (on a copy:
 # fixtures stay as recorded).
 cp $FX/head-of-line.smtop "$E2E_TMP/hol.smtop"

@@ -32,6 +32,7 @@ struct session_chunk {
 	int64_t id, clock_offset;
 	size_t raw, len;                /* bytes in the batch's raw buffer */
 	size_t first;                   /* its first block in the batch's blocks */
+	size_t src;                     /* the file it came from */
 	long n;                         /* blocks decoded, -1 damaged */
 	uint64_t max_end;
 };
@@ -43,7 +44,14 @@ struct session_batch {
 	size_t raw_len, raw_cap;
 	struct smtop_block *blocks;
 	size_t n_blocks, cap_blocks;
+	size_t src;                     /* the file chunks are being taken from */
 	int busy;                       /* the analysis has not finished it */
+};
+
+/* A kernel read but waiting for its file's blocks to reach its start. */
+struct session_held {
+	struct smtop_kernel k;
+	size_t src;
 };
 
 /* Work for the analysis, in the order the loader read it. */
@@ -75,8 +83,11 @@ struct session_loader {
 	struct analysis *analysis;
 	/* kernels read but held back while the blocks are behind them, and
 	 * those released this poll, bound for the analysis */
-	struct smtop_kernel *held;
+	struct session_held *held;
 	size_t n_held, cap_held;
+	size_t cur_src;                 /* the file kernels are being read from */
+	uint64_t edge;                  /* the earliest block end of the files not read
+					 * to their end (UINT64_MAX: all were) */
 	struct smtop_kernel *kern;
 	size_t n_kern, cap_kern;
 	void *small;                    /* streams or requests being collected */
@@ -311,28 +322,38 @@ static struct session_loader *loader_new(struct analysis *a)
 static int submit_collected(struct session *s, enum session_op_kind kind, void **v, size_t *n,
 			    size_t *cap);
 
-/* Kernels wait in the loader until the blocks read reach their start, so
- * that a loader behind the data shows kernels and blocks up to one edge
- * (and the analysis' watermark never passes blocks not yet read). */
+/* Kernels wait in the loader until the blocks read from their file reach
+ * their start, so that a loader behind the data shows kernels and blocks up
+ * to one edge (and the analysis' watermark never passes blocks not yet
+ * read). */
 static int hold_kernel(void *ud, const struct smtop_kernel *k)
 {
 	struct session_loader *L = ((struct session *)ud)->loader;
 	if (grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
-	L->held[L->n_held++] = *k;
+	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src };
 	return 0;
 }
 
-/* Feeds the held kernels that start at or before `upto` to the model and
- * queues them for the analysis.  Returns 0, or -1 when out of memory. */
-static int release_kernels(struct session *s, uint64_t upto)
+/* How far a file's kernels may go: to its blocks read, or anywhere once all
+ * of them were read. */
+static uint64_t source_edge(const struct session_source *src)
+{
+	return src->drained ? UINT64_MAX : src->blocks_end;
+}
+
+/* Feeds the held kernels that start at or before their file's edge to the
+ * model and queues them for the analysis.  Returns 0, or -1 when out of
+ * memory. */
+static int release_kernels(struct session *s)
 {
 	struct session_loader *L = s->loader;
 	size_t keep = 0;
 	for (size_t i = 0; i < L->n_held; i++) {
-		const struct smtop_kernel *k = &L->held[i];
+		const struct smtop_kernel *k = &L->held[i].k;
+		uint64_t upto = source_edge(&s->src[L->held[i].src]);
 		if (k->start > upto) {
-			L->held[keep++] = *k;
+			L->held[keep++] = L->held[i];
 			continue;
 		}
 		/* a long kernel's end does not carry the edge past the blocks */
@@ -382,63 +403,172 @@ static int submit_collected(struct session *s, enum session_op_kind kind, void *
 	return op_submit(s, op);
 }
 
-static void feed_devices(struct session *s)
+static void feed_devices(struct session *s, struct session_source *src)
 {
-	for (size_t i = s->devices_seen; i < s->info.n_devices; i++) {
-		struct session_op op = { .kind = OP_DEVICE, .dev = s->info.devices[i] };
+	for (size_t i = src->devices_seen; i < src->info.n_devices; i++) {
+		struct session_op op = { .kind = OP_DEVICE, .dev = src->info.devices[i] };
 		op.dev.name = op.dev.uuid = NULL; /* the analysis keeps numbers only */
 		op_submit(s, op);
 		/* The view draws one GPU: the first one recorded. */
-		if (s->model && i == 0)
-			model_set_device(s->model, &s->info.devices[i]);
+		if (s->model && !s->model_device_set &&
+		    model_set_device(s->model, &src->info.devices[i]) == 0)
+			s->model_device_set = 1;
 	}
-	s->devices_seen = s->info.n_devices;
+	src->devices_seen = src->info.n_devices;
 }
 
-int session_open(struct session *s, const char *path, const struct analysis_params *p,
-		 char *err, size_t errlen)
+int session_open_many(struct session *s, const char *const *paths, size_t n,
+		      const struct analysis_params *p, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
-	s->path = path;
-	if (db_reader_open(&s->reader, path, err, errlen) != 0)
+	if (n < 1 || n > SESSION_MAX_SOURCES) {
+		snprintf(err, errlen, "between 1 and %d session files can be opened together",
+			 SESSION_MAX_SOURCES);
 		return -1;
+	}
+	s->path = paths[0];
+	for (size_t i = 0; i < n; i++) {
+		s->src[i].path = paths[i];
+		if (db_reader_open(&s->src[i].reader, paths[i], err, errlen) != 0) {
+			session_close(s);
+			return -1;
+		}
+		s->n_src = i + 1;
+	}
+	s->reader = s->src[0].reader;
 	s->analysis = analysis_new(p);
 	if (s->analysis)
 		s->loader = loader_new(s->analysis);
 	if (!s->analysis || !s->loader || session_set_threads(s, pool_default_threads()) != 0) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", s->path);
 		session_close(s);
 		return -1;
 	}
 	return 0;
 }
 
-static int read_error(struct session *s, char *err, size_t errlen)
+int session_open(struct session *s, const char *path, const struct analysis_params *p,
+		 char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: %s", s->path, db_reader_error(s->reader));
+	return session_open_many(s, &path, 1, p, err, errlen);
+}
+
+static int read_error(struct session_source *src, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", src->path, db_reader_error(src->reader));
+	return -1;
+}
+
+static int out_of_memory(struct session *s, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: out of memory", s->path);
 	return -1;
 }
 
 /* Streams and requests are few; re-read them only when their counts move. */
-static int poll_small_tables(struct session *s, int *changed)
+static int poll_small_tables(struct session *s, struct session_source *src, int *changed)
 {
 	struct session_loader *L = s->loader;
-	if (s->info.streams != s->streams_seen) {
+	if (src->info.streams != src->streams_seen) {
 		L->n_small = 0;
-		if (db_reader_streams(s->reader, feed_stream, s) != 0 ||
+		if (db_reader_streams(src->reader, feed_stream, s) != 0 ||
 		    submit_collected(s, OP_STREAMS, &L->small, &L->n_small, &L->cap_small))
 			return -1;
-		s->streams_seen = s->info.streams;
+		src->streams_seen = src->info.streams;
 		*changed = 1;
 	}
-	if (s->info.requests != s->requests_seen) {
+	if (src->info.requests != src->requests_seen) {
 		L->n_small = 0;
-		if (db_reader_requests(s->reader, feed_request, s) != 0 ||
+		if (db_reader_requests(src->reader, feed_request, s) != 0 ||
 		    submit_collected(s, OP_REQUESTS, &L->small, &L->n_small, &L->cap_small))
 			return -1;
-		s->requests_seen = s->info.requests;
+		src->requests_seen = src->info.requests;
 		*changed = 1;
 	}
+	return 0;
+}
+
+/* ---- session info ------------------------------------------------------------ */
+
+static int has_device(const struct db_session_info *m, uint32_t id)
+{
+	for (size_t i = 0; i < m->n_devices; i++)
+		if (m->devices[i].device_id == id)
+			return 1;
+	return 0;
+}
+
+/* Folds one file's info into the session's: counts add up, spans join, the
+ * session has ended when every file has. */
+static int merge_info(struct session *s, const struct db_session_info *f, size_t *dcap,
+		      size_t *pcap)
+{
+	struct db_session_info *m = &s->info;
+	m->kernels += f->kernels;
+	m->blocks += f->blocks;
+	m->memcpys += f->memcpys;
+	m->memsets += f->memsets;
+	m->api_calls += f->api_calls;
+	m->nvtx += f->nvtx;
+	m->streams += f->streams;
+	m->requests += f->requests;
+	m->drops_cupti += f->drops_cupti;
+	m->drops_ring += f->drops_ring;
+	m->drops_blocks += f->drops_blocks;
+	m->ended = m->ended && f->ended;
+	m->ended_clean = m->ended_clean && f->ended_clean;
+	m->is_nsys = m->is_nsys && f->is_nsys;
+	if (f->t_first && (!m->t_first || f->t_first < m->t_first))
+		m->t_first = f->t_first;
+	if (f->t_last > m->t_last)
+		m->t_last = f->t_last;
+	for (size_t i = 0; i < f->n_devices; i++) {
+		if (has_device(m, f->devices[i].device_id))
+			continue;
+		if (grow((void **)&s->devices, dcap, m->n_devices + 1, sizeof *s->devices))
+			return -1;
+		s->devices[m->n_devices++] = f->devices[i];
+		m->devices = s->devices;
+	}
+	if (f->n_processes && grow((void **)&s->processes, pcap, m->n_processes + f->n_processes,
+				   sizeof *s->processes))
+		return -1;
+	for (size_t i = 0; i < f->n_processes; i++)
+		s->processes[m->n_processes++] = f->processes[i];
+	m->processes = s->processes;
+	return 0;
+}
+
+/* Each file's info, then the session's: the first file names it (path,
+ * command, clock), the counts and spans are over every file. */
+static int session_read_info(struct session *s, char *err, size_t errlen)
+{
+	size_t dcap = 0, pcap = 0;
+	free(s->devices);
+	free(s->processes);
+	s->devices = NULL;
+	s->processes = NULL;
+	for (size_t i = 0; i < s->n_src; i++) {
+		struct session_source *src = &s->src[i];
+		if (db_reader_info(src->reader, &src->info) != 0)
+			return read_error(src, err, errlen);
+	}
+	const struct db_session_info *first = &s->src[0].info;
+	struct db_session_info *m = &s->info;
+	memset(m, 0, sizeof *m);
+	m->schema_version = first->schema_version;
+	m->path = first->path;
+	m->command = first->command;
+	m->created_ns = first->created_ns;
+	m->end_reason = first->end_reason;
+	m->clock_offset_ns = first->clock_offset_ns;
+	m->clock_offset_known = first->clock_offset_known;
+	m->nsys_schema = first->nsys_schema;
+	m->nsys_product = first->nsys_product;
+	m->ended = m->ended_clean = m->is_nsys = 1;
+	for (size_t i = 0; i < s->n_src; i++)
+		if (merge_info(s, &s->src[i].info, &dcap, &pcap) != 0)
+			return out_of_memory(s, err, errlen);
 	return 0;
 }
 
@@ -456,7 +586,7 @@ static int batch_take_chunk(void *ud, const struct db_chunk *c)
 	b->chunks[b->n_chunks++] = (struct session_chunk){
 		.pid = c->pid, .context_id = c->context_id, .device_id = c->device_id, .sm = c->sm,
 		.count = c->count, .id = c->id, .clock_offset = c->clock_offset,
-		.raw = b->raw_len, .len = c->len, .first = b->n_blocks,
+		.raw = b->raw_len, .len = c->len, .first = b->n_blocks, .src = b->src,
 	};
 	b->raw_len += c->len;
 	b->n_blocks += c->count;
@@ -512,17 +642,19 @@ static int batch_feed(struct session *s, struct session_batch *b, char *err, siz
 	pool_run(L->pool, b->n_chunks, batch_decode_chunk, b);
 	double t2 = now_s();
 	s->stats.decode_s += t2 - t;
-	for (size_t i = 0; i < b->n_chunks; i++)
-		if (b->chunks[i].n > 0 && b->chunks[i].max_end > s->blocks_end)
-			s->blocks_end = b->chunks[i].max_end;
-	if (release_kernels(s, s->blocks_end))
+	for (size_t i = 0; i < b->n_chunks; i++) {
+		struct session_source *src = &s->src[b->chunks[i].src];
+		if (b->chunks[i].n > 0 && b->chunks[i].max_end > src->blocks_end)
+			src->blocks_end = b->chunks[i].max_end;
+	}
+	if (release_kernels(s))
 		return -1;
 	for (size_t i = 0; i < b->n_chunks; i++) {
 		const struct session_chunk *c = &b->chunks[i];
 		if (c->n < 0) {
 			if (!damaged)
-				snprintf(err, errlen, "%s: block chunk %lld is damaged", s->path,
-					 (long long)c->id);
+				snprintf(err, errlen, "%s: block chunk %lld is damaged",
+					 s->src[c->src].path, (long long)c->id);
 			damaged = 1;
 			continue;
 		}
@@ -541,30 +673,59 @@ static int batch_feed(struct session *s, struct session_batch *b, char *err, siz
 	return damaged;
 }
 
+/* The file to read blocks from next: of those with blocks left, the one
+ * whose blocks read end earliest, so that several files advance together in
+ * time.  n_src when every file was read to its end. */
+static size_t next_source(const struct session *s)
+{
+	size_t best = s->n_src;
+	for (size_t i = 0; i < s->n_src; i++)
+		if (!s->src[i].drained &&
+		    (best == s->n_src || s->src[i].blocks_end < s->src[best].blocks_end))
+			best = i;
+	return best;
+}
+
+/* Fills b from the files furthest behind until it is full or every file
+ * was read to its end.  Returns 0, or -1 (err set). */
+static int batch_fill(struct session *s, struct session_batch *b, char *err, size_t errlen)
+{
+	size_t i;
+	double t = now_s();
+	while (b->n_blocks < SESSION_BATCH_BLOCKS && (i = next_source(s)) < s->n_src) {
+		struct session_source *src = &s->src[i];
+		b->src = i;
+		if (db_reader_new_chunks(src->reader, &src->block_mark, batch_take_chunk, b) != 0)
+			return read_error(src, err, errlen);
+		if (b->n_chunks == (size_t)-1)
+			return out_of_memory(s, err, errlen);
+		/* the walk stopped short of a full batch: nothing is left in this file */
+		if (b->n_blocks < SESSION_BATCH_BLOCKS)
+			src->drained = 1;
+	}
+	s->stats.read_s += now_s() - t;
+	return 0;
+}
+
 /* Reads, decodes and feeds new chunks batch by batch until none is left or
  * the poll's budget is spent (then s->behind says more is waiting). */
 static int poll_blocks(struct session *s, double start, char *err, size_t errlen)
 {
+	struct session_loader *L = s->loader;
 	int rc = 0;
 	s->behind = 0;
+	for (size_t i = 0; i < s->n_src; i++)
+		s->src[i].drained = 0;
 	for (;;) {
 		struct session_batch *b = batch_next(s);
-		double t = now_s();
-		if (db_reader_new_chunks(s->reader, &s->block_mark, batch_take_chunk, b) != 0)
-			return read_error(s, err, errlen);
-		s->stats.read_s += now_s() - t;
-		if (b->n_chunks == (size_t)-1) {
-			snprintf(err, errlen, "%s: out of memory", s->path);
+		if (batch_fill(s, b, err, errlen) != 0)
 			return -1;
-		}
 		if (!b->n_chunks)
 			break;
 		int full = b->n_blocks >= SESSION_BATCH_BLOCKS;
 		int r = batch_feed(s, b, err, errlen);
-		if (r < 0) {
-			snprintf(err, errlen, "%s: out of memory", s->path);
-			return -1;
-		}
+		if (r < 0)
+			return out_of_memory(s, err, errlen);
 		rc |= r;
 		if (!full)
 			break;
@@ -573,10 +734,12 @@ static int poll_blocks(struct session *s, double start, char *err, size_t errlen
 			break;
 		}
 	}
-	if (!s->behind && release_kernels(s, UINT64_MAX)) {
-		snprintf(err, errlen, "%s: out of memory", s->path);
-		return -1;
-	}
+	L->edge = UINT64_MAX;
+	for (size_t i = 0; i < s->n_src; i++)
+		if (source_edge(&s->src[i]) < L->edge)
+			L->edge = source_edge(&s->src[i]);
+	if (release_kernels(s))
+		return out_of_memory(s, err, errlen);
 	return rc ? -1 : 0;
 }
 
@@ -600,10 +763,13 @@ static int session_feed_model(struct session *s)
 		if (L->athread_on)
 			pthread_mutex_unlock(&L->alock);
 	}
-	if (s->info.nvtx != s->nvtx_seen) {
-		db_reader_nvtx(s->reader, s->nvtx_mark, UINT64_MAX, nvtx_to_model, s->model);
-		s->nvtx_mark = s->latest_end;
-		s->nvtx_seen = s->info.nvtx;
+	for (size_t i = 0; i < s->n_src; i++) {
+		struct session_source *src = &s->src[i];
+		if (src->info.nvtx == src->nvtx_seen)
+			continue;
+		db_reader_nvtx(src->reader, src->nvtx_mark, UINT64_MAX, nvtx_to_model, s->model);
+		src->nvtx_mark = s->latest_end;
+		src->nvtx_seen = src->info.nvtx;
 		changed = 1;
 	}
 	s->model->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
@@ -630,26 +796,49 @@ static int loader_failed(struct session *s, char *err, size_t errlen)
 	return failed;
 }
 
+/* Devices, streams, requests and the new kernels (held back) of one file.
+ * Returns 0 or -1 (err set). */
+static int poll_source(struct session *s, size_t i, int *changed, char *err, size_t errlen)
+{
+	struct session_source *src = &s->src[i];
+	int64_t km = src->kernel_mark;
+	feed_devices(s, src);
+	s->loader->cur_src = i;
+	if (poll_small_tables(s, src, changed) != 0 ||
+	    db_reader_new_kernels(src->reader, &src->kernel_mark, hold_kernel, s) != 0)
+		return read_error(src, err, errlen);
+	*changed |= km != src->kernel_mark;
+	return 0;
+}
+
 int session_poll(struct session *s, char *err, size_t errlen)
 {
 	struct session_loader *L = s->loader;
 	double start = now_s();
-	if (db_reader_info(s->reader, &s->info) != 0)
-		return read_error(s, err, errlen);
+	if (session_read_info(s, err, errlen) != 0)
+		return -1;
 	int changed = 0;
 	if (s->model)
 		model_set_pool(s->model, L->pool);
-	feed_devices(s);
-	int64_t km = s->kernel_mark, bm = s->block_mark;
-	if (poll_small_tables(s, &changed) != 0 ||
-	    db_reader_new_kernels(s->reader, &s->kernel_mark, hold_kernel, s) != 0)
-		return read_error(s, err, errlen);
+	int64_t bm[SESSION_MAX_SOURCES];
+	for (size_t i = 0; i < s->n_src; i++) {
+		bm[i] = s->src[i].block_mark;
+		if (poll_source(s, i, &changed, err, errlen) != 0)
+			return -1;
+	}
 	int rc = poll_blocks(s, start, err, errlen);
-	changed |= km != s->kernel_mark || bm != s->block_mark;
-	s->ended = s->info.ended || s->info.is_nsys;
+	for (size_t i = 0; i < s->n_src; i++)
+		changed |= bm[i] != s->src[i].block_mark;
+	/* An Nsight Systems export is complete; every smtop file must have ended. */
+	s->ended = 1;
+	for (size_t i = 0; i < s->n_src; i++)
+		s->ended = s->ended && (s->src[i].info.ended || s->src[i].info.is_nsys);
 	uint64_t mark = ANALYSIS_WATERMARK_ALL;
-	if (!s->ended || s->behind)
-		mark = s->latest_end > SESSION_LIVE_SLACK_NS ? s->latest_end - SESSION_LIVE_SLACK_NS : 0;
+	if (!s->ended || s->behind) {
+		/* never past a file whose blocks are still being read */
+		uint64_t edge = s->latest_end < L->edge ? s->latest_end : L->edge;
+		mark = edge > SESSION_LIVE_SLACK_NS ? edge - SESSION_LIVE_SLACK_NS : 0;
+	}
 	if (changed || !L->marked || mark != L->last_mark) {
 		op_submit(s, (struct session_op){ .kind = OP_UPDATE, .mark = mark });
 		L->last_mark = mark;
@@ -664,15 +853,41 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	return changed;
 }
 
+int session_blocks(struct session *s, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (db_reader_blocks(s->src[i].reader, t0, t1, fn, ud) != 0)
+			return -1;
+	return 0;
+}
+
+int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (db_reader_kernels(s->src[i].reader, t0, t1, fn, ud) != 0)
+			return -1;
+	return 0;
+}
+
+const char *session_short_name(struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_src; i++) {
+		const char *sn = db_reader_short_name(s->src[i].reader, name);
+		if (sn != name)
+			return sn;
+	}
+	return name;
+}
+
 int session_store_events(struct session *s, char *err, size_t errlen)
 {
+	if (s->n_src != 1 || s->info.is_nsys)
+		return 1;
 	session_sync(s);
 	size_t n = analysis_event_count(s->analysis);
 	struct smtop_event *ev = n ? calloc(n, sizeof *ev) : NULL;
-	if (n && !ev) {
-		snprintf(err, errlen, "%s: out of memory", s->path);
-		return -1;
-	}
+	if (n && !ev)
+		return out_of_memory(s, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *analysis_event(s->analysis, i);
 	char params[64];
@@ -683,12 +898,28 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 	return rc;
 }
 
+static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+}
+
+int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1)
+{
+	model_detail_begin(s->model, t0, t1);
+	int rc = session_blocks(s, t0, t1, detail_block, s->model);
+	model_detail_end(s->model);
+	return rc;
+}
+
 void session_close(struct session *s)
 {
 	loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);
-	if (s->reader)
-		db_reader_close(s->reader);
+	for (size_t i = 0; i < s->n_src; i++)
+		if (s->src[i].reader)
+			db_reader_close(s->src[i].reader);
+	free(s->devices);
+	free(s->processes);
 	memset(s, 0, sizeof *s);
 }

@@ -1,6 +1,6 @@
 /* The session loader: the same model and analysis whatever the thread count
- * and however the polls are cut (a time budget, a session still growing),
- * and a clear error for a damaged chunk. */
+ * and however the polls are cut (a time budget, a session still growing,
+ * several files as one session), and a clear error for a damaged chunk. */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -22,17 +22,23 @@ struct loaded {
 	int polls;
 };
 
-static void load_open(struct loaded *l, const char *path, int threads, uint64_t budget_ns)
+static void load_open_many(struct loaded *l, const char *const *paths, size_t n, int threads,
+			   uint64_t budget_ns)
 {
 	char err[512];
 	struct analysis_params p;
 	analysis_params_default(&p);
-	cr_assert_eq(session_open(&l->s, path, &p, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(session_open_many(&l->s, paths, n, &p, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(model_init(&l->m), 0);
 	l->s.model = &l->m;
 	cr_assert_eq(session_set_threads(&l->s, threads), 0);
 	l->s.budget_ns = budget_ns;
 	l->polls = 0;
+}
+
+static void load_open(struct loaded *l, const char *path, int threads, uint64_t budget_ns)
+{
+	load_open_many(l, &path, 1, threads, budget_ns);
 }
 
 /* Polls until the loader has caught up and the analysis has settled. */
@@ -104,20 +110,29 @@ static int take_block(void *ud, const struct smtop_block *b, uint32_t pid, uint3
 	return 0;
 }
 
-static void expect_reference_bins(struct loaded *l, const char *path)
+/* The model's bins against the reference binning of every block of the
+ * files, read block by block. */
+static void expect_reference_bins_many(struct loaded *l, const char *const *paths, size_t n)
 {
-	struct db_reader *r;
-	char err[256];
-	cr_assert_eq(db_reader_open(&r, path, err, sizeof err), 0, "%s", err);
 	struct model_ref ref = { 0 };
-	int64_t mark = 0;
-	cr_assert_eq(db_reader_new_blocks(r, &mark, take_block, &ref), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct db_reader *r;
+		char err[256];
+		cr_assert_eq(db_reader_open(&r, paths[i], err, sizeof err), 0, "%s", err);
+		int64_t mark = 0;
+		cr_assert_eq(db_reader_new_blocks(r, &mark, take_block, &ref), 0);
+		db_reader_close(r);
+	}
 	struct model_ref_stats st;
 	char why[256] = "";
 	cr_expect_eq(model_ref_check(&l->m, &ref, &st, why, sizeof why), 0, "%s", why);
 	cr_expect_gt(st.bins, 10000);
 	model_ref_free(&ref);
-	db_reader_close(r);
+}
+
+static void expect_reference_bins(struct loaded *l, const char *path)
+{
+	expect_reference_bins_many(l, &path, 1);
 }
 
 Test(session, a_budget_cuts_polls_but_not_results)
@@ -138,6 +153,34 @@ Test(session, a_budget_cuts_polls_but_not_results)
 	cr_expect_eq(cut.m.blocks, all.m.blocks);
 	expect_same_events(&all, &cut);
 	expect_reference_bins(&cut, FIXTURE);
+	load_close(&all);
+	load_close(&cut);
+}
+
+Test(session, several_files_load_as_one_whatever_the_threads_and_budget)
+{
+	const char *paths[] = { FIXTURE, "tests/fixtures/equal-priority.smtop" };
+	struct loaded all, cut;
+	load_open_many(&all, paths, 2, 1, 0);
+	load_all(&all);
+	cr_expect_eq(all.s.stats.blocks, 700544 + 377630, "every block of both files read");
+	load_open_many(&cut, paths, 2, 3, 1); /* 1 ns: one batch per poll */
+	char err[512];
+	for (int i = 0; i < 2; i++)
+		cr_assert_geq(session_poll(&cut.s, err, sizeof err), 0, "%s", err);
+	cr_expect(cut.s.behind);
+	cr_expect(cut.s.src[0].block_mark > 0 && cut.s.src[1].block_mark > 0,
+		  "the file behind in time is read next, not starved");
+	load_all(&cut);
+	cr_expect_not(cut.s.behind);
+	cr_expect_not(cut.m.live, "both files finished and read");
+	cr_expect_eq(cut.s.stats.blocks, all.s.stats.blocks);
+	cr_expect_eq(cut.m.blocks, all.m.blocks);
+	cr_expect_eq(cut.m.n_kernels, all.m.n_kernels);
+	cr_expect(model_ref_same_bins(&all.m, &cut.m), "bins bit for bit");
+	cr_expect_gt(analysis_event_count(all.s.analysis), 0);
+	expect_same_events(&all, &cut);
+	expect_reference_bins_many(&cut, paths, 2);
 	load_close(&all);
 	load_close(&cut);
 }
@@ -174,10 +217,8 @@ Test(session, a_growing_session_ends_as_one_read_at_once)
 	load_close(&once);
 }
 
-Test(session, a_damaged_chunk_is_named)
+static void write_damaged(const char *path)
 {
-	char path[256];
-	db_support_temp_path(path, sizeof path, "damaged.smtop");
 	struct workload w;
 	workload_default(&w, 20e6, 1764460800000000000ULL);
 	workload_write(&w, path, 100000, 1);
@@ -187,6 +228,28 @@ Test(session, a_damaged_chunk_is_named)
 				  " WHERE id = (SELECT min(id) + 3 FROM smtop_block_chunk)",
 				  NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
+}
+
+Test(session, a_damaged_chunk_names_its_file_among_several)
+{
+	char path[256];
+	db_support_temp_path(path, sizeof path, "damaged-second.smtop");
+	write_damaged(path);
+	const char *paths[] = { "tests/fixtures/head-of-line.smtop", path };
+	struct loaded l;
+	load_open_many(&l, paths, 2, 2, 0);
+	char err[512] = "";
+	cr_expect_eq(session_poll(&l.s, err, sizeof err), -1);
+	cr_expect(strstr(err, "damaged-second.smtop") && strstr(err, "is damaged"), "%s", err);
+	cr_expect_eq(strstr(err, "head-of-line"), NULL, "%s", err);
+	load_close(&l);
+}
+
+Test(session, a_damaged_chunk_is_named)
+{
+	char path[256];
+	db_support_temp_path(path, sizeof path, "damaged.smtop");
+	write_damaged(path);
 	struct loaded l;
 	load_open(&l, path, 2, 0);
 	char err[512] = "";

@@ -61,11 +61,13 @@ struct app {
 	char search[64];
 	int help;
 	int quit;
+	int library;                    /* o: leave for the session list (quit is set too) */
 	int ascii;                      /* no UTF-8: ASCII glyphs */
 	int colors;                     /* 0 monochrome, 8, 256 */
 	int dense;                      /* two SM groups per cell with half blocks */
 	char msg[96];                   /* one-shot message for the status line */
 	struct app_layout layout;
+	uint64_t fit_t0, fit_col_ns;    /* the window app_fit chose last */
 };
 
 void app_init(struct app *a, const struct model *m);
@@ -80,6 +82,9 @@ uint64_t app_t1(const struct app *a);
 int app_cols(const struct app *a);
 /* Shows the whole session. */
 void app_fit(struct app *a);
+/* After the plot width changed: a window that showed the whole session (and
+ * was not moved since) fits the new width. */
+void app_refit(struct app *a);
 /* Centres the window on event i and selects it. */
 void app_goto_event(struct app *a, long i);
 /* Window start as offset from the session's first record, for labels. */

@@ -16,7 +16,7 @@ static const char *const lines[] = {
 	"f               filter streams: press their letters, * for all",
 	"m               dense SM view (two SM groups per cell, colour only)",
 	"mouse           click a row, lane or event to select it",
-	"?               this help;  q quit",
+	"?               this help;  o session library;  q quit",
 	"",
 	"SM cells: the letter of the stream whose blocks held the SMs longest;",
 	"lower case: under half full;  ! : an inversion victim waited behind",

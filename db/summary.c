@@ -1,4 +1,3 @@
-#include "db/reader.h"
 #include "db/summary.h"
 
 #include <errno.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/reader.h"
 #include "db/schema.h"
 
 /* A writer between batches holds the lock for milliseconds; ls should not

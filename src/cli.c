@@ -9,7 +9,7 @@ static const struct {
 } cli_commands[] = {
 	{ "record", CLI_RECORD }, { "run", CLI_RUN }, { "demo", CLI_DEMO },
 	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
-	{ "help", CLI_HELP },
+	{ "help", CLI_HELP }, { "replay", CLI_REPLAY },
 };
 
 void cli_usage(FILE *out)
@@ -25,6 +25,12 @@ void cli_usage(FILE *out)
 	      "  run [-o FILE] -- CMD...    the same, with the live viewer\n"
 	      "  demo NAME | demo --list    run a built-in scenario live (--seconds S)\n"
 	      "  open FILE                  browse a saved session or an Nsight Systems export\n"
+	      "  replay FILE [--speed X] [--guided]\n"
+	      "                             play a saved session slowed down: one us of GPU time\n"
+	      "                             takes X us (1 to 1000000, default 1000); --guided\n"
+	      "                             pauses at each key moment with a caption; keys:\n"
+	      "                             space pause, < > speed, . , step a block start,\n"
+	      "                             n N step an episode, g guided, e lesson, r stop\n"
 	      "  info FILE                  print what a session holds\n"
 	      "  report FILE [--json] [--top N]\n"
 	      "                             print blocking episodes and priority inversions\n"
@@ -83,6 +89,12 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		c->top = (int)v;
 	} else if (!strcmp(a, "--seconds")) {
 		*bad = parse_number(a, val, 0.1, &c->demo_seconds, err) != 0;
+	} else if (!strcmp(a, "--speed")) {
+		*bad = parse_number(a, val, 1, &c->speed, err) != 0;
+		if (!*bad && c->speed > 1e6) {
+			fprintf(err, "smtop: --speed needs a number from 1 to 1000000\n");
+			*bad = 1;
+		}
 	} else {
 		return 0;
 	}
@@ -100,6 +112,8 @@ static int parse_flag(const char *a, struct cli *c)
 		c->quiet = 1;
 	else if (!strcmp(a, "--list"))
 		c->demo_list = 1;
+	else if (!strcmp(a, "--guided"))
+		c->guided = 1;
 	else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 		c->command = CLI_HELP;
 	else if (!strcmp(a, "--version"))
@@ -123,7 +137,8 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 
 static int check_complete(const struct cli *c, FILE *err)
 {
-	int needs_file = c->command == CLI_OPEN || c->command == CLI_INFO || c->command == CLI_REPORT;
+	int needs_file = c->command == CLI_OPEN || c->command == CLI_INFO || c->command == CLI_REPORT ||
+			 c->command == CLI_REPLAY;
 	if (needs_file && !c->file) {
 		fprintf(err, "smtop: this command needs a session FILE (see smtop --help)\n");
 		return -1;

@@ -14,6 +14,7 @@ enum cli_command {
 	CLI_REPORT,
 	CLI_HELP,
 	CLI_VERSION,
+	CLI_REPLAY,
 };
 
 struct cli {
@@ -29,6 +30,8 @@ struct cli {
 	int ascii;                   /* --ascii: no UTF-8 glyphs */
 	int quiet;
 	double demo_seconds;         /* demo --seconds */
+	double speed;                /* replay --speed: real time per GPU time, 0 = default */
+	int guided;                  /* replay --guided */
 };
 
 /* Parses argv.  Returns 0, or -1 after writing one line to err_out. */

@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 		return run_report(&c);
 	case CLI_INFO:
 		return info_main(c.file);
+	case CLI_REPLAY:
+		return view_replay(&c, c.file);
 	}
 	return 2;
 }

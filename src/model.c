@@ -781,6 +781,50 @@ int model_flush(struct model *m)
 	return 0;
 }
 
+/* ---- replay: a session cut at a clock that moves on ------------------------ */
+
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id)
+{
+	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
+		return 0;
+	long ki = model_find_kernel(m, pid, context_id, b->grid_id);
+	if (ki < 0)
+		return 0;
+	struct model_kernel *k = &m->kernels[ki];
+	if (b->end > k->last_block)
+		k->last_block = b->end;
+	note_time(m, b->start, b->end);
+	add_to_levels(m, k, b);
+	m->generation++;
+	return 0;
+}
+
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end)
+{
+	if (i >= m->n_kernels || end <= m->kernels[i].end)
+		return;
+	struct model_kernel *k = &m->kernels[i];
+	uint64_t was = k->end > k->start ? k->end - k->start : 0;
+	m->streams[k->stream].busy_ns += end - k->start - was;
+	k->end = end;
+	note_time(m, k->start, end);
+	m->generation++;
+}
+
+void model_event_set_start(struct model *m, size_t i, uint64_t start)
+{
+	if (i >= m->n_events)
+		return;
+	struct smtop_event *e = &m->events[i].ev;
+	e->start = start;
+	e->wait_ns = start > e->ready ? start - e->ready : 0;
+	if (e->wait_ns > m->max_wait_ns)
+		m->max_wait_ns = e->wait_ns;
+	note_time(m, e->ready, e->start);
+	m->generation++;
+}
+
 /* ---- detail ---------------------------------------------------------------- */
 
 void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1)

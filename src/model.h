@@ -173,6 +173,16 @@ int model_add_nvtx(struct model *m, const struct smtop_nvtx *n);
 /* Sorts, computes ready times, links events, resolves pending blocks. */
 int model_flush(struct model *m);
 
+/* Replay (src/session_replay.c) shows a session cut at a clock that moves on:
+ * a block is added cut at the clock (model_add_block), then each later part
+ * of it through model_extend_block, which adds its occupancy without
+ * counting the block again; a running kernel's end and a waiting victim's
+ * start grow the same way.  Both only ever grow. */
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id);
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end);
+void model_event_set_start(struct model *m, size_t i, uint64_t start);
+
 /* The detail window: bins of (t1 - t0) / MODEL_DETAIL_BINS for [t0, t1),
  * filled by the loader with the blocks of that window. */
 void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1);

@@ -37,6 +37,9 @@ int session_poll(struct session *s, char *err, size_t errlen);
 
 void session_close(struct session *s);
 
+/* What the status line shows about the session: drops, threshold. */
+void session_model_meta(const struct session *s, struct model *m);
+
 /* Stores the analysis' events into the session file (a separate, short-lived
  * write connection).  Returns 0 or -1 with err set. */
 int session_store_events(struct session *s, char *err, size_t errlen);

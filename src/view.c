@@ -12,10 +12,15 @@
 #include <unistd.h>
 
 #include "src/analysis.h"
+#include "src/guide.h"
+#include "src/lessons.h"
 #include "src/model.h"
 #include "src/record.h"
+#include "src/replay.h"
 #include "src/session.h"
+#include "src/session_replay.h"
 #include "ui/app.h"
+#include "ui/player.h"
 #include "ui/ui.h"
 
 #define VIEW_DEFAULT_DEMO "priority-vs-training"
@@ -30,6 +35,11 @@ struct view {
 	struct record_child *child;     /* live recording, or NULL */
 	int child_done;
 	char label[256];
+	/* a saved session replays: the feed makes the model follow the clock */
+	int replaying;
+	struct session_replay feed;
+	struct replay replay;
+	struct guide guide;
 };
 
 static uint64_t now_ns(void)
@@ -50,11 +60,45 @@ static void reap_child(struct view *v)
 	snprintf(v->label + strlen(v->label), sizeof v->label - strlen(v->label), " (workload ended)");
 }
 
+static uint64_t monotonic_ns(void *ud)
+{
+	struct timespec ts;
+	(void)ud;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const char *short_name(void *ud, const char *name)
+{
+	return db_reader_short_name(ud, name);
+}
+
+/* A saved session can replay: the clock, its marks and the guided stops. */
+static int replay_setup(struct view *v, int model_whole)
+{
+	char err[512];
+	if (session_replay_open(&v->feed, &v->s, &v->m, model_whole, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		return -1;
+	}
+	replay_init(&v->replay, v->feed.t_first, v->feed.t_last, monotonic_ns, NULL);
+	v->replay.marks = (struct replay_marks){ &v->feed, session_replay_find };
+	guide_build(&v->guide, v->s.analysis, v->feed.t_last, short_name, v->s.reader);
+	uint64_t t[GUIDE_MAX_STOPS];
+	replay_set_stops(&v->replay, t, guide_times(&v->guide, t, GUIDE_MAX_STOPS));
+	v->replaying = 1;
+	return 0;
+}
+
 static int view_poll(void *ud, struct model *m)
 {
 	struct view *v = ud;
 	char err[512];
 	(void)m;
+	if (v->replaying) {
+		replay_update(&v->replay);
+		return session_replay_feed(&v->feed, v->replay.clock, err, sizeof err);
+	}
 	reap_child(v);
 	int changed = session_poll(&v->s, err, sizeof err);
 	if (v->s.latest_end)
@@ -70,6 +114,8 @@ static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uin
 static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
 {
 	struct view *v = ud;
+	if (v->replaying)
+		return session_replay_detail(&v->feed, t0, t1);
 	model_detail_begin(m, t0, t1);
 	int rc = db_reader_blocks(v->s.reader, t0, t1, detail_block, m);
 	model_detail_end(m);
@@ -82,7 +128,9 @@ void view_params(const struct cli *c, struct analysis_params *p)
 	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
 }
 
-static int view_begin(struct view *v, const struct cli *c, const char *path, const char *label)
+/* replay: the model is fed by the replay feed, not by the poll */
+static int view_begin(struct view *v, const struct cli *c, const char *path, const char *label,
+		      int replay)
 {
 	char err[512];
 	struct analysis_params p;
@@ -96,28 +144,46 @@ static int view_begin(struct view *v, const struct cli *c, const char *path, con
 		session_close(&v->s);
 		return -1;
 	}
-	v->s.model = &v->m;
+	v->s.model = replay ? NULL : &v->m;
 	snprintf(v->label, sizeof v->label, "%s", label ? label : path);
 	v->m.session_label = v->label;
 	if (session_poll(&v->s, err, sizeof err) < 0) {
 		fprintf(stderr, "smtop: %s\n", err);
 		return -1;
 	}
+	if (replay && !v->s.ended)
+		analysis_update(v->s.analysis, ANALYSIS_WATERMARK_ALL);
+	/* a finished session can replay (a growing one is followed live) */
+	if (replay || (v->s.ended && !v->child))
+		return replay_setup(v, !replay);
 	return 0;
 }
 
 static void view_end(struct view *v)
 {
+	if (v->replaying)
+		session_replay_close(&v->feed);
 	model_free(&v->m);
 	session_close(&v->s);
 }
 
-static int view_loop(struct view *v, const struct cli *c)
+static int view_loop(struct view *v, const struct cli *c, int replay)
 {
 	struct app a;
 	char err[512];
 	app_init(&a, &v->m);
 	a.ascii = c->ascii;
+	a.lesson = lessons_for_command(v->s.info.command);
+	if (v->replaying) {
+		a.replay = &v->replay;
+		a.guide = &v->guide;
+		if (c->speed > 0)
+			replay_set_speed(&v->replay, c->speed);
+	}
+	if (replay) {
+		a.lesson_panel = 1;
+		player_begin(&a, v->replay.t_first, c->guided);
+	}
 	struct ui_source src = { .ud = v, .poll = view_poll, .detail = view_detail };
 	if (ui_run(&a, &v->m, &src, err, sizeof err) != 0) {
 		fprintf(stderr, "%s\n", err);
@@ -126,7 +192,7 @@ static int view_loop(struct view *v, const struct cli *c)
 	return 0;
 }
 
-int view_open(const struct cli *c, const char *path, const char *label)
+static int view_saved(const struct cli *c, const char *path, const char *label, int replay)
 {
 	struct view v;
 	memset(&v, 0, sizeof v);
@@ -134,13 +200,23 @@ int view_open(const struct cli *c, const char *path, const char *label)
 		fprintf(stderr, "smtop: the viewer needs a terminal (for text, use smtop report %s)\n", path);
 		return 1;
 	}
-	if (view_begin(&v, c, path, label) != 0) {
+	if (view_begin(&v, c, path, label, replay) != 0) {
 		view_end(&v);
 		return 1;
 	}
-	int rc = view_loop(&v, c);
+	int rc = view_loop(&v, c, replay);
 	view_end(&v);
 	return rc;
+}
+
+int view_open(const struct cli *c, const char *path, const char *label)
+{
+	return view_saved(c, path, label, 0);
+}
+
+int view_replay(const struct cli *c, const char *path)
+{
+	return view_saved(c, path, NULL, 1);
 }
 
 static int wait_ms(struct record_child *child, int ms, int *status)
@@ -199,8 +275,8 @@ int view_live(const struct cli *c, char *const *argv, const char *label)
 	memset(&v, 0, sizeof v);
 	v.child = &child;
 	int code = 1;
-	if (view_begin(&v, c, child.session_path, label) == 0)
-		code = view_loop(&v, c);
+	if (view_begin(&v, c, child.session_path, label, 0) == 0)
+		code = view_loop(&v, c, 0);
 	if (!v.child_done) {
 		int status = stop_child(&child);
 		int wcode = record_finish(&child, status);

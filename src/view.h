@@ -14,6 +14,9 @@ void view_params(const struct cli *c, struct analysis_params *p);
 /* smtop open FILE */
 int view_open(const struct cli *c, const char *path, const char *label);
 
+/* smtop replay FILE [--speed X] [--guided] */
+int view_replay(const struct cli *c, const char *path);
+
 /* smtop run -- CMD, smtop demo NAME: record and view live. */
 int view_live(const struct cli *c, char *const *argv, const char *label);
 

@@ -302,19 +302,6 @@ Test(views, help_and_quit)
 	cr_expect(a.quit);
 }
 
-Test(views, space_replays_saved_session)
-{
-	app_handle_key(&a, '+');
-	uint64_t t0 = a.t0;
-	app_handle_key(&a, ' ');
-	cr_expect(a.playing);
-	cr_expect(app_tick(&a, 50000000ULL));
-	cr_expect_eq(a.t0, t0 + a.col_ns);
-	app_handle_key(&a, ' ');
-	cr_expect_not(a.playing);
-	cr_expect_not(app_tick(&a, 50000000ULL));
-}
-
 Test(views, live_follow_and_pause)
 {
 	m.live = 1;

@@ -186,27 +186,25 @@ void lesson_view_caption(struct canvas *c, const struct app *a, const struct mod
 	const struct app_layout *l = &a->layout;
 	if (l->too_small || !player_active(a) || a->replay->at_stop < 0 || a->help)
 		return;
-	int h = l->events_rows + 2;
-	struct canvas_rect r = { 2, l->events_y - 1, c->w - 4, h };
-	if (r.w < 20 || h < 3)
+	int w = c->w - 2;
+	if (w < 24)
 		return;
-	struct canvas_rect in = { r.x + 2, r.y + 1, r.w - 4, r.h - 2 };
 	struct canvas scratch;
 	/* drawn once off screen to size the box, then for real */
 	if (canvas_init(&scratch, c->w, c->h) != 0)
 		return;
-	int y = in.y;
-	int said = caption(&scratch, (struct canvas_rect){ in.x, in.y, in.w, 1000 }, &y, a, m);
+	int y = 0;
+	int said = caption(&scratch, (struct canvas_rect){ 3, 0, w - 4, c->h }, &y, a, m);
 	canvas_free(&scratch);
 	if (!said)
 		return;
-	int need = y - in.y + 2;
-	if (need < r.h) {
-		r.y += r.h - need;
-		r.h = need;
-		in.y = r.y + 1;
-		in.h = r.h - 2;
-	}
+	/* above the status line, over the events (and the lanes when it needs
+	 * more rows), at most half the screen */
+	int h = y + 2;
+	if (h > c->h / 2)
+		h = c->h / 2;
+	struct canvas_rect r = { 1, c->h - 2 - h, w, h };
+	struct canvas_rect in = { r.x + 2, r.y + 1, r.w - 4, r.h - 2 };
 	canvas_fill(c, r, " ", CANVAS_DEFAULT, CANVAS_DEFAULT, 0);
 	canvas_box(c, r, "guided replay", a->ascii);
 	y = in.y;

@@ -12,8 +12,12 @@
 #define REPLAY_SLICE_NS 1000000ULL      /* first read-ahead slice: 1 ms */
 #define REPLAY_SLICE_MIN_NS 10000ULL
 #define REPLAY_SLICE_MAX_NS 1000000000ULL
-#define REPLAY_SLICE_FEW 32768          /* fewer blocks in a slice: widen the next */
-#define REPLAY_SLICE_MANY 524288        /* more: narrow it */
+#define REPLAY_SLICE_FEW 8192           /* fewer blocks decoded: widen the next slice */
+#define REPLAY_SLICE_MANY 65536         /* more: narrow it (a read stays a few ms) */
+/* Blocks of a known kernel lie within its span give or take the clock
+ * offset's error (microseconds): reading from this much before the first
+ * kernel skips the blocks a trimmed session keeps around it. */
+#define REPLAY_READ_MARGIN_NS 1000000ULL
 #define REPLAY_BACK_NS 1000000ULL       /* first window searched backwards */
 #define REPLAY_ALL (UINT64_MAX - 1)     /* a clock past every record */
 
@@ -144,8 +148,12 @@ int session_replay_open(struct session_replay *p, struct session *s, struct mode
 	qsort(p->by_grid, p->n_kernels, sizeof *p->by_grid, cmp_by_grid);
 	qsort(p->nvtx, p->n_nvtx, sizeof *p->nvtx, cmp_nvtx_end);
 	replay_span(p);
-	p->read_from = s->info.t_first < p->t_first ? s->info.t_first : p->t_first;
-	p->read_end = (s->info.t_last > p->t_last ? s->info.t_last : p->t_last) + 1;
+	p->read_from = p->t_first > REPLAY_READ_MARGIN_NS ? p->t_first - REPLAY_READ_MARGIN_NS : 0;
+	if (p->read_from < s->info.t_first)
+		p->read_from = s->info.t_first;
+	p->read_end = p->t_last + REPLAY_READ_MARGIN_NS;
+	if (p->read_end > s->info.t_last + 1)
+		p->read_end = s->info.t_last + 1;
 	p->read_to = p->read_from;
 	p->slice_ns = REPLAY_SLICE_NS;
 	p->whole = model_whole;
@@ -177,6 +185,7 @@ void session_replay_close(struct session_replay *p)
 struct slice {
 	struct session_replay *p;
 	uint64_t t0, t1;
+	size_t decoded;                 /* blocks the reader handed over, kept or not */
 	int failed;
 };
 
@@ -186,6 +195,7 @@ static int keep_block(void *ud, const struct smtop_block *b, uint32_t pid, uint3
 {
 	struct slice *sl = ud;
 	struct session_replay *p = sl->p;
+	sl->decoded++;
 	if (b->start < sl->t0 || b->start >= sl->t1 || b->end <= b->start)
 		return 0;
 	if (kernel_index(p, pid, ctx, b->grid_id) < 0)
@@ -220,17 +230,18 @@ static int read_slice(struct session_replay *p)
 		p->next_buf = 0;
 	}
 	size_t before = p->n_buf;
-	struct slice sl = { p, p->read_to, p->read_to + p->slice_ns, 0 };
+	struct slice sl = { p, p->read_to, p->read_to + p->slice_ns, 0, 0 };
 	if (sl.t1 > p->read_end || sl.t1 < sl.t0)
 		sl.t1 = p->read_end;
 	if (db_reader_blocks(p->s->reader, sl.t0, sl.t1, keep_block, &sl) != 0 || sl.failed)
 		return -1;
 	qsort(p->buf + before, p->n_buf - before, sizeof *p->buf, cmp_block);
 	p->read_to = sl.t1;
-	size_t got = p->n_buf - before;
-	if (got < REPLAY_SLICE_FEW && p->slice_ns < REPLAY_SLICE_MAX_NS)
+	/* sized by what the reader decoded: blocks of unknown kernels cost
+	 * as much to read as the rest */
+	if (sl.decoded < REPLAY_SLICE_FEW && p->slice_ns < REPLAY_SLICE_MAX_NS)
 		p->slice_ns *= 2;
-	else if (got > REPLAY_SLICE_MANY && p->slice_ns > REPLAY_SLICE_MIN_NS)
+	else if (sl.decoded > REPLAY_SLICE_MANY && p->slice_ns > REPLAY_SLICE_MIN_NS)
 		p->slice_ns /= 2;
 	return 0;
 }

@@ -4,11 +4,11 @@
 # screens (screenshots/live-*) come from tests/gpu/live_capture.sh on the H200.
 cd "$(dirname "$0")/../.." || exit 1
 T=smtop-shots-$$
-shot() { # shot NAME FIXTURE KEYS...
+shot() { # shot NAME FIXTURE KEYS...  (VIEW="replay --guided" for another command than open)
 	name=$1 fx=$2
 	shift 2
 	tmux kill-session -t "$T" 2>/dev/null
-	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop open tests/fixtures/$fx; sleep 5"
+	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop ${VIEW:-open} tests/fixtures/$fx; sleep 5"
 	sleep 1.5
 	for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.3; done
 	sleep 0.5
@@ -22,4 +22,10 @@ shot head-of-line head-of-line.smtop
 shot priority-vs-training priority-vs-training.smtop w
 shot kernel-details priority-vs-training.smtop w Tab Tab
 shot help head-of-line.smtop '?'
+# replays: n steps the clock to the first episode and pauses there; a guided
+# replay pauses by itself at its first stop
+VIEW="replay --speed 1e3" shot replay-priority-vs-training priority-vs-training.smtop n
+VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.smtop Enter Enter
+VIEW="replay --guided --speed 100" shot guided-priority-vs-training priority-vs-training.smtop
+VIEW="replay --guided --speed 100" shot guided-head-of-line head-of-line.smtop
 tmux kill-session -t "$T" 2>/dev/null

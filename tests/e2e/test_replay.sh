@@ -1,0 +1,107 @@
+#!/bin/sh
+# smtop replay in tmux on sessions recorded on the H200: the clock plays,
+# pauses, steps block by block and episode by episode, changes speed, stops
+# at guided moments; blocks appear as it goes; bad input gets one line.
+. tests/e2e/lib.sh
+FX=$(pwd)/tests/fixtures
+T=smtop-replay-$$
+cap() { tmux capture-pane -p -t "$T"; }
+status() { cap | tail -1; }
+keys() { for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.2; done; sleep 0.4; }
+start() { # start W H CMD...
+	w=$1 h=$2
+	shift 2
+	tmux kill-session -t "$T" 2>/dev/null
+	tmux new-session -d -s "$T" -x "$w" -y "$h" "$* ; echo EXIT=\$?; sleep 30"
+	sleep 1.5
+}
+# the replay clock (ms from the session's start) and the block count, from the status line
+clock_of() { printf '%s' "$1" | sed -n 's/.*replay \([0-9.]*\) ms.*/\1/p'; }
+blocks_of() { printf '%s' "$1" | sed -n 's/.* blocks \([0-9,]*\).*/\1/p' | tr -d ,; }
+# cells of the SM view holding some stream's letter
+busy_cells() { cap | sed -n '3,35p' | sed 's/││.*//' | tr -cd 'A-Za-z' | wc -c; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+start 160 50 "$SMTOP" replay "$FX/priority-vs-training.smtop" --speed 2e3
+s1=$(status)
+c1=$(busy_cells)
+check "status line shows the replay clock and speed" contains "$s1" "replay .* ms · x2000 (1 us = 2.00 ms) · playing"
+check "header says REPLAY" contains "$(cap | head -1)" "REPLAY"
+check "the lesson of the scenario is beside the view" contains "$(cap)" "lesson: priority-vs-training"
+sleep 2
+s2=$(status)
+c2=$(busy_cells)
+check "the clock advances while playing" lt "$(clock_of "$s1")" "$(clock_of "$s2")"
+check "blocks appear over time (status count)" lt "$(blocks_of "$s1")" "$(blocks_of "$s2")"
+check "blocks appear over time (SM cells)" lt "$c1" "$c2"
+keys ' '
+p1=$(status)
+check "space pauses" contains "$p1" "· paused ·"
+sleep 1
+check "paused: the clock stays" test "$(clock_of "$p1")" = "$(clock_of "$(status)")"
+keys .
+d1=$(status)
+check ". steps to the next block start" lt "$(clock_of "$p1")" "$(clock_of "$d1")"
+check ". keeps the replay paused" contains "$d1" "paused"
+check "a step never loses blocks" sh -c '[ "$1" -le "$2" ]' _ "$(blocks_of "$p1")" "$(blocks_of "$d1")"
+keys . .
+d3=$(status)
+keys ,
+d4=$(status)
+check ", steps back to a block start" lt "$(clock_of "$d4")" "$(clock_of "$d3")"
+check ", goes back no further than the last start" lt "$(clock_of "$d1")" "$(clock_of "$d4")"
+keys n
+e1=$(status)
+check "n steps to the next episode" lt "$(clock_of "$d4")" "$(clock_of "$e1")"
+check "n: the episode shows in the events" contains "$(cap)" ">.*INVERSION"
+keys n
+check "n again: a later episode" lt "$(clock_of "$e1")" "$(clock_of "$(status)")"
+keys N
+check "N: back to the earlier one" test "$(clock_of "$e1")" = "$(clock_of "$(status)")"
+keys '>'
+check "> doubles the speed" contains "$(status)" "x4000"
+keys '<' '<'
+check "< halves it" contains "$(status)" "x1000 (1 us = 1.00 ms)"
+keys e
+check "e hides the lesson" sh -c '! tmux capture-pane -p -t '"$T"' | grep -q "lesson: priority"'
+keys e r
+check "r stops the replay: the whole session" contains "$(cap | head -1)" "saved session"
+keys q
+s=$(cap)
+check "q quits with status 0" contains "$s" "EXIT=0"
+check "terminal restored" sh -c '! printf "%s" "$1" | grep -q "┌"' _ "$s"
+
+# Guided: the replay pauses with a caption at the first inversion.
+start 160 50 "$SMTOP" replay "$FX/head-of-line.smtop" --speed 100 --guided
+sleep 1.5
+g=$(cap)
+check "guided: stops at the first inversion" contains "$g" "Stop 1 of .* at"
+check "guided: the caption explains it" contains "$g" "cannot preempt"
+check "guided: the status line says which stop" contains "$(status)" "stop 1 of"
+keys Enter
+check "Enter goes on" contains "$(status)" "playing"
+keys q
+
+# smtop open: r starts a replay of the saved session; narrow screens caption over the events.
+start 100 30 "$SMTOP" open "$FX/head-of-line.smtop"
+keys g
+sleep 2.5
+check "open, g: a guided replay" contains "$(cap | head -1)" "REPLAY"
+check "narrow: the caption box over the events" contains "$(cap)" "guided replay"
+keys r q
+check "open: quits cleanly after a replay" contains "$(cap)" "EXIT=0"
+tmux kill-session -t "$T" 2>/dev/null
+
+err=$(script -qc "$SMTOP replay $FX/no-such.smtop" /dev/null 2>&1 | tr -d '\r')
+check "missing file: names it" contains "$err" "no-such.smtop"
+check "missing file: one line" one_line "$(printf '%s\n' "$err" | grep .)"
+"$SMTOP" replay "$FX/head-of-line.smtop" --speed 0 > /dev/null 2> "$E2E_TMP/err"
+check "speed out of range: usage error" test $? -eq 2
+check "speed out of range: one line" one_line "$(cat "$E2E_TMP/err")"
+err=$("$SMTOP" replay "$FX/head-of-line.smtop" < /dev/null 2>&1 > /dev/null)
+check "not a terminal: clear error" contains "$err" "needs a terminal"
+printf 'not a session' > "$E2E_TMP/bad.smtop"
+err=$(script -qc "$SMTOP replay $E2E_TMP/bad.smtop" /dev/null 2>&1 | tr -d '\r')
+check "not a session: one line naming the file" contains "$err" "bad.smtop"
+
+e2e_done

@@ -288,7 +288,7 @@ static void stream_rank(struct model *m)
 			int64_t pb = b->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : b->priority;
 			/* Streams that ran nothing (frameworks create pools of them)
 			 * go last, so letters and colours go to the busy ones. */
-			int ia = a->n_kernels == 0, ib = b->n_kernels == 0;
+			int ia = a->n_kernels == 0 && !a->will_run, ib = b->n_kernels == 0 && !b->will_run;
 			int before = ib < ia || (ib == ia && (pb < pa || (pb == pa && (b->pid < a->pid ||
 				     (b->pid == a->pid && b->stream_id < a->stream_id)))));
 			if (!before)
@@ -797,6 +797,20 @@ int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pi
 	note_time(m, b->start, b->end);
 	add_to_levels(m, k, b);
 	m->generation++;
+	return 0;
+}
+
+int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
+			  uint32_t stream_id)
+{
+	long i = stream_find(m, pid, device_id, context_id, stream_id, 1);
+	if (i < 0)
+		return -1;
+	if (!m->streams[i].will_run) {
+		m->streams[i].will_run = 1;
+		stream_rank(m);
+		m->generation++;
+	}
 	return 0;
 }
 

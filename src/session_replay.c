@@ -419,6 +419,12 @@ static int rebuild(struct session_replay *p)
 		return -1;
 	if (db_reader_streams(p->s->reader, stream_to_model, m) != 0)
 		return -1;
+	/* letters as the whole session has them, not shifting as streams start */
+	for (size_t i = 0; i < p->n_kernels; i++) {
+		const struct smtop_kernel *k = &p->kernels[i];
+		if (model_stream_will_run(m, k->pid, k->device_id, k->context_id, k->stream_id) != 0)
+			return -1;
+	}
 	session_model_meta(p->s, m);
 	memset(p->kernel_fed, 0, p->n_kernels ? p->n_kernels : 1);
 	p->next_kernel = 0;

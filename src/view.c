@@ -216,7 +216,9 @@ int view_open(const struct cli *c, const char *path, const char *label)
 
 int view_replay(const struct cli *c, const char *path)
 {
-	return view_saved(c, path, NULL, 1);
+	/* the file's name: the header keeps room for the device */
+	const char *base = strrchr(path, '/');
+	return view_saved(c, path, base && base[1] ? base + 1 : path, 1);
 }
 
 static int wait_ms(struct record_child *child, int ms, int *status)

@@ -512,3 +512,32 @@ Test(replay_feed, next_event_is_the_next_ready_time)
 	fixture_close(&f);
 }
 
+
+Test(replay_feed, letters_stay_those_of_the_whole_session)
+{
+	struct fixture f;
+	fixture_open(&f, "tests/fixtures/head-of-line.smtop");
+	feed(&f, f.p.t_first + 1 * MS);         /* before the short kernel's stream runs */
+	struct model w;
+	char err[512];
+	model_init(&w);
+	f.s.model = &w;
+	f.s.kernel_mark = f.s.block_mark = 0;
+	f.s.streams_seen = f.s.devices_seen = 0;
+	f.s.events_fed = 0;
+	cr_assert_geq(session_poll(&f.s, err, sizeof err), 0, "%s", err);
+	int checked = 0;
+	for (size_t i = 0; i < w.n_streams; i++) {
+		const struct model_stream *ws = &w.streams[i];
+		if (!ws->n_kernels)
+			continue;
+		long j = model_find_stream(&f.m, ws->pid, ws->device_id, ws->context_id, ws->stream_id);
+		cr_assert_geq(j, 0);
+		cr_expect_eq(f.m.streams[j].letter, ws->letter, "stream %u", ws->stream_id);
+		checked++;
+	}
+	cr_expect_eq(checked, 2, "the long and the short kernel's streams");
+	f.s.model = NULL;
+	model_free(&w);
+	fixture_close(&f);
+}

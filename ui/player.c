@@ -199,6 +199,7 @@ int player_tick(struct app *a)
 	}
 	if (r->at_stop != a->stop_shown) {
 		a->stop_shown = r->at_stop;
+		a->msg[0] = 0; /* the caption says it; the status line shows the keys */
 		if (r->at_stop >= 0 && a->guide && (size_t)r->at_stop < a->guide->n) {
 			const struct guide_stop *s = &a->guide->stops[r->at_stop];
 			if (s->event >= 0 && (size_t)s->event < a->model->n_events)

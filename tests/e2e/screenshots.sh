@@ -22,10 +22,10 @@ shot head-of-line head-of-line.smtop
 shot priority-vs-training priority-vs-training.smtop w
 shot kernel-details priority-vs-training.smtop w Tab Tab
 shot help head-of-line.smtop '?'
-# replays: n steps the clock to the first episode and pauses there; a guided
-# replay pauses by itself at its first stop
+# replays: n steps the clock to the first episode and pauses there (guided:
+# the first stop, with its caption); Enter goes on to the next stop
 VIEW="replay --speed 1e3" shot replay-priority-vs-training priority-vs-training.smtop n
+VIEW="replay --guided --speed 1e3" shot guided-priority-vs-training priority-vs-training.smtop n
+VIEW="replay --guided --speed 1e3" shot guided-head-of-line head-of-line.smtop n
 VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.smtop Enter Enter
-VIEW="replay --guided --speed 100" shot guided-priority-vs-training priority-vs-training.smtop
-VIEW="replay --guided --speed 100" shot guided-head-of-line head-of-line.smtop
 tmux kill-session -t "$T" 2>/dev/null

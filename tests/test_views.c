@@ -540,6 +540,18 @@ Test(views, replay_status_line_shows_clock_speed_and_state)
 		  "%s", strrchr(t, '\n') ? t + strlen(t) - 200 : t);
 	cr_expect(strstr(t, "REPLAY") != NULL);
 	free(t);
+	replay_set_speed(&rp, 1e6);
+	ui_support_render(&c, &a, &m, 132, 50);
+	t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "x1000000 (1 us = 1.00 s)") != NULL, "the top speed in full");
+	free(t);
+	app_handle_key(&a, '<');
+	for (int i = 0; i < 30; i++)
+		app_handle_key(&a, '<');
+	ui_support_render(&c, &a, &m, 132, 50);
+	t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "x1 (1 us = 1.0 us)") != NULL, "real time at the bottom");
+	free(t);
 }
 
 Test(views, lesson_key_without_a_lesson_says_so)

@@ -84,19 +84,26 @@ static void step(struct app *a, enum replay_mark kind, int dir)
 		forget_kernel(a);
 	if (kind == REPLAY_MARK_EVENT)
 		a->select_at = a->replay->clock;
-	snprintf(a->msg, sizeof a->msg, kind == REPLAY_MARK_EVENT ? "step: next episode"
-								  : "step: next block start");
-	if (dir < 0)
-		snprintf(a->msg, sizeof a->msg, kind == REPLAY_MARK_EVENT ? "step back: episode"
-									  : "step back: block start");
+	snprintf(a->msg, sizeof a->msg, "step%s: %s %s", dir > 0 ? "" : " back",
+		 dir > 0 ? "next" : "previous", kind == REPLAY_MARK_EVENT ? "episode" : "block start");
+}
+
+/* 1000000 rather than 1e+06; halvings keep their digits (62.5). */
+static void speed_text(char *buf, size_t len, double x)
+{
+	if (x == (double)(uint64_t)x)
+		snprintf(buf, len, "x%llu", (unsigned long long)x);
+	else
+		snprintf(buf, len, "x%g", x);
 }
 
 static void set_speed(struct app *a, double x)
 {
 	replay_set_speed(a->replay, x);
-	char d[32];
+	char d[32], sp[32];
 	fmt_duration(d, sizeof d, (uint64_t)(a->replay->speed * 1000.0 + 0.5), 1);
-	snprintf(a->msg, sizeof a->msg, "speed x%g: 1 us of GPU time takes %s", a->replay->speed, d);
+	speed_text(sp, sizeof sp, a->replay->speed);
+	snprintf(a->msg, sizeof a->msg, "speed %s: 1 us of GPU time takes %s", sp, d);
 }
 
 /* Space and Enter go on from a stop; at the end, space plays again. */
@@ -224,8 +231,9 @@ void player_status(const struct app *a, char *buf, size_t len)
 	const char *dot = a->ascii ? "|" : "·";
 	uint64_t base = a->model->t_first ? a->model->t_first : r->t_first;
 	uint64_t at = r->clock > base ? r->clock - base : 0;
-	char d[32], state[48];
+	char d[32], state[48], sp[32];
 	fmt_duration(d, sizeof d, (uint64_t)(r->speed * 1000.0 + 0.5), 1);
+	speed_text(sp, sizeof sp, r->speed);
 	if (r->at_stop >= 0)
 		snprintf(state, sizeof state, "stop %d of %zu", r->at_stop + 1, r->n_stops);
 	else if (r->ended)
@@ -233,7 +241,7 @@ void player_status(const struct app *a, char *buf, size_t len)
 	else
 		snprintf(state, sizeof state, "%s%s", r->paused ? "paused" : "playing",
 			 r->guided ? " (guided)" : "");
-	snprintf(buf, len, "replay %llu.%06llu ms %s x%g (1 us = %s) %s %s",
+	snprintf(buf, len, "replay %llu.%06llu ms %s %s (1 us = %s) %s %s",
 		 (unsigned long long)(at / 1000000ULL), (unsigned long long)(at % 1000000ULL), dot,
-		 r->speed, d, dot, state);
+		 sp, d, dot, state);
 }

@@ -8,6 +8,19 @@ T=smtop-replay-$$
 cap() { tmux capture-pane -p -t "$T"; }
 status() { cap | tail -1; }
 keys() { for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.2; done; sleep 0.4; }
+# key K: sends K and waits (up to 10 s, for loaded machines) until the status line changes
+key() {
+	before=$(status)
+	tmux send-keys -t "$T" "$1"
+	i=0
+	while [ "$(status)" = "$before" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.2
+}
+# wait_for PATTERN: until the screen shows it (up to 10 s)
+wait_for() {
+	i=0
+	while ! cap | grep -q -- "$1" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
 start() { # start W H CMD...
 	w=$1 h=$2
 	shift 2
@@ -23,6 +36,7 @@ busy_cells() { cap | sed -n '3,35p' | sed 's/││.*//' | tr -cd 'A-Za-z' | wc 
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 start 160 50 "$SMTOP" replay "$FX/priority-vs-training.smtop" --speed 2e3
+wait_for "replay .* ms"
 s1=$(status)
 c1=$(busy_cells)
 check "status line shows the replay clock and speed" contains "$s1" "replay .* ms · x2000 (1 us = 2.00 ms) · playing"
@@ -34,61 +48,68 @@ c2=$(busy_cells)
 check "the clock advances while playing" lt "$(clock_of "$s1")" "$(clock_of "$s2")"
 check "blocks appear over time (status count)" lt "$(blocks_of "$s1")" "$(blocks_of "$s2")"
 check "blocks appear over time (SM cells)" lt "$c1" "$c2"
-keys ' '
+key ' '
 p1=$(status)
 check "space pauses" contains "$p1" "· paused ·"
 sleep 1
 check "paused: the clock stays" test "$(clock_of "$p1")" = "$(clock_of "$(status)")"
-keys .
+key .
 d1=$(status)
 check ". steps to the next block start" lt "$(clock_of "$p1")" "$(clock_of "$d1")"
 check ". keeps the replay paused" contains "$d1" "paused"
 check "a step never loses blocks" sh -c '[ "$1" -le "$2" ]' _ "$(blocks_of "$p1")" "$(blocks_of "$d1")"
-keys . .
+key .
+key .
 d3=$(status)
-keys ,
+key ,
 d4=$(status)
 check ", steps back to a block start" lt "$(clock_of "$d4")" "$(clock_of "$d3")"
 check ", goes back no further than the last start" lt "$(clock_of "$d1")" "$(clock_of "$d4")"
-keys n
+key n
 e1=$(status)
 check "n steps to the next episode" lt "$(clock_of "$d4")" "$(clock_of "$e1")"
 check "n: the episode shows in the events" contains "$(cap)" ">.*INVERSION"
-keys n
+key n
 check "n again: a later episode" lt "$(clock_of "$e1")" "$(clock_of "$(status)")"
-keys N
+key N
 check "N: back to the earlier one" test "$(clock_of "$e1")" = "$(clock_of "$(status)")"
-keys '>'
+key '>'
 check "> doubles the speed" contains "$(status)" "x4000"
-keys '<' '<'
+key '<'
+key '<'
 check "< halves it" contains "$(status)" "x1000 (1 us = 1.00 ms)"
 keys e
 check "e hides the lesson" sh -c '! tmux capture-pane -p -t '"$T"' | grep -q "lesson: priority"'
-keys e r
+keys e
+key r
 check "r stops the replay: the whole session" contains "$(cap | head -1)" "saved session"
 keys q
+wait_for "EXIT="
 s=$(cap)
 check "q quits with status 0" contains "$s" "EXIT=0"
 check "terminal restored" sh -c '! printf "%s" "$1" | grep -q "┌"' _ "$s"
 
 # Guided: the replay pauses with a caption at the first inversion.
 start 160 50 "$SMTOP" replay "$FX/head-of-line.smtop" --speed 100 --guided
-sleep 1.5
+wait_for "Stop 1 of"
 g=$(cap)
 check "guided: stops at the first inversion" contains "$g" "Stop 1 of .* at"
 check "guided: the caption explains it" contains "$g" "cannot preempt"
 check "guided: the status line says which stop" contains "$(status)" "stop 1 of"
-keys Enter
+key Enter
 check "Enter goes on" contains "$(status)" "playing"
 keys q
 
-# smtop open: r starts a replay of the saved session; narrow screens caption over the events.
+# smtop open: g starts a guided replay of the saved session (n: on to the
+# first stop); narrow screens get the caption over the events.
 start 100 30 "$SMTOP" open "$FX/head-of-line.smtop"
-keys g
-sleep 2.5
+key g
 check "open, g: a guided replay" contains "$(cap | head -1)" "REPLAY"
+key n
+wait_for "guided replay"
 check "narrow: the caption box over the events" contains "$(cap)" "guided replay"
 keys r q
+wait_for "EXIT="
 check "open: quits cleanly after a replay" contains "$(cap)" "EXIT=0"
 tmux kill-session -t "$T" 2>/dev/null
 

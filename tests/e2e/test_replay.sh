@@ -125,4 +125,17 @@ printf 'not a session' > "$E2E_TMP/bad.smtop"
 err=$(script -qc "$SMTOP replay $E2E_TMP/bad.smtop" /dev/null 2>&1 | tr -d '\r')
 check "not a session: one line naming the file" contains "$err" "bad.smtop"
 
+# --help, the man page and the README name the same replay keys and options.
+help=$("$SMTOP" --help)
+for k in '< >' '. ,' 'n N' 'g guided' 'e lesson' '--speed X' '--guided'; do
+	check "--help names $k" contains "$help" "$k"
+done
+man_keys() {
+	for k in '.BR < " " >' '.BR . " " ,' '.B r' '.B g' '.B e' '.BI \-\-speed " X"' '.B \-\-guided'; do
+		grep -qxF -- "$k" docs/smtop.1 || { echo "  man page lacks: $k"; return 1; }
+	done
+}
+check "man page: every replay key and option" man_keys
+check "README: Replay and Guided lessons" sh -c 'grep -q "^## Replay" README.md && grep -q "^## Guided lessons" README.md'
+
 e2e_done

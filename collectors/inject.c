@@ -188,7 +188,7 @@ static void inject_start(const char *session)
 		return;
 	}
 	db_writer_set_process_status(inject_writer, "running", NULL);
-	if (blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
+	if (!cupti_block_tracing() || blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
 		log_debug("thread blocks will not be traced");
 	wopt.writer = inject_writer;
 	wopt.ring = inject_ring;

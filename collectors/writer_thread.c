@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectors/drops.h"
@@ -37,6 +38,7 @@ static struct {
 	int stopped_writing;    /* disk full or a broken session: discard */
 	int reported;           /* one failure line per process */
 	uint64_t lost;          /* records a failed write took with it */
+	uint64_t write_ns, written; /* time in the store, records stored (SMTOP_DEBUG) */
 	struct smtop_record *batch;
 	pthread_mutex_t meta_lock;
 	size_t n_meta;
@@ -64,8 +66,18 @@ static void writer_thread_release_blocks(const struct smtop_record *recs, size_t
 	for (size_t i = 0; i < n; i++)
 		if (recs[i].kind == SMTOP_REC_BLOCKS)
 			blocks += recs[i].u.blocks.count;
+		else if (recs[i].kind == SMTOP_REC_CHUNK)
+			blocks += recs[i].u.chunk.count;
 	if (blocks)
 		blocks_released(blocks);
+}
+
+static uint64_t writer_thread_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void writer_thread_write(size_t n)
@@ -75,8 +87,14 @@ static void writer_thread_write(size_t n)
 		writer_thread_discard(wt.batch, n);
 		return;
 	}
-	if (db_writer_write(wt.w, wt.batch, n) == 0)
+	uint64_t t0 = writer_thread_now_ns();
+	int r = db_writer_write(wt.w, wt.batch, n);
+
+	wt.write_ns += writer_thread_now_ns() - t0;
+	if (r == 0) {
+		wt.written += n;
 		return;
+	}
 	if (db_writer_disk_full(wt.w)) {
 		atomic_store(&wt.disk_full, 1);
 		wt.stopped_writing = 1;
@@ -242,6 +260,8 @@ void writer_thread_stop(void)
 	writer_thread_close_pipes();
 	free(wt.batch);
 	wt.batch = NULL;
+	log_debug("writer: %llu records stored in %.3f s", (unsigned long long)wt.written,
+		  (double)wt.write_ns / 1e9);
 }
 
 int writer_thread_running(void)

@@ -25,7 +25,9 @@ struct db_process_info {
 
 struct db_session_info {
 	int is_nsys;                 /* opened an Nsight Systems export */
-	int schema_version;
+	int schema_version;          /* smtop schema; 0 for an Nsight Systems export */
+	const char *nsys_schema;     /* nsys EXPORT_SCHEMA_VERSION ("3.16.1"), NULL if none */
+	const char *nsys_product;    /* nsys EXPORT_PRODUCT_VERSION, NULL if none */
 	const char *path;
 	const char *command;         /* recorded command line, may be NULL */
 	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */

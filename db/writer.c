@@ -436,28 +436,37 @@ static int write_request(struct db_writer *w, const struct smtop_request *r)
 	return writer_step(w, ST_REQUEST);
 }
 
-static int flush_sm(struct db_writer *w, uint16_t device, uint16_t sm, struct sm_buffer *b)
+/* The one place a chunk row is written, whoever packed it. */
+static int insert_chunk(struct db_writer *w, const struct smtop_chunk *c)
 {
 	sqlite3_stmt *st = w->st[ST_CHUNK];
-	uint64_t end = 0;
-	size_t len;
+
+	sqlite3_bind_int64(st, 1, w->global_pid);
+	sqlite3_bind_int(st, 2, (int)c->device_id);
+	bind_u64(st, 3, c->context_id);
+	sqlite3_bind_int(st, 4, (int)c->sm);
+	bind_u64(st, 5, c->start);
+	bind_u64(st, 6, c->end);
+	sqlite3_bind_int(st, 7, (int)c->count);
+	sqlite3_bind_blob(st, 8, c->data, (int)c->len, SQLITE_STATIC);
+	return writer_step(w, ST_CHUNK);
+}
+
+static int flush_sm(struct db_writer *w, uint16_t device, uint16_t sm, struct sm_buffer *b)
+{
+	struct smtop_chunk c = { .device_id = device, .context_id = b->context_id, .sm = sm };
 
 	if (b->n == 0)
 		return 0;
-	len = db_blockcodec_encode(b->blocks, b->n, w->packed);
+	c.len = (uint32_t)db_blockcodec_encode(b->blocks, b->n, w->packed);
+	c.data = w->packed;
+	c.count = b->n;
+	c.start = b->blocks[0].start;
 	for (uint32_t i = 0; i < b->n; i++)
-		if (b->blocks[i].end > end)
-			end = b->blocks[i].end;
-	sqlite3_bind_int64(st, 1, w->global_pid);
-	sqlite3_bind_int(st, 2, device);
-	bind_u64(st, 3, b->context_id);
-	sqlite3_bind_int(st, 4, sm);
-	bind_u64(st, 5, b->blocks[0].start);
-	bind_u64(st, 6, end);
-	sqlite3_bind_int(st, 7, (int)b->n);
-	sqlite3_bind_blob(st, 8, w->packed, (int)len, SQLITE_STATIC);
+		if (b->blocks[i].end > c.end)
+			c.end = b->blocks[i].end;
 	b->n = 0;
-	return writer_step(w, ST_CHUNK);
+	return insert_chunk(w, &c);
 }
 
 static int flush_all_blocks(struct db_writer *w)
@@ -541,6 +550,7 @@ static int write_record(struct db_writer *w, const struct smtop_record *r)
 	case SMTOP_REC_CONTEXT: return write_context(w, &r->u.context);
 	case SMTOP_REC_SYNC: return write_sync(w, &r->u.sync);
 	case SMTOP_REC_BLOCKS: return write_blocks(w, &r->u.blocks);
+	case SMTOP_REC_CHUNK: return insert_chunk(w, &r->u.chunk);
 	case SMTOP_REC_REQUEST: return write_request(w, &r->u.request);
 	}
 	return 0;

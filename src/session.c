@@ -46,52 +46,71 @@ static int feed_request(void *ud, const struct smtop_request *r)
 	return analysis_add_request(s->analysis, r) == 0 ? 0 : 1;
 }
 
-static void feed_devices(struct session *s)
+static void feed_devices(struct session *s, struct session_source *src)
 {
-	for (size_t i = s->devices_seen; i < s->info.n_devices; i++) {
-		analysis_add_device(s->analysis, &s->info.devices[i]);
+	for (size_t i = src->devices_seen; i < src->info.n_devices; i++) {
+		analysis_add_device(s->analysis, &src->info.devices[i]);
 		/* The view draws one GPU: the first one recorded. */
-		if (s->model && i == 0)
-			model_set_device(s->model, &s->info.devices[i]);
+		if (s->model && !s->model_device_set &&
+		    model_set_device(s->model, &src->info.devices[i]) == 0)
+			s->model_device_set = 1;
 	}
-	s->devices_seen = s->info.n_devices;
+	src->devices_seen = src->info.n_devices;
 }
 
-int session_open(struct session *s, const char *path, const struct analysis_params *p,
-		 char *err, size_t errlen)
+int session_open_many(struct session *s, const char *const *paths, size_t n,
+		      const struct analysis_params *p, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
-	s->path = path;
-	if (db_reader_open(&s->reader, path, err, errlen) != 0)
+	if (n < 1 || n > SESSION_MAX_SOURCES) {
+		snprintf(err, errlen, "between 1 and %d session files can be opened together",
+			 SESSION_MAX_SOURCES);
 		return -1;
+	}
+	s->path = paths[0];
+	for (size_t i = 0; i < n; i++) {
+		s->src[i].path = paths[i];
+		if (db_reader_open(&s->src[i].reader, paths[i], err, errlen) != 0) {
+			session_close(s);
+			return -1;
+		}
+		s->n_src = i + 1;
+	}
+	s->reader = s->src[0].reader;
 	s->analysis = analysis_new(p);
 	if (!s->analysis) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", s->path);
 		session_close(s);
 		return -1;
 	}
 	return 0;
 }
 
-static int read_error(struct session *s, char *err, size_t errlen)
+int session_open(struct session *s, const char *path, const struct analysis_params *p,
+		 char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: %s", s->path, db_reader_error(s->reader));
+	return session_open_many(s, &path, 1, p, err, errlen);
+}
+
+static int read_error(struct session_source *src, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", src->path, db_reader_error(src->reader));
 	return -1;
 }
 
 /* Streams and requests are few; re-read them only when their counts move. */
-static int poll_small_tables(struct session *s, int *changed)
+static int poll_small_tables(struct session *s, struct session_source *src, int *changed)
 {
-	if (s->info.streams != s->streams_seen) {
-		if (db_reader_streams(s->reader, feed_stream, s) != 0)
+	if (src->info.streams != src->streams_seen) {
+		if (db_reader_streams(src->reader, feed_stream, s) != 0)
 			return -1;
-		s->streams_seen = s->info.streams;
+		src->streams_seen = src->info.streams;
 		*changed = 1;
 	}
-	if (s->info.requests != s->requests_seen) {
-		if (db_reader_requests(s->reader, feed_request, s) != 0)
+	if (src->info.requests != src->requests_seen) {
+		if (db_reader_requests(src->reader, feed_request, s) != 0)
 			return -1;
-		s->requests_seen = s->info.requests;
+		src->requests_seen = src->info.requests;
 		*changed = 1;
 	}
 	return 0;
@@ -117,10 +136,13 @@ static int session_feed_model(struct session *s)
 	int changed = n != s->events_fed;
 	for (; s->events_fed < n; s->events_fed++)
 		model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
-	if (s->info.nvtx != s->nvtx_seen) {
-		db_reader_nvtx(s->reader, s->nvtx_mark, UINT64_MAX, nvtx_to_model, s->model);
-		s->nvtx_mark = s->latest_end;
-		s->nvtx_seen = s->info.nvtx;
+	for (size_t i = 0; i < s->n_src; i++) {
+		struct session_source *src = &s->src[i];
+		if (src->info.nvtx == src->nvtx_seen)
+			continue;
+		db_reader_nvtx(src->reader, src->nvtx_mark, UINT64_MAX, nvtx_to_model, s->model);
+		src->nvtx_mark = s->latest_end;
+		src->nvtx_seen = src->info.nvtx;
 		changed = 1;
 	}
 	session_model_meta(s, s->model);
@@ -129,19 +151,129 @@ static int session_feed_model(struct session *s)
 	return changed;
 }
 
+static int grow(void **p, size_t *cap, size_t want, size_t size)
+{
+	if (want <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 4;
+	while (c < want)
+		c *= 2;
+	void *q = realloc(*p, c * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int has_device(const struct db_session_info *m, uint32_t id)
+{
+	for (size_t i = 0; i < m->n_devices; i++)
+		if (m->devices[i].device_id == id)
+			return 1;
+	return 0;
+}
+
+/* Folds one file's info into the session's: counts add up, spans join, the
+ * session has ended when every file has. */
+static int merge_info(struct session *s, const struct db_session_info *f, size_t *dcap,
+		      size_t *pcap)
+{
+	struct db_session_info *m = &s->info;
+	m->kernels += f->kernels;
+	m->blocks += f->blocks;
+	m->memcpys += f->memcpys;
+	m->memsets += f->memsets;
+	m->api_calls += f->api_calls;
+	m->nvtx += f->nvtx;
+	m->streams += f->streams;
+	m->requests += f->requests;
+	m->drops_cupti += f->drops_cupti;
+	m->drops_ring += f->drops_ring;
+	m->drops_blocks += f->drops_blocks;
+	m->ended = m->ended && f->ended;
+	m->ended_clean = m->ended_clean && f->ended_clean;
+	m->is_nsys = m->is_nsys && f->is_nsys;
+	if (f->t_first && (!m->t_first || f->t_first < m->t_first))
+		m->t_first = f->t_first;
+	if (f->t_last > m->t_last)
+		m->t_last = f->t_last;
+	for (size_t i = 0; i < f->n_devices; i++) {
+		if (has_device(m, f->devices[i].device_id))
+			continue;
+		if (grow((void **)&s->devices, dcap, m->n_devices + 1, sizeof *s->devices))
+			return -1;
+		s->devices[m->n_devices++] = f->devices[i];
+		m->devices = s->devices;
+	}
+	if (f->n_processes && grow((void **)&s->processes, pcap, m->n_processes + f->n_processes,
+				   sizeof *s->processes))
+		return -1;
+	for (size_t i = 0; i < f->n_processes; i++)
+		s->processes[m->n_processes++] = f->processes[i];
+	m->processes = s->processes;
+	return 0;
+}
+
+/* Each file's info, then the session's: the first file names it (path,
+ * command, clock), the counts and spans are over every file. */
+static int session_read_info(struct session *s, char *err, size_t errlen)
+{
+	size_t dcap = 0, pcap = 0;
+	free(s->devices);
+	free(s->processes);
+	s->devices = NULL;
+	s->processes = NULL;
+	for (size_t i = 0; i < s->n_src; i++) {
+		struct session_source *src = &s->src[i];
+		if (db_reader_info(src->reader, &src->info) != 0)
+			return read_error(src, err, errlen);
+	}
+	const struct db_session_info *first = &s->src[0].info;
+	struct db_session_info *m = &s->info;
+	memset(m, 0, sizeof *m);
+	m->schema_version = first->schema_version;
+	m->path = first->path;
+	m->command = first->command;
+	m->created_ns = first->created_ns;
+	m->end_reason = first->end_reason;
+	m->clock_offset_ns = first->clock_offset_ns;
+	m->clock_offset_known = first->clock_offset_known;
+	m->nsys_schema = first->nsys_schema;
+	m->nsys_product = first->nsys_product;
+	m->ended = m->ended_clean = m->is_nsys = 1;
+	for (size_t i = 0; i < s->n_src; i++)
+		if (merge_info(s, &s->src[i].info, &dcap, &pcap) != 0) {
+			snprintf(err, errlen, "%s: out of memory", s->path);
+			return -1;
+		}
+	return 0;
+}
+
+static int poll_source(struct session *s, struct session_source *src, int *changed)
+{
+	int64_t km = src->kernel_mark, bm = src->block_mark;
+	feed_devices(s, src);
+	if (poll_small_tables(s, src, changed) != 0 ||
+	    db_reader_new_kernels(src->reader, &src->kernel_mark, feed_kernel, s) != 0 ||
+	    db_reader_new_blocks(src->reader, &src->block_mark, feed_block, s) != 0)
+		return -1;
+	*changed |= km != src->kernel_mark || bm != src->block_mark;
+	return 0;
+}
+
 int session_poll(struct session *s, char *err, size_t errlen)
 {
-	if (db_reader_info(s->reader, &s->info) != 0)
-		return read_error(s, err, errlen);
+	if (session_read_info(s, err, errlen) != 0)
+		return -1;
 	int changed = 0;
-	feed_devices(s);
-	int64_t km = s->kernel_mark, bm = s->block_mark;
-	if (poll_small_tables(s, &changed) != 0 ||
-	    db_reader_new_kernels(s->reader, &s->kernel_mark, feed_kernel, s) != 0 ||
-	    db_reader_new_blocks(s->reader, &s->block_mark, feed_block, s) != 0)
-		return read_error(s, err, errlen);
-	changed |= km != s->kernel_mark || bm != s->block_mark;
-	s->ended = s->info.ended || s->info.is_nsys;
+	for (size_t i = 0; i < s->n_src; i++)
+		if (poll_source(s, &s->src[i], &changed) != 0)
+			return read_error(&s->src[i], err, errlen);
+	/* An Nsight Systems export is complete; every smtop file must have ended. */
+	s->ended = 1;
+	for (size_t i = 0; i < s->n_src; i++)
+		s->ended = s->ended && (s->src[i].info.ended || s->src[i].info.is_nsys);
 	uint64_t mark = ANALYSIS_WATERMARK_ALL;
 	if (!s->ended)
 		mark = s->latest_end > SESSION_LIVE_SLACK_NS ? s->latest_end - SESSION_LIVE_SLACK_NS : 0;
@@ -152,8 +284,36 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	return changed;
 }
 
+int session_blocks(struct session *s, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (db_reader_blocks(s->src[i].reader, t0, t1, fn, ud) != 0)
+			return -1;
+	return 0;
+}
+
+int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (db_reader_kernels(s->src[i].reader, t0, t1, fn, ud) != 0)
+			return -1;
+	return 0;
+}
+
+const char *session_short_name(struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_src; i++) {
+		const char *sn = db_reader_short_name(s->src[i].reader, name);
+		if (sn != name)
+			return sn;
+	}
+	return name;
+}
+
 int session_store_events(struct session *s, char *err, size_t errlen)
 {
+	if (s->n_src != 1 || s->info.is_nsys)
+		return 1;
 	size_t n = analysis_event_count(s->analysis);
 	struct smtop_event *ev = n ? calloc(n, sizeof *ev) : NULL;
 	if (n && !ev) {
@@ -170,11 +330,27 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 	return rc;
 }
 
+static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+}
+
+int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1)
+{
+	model_detail_begin(s->model, t0, t1);
+	int rc = session_blocks(s, t0, t1, detail_block, s->model);
+	model_detail_end(s->model);
+	return rc;
+}
+
 void session_close(struct session *s)
 {
 	if (s->analysis)
 		analysis_free(s->analysis);
-	if (s->reader)
-		db_reader_close(s->reader);
+	for (size_t i = 0; i < s->n_src; i++)
+		if (s->src[i].reader)
+			db_reader_close(s->src[i].reader);
+	free(s->devices);
+	free(s->processes);
 	memset(s, 0, sizeof *s);
 }

@@ -104,6 +104,40 @@ static int keep_nvtx(void *ud, const struct smtop_nvtx *n)
 
 static int rebuild(struct session_replay *p);
 
+/* The first reader's error among the session's files, "" if none. */
+static const char *read_error(const struct session_replay *p)
+{
+	for (size_t i = 0; i < p->s->n_src; i++) {
+		const char *e = db_reader_error(p->s->src[i].reader);
+		if (e && e[0])
+			return e;
+	}
+	return "";
+}
+
+static int cmp_kernel_start(const void *x, const void *y)
+{
+	const struct smtop_kernel *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return cmp_key(a, b->pid, b->context_id, b->grid_id);
+}
+
+/* Every file's kernels, by start (each file hands its own over in order),
+ * and NVTX ranges. */
+static int read_records(struct session_replay *p)
+{
+	struct session *s = p->s;
+	if (session_kernels(s, 0, INT64_MAX, keep_kernel, p) != 0)
+		return -1;
+	for (size_t i = 0; i < s->n_src; i++)
+		if (db_reader_nvtx(s->src[i].reader, 0, INT64_MAX, keep_nvtx, p) != 0)
+			return -1;
+	if (s->n_src > 1)
+		qsort(p->kernels, p->n_kernels, sizeof *p->kernels, cmp_kernel_start);
+	return 0;
+}
+
 /* The span a replay covers: that of the kernels (blocks of known kernels lie
  * within it, give or take the clock offset's error). */
 static void replay_span(struct session_replay *p)
@@ -128,10 +162,8 @@ int session_replay_open(struct session_replay *p, struct session *s, struct mode
 	memset(p, 0, sizeof *p);
 	p->s = s;
 	p->m = m;
-	/* kernels come ordered by start */
-	if (db_reader_kernels(s->reader, 0, INT64_MAX, keep_kernel, p) != 0 ||
-	    db_reader_nvtx(s->reader, 0, INT64_MAX, keep_nvtx, p) != 0) {
-		snprintf(err, errlen, "%s: %s", s->path, db_reader_error(s->reader));
+	if (read_records(p) != 0) {
+		snprintf(err, errlen, "%s: %s", s->path, read_error(p)[0] ? read_error(p) : "out of memory");
 		session_replay_close(p);
 		return -1;
 	}
@@ -160,7 +192,7 @@ int session_replay_open(struct session_replay *p, struct session *s, struct mode
 	p->fed = REPLAY_ALL;
 	if (!model_whole && rebuild(p) != 0) {
 		snprintf(err, errlen, "%s: cannot start the replay (%s)", s->path,
-			 db_reader_error(s->reader)[0] ? db_reader_error(s->reader) : "out of memory");
+			 read_error(p)[0] ? read_error(p) : "out of memory");
 		session_replay_close(p);
 		return -1;
 	}
@@ -233,7 +265,7 @@ static int read_slice(struct session_replay *p)
 	struct slice sl = { p, p->read_to, p->read_to + p->slice_ns, 0, 0 };
 	if (sl.t1 > p->read_end || sl.t1 < sl.t0)
 		sl.t1 = p->read_end;
-	if (db_reader_blocks(p->s->reader, sl.t0, sl.t1, keep_block, &sl) != 0 || sl.failed)
+	if (session_blocks(p->s, sl.t0, sl.t1, keep_block, &sl) != 0 || sl.failed)
 		return -1;
 	qsort(p->buf + before, p->n_buf - before, sizeof *p->buf, cmp_block);
 	p->read_to = sl.t1;
@@ -373,7 +405,7 @@ static int feed_events(struct session_replay *p, uint64_t c)
 	size_t n = analysis_event_count(an);
 	for (; p->events_fed < n && analysis_event(an, p->events_fed)->ready <= c; p->events_fed++) {
 		struct smtop_event e = *analysis_event(an, p->events_fed);
-		e.name = db_reader_short_name(p->s->reader, e.name);
+		e.name = session_short_name(p->s, e.name);
 		if (e.start > c) {
 			e.start = c;
 			e.wait_ns = c - e.ready;
@@ -417,8 +449,9 @@ static int rebuild(struct session_replay *p)
 	const struct db_session_info *in = &p->s->info;
 	if (in->n_devices && model_set_device(m, &in->devices[0]) != 0)
 		return -1;
-	if (db_reader_streams(p->s->reader, stream_to_model, m) != 0)
-		return -1;
+	for (size_t i = 0; i < p->s->n_src; i++)
+		if (db_reader_streams(p->s->src[i].reader, stream_to_model, m) != 0)
+			return -1;
 	/* letters as the whole session has them, not shifting as streams start */
 	for (size_t i = 0; i < p->n_kernels; i++) {
 		const struct smtop_kernel *k = &p->kernels[i];
@@ -455,8 +488,7 @@ int session_replay_feed(struct session_replay *p, uint64_t clock, char *err, siz
 	p->fed = c;
 	return 1;
 fail:
-	snprintf(err, errlen, "%s: %s", p->s->path,
-		 db_reader_error(p->s->reader)[0] ? db_reader_error(p->s->reader) : "out of memory");
+	snprintf(err, errlen, "%s: %s", p->s->path, read_error(p)[0] ? read_error(p) : "out of memory");
 	/* start again from nothing at the next feed */
 	p->fed = REPLAY_ALL;
 	p->whole = 0;
@@ -480,7 +512,7 @@ static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uin
 int session_replay_detail(struct session_replay *p, uint64_t t0, uint64_t t1)
 {
 	model_detail_begin(p->m, t0, t1);
-	int rc = db_reader_blocks(p->s->reader, t0, t1, detail_block, p);
+	int rc = session_blocks(p->s, t0, t1, detail_block, p);
 	model_detail_end(p->m);
 	return rc;
 }
@@ -555,7 +587,7 @@ static int prev_dispatch(struct session_replay *p, uint64_t t, uint32_t sm0, uin
 	struct back k = { p, t, sm0, sm1, 0, 0 };
 	for (uint64_t w = REPLAY_BACK_NS;; w *= 2) {
 		uint64_t t0 = t > p->read_from + w ? t - w : p->read_from;
-		if (db_reader_blocks(p->s->reader, t0, t, back_block, &k) != 0)
+		if (session_blocks(p->s, t0, t, back_block, &k) != 0)
 			return -1;
 		if (k.found) {
 			*out = k.best;

@@ -9,7 +9,8 @@
  * model): its analysis, over the whole session, gives the events.  Blocks
  * are read ahead in time slices (db_reader_blocks), never all at once; blocks
  * whose kernel record is missing (a trimmed session keeps whole chunks) are
- * left out, as they cannot be drawn. */
+ * left out, as they cannot be drawn.  A session of several files
+ * (session_open_many) replays as one: its files' records merge in time order. */
 #ifndef SMTOP_SESSION_REPLAY_H
 #define SMTOP_SESSION_REPLAY_H
 

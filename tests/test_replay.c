@@ -385,6 +385,24 @@ static struct count count_blocks(struct fixture *f, uint64_t t)
 	return c;
 }
 
+/* The session loader's own model of the whole session at path. */
+static void load_whole(struct session *s, struct model *w, const char *path)
+{
+	struct analysis_params ap;
+	char err[512];
+	analysis_params_default(&ap);
+	cr_assert_eq(model_init(w), 0);
+	cr_assert_eq(session_open(s, path, &ap, err, sizeof err), 0, "%s", err);
+	s->model = w;
+	cr_assert_geq(session_poll(s, err, sizeof err), 0, "%s", err);
+}
+
+static void unload_whole(struct session *s, struct model *w)
+{
+	session_close(s);
+	model_free(w);
+}
+
 Test(replay_feed, shows_only_what_happened_before_the_clock)
 {
 	struct fixture f;
@@ -468,19 +486,13 @@ Test(replay_feed, the_end_shows_the_whole_session)
 	feed(&f, f.p.t_last);
 	/* the loader's own model of the whole session */
 	struct model w;
-	char err[512];
-	model_init(&w);
-	f.s.model = &w;
-	f.s.kernel_mark = f.s.block_mark = 0;
-	f.s.streams_seen = f.s.devices_seen = 0;
-	f.s.events_fed = 0;
-	cr_assert_geq(session_poll(&f.s, err, sizeof err), 0, "%s", err);
+	struct session ws;
+	load_whole(&ws, &w, PVT);
 	cr_expect_eq(f.m.n_kernels, w.n_kernels);
 	cr_expect_eq(f.m.blocks, w.blocks, "every block of a known kernel");
 	cr_expect_eq(f.m.n_events, analysis_event_count(f.s.analysis));
 	cr_expect_eq(f.m.t_first, w.t_first);
-	f.s.model = NULL;
-	model_free(&w);
+	unload_whole(&ws, &w);
 	fixture_close(&f);
 }
 
@@ -519,13 +531,8 @@ Test(replay_feed, letters_stay_those_of_the_whole_session)
 	fixture_open(&f, "tests/fixtures/head-of-line.smtop");
 	feed(&f, f.p.t_first + 1 * MS);         /* before the short kernel's stream runs */
 	struct model w;
-	char err[512];
-	model_init(&w);
-	f.s.model = &w;
-	f.s.kernel_mark = f.s.block_mark = 0;
-	f.s.streams_seen = f.s.devices_seen = 0;
-	f.s.events_fed = 0;
-	cr_assert_geq(session_poll(&f.s, err, sizeof err), 0, "%s", err);
+	struct session ws;
+	load_whole(&ws, &w, "tests/fixtures/head-of-line.smtop");
 	int checked = 0;
 	for (size_t i = 0; i < w.n_streams; i++) {
 		const struct model_stream *ws = &w.streams[i];
@@ -537,7 +544,76 @@ Test(replay_feed, letters_stay_those_of_the_whole_session)
 		checked++;
 	}
 	cr_expect_eq(checked, 2, "the long and the short kernel's streams");
-	f.s.model = NULL;
-	model_free(&w);
+	unload_whole(&ws, &w);
 	fixture_close(&f);
+}
+
+/* Two processes' Nsight Systems exports opened as one session replay as
+ * one: each file's kernels arrive at their own start, both processes'
+ * streams keep their letters apart, and the end is the loader's view of
+ * both. */
+static int kernel_start(void *ud, const struct smtop_kernel *k)
+{
+	struct count *c = ud;
+	if (k->start <= c->t)
+		c->n++;
+	return 0;
+}
+
+Test(replay_feed, several_files_replay_as_one)
+{
+	const char *paths[] = { "tests/fixtures/nsys/nsys-3.16.1.sqlite",
+				"tests/fixtures/nsys/nsys-3.28.1.sqlite" };
+	struct analysis_params ap;
+	struct session s, ws;
+	struct session_replay p;
+	struct model m, w;
+	char err[512];
+	analysis_params_default(&ap);
+	cr_assert_eq(session_open_many(&s, paths, 2, &ap, err, sizeof err), 0, "%s", err);
+	cr_assert_geq(session_poll(&s, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(model_init(&m), 0);
+	cr_assert_eq(session_replay_open(&p, &s, &m, 0, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(p.n_kernels, 30 + 48, "every file's kernels");
+	for (size_t i = 1; i < p.n_kernels; i++)
+		cr_expect_leq(p.kernels[i - 1].start, p.kernels[i].start, "kernels by start (%zu)", i);
+
+	uint64_t c = p.t_first + (p.t_last - p.t_first) / 2;
+	cr_assert_eq(session_replay_feed(&p, c, err, sizeof err), 1, "%s", err);
+	struct count n = { &p, c, 0, 0 };
+	cr_assert_eq(session_kernels(&s, 0, INT64_MAX, kernel_start, &n), 0);
+	cr_expect_gt(n.n, 0);
+	cr_expect_lt(n.n, p.n_kernels, "the clock is half way");
+	cr_expect_eq(m.n_kernels, n.n, "the kernels of both files started by the clock");
+	int pid_a = 0, pid_b = 0;
+	for (size_t i = 0; i < m.n_kernels; i++) {
+		pid_a |= m.streams[m.kernels[i].stream].pid == 4101;
+		pid_b |= m.streams[m.kernels[i].stream].pid == 4303;
+		cr_expect_leq(m.kernels[i].end, c, "kernel %zu cut at the clock", i);
+	}
+	cr_expect(pid_a && pid_b, "both processes have run by half way");
+
+	cr_assert_eq(session_replay_feed(&p, p.t_last, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(model_init(&w), 0);
+	cr_assert_eq(session_open_many(&ws, paths, 2, &ap, err, sizeof err), 0, "%s", err);
+	ws.model = &w;
+	cr_assert_geq(session_poll(&ws, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(m.n_kernels, w.n_kernels);
+	cr_expect_eq(m.n_streams, w.n_streams);
+	cr_expect_eq(m.n_events, analysis_event_count(s.analysis));
+	cr_expect_gt(m.n_events, 0, "the exports hold inversions");
+	cr_expect_eq(m.t_first, w.t_first);
+	cr_expect_eq(m.t_last, w.t_last);
+	for (size_t i = 0; i < w.n_streams; i++) {
+		long j = model_find_stream(&m, w.streams[i].pid, w.streams[i].device_id,
+					   w.streams[i].context_id, w.streams[i].stream_id);
+		cr_assert_geq(j, 0);
+		cr_expect_eq(m.streams[j].letter, w.streams[i].letter, "stream %u of %u",
+			     w.streams[i].stream_id, w.streams[i].pid);
+	}
+	session_close(&ws);
+	model_free(&w);
+	session_replay_close(&p);
+	model_free(&m);
+	session_close(&s);
 }

@@ -431,6 +431,7 @@ Test(views, live_step_polls_follows_and_fetches_detail)
 
 #include "src/guide.h"
 #include "src/lessons.h"
+#include "src/analysis.h"
 #include "src/replay.h"
 #include "tests/support/replay_support.h"
 #include "ui/player.h"
@@ -513,8 +514,10 @@ Test(views, replay_keys_speed_and_steps)
 	cr_expect_eq(rp.clock, UI_SUPPORT_US(650));
 	app_handle_key(&a, ',');
 	cr_expect_eq(rp.clock, UI_SUPPORT_US(500));
+	a.pane = APP_PANE_SMS;
 	app_handle_key(&a, 'n');
 	cr_expect_eq(rp.clock, UI_SUPPORT_US(1000), "the next episode begins at 1000 us");
+	cr_expect_eq(a.pane, APP_PANE_EVENTS, "n makes the events pane active, as outside a replay");
 	app_tick(&a, 0);
 	cr_expect_eq(a.sel_event, 1, "and it is selected");
 	cr_expect_eq(app_t1(&a), rp.clock);
@@ -644,5 +647,37 @@ Test(views, guided_stop_of_a_recorded_session)
 	/* too narrow for the panel: the caption goes over the events */
 	x->a.lesson_panel = 1;
 	check_recorded(x, "replay_caption_100x30", 100, 30);
+	recorded_close(x);
+}
+
+/* An n step during a replay selects the episode; its details say the victim
+ * is still waiting at the clock, and once it has started, when it did. */
+Test(views, replay_episode_details_while_the_victim_waits)
+{
+	struct recorded *x = recorded_open();
+	screen_layout(&x->a, &x->f.m, 160 - lesson_view_width(&x->a, 160), 50);
+	recorded_at(x, x->f.p.t_first, 0);
+	app_handle_key(&x->a, 'n');
+	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
+	app_tick(&x->a, 0);
+	cr_assert_geq(x->a.sel_event, 0, "the episode at the clock is selected");
+	cr_expect_eq(x->a.pane, APP_PANE_EVENTS);
+	ui_support_render(&c, &x->a, &x->f.m, 160, 50);
+	char *text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "A:bn_infer_kernel waiting 0.0 us so far") != NULL, "%s", text);
+	cr_expect(strstr(text, "ready 4.442ms  not started yet") != NULL, "%s", text);
+	free(text);
+	/* past the victim's start: the whole episode */
+	const struct smtop_event *e = analysis_event(x->f.s.analysis, 0);
+	replay_seek(&x->r, e->start + 1000);
+	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
+	app_tick(&x->a, 0);
+	ui_support_render(&c, &x->a, &x->f.m, 160, 50);
+	text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "A:bn_infer_kernel waited") != NULL, "%s", text);
+	cr_expect(strstr(text, "not started yet") == NULL, "%s", text);
+	free(text);
 	recorded_close(x);
 }

@@ -64,6 +64,7 @@ struct app {
 	char search[64];
 	int help;
 	int quit;
+	int library;                    /* o: leave for the session list (quit is set too) */
 	int ascii;                      /* no UTF-8: ASCII glyphs */
 	int colors;                     /* 0 monochrome, 8, 256 */
 	int dense;                      /* two SM groups per cell with half blocks */
@@ -76,6 +77,7 @@ struct app {
 	int lesson_panel;               /* lesson shown beside the view */
 	uint64_t select_at;             /* replay: select the event that begins here, 0 */
 	int stop_shown;                 /* replay: the guided stop last selected, -1 */
+	uint64_t fit_t0, fit_col_ns;    /* the window app_fit chose last */
 };
 
 void app_init(struct app *a, const struct model *m);
@@ -91,6 +93,9 @@ uint64_t app_t1(const struct app *a);
 int app_cols(const struct app *a);
 /* Shows the whole session. */
 void app_fit(struct app *a);
+/* After the plot width changed: a window that showed the whole session (and
+ * was not moved since) fits the new width. */
+void app_refit(struct app *a);
 /* Centres the window on event i and selects it. */
 void app_goto_event(struct app *a, long i);
 /* The 1-2-5 scale at or above ns per column. */

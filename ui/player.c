@@ -82,8 +82,11 @@ static void step(struct app *a, enum replay_mark kind, int dir)
 	a->follow = 1;
 	if (a->replay->clock < before)
 		forget_kernel(a);
-	if (kind == REPLAY_MARK_EVENT)
+	/* as n and N outside a replay: the events pane shows the episode */
+	if (kind == REPLAY_MARK_EVENT) {
 		a->select_at = a->replay->clock;
+		a->pane = APP_PANE_EVENTS;
+	}
 	snprintf(a->msg, sizeof a->msg, "step%s: %s %s", dir > 0 ? "" : " back",
 		 dir > 0 ? "next" : "previous", kind == REPLAY_MARK_EVENT ? "episode" : "block start");
 }

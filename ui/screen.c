@@ -81,6 +81,7 @@ void screen_layout(struct app *a, const struct model *m, int w, int h)
 		a->sm_scroll = a->sm_row - l->sms_rows + 1;
 	if (!a->sm_zoom)
 		a->sm_scroll = 0;
+	app_refit(a);
 }
 
 static void separator(struct canvas *c, int y, int w, const char *title, int ascii)
@@ -99,12 +100,16 @@ static void too_small(struct canvas *c)
 	char t[96];
 	snprintf(t, sizeof t, "smtop needs %dx%d; this terminal is %dx%d", SCREEN_MIN_W,
 		 SCREEN_MIN_H, c->w, c->h);
+	/* cut, the long form would lose the size it reports */
+	if ((int)strlen(t) > c->w)
+		snprintf(t, sizeof t, "min %dx%d, now %dx%d", SCREEN_MIN_W, SCREEN_MIN_H, c->w,
+			 c->h);
 	int len = (int)strlen(t);
 	int x = len < c->w ? (c->w - len) / 2 : 0;
 	canvas_print(c, x, c->h / 2, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, t);
 	if (c->h / 2 + 1 < c->h)
 		canvas_print(c, x, c->h / 2 + 1, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, 0,
-			     "enlarge it, or press q to quit");
+			     c->w - x >= 30 ? "enlarge it, or press q to quit" : "q quits");
 }
 
 static const char *pane_mark(const struct app *a, int pane)

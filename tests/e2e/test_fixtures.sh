@@ -2,7 +2,10 @@
 # Sessions recorded on the H200 (tests/fixtures, see tests/fixtures/README.md):
 # smtop's reader, report and plain SQL must find what the GPU did.
 . tests/e2e/lib.sh
-FX=tests/fixtures
+# On copies: smtop report stores its events in the session it reads, and the
+# fixtures stay as recorded.
+FX=$E2E_TMP/fixtures
+mkdir -p "$FX" && cp tests/fixtures/*.smtop "$FX"/
 
 out=$("$SMTOP" info $FX/smoke.smtop)
 check "smoke: 400 kernels, as launched" contains "$out" "kernels        400"

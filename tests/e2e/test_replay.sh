@@ -4,8 +4,9 @@
 # at guided moments; blocks appear as it goes; bad input gets one line.
 . tests/e2e/lib.sh
 FX=$(pwd)/tests/fixtures
-T=smtop-replay-$$
-cap() { tmux capture-pane -p -t "$T"; }
+NS=$FX/nsys
+T=$TUI
+cap() { tui_cap; }
 status() { cap | tail -1; }
 keys() { for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.2; done; sleep 0.4; }
 # key K: sends K and waits (up to 10 s, for loaded machines) until the status line changes
@@ -21,13 +22,7 @@ wait_for() {
 	i=0
 	while ! cap | grep -q -- "$1" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
-start() { # start W H CMD...
-	w=$1 h=$2
-	shift 2
-	tmux kill-session -t "$T" 2>/dev/null
-	tmux new-session -d -s "$T" -x "$w" -y "$h" "$* ; echo EXIT=\$?; sleep 30"
-	sleep 1.5
-}
+start() { tui_start "$@"; } # start W H CMD...
 # the replay clock (ms from the session's start) and the block count, from the status line
 clock_of() { printf '%s' "$1" | sed -n 's/.*replay \([0-9.]*\) ms.*/\1/p'; }
 blocks_of() { printf '%s' "$1" | sed -n 's/.* blocks \([0-9,]*\).*/\1/p' | tr -d ,; }
@@ -111,7 +106,44 @@ check "narrow: the caption box over the events" contains "$(cap)" "guided replay
 keys r q
 wait_for "EXIT="
 check "open: quits cleanly after a replay" contains "$(cap)" "EXIT=0"
-tmux kill-session -t "$T" 2>/dev/null
+
+# Several files replay as one view: smtop replay FILE FILE, and space in
+# smtop open FILE FILE.
+start 160 48 "$SMTOP" replay "$NS/nsys-3.16.1.sqlite" "$NS/nsys-3.28.1.sqlite" --speed 2e4
+wait_for "replay .* ms"
+s1=$(status)
+check "two files: the lesson panel says there is none" contains "$(cap)" "lesson: none"
+key e
+check "two files: one replay of both" contains "$(cap | head -1)" "+ 1 more files · REPLAY"
+check "two files: both processes' streams" sh -c "[ \$(tmux capture-pane -p -t $T | grep -c ' s13 ') -ge 2 ]"
+sleep 1
+check "two files: the clock advances" lt "$(clock_of "$s1")" "$(clock_of "$(status)")"
+key r
+check "two files: r shows the whole of both" contains "$(status)" "kernels 78 "
+keys q
+wait_for "EXIT="
+check "two files: quits with status 0" contains "$(cap)" "EXIT=0"
+start 160 48 "$SMTOP" open "$NS/nsys-3.16.1.sqlite" "$NS/nsys-3.28.1.sqlite"
+key ' '
+check "two files in open: space replays them" contains "$(cap | head -1)" "+ 1 more files · REPLAY"
+keys q
+
+# o during a replay: the session list over it; back, the replay waits paused.
+mkdir -p "$E2E_TMP/xdg"
+start 160 50 env XDG_DATA_HOME="$E2E_TMP/xdg" "$SMTOP" replay "$FX/head-of-line.smtop" --speed 1e4
+wait_for "playing"
+keys o
+check "o during a replay shows the session list" contains "$(cap)" "session library"
+keys q
+wait_for "REPLAY"
+p1=$(status)
+check "back from the list, the replay is paused" contains "$p1" "· paused"
+sleep 0.5
+check "... and its clock stays" test "$(clock_of "$p1")" = "$(clock_of "$(status)")"
+keys q
+wait_for "EXIT="
+check "quits with status 0 after the list" contains "$(cap)" "EXIT=0"
+tui_end
 
 err=$(script -qc "$SMTOP replay $FX/no-such.smtop" /dev/null 2>&1 | tr -d '\r')
 check "missing file: names it" contains "$err" "no-such.smtop"

@@ -9,7 +9,7 @@ mkdir -p "$OUT_DIR"
 SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 fails=0
-sections=${*:-collector torch overhead demos demo_overhead storm layers}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest layers}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -105,18 +105,23 @@ section_demos() {
 	python3 tests/gpu/check_demos.py "$OUT_DIR" || fails=$((fails + 1))
 }
 
+# Each part of the collector switched off in turn (docs/collector.md), and
+# torch.profiler, interleaved.
 section_overhead_parts() {
 	echo "== overhead by collector part: ResNet-50 batch-16 inference, interleaved, median ms/iter"
 	: > "$OUT_DIR/overhead-parts.txt"
-	for i in 1 2 3; do
-		for mode in plain all no-latency no-api neither; do
+	for i in $(seq "${SMTOP_OVERHEAD_ROUNDS:-3}"); do
+		for mode in ${SMTOP_PARTS:-plain all no-latency no-api no-blocks no-flush kernels-only profiler}; do
 			case $mode in
-			plain) python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			plain) python3 tests/gpu/torch_resnet.py --iters 100 ;;
+			profiler) python3 tests/gpu/torch_resnet.py --iters 100 --profile ;;
 			*) case $mode in
 			   all) env= ;; no-latency) env=SMTOP_LATENCY=0 ;; no-api) env=SMTOP_API=0 ;;
-			   neither) env="SMTOP_LATENCY=0 SMTOP_API=0" ;; esac
+			   no-blocks) env=SMTOP_BLOCKS=0 ;; no-flush) env=SMTOP_FLUSH=0 ;;
+			   kernels-no-flush) env="SMTOP_LATENCY=0 SMTOP_API=0 SMTOP_BLOCKS=0 SMTOP_FLUSH=0" ;;
+			   kernels-only) env="SMTOP_LATENCY=0 SMTOP_API=0 SMTOP_BLOCKS=0" ;; esac
 			   rm -f "$OUT_DIR/ovh.smtop"
-			   env $env $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			   env $env $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 100 ;;
 			esac | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/overhead-parts.txt"
 		done
 	done
@@ -144,9 +149,32 @@ section_storm() {
 	echo "== storm: block tracer rate"
 	secs=${SMTOP_STORM_SECONDS:-20}
 	build/blockstorm --seconds "$secs" --no-trace | tail -3
-	record storm build/blockstorm --seconds "$secs"
+	SMTOP_DEBUG=1 record storm build/blockstorm --seconds "$secs" 2>&1 | grep -E "writer:|drained" 
 	tail -3 "$OUT_DIR/storm.out"
 	$SMTOP info "$OUT_DIR/storm.smtop" | grep -E "blocks|dropped|span"
+	rm -f "$OUT_DIR/storm.smtop"
+}
+
+# Paced storms: the rate where the first block record is dropped.
+section_storm_sweep() {
+	echo "== storm sweep: paced rates, blocks stored and dropped"
+	for rate in ${SMTOP_SWEEP_RATES:-10e6 15e6 20e6 25e6 30e6 40e6}; do
+		SMTOP_DEBUG=1 record sweep build/blockstorm --seconds "${SMTOP_SWEEP_SECONDS:-6}" --rate "$rate" \
+			2>&1 | grep -E "writer:|drained"
+		tail -1 "$OUT_DIR/sweep.out"
+		$SMTOP info "$OUT_DIR/sweep.smtop" | grep -E "^ *(blocks|dropped)"
+		rm -f "$OUT_DIR/sweep.smtop"
+	done
+}
+
+# The busiest demo model for 20 s: every block stored, or the exact count dropped.
+section_busiest() {
+	echo "== busiest demo: VGG-style training beside inference, 20 s"
+	SMTOP_DEBUG=1 record busiest build/smtop-demo priority-vs-training --model vgg --seconds 20 \
+		2>&1 | grep -E "writer:|drained"
+	tail -3 "$OUT_DIR/busiest.out"
+	$SMTOP info "$OUT_DIR/busiest.smtop" | grep -E "blocks|dropped|span"
+	rm -f "$OUT_DIR/busiest.smtop"
 }
 
 section_layers() {

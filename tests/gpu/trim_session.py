@@ -51,7 +51,7 @@ def main():
     # Chunks are on the %globaltimer clock, tens of microseconds off CUPTI's.
     margin = 1_000_000
     dst.execute("DELETE FROM smtop_block_chunk WHERE start >= ? OR end < ?", (t1 + margin, t0 - margin))
-    for t in ("smtop_events", "smtop_event_culprits"):
+    for t in ("smtop_events", "smtop_event_culprits", "smtop_summary"):
         if t in names:
             dst.execute(f'DELETE FROM "{t}"')
     dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)",

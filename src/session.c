@@ -121,6 +121,13 @@ static int nvtx_to_model(void *ud, const struct smtop_nvtx *n)
 	return model_add_nvtx(ud, n) == 0 ? 0 : 1;
 }
 
+void session_model_meta(const struct session *s, struct model *m)
+{
+	m->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
+	m->drops_known = !s->info.is_nsys;
+	m->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
+}
+
 /* Final events and NVTX ranges the model has not seen yet, then the model's
  * own bookkeeping (lanes sorted, ready times, events linked to kernels). */
 static int session_feed_model(struct session *s)
@@ -138,10 +145,8 @@ static int session_feed_model(struct session *s)
 		src->nvtx_seen = src->info.nvtx;
 		changed = 1;
 	}
-	s->model->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
-	s->model->drops_known = !s->info.is_nsys;
+	session_model_meta(s, s->model);
 	s->model->live = !s->ended;
-	s->model->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
 	model_flush(s->model);
 	return changed;
 }

@@ -181,7 +181,7 @@ static const char *reader_meta(struct db_reader *r, const char *key)
 
 /* ---- opening ---- */
 
-static int reader_check_path(const char *path, char *err, size_t errlen)
+int db_check_session_path(const char *path, char *err, size_t errlen)
 {
 	struct stat sb;
 
@@ -192,6 +192,10 @@ static int reader_check_path(const char *path, char *err, size_t errlen)
 	}
 	if (S_ISDIR(sb.st_mode)) {
 		snprintf(err, errlen, "%s: is a directory, not a session file", path);
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
 		return -1;
 	}
 	if (access(path, R_OK) != 0) {
@@ -349,7 +353,7 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 	enum schema_kind kind;
 
 	*out = NULL;
-	if (reader_check_path(path, err, errlen) != 0)
+	if (db_check_session_path(path, err, errlen) != 0)
 		return -1;
 	if (!(r = calloc(1, sizeof *r)) || !(r->path = strdup(path)) ||
 	    !(r->blocks = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof *r->blocks))) {

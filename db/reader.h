@@ -55,6 +55,10 @@ typedef int (*db_request_fn)(void *ud, const struct smtop_request *r);
 /* Opens path read-only (WAL readers do not block the writer).  On failure
  * returns -1 and writes one line naming the file and the problem. */
 int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen);
+
+/* 0 if path is a readable regular file, else -1 with one line in err naming
+ * it and the problem (missing, a directory, not a regular file, unreadable). */
+int db_check_session_path(const char *path, char *err, size_t errlen);
 void db_reader_close(struct db_reader *r);
 
 /* Fills info (re-reads counts and status; cheap enough to call per second). */

@@ -8,46 +8,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/reader.h"
 #include "db/schema.h"
 
 /* A writer between batches holds the lock for milliseconds; ls should not
  * hang behind a stuck one. */
 #define SUMMARY_BUSY_MS 2000
 
-static int summary_check_path(const char *path, char *err, size_t errlen)
-{
-	struct stat sb;
-
-	if (stat(path, &sb) != 0) {
-		snprintf(err, errlen, "%s: %s", path,
-			 errno == ENOENT ? "no such session file" : strerror(errno));
-		return -1;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		snprintf(err, errlen, "%s: is a directory, not a session file", path);
-		return -1;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		return -1;
-	}
-	if (access(path, R_OK) != 0) {
-		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		return -1;
-	}
-	if (sb.st_size == 0) {
-		snprintf(err, errlen, "%s: empty file, not a smtop session", path);
-		return -1;
-	}
-	return 0;
-}
-
 /* Opens path and tells what it holds; SCHEMA_EMPTY is refused. */
 static int summary_open(const char *path, int writable, sqlite3 **db, enum schema_kind *kind,
 			char *err, size_t errlen)
 {
 	*db = NULL;
-	if (summary_check_path(path, err, errlen) != 0)
+	if (db_check_session_path(path, err, errlen) != 0)
 		return -1;
 	if (sqlite3_open_v2(path, db, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
 			    NULL) != SQLITE_OK) {

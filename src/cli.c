@@ -9,7 +9,7 @@ static const struct {
 } cli_commands[] = {
 	{ "record", CLI_RECORD }, { "run", CLI_RUN }, { "demo", CLI_DEMO },
 	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
-	{ "help", CLI_HELP }, { "export", CLI_EXPORT },
+	{ "help", CLI_HELP }, { "replay", CLI_REPLAY }, { "export", CLI_EXPORT },
 	{ "ls", CLI_LS }, { "rm", CLI_RM }, { "mv", CLI_MV },
 };
 
@@ -28,6 +28,12 @@ void cli_usage(FILE *out)
 	      "  open [FILE...]             browse a saved session or an Nsight Systems export\n"
 	      "                             (several files: one view of their processes);\n"
 	      "                             without FILE, pick one from the session library\n"
+	      "  replay FILE... [--speed X] [--guided]\n"
+	      "                             play a saved session slowed down: one us of GPU time\n"
+	      "                             takes X us (1 to 1000000, default 1000); --guided\n"
+	      "                             pauses at each key moment with a caption; keys:\n"
+	      "                             space pause, < > speed, . , step a block start,\n"
+	      "                             n N step an episode, g guided, e lesson, r stop\n"
 	      "  info FILE...               print what a session holds\n"
 	      "  report FILE... [--json] [--top N]\n"
 	      "                             print blocking episodes and priority inversions\n"
@@ -114,6 +120,12 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		}
 	} else if (!strcmp(a, "--seconds")) {
 		*bad = parse_number(a, val, 0.1, &c->demo_seconds, err) != 0;
+	} else if (!strcmp(a, "--speed")) {
+		*bad = parse_number(a, val, 1, &c->speed, err) != 0;
+		if (!*bad && c->speed > 1e6) {
+			fprintf(err, "smtop: --speed needs a number from 1 to 1000000\n");
+			*bad = 1;
+		}
 	} else {
 		return 0;
 	}
@@ -131,6 +143,8 @@ static int parse_flag(const char *a, struct cli *c)
 		c->quiet = 1;
 	else if (!strcmp(a, "--list"))
 		c->demo_list = 1;
+	else if (!strcmp(a, "--guided"))
+		c->guided = 1;
 	else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 		c->command = CLI_HELP;
 	else if (!strcmp(a, "--version"))
@@ -161,7 +175,8 @@ int cli_parse_time(const char *s, uint64_t *ns)
 
 static int takes_files(enum cli_command cmd)
 {
-	return cmd == CLI_OPEN || cmd == CLI_INFO || cmd == CLI_REPORT || cmd == CLI_EXPORT;
+	return cmd == CLI_OPEN || cmd == CLI_INFO || cmd == CLI_REPORT || cmd == CLI_EXPORT ||
+	       cmd == CLI_REPLAY;
 }
 
 /* The positional words a command takes: FILE... or demo NAME. */

@@ -15,6 +15,7 @@ enum cli_command {
 	CLI_REPORT,
 	CLI_HELP,
 	CLI_VERSION,
+	CLI_REPLAY,
 	CLI_EXPORT,
 	CLI_LS,
 	CLI_RM,
@@ -37,7 +38,9 @@ struct cli {
 	int ascii;                   /* --ascii: no UTF-8 glyphs */
 	int quiet;
 	double demo_seconds;         /* demo --seconds */
-	const char *files[CLI_MAX_FILES]; /* open/info/report/export FILE...; files[0] == file */
+	double speed;                /* replay --speed: real time per GPU time, 0 = default */
+	int guided;                  /* replay --guided */
+	const char *files[CLI_MAX_FILES]; /* open/replay/info/report/export FILE...; files[0] == file */
 	int n_files;
 	const char *perfetto_path;   /* export --perfetto OUT.json ("-": stdout) */
 	const char *csv_dir;         /* export --csv DIR */

@@ -1,3 +1,4 @@
+#include "src/json.h"
 #include "src/export.h"
 
 #include <errno.h>
@@ -247,24 +248,6 @@ static int lane_take(struct lanes *l, uint64_t start, uint64_t end)
 
 /* ---- JSON ---- */
 
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 /* Microseconds from the session start, exact to the nanosecond. */
 static void json_us(FILE *out, uint64_t ns)
 {
@@ -291,7 +274,7 @@ static void meta(struct exporter *x, const char *what, int pid, int tid, const c
 	event_begin(x);
 	fprintf(x->out, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":",
 		pid, tid, what);
-	json_str(x->out, name);
+	json_write_str(x->out, name);
 	fputs("}}", x->out);
 	if (sort < 0)
 		return;
@@ -310,7 +293,7 @@ static void slice_begin(struct exporter *x, int pid, int tid, uint64_t a, uint64
 	fputs(",\"dur\":", x->out);
 	json_us(x->out, b - a);
 	fputs(",\"name\":", x->out);
-	json_str(x->out, name);
+	json_write_str(x->out, name);
 	fputs(",\"args\":{", x->out);
 }
 
@@ -378,7 +361,7 @@ static int write_kernel(void *ud, const struct smtop_kernel *k)
 	fprintf(o, ",\"grid_id\":%" PRIu64 ",\"correlation_id\":%" PRIu32 ",\"pid\":%" PRIu32
 		",\"stream\":%" PRIu32 ",\"kernel\":", k->grid_id, k->correlation_id, k->pid,
 		k->stream_id);
-	json_str(o, k->name);
+	json_write_str(o, k->name);
 	fputs("}}", o);
 	return 0;
 }
@@ -509,7 +492,7 @@ static void write_culprit(struct exporter *x, const struct smtop_culprit *c)
 {
 	FILE *o = x->out;
 	fputs("{\"kernel\":", o);
-	json_str(o, c->name ? session_short_name(x->s, c->name) : NULL);
+	json_write_str(o, c->name ? session_short_name(x->s, c->name) : NULL);
 	fprintf(o, ",\"pid\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"priority\":", c->pid, c->stream_id);
 	json_prio(o, c->priority);
 	fprintf(o, ",\"weight\":%.4f,\"blocks\":", c->weight);
@@ -542,7 +525,7 @@ static int write_event(struct exporter *x, const struct smtop_event *e)
 	FILE *o = x->out;
 	slice_begin(x, PID_EVENTS, lane + 1, a, b, name);
 	fputs("\"kind\":", o);
-	json_str(o, analysis_kind_name(e->kind));
+	json_write_str(o, analysis_kind_name(e->kind));
 	fputs(",\"wait_us\":", o);
 	json_us(o, e->wait_ns);
 	fprintf(o, ",\"from_blocks\":%s,\"pid\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"priority\":",
@@ -584,7 +567,7 @@ int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 	int rc = exporter_init(&x, s, out, w, err, errlen);
 	if (rc == 0) {
 		fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":", out);
-		json_str(out, s->path);
+		json_write_str(out, s->path);
 		fprintf(out, ",\"origin_unix_ns\":%" PRIu64 ",\"threshold_us\":%.3f},\"traceEvents\":[",
 			x.origin, (double)analysis_get_params(s->analysis)->blocking_threshold_ns / 1e3);
 		meta(&x, "process_name", PID_STREAMS, 0, "streams", 0);

@@ -1,3 +1,4 @@
+#include "src/json.h"
 #include "src/ls.h"
 
 #include <errno.h>
@@ -69,24 +70,6 @@ static int ls_text(FILE *out, const struct library *lib)
 	return 0;
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 static void json_u64(FILE *out, const char *key, uint64_t v, int known)
 {
 	fprintf(out, ", \"%s\": ", key);
@@ -102,22 +85,22 @@ static void json_entry(FILE *out, const struct library_entry *e)
 	int span = s->t_first && s->t_last >= s->t_first;
 
 	fputs("    {\"file\": ", out);
-	json_str(out, e->name);
+	json_write_str(out, e->name);
 	fputs(", \"path\": ", out);
-	json_str(out, e->path);
+	json_write_str(out, e->path);
 	fputs(", \"error\": ", out);
-	json_str(out, e->error);
+	json_write_str(out, e->error);
 	if (e->error) {
 		fputs("}", out);
 		return;
 	}
 	fputs(", \"state\": ", out);
-	json_str(out, state_names[e->state]);
+	json_write_str(out, state_names[e->state]);
 	json_u64(out, "created_ns", e->created_ns, e->created_ns != 0);
 	fputs(", \"command\": ", out);
-	json_str(out, e->command);
+	json_write_str(out, e->command);
 	fputs(", \"gpu\": ", out);
-	json_str(out, e->gpu);
+	json_write_str(out, e->gpu);
 	fprintf(out, ", \"gpus\": %d", e->n_gpus);
 	json_u64(out, "start_ns", s->t_first, span);
 	json_u64(out, "end_ns", s->t_last, span);
@@ -136,7 +119,7 @@ static void json_entry(FILE *out, const struct library_entry *e)
 static int ls_json(FILE *out, const struct library *lib)
 {
 	fputs("{\"directory\": ", out);
-	json_str(out, lib->dir);
+	json_write_str(out, lib->dir);
 	fprintf(out, ", \"threshold_us\": %.3f, \"sessions\": [", (double)lib->threshold_ns / 1e3);
 	for (size_t i = 0; i < lib->n; i++) {
 		fputs(i ? ",\n" : "\n", out);

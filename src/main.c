@@ -119,6 +119,8 @@ int main(int argc, char **argv)
 		return run_report(&c);
 	case CLI_INFO:
 		return info_main_many(c.files, (size_t)c.n_files);
+	case CLI_REPLAY:
+		return view_replay(&c, c.files, (size_t)c.n_files);
 	case CLI_EXPORT:
 		return run_export(&c);
 	case CLI_LS:

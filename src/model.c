@@ -215,7 +215,7 @@ static void stream_rank(struct model *m)
 			int64_t pb = b->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : b->priority;
 			/* Streams that ran nothing (frameworks create pools of them)
 			 * go last, so letters and colours go to the busy ones. */
-			int ia = a->n_kernels == 0, ib = b->n_kernels == 0;
+			int ia = a->n_kernels == 0 && !a->will_run, ib = b->n_kernels == 0 && !b->will_run;
 			int before = ib < ia || (ib == ia && (pb < pa || (pb == pa && (b->pid < a->pid ||
 				     (b->pid == a->pid && b->stream_id < a->stream_id)))));
 			if (!before)
@@ -884,6 +884,64 @@ int model_flush(struct model *m)
 		return -1;
 	m->generation++;
 	return model_bin_staged(m);
+}
+
+/* ---- replay: a session cut at a clock that moves on ------------------------ */
+
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id)
+{
+	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
+		return 0;
+	long ki = model_find_kernel(m, pid, context_id, b->grid_id);
+	if (ki < 0)
+		return 0;
+	struct model_kernel *k = &m->kernels[ki];
+	if (b->end > k->last_block)
+		k->last_block = b->end;
+	note_time(m, b->start, b->end);
+	m->generation++;
+	/* binned with the rest at the next model_flush */
+	return stage_block(m, k, b) < 0 ? -1 : 0;
+}
+
+int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
+			  uint32_t stream_id)
+{
+	long i = stream_find(m, pid, device_id, context_id, stream_id, 1);
+	if (i < 0)
+		return -1;
+	if (!m->streams[i].will_run) {
+		m->streams[i].will_run = 1;
+		stream_rank(m);
+		m->generation++;
+	}
+	return 0;
+}
+
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end)
+{
+	if (i >= m->n_kernels || end <= m->kernels[i].end)
+		return;
+	struct model_kernel *k = &m->kernels[i];
+	uint64_t was = k->end > k->start ? k->end - k->start : 0;
+	m->streams[k->stream].busy_ns += end - k->start - was;
+	k->end = end;
+	note_time(m, k->start, end);
+	m->generation++;
+}
+
+void model_event_set_start(struct model *m, size_t i, uint64_t start)
+{
+	if (i >= m->n_events)
+		return;
+	struct smtop_event *e = &m->events[i].ev;
+	e->start = start;
+	e->wait_ns = start > e->ready ? start - e->ready : 0;
+	if (e->wait_ns > m->max_wait_ns)
+		m->max_wait_ns = e->wait_ns;
+	note_time(m, e->ready, e->start);
+	m->generation++;
 }
 
 /* ---- detail ---------------------------------------------------------------- */

@@ -58,6 +58,7 @@ struct model_stream {
 	uint32_t *kernels;              /* indices into model kernels, by start */
 	size_t n_kernels, cap_kernels;
 	int unsorted;
+	int will_run;                   /* replay: ranked as busy before its first kernel */
 	uint64_t blocks;
 	uint64_t busy_ns;
 };
@@ -198,6 +199,19 @@ int model_add_nvtx(struct model *m, const struct smtop_nvtx *n);
 /* Sorts, computes ready times, links events, resolves pending blocks, bins
  * the blocks added since the last flush. */
 int model_flush(struct model *m);
+
+/* Replay (src/session_replay.c) shows a session cut at a clock that moves on:
+ * a block is added cut at the clock (model_add_block), then each later part
+ * of it through model_extend_block, which adds its occupancy without
+ * counting the block again; a running kernel's end and a waiting victim's
+ * start grow the same way.  Both only ever grow. */
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id);
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end);
+/* The stream runs kernels later on: its letter is kept from the start. */
+int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
+			  uint32_t stream_id);
+void model_event_set_start(struct model *m, size_t i, uint64_t start);
 
 /* The detail window: bins of (t1 - t0) / MODEL_DETAIL_BINS for [t0, t1),
  * filled by the loader with the blocks of that window. */

@@ -748,6 +748,16 @@ static int nvtx_to_model(void *ud, const struct smtop_nvtx *n)
 	return model_add_nvtx(ud, n) == 0 ? 0 : 1;
 }
 
+void session_model_meta(const struct session *s, struct model *m)
+{
+	m->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
+	m->drops_known = !s->info.is_nsys;
+	m->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
+	/* a model built again (a replay) bins on the loader's threads too */
+	if (s->loader)
+		model_set_pool(m, s->loader->pool);
+}
+
 /* Final events the model has not seen yet (when the analysis is not busy:
  * else at a later poll), NVTX ranges, then the model's own bookkeeping
  * (lanes sorted, ready times, events linked to kernels, bins). */
@@ -772,11 +782,9 @@ static int session_feed_model(struct session *s)
 		src->nvtx_seen = src->info.nvtx;
 		changed = 1;
 	}
-	s->model->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
-	s->model->drops_known = !s->info.is_nsys;
+	session_model_meta(s, s->model);
 	s->model->live = !s->ended || s->behind;
 	s->model->loading = s->behind;
-	s->model->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
 	double t = now_s();
 	model_flush(s->model);
 	s->stats.model_s += now_s() - t;

@@ -112,6 +112,10 @@ const char *session_short_name(struct session *s, const char *name);
 
 void session_close(struct session *s);
 
+/* What the status line shows about the session (drops, threshold), and the
+ * loader's threads for m's binning. */
+void session_model_meta(const struct session *s, struct model *m);
+
 /* Fills s->model's detail level for [t0, t1) with the blocks of that window
  * (the viewer's ui_source detail callback).  Returns 0 or -1 (read error). */
 int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);

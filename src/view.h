@@ -16,6 +16,9 @@ void view_params(const struct cli *c, struct analysis_params *p);
 /* smtop open FILE */
 int view_open(const struct cli *c, const char *path, const char *label);
 
+/* smtop replay FILE... [--speed X] [--guided] (several files: one view, as open) */
+int view_replay(const struct cli *c, const char *const *paths, size_t n);
+
 /* smtop open FILE FILE...: one view of several sessions (src/session.h). */
 int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label);
 /* The viewer on path, then on whatever the session list (o) opens next, on

@@ -74,6 +74,34 @@ Test(cli, demo_name_and_list)
 	cr_assert(c.demo_list);
 }
 
+Test(cli, replay_speed_and_guided)
+{
+	char l1[] = "smtop replay s.smtop --speed 1e4 --guided", l2[] = "smtop replay s.smtop";
+	char err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_REPLAY);
+	cr_assert_str_eq(c.file, "s.smtop");
+	cr_assert_float_eq(c.speed, 1e4, 1e-9);
+	cr_assert(c.guided);
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0, "%s", err);
+	cr_assert_float_eq(c.speed, 0, 1e-9, "0: the default speed");
+	cr_assert_not(c.guided);
+}
+
+Test(cli, replay_of_several_files)
+{
+	char line[] = "smtop replay a.smtop --speed 100 b.sqlite", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_REPLAY);
+	cr_assert_eq(c.n_files, 2);
+	cr_assert_str_eq(c.files[0], "a.smtop");
+	cr_assert_str_eq(c.files[1], "b.sqlite");
+	cr_assert_str_eq(c.file, "a.smtop");
+	cr_assert_float_eq(c.speed, 100, 1e-9);
+}
+
 struct bad_line {
 	char line[96];
 	char message[64];
@@ -93,6 +121,11 @@ ParameterizedTestParameters(cli, bad_input)
 		{ "smtop report f --top 0", "--top needs a number" },
 		{ "smtop open f --bogus", "unknown option '--bogus'" },
 		{ "smtop record -o", "-o needs a file name" },
+		{ "smtop replay", "needs a session FILE" },
+		{ "smtop replay f --speed 0.5", "--speed needs a number of at least 1" },
+		{ "smtop replay f --speed 2e6", "--speed needs a number from 1 to 1000000" },
+		{ "smtop replay f --speed fast", "--speed needs a number" },
+		{ "smtop replay f --speed", "--speed needs a number" },
 		{ "smtop rm", "needs a session FILE" },
 		{ "smtop mv", "needs a session FILE" },
 		{ "smtop mv old.smtop", "smtop mv FILE NEWNAME" },

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ui/player.h"
+
 #define APP_MIN_COL_NS 1000ULL          /* 1 us per column */
 
 uint64_t app_session_t0(const struct app *a)
@@ -45,6 +47,11 @@ static uint64_t nice_down(uint64_t ns)
 	return prev;
 }
 
+uint64_t app_round_scale(uint64_t ns)
+{
+	return nice_up(ns);
+}
+
 #define APP_LIVE_COL_NS 20000ULL
 
 static uint64_t fit_col_ns(const struct app *a)
@@ -78,6 +85,7 @@ void app_init(struct app *a, const struct model *m)
 	a->model = m;
 	a->sel_kernel = -1;
 	a->sel_event = -1;
+	a->stop_shown = -1;
 	a->colors = 8;
 	a->follow = m->live;
 	app_fit(a);
@@ -354,15 +362,13 @@ static int input_key(struct app *a, int key)
 	return 1;
 }
 
+/* A saved session replays through ui/player.c instead. */
 static void space(struct app *a)
 {
 	if (a->model->live) {
 		a->follow = !a->follow;
 		snprintf(a->msg, sizeof a->msg, a->follow ? "following live data" : "paused");
 		app_tick(a, 0);
-	} else {
-		a->playing = !a->playing;
-		snprintf(a->msg, sizeof a->msg, a->playing ? "replaying" : "paused");
 	}
 }
 
@@ -393,7 +399,7 @@ static int pane_key(struct app *a, int key)
 	case APP_KEY_DOWN: case 'j': move(a, 1); break;
 	case APP_KEY_HOME: a->follow = 0; a->t0 = a->model->t_first; break;
 	case APP_KEY_END:
-		a->follow = a->model->live;
+		a->follow = a->model->live || player_active(a);
 		a->t0 = a->model->t_last > a->col_ns * (uint64_t)cols ?
 			a->model->t_last - a->col_ns * (uint64_t)cols : 0;
 		if (!a->follow && a->t0 < a->model->t_first)
@@ -438,6 +444,8 @@ int app_handle_key(struct app *a, int key)
 			a->help = 0;
 		return 1;
 	}
+	if (player_key(a, key))
+		return 1;
 	return pane_key(a, key);
 }
 
@@ -478,20 +486,14 @@ int app_tick(struct app *a, uint64_t dt_ns)
 {
 	const struct model *m = a->model;
 	uint64_t span = a->col_ns * (uint64_t)app_cols(a);
+	(void)dt_ns;
+	if (player_active(a))
+		return player_tick(a);
 	if (a->follow && m->live) {
 		uint64_t t0 = m->t_last > span ? m->t_last - span : 0;
 		if (t0 == a->t0)
 			return 0;
 		a->t0 = t0;
-		return 1;
-	}
-	if (a->playing && dt_ns) {
-		/* one column per 50 ms tick: slow enough to follow by eye */
-		a->t0 += a->col_ns * (dt_ns / 50000000ULL ? dt_ns / 50000000ULL : 1);
-		if (a->t0 > m->t_last) {
-			a->playing = 0;
-			snprintf(a->msg, sizeof a->msg, "end of session");
-		}
 		return 1;
 	}
 	return 0;

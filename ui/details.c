@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "src/replay.h"
 #include "ui/fmt.h"
 #include "ui/legend.h"
+#include "ui/player.h"
 
 static int popcount256(const uint64_t *mask)
 {
@@ -73,14 +75,20 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 	int row = 0;
 	canvas_print(c, r.x, r.y + row++, r.w, inv && a->colors ? CANVAS_RED : CANVAS_DEFAULT,
 		     CANVAS_DEFAULT, CANVAS_BOLD, model_event_kind_name(e->kind));
+	/* replaying, a victim still waiting has its start cut at the clock */
+	int waiting = player_active(a) && e->start >= a->replay->clock;
 	fmt_duration(w, sizeof w, e->wait_ns, e->start >= e->ready && e->ready);
-	snprintf(t, sizeof t, "%c:%s waited %s",
+	snprintf(t, sizeof t, "%c:%s %s %s%s",
 		 letter_of(m, e->pid, e->device_id, e->context_id, e->stream_id),
-		 k ? k->short_name : (e->name ? e->name : "?"), w);
+		 k ? k->short_name : (e->name ? e->name : "?"), waiting ? "waiting" : "waited", w,
+		 waiting ? " so far" : "");
 	line(c, r, &row, t);
 	fmt_offset(t0, sizeof t0, e->ready > m->t_first ? e->ready - m->t_first : 0, 1);
 	fmt_offset(t1, sizeof t1, e->start > m->t_first ? e->start - m->t_first : 0, 1);
-	snprintf(t, sizeof t, "ready %s  started %s", t0, t1);
+	if (waiting)
+		snprintf(t, sizeof t, "ready %s  not started yet", t0);
+	else
+		snprintf(t, sizeof t, "ready %s  started %s", t0, t1);
 	line(c, r, &row, t);
 	line(c, r, &row, e->from_blocks ? "behind (share of block-time overlap):"
 					: "behind (share of kernel-time overlap):");

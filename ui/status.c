@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ui/fmt.h"
+#include "ui/player.h"
 
 void status_draw_header(struct canvas *c, int y, const struct app *a, const struct model *m)
 {
@@ -15,9 +16,11 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 		snprintf(sms, sizeof sms, "%u SMs", m->n_sm);
 	if (m->live)
 		snprintf(lag, sizeof lag, "LIVE (lag %s)", fmt_duration(w0, sizeof w0, m->lag_ns, 1));
+	else if (player_active(a))
+		snprintf(lag, sizeof lag, "REPLAY");
 	else
 		snprintf(lag, sizeof lag, "saved session");
-	const char *state = a->follow ? "" : (m->live ? " (paused)" : a->playing ? " (replay)" : "");
+	const char *state = a->follow ? "" : (m->live || player_active(a) ? " (paused)" : "");
 	uint64_t base = m->t_first, t1 = app_t1(a);
 	uint64_t res = model_resolution(m, a->t0, t1, a->col_ns);
 	/* a live window may begin before the first record: say so with a minus */
@@ -55,6 +58,8 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 
 static const char *keys(const struct app *a)
 {
+	if (player_active(a))
+		return "space play/pause  . , step  n N episode  < > speed  g guided  r stop  ? help";
 	if (a->ascii)
 		return "? help  space pause  +/- zoom  <> pan  n/N events  w worst  / search  q quit";
 	return "? help  space pause  +/- zoom  ←→ pan  n/N events  w worst  / search  q quit";
@@ -77,10 +82,19 @@ void status_draw_footer(struct canvas *c, int y, const struct app *a, const stru
 	char dr[32] = "N/A";
 	if (m->drops_known)
 		fmt_count(dr, sizeof dr, m->drops);
-	int n = snprintf(t, sizeof t, "kernels %s %s blocks %s %s drops %s %s threshold %s",
-			 fmt_count(k, sizeof k, m->n_kernels), dot,
-			 fmt_count(b, sizeof b, m->blocks), dot, dr, dot,
-			 fmt_duration(th, sizeof th, m->threshold_ns, m->threshold_ns != 0));
+	int n = 0;
+	if (player_active(a)) {
+		/* the clock and the speed first: they are what a class watches */
+		char rp[160];
+		player_status(a, rp, sizeof rp);
+		n = snprintf(t, sizeof t, "%s %s kernels %s %s blocks %s", rp, dot,
+			     fmt_count(k, sizeof k, m->n_kernels), dot, fmt_count(b, sizeof b, m->blocks));
+	} else {
+		n = snprintf(t, sizeof t, "kernels %s %s blocks %s %s drops %s %s threshold %s",
+			     fmt_count(k, sizeof k, m->n_kernels), dot,
+			     fmt_count(b, sizeof b, m->blocks), dot, dr, dot,
+			     fmt_duration(th, sizeof th, m->threshold_ns, m->threshold_ns != 0));
+	}
 	if (m->n_pending && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n, " %s unmatched %s", dot,
 			      fmt_count(b, sizeof b, m->n_pending));

@@ -10,11 +10,11 @@ export TMUX_TMPDIR=$(mktemp -d)
 unset TMUX
 trap 'tmux kill-server 2>/dev/null; rm -rf "$TMUX_TMPDIR"' EXIT
 tmux new-session -d -s keep -x 20 -y 5 "sleep 600"
-shot() { # shot NAME FIXTURE KEYS...
+shot() { # shot NAME FIXTURE KEYS...  (VIEW="replay --guided" for another command than open)
 	name=$1 fx=$2
 	shift 2
 	tmux kill-session -t "$T" 2>/dev/null
-	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop open tests/fixtures/$fx; sleep 5"
+	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop ${VIEW:-open} tests/fixtures/$fx; sleep 5"
 	sleep 1.5
 	for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.3; done
 	sleep 0.5
@@ -48,5 +48,11 @@ shot head-of-line head-of-line.smtop
 shot priority-vs-training priority-vs-training.smtop w
 shot kernel-details priority-vs-training.smtop w Tab Tab
 shot help head-of-line.smtop '?'
+# replays: n steps the clock to the first episode and pauses there (guided:
+# the first stop, with its caption); Enter goes on to the next stop
+VIEW="replay --speed 1e3" shot replay-priority-vs-training priority-vs-training.smtop n
+VIEW="replay --guided --speed 1e3" shot guided-priority-vs-training priority-vs-training.smtop n
+VIEW="replay --guided --speed 1e3" shot guided-head-of-line head-of-line.smtop n
+VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.smtop Enter Enter
 library_shot session-library 160 12 j j
 tmux kill-session -t "$T" 2>/dev/null

@@ -199,6 +199,18 @@ keys q
 check "live: q quits with status 0" contains "$(cap)" "EXIT=0"
 tmux kill-session -t "$T" 2>/dev/null
 
+# o over a view of two files: the session picked there opens on its own
+fill
+start 160 40 "$SMTOP" open "$FX/nsys/nsys-3.16.1.sqlite" "$FX/nsys/nsys-3.28.1.sqlite"
+keys o
+check "two files: o shows the list" contains "$(cap)" "session library"
+keys Home j j Enter
+sleep 1
+check "two files: Enter opens the session picked" contains "$(cap | head -1)" "head-of-line.smtop · saved session"
+keys q
+check "two files: q then quits with status 0" contains "$(cap)" "EXIT=0"
+tmux kill-session -t "$T" 2>/dev/null
+
 err=$("$SMTOP" open < /dev/null 2>&1 > /dev/null)
 check "open without FILE and without a terminal: clear error" contains "$err" "needs a terminal"
 check "open without FILE and without a terminal: one line" one_line "$err"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every key of the help screen (ui/help.c) and of smtop(1)'s KEYS, and mouse
-# clicks, on the real binary in tmux with a session recorded on the H200:
+# clicks, on the real binary in tmux with a session recorded on the H200
+# (the replay keys beyond space and r: test_replay.sh; o: test_library.sh):
 # each one with an effect on the screen asserted.
 . tests/e2e/lib.sh
 FX=$(pwd)/tests/fixtures
@@ -179,20 +180,30 @@ tui_keys m
 check "m: dense SM view (half blocks)" contains "$(tui_cap)" "▀"
 tui_keys m
 check "m again: letters" lacks "$(tui_cap)" "▀"
-tui_keys + + +
+# space replays a saved session from the window's start (ui/player.c; every
+# replay key is in test_replay.sh); the replay clock, in us, from the footer
+rclock() { footer | sed -n 's/.*replay \([0-9.]*\) ms.*/\1/p' | awk '{ printf "%d\n", $1 * 1000 }'; }
+tui_keys + + + l
 s1=$(win_us start)
 tui send-keys -t "$TUI" Space
-tui_wait 'replay' 2
+tui_wait 'REPLAY' 2
+check "space replays a saved session" contains "$(hdr)" "REPLAY"
+c1=$(rclock) e1=$(win_us end)
+check "... from the window's start ($s1 us, clock $c1 us)" sh -c "[ $c1 -ge $s1 ] && [ $c1 -lt $((s1 + 3000)) ]"
 sleep 0.6
-check "space replays a saved session" contains "$(hdr)" "(replay)"
-s2=$(win_us start)
-check "... and the window moves on by itself ($s1 -> $s2 us)" lt "$s1" "$s2"
+c2=$(rclock)
+check "... and the clock moves on by itself ($c1 -> $c2 us)" lt "$c1" "$c2"
+check "... and the window with it ($e1 -> $(win_us end) us)" lt "$e1" "$(win_us end)"
 tui send-keys -t "$TUI" Space
 tui_wait 'paused' 2
 check "space again pauses" contains "$(footer)" "paused"
-s3=$(win_us start)
+c3=$(rclock) s3=$(win_us start)
 sleep 0.5
-check "... and the window stays" eq "$(win_us start)" "$s3"
+check "... and the clock stays" eq "$(rclock)" "$c3"
+check "... and the window too" eq "$(win_us start)" "$s3"
+tui_keys r
+check "r ends the replay: the whole session again" sh -c "[ '$(scale)' = '$S0' ] && [ $(win_us start) -eq $W0s ] && [ $(win_us end) -eq $W0e ]"
+check "... saved, not replaying" contains "$(hdr)" "saved session"
 tui_keys '?'
 check "? shows the help" contains "$(tui_cap)" "help: keys"
 check "the help lists the keys" contains "$(tui_cap)" "n / N           next / previous event"

@@ -192,3 +192,20 @@ int model_ref_same_bins(const struct model *a, const struct model *b)
 	}
 	return a->peak_threads == b->peak_threads;
 }
+
+int model_ref_same_occupancy(const struct model *a, const struct model *b)
+{
+	if (a->n_sm != b->n_sm)
+		return 0;
+	for (int k = 0; k < MODEL_LEVELS; k++) {
+		const struct model_level *x = &a->levels[k], *y = &b->levels[k];
+		if (x->hi != y->hi)
+			return 0;
+		for (uint32_t sm = 0; sm < a->n_sm; sm++)
+			for (size_t i = 0; i < x->n; i++)
+				if (x->bins[(size_t)sm * x->stride + i].occ !=
+				    y->bins[(size_t)sm * y->stride + i].occ)
+					return 0;
+	}
+	return 1;
+}

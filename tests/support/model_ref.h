@@ -41,4 +41,9 @@ int model_ref_check(const struct model *m, const struct model_ref *r,
 /* 1 if a's and b's rings hold the same bits (same device size assumed). */
 int model_ref_same_bins(const struct model *a, const struct model *b);
 
+/* 1 if a's and b's rings are at the same positions with the same occupancy
+ * in every bin (their top-2 guesses may differ where blocks came in another
+ * order and a bin holds more than two streams, or two tie). */
+int model_ref_same_occupancy(const struct model *a, const struct model *b);
+
 #endif

@@ -2,22 +2,20 @@
 # The session library: default session names, smtop ls (table, JSON, the
 # summary cache), rm and mv, bad directories, and the list on a terminal in
 # tmux (navigate, open, rename, delete, back).  A temporary XDG_DATA_HOME holds
-# copies of five of tests/fixtures/*.smtop: ls writes summaries into what it
-# lists.
+# copies of tests/fixtures/*.smtop: ls writes summaries into what it lists.
 . tests/e2e/lib.sh
 FX=$(pwd)/tests/fixtures
 export XDG_DATA_HOME=$E2E_TMP/xdg
 LIB=$XDG_DATA_HOME/smtop/sessions
 T=smtop-lib-$$
 
-# the sessions the list's positions below are written for (later fixtures,
-# recorded after these, would come first in it)
-SESSIONS="priority-vs-training equal-priority head-of-line smoke resnet50-two-streams"
-
 fill() {
 	rm -rf "$LIB"
 	mkdir -p "$LIB"
-	for f in $SESSIONS; do cp "$FX/$f.smtop" "$LIB"/; done
+	# the five sessions the checks below count on, whatever else fixtures/ holds
+	for f in smoke resnet50-two-streams priority-vs-training equal-priority head-of-line; do
+		cp "$FX/$f.smtop" "$LIB"/
+	done
 	echo "not a session" > "$LIB/notes.txt"
 }
 json_ls() { "$SMTOP" ls "$@" --json | python3 -c "import json,sys; r=json.load(sys.stdin); s=r['sessions']; $PY"; }
@@ -30,8 +28,8 @@ as_other() {
 fill
 out=$("$SMTOP" ls < /dev/null | cat)
 check "ls: title row" contains "$out" "DATE  *COMMAND  *GPU  *DURATION  *KERNELS  *BLOCKS  *INVERSIONS  *FILE"
-for f in $SESSIONS; do
-	check "ls lists $f.smtop" contains "$out" "$f.smtop"
+for f in "$LIB"/*.smtop; do
+	check "ls lists $(basename "$f")" contains "$out" "$(basename "$f")"
 done
 check "ls: a stray file is listed with its error" sh -c 'printf "%s\n" "$1" | grep "notes.txt" | grep -q "not a SQLite database"' _ "$out"
 check "ls: the stray file comes last" sh -c '[ "$(printf "%s\n" "$1" | tail -1 | grep -c notes.txt)" -eq 1 ]' _ "$out"

@@ -78,6 +78,9 @@ check "export without a target says what it needs" contains "$err" "needs --perf
 
 # The viewer on an Nsight Systems export, and on two files at once
 T=smtop-export-e2e-$$
+# an idle session keeps the server up between the two panes (else the second
+# may race the server's exit)
+tmux new-session -d -s keep -x 20 -y 5 "sleep 3600"
 tmux new-session -d -s "$T" -x 160 -y 48 "'$SMTOP' open $NS/nsys-3.28.1.sqlite; echo EXIT=\$?; sleep 20"
 sleep 1.5
 s=$(tmux capture-pane -p -t "$T")

@@ -114,8 +114,10 @@ gpu-programs: all $(GPU_TEST_BIN)
 test-gpu: gpu-programs
 	@tests/gpu/run.sh
 
+# Session sizes of the bench table; 1G needs about 9 GB of disk and minutes.
+BENCH_SIZES ?= 10M 100M
 bench: all $(BENCH_BIN)
-	@tests/bench/run.sh $(BENCH_BIN)
+	@BENCH_SIZES="$(BENCH_SIZES)" tests/bench/run.sh $(BENCH_BIN)
 
 run: deps all
 	@$(B)/smtop $(ARGS)

@@ -164,6 +164,7 @@ static void child_exec(const struct record_opts *o, const char *session,
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL); /* smtop ignores it; the workload gets the default */
 	execvp(o->argv[0], o->argv);
 	int e = errno;
 	if (write(err_fd, &e, sizeof e) < 0)
@@ -337,9 +338,11 @@ int record_finish(struct record_child *c, int status)
 		fprintf(stderr, "smtop: %s\n", err);
 		return code ? code : 1;
 	}
-	store_clock_offset(w, c->session_path);
 	if (db_writer_finish_session(w, clean, reason) != 0)
-		fprintf(stderr, "smtop: %s: %s\n", c->session_path, db_writer_error(w));
+		fprintf(stderr, "smtop: %s; the session keeps what was recorded but is not marked as ended\n",
+			db_writer_error(w));
+	else
+		store_clock_offset(w, c->session_path);
 	db_writer_close(w);
 	return code;
 }

@@ -9,6 +9,8 @@
 
 #define SCHEMA_VERSION 1
 #define SCHEMA_APPLICATION_ID 0x736d7470 /* "smtp" */
+/* smtop_process.reason of a process whose records stop at a full disk */
+#define SCHEMA_DISK_FULL_REASON "disk full, recording stopped"
 
 enum schema_kind {
 	SCHEMA_SMTOP,      /* a smtop session of a version we read */

@@ -18,8 +18,6 @@
 /* Several processes of one workload write one session; a writer waits this
  * long for another's batch before giving up. */
 #define WRITER_BUSY_MS 10000
-/* smtop_process.reason of a process whose records stop at a full disk */
-#define WRITER_DISK_FULL_REASON "disk full, recording stopped"
 
 enum writer_stmt {
 	ST_STR_INSERT, ST_STR_SELECT, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_SYNC,
@@ -608,7 +606,7 @@ static void writer_note_disk_full(struct db_writer *w)
 	memcpy(err, w->err, sizeof err);
 	writer_checkpoint(w);
 	writer_run_always(w, "UPDATE smtop_process SET reason=?1 WHERE globalPid=?4",
-			  WRITER_DISK_FULL_REASON, NULL, 0);
+			  SCHEMA_DISK_FULL_REASON, NULL, 0);
 	memcpy(w->err, err, sizeof err);
 }
 
@@ -668,7 +666,7 @@ int db_writer_set_process_status(struct db_writer *w, const char *status, const 
 	/* How the process ended still matters after the disk filled up (a
 	 * small row may fit), and so does why its records stop early. */
 	if (w->disk_full && !reason)
-		reason = WRITER_DISK_FULL_REASON;
+		reason = SCHEMA_DISK_FULL_REASON;
 	return writer_run_always(w, running
 			  ? "UPDATE smtop_process SET status=?1, reason=?2, end=NULL WHERE globalPid=?4"
 			  : "UPDATE smtop_process SET status=?1, reason=?2, end=?3 WHERE globalPid=?4",

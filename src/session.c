@@ -75,7 +75,8 @@ int session_open(struct session *s, const char *path, const struct analysis_para
 
 static int read_error(struct session *s, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: %s", s->path, db_reader_error(s->reader));
+	/* the reader's message already names the file */
+	snprintf(err, errlen, "%s", db_reader_error(s->reader));
 	return -1;
 }
 
@@ -118,6 +119,9 @@ static int session_feed_model(struct session *s)
 	}
 	s->model->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
 	s->model->drops_known = !s->info.is_nsys;
+	/* the recording ended (or was found abandoned): "LIVE" must go */
+	if (s->model->live != !s->ended)
+		changed = 1;
 	s->model->live = !s->ended;
 	s->model->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
 	model_flush(s->model);

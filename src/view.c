@@ -23,12 +23,15 @@
 /* Grace periods when the viewer quits before the workload: SIGINT first (most
  * programs clean up), then SIGTERM, then SIGKILL. */
 #define VIEW_STOP_GRACE_MS 3000
+/* A live view whose data stopped coming redraws when its lag moved this much. */
+#define VIEW_LAG_REDRAW_NS 100000000ull
 
 struct view {
 	struct session s;
 	struct model m;
 	struct record_child *child;     /* live recording, or NULL */
 	int child_done;
+	uint64_t lag_drawn;             /* lag_ns the last reported change showed */
 	char label[256];
 };
 
@@ -59,7 +62,14 @@ static int view_poll(void *ud, struct model *m)
 	int changed = session_poll(&v->s, err, sizeof err);
 	if (v->s.latest_end)
 		v->m.lag_ns = v->s.ended ? 0 : now_ns() - v->s.latest_end;
-	return changed < 0 ? -1 : changed;
+	if (changed < 0)
+		return -1;
+	/* "LIVE (lag …)" keeps counting while nothing new arrives */
+	if (v->m.lag_ns > v->lag_drawn + VIEW_LAG_REDRAW_NS || v->m.lag_ns < v->lag_drawn)
+		changed = 1;
+	if (changed)
+		v->lag_drawn = v->m.lag_ns;
+	return changed;
 }
 
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)

@@ -35,9 +35,12 @@
 
 static void assert_one_line(const char *err, const char *path)
 {
+	const char *at = strstr(err, path);
+
 	cr_assert(err[0] != '\0', "an error says what went wrong");
 	cr_assert_null(strchr(err, '\n'), "one line: %s", err);
-	cr_assert_not_null(strstr(err, path), "names the file: %s", err);
+	cr_assert_not_null(at, "names the file: %s", err);
+	cr_assert_null(strstr(at + strlen(path), path), "names it once: %s", err);
 }
 
 static void copy_file(const char *from, const char *to)

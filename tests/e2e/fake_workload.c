@@ -8,8 +8,9 @@
  *       commit STATUS holds "kernels=N blocks=M pid=P" (what is surely in
  *       the file); "done=1" is added at the end.
  *   fake_workload fill STATUS
- *       pushes batches of 16 kernels of 16 K blocks (about 2 MB)  through the
- *       collector's ring and writer thread until a write fails because the file cannot grow (run it under ulimit -f).
+ *       pushes batches of 16 kernels of 4096 blocks (about 0.5 MB) through
+ *       the collector's ring and writer thread until a write fails because
+ *       the file cannot grow (run it under ulimit -f).
  *       Between batches it reads the session back and writes what it holds
  *       into STATUS, so STATUS names what was stored before the fault;
  *       "full=1" is added once the writer thread reports the disk full.
@@ -29,8 +30,8 @@
 #define SMS 132
 #define KERNELS_PER_BATCH 8
 #define GRID 264
-#define FILL_KERNELS 16                 /* fill: ~2 MB per batch */
-#define FILL_GRID 16384
+#define FILL_KERNELS 16                 /* fill: ~0.5 MB per batch */
+#define FILL_GRID 4096
 #define BLOCK_NS 20000ull
 #define STREAM_HIGH 13
 #define STREAM_LOW 14

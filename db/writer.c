@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db/blockcodec.h"
 #include "db/names.h"
@@ -705,6 +706,27 @@ int db_writer_disk_full(const struct db_writer *w)
 	return w->disk_full;
 }
 
+/* A new session needs a directory it may create files in (the file, its
+ * WAL and shared memory); SQLite alone would only say "unable to open". */
+static int writer_check_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 1;
+
+	if (n >= sizeof dir)
+		return 0;
+	memcpy(dir, slash ? path : ".", n);
+	dir[n ? n : 1] = '\0';
+	if (n == 0)
+		dir[0] = '/';
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Refuses paths that cannot be a session before SQLite creates anything. */
 static int writer_check_path(const struct db_writer_options *opt, char *err, size_t errlen)
 {
@@ -712,7 +734,7 @@ static int writer_check_path(const struct db_writer_options *opt, char *err, siz
 
 	if (stat(opt->path, &sb) != 0) {
 		if (errno == ENOENT && opt->create)
-			return 0;
+			return writer_check_dir(opt->path, err, errlen);
 		snprintf(err, errlen, "%s: %s", opt->path,
 			 errno == ENOENT ? "no such session file" : strerror(errno));
 		return -1;

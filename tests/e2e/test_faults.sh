@@ -167,14 +167,14 @@ mkdir "$S/locked-dir"
 chmod 555 "$S/locked-dir"
 if [ "$(id -u)" -ne 0 ]; then
 	as_user=""
-elif command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 &&
-     setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$SMTOP" 2>/dev/null; then
-	# root reads any file: run these as nobody, whom chmod does stop
+elif command -v setpriv >/dev/null &&
+     setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$SMTOP" 2>/dev/null; then
+	# root reads any file: run these as uid 65534 (nobody), whom chmod does stop
 	chmod 755 "$S"
-	as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
 else
 	as_user=skip
-	echo "  skip: unreadable paths (running as root, and cannot switch to nobody with setpriv)"
+	echo "  skip: unreadable paths (running as root, and cannot run as uid 65534 with setpriv)"
 fi
 if [ "$as_user" != skip ]; then
 	for cmd in info report; do
@@ -186,7 +186,7 @@ if [ "$as_user" != skip ]; then
 	err=$($as_user "$SMTOP" record -q -o "$S/locked-dir/x.smtop" -- true 2>&1)
 	rc=$?
 	check "record into a read-only directory: refused (status $rc)" sh -c "[ $rc -ge 1 ] && [ $rc -lt 128 ]"
-	check "record into a read-only directory: one line naming it" one_line_naming "$err" "x.smtop"
+	check "record into a read-only directory: one line naming it" one_line_naming "$err" "x.smtop" "cannot create: Permission denied"
 fi
 
 # ---- the disk fills up while recording ----

@@ -4,6 +4,9 @@
 . tests/e2e/lib.sh
 FX=$(pwd)/tests/fixtures
 T=smtop-e2e-$$
+# an idle session keeps the tmux server up while start() replaces ours
+tmux new-session -d -s "$T-idle" "sleep 600"
+trap 'tmux kill-session -t "$T-idle" 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
 cap() { tmux capture-pane -p -t "$T"; }
 keys() { for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.15; done; sleep 0.3; }
 start() { # start W H CMD...

@@ -2,7 +2,10 @@
 # Sessions recorded on the H200 (tests/fixtures, see tests/fixtures/README.md):
 # smtop's reader, report and plain SQL must find what the GPU did.
 . tests/e2e/lib.sh
-FX=tests/fixtures
+# smtop report stores its events in the session: read copies, so the
+# fixtures stay as recorded
+cp -r tests/fixtures "$E2E_TMP/fixtures"
+FX=$E2E_TMP/fixtures
 
 out=$("$SMTOP" info $FX/smoke.smtop)
 check "smoke: 400 kernels, as launched" contains "$out" "kernels        400"
@@ -40,8 +43,7 @@ check "head-of-line: the long kernel is the culprit ($v)" contains "$v" "hol_lon
 v=$("$SMTOP" report $FX/head-of-line.smtop)
 check "report states its threshold" contains "$v" "wait > 20.0 us"
 
-# The report stores its events in the session for other tools (on a copy:
-# fixtures stay as recorded).
+# The report stores its events in the session for other tools.
 cp $FX/head-of-line.smtop "$E2E_TMP/hol.smtop"
 "$SMTOP" report -q "$E2E_TMP/hol.smtop" > /dev/null
 n=$(sqlite3 "$E2E_TMP/hol.smtop" "SELECT COUNT(*) FROM smtop_events WHERE kind = 'inversion_resident'")

@@ -710,16 +710,17 @@ int db_writer_disk_full(const struct db_writer *w)
  * WAL and shared memory); SQLite alone would only say "unable to open". */
 static int writer_check_dir(const char *path, char *err, size_t errlen)
 {
-	char dir[4096];
 	const char *slash = strrchr(path, '/');
-	size_t n = slash ? (size_t)(slash - path) : 1;
+	char dir[4096];
 
-	if (n >= sizeof dir)
-		return 0;
-	memcpy(dir, slash ? path : ".", n);
-	dir[n ? n : 1] = '\0';
-	if (n == 0)
-		dir[0] = '/';
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else if ((size_t)(slash - path) < sizeof dir)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	else
+		return 0; /* SQLite will say what it can */
 	if (access(dir, W_OK | X_OK) != 0) {
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
 		return -1;

@@ -94,7 +94,8 @@ int session_open(struct session *s, const char *path, const struct analysis_para
 
 static int read_error(struct session_source *src, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: %s", src->path, db_reader_error(src->reader));
+	/* the reader's message already names the file */
+	snprintf(err, errlen, "%s", db_reader_error(src->reader));
 	return -1;
 }
 
@@ -146,6 +147,9 @@ static int session_feed_model(struct session *s)
 		changed = 1;
 	}
 	session_model_meta(s, s->model);
+	/* the recording ended (or was found abandoned): "LIVE" must go */
+	if (s->model->live != !s->ended)
+		changed = 1;
 	s->model->live = !s->ended;
 	model_flush(s->model);
 	return changed;

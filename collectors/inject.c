@@ -62,9 +62,7 @@ static void inject_atexit(void)
 	cupti_flush(1);
 	blocks_shutdown();
 	cupti_disable();
-	writer_thread_stop();
-	db_writer_set_process_status(inject_writer, "exited", NULL);
-	db_writer_close(inject_writer);
+	writer_thread_finish(inject_writer);
 	inject_writer = NULL;
 }
 

@@ -45,12 +45,18 @@ static struct {
 	struct writer_thread_meta meta[WRITER_THREAD_MAX_META];
 } wt = { .wake = { -1, -1 }, .ack = { -1, -1 }, .meta_lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void writer_thread_fail(const char *what)
+/* One line per process; the writer's error already names the file. */
+static void writer_thread_fail(void)
 {
+	const char *err = db_writer_error(wt.w);
+
 	if (wt.reported)
 		return;
 	wt.reported = 1;
-	log_fail("%s: %s", wt.path, what);
+	if (err && *err)
+		log_fail("%s", err);
+	else
+		log_fail("%s: write failed", wt.path);
 }
 
 static void writer_thread_discard(struct smtop_record *recs, size_t n)
@@ -98,11 +104,11 @@ static void writer_thread_write(size_t n)
 	if (db_writer_disk_full(wt.w)) {
 		atomic_store(&wt.disk_full, 1);
 		wt.stopped_writing = 1;
-		writer_thread_fail("disk full, recording stopped");
+		writer_thread_fail();
 		return;
 	}
 	wt.lost += n;
-	writer_thread_fail(db_writer_error(wt.w) ? db_writer_error(wt.w) : "write failed");
+	writer_thread_fail();
 }
 
 /* Pops until the ring is drained or a batch comes back short, so producers
@@ -262,6 +268,25 @@ void writer_thread_stop(void)
 	wt.batch = NULL;
 	log_debug("writer: %llu records stored in %.3f s", (unsigned long long)wt.written,
 		  (double)wt.write_ns / 1e9);
+}
+
+void writer_thread_finish(struct db_writer *w)
+{
+	sigset_t xfsz, old, pending;
+	struct timespec now = { 0, 0 };
+	int was_pending;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+	writer_thread_stop();
+	db_writer_set_process_status(w, "exited", NULL);
+	db_writer_close(w);
+	/* discard the SIGXFSZ our writes raised, not one that was already there */
+	if (!was_pending)
+		sigtimedwait(&xfsz, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 int writer_thread_running(void)

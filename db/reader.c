@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/blockcodec.h"
+#include "db/procid.h"
 #include "db/schema.h"
 #include "db/strmap.h"
 
@@ -1229,6 +1230,32 @@ static int info_processes(struct db_reader *r, struct db_session_info *info)
 	return 0;
 }
 
+/* A session nobody will finalise: the smtop that recorded it is gone (killed,
+ * or the machine rebooted) and no process still marked running is alive.
+ * Sessions that do not name their recorder are never judged.  Returns why,
+ * or NULL. */
+static const char *reader_abandoned(struct db_reader *r, const struct db_session_info *info)
+{
+	const char *why = "the recorder stopped before finalising the session";
+	struct db_procid id;
+
+	if (info->ended || info->is_nsys || db_procid_parse(reader_meta(r, "recorder"), &id) != 0 ||
+	    db_procid_alive(&id) != 0)
+		return NULL;
+	for (size_t i = 0; i < info->n_processes; i++) {
+		const struct db_process_info *p = &info->processes[i];
+		struct db_procid w = { .pid = p->pid };
+
+		memcpy(w.boot, id.boot, sizeof w.boot);
+		if (p->status && strcmp(p->status, "running") == 0 && db_procid_alive(&w) != 0)
+			return NULL;
+		/* the disk filled up: not even the end could be written */
+		if (p->reason && strcmp(p->reason, SCHEMA_DISK_FULL_REASON) == 0)
+			why = SCHEMA_DISK_FULL_REASON;
+	}
+	return why;
+}
+
 int db_reader_info(struct db_reader *r, struct db_session_info *info)
 {
 	const char *v;
@@ -1253,5 +1280,11 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info_times(r, info);
 	if (info_devices(r, info) != 0 || info_processes(r, info) != 0)
 		return -1;
+	if ((v = reader_abandoned(r, info))) {
+		info->abandoned = 1;
+		info->ended = 1;
+		info->ended_clean = 0;
+		info->end_reason = v;
+	}
 	return 0;
 }

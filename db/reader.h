@@ -32,7 +32,9 @@ struct db_session_info {
 	const char *command;         /* recorded command line, may be NULL */
 	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */
 	uint64_t t_first, t_last;    /* earliest start, latest end over kernels and blocks */
-	int ended;                   /* 1 if the session was finalised */
+	int ended;                   /* 1 if the session was finalised, or abandoned */
+	int abandoned;               /* not finalised, and its recorder and every process
+				      * still marked running are gone: nothing more comes */
 	int ended_clean;             /* 1 if the workload exited normally */
 	const char *end_reason;      /* may be NULL */
 	int64_t clock_offset_ns;     /* CUPTI time = globaltimer + offset */

@@ -9,6 +9,8 @@
 
 #define SCHEMA_VERSION 1
 #define SCHEMA_APPLICATION_ID 0x736d7470 /* "smtp" */
+/* smtop_process.reason of a process whose records stop at a full disk */
+#define SCHEMA_DISK_FULL_REASON "disk full, recording stopped"
 
 /* The summary `smtop ls` shows, computed once by the analysis and kept in the
  * session (docs/session-format.md).  One row, id 1.  kernelRows, chunkRows,

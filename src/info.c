@@ -103,7 +103,7 @@ int info_main(const char *path)
 	if (rc == 0)
 		info_print(stdout, &si);
 	else
-		fprintf(stderr, "smtop: %s: %s\n", path, db_reader_error(r));
+		fprintf(stderr, "smtop: %s\n", db_reader_error(r)); /* names the file */
 	db_reader_close(r);
 	return rc == 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 /* smtop: the command line's front door. */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +95,9 @@ static int run_export(const struct cli *c)
 int main(int argc, char **argv)
 {
 	struct cli c;
+	/* A file-size limit reached while writing a session must come back as a
+	 * write error (reported as a full disk), not kill smtop. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (cli_parse(argc, argv, &c, stderr) != 0)
 		return 2;
 	switch (c.command) {

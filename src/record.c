@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "db/reader.h"
+#include "db/schema.h"
 #include "db/writer.h"
 #include "src/library.h"
 
@@ -131,6 +132,7 @@ static void child_exec(const struct record_opts *o, const char *session,
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL); /* smtop ignores it; the workload gets the default */
 	execvp(o->argv[0], o->argv);
 	int e = errno;
 	if (write(err_fd, &e, sizeof e) < 0)
@@ -291,6 +293,24 @@ static void store_clock_offset(struct db_writer *w, const char *path)
 	db_reader_close(r);
 }
 
+/* Whether a collector already said (on stderr and in the session) that the
+ * disk is full: smtop need not say it again. */
+static int session_says_disk_full(const char *path)
+{
+	char err[256];
+	struct db_reader *r;
+	struct db_session_info si;
+	int says = 0;
+	if (db_reader_open(&r, path, err, sizeof err) != 0)
+		return 0;
+	if (db_reader_info(r, &si) == 0)
+		for (size_t i = 0; i < si.n_processes; i++)
+			says |= si.processes[i].reason &&
+				strcmp(si.processes[i].reason, SCHEMA_DISK_FULL_REASON) == 0;
+	db_reader_close(r);
+	return says;
+}
+
 int record_finish(struct record_child *c, int status)
 {
 	char reason[128], err[512];
@@ -304,9 +324,13 @@ int record_finish(struct record_child *c, int status)
 		fprintf(stderr, "smtop: %s\n", err);
 		return code ? code : 1;
 	}
-	store_clock_offset(w, c->session_path);
-	if (db_writer_finish_session(w, clean, reason) != 0)
-		fprintf(stderr, "smtop: %s: %s\n", c->session_path, db_writer_error(w));
+	if (db_writer_finish_session(w, clean, reason) != 0) {
+		if (!db_writer_disk_full(w) || !session_says_disk_full(c->session_path))
+			fprintf(stderr, "smtop: %s; the session keeps what was recorded but is not marked as ended\n",
+				db_writer_error(w));
+	} else {
+		store_clock_offset(w, c->session_path);
+	}
 	db_writer_close(w);
 	return code;
 }

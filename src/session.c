@@ -455,7 +455,8 @@ int session_open(struct session *s, const char *path, const struct analysis_para
 
 static int read_error(struct session_source *src, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: %s", src->path, db_reader_error(src->reader));
+	/* the reader's message already names the file */
+	snprintf(err, errlen, "%s", db_reader_error(src->reader));
 	return -1;
 }
 
@@ -783,7 +784,11 @@ static int session_feed_model(struct session *s)
 		changed = 1;
 	}
 	session_model_meta(s, s->model);
-	s->model->live = !s->ended || s->behind;
+	/* the recording ended (or was found abandoned) and was read: "LIVE" must go */
+	int live = !s->ended || s->behind;
+	if (s->model->live != live)
+		changed = 1;
+	s->model->live = live;
 	s->model->loading = s->behind;
 	double t = now_s();
 	model_flush(s->model);

@@ -31,12 +31,15 @@
 /* Grace periods when the viewer quits before the workload: SIGINT first (most
  * programs clean up), then SIGTERM, then SIGKILL. */
 #define VIEW_STOP_GRACE_MS 3000
+/* A live view whose data stopped coming redraws when its lag moved this much. */
+#define VIEW_LAG_REDRAW_NS 100000000ull
 
 struct view {
 	struct session s;
 	struct model m;
 	struct record_child *child;     /* live recording, or NULL */
 	int child_done;
+	uint64_t lag_drawn;             /* lag_ns the last reported change showed */
 	char label[256];
 	char next[PATH_MAX];            /* a session picked in the list (o) to show next */
 	/* a saved session replays: the feed makes the model follow the clock */
@@ -104,7 +107,14 @@ static int view_poll(void *ud, struct model *m)
 	int changed = session_poll(&v->s, err, sizeof err);
 	if (v->s.latest_end)
 		v->m.lag_ns = v->s.ended && !v->s.behind ? 0 : now_ns() - v->s.latest_end;
-	return changed < 0 ? -1 : changed;
+	if (changed < 0)
+		return -1;
+	/* "LIVE (lag …)" keeps counting while nothing new arrives */
+	if (v->m.lag_ns > v->lag_drawn + VIEW_LAG_REDRAW_NS || v->m.lag_ns < v->lag_drawn)
+		changed = 1;
+	if (changed)
+		v->lag_drawn = v->m.lag_ns;
+	return changed;
 }
 
 static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)

@@ -1,4 +1,3 @@
-#include "src/json.h"
 #include "src/export.h"
 
 #include <errno.h>
@@ -8,6 +7,8 @@
 #include <sys/stat.h>
 
 #include "src/analysis.h"
+#include "src/array.h"
+#include "src/json.h"
 #include "src/session.h"
 
 /* Track ids of the Perfetto trace: streams and events are one process each;
@@ -75,21 +76,6 @@ static int fail(struct exporter *x, const char *what)
 	return -1;
 }
 
-static int grow(void **p, size_t *cap, size_t want, size_t size)
-{
-	if (want <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 16;
-	while (c < want)
-		c *= 2;
-	void *q = realloc(*p, c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static long stream_find(struct exporter *x, uint32_t pid, uint32_t dev, uint32_t ctx,
 			uint32_t id, int create)
 {
@@ -98,7 +84,7 @@ static long stream_find(struct exporter *x, uint32_t pid, uint32_t dev, uint32_t
 		if (s->pid == pid && s->device_id == dev && s->context_id == ctx && s->stream_id == id)
 			return (long)i;
 	}
-	if (!create || grow((void **)&x->streams, &x->cap_streams, x->n_streams + 1,
+	if (!create || array_grow((void **)&x->streams, &x->cap_streams, x->n_streams + 1,
 			    sizeof *x->streams))
 		return -1;
 	x->streams[x->n_streams] = (struct xstream){ pid, dev, ctx, id, SMTOP_PRIORITY_UNKNOWN, 0 };
@@ -371,7 +357,7 @@ static int write_kernel(void *ud, const struct smtop_kernel *k)
 static int collect_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
 	struct exporter *x = ud;
-	if (grow((void **)&x->buf, &x->cap_buf, x->n_buf + 1, sizeof *x->buf)) {
+	if (array_grow((void **)&x->buf, &x->cap_buf, x->n_buf + 1, sizeof *x->buf)) {
 		fail(x, "out of memory");
 		return 1;
 	}

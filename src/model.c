@@ -4,22 +4,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "src/array.h"
 #include "src/binning.h"
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 static char *dup_str(const char *s)
 {
@@ -243,9 +229,9 @@ static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ct
 	if (!create)
 		return -1;
 	size_t cap = m->cap_streams;
-	if (grow((void **)&m->streams, &m->cap_streams, m->n_streams + 1, sizeof *m->streams))
+	if (array_grow((void **)&m->streams, &m->cap_streams, m->n_streams + 1, sizeof *m->streams))
 		return -1;
-	if (grow((void **)&m->stream_order, &cap, m->n_streams + 1, sizeof *m->stream_order))
+	if (array_grow((void **)&m->stream_order, &cap, m->n_streams + 1, sizeof *m->stream_order))
 		return -1;
 	struct model_stream *s = &m->streams[m->n_streams];
 	memset(s, 0, sizeof *s);
@@ -446,7 +432,7 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
 	if (si < 0)
 		return -1;
-	if (grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
+	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
 	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
 		return -1;
@@ -482,7 +468,7 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	m->last_kernel = -1; /* a relaunch with a reused grid id takes over */
 
 	struct model_stream *s = &m->streams[si];
-	if (grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
+	if (array_grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
 		return -1;
 	if (s->n_kernels && m->kernels[s->kernels[s->n_kernels - 1]].start > k->start)
 		s->unsorted = 1;
@@ -545,7 +531,7 @@ static struct model_pending *pending_grid(struct model *m, uint32_t pid, uint32_
 		if (g->grid_id == grid && g->pid == pid && g->context_id == ctx)
 			return g;
 	}
-	if (grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
+	if (array_grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
 		return NULL;
 	m->phash[j] = (uint32_t)m->n_pending_grids + 1;
 	struct model_pending *g = &m->pending[m->n_pending_grids++];
@@ -563,7 +549,7 @@ static int pending_push(struct model *m, const struct smtop_block *b, size_t n, 
 	if (!take)
 		return 0;
 	struct model_pending *g = pending_grid(m, pid, ctx, b->grid_id);
-	if (!g || grow((void **)&g->blocks, &g->cap, g->n + take, sizeof *g->blocks))
+	if (!g || array_grow((void **)&g->blocks, &g->cap, g->n + take, sizeof *g->blocks))
 		return -1;
 	memcpy(&g->blocks[g->n], b, take * sizeof *b);
 	g->n += take;
@@ -750,7 +736,7 @@ static char *dup_or_empty(const char *s)
 
 int model_add_event(struct model *m, const struct smtop_event *e)
 {
-	if (grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
+	if (array_grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
 		return -1;
 	struct model_event *me = &m->events[m->n_events];
 	memset(me, 0, sizeof *me);
@@ -779,7 +765,7 @@ int model_add_event(struct model *m, const struct smtop_event *e)
 
 int model_add_nvtx(struct model *m, const struct smtop_nvtx *n)
 {
-	if (grow((void **)&m->nvtx, &m->cap_nvtx, m->n_nvtx + 1, sizeof *m->nvtx))
+	if (array_grow((void **)&m->nvtx, &m->cap_nvtx, m->n_nvtx + 1, sizeof *m->nvtx))
 		return -1;
 	struct model_nvtx *x = &m->nvtx[m->n_nvtx++];
 	x->start = n->start;

@@ -9,6 +9,7 @@
 #include "db/blockcodec.h"
 #include "db/events.h"
 #include "src/analysis.h"
+#include "src/array.h"
 #include "src/model.h"
 #include "src/pool.h"
 
@@ -112,21 +113,6 @@ static double now_s(void)
 static double thread_cpu_s(void)
 {
 	return clock_s(CLOCK_THREAD_CPUTIME_ID);
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
 }
 
 /* ---- the analysis' side --------------------------------------------------- */
@@ -329,7 +315,7 @@ static int submit_collected(struct session *s, enum session_op_kind kind, void *
 static int hold_kernel(void *ud, const struct smtop_kernel *k)
 {
 	struct session_loader *L = ((struct session *)ud)->loader;
-	if (grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
+	if (array_grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
 	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src };
 	return 0;
@@ -362,7 +348,7 @@ static int release_kernels(struct session *s)
 			s->latest_end = end;
 		if (s->model && model_add_kernel(s->model, k) != 0)
 			return -1;
-		if (grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
+		if (array_grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
 			return -1;
 		L->kern[L->n_kern++] = *k;
 	}
@@ -376,7 +362,7 @@ static int feed_stream(void *ud, const struct smtop_stream *st)
 	struct session_loader *L = s->loader;
 	if (s->model && model_add_stream(s->model, st) != 0)
 		return 1;
-	if (grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *st, 1))
+	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *st, 1))
 		return 1;
 	((struct smtop_stream *)L->small)[L->n_small++] = *st;
 	return 0;
@@ -385,7 +371,7 @@ static int feed_stream(void *ud, const struct smtop_stream *st)
 static int feed_request(void *ud, const struct smtop_request *r)
 {
 	struct session_loader *L = ((struct session *)ud)->loader;
-	if (grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *r, 1))
+	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *r, 1))
 		return 1;
 	((struct smtop_request *)L->small)[L->n_small++] = *r;
 	return 0;
@@ -526,12 +512,12 @@ static int merge_info(struct session *s, const struct db_session_info *f, size_t
 	for (size_t i = 0; i < f->n_devices; i++) {
 		if (has_device(m, f->devices[i].device_id))
 			continue;
-		if (grow((void **)&s->devices, dcap, m->n_devices + 1, sizeof *s->devices))
+		if (array_grow((void **)&s->devices, dcap, m->n_devices + 1, sizeof *s->devices))
 			return -1;
 		s->devices[m->n_devices++] = f->devices[i];
 		m->devices = s->devices;
 	}
-	if (f->n_processes && grow((void **)&s->processes, pcap, m->n_processes + f->n_processes,
+	if (f->n_processes && array_grow((void **)&s->processes, pcap, m->n_processes + f->n_processes,
 				   sizeof *s->processes))
 		return -1;
 	for (size_t i = 0; i < f->n_processes; i++)
@@ -578,8 +564,8 @@ static int session_read_info(struct session *s, char *err, size_t errlen)
 static int batch_take_chunk(void *ud, const struct db_chunk *c)
 {
 	struct session_batch *b = ud;
-	if (grow((void **)&b->chunks, &b->cap_chunks, b->n_chunks + 1, sizeof *b->chunks) ||
-	    grow((void **)&b->raw, &b->raw_cap, b->raw_len + c->len, 1)) {
+	if (array_grow((void **)&b->chunks, &b->cap_chunks, b->n_chunks + 1, sizeof *b->chunks) ||
+	    array_grow((void **)&b->raw, &b->raw_cap, b->raw_len + c->len, 1)) {
 		b->n_chunks = (size_t)-1; /* out of memory: stop, and say so */
 		return 1;
 	}
@@ -638,7 +624,7 @@ static int batch_feed(struct session *s, struct session_batch *b, char *err, siz
 	struct session_loader *L = s->loader;
 	int damaged = 0;
 	double t = now_s();
-	if (grow((void **)&b->blocks, &b->cap_blocks, b->n_blocks, sizeof *b->blocks))
+	if (array_grow((void **)&b->blocks, &b->cap_blocks, b->n_blocks, sizeof *b->blocks))
 		return -1;
 	pool_run(L->pool, b->n_chunks, batch_decode_chunk, b);
 	double t2 = now_s();

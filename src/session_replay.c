@@ -6,6 +6,7 @@
 
 #include "db/reader.h"
 #include "src/analysis.h"
+#include "src/array.h"
 #include "src/model.h"
 #include "src/session.h"
 
@@ -20,21 +21,6 @@
 #define REPLAY_READ_MARGIN_NS 1000000ULL
 #define REPLAY_BACK_NS 1000000ULL       /* first window searched backwards */
 #define REPLAY_ALL (UINT64_MAX - 1)     /* a clock past every record */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 64;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -79,7 +65,7 @@ static long kernel_index(const struct session_replay *p, uint32_t pid, uint32_t 
 static int keep_kernel(void *ud, const struct smtop_kernel *k)
 {
 	struct session_replay *p = ud;
-	if (grow((void **)&p->kernels, &p->cap_kernels, p->n_kernels + 1, sizeof *p->kernels))
+	if (array_grow((void **)&p->kernels, &p->cap_kernels, p->n_kernels + 1, sizeof *p->kernels))
 		return 1;
 	p->kernels[p->n_kernels++] = *k;
 	return 0;
@@ -95,7 +81,7 @@ static int cmp_nvtx_end(const void *x, const void *y)
 static int keep_nvtx(void *ud, const struct smtop_nvtx *n)
 {
 	struct session_replay *p = ud;
-	if (grow((void **)&p->nvtx, &p->cap_nvtx, p->n_nvtx + 1, sizeof *p->nvtx))
+	if (array_grow((void **)&p->nvtx, &p->cap_nvtx, p->n_nvtx + 1, sizeof *p->nvtx))
 		return 1;
 	p->nvtx[p->n_nvtx] = *n;
 	p->nvtx[p->n_nvtx++].domain = NULL; /* the reader frees domain names */
@@ -232,7 +218,7 @@ static int keep_block(void *ud, const struct smtop_block *b, uint32_t pid, uint3
 		return 0;
 	if (kernel_index(p, pid, ctx, b->grid_id) < 0)
 		return 0;
-	if (grow((void **)&p->buf, &p->cap_buf, p->n_buf + 1, sizeof *p->buf)) {
+	if (array_grow((void **)&p->buf, &p->cap_buf, p->n_buf + 1, sizeof *p->buf)) {
 		sl->failed = 1;
 		return 1;
 	}
@@ -283,7 +269,7 @@ static int read_slice(struct session_replay *p)
 static int push_cut(struct session_replay_cut **v, size_t *n, size_t *cap, size_t item,
 		    size_t model)
 {
-	if (grow((void **)v, cap, *n + 1, sizeof **v))
+	if (array_grow((void **)v, cap, *n + 1, sizeof **v))
 		return -1;
 	(*v)[(*n)++] = (struct session_replay_cut){ item, model };
 	return 0;
@@ -366,7 +352,7 @@ static int feed_block(struct session_replay *p, const struct session_replay_bloc
 		part.end = part.start + 1;
 	show_part(p, rb, &part, 1);
 	if (rb->b.end > part.end) {
-		if (grow((void **)&p->active, &p->cap_active, p->n_active + 1, sizeof *p->active))
+		if (array_grow((void **)&p->active, &p->cap_active, p->n_active + 1, sizeof *p->active))
 			return -1;
 		p->active[p->n_active] = *rb;
 		p->active[p->n_active++].fed_to = part.end;

@@ -125,11 +125,10 @@ static void inject_nvtx(void)
 		setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
 }
 
-/* NVTX's entry, when smtop record points NVTX_INJECTION64_PATH at us: CUPTI
- * implements it, we only hand NVTX over (CUPTI records the ranges once its
- * marker activity is on). */
-__attribute__((visibility("default")))
-int InitializeInjectionNvtx2(const void *get_export_table)
+/* NVTX's entries, when smtop record points NVTX_INJECTION64_PATH at us: CUPTI
+ * implements them, we only hand NVTX over (CUPTI records the ranges once its
+ * marker activity is on).  nvtx3 calls the 2; the older libnvToolsExt the 1. */
+static int inject_forward_nvtx(const char *entry, const void *get_export_table)
 {
 	int (*cupti_init)(const void *) = NULL;
 	Dl_info info;
@@ -139,8 +138,21 @@ int InitializeInjectionNvtx2(const void *get_export_table)
 		return 0;
 	h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
 	if (h)
-		*(void **)&cupti_init = dlsym(h, "InitializeInjectionNvtx2");
+		*(void **)&cupti_init = dlsym(h, entry);
+	log_debug("NVTX injection %s: %s", entry, cupti_init ? "handed to CUPTI" : "not in CUPTI");
 	return cupti_init ? cupti_init(get_export_table) : 0;
+}
+
+__attribute__((visibility("default")))
+int InitializeInjectionNvtx2(const void *get_export_table)
+{
+	return inject_forward_nvtx("InitializeInjectionNvtx2", get_export_table);
+}
+
+__attribute__((visibility("default")))
+int InitializeInjectionNvtx(const void *get_export_table)
+{
+	return inject_forward_nvtx("InitializeInjectionNvtx", get_export_table);
 }
 
 /* The driver loads us with RTLD_LOCAL, yet workloads find smtop_note_request

@@ -189,7 +189,7 @@ section_nvtx() {
 	echo "== NVTX ranges from PyTorch"
 	SMTOP_NVTX=1 record nvtx python3 tests/gpu/torch_resnet.py --batch 1 --iters 30 --warmup 3 --nvtx
 	tail -1 "$OUT_DIR/nvtx.out"
-	n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text LIKE 'request %'\").fetchone()[0])" "$OUT_DIR/nvtx.smtop")
+	n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId WHERE COALESCE(n.text, s.value) LIKE 'request %'\").fetchone()[0])" "$OUT_DIR/nvtx.smtop")
 	expect_eq "NVTX ranges" "$n" 30
 }
 

@@ -96,7 +96,15 @@ $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
 
-test: deps all $(TEST_BIN)
+# Workloads the end-to-end scripts run (tests/e2e/*.c): the collector's
+# writer without a GPU.
+E2E_PROG_BIN := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
+$(B)/e2e/%: tests/e2e/%.c $(APP_LIBS) $(B)/libsmtop-coll.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call GROUP,$(B)/libsmtop-coll.a $(APP_LIBS)) \
+		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti $(PKG_LIBS) $(LDLIBS_BASE)
+
+test: deps all $(TEST_BIN) $(E2E_PROG_BIN)
 	@tests/run-all.sh $(TEST_BIN)
 	@$(MAKE) --no-print-directory test-asan && $(MAKE) --no-print-directory test-valgrind && \
 		$(MAKE) --no-print-directory fuzz-short
@@ -116,8 +124,10 @@ gpu-programs: all $(GPU_TEST_BIN)
 test-gpu: gpu-programs
 	@tests/gpu/run.sh
 
+# Session sizes of the bench table; 1G needs about 9 GB of disk and minutes.
+BENCH_SIZES ?= 10M 100M
 bench: all $(BENCH_BIN)
-	@tests/bench/run.sh $(BENCH_BIN)
+	@BENCH_SIZES="$(BENCH_SIZES)" tests/bench/run.sh $(BENCH_BIN)
 
 run: deps all
 	@$(B)/smtop $(ARGS)
@@ -136,7 +146,7 @@ FUZZ_SUPPORT_OBJ := $(call obj,tests/fuzz/support.c)
 # by default a main that replays the files and folders it is given.
 FUZZ_ENGINE ?= $(call obj,tests/fuzz/replay.c)
 FUZZ_SECONDS ?= 60
-FUZZ_SHORT_SECONDS ?= 20
+FUZZ_SHORT_SECONDS ?= 10
 FUZZ_B ?= build-fuzz
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ASAN_B ?= build-asan

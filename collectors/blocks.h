@@ -16,9 +16,12 @@
 
 struct ring;
 
-/* Slots per lane: at the 5 ms drain period a lane absorbs 1.6 M blocks/s of
- * its SM, 216 M/s over 132 SMs; the ring takes 64 MiB of device memory. */
-#define BLOCKS_LANE_CAPACITY (1u << 13)
+/* Slots per lane: a lane holds the blocks of 2.16 M-block bursts over 132
+ * SMs (DNN training kernels start blocks at 100-200 M/s for milliseconds,
+ * faster than the drains take them); the ring takes 128 MiB of device memory
+ * and as much pinned host memory, only in processes with instrumented
+ * kernels.  8,192 slots dropped blocks in ResNet-style training bursts. */
+#define BLOCKS_LANE_CAPACITY (1u << 14)
 
 /* The complete prefix of [read, head): counts slots from read whose two
  * halves both carry the tag of their lap, stopping at the first that does

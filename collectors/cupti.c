@@ -291,15 +291,21 @@ static int cupti_option(const char *name)
 	return !(v && strcmp(v, "0") == 0);
 }
 
+int cupti_block_tracing(void)
+{
+	return cupti_option("SMTOP_BLOCKS");
+}
+
 static int cupti_enable_domain(CUpti_CallbackDomain domain, uint32_t size,
 			       const char *const *prefixes, uint8_t *record)
 {
 	int enabled = 0;
 	int api = cupti_option("SMTOP_API");
+	int blocks = cupti_block_tracing();
 
 	for (uint32_t cbid = 1; cbid < size; cbid++) {
 		const char *name = NULL;
-		int launch = domain == CUPTI_CB_DOMAIN_DRIVER_API && cupti_is_launch(cbid);
+		int launch = blocks && domain == CUPTI_CB_DOMAIN_DRIVER_API && cupti_is_launch(cbid);
 
 		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
@@ -451,7 +457,9 @@ int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	if (cupti_enable_callbacks(reason, len) != 0 || cupti_enable_activity(reason, len) != 0)
 		goto fail_subscribed;
 	atomic_store(&cupti_flush_stop, 0);
-	if (pthread_create(&cupti_flush_thread, NULL, cupti_flush_main, NULL) == 0)
+	if (!cupti_option("SMTOP_FLUSH"))
+		log_debug("no periodic flush: records arrive as buffers fill");
+	else if (pthread_create(&cupti_flush_thread, NULL, cupti_flush_main, NULL) == 0)
 		cupti_flush_started = 1;
 	else
 		log_debug("no flush thread: records arrive as buffers fill");

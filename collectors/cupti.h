@@ -27,6 +27,10 @@ void cupti_stop_flush_thread(void);
 /* Makes every callback a no-op: in a forked child, or once the session ends. */
 void cupti_disable(void);
 
+/* Whether thread blocks are traced (SMTOP_BLOCKS=0 turns the launch hook and
+ * the block rings off). */
+int cupti_block_tracing(void);
+
 #pragma GCC visibility pop
 
 #endif

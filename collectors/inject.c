@@ -62,9 +62,7 @@ static void inject_atexit(void)
 	cupti_flush(1);
 	blocks_shutdown();
 	cupti_disable();
-	writer_thread_stop();
-	db_writer_set_process_status(inject_writer, "exited", NULL);
-	db_writer_close(inject_writer);
+	writer_thread_finish(inject_writer);
 	inject_writer = NULL;
 }
 
@@ -125,6 +123,24 @@ static void inject_nvtx(void)
 		return;
 	if (dladdr((void *)cuptiGetVersion, &info) && info.dli_fname)
 		setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
+}
+
+/* NVTX's entry, when smtop record points NVTX_INJECTION64_PATH at us: CUPTI
+ * implements it, we only hand NVTX over (CUPTI records the ranges once its
+ * marker activity is on). */
+__attribute__((visibility("default")))
+int InitializeInjectionNvtx2(const void *get_export_table)
+{
+	int (*cupti_init)(const void *) = NULL;
+	Dl_info info;
+	void *h;
+
+	if (!dladdr((void *)cuptiGetVersion, &info) || !info.dli_fname)
+		return 0;
+	h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	if (h)
+		*(void **)&cupti_init = dlsym(h, "InitializeInjectionNvtx2");
+	return cupti_init ? cupti_init(get_export_table) : 0;
 }
 
 /* The driver loads us with RTLD_LOCAL, yet workloads find smtop_note_request
@@ -188,7 +204,7 @@ static void inject_start(const char *session)
 		return;
 	}
 	db_writer_set_process_status(inject_writer, "running", NULL);
-	if (blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
+	if (!cupti_block_tracing() || blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
 		log_debug("thread blocks will not be traced");
 	wopt.writer = inject_writer;
 	wopt.ring = inject_ring;

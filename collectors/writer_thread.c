@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectors/drops.h"
@@ -37,18 +38,25 @@ static struct {
 	int stopped_writing;    /* disk full or a broken session: discard */
 	int reported;           /* one failure line per process */
 	uint64_t lost;          /* records a failed write took with it */
+	uint64_t write_ns, written; /* time in the store, records stored (SMTOP_DEBUG) */
 	struct smtop_record *batch;
 	pthread_mutex_t meta_lock;
 	size_t n_meta;
 	struct writer_thread_meta meta[WRITER_THREAD_MAX_META];
 } wt = { .wake = { -1, -1 }, .ack = { -1, -1 }, .meta_lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void writer_thread_fail(const char *what)
+/* One line per process; the writer's error already names the file. */
+static void writer_thread_fail(void)
 {
+	const char *err = db_writer_error(wt.w);
+
 	if (wt.reported)
 		return;
 	wt.reported = 1;
-	log_fail("%s: %s", wt.path, what);
+	if (err && *err)
+		log_fail("%s", err);
+	else
+		log_fail("%s: write failed", wt.path);
 }
 
 static void writer_thread_discard(struct smtop_record *recs, size_t n)
@@ -64,8 +72,18 @@ static void writer_thread_release_blocks(const struct smtop_record *recs, size_t
 	for (size_t i = 0; i < n; i++)
 		if (recs[i].kind == SMTOP_REC_BLOCKS)
 			blocks += recs[i].u.blocks.count;
+		else if (recs[i].kind == SMTOP_REC_CHUNK)
+			blocks += recs[i].u.chunk.count;
 	if (blocks)
 		blocks_released(blocks);
+}
+
+static uint64_t writer_thread_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void writer_thread_write(size_t n)
@@ -75,16 +93,22 @@ static void writer_thread_write(size_t n)
 		writer_thread_discard(wt.batch, n);
 		return;
 	}
-	if (db_writer_write(wt.w, wt.batch, n) == 0)
+	uint64_t t0 = writer_thread_now_ns();
+	int r = db_writer_write(wt.w, wt.batch, n);
+
+	wt.write_ns += writer_thread_now_ns() - t0;
+	if (r == 0) {
+		wt.written += n;
 		return;
+	}
 	if (db_writer_disk_full(wt.w)) {
 		atomic_store(&wt.disk_full, 1);
 		wt.stopped_writing = 1;
-		writer_thread_fail("disk full, recording stopped");
+		writer_thread_fail();
 		return;
 	}
 	wt.lost += n;
-	writer_thread_fail(db_writer_error(wt.w) ? db_writer_error(wt.w) : "write failed");
+	writer_thread_fail();
 }
 
 /* Pops until the ring is drained or a batch comes back short, so producers
@@ -242,6 +266,27 @@ void writer_thread_stop(void)
 	writer_thread_close_pipes();
 	free(wt.batch);
 	wt.batch = NULL;
+	log_debug("writer: %llu records stored in %.3f s", (unsigned long long)wt.written,
+		  (double)wt.write_ns / 1e9);
+}
+
+void writer_thread_finish(struct db_writer *w)
+{
+	sigset_t xfsz, old, pending;
+	struct timespec now = { 0, 0 };
+	int was_pending;
+
+	sigemptyset(&xfsz);
+	sigaddset(&xfsz, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+	was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+	writer_thread_stop();
+	db_writer_set_process_status(w, "exited", NULL);
+	db_writer_close(w);
+	/* discard the SIGXFSZ our writes raised, not one that was already there */
+	if (!was_pending)
+		sigtimedwait(&xfsz, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 int writer_thread_running(void)

@@ -32,6 +32,12 @@ void writer_thread_stop(void);
 
 int writer_thread_running(void);
 
+/* At exit, on the workload's own thread: writer_thread_stop, then marks the
+ * process exited and closes w.  A file-size limit reached by these last
+ * writes fails them (reported as a full disk) instead of killing the
+ * workload with SIGXFSZ. */
+void writer_thread_finish(struct db_writer *w);
+
 /* Set when a write failed because the disk is full. */
 int writer_thread_disk_full(void);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/blockcodec.h"
+#include "db/procid.h"
 #include "db/schema.h"
 #include "db/strmap.h"
 
@@ -46,6 +47,8 @@ struct db_reader {
 	int is_nsys, schema_version;
 	int has_kernel, has_chunk, has_stream, has_nvtx, has_request, has_gpu, has_ctx;
 	int has_process, has_nsys_processes, has_meta, has_memcpy, has_memset, has_runtime;
+	int has_cuda_device, has_export_meta;
+	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
 	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_window, *st_chunk_new;
 	sqlite3_stmt *st_next_device;
@@ -179,7 +182,7 @@ static const char *reader_meta(struct db_reader *r, const char *key)
 
 /* ---- opening ---- */
 
-static int reader_check_path(const char *path, char *err, size_t errlen)
+int db_check_session_path(const char *path, char *err, size_t errlen)
 {
 	struct stat sb;
 
@@ -190,6 +193,10 @@ static int reader_check_path(const char *path, char *err, size_t errlen)
 	}
 	if (S_ISDIR(sb.st_mode)) {
 		snprintf(err, errlen, "%s: is a directory, not a session file", path);
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
 		return -1;
 	}
 	if (access(path, R_OK) != 0) {
@@ -241,6 +248,36 @@ static void reader_find_tables(struct db_reader *r)
 	r->has_memcpy = reader_has_table(r, "CUPTI_ACTIVITY_KIND_MEMCPY");
 	r->has_memset = reader_has_table(r, "CUPTI_ACTIVITY_KIND_MEMSET");
 	r->has_runtime = reader_has_table(r, "CUPTI_ACTIVITY_KIND_RUNTIME");
+	/* only GPUs a process could see appear there; an empty table says nothing */
+	r->has_cuda_device = reader_has_table(r, "TARGET_INFO_CUDA_DEVICE") &&
+			     reader_int(r, "SELECT count(*) FROM TARGET_INFO_CUDA_DEVICE", 0) > 0;
+	r->has_export_meta = reader_has_table(r, "META_DATA_EXPORT");
+}
+
+/* An NVTX eventType id by its ENUM_NSYS_EVENT_TYPE name when the export has
+ * the enum (lazy exports list only the types present), else nsys' value. */
+static int reader_event_type(struct db_reader *r, const char *name, int fallback)
+{
+	sqlite3_stmt *st;
+	int v = fallback;
+
+	if (!reader_has_table(r, "ENUM_NSYS_EVENT_TYPE") ||
+	    sqlite3_prepare_v2(r->db, "SELECT id FROM ENUM_NSYS_EVENT_TYPE WHERE name=?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return fallback;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void reader_find_event_types(struct db_reader *r)
+{
+	r->nvtx_mark = reader_event_type(r, "NvtxMark", 34);
+	r->nvtx_push_pop = reader_event_type(r, "NvtxPushPopRange", 59);
+	r->nvtx_start_end = reader_event_type(r, "NvtxStartEndRange", 60);
+	r->nvtx_domain = reader_event_type(r, "NvtxDomainCreate", 75);
 }
 
 /* Column expression: col if the table has it, else fallback. */
@@ -263,7 +300,8 @@ static int reader_build_kernel_cols(struct db_reader *r)
 		" COALESCE(registersPerThread,0), gridX, gridY, gridZ, blockX, blockY, blockZ,"
 		" COALESCE(staticSharedMemory,0), COALESCE(dynamicSharedMemory,0),"
 		" COALESCE(localMemoryPerThread,0), COALESCE(gridId,0), %s, %s, %s",
-		col_or(r, t, "mangledName", "demangledName"), col_or(r, t, "queued", "NULL"),
+		reader_has_column(r, t, "mangledName") ? "COALESCE(mangledName, demangledName)"
+			: "demangledName", col_or(r, t, "queued", "NULL"),
 		col_or(r, t, "submitted", "NULL"), graph);
 
 	if (n < 0 || (size_t)n >= sizeof buf || !(r->kernel_cols = strdup(buf)))
@@ -316,7 +354,7 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 	enum schema_kind kind;
 
 	*out = NULL;
-	if (reader_check_path(path, err, errlen) != 0)
+	if (db_check_session_path(path, err, errlen) != 0)
 		return -1;
 	if (!(r = calloc(1, sizeof *r)) || !(r->path = strdup(path)) ||
 	    !(r->blocks = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof *r->blocks))) {
@@ -340,6 +378,7 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 	r->is_nsys = kind == SCHEMA_NSYS;
 	r->schema_version = r->is_nsys ? 0 : (int)reader_int(r, "PRAGMA user_version", 0);
 	reader_find_tables(r);
+	reader_find_event_types(r);
 	if (reader_prepare_queries(r) != 0) {
 		snprintf(err, errlen, "%s", r->err);
 		goto fail;
@@ -542,6 +581,13 @@ static int64_t sat_sub(uint64_t a, uint64_t b)
 	return a > b ? (int64_t)(a - b) : 0;
 }
 
+/* A time bound as SQLite's signed integer: UINT64_MAX ("to the end") must
+ * not wrap to -1. */
+static int64_t bind_time(uint64_t t)
+{
+	return t > INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
 int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud)
 {
 	sqlite3_stmt *st = r->st_kernel_window;
@@ -549,8 +595,8 @@ int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_f
 	if (!r->has_kernel || t1 <= t0)
 		return 0;
 	reader_update_stats(r);
-	sqlite3_bind_int64(st, 1, (int64_t)t0);
-	sqlite3_bind_int64(st, 2, (int64_t)t1);
+	sqlite3_bind_int64(st, 1, bind_time(t0));
+	sqlite3_bind_int64(st, 2, bind_time(t1));
 	sqlite3_bind_int64(st, 3, sat_sub(t0, r->kernel_max_dur));
 	return reader_walk_kernels(r, st, NULL, fn, ud);
 }
@@ -594,7 +640,7 @@ static int int64_cmp(const void *pa, const void *pb)
 static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, uint64_t *bound)
 {
 	sqlite3_stmt *st;
-	struct grid_first *all = NULL;
+	struct grid_first *all = NULL, prev = { 0 };
 	size_t n = 0, cap = 0, chunks = 0, kept = 0;
 
 	*bound = UINT64_MAX;
@@ -626,10 +672,15 @@ done:
 	sqlite3_finalize(st);
 	if (n)
 		qsort(all, n, sizeof *all, grid_first_cmp);
-	for (size_t i = 0; i < n; i++)
-		if ((i == 0 || all[i].grid != all[kept - 1].grid ||
-		     all[i].global_pid != all[kept - 1].global_pid) && all[i].start < *bound)
-			all[kept++] = all[i];
+	/* the first block of each grid (its group's head, kept or not: one
+	 * past the bound leaves its grid out, and nothing before it to compare) */
+	for (size_t i = 0; i < n; i++) {
+		int head = i == 0 || all[i].grid != prev.grid || all[i].global_pid != prev.global_pid;
+
+		prev = all[i];
+		if (head && prev.start < *bound)
+			all[kept++] = prev;
+	}
 	*out = all;
 	return kept;
 }
@@ -764,7 +815,7 @@ static int64_t globaltimer_of(uint64_t t, int64_t offset)
 {
 	int64_t g;
 
-	if (__builtin_sub_overflow((int64_t)(t > INT64_MAX ? INT64_MAX : t), offset, &g))
+	if (__builtin_sub_overflow(bind_time(t), offset, &g))
 		return offset > 0 ? INT64_MIN : INT64_MAX;
 	return g;
 }
@@ -812,6 +863,43 @@ int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn
 	return reader_walk_chunks(r, r->st_chunk_new, watermark, 0, UINT64_MAX, fn, ud) < 0 ? -1 : 0;
 }
 
+int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn, void *ud)
+{
+	sqlite3_stmt *st = r->st_chunk_new;
+	int rc, stop = 0;
+
+	if (!r->has_chunk)
+		return 0;
+	reader_update_offset(r);
+	sqlite3_bind_int64(st, 1, *watermark);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_chunk c = {
+			.id = sqlite3_column_int64(st, 0),
+			.pid = pid_of(sqlite3_column_int64(st, 1)),
+			.device_id = (uint16_t)sqlite3_column_int(st, 2),
+			.context_id = (uint32_t)sqlite3_column_int64(st, 3),
+			.sm = (uint16_t)sqlite3_column_int(st, 4),
+			.clock_offset = r->clock_offset,
+			.data = sqlite3_column_blob(st, 5),
+			.len = (size_t)sqlite3_column_bytes(st, 5),
+		};
+		uint64_t base;
+
+		if (!c.data || db_blockcodec_header(c.data, c.len, &c.count, &base) != 0) {
+			snprintf(r->err, sizeof r->err, "%s: block chunk %lld is damaged", r->path,
+				 (long long)c.id);
+			sqlite3_reset(st);
+			return -1;
+		}
+		stop = fn(ud, &c);
+		*watermark = c.id;
+	}
+	sqlite3_reset(st);
+	if (!stop && rc != SQLITE_DONE)
+		return reader_fail(r, "cannot read blocks");
+	return 0;
+}
+
 /* ---- streams, NVTX, requests ---- */
 
 int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)
@@ -854,17 +942,23 @@ int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)
 	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read streams");
 }
 
-/* domainId -> name, from the domain-creation rows (eventType 75). */
+/* domainId -> name, from the domain-creation rows (NvtxDomainCreate: the
+ * name is in text, or in StringIds through textId). */
 static int reader_nvtx_domains(struct db_reader *r, struct u64map *domains)
 {
+	char sql[400];
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(r->db, "SELECT domainId, text FROM NVTX_EVENTS"
-			       " WHERE eventType=75 AND text IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof sql, "SELECT e.domainId, COALESCE(e.text, s.value) FROM NVTX_EVENTS e"
+		 " LEFT JOIN StringIds s ON s.id = %s WHERE e.eventType=?1",
+		 col_or(r, "NVTX_EVENTS", "textId", "NULL"));
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return reader_fail(r, "cannot read NVTX domains");
+	sqlite3_bind_int(st, 1, r->nvtx_domain);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		u64map_put(domains, (uint64_t)sqlite3_column_int64(st, 0),
-			   reader_text(r, sqlite3_column_text(st, 1)));
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			u64map_put(domains, (uint64_t)sqlite3_column_int64(st, 0),
+				   reader_text(r, sqlite3_column_text(st, 1)));
 	sqlite3_finalize(st);
 	return 0;
 }
@@ -883,14 +977,15 @@ int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn,
 	snprintf(sql, sizeof sql, "SELECT e.start, COALESCE(e.end,0), COALESCE(e.globalTid,0),"
 		 " COALESCE(e.color,0), COALESCE(e.text, s.value), COALESCE(e.domainId,0)"
 		 " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = %s"
-		 " WHERE e.eventType IN (34,59,60) AND e.start < ?2 AND COALESCE(e.end, e.start + 1) > ?1"
-		 " ORDER BY e.start", col_or(r, "NVTX_EVENTS", "textId", "NULL"));
+		 " WHERE e.eventType IN (%d,%d,%d) AND e.start < ?2 AND COALESCE(e.end, e.start + 1) > ?1"
+		 " ORDER BY e.start", col_or(r, "NVTX_EVENTS", "textId", "NULL"),
+		 r->nvtx_mark, r->nvtx_push_pop, r->nvtx_start_end);
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		free(domains.e);
 		return reader_fail(r, "cannot read NVTX events");
 	}
-	sqlite3_bind_int64(st, 1, (int64_t)t0);
-	sqlite3_bind_int64(st, 2, (int64_t)t1);
+	sqlite3_bind_int64(st, 1, bind_time(t0));
+	sqlite3_bind_int64(st, 2, bind_time(t1));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t tid = sqlite3_column_int64(st, 2);
 		struct smtop_nvtx n = {
@@ -953,6 +1048,23 @@ static const char *info_meta(struct db_reader *r, const char *key)
 	return v ? info_text(r, (const unsigned char *)v) : NULL;
 }
 
+/* A META_DATA_EXPORT value (nsys writes the export's schema and product
+ * versions there); NULL if absent. */
+static const char *info_export_meta(struct db_reader *r, const char *name)
+{
+	sqlite3_stmt *st;
+	const char *v = NULL;
+
+	if (!r->has_export_meta || sqlite3_prepare_v2(r->db,
+	    "SELECT value FROM META_DATA_EXPORT WHERE name=?1", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = info_text(r, sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
 /* While recording, tables only grow, so the largest rowid is the row count
  * without a scan (info is polled live).  A finished session may have been
  * trimmed and an nsys export may have gaps: count those exactly. */
@@ -975,8 +1087,13 @@ static void info_counts(struct db_reader *r, struct db_session_info *info)
 	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET", exact);
 	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME", exact);
 	info->requests = reader_rows(r, r->has_request, "smtop_request", exact);
-	info->nvtx = r->has_nvtx ? (uint64_t)reader_int(r,
-		"SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (34,59,60)", 0) : 0;
+	if (r->has_nvtx) {
+		char sql[160];
+
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (%d,%d,%d)",
+			 r->nvtx_mark, r->nvtx_push_pop, r->nvtx_start_end);
+		info->nvtx = (uint64_t)reader_int(r, sql, 0);
+	}
 	info->streams = r->has_stream ? (uint64_t)reader_int(r,
 		"SELECT count(*) FROM TARGET_INFO_CUDA_STREAM", 0) : 0;
 	info->blocks = r->chunk_blocks;
@@ -999,28 +1116,68 @@ static void info_times(struct db_reader *r, struct db_session_info *info)
 	info->t_last = last;
 }
 
+/* Column expression "g.col" if TARGET_INFO_GPU has it, else fallback. */
+static const char *gpu_col(struct db_reader *r, const char *col, const char *fallback,
+			   char *buf, size_t len)
+{
+	if (!reader_has_column(r, "TARGET_INFO_GPU", col))
+		return fallback;
+	snprintf(buf, len, "g.%s", col);
+	return buf;
+}
+
+/* Devices by the CUDA device id kernels carry.  nsys numbers GPUs its own way
+ * (TARGET_INFO_GPU.id): newer exports map them per process in
+ * TARGET_INFO_CUDA_DEVICE (gpuId -> cudaId), older ones give cuDevice. */
 static int info_devices(struct db_reader *r, struct db_session_info *info)
 {
-	const char *t = "TARGET_INFO_GPU";
-	char sql[900];
+	char sql[1600], c[14][48];
+	char warps[96];
+	const char *id, *sms, *pid, *threads;
 	sqlite3_stmt *st;
 	size_t cap = 0;
 
 	if (!r->has_gpu)
 		return 0;
-	snprintf(sql, sizeof sql, "SELECT id, name, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
-		 " FROM TARGET_INFO_GPU ORDER BY id",
-		 col_or(r, t, "uuid", "NULL"), col_or(r, t, "totalMemory", "0"),
-		 col_or(r, t, "smCount", "0"), col_or(r, t, "computeMajor", "0"),
-		 col_or(r, t, "computeMinor", "0"), col_or(r, t, "maxThreadsPerBlock", "0"),
-		 col_or(r, t, "maxBlocksPerSm", "0"), col_or(r, t, "maxRegistersPerSm", "0"),
-		 col_or(r, t, "threadsPerWarp", "0"), col_or(r, t, "maxShmemPerSm", "0"),
-		 col_or(r, t, "maxThreadsPerSm", "0"), col_or(r, t, "globalPid", "0"));
+	id = r->has_cuda_device ? "COALESCE(d.cudaId, g.id)"
+		: gpu_col(r, "cuDevice", "g.id", c[0], sizeof c[0]);
+	if (id == c[0]) {
+		snprintf(c[0], sizeof c[0], "COALESCE(g.cuDevice, g.id)");
+		id = c[0];
+	}
+	sms = r->has_cuda_device ? "COALESCE(NULLIF(g.smCount, 0), d.numMultiprocessors, 0)"
+		: gpu_col(r, "smCount", "0", c[1], sizeof c[1]);
+	pid = r->has_cuda_device ? "(d.pid << 24)" : gpu_col(r, "globalPid", "0", c[2], sizeof c[2]);
+	threads = gpu_col(r, "maxThreadsPerSm", NULL, c[3], sizeof c[3]);
+	if (!threads && reader_has_column(r, "TARGET_INFO_GPU", "maxWarpsPerSm") &&
+	    reader_has_column(r, "TARGET_INFO_GPU", "threadsPerWarp")) {
+		snprintf(warps, sizeof warps, "(g.maxWarpsPerSm * g.threadsPerWarp)");
+		threads = warps;
+	}
+	snprintf(sql, sizeof sql, "SELECT %s, g.name, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
+		 " FROM TARGET_INFO_GPU g%s ORDER BY 1",
+		 id, gpu_col(r, "uuid", "NULL", c[4], sizeof c[4]),
+		 gpu_col(r, "totalMemory", "0", c[5], sizeof c[5]), sms,
+		 gpu_col(r, "computeMajor", "0", c[6], sizeof c[6]),
+		 gpu_col(r, "computeMinor", "0", c[7], sizeof c[7]),
+		 gpu_col(r, "maxThreadsPerBlock", "0", c[8], sizeof c[8]),
+		 gpu_col(r, "maxBlocksPerSm", "0", c[9], sizeof c[9]),
+		 gpu_col(r, "maxRegistersPerSm", "0", c[10], sizeof c[10]),
+		 gpu_col(r, "threadsPerWarp", "0", c[11], sizeof c[11]),
+		 gpu_col(r, "maxShmemPerSm", "0", c[12], sizeof c[12]),
+		 threads ? threads : "0", pid,
+		 r->has_cuda_device ? " JOIN TARGET_INFO_CUDA_DEVICE d ON d.gpuId = g.id" : "");
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return reader_fail(r, "cannot read GPU info");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct smtop_device *d;
+		int dup = 0;
 
+		/* several processes may see one GPU: one entry per device id */
+		for (size_t i = 0; i < info->n_devices; i++)
+			dup |= r->info.devices[i].device_id == (uint32_t)sqlite3_column_int64(st, 0);
+		if (dup)
+			continue;
 		if (info->n_devices == cap) {
 			void *p = realloc(r->info.devices, (cap = cap ? cap * 2 : 4) * sizeof *d);
 
@@ -1093,6 +1250,32 @@ static int info_processes(struct db_reader *r, struct db_session_info *info)
 	return 0;
 }
 
+/* A session nobody will finalise: the smtop that recorded it is gone (killed,
+ * or the machine rebooted) and no process still marked running is alive.
+ * Sessions that do not name their recorder are never judged.  Returns why,
+ * or NULL. */
+static const char *reader_abandoned(struct db_reader *r, const struct db_session_info *info)
+{
+	const char *why = "the recorder stopped before finalising the session";
+	struct db_procid id;
+
+	if (info->ended || info->is_nsys || db_procid_parse(reader_meta(r, "recorder"), &id) != 0 ||
+	    db_procid_alive(&id) != 0)
+		return NULL;
+	for (size_t i = 0; i < info->n_processes; i++) {
+		const struct db_process_info *p = &info->processes[i];
+		struct db_procid w = { .pid = p->pid };
+
+		memcpy(w.boot, id.boot, sizeof w.boot);
+		if (p->status && strcmp(p->status, "running") == 0 && db_procid_alive(&w) != 0)
+			return NULL;
+		/* the disk filled up: not even the end could be written */
+		if (p->reason && strcmp(p->reason, SCHEMA_DISK_FULL_REASON) == 0)
+			why = SCHEMA_DISK_FULL_REASON;
+	}
+	return why;
+}
+
 int db_reader_info(struct db_reader *r, struct db_session_info *info)
 {
 	const char *v;
@@ -1109,11 +1292,19 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->ended = (v = reader_meta(r, "ended")) ? atoi(v) : 0;
 	info->ended_clean = (v = reader_meta(r, "ended_clean")) ? atoi(v) : 0;
 	info->end_reason = info_meta(r, "end_reason");
+	info->nsys_schema = info_export_meta(r, "EXPORT_SCHEMA_VERSION");
+	info->nsys_product = info_export_meta(r, "EXPORT_PRODUCT_VERSION");
 	info->clock_offset_ns = r->clock_offset;
 	info->clock_offset_known = r->clock_known;
 	info_counts(r, info);
 	info_times(r, info);
 	if (info_devices(r, info) != 0 || info_processes(r, info) != 0)
 		return -1;
+	if ((v = reader_abandoned(r, info))) {
+		info->abandoned = 1;
+		info->ended = 1;
+		info->ended_clean = 0;
+		info->end_reason = v;
+	}
 	return 0;
 }

@@ -25,12 +25,16 @@ struct db_process_info {
 
 struct db_session_info {
 	int is_nsys;                 /* opened an Nsight Systems export */
-	int schema_version;
+	int schema_version;          /* smtop schema; 0 for an Nsight Systems export */
+	const char *nsys_schema;     /* nsys EXPORT_SCHEMA_VERSION ("3.16.1"), NULL if none */
+	const char *nsys_product;    /* nsys EXPORT_PRODUCT_VERSION, NULL if none */
 	const char *path;
 	const char *command;         /* recorded command line, may be NULL */
 	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */
 	uint64_t t_first, t_last;    /* earliest start, latest end over kernels and blocks */
-	int ended;                   /* 1 if the session was finalised */
+	int ended;                   /* 1 if the session was finalised, or abandoned */
+	int abandoned;               /* not finalised, and its recorder and every process
+				      * still marked running are gone: nothing more comes */
 	int ended_clean;             /* 1 if the workload exited normally */
 	const char *end_reason;      /* may be NULL */
 	int64_t clock_offset_ns;     /* CUPTI time = globaltimer + offset */
@@ -53,6 +57,10 @@ typedef int (*db_request_fn)(void *ud, const struct smtop_request *r);
 /* Opens path read-only (WAL readers do not block the writer).  On failure
  * returns -1 and writes one line naming the file and the problem. */
 int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen);
+
+/* 0 if path is a readable regular file, else -1 with one line in err naming
+ * it and the problem (missing, a directory, not a regular file, unreadable). */
+int db_check_session_path(const char *path, char *err, size_t errlen);
 void db_reader_close(struct db_reader *r);
 
 /* Fills info (re-reads counts and status; cheap enough to call per second). */
@@ -70,6 +78,24 @@ int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud);
 /* Blocks whose chunk overlaps [t0, t1) on CUPTI time, chunk by chunk. */
 int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud);
 int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn, void *ud);
+
+/* One stored chunk of blocks, still encoded (db/blockcodec.h), for callers
+ * that decode on several threads.  data is valid during the callback only. */
+struct db_chunk {
+	int64_t id;                  /* rowid */
+	uint32_t pid, context_id;
+	uint16_t device_id, sm;
+	uint32_t count;              /* blocks, from the chunk's header */
+	int64_t clock_offset;        /* add to decoded times for CUPTI time */
+	const void *data;
+	size_t len;
+};
+typedef int (*db_chunk_fn)(void *ud, const struct db_chunk *c);
+
+/* Chunks stored after *watermark in rowid order, undecoded; advances it past
+ * each one handed out.  A callback returning non-zero has still taken its
+ * chunk, and stops the walk.  -1 on error (a damaged header included). */
+int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn, void *ud);
 
 int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
 int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud);

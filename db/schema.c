@@ -128,7 +128,9 @@ static const char schema_sql[] =
 	" globalPid INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER,"
 	" correlationId INTEGER, gridId INTEGER, priority INTEGER,"
 	" overlapNs INTEGER, weight REAL, blocks INTEGER, name TEXT,"
-	" PRIMARY KEY(eventId, rank));";
+	" PRIMARY KEY(eventId, rank));"
+
+	SCHEMA_SUMMARY_SQL;
 
 int schema_create(sqlite3 *db, char *err, size_t errlen)
 {
@@ -227,8 +229,28 @@ int schema_check(sqlite3 *db, const char *path, enum schema_kind *kind,
 		return 0;
 	}
 	if (has_kernel && !has_meta) {
+		long long has_strings = 0, has_nvprof_strings = 0;
+
+		schema_has_table(db, "StringIds", &has_strings);
+		schema_has_table(db, "StringTable", &has_nvprof_strings);
+		/* nvprof's databases use the same CUPTI table names, other columns */
+		if (!has_strings && has_nvprof_strings) {
+			snprintf(err, errlen, "%s: an nvprof database, not an Nsight Systems export"
+				 " (record with nsys, then nsys export --type sqlite)", path);
+			return -1;
+		}
 		*kind = SCHEMA_NSYS;
 		return 0;
+	}
+	if (!has_meta) {
+		long long has_export = 0;
+
+		schema_has_table(db, "META_DATA_EXPORT", &has_export);
+		if (has_export) {
+			snprintf(err, errlen, "%s: Nsight Systems export without CUDA kernel records"
+				 " (profile with nsys profile --trace=cuda)", path);
+			return -1;
+		}
 	}
 	snprintf(err, errlen, "%s: not a smtop session or Nsight Systems export", path);
 	return -1;

@@ -9,6 +9,23 @@
 
 #define SCHEMA_VERSION 1
 #define SCHEMA_APPLICATION_ID 0x736d7470 /* "smtp" */
+/* smtop_process.reason of a process whose records stop at a full disk */
+#define SCHEMA_DISK_FULL_REASON "disk full, recording stopped"
+
+/* The summary `smtop ls` shows, computed once by the analysis and kept in the
+ * session (docs/session-format.md).  One row, id 1.  kernelRows, chunkRows,
+ * streamRows, ended and thresholdNs are its key: the session's length and the
+ * analysis threshold when it was computed.  Older readers ignore the table, so
+ * it needs no new schema version; db/summary.c creates it in older files. */
+#define SCHEMA_SUMMARY_SQL \
+	"CREATE TABLE IF NOT EXISTS smtop_summary(" \
+	" id INTEGER PRIMARY KEY CHECK(id = 1)," \
+	" kernelRows INTEGER NOT NULL, chunkRows INTEGER NOT NULL," \
+	" streamRows INTEGER NOT NULL, ended INTEGER NOT NULL, thresholdNs INTEGER NOT NULL," \
+	" computedNs INTEGER NOT NULL, start INTEGER, end INTEGER," \
+	" kernels INTEGER NOT NULL, blocks INTEGER NOT NULL, blocking INTEGER NOT NULL," \
+	" inversionsResident INTEGER NOT NULL, inversionsDispatch INTEGER NOT NULL," \
+	" timeslice INTEGER NOT NULL);"
 
 enum schema_kind {
 	SCHEMA_SMTOP,      /* a smtop session of a version we read */

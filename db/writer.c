@@ -8,9 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db/blockcodec.h"
 #include "db/names.h"
+#include "db/procid.h"
 #include "db/schema.h"
 #include "db/strmap.h"
 
@@ -436,28 +438,37 @@ static int write_request(struct db_writer *w, const struct smtop_request *r)
 	return writer_step(w, ST_REQUEST);
 }
 
-static int flush_sm(struct db_writer *w, uint16_t device, uint16_t sm, struct sm_buffer *b)
+/* The one place a chunk row is written, whoever packed it. */
+static int insert_chunk(struct db_writer *w, const struct smtop_chunk *c)
 {
 	sqlite3_stmt *st = w->st[ST_CHUNK];
-	uint64_t end = 0;
-	size_t len;
+
+	sqlite3_bind_int64(st, 1, w->global_pid);
+	sqlite3_bind_int(st, 2, (int)c->device_id);
+	bind_u64(st, 3, c->context_id);
+	sqlite3_bind_int(st, 4, (int)c->sm);
+	bind_u64(st, 5, c->start);
+	bind_u64(st, 6, c->end);
+	sqlite3_bind_int(st, 7, (int)c->count);
+	sqlite3_bind_blob(st, 8, c->data, (int)c->len, SQLITE_STATIC);
+	return writer_step(w, ST_CHUNK);
+}
+
+static int flush_sm(struct db_writer *w, uint16_t device, uint16_t sm, struct sm_buffer *b)
+{
+	struct smtop_chunk c = { .device_id = device, .context_id = b->context_id, .sm = sm };
 
 	if (b->n == 0)
 		return 0;
-	len = db_blockcodec_encode(b->blocks, b->n, w->packed);
+	c.len = (uint32_t)db_blockcodec_encode(b->blocks, b->n, w->packed);
+	c.data = w->packed;
+	c.count = b->n;
+	c.start = b->blocks[0].start;
 	for (uint32_t i = 0; i < b->n; i++)
-		if (b->blocks[i].end > end)
-			end = b->blocks[i].end;
-	sqlite3_bind_int64(st, 1, w->global_pid);
-	sqlite3_bind_int(st, 2, device);
-	bind_u64(st, 3, b->context_id);
-	sqlite3_bind_int(st, 4, sm);
-	bind_u64(st, 5, b->blocks[0].start);
-	bind_u64(st, 6, end);
-	sqlite3_bind_int(st, 7, (int)b->n);
-	sqlite3_bind_blob(st, 8, w->packed, (int)len, SQLITE_STATIC);
+		if (b->blocks[i].end > c.end)
+			c.end = b->blocks[i].end;
 	b->n = 0;
-	return writer_step(w, ST_CHUNK);
+	return insert_chunk(w, &c);
 }
 
 static int flush_all_blocks(struct db_writer *w)
@@ -541,6 +552,7 @@ static int write_record(struct db_writer *w, const struct smtop_record *r)
 	case SMTOP_REC_CONTEXT: return write_context(w, &r->u.context);
 	case SMTOP_REC_SYNC: return write_sync(w, &r->u.sync);
 	case SMTOP_REC_BLOCKS: return write_blocks(w, &r->u.blocks);
+	case SMTOP_REC_CHUNK: return insert_chunk(w, &r->u.chunk);
 	case SMTOP_REC_REQUEST: return write_request(w, &r->u.request);
 	}
 	return 0;
@@ -561,6 +573,54 @@ static int writer_stopped(struct db_writer *w)
 	return w->disk_full;
 }
 
+/* Runs one statement with text ?1 ?2, integer ?3 and this process's globalPid ?4. */
+static int writer_run_always(struct db_writer *w, const char *sql, const char *t1,
+			     const char *t2, int64_t i3)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL)) != SQLITE_OK)
+		return writer_fail(w, rc, "cannot prepare");
+	bind_text(st, 1, t1);
+	bind_text(st, 2, t2);
+	sqlite3_bind_int64(st, 3, i3);
+	sqlite3_bind_int64(st, 4, w->global_pid);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : writer_fail(w, rc, "cannot update the session");
+}
+
+static int writer_run(struct db_writer *w, const char *sql, const char *t1, const char *t2,
+		      int64_t i3)
+{
+	if (writer_stopped(w))
+		return -1;
+	return writer_run_always(w, sql, t1, t2, i3);
+}
+
+/* Copies the WAL into the main file so the next transaction reuses the WAL
+ * from its start instead of growing it: when the WAL is what filled the disk
+ * (or reached the file-size limit), that is room for a few small rows. */
+static void writer_checkpoint(struct db_writer *w)
+{
+	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
+/* The batch that filled the disk is gone: leave word in the session that this
+ * process's records stop here.  Best effort; the first error stays the one
+ * reported. */
+static void writer_note_disk_full(struct db_writer *w)
+{
+	char err[sizeof w->err];
+
+	memcpy(err, w->err, sizeof err);
+	writer_checkpoint(w);
+	writer_run_always(w, "UPDATE smtop_process SET reason=?1 WHERE globalPid=?4",
+			  SCHEMA_DISK_FULL_REASON, NULL, 0);
+	memcpy(w->err, err, sizeof err);
+}
+
 int db_writer_write(struct db_writer *w, struct smtop_record *recs, size_t n)
 {
 	int rc = -1;
@@ -576,31 +636,15 @@ int db_writer_write(struct db_writer *w, struct smtop_record *recs, size_t n)
 		rc = flush_all_blocks(w);
 	if (rc == 0)
 		rc = writer_exec(w, "COMMIT");
-	if (rc != 0)
+	if (rc != 0) {
 		writer_rollback(w);
+		if (w->disk_full)
+			writer_note_disk_full(w);
+	}
 out:
 	for (size_t i = 0; i < n; i++)
 		records_free_owned(&recs[i]);
 	return rc;
-}
-
-static int writer_run(struct db_writer *w, const char *sql, const char *t1, const char *t2,
-		      int64_t i3)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (writer_stopped(w))
-		return -1;
-	if ((rc = sqlite3_prepare_v2(w->db, sql, -1, &st, NULL)) != SQLITE_OK)
-		return writer_fail(w, rc, "cannot prepare");
-	bind_text(st, 1, t1);
-	bind_text(st, 2, t2);
-	sqlite3_bind_int64(st, 3, i3);
-	sqlite3_bind_int64(st, 4, w->global_pid);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : writer_fail(w, rc, "cannot update the session");
 }
 
 int db_writer_add_drops(struct db_writer *w, const char *source, uint64_t n)
@@ -630,7 +674,11 @@ int db_writer_set_process_status(struct db_writer *w, const char *status, const 
 {
 	int running = strcmp(status, "running") == 0;
 
-	return writer_run(w, running
+	/* How the process ended still matters after the disk filled up (a
+	 * small row may fit), and so does why its records stop early. */
+	if (w->disk_full && !reason)
+		reason = SCHEMA_DISK_FULL_REASON;
+	return writer_run_always(w, running
 			  ? "UPDATE smtop_process SET status=?1, reason=?2, end=NULL WHERE globalPid=?4"
 			  : "UPDATE smtop_process SET status=?1, reason=?2, end=?3 WHERE globalPid=?4",
 			  status, reason, (int64_t)writer_now_ns());
@@ -641,6 +689,7 @@ int db_writer_finish_session(struct db_writer *w, int clean, const char *reason)
 	char now[32];
 
 	snprintf(now, sizeof now, "%" PRIu64, writer_now_ns());
+	writer_checkpoint(w);
 	if (writer_exec(w, "BEGIN IMMEDIATE") != 0)
 		return -1;
 	if (db_writer_set_meta(w, "ended", "1") != 0 ||
@@ -667,6 +716,28 @@ int db_writer_disk_full(const struct db_writer *w)
 	return w->disk_full;
 }
 
+/* A new session needs a directory it may create files in (the file, its
+ * WAL and shared memory); SQLite alone would only say "unable to open". */
+static int writer_check_dir(const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else if ((size_t)(slash - path) < sizeof dir)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	else
+		return 0; /* SQLite will say what it can */
+	if (access(dir, W_OK | X_OK) != 0) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Refuses paths that cannot be a session before SQLite creates anything. */
 static int writer_check_path(const struct db_writer_options *opt, char *err, size_t errlen)
 {
@@ -674,7 +745,7 @@ static int writer_check_path(const struct db_writer_options *opt, char *err, siz
 
 	if (stat(opt->path, &sb) != 0) {
 		if (errno == ENOENT && opt->create)
-			return 0;
+			return writer_check_dir(opt->path, err, errlen);
 		snprintf(err, errlen, "%s: %s", opt->path,
 			 errno == ENOENT ? "no such session file" : strerror(errno));
 		return -1;
@@ -689,7 +760,8 @@ static int writer_check_path(const struct db_writer_options *opt, char *err, siz
 static int writer_create_session(struct db_writer *w, const struct db_writer_options *opt,
 				 char *err, size_t errlen)
 {
-	char now[32], version[16];
+	char now[32], version[16], recorder[128];
+	struct db_procid self;
 
 	snprintf(now, sizeof now, "%" PRIu64, writer_now_ns());
 	snprintf(version, sizeof version, "%d", SCHEMA_VERSION);
@@ -702,6 +774,12 @@ static int writer_create_session(struct db_writer *w, const struct db_writer_opt
 	if (opt->session_command &&
 	    db_writer_set_meta(w, "command", opt->session_command) != 0)
 		goto fail;
+	/* who finalises it: a reader can tell when that process is gone */
+	if (db_procid_self(&self) == 0) {
+		db_procid_format(&self, recorder, sizeof recorder);
+		if (db_writer_set_meta(w, "recorder", recorder) != 0)
+			goto fail;
+	}
 	if (writer_exec(w, "COMMIT") != 0)
 		goto fail;
 	return 0;

@@ -38,11 +38,15 @@ int db_writer_add_drops(struct db_writer *w, const char *source, uint64_t n);
 /* Session-level key/value (smtop_meta), e.g. "clock_offset_ns". */
 int db_writer_set_meta(struct db_writer *w, const char *key, const char *value);
 
-/* Per-process status: "running", "exited", "crashed", "untraced"; reason may be NULL. */
+/* Per-process status: "running", "exited", "crashed", "untraced"; reason may be NULL.
+ * Also tried after a full disk stopped the writer (a small row may fit); the
+ * reason then defaults to "disk full, recording stopped". */
 int db_writer_set_process_status(struct db_writer *w, const char *status,
 				 const char *reason);
 
-/* Marks the whole session ended (smtop record only): clean 1 or 0 with reason. */
+/* Marks the whole session ended (smtop record only): clean 1 or 0 with reason.
+ * Checkpoints the WAL first, so a WAL that filled the disk does not keep
+ * these rows out. */
 int db_writer_finish_session(struct db_writer *w, int clean, const char *reason);
 
 const char *db_writer_error(const struct db_writer *w);

@@ -1,8 +1,9 @@
 /* blockstorm: a storm of tiny instrumented kernels to find the block tracer's
  * top rate.  `blockstorm --seconds S --blocks-per-kernel N [--streams K]
- * [--no-trace]` prints blocks launched and retired per second; --no-trace runs
- * an identical kernel without the macros, so the two rates give the tracer's
- * cost (run both with and without smtop attached). */
+ * [--rate R] [--no-trace]` prints blocks launched and retired per second;
+ * --no-trace runs an identical kernel without the macros, so the two rates give
+ * the tracer's cost (run both with and without smtop attached); --rate paces
+ * launches to R blocks per second, to find the rate where drops begin. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +36,14 @@ static double now_s(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: blockstorm [--seconds S] [--blocks-per-kernel N] [--streams K] [--no-trace]\n");
+	fprintf(stderr, "usage: blockstorm [--seconds S] [--blocks-per-kernel N] [--streams K] [--rate R] [--no-trace]\n");
 }
 
 int main(int argc, char **argv)
 {
 	double seconds = 3;
 	int blocks = 1024, nstreams = 8, trace = 1;
+	double rate = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(argv[i], "--no-trace") == 0) {
@@ -54,13 +56,15 @@ int main(int argc, char **argv)
 			blocks = atoi(v);
 		else if (v && strcmp(argv[i], "--streams") == 0)
 			nstreams = atoi(v);
+		else if (v && strcmp(argv[i], "--rate") == 0)
+			rate = atof(v);
 		else {
 			usage();
 			return 2;
 		}
 		i++;
 	}
-	if (seconds <= 0 || blocks < 1 || blocks > (1 << 24) || nstreams < 1 || nstreams > MAX_STREAMS) {
+	if (seconds <= 0 || rate < 0 || blocks < 1 || blocks > (1 << 24) || nstreams < 1 || nstreams > MAX_STREAMS) {
 		usage();
 		return 2;
 	}
@@ -96,6 +100,12 @@ int main(int argc, char **argv)
 		t = now_s();
 		if (kernels % (64 * 16) == 0)
 			CK(cudaDeviceSynchronize());
+		/* Paced: wait until the blocks launched so far are due. */
+		while (rate > 0 && (double)kernels * blocks > rate * (t - t0) && t - t0 < seconds) {
+			struct timespec nap = { 0, 200000 };
+			nanosleep(&nap, NULL);
+			t = now_s();
+		}
 	} while (t - t0 < seconds);
 	CK(cudaDeviceSynchronize());
 	double el = now_s() - t0;
@@ -117,9 +127,9 @@ int main(int argc, char **argv)
 	free(h);
 	(void)expect_total;
 	double bps = (double)kernels * blocks / el;
-	printf("blockstorm mode=%s streams=%d threads=%d blocks_per_kernel=%d kernels=%ld seconds=%.3f "
+	printf("blockstorm rate_target=%.0f mode=%s streams=%d threads=%d blocks_per_kernel=%d kernels=%ld seconds=%.3f "
 	       "kernels_per_s=%.0f blocks_per_s=%.0f verified=%s\n",
-	       trace ? "trace" : "no-trace", nstreams, THREADS, blocks, kernels, el, kernels / el, bps,
+	       rate, trace ? "trace" : "no-trace", nstreams, THREADS, blocks, kernels, el, kernels / el, bps,
 	       bad ? "no" : "yes");
 	for (int i = 0; i < nstreams; i++) {
 		CK(cudaFree(x[i]));

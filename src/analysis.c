@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/array.h"
+
 #define NB ANALYSIS_PROFILE_BINS
 #define PROFILE_MIN_SHIFT 5 /* 32 ns, the %globaltimer tick */
 #define NKINDS (SMTOP_EV_TIMESLICE + 1)
@@ -125,21 +127,6 @@ struct analysis {
 };
 
 /* ---- small containers ---- */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	while (nc < need)
-		nc *= 2;
-	void *np = realloc(*p, nc * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
 
 static uint64_t mix(uint64_t k1, uint64_t k2)
 {
@@ -358,7 +345,7 @@ static int32_t device_index(struct analysis *a, uint32_t id)
 	for (size_t i = 0; i < a->n_devs; i++)
 		if (a->devs[i].id == id)
 			return (int32_t)i;
-	if (grow((void **)&a->devs, &a->cap_devs, a->n_devs + 1, sizeof *a->devs))
+	if (array_grow((void **)&a->devs, &a->cap_devs, a->n_devs + 1, sizeof *a->devs))
 		return -1;
 	struct device *d = &a->devs[a->n_devs];
 	memset(d, 0, sizeof *d);
@@ -389,7 +376,7 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 			   const struct smtop_block *b)
 {
 	int32_t dev = device_index(a, b->device_id);
-	if (dev < 0 || grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
+	if (dev < 0 || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
 		return -1;
 	int32_t gi = (int32_t)a->n_grids;
 	if (map_put(&a->grid_map, key1(pid, ctx), b->grid_id, gi))
@@ -440,7 +427,7 @@ static int grid_add(struct analysis *a, struct grid *g, const struct smtop_block
 		return 0;
 	}
 	size_t cap = g->exact_cap;
-	if (grow((void **)&g->exact, &cap, g->n, sizeof *g->exact)) {
+	if (array_grow((void **)&g->exact, &cap, g->n, sizeof *g->exact)) {
 		g->n--;
 		return -1;
 	}
@@ -523,7 +510,7 @@ static int32_t stream_find_or_add(struct analysis *a, uint32_t pid, uint32_t dev
 	int32_t si = map_get(&a->stream_map, key1(pid, ctx), k2);
 	if (si >= 0)
 		return si;
-	if (grow((void **)&a->streams, &a->cap_streams, a->n_streams + 1, sizeof *a->streams))
+	if (array_grow((void **)&a->streams, &a->cap_streams, a->n_streams + 1, sizeof *a->streams))
 		return -1;
 	size_t cap = a->n_streams;
 	size_t *order = realloc(a->stream_order, (cap + 1) * sizeof *order);
@@ -570,9 +557,9 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 	if (si < 0 || dev < 0)
 		return -1;
 	struct stream *s = &a->streams[si];
-	if (grow((void **)&a->kerns, &a->cap_kerns, a->n_kerns + 1, sizeof *a->kerns) ||
-	    grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels) ||
-	    grow((void **)&a->undecided, &a->cap_undecided, a->n_undecided + 1,
+	if (array_grow((void **)&a->kerns, &a->cap_kerns, a->n_kerns + 1, sizeof *a->kerns) ||
+	    array_grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels) ||
+	    array_grow((void **)&a->undecided, &a->cap_undecided, a->n_undecided + 1,
 		 sizeof *a->undecided))
 		return -1;
 	int32_t ki = (int32_t)a->n_kerns;
@@ -641,7 +628,7 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r)
 {
 	if (!r->end || r->end < r->start)
 		return 0; /* still pending: add it again once answered */
-	if (grow((void **)&a->reqs, &a->cap_reqs, a->n_reqs + 1, sizeof *a->reqs))
+	if (array_grow((void **)&a->reqs, &a->cap_reqs, a->n_reqs + 1, sizeof *a->reqs))
 		return -1;
 	a->reqs[a->n_reqs++] = (struct request){ r->pid, r->stream_id, r->end - r->start };
 	return 0;
@@ -730,12 +717,12 @@ static int build_device_index(struct analysis *a)
 			continue; /* never started: cannot hold SMs */
 		struct ext x = kern_ext(a, (int32_t)i, a->watermark);
 		if (kern_running(k, a->watermark)) {
-			if (grow((void **)&d->running, &d->cap_running, d->n_running + 1, sizeof x))
+			if (array_grow((void **)&d->running, &d->cap_running, d->n_running + 1, sizeof x))
 				return -1;
 			d->running[d->n_running++] = x;
 			continue;
 		}
-		if (grow((void **)&d->order, &d->cap_order, d->n_order + 1, sizeof x))
+		if (array_grow((void **)&d->order, &d->cap_order, d->n_order + 1, sizeof x))
 			return -1;
 		d->order[d->n_order++] = x;
 		if (x.e - x.s > d->maxlen)
@@ -809,7 +796,7 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 	cd.overlap = g ? grid_overlap(g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
 	if (!cd.overlap)
 		return 0;
-	if (grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v))
+	if (array_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v))
 		return -1;
 	c->v[c->n++] = cd;
 	return 0;
@@ -949,7 +936,7 @@ static int make_event(struct analysis *a, const struct kern *v, uint64_t ready, 
 
 static int events_push(struct vec_event *v, const struct smtop_event *ev)
 {
-	if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+	if (array_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
 		return -1;
 	v->v[v->n++] = *ev;
 	return 0;
@@ -957,7 +944,7 @@ static int events_push(struct vec_event *v, const struct smtop_event *ev)
 
 static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wait)
 {
-	if (grow((void **)&s->waits, &s->cap_waits, s->n_waits + 1, sizeof *s->waits) == 0) {
+	if (array_grow((void **)&s->waits, &s->cap_waits, s->n_waits + 1, sizeof *s->waits) == 0) {
 		s->waits[s->n_waits++] = wait;
 		s->waits_sorted = 0;
 	}

@@ -12,7 +12,8 @@ static const struct {
 } cli_commands[] = {
 	{ "record", CLI_RECORD }, { "run", CLI_RUN }, { "demo", CLI_DEMO },
 	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
-	{ "help", CLI_HELP },
+	{ "help", CLI_HELP }, { "replay", CLI_REPLAY }, { "export", CLI_EXPORT },
+	{ "ls", CLI_LS }, { "rm", CLI_RM }, { "mv", CLI_MV },
 };
 
 void cli_usage(FILE *out)
@@ -27,10 +28,25 @@ void cli_usage(FILE *out)
 	      "  record [-o FILE] -- CMD... run CMD with the collector injected, save a session\n"
 	      "  run [-o FILE] -- CMD...    the same, with the live viewer\n"
 	      "  demo NAME | demo --list    run a built-in scenario live (--seconds S)\n"
-	      "  open FILE                  browse a saved session or an Nsight Systems export\n"
-	      "  info FILE                  print what a session holds\n"
-	      "  report FILE [--json] [--top N]\n"
+	      "  open [FILE...]             browse a saved session or an Nsight Systems export\n"
+	      "                             (several files: one view of their processes);\n"
+	      "                             without FILE, pick one from the session library\n"
+	      "  replay FILE... [--speed X] [--guided]\n"
+	      "                             play a saved session slowed down: one us of GPU time\n"
+	      "                             takes X us (1 to 1000000, default 1000); --guided\n"
+	      "                             pauses at each key moment with a caption; keys:\n"
+	      "                             space pause, < > speed, . , step a block start,\n"
+	      "                             n N step an episode, g guided, e lesson, r stop\n"
+	      "  info FILE...               print what a session holds\n"
+	      "  report FILE... [--json] [--top N]\n"
 	      "                             print blocking episodes and priority inversions\n"
+	      "  export FILE... --perfetto OUT.json | --csv DIR [--from T] [--to T]\n"
+	      "                             write a Perfetto/chrome://tracing trace (- for\n"
+	      "                             stdout) or kernels.csv, blocks.csv, events.csv;\n"
+	      "                             T from the session start: 1500 (us), 2ms, 1.5s\n"
+	      "  ls [DIR] [--json]          list the session library (on a terminal: browse it)\n"
+	      "  rm FILE                    delete a session (a name in the library, or a path)\n"
+	      "  mv FILE NEWNAME            rename a session within its directory\n"
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
@@ -40,7 +56,8 @@ void cli_usage(FILE *out)
 	      "  -h, --help                 this text;  --version  the version\n"
 	      "\n"
 	      "environment: NO_COLOR (monochrome), SMTOP_INJECT (collector library path),\n"
-	      "XDG_DATA_HOME (session library).  See smtop(1) for the keys of the viewer.\n",
+	      "XDG_DATA_HOME (session library), SMTOP_THREADS (loader threads).\n"
+	      "See smtop(1) for the keys of the viewer.\n",
 	      out);
 }
 
@@ -75,12 +92,13 @@ static int find_command(const char *word, enum cli_command *cmd)
  * integers they become (--top, the threshold in ns). */
 #define CLI_NUMBER_MAX 1e9
 
-static int parse_number(const char *opt, const char *s, double lo, double *out, FILE *err)
+static int parse_number(const char *opt, const char *s, double lo, double hi, double *out,
+			FILE *err)
 {
 	char *end;
 	double v = s ? strtod(s, &end) : 0;
-	if (!s || *end || end == s || !(v >= lo && v <= CLI_NUMBER_MAX)) {
-		fprintf(err, "smtop: %s needs a number from %g to %g\n", opt, lo, CLI_NUMBER_MAX);
+	if (!s || *end || end == s || !(v >= lo && v <= hi)) {
+		fprintf(err, "smtop: %s needs a number from %.10g to %.10g\n", opt, lo, hi);
 		return -1;
 	}
 	*out = v;
@@ -100,12 +118,34 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		}
 		c->out_path = val;
 	} else if (!strcmp(a, "--threshold-us")) {
-		*bad = parse_number(a, val, 0, &c->threshold_us, err) != 0;
+		*bad = parse_number(a, val, 0, CLI_NUMBER_MAX, &c->threshold_us, err) != 0;
 	} else if (!strcmp(a, "--top")) {
-		*bad = parse_number(a, val, 1, &v, err) != 0;
+		*bad = parse_number(a, val, 1, CLI_NUMBER_MAX, &v, err) != 0;
 		c->top = (int)v;
+	} else if (!strcmp(a, "--perfetto") || !strcmp(a, "--csv")) {
+		if (!val) {
+			fprintf(err, "smtop: %s needs a %s\n", a, a[2] == 'p' ? "file name (- for stdout)"
+				: "directory");
+			*bad = 1;
+		}
+		*(a[2] == 'p' ? &c->perfetto_path : &c->csv_dir) = val;
+	} else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+		uint64_t ns = 0;
+		if (!val || cli_parse_time(val, &ns) != 0) {
+			fprintf(err, "smtop: %s needs a time from the session start: 1500 (us), 2ms, 1.5s\n", a);
+			*bad = 1;
+		}
+		if (a[2] == 'f') {
+			c->from_ns = ns;
+			c->has_from = 1;
+		} else {
+			c->to_ns = ns;
+			c->has_to = 1;
+		}
 	} else if (!strcmp(a, "--seconds")) {
-		*bad = parse_number(a, val, 0.1, &c->demo_seconds, err) != 0;
+		*bad = parse_number(a, val, 0.1, CLI_NUMBER_MAX, &c->demo_seconds, err) != 0;
+	} else if (!strcmp(a, "--speed")) {
+		*bad = parse_number(a, val, 1, 1e6, &c->speed, err) != 0;
 	} else {
 		return 0;
 	}
@@ -123,6 +163,8 @@ static int parse_flag(const char *a, struct cli *c)
 		c->quiet = 1;
 	else if (!strcmp(a, "--list"))
 		c->demo_list = 1;
+	else if (!strcmp(a, "--guided"))
+		c->guided = 1;
 	else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 		c->command = CLI_HELP;
 	else if (!strcmp(a, "--version"))
@@ -132,10 +174,42 @@ static int parse_flag(const char *a, struct cli *c)
 	return 1;
 }
 
-/* The one positional word a command takes: FILE or demo NAME. */
+int cli_parse_time(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "", 1e3 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v = s ? strtod(s, &end) : -1;
+	if (!s || end == s || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(end, units[i].unit) == 0) {
+			*ns = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int takes_files(enum cli_command cmd)
+{
+	return cmd == CLI_OPEN || cmd == CLI_INFO || cmd == CLI_REPORT || cmd == CLI_EXPORT ||
+	       cmd == CLI_REPLAY;
+}
+
+/* The positional words a command takes: FILE... or demo NAME. */
 static int take_positional(struct cli *c, const char *a, FILE *err)
 {
+	if (takes_files(c->command) && c->n_files < CLI_MAX_FILES) {
+		c->files[c->n_files++] = a;
+		c->file = c->files[0];
+		return 0;
+	}
 	const char **slot = c->command == CLI_DEMO ? &c->demo_name : &c->file;
+	if (c->command == CLI_MV && *slot)
+		slot = &c->new_name;
 	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN || *slot) {
 		char buf[CLI_SHOWN_MAX];
 		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n",
@@ -148,9 +222,26 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 
 static int check_complete(const struct cli *c, FILE *err)
 {
-	int needs_file = c->command == CLI_OPEN || c->command == CLI_INFO || c->command == CLI_REPORT;
+	int needs_file = (takes_files(c->command) && c->command != CLI_OPEN) ||
+			 c->command == CLI_RM || c->command == CLI_MV;
 	if (needs_file && !c->file) {
 		fprintf(err, "smtop: this command needs a session FILE (see smtop --help)\n");
+		return -1;
+	}
+	if (c->command == CLI_MV && !c->new_name) {
+		fprintf(err, "smtop: mv needs the session and its new name: smtop mv FILE NEWNAME\n");
+		return -1;
+	}
+	if (c->command == CLI_EXPORT && !c->perfetto_path && !c->csv_dir) {
+		fprintf(err, "smtop: export needs --perfetto OUT.json or --csv DIR (see smtop --help)\n");
+		return -1;
+	}
+	if (c->command == CLI_EXPORT && c->csv_dir && !strcmp(c->csv_dir, "-")) {
+		fprintf(err, "smtop: --csv writes three files into a directory; - is not one\n");
+		return -1;
+	}
+	if (c->has_from && c->has_to && c->to_ns <= c->from_ns) {
+		fprintf(err, "smtop: --to must come after --from\n");
 		return -1;
 	}
 	if ((c->command == CLI_RECORD || c->command == CLI_RUN) && (!c->argv || !c->argv[0])) {

@@ -2,6 +2,7 @@
 #ifndef SMTOP_CLI_H
 #define SMTOP_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 enum cli_command {
@@ -14,12 +15,20 @@ enum cli_command {
 	CLI_REPORT,
 	CLI_HELP,
 	CLI_VERSION,
+	CLI_REPLAY,
+	CLI_EXPORT,
+	CLI_LS,
+	CLI_RM,
+	CLI_MV,
 };
+
+#define CLI_MAX_FILES 16
 
 struct cli {
 	enum cli_command command;
 	const char *out_path;        /* -o FILE */
-	const char *file;            /* open/info/report FILE */
+	const char *file;            /* open/info/report/rm/mv FILE, ls DIR */
+	const char *new_name;        /* mv FILE NEWNAME */
 	const char *demo_name;       /* demo NAME */
 	int demo_list;               /* demo --list */
 	char **argv;                 /* record/run: the workload, NULL-terminated */
@@ -29,7 +38,18 @@ struct cli {
 	int ascii;                   /* --ascii: no UTF-8 glyphs */
 	int quiet;
 	double demo_seconds;         /* demo --seconds */
+	double speed;                /* replay --speed: real time per GPU time, 0 = default */
+	int guided;                  /* replay --guided */
+	const char *files[CLI_MAX_FILES]; /* open/replay/info/report/export FILE...; files[0] == file */
+	int n_files;
+	const char *perfetto_path;   /* export --perfetto OUT.json ("-": stdout) */
+	const char *csv_dir;         /* export --csv DIR */
+	uint64_t from_ns, to_ns;     /* export --from/--to, from the session start */
+	int has_from, has_to;
 };
+
+/* "1500" (microseconds), "1.5ms", "2s", "300us", "80ns" -> ns.  0 or -1. */
+int cli_parse_time(const char *s, uint64_t *ns);
 
 /* Parses argv.  Returns 0, or -1 after writing one line to err_out. */
 int cli_parse(int argc, char **argv, struct cli *c, FILE *err_out);

@@ -81,7 +81,13 @@ void info_print(FILE *out, const struct db_session_info *si)
 			(double)si->clock_offset_ns / 1e3);
 	else
 		fprintf(out, "%-14s N/A\n", "clock offset");
-	fprintf(out, "%-14s %d\n", "schema", si->schema_version);
+	if (si->is_nsys)
+		fprintf(out, "%-14s nsys export %s%s%s%s\n", "schema",
+			si->nsys_schema ? si->nsys_schema : "(version not recorded)",
+			si->nsys_product ? " (Nsight Systems " : "",
+			si->nsys_product ? si->nsys_product : "", si->nsys_product ? ")" : "");
+	else
+		fprintf(out, "%-14s %d\n", "schema", si->schema_version);
 }
 
 int info_main(const char *path)
@@ -97,7 +103,18 @@ int info_main(const char *path)
 	if (rc == 0)
 		info_print(stdout, &si);
 	else
-		fprintf(stderr, "smtop: %s: %s\n", path, db_reader_error(r));
+		fprintf(stderr, "smtop: %s\n", db_reader_error(r)); /* names the file */
 	db_reader_close(r);
 	return rc == 0 ? 0 : 1;
+}
+
+int info_main_many(const char *const *paths, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			putchar('\n');
+		rc |= info_main(paths[i]);
+	}
+	return rc;
 }

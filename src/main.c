@@ -1,10 +1,16 @@
 /* smtop: the command line's front door. */
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "src/analysis.h"
 #include "src/cli.h"
+#include "src/export.h"
+#include "src/browse.h"
 #include "src/info.h"
+#include "src/ls.h"
 #include "src/record.h"
 #include "src/report.h"
 #include "src/session.h"
@@ -26,7 +32,7 @@ static int run_report(const struct cli *c)
 	struct session s;
 	char err[512];
 	view_params(c, &p);
-	if (session_open(&s, c->file, &p, err, sizeof err) != 0 ||
+	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
 	    session_poll(&s, err, sizeof err) < 0) {
 		fprintf(stderr, "smtop: %s\n", err);
 		session_close(&s);
@@ -36,15 +42,62 @@ static int run_report(const struct cli *c)
 		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
 	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top };
 	int rc = c->json ? report_json(stdout, s.analysis, &ro) : report_text(stdout, s.analysis, &ro);
-	if (!s.info.is_nsys && session_store_events(&s, err, sizeof err) != 0 && !c->quiet)
+	if (session_store_events(&s, err, sizeof err) < 0 && !c->quiet)
 		fprintf(stderr, "smtop: events not stored: %s\n", err);
 	session_close(&s);
 	return rc == 0 ? 0 : 1;
 }
 
+/* Reads the whole session (the analysis needs it), then writes the exports. */
+static int run_export(const struct cli *c)
+{
+	struct analysis_params p;
+	struct session s;
+	struct export_window w;
+	char err[512];
+	int rc = 0;
+	view_params(c, &p);
+	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
+	    session_poll(&s, err, sizeof err) < 0 ||
+	    export_window(&s, c->from_ns, c->has_to, c->to_ns, &w, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		session_close(&s);
+		return 1;
+	}
+	if (!s.ended)
+		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
+	if (c->perfetto_path) {
+		int std = !strcmp(c->perfetto_path, "-");
+		FILE *f = std ? stdout : fopen(c->perfetto_path, "w");
+		if (!f) {
+			fprintf(stderr, "smtop: %s: cannot write: %s\n", c->perfetto_path, strerror(errno));
+			rc = 1;
+		} else {
+			if (export_perfetto(&s, f, &w, err, sizeof err) != 0) {
+				fprintf(stderr, "smtop: %s: %s\n", c->perfetto_path, err);
+				rc = 1;
+			}
+			if ((std ? fflush(f) : fclose(f)) != 0 && rc == 0) {
+				fprintf(stderr, "smtop: %s: cannot write: %s\n", c->perfetto_path,
+					strerror(errno));
+				rc = 1;
+			}
+		}
+	}
+	if (rc == 0 && c->csv_dir && export_csv(&s, c->csv_dir, &w, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		rc = 1;
+	}
+	session_close(&s);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
+	/* A file-size limit reached while writing a session must come back as a
+	 * write error (reported as a full disk), not kill smtop. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (cli_parse(argc, argv, &c, stderr) != 0)
 		return 2;
 	switch (c.command) {
@@ -59,7 +112,9 @@ int main(int argc, char **argv)
 	case CLI_DEFAULT:
 		return view_default(&c);
 	case CLI_OPEN:
-		return view_open(&c, c.file, NULL);
+		if (c.n_files == 0)
+			return browse_main(&c);
+		return view_open_many(&c, c.files, (size_t)c.n_files, NULL);
 	case CLI_RUN:
 		return view_live(&c, c.argv, NULL);
 	case CLI_DEMO:
@@ -67,7 +122,17 @@ int main(int argc, char **argv)
 	case CLI_REPORT:
 		return run_report(&c);
 	case CLI_INFO:
-		return info_main(c.file);
+		return info_main_many(c.files, (size_t)c.n_files);
+	case CLI_REPLAY:
+		return view_replay(&c, c.files, (size_t)c.n_files);
+	case CLI_EXPORT:
+		return run_export(&c);
+	case CLI_LS:
+		return ls_main(&c);
+	case CLI_RM:
+		return ls_rm_main(&c);
+	case CLI_MV:
+		return ls_mv_main(&c);
 	}
 	return 2;
 }

@@ -4,20 +4,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
+#include "src/array.h"
+#include "src/binning.h"
 
 static char *dup_str(const char *s)
 {
@@ -128,8 +116,11 @@ static const struct model_name *intern(struct model *m, const char *name)
 
 /* ---- bins ---------------------------------------------------------------- */
 
-/* Every block touches every level of one SM: with 4 KiB pages that is a TLB
- * miss per level, so bins live on huge pages where the kernel allows it. */
+/* A batch touches every level of every SM: with 4 KiB pages that is a TLB
+ * miss per level and SM, so bins live on huge pages where the kernel allows.
+ * Not cleared here: a ring is cleared when it first takes data and the
+ * detail level when it is filled, so the detail level's pages stay out of
+ * memory until a fine zoom asks for it. */
 static struct model_bin *bins_alloc(size_t count)
 {
 	size_t bytes = count * sizeof(struct model_bin);
@@ -141,7 +132,6 @@ static struct model_bin *bins_alloc(size_t count)
 #ifdef MADV_HUGEPAGE
 	madvise(b, bytes, MADV_HUGEPAGE);
 #endif
-	memset(b, 0, bytes);
 	return b;
 }
 
@@ -158,116 +148,39 @@ static void level_init(struct model_level *l, struct model_bin *bins, size_t n, 
 	l->used = 0;
 }
 
-static void bin_clear(struct model_bin *b)
-{
-	memset(b, 0, sizeof *b);
-	b->top = b->second = MODEL_NO_STREAM;
-}
-
 static void level_reset(struct model_level *l, uint32_t n_sm)
 {
 	for (size_t i = 0; i < (size_t)n_sm * l->stride; i++)
-		bin_clear(&l->bins[i]);
+		binning_bin_clear(&l->bins[i]);
 	l->hi = INT64_MIN;
 	l->used = 0;
 }
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	return (a % b != 0 && (a < 0)) ? q - 1 : q;
-}
+#define floor_div binning_floor_div
+#define ring_slot binning_ring_slot
 
-/* Rings hold a power-of-two number of bins (MODEL_RING_BINS), so the mask
- * is a modulo that is also right for negative indices. */
-static size_t ring_slot(const struct model_level *l, int64_t idx)
-{
-	return (size_t)((uint64_t)idx & (uint64_t)(l->n - 1));
-}
-
-/* Space-saving top-2: exact when a bin holds at most two streams, and a good
- * guess of the dominant one otherwise, in 24 bytes instead of one counter per
- * stream. */
-static inline void bin_add(struct model_bin *b, uint16_t s, double amt)
-{
-	b->occ += amt;
-	if (b->top == s) {
-		b->top_amt += amt;
-		return;
-	}
-	if (b->second == s) {
-		b->second_amt += (float)amt;
-	} else if (b->second == MODEL_NO_STREAM || b->second_amt < amt) {
-		b->second = s;
-		b->second_amt = (float)amt;
-	} else {
-		return;
-	}
-	if (b->second_amt > b->top_amt) {
-		uint16_t t = b->top;
-		double ta = b->top_amt;
-		b->top = b->second;
-		b->top_amt = b->second_amt;
-		b->second = t;
-		b->second_amt = (float)ta;
-	}
-}
-
-static void level_advance(struct model_level *l, uint32_t n_sm, int64_t new_hi)
-{
-	if (l->hi == INT64_MIN || new_hi - l->hi >= (int64_t)l->n) {
-		level_reset(l, n_sm);
-		l->hi = new_hi;
-		l->used = 1;
-		return;
-	}
-	for (int64_t i = l->hi + 1; i <= new_hi; i++) {
-		size_t slot = ring_slot(l, i);
-		for (uint32_t sm = 0; sm < n_sm; sm++)
-			bin_clear(&l->bins[(size_t)sm * l->stride + slot]);
-	}
-	l->hi = new_hi;
-}
-
-/* Adds [s, e) (relative ns) of one block with `threads` threads; b0 and b1
- * are the level's bins of s and e - 1 (computed by the caller, who can do it
- * with shifts for the pyramid). */
-static void level_add(struct model_level *l, uint32_t n_sm, uint32_t sm, uint16_t stream,
-		      int64_t s, int64_t e, int64_t b0, int64_t b1, double threads)
+/* Adds [s, e) (relative ns) of one block with `threads` threads to the
+ * detail level, bin by bin (it is filled once per window, not per frame). */
+static void detail_add(struct model_level *l, uint32_t sm, uint16_t stream, int64_t s, int64_t e,
+		       uint64_t threads)
 {
 	int64_t w = (int64_t)l->width;
-	int64_t first, last;
-	if (l->ring) {
-		if (l->hi == INT64_MIN || b1 > l->hi)
-			level_advance(l, n_sm, b1);
-		first = l->hi - (int64_t)l->n + 1;
-		last = l->hi;
-	} else {
-		first = l->lo;
-		last = l->lo + (int64_t)l->n - 1;
-		l->used = 1;
-	}
-	if (b0 < first)
-		b0 = first;
-	if (b1 > last)
-		b1 = last;
-	if (b0 > b1)
-		return;
-	/* one modulo per block, not per bin: the slot just walks the ring */
+	int64_t b0 = floor_div(s, w), b1 = floor_div(e - 1, w);
+	if (b0 < l->lo)
+		b0 = l->lo;
+	if (b1 > l->lo + (int64_t)l->n - 1)
+		b1 = l->lo + (int64_t)l->n - 1;
+	l->used = 1;
 	struct model_bin *row = &l->bins[(size_t)sm * l->stride];
-	size_t slot = l->ring ? ring_slot(l, b0) : (size_t)(b0 - l->lo);
-	double full = threads * (double)w;
 	for (int64_t i = b0; i <= b1; i++) {
 		int64_t bs = i * w, be = bs + w;
-		if (s <= bs && e >= be) {
-			bin_add(&row[slot], stream, full);
-		} else {
-			int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
-			if (oe > os)
-				bin_add(&row[slot], stream, threads * (double)(oe - os));
-		}
-		if (++slot == l->n)
-			slot = 0;
+		int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
+		if (oe <= os)
+			continue;
+		uint64_t amt = threads * (uint64_t)(oe - os);
+		struct model_bin *b = &row[i - l->lo];
+		b->occ += amt;
+		binning_bin_note(b, stream, amt);
 	}
 }
 
@@ -288,7 +201,7 @@ static void stream_rank(struct model *m)
 			int64_t pb = b->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : b->priority;
 			/* Streams that ran nothing (frameworks create pools of them)
 			 * go last, so letters and colours go to the busy ones. */
-			int ia = a->n_kernels == 0, ib = b->n_kernels == 0;
+			int ia = a->n_kernels == 0 && !a->will_run, ib = b->n_kernels == 0 && !b->will_run;
 			int before = ib < ia || (ib == ia && (pb < pa || (pb == pa && (b->pid < a->pid ||
 				     (b->pid == a->pid && b->stream_id < a->stream_id)))));
 			if (!before)
@@ -316,9 +229,9 @@ static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ct
 	if (!create)
 		return -1;
 	size_t cap = m->cap_streams;
-	if (grow((void **)&m->streams, &m->cap_streams, m->n_streams + 1, sizeof *m->streams))
+	if (array_grow((void **)&m->streams, &m->cap_streams, m->n_streams + 1, sizeof *m->streams))
 		return -1;
-	if (grow((void **)&m->stream_order, &cap, m->n_streams + 1, sizeof *m->stream_order))
+	if (array_grow((void **)&m->stream_order, &cap, m->n_streams + 1, sizeof *m->stream_order))
 		return -1;
 	struct model_stream *s = &m->streams[m->n_streams];
 	memset(s, 0, sizeof *s);
@@ -387,17 +300,12 @@ long model_find_kernel(const struct model *m, uint32_t pid, uint32_t ctx, uint64
 	return -1;
 }
 
-/* Bin arithmetic works on times relative to the origin.  A damaged file may
- * hold any time, so these are clamped to a range where the sums and
- * differences of bin indices below cannot overflow. */
-#define MODEL_REL_MAX (INT64_MAX / 4)
+/* Times relative to the origin, clamped (binning_rel). */
+#define MODEL_REL_MAX BINNING_REL_MAX
 
 static int64_t rel_time(const struct model *m, uint64_t t)
 {
-	uint64_t o = (uint64_t)m->origin;
-	if (t >= o)
-		return t - o > (uint64_t)MODEL_REL_MAX ? MODEL_REL_MAX : (int64_t)(t - o);
-	return o - t > (uint64_t)MODEL_REL_MAX ? -MODEL_REL_MAX : -(int64_t)(o - t);
+	return binning_rel(t, m->origin);
 }
 
 /* t + n * step, stopping at UINT64_MAX. */
@@ -431,6 +339,10 @@ int model_init(struct model *m)
 	m->threshold_ns = 0;
 	for (int i = 0; i < MODEL_LEVELS; i++)
 		m->levels[i].hi = INT64_MIN;
+	m->last_kernel = -1;
+	m->binning = binning_new();
+	if (!m->binning)
+		return -1;
 	return khash_rehash(m);
 }
 
@@ -459,7 +371,11 @@ void model_free(struct model *m)
 		free(m->nvtx[i].text);
 	free(m->nvtx);
 	free(m->bins);
+	binning_free(m->binning);
+	for (size_t i = 0; i < m->n_pending_grids; i++)
+		free(m->pending[i].blocks);
 	free(m->pending);
+	free(m->phash);
 	free(m->dev_name);
 	memset(m, 0, sizeof *m);
 }
@@ -480,6 +396,8 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 	m->n_sm = d->sm_count;
 	/* one allocation: huge pages are not wasted on rounding each level */
 	free(m->bins);
+	if (binning_set_sms(m->binning, d->sm_count))
+		return -1;
 	/* a few bins between levels keep the same SM of each level off one cache set */
 	size_t per_level = (size_t)m->n_sm * (MODEL_RING_BINS + MODEL_ROW_PAD) + 56;
 	m->bins = bins_alloc(per_level * MODEL_LEVELS + (size_t)m->n_sm * (MODEL_DETAIL_BINS + MODEL_ROW_PAD));
@@ -530,7 +448,7 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
 	if (si < 0)
 		return -1;
-	if (grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
+	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
 	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
 		return -1;
@@ -563,9 +481,10 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	mk->short_name = nm->short_name;
 	uint32_t idx = (uint32_t)m->n_kernels++;
 	khash_put(m, idx);
+	m->last_kernel = -1; /* a relaunch with a reused grid id takes over */
 
 	struct model_stream *s = &m->streams[si];
-	if (grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
+	if (array_grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
 		return -1;
 	if (s->n_kernels && m->kernels[s->kernels[s->n_kernels - 1]].start > k->start)
 		s->unsorted = 1;
@@ -579,55 +498,130 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	return 0;
 }
 
-static void add_to_levels(struct model *m, struct model_kernel *k, const struct smtop_block *b)
+static int model_bin_staged(struct model *m);
+
+/* Into the binning stage; the bins follow in batches (model_flush). */
+static int stage_block(struct model *m, const struct model_kernel *k, const struct smtop_block *b)
 {
-	int64_t s = rel_time(m, b->start), e = rel_time(m, b->end);
-	double th = k->threads ? k->threads : 1;
-	uint16_t st = (uint16_t)k->stream;
-	/* widths are MODEL_BASE_NS * 4^i: one division, then shifts (an
-	 * arithmetic shift floors negative indices too) */
-	int64_t s0 = floor_div(s, (int64_t)MODEL_BASE_NS), e0 = floor_div(e - 1, (int64_t)MODEL_BASE_NS);
-	for (int i = 0; i < MODEL_LEVELS; i++)
-		level_add(&m->levels[i], m->n_sm, b->sm, st, s, e, s0 >> (2 * i), e0 >> (2 * i), th);
-	/* fullness without a known limit is relative to the busiest finest bin seen */
-	if (m->dev.max_threads_per_sm)
-		return;
-	const struct model_level *l0 = &m->levels[0];
-	int64_t bi = floor_div(s, (int64_t)l0->width);
-	if (bi > l0->hi - (int64_t)l0->n) {
-		const struct model_bin *bin = &l0->bins[(size_t)b->sm * l0->stride + ring_slot(l0, bi)];
-		double mean = bin->occ / (double)l0->width;
-		if (mean > m->peak_threads)
-			m->peak_threads = mean;
-	}
+	int r = binning_push(m->binning, b->sm, rel_time(m, b->start), rel_time(m, b->end),
+			     k->threads ? k->threads : 1,
+			     (uint16_t)k->stream);
+	if (r > 0)
+		return model_bin_staged(m);
+	return r;
 }
 
-static int pending_push(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+/* ---- blocks waiting for their kernel ------------------------------------------
+ * Kernel records come up to a flush period after their blocks (and a running
+ * kernel's blocks before its record at all): at 20 M blocks/s that is up to a
+ * million blocks.  They wait grouped by grid, so that a flush looks each grid
+ * up once instead of every block again. */
+
+static int phash_rebuild(struct model *m, size_t cap)
 {
-	if (m->n_pending >= MODEL_PENDING_MAX) {
-		m->blocks_orphan++;
-		return 0;
-	}
-	if (grow((void **)&m->pending, &m->cap_pending, m->n_pending + 1, sizeof *m->pending))
+	uint32_t *h = calloc(cap, sizeof *h);
+	if (!h)
 		return -1;
-	m->pending[m->n_pending++] = (struct model_pending){ *b, pid, ctx };
+	for (size_t i = 0; i < m->n_pending_grids; i++) {
+		const struct model_pending *g = &m->pending[i];
+		size_t j = khash_key(g->pid, g->context_id, g->grid_id) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (uint32_t)i + 1;
+	}
+	free(m->phash);
+	m->phash = h;
+	m->phash_cap = cap;
 	return 0;
+}
+
+static struct model_pending *pending_grid(struct model *m, uint32_t pid, uint32_t ctx,
+					  uint64_t grid)
+{
+	if ((m->n_pending_grids + 1) * 2 > m->phash_cap &&
+	    phash_rebuild(m, m->phash_cap ? m->phash_cap * 2 : 256))
+		return NULL;
+	size_t mask = m->phash_cap - 1, j = khash_key(pid, ctx, grid) & mask;
+	for (; m->phash[j]; j = (j + 1) & mask) {
+		struct model_pending *g = &m->pending[m->phash[j] - 1];
+		if (g->grid_id == grid && g->pid == pid && g->context_id == ctx)
+			return g;
+	}
+	if (array_grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
+		return NULL;
+	m->phash[j] = (uint32_t)m->n_pending_grids + 1;
+	struct model_pending *g = &m->pending[m->n_pending_grids++];
+	*g = (struct model_pending){ pid, ctx, grid, NULL, 0, 0 };
+	return g;
+}
+
+/* Parks b[0..n), blocks of one grid; past MODEL_PENDING_MAX they are lost
+ * to the view (counted in blocks_orphan). */
+static int pending_push(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+			uint32_t ctx)
+{
+	size_t room = MODEL_PENDING_MAX - m->n_pending, take = n < room ? n : room;
+	m->blocks_orphan += n - take;
+	if (!take)
+		return 0;
+	struct model_pending *g = pending_grid(m, pid, ctx, b->grid_id);
+	if (!g || array_grow((void **)&g->blocks, &g->cap, g->n + take, sizeof *g->blocks))
+		return -1;
+	memcpy(&g->blocks[g->n], b, take * sizeof *b);
+	g->n += take;
+	m->n_pending += take;
+	return 0;
+}
+
+static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
+			       uint32_t pid, uint32_t ctx);
+
+/* Places the waiting grids whose kernel (and the device) is now known. */
+static int pending_retry(struct model *m)
+{
+	size_t keep = 0;
+	int rc = 0;
+	for (size_t i = 0; i < m->n_pending_grids; i++) {
+		struct model_pending g = m->pending[i];
+		if (!rc && m->has_device && model_find_kernel(m, g.pid, g.context_id, g.grid_id) >= 0) {
+			m->n_pending -= g.n;
+			rc = model_add_blocks_to(m, g.blocks, g.n, g.pid, g.context_id);
+			free(g.blocks);
+			continue;
+		}
+		m->pending[keep++] = g;
+	}
+	if (keep == m->n_pending_grids)
+		return rc;
+	m->n_pending_grids = keep;
+	size_t cap = 256;
+	while (cap < keep * 2 + 2)
+		cap *= 2;
+	return phash_rebuild(m, cap) ? -1 : rc;
 }
 
 static int block_place(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx,
 		       int may_pend)
 {
 	if (!m->has_device)
-		return may_pend ? pending_push(m, b, pid, ctx) : 1;
+		return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
 	if (b->sm >= m->n_sm) {
 		m->blocks_bad_sm++;
 		return 0;
 	}
 	if (b->end <= b->start)
 		return 0;
-	long ki = model_find_kernel(m, pid, ctx, b->grid_id);
-	if (ki < 0)
-		return may_pend ? pending_push(m, b, pid, ctx) : 1;
+	/* a chunk holds runs of one grid's blocks: look it up once per run */
+	long ki = m->last_kernel;
+	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid || ctx != m->last_ctx) {
+		ki = model_find_kernel(m, pid, ctx, b->grid_id);
+		if (ki < 0)
+			return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
+		m->last_kernel = ki;
+		m->last_grid = b->grid_id;
+		m->last_pid = pid;
+		m->last_ctx = ctx;
+	}
 	struct model_kernel *k = &m->kernels[ki];
 	if (!k->first_block || b->start < k->first_block)
 		k->first_block = b->start;
@@ -639,8 +633,7 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 	m->streams[k->stream].blocks++;
 	m->blocks++;
 	note_time(m, b->start, b->end);
-	add_to_levels(m, k, b);
-	return 0;
+	return stage_block(m, k, b);
 }
 
 int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
@@ -651,6 +644,107 @@ int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 	return r < 0 ? -1 : 0;
 }
 
+/* A chunk is runs of one kernel's blocks on one SM: the kernel is looked up,
+ * its counters change and the stage grows, once per run (b[0] is valid). */
+static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, long ki,
+			int *rc)
+{
+	struct model_kernel *k = &m->kernels[ki];
+	uint64_t first = UINT64_MAX, last = 0;
+	size_t j = 0;
+	for (; j < n; j++) {
+		const struct smtop_block *y = &b[j];
+		if (y->grid_id != b->grid_id || y->sm != b->sm || y->end <= y->start)
+			break;
+		first = y->start < first ? y->start : first;
+		last = y->end > last ? y->end : last;
+	}
+	int r = binning_push_blocks(m->binning, b->sm, b, j, m->origin,
+				    k->threads ? k->threads : 1, (uint16_t)k->stream);
+	if (r && (r < 0 || model_bin_staged(m)))
+		*rc = -1;
+	if (!k->first_block || first < k->first_block)
+		k->first_block = first;
+	if (last > k->last_block)
+		k->last_block = last;
+	k->blocks_seen += j;
+	if (b->sm < 256)
+		k->sm_mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	m->streams[k->stream].blocks += j;
+	m->blocks += j;
+	note_time(m, first, last);
+	return j;
+}
+
+/* Blocks of one grid from b[0] on (the run a chunk holds). */
+static size_t grid_run(const struct smtop_block *b, size_t n)
+{
+	size_t j = 1;
+	while (j < n && b[j].grid_id == b[0].grid_id)
+		j++;
+	return j;
+}
+
+static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
+			       uint32_t pid, uint32_t context_id)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc;) {
+		const struct smtop_block *x = &b[i];
+		long ki = -1;
+		if (m->has_device && m->has_origin && x->sm < m->n_sm && x->end > x->start) {
+			ki = m->last_kernel;
+			if (ki < 0 || x->grid_id != m->last_grid || pid != m->last_pid ||
+			    context_id != m->last_ctx)
+				ki = model_find_kernel(m, pid, context_id, x->grid_id);
+			if (ki < 0) {
+				/* the grid's record has not come: its run waits */
+				size_t r = grid_run(x, n - i);
+				rc = pending_push(m, x, r, pid, context_id);
+				i += r;
+				continue;
+			}
+		}
+		if (ki < 0) {
+			/* the one-block way: bad SMs, empty blocks, the first block */
+			rc = block_place(m, x, pid, context_id, 1) < 0 ? -1 : 0;
+			i++;
+			continue;
+		}
+		m->last_kernel = ki;
+		m->last_grid = x->grid_id;
+		m->last_pid = pid;
+		m->last_ctx = context_id;
+		i += place_run(m, x, n - i, ki, &rc);
+	}
+	return rc;
+}
+
+int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+		     uint32_t context_id)
+{
+	int rc = model_add_blocks_to(m, b, n, pid, context_id);
+	m->generation++;
+	return rc;
+}
+
+void model_set_pool(struct model *m, struct pool *p)
+{
+	m->pool = p;
+}
+
+/* Fullness without a known limit is relative to the busiest finest bin. */
+static int model_bin_staged(struct model *m)
+{
+	if (!m->has_device || !binning_staged(m->binning))
+		return 0;
+	double *peak = m->dev.max_threads_per_sm ? NULL : &m->peak_threads;
+	if (binning_apply(m->binning, m->levels, m->n_sm, (uint32_t)m->n_streams, m->pool, peak))
+		return -1;
+	m->generation++;
+	return 0;
+}
+
 static char *dup_or_empty(const char *s)
 {
 	return strdup(s ? s : "");
@@ -658,7 +752,7 @@ static char *dup_or_empty(const char *s)
 
 int model_add_event(struct model *m, const struct smtop_event *e)
 {
-	if (grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
+	if (array_grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
 		return -1;
 	struct model_event *me = &m->events[m->n_events];
 	memset(me, 0, sizeof *me);
@@ -687,7 +781,7 @@ int model_add_event(struct model *m, const struct smtop_event *e)
 
 int model_add_nvtx(struct model *m, const struct smtop_nvtx *n)
 {
-	if (grow((void **)&m->nvtx, &m->cap_nvtx, m->n_nvtx + 1, sizeof *m->nvtx))
+	if (array_grow((void **)&m->nvtx, &m->cap_nvtx, m->n_nvtx + 1, sizeof *m->nvtx))
 		return -1;
 	struct model_nvtx *x = &m->nvtx[m->n_nvtx++];
 	x->start = n->start;
@@ -784,22 +878,72 @@ int model_flush(struct model *m)
 	 * device) has come since the last try; keep the rest */
 	if (m->n_kernels == m->pending_tried_kernels && m->has_device == m->pending_tried_device) {
 		m->generation++;
-		return 0;
+		return model_bin_staged(m);
 	}
 	m->pending_tried_kernels = m->n_kernels;
 	m->pending_tried_device = m->has_device;
-	size_t keep = 0;
-	for (size_t i = 0; i < m->n_pending; i++) {
-		struct model_pending p = m->pending[i];
-		int r = block_place(m, &p.b, p.pid, p.context_id, 0);
-		if (r < 0)
-			return -1;
-		if (r == 1)
-			m->pending[keep++] = p;
-	}
-	m->n_pending = keep;
+	if (pending_retry(m))
+		return -1;
 	m->generation++;
+	return model_bin_staged(m);
+}
+
+/* ---- replay: a session cut at a clock that moves on ------------------------ */
+
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id)
+{
+	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
+		return 0;
+	long ki = model_find_kernel(m, pid, context_id, b->grid_id);
+	if (ki < 0)
+		return 0;
+	struct model_kernel *k = &m->kernels[ki];
+	if (b->end > k->last_block)
+		k->last_block = b->end;
+	note_time(m, b->start, b->end);
+	m->generation++;
+	/* binned with the rest at the next model_flush */
+	return stage_block(m, k, b) < 0 ? -1 : 0;
+}
+
+int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
+			  uint32_t stream_id)
+{
+	long i = stream_find(m, pid, device_id, context_id, stream_id, 1);
+	if (i < 0)
+		return -1;
+	if (!m->streams[i].will_run) {
+		m->streams[i].will_run = 1;
+		stream_rank(m);
+		m->generation++;
+	}
 	return 0;
+}
+
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end)
+{
+	if (i >= m->n_kernels || end <= m->kernels[i].end)
+		return;
+	struct model_kernel *k = &m->kernels[i];
+	uint64_t was = k->end > k->start ? k->end - k->start : 0;
+	m->streams[k->stream].busy_ns += end - k->start - was;
+	k->end = end;
+	note_time(m, k->start, end);
+	m->generation++;
+}
+
+void model_event_set_start(struct model *m, size_t i, uint64_t start)
+{
+	if (i >= m->n_events)
+		return;
+	struct smtop_event *e = &m->events[i].ev;
+	e->start = start;
+	e->wait_ns = start > e->ready ? start - e->ready : 0;
+	if (e->wait_ns > m->max_wait_ns)
+		m->max_wait_ns = e->wait_ns;
+	note_time(m, e->ready, e->start);
+	m->generation++;
 }
 
 /* ---- detail ---------------------------------------------------------------- */
@@ -828,10 +972,8 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];
-	int64_t s = rel_time(m, b->start), e = rel_time(m, b->end);
-	int64_t w = (int64_t)m->detail.width;
-	level_add(&m->detail, m->n_sm, b->sm, (uint16_t)k->stream, s, e, floor_div(s, w),
-		  floor_div(e - 1, w), k->threads ? k->threads : 1);
+	detail_add(&m->detail, b->sm, (uint16_t)k->stream, rel_time(m, b->start),
+		   rel_time(m, b->end), k->threads ? k->threads : 1);
 	return 0;
 }
 
@@ -979,7 +1121,7 @@ void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_
 		for (uint32_t s = sm; s < sm + n_sm; s++)
 			for (int64_t i = i0; i <= i1; i++) {
 				const struct model_bin *b = level_bin(l, s, i);
-				if (!b || b->occ <= 0)
+				if (!b || !b->occ)
 					continue;
 				occ += b->occ;
 				cand_add(cd, &nc, b->top, b->top_amt);

@@ -4,7 +4,8 @@
  * Occupancy lives in a pyramid of time bins per SM: level k has bins of
  * MODEL_BASE_NS * 4^k and keeps the most recent MODEL_RING_BINS bins of each
  * SM (a ring), so memory is fixed (about 45 MB for 132 SMs) and a frame reads
- * at most a few bins per cell whatever the session size.  The coarsest level
+ * at most a few bins per cell whatever the session size.  Blocks are binned
+ * in batches (src/binning.c), on a thread pool when one is set.  The coarsest level
  * spans about 19 hours, so it always covers the whole session; fine levels
  * cover only the recent past.  A window finer than what the rings still hold
  * is drawn from the detail level, which the loader fills on request with the
@@ -58,6 +59,7 @@ struct model_stream {
 	uint32_t *kernels;              /* indices into model kernels, by start */
 	size_t n_kernels, cap_kernels;
 	int unsorted;
+	int will_run;                   /* replay: ranked as busy before its first kernel */
 	uint64_t blocks;
 	uint64_t busy_ns;
 };
@@ -75,10 +77,11 @@ struct model_nvtx {
 	char *text;
 };
 
-/* One bin: resident thread-ns of the two heaviest streams and of everyone. */
+/* One bin: resident thread-ns of everyone (exact: integer sums do not depend
+ * on the order blocks came in) and of the two heaviest streams. */
 struct model_bin {
-	double occ;
-	double top_amt;
+	uint64_t occ;
+	uint64_t top_amt;
 	float second_amt;
 	uint16_t top, second;
 };
@@ -102,9 +105,15 @@ struct model_cell {
 	float share;                    /* dominant's part of the resident work */
 };
 
+struct binning;
+struct pool;
+
+/* Blocks of one grid waiting for their kernel record (or the device). */
 struct model_pending {
-	struct smtop_block b;
 	uint32_t pid, context_id;
+	uint64_t grid_id;
+	struct smtop_block *blocks;
+	size_t n, cap;
 };
 
 struct model {
@@ -138,21 +147,30 @@ struct model {
 	uint64_t max_nvtx_ns;
 
 	struct model_bin *bins;         /* storage of all levels */
+	struct binning *binning;        /* blocks placed but not yet in the bins */
+	struct pool *pool;              /* threads that bin them; NULL: the caller's */
+	uint32_t last_pid, last_ctx;    /* the kernel of the last block placed */
+	uint64_t last_grid;
+	long last_kernel;
 	struct model_level levels[MODEL_LEVELS];
 	struct model_level detail;
 	uint64_t detail_t0, detail_t1;
 	int detail_ready;
 
-	struct model_pending *pending;
-	size_t n_pending, cap_pending;
+	struct model_pending *pending;  /* by grid; a hash finds a grid's */
+	size_t n_pending_grids, cap_pending;
+	uint32_t *phash;                /* pending index + 1, open addressing */
+	size_t phash_cap;
+	size_t n_pending;               /* blocks waiting, all grids */
 	size_t pending_tried_kernels;   /* n_kernels at the last retry */
 	int pending_tried_device;
 
-	double peak_threads;            /* highest mean resident threads seen in a 1 us bin */
+	double peak_threads;            /* highest mean resident threads of a finest bin */
 	uint64_t blocks, blocks_orphan, blocks_bad_sm;
 	uint64_t drops;                 /* set by the loader: collector drops */
 	int drops_known;                /* 0: shown as N/A (an nsys export has none) */
 	int live;                       /* set by the loader */
+	int loading;                    /* set by the loader: more is waiting than it read */
 	uint64_t lag_ns;                /* set by the loader: now - newest record */
 	uint64_t threshold_ns;          /* blocking threshold the analysis used */
 	const char *session_label;      /* set by the loader, not owned */
@@ -166,13 +184,35 @@ void model_free(struct model *m);
 int model_set_device(struct model *m, const struct smtop_device *d);
 int model_add_stream(struct model *m, const struct smtop_stream *s);
 int model_add_kernel(struct model *m, const struct smtop_kernel *k);
-/* b on CUPTI time; pid and context name the process whose gridId it is. */
+/* b on CUPTI time; pid and context name the process whose gridId it is.
+ * Counts and kernel fields change at once; the bins at the next model_flush
+ * (or when a batch of BINNING_STAGE_MAX blocks is waiting). */
 int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 		    uint32_t context_id);
+/* The same for n blocks of one process and context (a decoded chunk). */
+int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+		     uint32_t context_id);
+/* Bins on p's threads from now on (p outlives m, or is replaced first);
+ * NULL bins on the caller's thread.  The bins do not depend on it. */
+void model_set_pool(struct model *m, struct pool *p);
 int model_add_event(struct model *m, const struct smtop_event *e);
 int model_add_nvtx(struct model *m, const struct smtop_nvtx *n);
-/* Sorts, computes ready times, links events, resolves pending blocks. */
+/* Sorts, computes ready times, links events, resolves pending blocks, bins
+ * the blocks added since the last flush. */
 int model_flush(struct model *m);
+
+/* Replay (src/session_replay.c) shows a session cut at a clock that moves on:
+ * a block is added cut at the clock (model_add_block), then each later part
+ * of it through model_extend_block, which adds its occupancy without
+ * counting the block again; a running kernel's end and a waiting victim's
+ * start grow the same way.  Both only ever grow. */
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id);
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end);
+/* The stream runs kernels later on: its letter is kept from the start. */
+int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
+			  uint32_t stream_id);
+void model_event_set_start(struct model *m, size_t i, uint64_t start);
 
 /* The detail window: bins of (t1 - t0) / MODEL_DETAIL_BINS for [t0, t1),
  * filled by the loader with the blocks of that window. */

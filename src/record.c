@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "db/reader.h"
+#include "db/schema.h"
 #include "db/writer.h"
+#include "src/library.h"
 
 #define INJECTOR_NAME "libsmtop-inject.so"
 
@@ -55,53 +57,13 @@ int record_find_injector(char *buf, size_t len)
 	return -1;
 }
 
-static int make_dirs(const char *dir)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof tmp, "%s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return (mkdir(tmp, 0755) != 0 && errno != EEXIST) ? -1 : 0;
-}
-
-static int sessions_dir(char *buf, size_t len)
-{
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(buf, len, "%s/smtop/sessions", xdg);
-	else if (home && *home)
-		snprintf(buf, len, "%s/.local/share/smtop/sessions", home);
-	else
-		return -1;
-	return 0;
-}
-
-int record_default_path(const char *cmd0, char *buf, size_t len)
+int record_default_path(char *const *argv, char *buf, size_t len, char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
-	if (sessions_dir(dir, sizeof dir) != 0 || make_dirs(dir) != 0)
+	if (library_default_dir(dir, sizeof dir, err, errlen) != 0 ||
+	    library_make_dir(dir, err, errlen) != 0)
 		return -1;
-	const char *base = strrchr(cmd0, '/');
-	base = base ? base + 1 : cmd0;
-	char name[48];
-	size_t j = 0;
-	for (; base[j] && j < sizeof name - 1; j++)
-		name[j] = (base[j] == '.' || base[j] == ' ') ? '_' : base[j];
-	name[j] = '\0';
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, len, "%s/%s-%s.smtop", dir, stamp, name);
-	return 0;
+	return library_new_path(dir, argv, time(NULL), buf, len, err, errlen);
 }
 
 static char *join_command(char *const *argv)
@@ -125,10 +87,11 @@ static char *join_command(char *const *argv)
 	return s;
 }
 
-static int resolve_session_path(const struct record_opts *o, char *path, size_t len)
+static int resolve_session_path(const struct record_opts *o, char *path, size_t len,
+				char *err, size_t errlen)
 {
 	if (!o->out_path)
-		return record_default_path(o->argv[0], path, len) == 0 ? 0 : -2;
+		return record_default_path(o->argv, path, len, err, errlen) == 0 ? 0 : -2;
 	/* realpath needs an existing file; keep the directory's real path. */
 	char dir[PATH_MAX], tmp[PATH_MAX];
 	snprintf(tmp, sizeof tmp, "%s", o->out_path);
@@ -149,6 +112,11 @@ static void child_exec(const struct record_opts *o, const char *session,
 {
 	setenv("CUDA_INJECTION64_PATH", injector, 1);
 	setenv("SMTOP_SESSION", session, 1);
+	/* NVTX reads its injection path once, at its first call, which may come
+	 * before CUDA loads the collector: set it from the start (opt-in). */
+	const char *nvtx = getenv("SMTOP_NVTX");
+	if (nvtx && !strcmp(nvtx, "1"))
+		setenv("NVTX_INJECTION64_PATH", injector, 0);
 	if (o->log_path) {
 		/* The viewer owns the terminal: the workload runs in its own
 		 * process group with its output in a log beside the session. */
@@ -164,6 +132,7 @@ static void child_exec(const struct record_opts *o, const char *session,
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL); /* smtop ignores it; the workload gets the default */
 	execvp(o->argv[0], o->argv);
 	int e = errno;
 	if (write(err_fd, &e, sizeof e) < 0)
@@ -226,11 +195,11 @@ static int create_session(const char *path, const char *command)
 int record_start(const struct record_opts *o, struct record_child *c)
 {
 	memset(c, 0, sizeof *c);
-	char path[PATH_MAX], injector[PATH_MAX];
-	int rc = resolve_session_path(o, path, sizeof path);
+	char path[PATH_MAX], injector[PATH_MAX], err[PATH_MAX + 128];
+	int rc = resolve_session_path(o, path, sizeof path, err, sizeof err);
 	if (rc != 0) {
 		if (rc == -2)
-			fprintf(stderr, "smtop: cannot create the sessions directory (set XDG_DATA_HOME or use -o FILE)\n");
+			fprintf(stderr, "smtop: %s\n", err);
 		else
 			fprintf(stderr, "smtop: %s: no such directory\n", o->out_path);
 		return -1;
@@ -324,6 +293,24 @@ static void store_clock_offset(struct db_writer *w, const char *path)
 	db_reader_close(r);
 }
 
+/* Whether a collector already said (on stderr and in the session) that the
+ * disk is full: smtop need not say it again. */
+static int session_says_disk_full(const char *path)
+{
+	char err[256];
+	struct db_reader *r;
+	struct db_session_info si;
+	int says = 0;
+	if (db_reader_open(&r, path, err, sizeof err) != 0)
+		return 0;
+	if (db_reader_info(r, &si) == 0)
+		for (size_t i = 0; i < si.n_processes; i++)
+			says |= si.processes[i].reason &&
+				strcmp(si.processes[i].reason, SCHEMA_DISK_FULL_REASON) == 0;
+	db_reader_close(r);
+	return says;
+}
+
 int record_finish(struct record_child *c, int status)
 {
 	char reason[128], err[512];
@@ -337,9 +324,13 @@ int record_finish(struct record_child *c, int status)
 		fprintf(stderr, "smtop: %s\n", err);
 		return code ? code : 1;
 	}
-	store_clock_offset(w, c->session_path);
-	if (db_writer_finish_session(w, clean, reason) != 0)
-		fprintf(stderr, "smtop: %s: %s\n", c->session_path, db_writer_error(w));
+	if (db_writer_finish_session(w, clean, reason) != 0) {
+		if (!db_writer_disk_full(w) || !session_says_disk_full(c->session_path))
+			fprintf(stderr, "smtop: %s; the session keeps what was recorded but is not marked as ended\n",
+				db_writer_error(w));
+	} else {
+		store_clock_offset(w, c->session_path);
+	}
 	db_writer_close(w);
 	return code;
 }
@@ -382,6 +373,10 @@ int record_main(const struct record_opts *o)
 	if (record_poll(&c, 1, &status) < 0)
 		status = -1;
 	int code = record_finish(&c, status);
+	/* the library's summary is computed once, now, not at every ls */
+	char err[PATH_MAX + 128];
+	if (library_summarize(c.session_path, NULL, err, sizeof err) != 0 && !o->quiet)
+		fprintf(stderr, "smtop: summary not stored: %s\n", err);
 	if (!o->quiet)
 		fprintf(stderr, "smtop: session saved to %s\n", c.session_path);
 	record_child_free(&c);

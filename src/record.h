@@ -47,7 +47,9 @@ int record_exe_dir(char *buf, size_t len);
 /* Absolute path of the collector library that travels beside the smtop binary. */
 int record_find_injector(char *buf, size_t len);
 
-/* The default session path: $XDG_DATA_HOME/smtop/sessions/DATE-TIME-NAME.smtop */
-int record_default_path(const char *cmd0, char *buf, size_t len);
+/* The default session path, in the session library (created, mode 0700, when
+ * missing): $XDG_DATA_HOME/smtop/sessions/DATE-NAME.smtop, unique.  Returns 0,
+ * or -1 with one line in err naming the directory. */
+int record_default_path(char *const *argv, char *buf, size_t len, char *err, size_t errlen);
 
 #endif

@@ -22,6 +22,9 @@ void records_free_owned(struct smtop_record *rec)
 	case SMTOP_REC_BLOCKS:
 		free(rec->u.blocks.blocks);
 		break;
+	case SMTOP_REC_CHUNK:
+		free(rec->u.chunk.data);
+		break;
 	case SMTOP_REC_REQUEST:
 		free((char *)rec->u.request.label);
 		break;

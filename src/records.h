@@ -24,6 +24,7 @@ enum smtop_rec_kind {
 	SMTOP_REC_CONTEXT,
 	SMTOP_REC_SYNC,
 	SMTOP_REC_BLOCKS,
+	SMTOP_REC_CHUNK,
 	SMTOP_REC_REQUEST,
 };
 
@@ -118,6 +119,15 @@ struct smtop_blocks {
 	struct smtop_block *blocks;
 };
 
+/* Blocks of one SM already packed by db/blockcodec: the collector's drain
+ * threads encode, so the single writer thread only stores.  data is owned. */
+struct smtop_chunk {
+	uint32_t pid, device_id, context_id, sm;
+	uint32_t count, len;
+	uint64_t start, end;
+	uint8_t *data;
+};
+
 /* One inference request of a demo scenario: submitted at start, answered at end. */
 struct smtop_request {
 	uint64_t start, end;
@@ -172,6 +182,7 @@ struct smtop_record {
 		struct smtop_device device;
 		struct smtop_context context;
 		struct smtop_blocks blocks;
+		struct smtop_chunk chunk;
 		struct smtop_request request;
 	} u;
 };

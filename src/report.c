@@ -1,5 +1,6 @@
 /* Text and JSON renderings of an analysis.  Unknown values print as N/A in
  * text and null in JSON, never as a misleading 0. */
+#include "src/json.h"
 #include "src/report.h"
 
 #include <inttypes.h>
@@ -184,24 +185,6 @@ int report_text(FILE *out, struct analysis *a, const struct report_options *o)
 
 /* ---- JSON ---- */
 
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 static void json_prio(FILE *out, int32_t p)
 {
 	if (p == SMTOP_PRIORITY_UNKNOWN)
@@ -256,7 +239,7 @@ static void json_culprit(FILE *out, const struct smtop_culprit *c)
 		c->correlation_id, c->grid_id);
 	json_prio(out, c->priority);
 	fputs(", \"name\": ", out);
-	json_str(out, c->name);
+	json_write_str(out, c->name);
 	fprintf(out, ", \"overlap_ns\": %" PRIu64 ", \"weight\": %.6f, \"blocks\": ", c->overlap_ns,
 		c->weight);
 	if (c->blocks)
@@ -273,7 +256,7 @@ static void json_event(FILE *out, const struct smtop_event *e)
 		e->device_id, e->context_id, e->stream_id, e->correlation_id, e->grid_id);
 	json_prio(out, e->priority);
 	fputs(", \"name\": ", out);
-	json_str(out, e->name);
+	json_write_str(out, e->name);
 	fprintf(out, ", \"ready_ns\": %" PRIu64 ", \"start_ns\": %" PRIu64 ", \"wait_ns\": %" PRIu64
 		", \"from_blocks\": %s, \"culprits\": [", e->ready, e->start, e->wait_ns,
 		e->from_blocks ? "true" : "false");
@@ -317,7 +300,7 @@ static void json_limits(FILE *out, const struct analysis *a)
 			continue;
 		fprintf(out, "%s{\"limit\": \"%s\", \"text\": ", first ? "" : ", ",
 			limit_name(1u << i));
-		json_str(out, analysis_limit_text((enum analysis_limit)(1u << i)));
+		json_write_str(out, analysis_limit_text((enum analysis_limit)(1u << i)));
 		fputc('}', out);
 		first = 0;
 	}
@@ -330,7 +313,7 @@ int report_json(FILE *out, struct analysis *a, const struct report_options *o)
 	size_t n;
 	analysis_totals(a, &t);
 	fprintf(out, "{\n  \"report_version\": %d,\n  \"source\": ", REPORT_JSON_VERSION);
-	json_str(out, o->source);
+	json_write_str(out, o->source);
 	fprintf(out, ",\n  \"threshold_ns\": %" PRIu64 ",\n  \"basis\": \"%s\",\n",
 		analysis_get_params(a)->blocking_threshold_ns, basis(a));
 	fprintf(out, "  \"kernels\": %zu,\n  \"kernels_with_blocks\": %zu,\n  \"blocks\": %zu,\n"

@@ -1,6 +1,20 @@
-/* The session loader: polls a session through the read-only reader (by rowid
- * watermarks, so a live session is read as it grows) and feeds what is new
- * to the analysis and, when one is attached, the viewer's model. */
+/* The session loader: polls one or more session files through read-only
+ * readers (by rowid watermarks, so a live session is read as it grows) and
+ * feeds what is new to one analysis and, when one is attached, the viewer's
+ * model.
+ *
+ * Several files (`smtop open A B ...`) make one view: each file keeps its own
+ * reader, watermarks and clock offset, and everything lands in the same
+ * analysis and model.  Records keep their process id, so the streams of
+ * different processes stay apart; device ids are taken as recorded, so the
+ * same id in two files is taken to be the same GPU (true for the processes of
+ * one machine; see docs/session-format.md, "Opening several files").
+ *
+ * Blocks travel in batches of chunks: read on the caller's thread, decoded
+ * on a pool of threads, binned into the model on the same pool, while the
+ * analysis takes them in on a thread of its own.  A poll can be given a time
+ * budget, so that a live view behind the data still draws frames (see
+ * docs/ui.md, "The loader"). */
 #ifndef SMTOP_SESSION_H
 #define SMTOP_SESSION_H
 
@@ -9,36 +23,107 @@
 
 #include "db/reader.h"
 
+/* A live view's poll budget: frames keep coming while the loader catches up. */
+#define SESSION_LIVE_BUDGET_NS 30000000ull
+
 struct analysis;
 struct analysis_params;
 struct model;
+struct session_loader;
 
-struct session {
+/* Where the loader's time went (seconds; wall time of the polling thread's
+ * steps, CPU time of the analysis), for benchmarks and the docs. */
+struct session_stats {
+	uint64_t chunks, blocks;        /* read so far */
+	double read_s;                  /* stepping the chunk table, copying chunks */
+	double decode_s;                /* decoding, on the pool */
+	double model_s;                 /* placing blocks and binning them */
+	double analysis_s;              /* the analysis, CPU time */
+	double wait_s;                  /* waiting for the analysis to free a batch */
+};
+
+#define SESSION_MAX_SOURCES 16
+
+/* One file of the session and how far it has been read. */
+struct session_source {
 	struct db_reader *reader;
-	struct analysis *analysis;
-	struct model *model;            /* may be NULL */
 	const char *path;
 	struct db_session_info info;
 	int64_t kernel_mark, block_mark;
 	uint64_t streams_seen, devices_seen, requests_seen;
-	uint64_t latest_end;            /* latest kernel or block end fed */
-	size_t events_fed;              /* analysis events handed to the model */
 	uint64_t nvtx_seen, nvtx_mark;
-	int ended;                      /* the session was finalised: nothing more comes */
+	uint64_t blocks_end;            /* latest block end read from this file */
+	int drained;                    /* the last poll read all of this file's blocks */
 };
 
-/* Opens path and creates the analysis.  Returns 0, or -1 with one line in err. */
+struct session {
+	struct db_reader *reader;       /* the first file's reader */
+	struct analysis *analysis;
+	struct model *model;            /* may be NULL */
+	const char *path;               /* the first file */
+	struct db_session_info info;    /* over every file: counts summed, span joined */
+	struct session_source src[SESSION_MAX_SOURCES];
+	size_t n_src;
+	struct smtop_device *devices;   /* info.devices: every file's, first of each id */
+	struct db_process_info *processes;
+	uint64_t latest_end;            /* latest kernel or block end fed: the live edge */
+	size_t events_fed;              /* analysis events handed to the model */
+	int model_device_set;
+	int ended;                      /* every file was finalised: nothing more comes */
+	uint64_t budget_ns;             /* 0: a poll reads all that is new; else it stops
+					 * reading blocks after about this long */
+	int behind;                     /* the last poll stopped with blocks left to read
+					 * (kernels then wait for the blocks to reach them) */
+	struct session_loader *loader;  /* threads and batches */
+	struct session_stats stats;
+};
+
+/* Opens path and creates the analysis, with pool_default_threads() loader
+ * threads.  Returns 0, or -1 with one line in err. */
 int session_open(struct session *s, const char *path, const struct analysis_params *p,
 		 char *err, size_t errlen);
 
+/* The same for n files (1 <= n <= SESSION_MAX_SOURCES) shown as one session. */
+int session_open_many(struct session *s, const char *const *paths, size_t n,
+		      const struct analysis_params *p, char *err, size_t errlen);
+
+/* Loader threads from now on: n in all, the caller's included (1: everything
+ * on the caller's thread).  Results do not depend on it.  Returns 0, or -1
+ * (the old threads stay). */
+int session_set_threads(struct session *s, int n);
+
 /* Feeds whatever is new to the analysis (and model) and updates the analysis.
- * Returns 1 if anything new arrived, 0 if not, -1 on a read error (err set). */
+ * Returns 1 if anything new arrived, 0 if not, -1 on a read error (err set).
+ * Without a budget the analysis has taken everything in on return; with one
+ * it may still be working (its events reach the model at a later poll). */
 int session_poll(struct session *s, char *err, size_t errlen);
+
+/* Waits until the analysis has taken in everything fed so far. */
+void session_sync(struct session *s);
+
+/* Blocks of every file overlapping [t0, t1), on CUPTI time (db_reader_blocks). */
+int session_blocks(struct session *s, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud);
+
+/* Kernels of every file overlapping [t0, t1), file by file (db_reader_kernels). */
+int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud);
+
+/* The short name of a kernel name handed out by any of the readers. */
+const char *session_short_name(struct session *s, const char *name);
 
 void session_close(struct session *s);
 
+/* What the status line shows about the session (drops, threshold), and the
+ * loader's threads for m's binning. */
+void session_model_meta(const struct session *s, struct model *m);
+
+/* Fills s->model's detail level for [t0, t1) with the blocks of that window
+ * (the viewer's ui_source detail callback).  Returns 0 or -1 (read error). */
+int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);
+
 /* Stores the analysis' events into the session file (a separate, short-lived
- * write connection).  Returns 0 or -1 with err set. */
+ * write connection).  Only a single smtop session takes them: returns 1
+ * without writing for Nsight Systems exports and for several files.
+ * Returns 0 or -1 with err set. */
 int session_store_events(struct session *s, char *err, size_t errlen);
 
 #endif

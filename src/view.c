@@ -12,10 +12,18 @@
 #include <unistd.h>
 
 #include "src/analysis.h"
+#include "src/browse.h"
+#include "src/guide.h"
+#include "src/lessons.h"
+#include "src/library.h"
 #include "src/model.h"
 #include "src/record.h"
+#include "src/replay.h"
 #include "src/session.h"
+#include "src/session_replay.h"
 #include "ui/app.h"
+#include "ui/player.h"
+#include "ui/tty.h"
 #include "ui/ui.h"
 
 #define VIEW_DEFAULT_DEMO "priority-vs-training"
@@ -23,13 +31,22 @@
 /* Grace periods when the viewer quits before the workload: SIGINT first (most
  * programs clean up), then SIGTERM, then SIGKILL. */
 #define VIEW_STOP_GRACE_MS 3000
+/* A live view whose data stopped coming redraws when its lag moved this much. */
+#define VIEW_LAG_REDRAW_NS 100000000ull
 
 struct view {
 	struct session s;
 	struct model m;
 	struct record_child *child;     /* live recording, or NULL */
 	int child_done;
+	uint64_t lag_drawn;             /* lag_ns the last reported change showed */
 	char label[256];
+	char next[PATH_MAX];            /* a session picked in the list (o) to show next */
+	/* a saved session replays: the feed makes the model follow the clock */
+	int replaying;
+	struct session_replay feed;
+	struct replay replay;
+	struct guide guide;
 };
 
 static uint64_t now_ns(void)
@@ -50,30 +67,63 @@ static void reap_child(struct view *v)
 	snprintf(v->label + strlen(v->label), sizeof v->label - strlen(v->label), " (workload ended)");
 }
 
+static uint64_t monotonic_ns(void *ud)
+{
+	struct timespec ts;
+	(void)ud;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const char *short_name(void *ud, const char *name)
+{
+	return session_short_name(ud, name);
+}
+
+/* A saved session can replay: the clock, its marks and the guided stops. */
+static int replay_setup(struct view *v, int model_whole, char *err, size_t errlen)
+{
+	if (session_replay_open(&v->feed, &v->s, &v->m, model_whole, err, errlen) != 0)
+		return -1;
+	replay_init(&v->replay, v->feed.t_first, v->feed.t_last, monotonic_ns, NULL);
+	v->replay.marks = (struct replay_marks){ &v->feed, session_replay_find };
+	guide_build(&v->guide, v->s.analysis, v->feed.t_last, short_name, &v->s);
+	uint64_t t[GUIDE_MAX_STOPS];
+	replay_set_stops(&v->replay, t, guide_times(&v->guide, t, GUIDE_MAX_STOPS));
+	v->replaying = 1;
+	return 0;
+}
+
 static int view_poll(void *ud, struct model *m)
 {
 	struct view *v = ud;
 	char err[512];
 	(void)m;
+	if (v->replaying) {
+		replay_update(&v->replay);
+		return session_replay_feed(&v->feed, v->replay.clock, err, sizeof err);
+	}
 	reap_child(v);
 	int changed = session_poll(&v->s, err, sizeof err);
 	if (v->s.latest_end)
-		v->m.lag_ns = v->s.ended ? 0 : now_ns() - v->s.latest_end;
-	return changed < 0 ? -1 : changed;
-}
-
-static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
-{
-	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+		v->m.lag_ns = v->s.ended && !v->s.behind ? 0 : now_ns() - v->s.latest_end;
+	if (changed < 0)
+		return -1;
+	/* "LIVE (lag …)" keeps counting while nothing new arrives */
+	if (v->m.lag_ns > v->lag_drawn + VIEW_LAG_REDRAW_NS || v->m.lag_ns < v->lag_drawn)
+		changed = 1;
+	if (changed)
+		v->lag_drawn = v->m.lag_ns;
+	return changed;
 }
 
 static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
 {
 	struct view *v = ud;
-	model_detail_begin(m, t0, t1);
-	int rc = db_reader_blocks(v->s.reader, t0, t1, detail_block, m);
-	model_detail_end(m);
-	return rc;
+	(void)m;
+	if (v->replaying)
+		return session_replay_detail(&v->feed, t0, t1);
+	return session_fill_detail(&v->s, t0, t1);
 }
 
 void view_params(const struct cli *c, struct analysis_params *p)
@@ -82,65 +132,198 @@ void view_params(const struct cli *c, struct analysis_params *p)
 	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
 }
 
-static int view_begin(struct view *v, const struct cli *c, const char *path, const char *label)
+/* replay: the model is fed by the replay feed, not by the poll */
+static int view_begin(struct view *v, const struct cli *c, const char *const *paths, size_t n,
+		      const char *label, int replay, char *err, size_t errlen)
 {
-	char err[512];
 	struct analysis_params p;
+	const char *path = paths[0];
 	view_params(c, &p);
-	if (session_open(&v->s, path, &p, err, sizeof err) != 0) {
-		fprintf(stderr, "smtop: %s\n", err);
+	if (session_open_many(&v->s, paths, n, &p, err, errlen) != 0)
 		return -1;
-	}
 	if (model_init(&v->m) != 0) {
-		fprintf(stderr, "smtop: out of memory\n");
+		snprintf(err, errlen, "out of memory");
 		session_close(&v->s);
 		return -1;
 	}
-	v->s.model = &v->m;
-	snprintf(v->label, sizeof v->label, "%s", label ? label : path);
+	v->s.model = replay ? NULL : &v->m;
+	if (label || n == 1)
+		snprintf(v->label, sizeof v->label, "%s", label ? label : path);
+	else
+		snprintf(v->label, sizeof v->label, "%s + %zu more files", path, n - 1);
 	v->m.session_label = v->label;
-	if (session_poll(&v->s, err, sizeof err) < 0) {
-		fprintf(stderr, "smtop: %s\n", err);
+	if (session_poll(&v->s, err, errlen) < 0)
 		return -1;
-	}
+	if (replay && !v->s.ended)
+		analysis_update(v->s.analysis, ANALYSIS_WATERMARK_ALL);
+	/* a finished session can replay (a growing one is followed live) */
+	if (replay || (v->s.ended && !v->child))
+		return replay_setup(v, !replay, err, errlen);
 	return 0;
 }
 
 static void view_end(struct view *v)
 {
+	if (v->replaying)
+		session_replay_close(&v->feed);
 	model_free(&v->m);
 	session_close(&v->s);
 }
 
-static int view_loop(struct view *v, const struct cli *c)
+static int view_loop(struct view *v, const struct cli *c, int replay)
 {
 	struct app a;
 	char err[512];
 	app_init(&a, &v->m);
 	a.ascii = c->ascii;
+	a.lesson = lessons_for_command(v->s.info.command);
+	if (v->replaying) {
+		a.replay = &v->replay;
+		a.guide = &v->guide;
+		if (c->speed > 0)
+			replay_set_speed(&v->replay, c->speed);
+	}
+	if (replay) {
+		a.lesson_panel = 1;
+		player_begin(&a, v->replay.t_first, c->guided);
+	}
+	/* live: bounded work per poll, so that frames keep coming when behind */
+	if (v->m.live && !v->replaying)
+		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
 	struct ui_source src = { .ud = v, .poll = view_poll, .detail = view_detail };
-	if (ui_run(&a, &v->m, &src, err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
+	for (;;) {
+		if (ui_run(&a, &v->m, &src, err, sizeof err) != 0) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		if (!a.library)
+			return 0;
+		/* o: the session list over this view; back resumes it (a replay
+		 * waits, paused, meanwhile) */
+		a.library = a.quit = 0;
+		if (player_active(&a) && !v->replay.paused) {
+			replay_set_paused(&v->replay, 1);
+			snprintf(a.msg, sizeof a.msg, "paused");
+		}
+		if (browse_list(c, v->s.path, &v->m, &src, NULL, v->next, sizeof v->next) != BROWSE_BACK)
+			return 0;
+	}
+}
+
+/* Shows path (replay: replaying it), then whatever the session list (o)
+ * opens next, until q. */
+static int view_sessions(const struct cli *c, const char *path, const char *label, int replay,
+			 char *err, size_t errlen)
+{
+	char cur[PATH_MAX], next[PATH_MAX];
+	struct tty_caps caps;
+	int rc = 0, tty = 0;
+	snprintf(cur, sizeof cur, "%s", path);
+	for (int first = 1;; first = 0) {
+		struct view v;
+		memset(&v, 0, sizeof v);
+		const char *curp = cur;
+		if (view_begin(&v, c, &curp, 1, label, first && replay, err, errlen) != 0) {
+			view_end(&v);
+			if (first) {
+				rc = -1;
+				break;
+			}
+			/* picked in the list but does not open: back to the list, saying why */
+			rc = 0;
+			if (browse_list(c, NULL, NULL, NULL, err, next, sizeof next) != BROWSE_OPEN)
+				break;
+		} else {
+			/* one terminal for this view, the list and the views after it */
+			if (!tty && tty_open(&caps, err, errlen) == 0)
+				tty = 1;
+			rc = view_loop(&v, c, first && replay);
+			snprintf(next, sizeof next, "%s", v.next);
+			view_end(&v);
+			if (!next[0])
+				break;
+		}
+		snprintf(cur, sizeof cur, "%s", next);
+		/* the list names sessions by file; so does the header */
+		label = strrchr(cur, '/') ? strrchr(cur, '/') + 1 : cur;
+	}
+	if (tty)
+		tty_close();
+	return rc;
+}
+
+/* Shows path, then whatever the session list (o) opens next, until q.
+ * Returns the viewer's exit status, or -1 with err when path cannot be
+ * opened. */
+int view_session(const struct cli *c, const char *path, const char *label, char *err,
+		 size_t errlen)
+{
+	return view_sessions(c, path, label, 0, err, errlen);
+}
+
+static int need_terminal(const char *path)
+{
+	if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
+		return 0;
+	fprintf(stderr, "smtop: the viewer needs a terminal (for text, use smtop report %s)\n", path);
+	return -1;
+}
+
+static int view_saved(const struct cli *c, const char *path, const char *label, int replay)
+{
+	char err[PATH_MAX + 128];
+	if (need_terminal(path) != 0)
+		return 1;
+	int rc = view_sessions(c, path, label, replay, err, sizeof err);
+	if (rc < 0) {
+		fprintf(stderr, "smtop: %s\n", err);
 		return 1;
 	}
-	return 0;
+	return rc;
 }
 
 int view_open(const struct cli *c, const char *path, const char *label)
 {
+	return view_saved(c, path, label, 0);
+}
+
+/* Several sessions as one view (replay: replaying them).  A session picked
+ * in its session list (o) opens afterwards, on its own. */
+static int view_many(const struct cli *c, const char *const *paths, size_t n, const char *label,
+		     int replay)
+{
+	char err[PATH_MAX + 128];
 	struct view v;
-	memset(&v, 0, sizeof v);
-	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-		fprintf(stderr, "smtop: the viewer needs a terminal (for text, use smtop report %s)\n", path);
+	if (need_terminal(paths[0]) != 0)
 		return 1;
-	}
-	if (view_begin(&v, c, path, label) != 0) {
+	memset(&v, 0, sizeof v);
+	if (view_begin(&v, c, paths, n, label, replay, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
 		view_end(&v);
 		return 1;
 	}
-	int rc = view_loop(&v, c);
+	int rc = view_loop(&v, c, replay);
 	view_end(&v);
+	if (v.next[0])
+		return view_open(c, v.next, NULL);
 	return rc;
+}
+
+/* One session gets the session list's loop (view_session) too. */
+int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label)
+{
+	if (n == 1)
+		return view_open(c, paths[0], label);
+	return view_many(c, paths, n, label, 0);
+}
+
+int view_replay(const struct cli *c, const char *const *paths, size_t n)
+{
+	if (n > 1)
+		return view_many(c, paths, n, NULL, 1);
+	/* the file's name: the header keeps room for the device */
+	const char *base = strrchr(paths[0], '/');
+	return view_saved(c, paths[0], base && base[1] ? base + 1 : paths[0], 1);
 }
 
 static int wait_ms(struct record_child *child, int ms, int *status)
@@ -173,6 +356,17 @@ static int log_path_for(const char *session, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
+/* The view's own analysis, read to the finalised session's end, is the
+ * library's summary of it: nothing is read twice. */
+static void store_summary(struct view *v)
+{
+	char err[512];
+	v->s.model = NULL;
+	v->s.budget_ns = 0; /* read to the end, the analysis done with it */
+	if (session_poll(&v->s, err, sizeof err) >= 0 && v->s.ended)
+		library_store_session(&v->s, err, sizeof err);
+}
+
 int view_live(const struct cli *c, char *const *argv, const char *label)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
@@ -182,8 +376,9 @@ int view_live(const struct cli *c, char *const *argv, const char *label)
 	char session_path[PATH_MAX], log_path[PATH_MAX + 8];
 	struct record_opts o = { .out_path = c->out_path, .argv = argv, .quiet = 1 };
 	if (!o.out_path) {
-		if (record_default_path(argv[0], session_path, sizeof session_path) != 0) {
-			fprintf(stderr, "smtop: cannot create the sessions directory (set XDG_DATA_HOME or use -o FILE)\n");
+		char err[PATH_MAX + 128];
+		if (record_default_path(argv, session_path, sizeof session_path, err, sizeof err) != 0) {
+			fprintf(stderr, "smtop: %s\n", err);
 			return 1;
 		}
 		o.out_path = session_path;
@@ -198,18 +393,29 @@ int view_live(const struct cli *c, char *const *argv, const char *label)
 	struct view v;
 	memset(&v, 0, sizeof v);
 	v.child = &child;
-	int code = 1;
-	if (view_begin(&v, c, child.session_path, label) == 0)
-		code = view_loop(&v, c);
+	int code = 1, began;
+	char err[PATH_MAX + 128];
+	const char *live_path = child.session_path;
+	began = view_begin(&v, c, &live_path, 1, label, 0, err, sizeof err) == 0;
+	if (began)
+		code = view_loop(&v, c, 0);
+	else
+		fprintf(stderr, "smtop: %s\n", err);
 	if (!v.child_done) {
 		int status = stop_child(&child);
 		int wcode = record_finish(&child, status);
 		if (code == 0)
 			code = wcode;
 	}
+	if (began)
+		store_summary(&v);
 	view_end(&v);
-	fprintf(stderr, "smtop: session saved to %s (workload output in %s)\n", child.session_path, log_path);
+	if (!c->quiet)
+		fprintf(stderr, "smtop: session saved to %s (workload output in %s)\n", child.session_path, log_path);
 	record_child_free(&child);
+	/* a session picked in the list (o) opens once this one is finalised */
+	if (v.next[0])
+		return view_open(c, v.next, NULL);
 	return code;
 }
 

@@ -4,6 +4,8 @@
 #ifndef SMTOP_VIEW_H
 #define SMTOP_VIEW_H
 
+#include <stddef.h>
+
 #include "src/cli.h"
 
 struct analysis_params;
@@ -13,6 +15,17 @@ void view_params(const struct cli *c, struct analysis_params *p);
 
 /* smtop open FILE */
 int view_open(const struct cli *c, const char *path, const char *label);
+
+/* smtop replay FILE... [--speed X] [--guided] (several files: one view, as open) */
+int view_replay(const struct cli *c, const char *const *paths, size_t n);
+
+/* smtop open FILE FILE...: one view of several sessions (src/session.h). */
+int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label);
+/* The viewer on path, then on whatever the session list (o) opens next, on
+ * a terminal the caller checked.  Returns the exit status, or -1 with one
+ * line in err when path cannot be opened. */
+int view_session(const struct cli *c, const char *path, const char *label, char *err,
+		 size_t errlen);
 
 /* smtop run -- CMD, smtop demo NAME: record and view live. */
 int view_live(const struct cli *c, char *const *argv, const char *label);

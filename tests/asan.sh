@@ -6,18 +6,21 @@
 # where a report would be lost.  Any report fails the run.
 B=${1:-build-asan}
 LOGS=$(mktemp -d /tmp/smtop-asan.XXXXXX)
+# writable by the other user some scripts run smtop as (test_library.sh)
+chmod 1777 "$LOGS"
 # detect_leaks: smtop frees what it allocates (ncurses keeps its own buffers
 # reachable, which LeakSanitizer does not count).  exitcode 23 (AddressSanitizer)
 # and 24 (UndefinedBehaviorSanitizer, halt_on_error): a report ends the
 # process with a status the tests see.
 export ASAN_OPTIONS="log_path=$LOGS/asan:detect_leaks=1:exitcode=23:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:exitcode=24:print_stacktrace=1"
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
 # The e2e scripts run $SMTOP_BUILD/smtop through this wrapper, which names
 # the options itself (inside tmux the environment is the tmux server's) and
 # keeps its stderr for the UndefinedBehaviorSanitizer's reports.
 export SMTOP_BUILD=$B
 export SMTOP_SAN_LOGS=$LOGS
-export SMTOP_WRAP="env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS SMTOP_SAN_LOGS=$LOGS $(pwd)/tests/asan-wrap.sh"
+export SMTOP_WRAP="env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS LSAN_OPTIONS=$LSAN_OPTIONS SMTOP_SAN_LOGS=$LOGS $(pwd)/tests/asan-wrap.sh"
 fail=0
 
 echo "== sanitizers: suites and end-to-end scripts ($B)"

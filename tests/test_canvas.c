@@ -94,3 +94,22 @@ Test(canvas, ansi_dump_has_colours)
 	cr_expect(strstr(buf, "\033[0;92mx") != NULL);
 	free(buf);
 }
+
+Test(canvas, styles_dump_names_each_style_once)
+{
+	canvas_put(&c, 1, 0, "A", CANVAS_BLUE, CANVAS_DEFAULT, CANVAS_BOLD);
+	canvas_put(&c, 2, 0, "!", CANVAS_WHITE, CANVAS_RED, CANVAS_BOLD);
+	canvas_put(&c, 3, 0, "B", CANVAS_BLUE, CANVAS_DEFAULT, CANVAS_BOLD);
+	canvas_put(&c, 0, 2, "x", CANVAS_BRIGHT + CANVAS_GREEN, CANVAS_DEFAULT,
+		   CANVAS_DIM | CANVAS_REVERSE | CANVAS_UNDERLINE);
+	char *s = canvas_dump_styles_str(&c);
+	cr_expect_str_eq(s, ".aba\n"
+			    "\n"
+			    "c\n"
+			    "key:\n"
+			    "  . default on default\n"
+			    "  a blue on default, bold\n"
+			    "  b white on red, bold\n"
+			    "  c bright green on default, dim, reverse, underline\n");
+	free(s);
+}

@@ -74,6 +74,34 @@ Test(cli, demo_name_and_list)
 	cr_assert(c.demo_list);
 }
 
+Test(cli, replay_speed_and_guided)
+{
+	char l1[] = "smtop replay s.smtop --speed 1e4 --guided", l2[] = "smtop replay s.smtop";
+	char err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_REPLAY);
+	cr_assert_str_eq(c.file, "s.smtop");
+	cr_assert_float_eq(c.speed, 1e4, 1e-9);
+	cr_assert(c.guided);
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0, "%s", err);
+	cr_assert_float_eq(c.speed, 0, 1e-9, "0: the default speed");
+	cr_assert_not(c.guided);
+}
+
+Test(cli, replay_of_several_files)
+{
+	char line[] = "smtop replay a.smtop --speed 100 b.sqlite", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_REPLAY);
+	cr_assert_eq(c.n_files, 2);
+	cr_assert_str_eq(c.files[0], "a.smtop");
+	cr_assert_str_eq(c.files[1], "b.sqlite");
+	cr_assert_str_eq(c.file, "a.smtop");
+	cr_assert_float_eq(c.speed, 100, 1e-9);
+}
+
 struct bad_line {
 	char line[96];
 	char message[64];
@@ -87,7 +115,7 @@ ParameterizedTestParameters(cli, bad_input)
 		{ "smtop report", "needs a session FILE" },
 		{ "smtop record", "no workload given" },
 		{ "smtop record -o x --", "no workload given" },
-		{ "smtop open a b", "unexpected argument 'b'" },
+		{ "smtop open a b c d e f g h i j k l m n o p q", "unexpected argument 'q'" },
 		{ "smtop report f --threshold-us abc", "--threshold-us needs a number" },
 		{ "smtop report f --threshold-us -3", "--threshold-us needs a number" },
 		{ "smtop report f --top 0", "--top needs a number" },
@@ -99,6 +127,17 @@ ParameterizedTestParameters(cli, bad_input)
 		{ "smtop demo x --seconds inf", "--seconds needs a number" },
 		{ "smtop open f --bo\ngus", "unknown option '--bo\\x0agus'" },
 		{ "smtop \033[2Jinfo", "unknown command '\\x1b[2Jinfo'" },
+		{ "smtop replay", "needs a session FILE" },
+		{ "smtop replay f --speed 0.5", "--speed needs a number from 1 to 1000000" },
+		{ "smtop replay f --speed 2e6", "--speed needs a number from 1 to 1000000" },
+		{ "smtop replay f --speed fast", "--speed needs a number" },
+		{ "smtop replay f --speed", "--speed needs a number" },
+		{ "smtop rm", "needs a session FILE" },
+		{ "smtop mv", "needs a session FILE" },
+		{ "smtop mv old.smtop", "smtop mv FILE NEWNAME" },
+		{ "smtop mv a b c", "unexpected argument 'c'" },
+		{ "smtop rm a b", "unexpected argument 'b'" },
+		{ "smtop ls d1 d2", "unexpected argument 'd2'" },
 	};
 	return cr_make_param_array(struct bad_line, lines, sizeof lines / sizeof lines[0]);
 }
@@ -111,6 +150,32 @@ ParameterizedTest(struct bad_line *b, cli, bad_input)
 	cr_assert_eq(parse(&c, line, err, sizeof err), -1, "accepted: %s", b->line);
 	cr_assert(strstr(err, b->message), "for '%s' got '%s'", b->line, err);
 	cr_assert_eq(strchr(err, '\n'), strrchr(err, '\n'), "one line only: %s", err);
+}
+
+Test(cli, library_commands)
+{
+	char l1[] = "smtop ls", l2[] = "smtop ls /data/runs --json --threshold-us 5";
+	char l3[] = "smtop rm 2026-11-30T06-47-57-python3-train.smtop -q";
+	char l4[] = "smtop mv old.smtop baseline", l5[] = "smtop open", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_LS);
+	cr_assert_null(c.file, "no DIR: the default library");
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0, "%s", err);
+	cr_assert_str_eq(c.file, "/data/runs");
+	cr_assert(c.json);
+	cr_assert_float_eq(c.threshold_us, 5, 1e-9);
+	cr_assert_eq(parse(&c, l3, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_RM);
+	cr_assert_str_eq(c.file, "2026-11-30T06-47-57-python3-train.smtop");
+	cr_assert(c.quiet);
+	cr_assert_eq(parse(&c, l4, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_MV);
+	cr_assert_str_eq(c.file, "old.smtop");
+	cr_assert_str_eq(c.new_name, "baseline");
+	cr_assert_eq(parse(&c, l5, err, sizeof err), 0, "open without FILE shows the library: %s", err);
+	cr_assert_eq(c.command, CLI_OPEN);
+	cr_assert_null(c.file);
 }
 
 Test(cli, help_and_version_win)

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/blockcodec.h"
 #include "db/events.h"
 #include "db/names.h"
 #include "db/reader.h"
@@ -621,4 +622,68 @@ Test(db, disk_full_stops_cleanly)
 	cr_assert_eq(info.kernels, 3);
 	cr_assert_geq(info.blocks, 264);
 	db_reader_close(r);
+}
+
+/* The drain threads pack chunks themselves: the rows they produce must read
+ * back exactly as the writer's own packing of the same blocks. */
+static void blocks_via(const char *path, int packed, struct smtop_block *b, size_t n)
+{
+	struct db_writer *w = db_support_writer(path, 7, 1);
+	struct smtop_record rec = db_support_blocks(7, 1, b, n);
+
+	if (packed) {
+		uint8_t *data = malloc(DB_BLOCKCODEC_MAX_BYTES(n));
+		struct smtop_chunk *k = &rec.u.chunk;
+		struct smtop_block *copy = rec.u.blocks.blocks;
+
+		rec.kind = SMTOP_REC_CHUNK;
+		*k = (struct smtop_chunk){ .pid = 7, .context_id = 1, .sm = copy[0].sm, .count = (uint32_t)n };
+		k->len = (uint32_t)db_blockcodec_encode(copy, n, data);
+		k->data = data;
+		k->start = copy[0].start;
+		for (size_t i = 0; i < n; i++)
+			k->end = copy[i].end > k->end ? copy[i].end : k->end;
+		free(copy);
+	}
+	cr_assert_eq(db_writer_write(w, &rec, 1), 0, "%s", db_writer_error(w)); /* frees rec's data */
+	db_writer_close(w);
+}
+
+static int sum_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	uint64_t *sum = ud;
+
+	*sum += b->start * 3 + b->end * 5 + b->block * 7 + b->grid_id * 11 + pid + ctx + b->sm;
+	return 0;
+}
+
+Test(db, collector_packed_chunks_read_like_blocks)
+{
+	char a[256], b[256];
+	struct smtop_block blk[300];
+	uint64_t seed = 5;
+	struct collect ca = { 0 }, cb = { 0 };
+	uint64_t sa = 0, sb = 0;
+	struct db_reader *r;
+
+	db_support_synthetic_blocks(blk, 300, 1764480000000000000ull, 1, &seed);
+	db_support_temp_path(a, sizeof a, "plain.smtop");
+	db_support_temp_path(b, sizeof b, "packed.smtop");
+	blocks_via(a, 0, blk, 300);
+	blocks_via(b, 1, blk, 300);
+	r = open_reader(a);
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX / 2, on_block, &ca), 0);
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX / 2, sum_block, &sa), 0);
+	db_reader_close(r);
+	r = open_reader(b);
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX / 2, on_block, &cb), 0);
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX / 2, sum_block, &sb), 0);
+	db_reader_close(r);
+	cr_assert_eq(sa, sb, "every field of every block survives");
+	cr_assert_eq(cb.blocks, 300);
+	cr_assert_eq(cb.blocks, ca.blocks);
+	cr_assert_eq(cb.first_block_start, ca.first_block_start);
+	cr_assert_eq(cb.block_pid, 7);
+	unlink(a);
+	unlink(b);
 }

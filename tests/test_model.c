@@ -1,9 +1,15 @@
 /* The model: stream letters, lanes and ready times, bins and their levels,
  * pending blocks, events, detail windows. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "db/reader.h"
 #include "src/model.h"
+#include "src/pool.h"
+#include "tests/support/model_ref.h"
 #include "tests/support/ui_support.h"
 
 #define US UI_SUPPORT_US
@@ -151,6 +157,32 @@ Test(model, window_of_centuries_reads_only_held_bins)
 	cr_expect_eq(c[1].stream, -1);
 }
 
+/* A damaged session's blocks near the ends of uint64 and lasting centuries,
+ * one by one and batched: counted, binned without overflow (the sanitizer
+ * build checks) in bounded pieces (39 hours at most), and drawn. */
+Test(model, blocks_of_centuries_are_binned_bounded)
+{
+	dev(2048);
+	kern(1, 1, 1024, 0, 0, 100, "k");
+	blk(1, 0, 0, 100);
+	struct smtop_block far[] = {
+		{ .grid_id = 1, .sm = 1, .start = US(10), .end = UINT64_MAX - 5 },
+		{ .grid_id = 1, .sm = 1, .start = UINT64_MAX - 100, .end = UINT64_MAX - 1 },
+		{ .grid_id = 1, .sm = 2, .start = US(20), .end = (uint64_t)INT64_MAX + 7 },
+	};
+	cr_assert_eq(model_add_block(&m, &far[0], 1, 1), 0);
+	cr_assert_eq(model_add_blocks(&m, far, 3, 1, 1), 0);
+	cr_assert_eq(model_flush(&m), 0);
+	cr_expect_eq(m.blocks, 5);
+	cr_expect_eq(m.kernels[0].blocks_seen, 5);
+	cr_expect_eq(m.kernels[0].last_block, UINT64_MAX - 1);
+	/* the whole span in columns of centuries, and its far end */
+	struct model_cell c[10];
+	model_sample_sms(&m, 0, 4, m.t_first, (m.t_last - m.t_first) / 10, 10, c);
+	model_sample_sms(&m, 0, 4, UINT64_MAX - 1000, 100, 10, c);
+	cr_expect_eq(c[9].stream, -1, "nothing binned past the clamp");
+}
+
 Test(model, fullness_relative_to_peak_without_limit)
 {
 	dev(0);
@@ -273,4 +305,319 @@ Test(model, synthetic_h200)
 	cr_expect_eq(m.t_first, US(0));
 	cr_expect_eq(m.t_last, US(2000));
 	cr_expect_eq(model_stream_by_rank(&m, 0)->priority, -5);
+}
+
+/* ---- binning against a straightforward reference ---------------------------- */
+
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Durations from 32 ns to ~2 ms, log-uniform, like real DNN blocks. */
+static uint64_t rnd_dur(uint64_t *x)
+{
+	double f = (double)(rnd(x) % 10000) / 10000.0;
+	return (uint64_t)(32.0 * pow(2e6 / 32.0, f));
+}
+
+struct synth {
+	uint32_t n_sm, streams;
+	struct smtop_block *b;
+	size_t n;
+};
+
+/* Kernels on `streams` streams and their blocks in chunks of one SM sorted
+ * by start, the chunks shuffled so that late ones carry old times; a few
+ * blocks far in the past (before the origin) and a jump of seconds. */
+static void synth_make(struct model *mm, struct synth *sy, uint32_t n_sm, uint32_t streams,
+		       size_t per_kernel, size_t kernels, uint64_t seed)
+{
+	sy->n_sm = n_sm;
+	sy->streams = streams;
+	sy->n = per_kernel * kernels;
+	sy->b = calloc(sy->n, sizeof *sy->b);
+	struct smtop_device d = { .sm_count = n_sm, .max_threads_per_sm = 2048, .name = "toy" };
+	cr_assert_eq(model_set_device(mm, &d), 0);
+	uint64_t t = US(500000), x = seed;
+	for (size_t k = 0; k < kernels; k++) {
+		if (k == kernels / 2)
+			t += 3000000000ULL; /* 3 s later: fine rings start over */
+		t += rnd(&x) % 20000;
+		struct smtop_kernel kr = { .start = t, .end = t + 1, .grid_id = k + 1, .pid = 1,
+					   .context_id = 1, .stream_id = (uint32_t)(k % streams),
+					   .block = { (int32_t)(32 << (k % 5)), 1, 1 }, .name = "k" };
+		for (size_t i = 0; i < per_kernel; i++) {
+			struct smtop_block *b = &sy->b[k * per_kernel + i];
+			b->grid_id = k + 1;
+			b->block = (uint32_t)i;
+			b->sm = (uint16_t)(rnd(&x) % n_sm);
+			b->start = t + rnd(&x) % 50000;
+			b->end = b->start + rnd_dur(&x);
+			if (rnd(&x) % 5000 == 0)
+				b->end = b->start + 6000000000ULL; /* a persistent block, staged in pieces */
+			if (b->end > kr.end)
+				kr.end = b->end;
+		}
+		cr_assert_eq(model_add_kernel(mm, &kr), 0);
+	}
+	/* a block before the origin, arriving last */
+	sy->b[sy->n - 1].start = US(100);
+	sy->b[sy->n - 1].end = US(900);
+	/* shuffle runs of blocks: out of order across "chunks" */
+	for (size_t i = 0; i + 512 < sy->n; i += 512) {
+		size_t j = (rnd(&x) % (sy->n / 512)) * 512;
+		for (size_t c = 0; c < 512 && j + c < sy->n; c++) {
+			struct smtop_block tmp = sy->b[i + c];
+			sy->b[i + c] = sy->b[j + c];
+			sy->b[j + c] = tmp;
+		}
+	}
+}
+
+static void synth_feed(struct model *mm, const struct synth *sy, size_t flush_every)
+{
+	/* the first block sets the origin: take one in the middle */
+	size_t i0 = sy->n / 3;
+	cr_assert_eq(model_add_block(mm, &sy->b[i0], 1, 1), 0);
+	for (size_t i = 0; i < sy->n; i++) {
+		if (i == i0)
+			continue;
+		cr_assert_eq(model_add_block(mm, &sy->b[i], 1, 1), 0);
+		if (flush_every && i % flush_every == 0)
+			cr_assert_eq(model_flush(mm), 0);
+	}
+	cr_assert_eq(model_flush(mm), 0);
+}
+
+static void expect_reference(const struct model *mm, const struct smtop_block *b, size_t n)
+{
+	struct model_ref r = { 0 };
+	model_ref_add(&r, b, n, 1, 1);
+	struct model_ref_stats st;
+	char why[256] = "";
+	int rc = model_ref_check(mm, &r, &st, why, sizeof why);
+	model_ref_free(&r);
+	cr_expect_eq(rc, 0, "%s", why);
+	cr_expect_gt(st.bins, 1000, "bins compared: %zu", st.bins);
+	cr_expect_gt(st.top2_checked, 100, "bins of one or two streams: %zu", st.top2_checked);
+}
+
+Test(model, bins_match_reference_synthetic)
+{
+	struct synth sy;
+	synth_make(&m, &sy, 8, 3, 256, 400, 7);
+	synth_feed(&m, &sy, 5000);
+	expect_reference(&m, sy.b, sy.n);
+	free(sy.b);
+}
+
+Test(model, bins_match_reference_many_streams)
+{
+	struct synth sy;
+	synth_make(&m, &sy, 4, 40, 64, 800, 11); /* more streams than one sweep tells apart */
+	synth_feed(&m, &sy, 0);
+	expect_reference(&m, sy.b, sy.n);
+	free(sy.b);
+}
+
+Test(model, bins_do_not_depend_on_threads_or_batches)
+{
+	struct synth sy;
+	synth_make(&m, &sy, 16, 4, 512, 300, 3);
+	synth_feed(&m, &sy, 7000);
+	struct pool *p2 = pool_new(2), *p4 = pool_new(4);
+	cr_assert(p2 && p4);
+	struct model a, b;
+	model_init(&a);
+	model_init(&b);
+	free(sy.b);
+	synth_make(&a, &sy, 16, 4, 512, 300, 3);
+	model_set_pool(&a, p2);
+	synth_feed(&a, &sy, 7000);
+	free(sy.b);
+	synth_make(&b, &sy, 16, 4, 512, 300, 3);
+	model_set_pool(&b, p4);
+	synth_feed(&b, &sy, 7000);
+	cr_expect(model_ref_same_bins(&m, &a), "2 threads: the same bits as one");
+	cr_expect(model_ref_same_bins(&m, &b), "4 threads: the same bits as one");
+	/* other batches: occupancy still the same (top-2 may merge differently) */
+	struct model c;
+	model_init(&c);
+	free(sy.b);
+	synth_make(&c, &sy, 16, 4, 512, 300, 3);
+	model_set_pool(&c, p4);
+	synth_feed(&c, &sy, 333);
+	expect_reference(&c, sy.b, sy.n);
+	model_free(&a);
+	model_free(&b);
+	model_free(&c);
+	pool_free(p2);
+	pool_free(p4);
+	free(sy.b);
+}
+
+struct fixture_feed {
+	struct model *m;
+	struct model_ref *r;
+};
+
+static int fixture_kernel(void *ud, const struct smtop_kernel *k)
+{
+	return model_add_kernel(ud, k) != 0;
+}
+
+static int fixture_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct fixture_feed *f = ud;
+	model_ref_add(f->r, b, 1, pid, ctx);
+	return model_add_block(f->m, b, pid, ctx) != 0;
+}
+
+/* A session recorded on the H200, chunk by chunk as the loader reads it. */
+static void load_fixture(struct model *mm, struct model_ref *r, const char *path)
+{
+	struct db_reader *rd;
+	char err[256];
+	cr_assert_eq(db_reader_open(&rd, path, err, sizeof err), 0, "%s", err);
+	struct db_session_info info;
+	cr_assert_eq(db_reader_info(rd, &info), 0);
+	cr_assert_geq(info.n_devices, 1);
+	cr_assert_eq(model_set_device(mm, &info.devices[0]), 0);
+	int64_t km = 0, bm = 0;
+	struct fixture_feed f = { mm, r };
+	cr_assert_eq(db_reader_new_kernels(rd, &km, fixture_kernel, mm), 0);
+	cr_assert_eq(db_reader_new_blocks(rd, &bm, fixture_block, &f), 0);
+	cr_assert_eq(model_flush(mm), 0);
+	db_reader_close(rd);
+}
+
+static void fixture_matches(const char *name, int threads)
+{
+	char path[256];
+	snprintf(path, sizeof path, "tests/fixtures/%s.smtop", name);
+	struct pool *p = pool_new(threads);
+	model_set_pool(&m, p);
+	struct model_ref r = { 0 };
+	load_fixture(&m, &r, path);
+	struct model_ref_stats st;
+	char why[256] = "";
+	cr_expect_eq(model_ref_check(&m, &r, &st, why, sizeof why), 0, "%s: %s", name, why);
+	cr_expect_gt(st.blocks, 1000, "%s: blocks placed %zu", name, st.blocks);
+	cr_expect_gt(st.bins, 1000, "%s: bins compared %zu", name, st.bins);
+	model_ref_free(&r);
+	model_free(&m);
+	model_init(&m);
+	pool_free(p);
+}
+
+Test(model, bins_match_reference_h200_fixtures)
+{
+	fixture_matches("priority-vs-training", 1);
+	fixture_matches("equal-priority", 3);
+	fixture_matches("smoke", 2);
+}
+
+Test(model, bins_of_fixture_identical_on_threads)
+{
+	struct model_ref r1 = { 0 }, r4 = { 0 };
+	struct pool *p = pool_new(4);
+	struct model b;
+	model_init(&b);
+	model_set_pool(&b, p);
+	load_fixture(&m, &r1, "tests/fixtures/priority-vs-training.smtop");
+	load_fixture(&b, &r4, "tests/fixtures/priority-vs-training.smtop");
+	cr_expect(model_ref_same_bins(&m, &b));
+	cr_expect_eq(m.blocks, b.blocks);
+	model_free(&b);
+	pool_free(p);
+	model_ref_free(&r1);
+	model_ref_free(&r4);
+}
+
+Test(model, chunks_place_like_single_blocks)
+{
+	struct synth sy;
+	synth_make(&m, &sy, 8, 3, 256, 200, 5);
+	/* a bad SM and an empty block inside the runs */
+	sy.b[1000].sm = 99;
+	sy.b[2000].end = sy.b[2000].start;
+	synth_feed(&m, &sy, 0);
+	struct model c;
+	model_init(&c);
+	free(sy.b);
+	synth_make(&c, &sy, 8, 3, 256, 200, 5);
+	sy.b[1000].sm = 99;
+	sy.b[2000].end = sy.b[2000].start;
+	size_t i0 = sy.n / 3;
+	cr_assert_eq(model_add_blocks(&c, &sy.b[i0], 1, 1, 1), 0);
+	for (size_t i = 0; i < sy.n; i += 300) {
+		size_t n = sy.n - i < 300 ? sy.n - i : 300;
+		if (i <= i0 && i0 < i + n) {
+			cr_assert_eq(model_add_blocks(&c, &sy.b[i], i0 - i, 1, 1), 0);
+			cr_assert_eq(model_add_blocks(&c, &sy.b[i0 + 1], i + n - i0 - 1, 1, 1), 0);
+		} else {
+			cr_assert_eq(model_add_blocks(&c, &sy.b[i], n, 1, 1), 0);
+		}
+	}
+	cr_assert_eq(model_flush(&c), 0);
+	cr_expect_eq(c.blocks, m.blocks);
+	cr_expect_eq(c.blocks_bad_sm, 1);
+	cr_expect_eq(m.blocks_bad_sm, 1);
+	cr_expect_eq(c.t_first, m.t_first);
+	cr_expect_eq(c.t_last, m.t_last);
+	for (size_t k = 0; k < m.n_kernels; k++) {
+		const struct model_kernel *x = &m.kernels[k], *y = &c.kernels[k];
+		cr_expect(x->first_block == y->first_block && x->last_block == y->last_block &&
+			  x->blocks_seen == y->blocks_seen &&
+			  memcmp(x->sm_mask, y->sm_mask, sizeof x->sm_mask) == 0, "kernel %zu", k);
+	}
+	for (size_t s = 0; s < m.n_streams; s++)
+		cr_expect_eq(m.streams[s].blocks, c.streams[s].blocks);
+	cr_expect(model_ref_same_bins(&m, &c));
+	model_free(&c);
+	free(sy.b);
+}
+
+/* The reference over b[0..n) and b[0..again) fed a second time. */
+static void expect_reference_bins_of(const struct smtop_block *b, size_t n, size_t again)
+{
+	struct model_ref r = { 0 };
+	model_ref_add(&r, b, n, 1, 1);
+	model_ref_add(&r, b, again, 1, 1);
+	struct model_ref_stats st;
+	char why[256] = "";
+	cr_expect_eq(model_ref_check(&m, &r, &st, why, sizeof why), 0, "%s", why);
+	cr_expect_gt(st.bins, 10);
+	model_ref_free(&r);
+}
+
+Test(model, waiting_grids_are_placed_as_their_kernels_come)
+{
+	dev(2048);
+	struct smtop_block b[300];
+	for (int i = 0; i < 300; i++)
+		b[i] = (struct smtop_block){ .grid_id = 10 + (uint64_t)(i / 100), .sm = (uint16_t)(i % 4),
+					     .start = US(i), .end = US(i + 50) };
+	cr_assert_eq(model_add_blocks(&m, b, 300, 1, 1), 0);
+	cr_expect_eq(m.n_pending, 300);
+	cr_expect_eq(m.blocks, 0);
+	kern(11, 1, 128, 0, 100, 200, "second");
+	cr_assert_eq(model_flush(&m), 0);
+	cr_expect_eq(m.n_pending, 200, "grid 11's blocks placed, 10 and 12 wait");
+	cr_expect_eq(m.blocks, 100);
+	cr_expect_eq(m.kernels[0].blocks_seen, 100);
+	cr_expect_eq(m.kernels[0].first_block, US(100));
+	cr_assert_eq(model_add_blocks(&m, b, 50, 1, 1), 0);
+	cr_expect_eq(m.n_pending, 250, "more of grid 10 joins its wait");
+	kern(10, 2, 64, 0, 0, 100, "first");
+	kern(12, 1, 128, 0, 200, 300, "third");
+	cr_assert_eq(model_flush(&m), 0);
+	cr_expect_eq(m.n_pending, 0);
+	cr_expect_eq(m.blocks, 350);
+	expect_reference_bins_of(b, 300, 50);
 }

@@ -7,6 +7,7 @@
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/events_view.h"
+#include "ui/lesson_view.h"
 #include "ui/screen.h"
 
 static struct model m;
@@ -326,19 +327,6 @@ Test(views, help_and_quit)
 	cr_expect(a.quit);
 }
 
-Test(views, space_replays_saved_session)
-{
-	app_handle_key(&a, '+');
-	uint64_t t0 = a.t0;
-	app_handle_key(&a, ' ');
-	cr_expect(a.playing);
-	cr_expect(app_tick(&a, 50000000ULL));
-	cr_expect_eq(a.t0, t0 + a.col_ns);
-	app_handle_key(&a, ' ');
-	cr_expect_not(a.playing);
-	cr_expect_not(app_tick(&a, 50000000ULL));
-}
-
 Test(views, live_follow_and_pause)
 {
 	m.live = 1;
@@ -461,4 +449,259 @@ Test(views, live_step_polls_follows_and_fetches_detail)
 	cr_expect(strstr(t, "LIVE (lag 80.00 ms)") != NULL, "%.200s", t);
 	cr_expect(strstr(t, "bins 1.0 us") == NULL, "detail is finer than 1 us here");
 	free(t);
+}
+
+/* ---- replay in the viewer: keys on the synthetic model, fake clock -------- */
+
+#include "src/guide.h"
+#include "src/lessons.h"
+#include "src/analysis.h"
+#include "src/replay.h"
+#include "tests/support/replay_support.h"
+#include "ui/player.h"
+
+static uint64_t real_ns;
+
+static uint64_t fake_real(void *ud)
+{
+	(void)ud;
+	return real_ns;
+}
+
+/* Block starts of the synthetic model's kernels (ui_support.c). */
+static int synthetic_marks(void *ud, enum replay_mark kind, int dir, uint64_t t, uint32_t sm0,
+			   uint32_t sm1, uint64_t *out)
+{
+	static const uint64_t disp[] = { 0, 500, 650, 750, 1100, 1200, 1600, 1700 };
+	static const uint64_t ev[] = { 300, 1000, 1500 };
+	(void)ud;
+	(void)sm0;
+	(void)sm1;
+	const uint64_t *v = kind == REPLAY_MARK_EVENT ? ev : disp;
+	size_t n = kind == REPLAY_MARK_EVENT ? 3 : 8;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = dir > 0 ? k : n - 1 - k;
+		if ((dir > 0 && UI_SUPPORT_US(v[i]) > t) || (dir < 0 && UI_SUPPORT_US(v[i]) < t)) {
+			*out = UI_SUPPORT_US(v[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static struct replay rp;
+
+static void attach_replay(void)
+{
+	real_ns = 1000000000ULL;
+	replay_init(&rp, m.t_first, m.t_last, fake_real, NULL);
+	rp.marks = (struct replay_marks){ NULL, synthetic_marks };
+	a.replay = &rp;
+}
+
+Test(views, space_starts_a_replay_that_the_window_follows)
+{
+	attach_replay();
+	app_handle_key(&a, ' ');
+	cr_expect(player_active(&a));
+	cr_expect_eq(rp.clock, m.t_first, "the window showed the whole session: from its start");
+	cr_expect(a.follow);
+	real_ns += 500000000ULL;                /* 500 ms at x1000: 500 us */
+	replay_update(&rp);
+	cr_expect(app_tick(&a, 50000000ULL));
+	cr_expect_eq(rp.clock, UI_SUPPORT_US(500));
+	cr_expect_eq(app_t1(&a), rp.clock, "the window ends at the replay clock");
+	app_handle_key(&a, ' ');
+	cr_expect(rp.paused);
+	real_ns += 500000000ULL;
+	cr_expect_not(replay_update(&rp));
+	cr_expect_not(app_tick(&a, 50000000ULL), "paused: nothing moves");
+	app_handle_key(&a, 'r');
+	cr_expect_not(player_active(&a));
+	cr_expect_eq(rp.clock, m.t_last, "stopped: the whole session again");
+}
+
+Test(views, replay_keys_speed_and_steps)
+{
+	attach_replay();
+	app_handle_key(&a, 'r');
+	app_handle_key(&a, '>');
+	cr_expect_float_eq(rp.speed, 2000, 1e-9);
+	app_handle_key(&a, '<');
+	app_handle_key(&a, '<');
+	cr_expect_float_eq(rp.speed, 500, 1e-9);
+	cr_expect(strstr(a.msg, "x500") != NULL, "%s", a.msg);
+	app_handle_key(&a, '.');
+	cr_expect_eq(rp.clock, UI_SUPPORT_US(500), "the next block start after 0");
+	cr_expect(rp.paused);
+	app_handle_key(&a, '.');
+	cr_expect_eq(rp.clock, UI_SUPPORT_US(650));
+	app_handle_key(&a, ',');
+	cr_expect_eq(rp.clock, UI_SUPPORT_US(500));
+	a.pane = APP_PANE_SMS;
+	app_handle_key(&a, 'n');
+	cr_expect_eq(rp.clock, UI_SUPPORT_US(1000), "the next episode begins at 1000 us");
+	cr_expect_eq(a.pane, APP_PANE_EVENTS, "n makes the events pane active, as outside a replay");
+	app_tick(&a, 0);
+	cr_expect_eq(a.sel_event, 1, "and it is selected");
+	cr_expect_eq(app_t1(&a), rp.clock);
+	app_handle_key(&a, 'N');
+	app_tick(&a, 0);
+	cr_expect_eq(rp.clock, UI_SUPPORT_US(300));
+	cr_expect_eq(a.sel_event, 0);
+	app_handle_key(&a, 'N');
+	cr_expect(strstr(a.msg, "no earlier") != NULL, "%s", a.msg);
+}
+
+Test(views, replay_status_line_shows_clock_speed_and_state)
+{
+	attach_replay();
+	app_handle_key(&a, 'r');
+	replay_set_speed(&rp, 1e4);
+	replay_seek(&rp, UI_SUPPORT_US(1234));
+	replay_set_paused(&rp, 1);
+	app_tick(&a, 0);
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "replay 1.234000 ms · x10000 (1 us = 10.00 ms) · paused") != NULL,
+		  "%s", strrchr(t, '\n') ? t + strlen(t) - 200 : t);
+	cr_expect(strstr(t, "REPLAY") != NULL);
+	free(t);
+	replay_set_speed(&rp, 1e6);
+	ui_support_render(&c, &a, &m, 132, 50);
+	t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "x1000000 (1 us = 1.00 s)") != NULL, "the top speed in full");
+	free(t);
+	app_handle_key(&a, '<');
+	for (int i = 0; i < 30; i++)
+		app_handle_key(&a, '<');
+	ui_support_render(&c, &a, &m, 132, 50);
+	t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "x1 (1 us = 1.0 us)") != NULL, "real time at the bottom");
+	free(t);
+}
+
+Test(views, lesson_key_without_a_lesson_says_so)
+{
+	app_handle_key(&a, 'e');
+	cr_expect(strstr(a.msg, "no lesson") != NULL);
+	a.lesson = lessons_find("head-of-line");
+	app_handle_key(&a, 'e');
+	cr_expect(a.lesson_panel);
+	ui_support_render(&c, &a, &m, 160, 50);
+	char *t = canvas_dump_text_str(&c);
+	cr_expect(strstr(t, "lesson: head-of-line") != NULL);
+	cr_expect(strstr(t, "Finding (Gilman & Walls 2021)") != NULL);
+	free(t);
+	app_handle_key(&a, 'e');
+	cr_expect_not(a.lesson_panel);
+}
+
+/* ---- replay frames of a session recorded on the H200 ------------------------ */
+
+#define PVT REPLAY_SUPPORT_PVT
+
+struct recorded {
+	struct replay_fixture f;
+	struct replay r;
+	struct guide g;
+	struct app a;
+};
+
+static struct recorded *recorded_open(void)
+{
+	struct recorded *x = calloc(1, sizeof *x);
+	cr_assert_eq(replay_support_open(&x->f, PVT), 0);
+	x->f.m.session_label = "demo: priority-vs-training";
+	real_ns = 1000000000ULL;
+	replay_init(&x->r, x->f.p.t_first, x->f.p.t_last, fake_real, NULL);
+	x->r.marks = (struct replay_marks){ &x->f.p, session_replay_find };
+	guide_build(&x->g, x->f.s.analysis, x->f.p.t_last, replay_support_short_name, x->f.s.reader);
+	uint64_t t[GUIDE_MAX_STOPS];
+	replay_set_stops(&x->r, t, guide_times(&x->g, t, GUIDE_MAX_STOPS));
+	app_init(&x->a, &x->f.m);
+	x->a.replay = &x->r;
+	x->a.guide = &x->g;
+	x->a.lesson = lessons_for_command(x->f.s.info.command);
+	x->a.lesson_panel = 1;
+	return x;
+}
+
+/* The clock put at t, the model fed up to it, the window following it. */
+static void recorded_at(struct recorded *x, uint64_t t, int guided)
+{
+	player_begin(&x->a, t, guided);
+	replay_set_paused(&x->r, 1);
+	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
+	app_tick(&x->a, 0);
+}
+
+static void recorded_close(struct recorded *x)
+{
+	replay_support_close(&x->f);
+	free(x);
+}
+
+static void check_recorded(struct recorded *x, const char *name, int w, int h)
+{
+	ui_support_render(&c, &x->a, &x->f.m, w, h);
+	char *text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	cr_expect(ui_support_golden(name, text), "screen %s differs from its golden file", name);
+	free(text);
+}
+
+Test(views, replay_frame_of_a_recorded_session)
+{
+	struct recorded *x = recorded_open();
+	cr_assert_not_null(x->a.lesson, "the fixture was recorded from smtop-demo");
+	screen_layout(&x->a, &x->f.m, 160 - lesson_view_width(&x->a, 160), 50);
+	recorded_at(x, x->f.p.t_first + 5000000ULL, 0);
+	check_recorded(x, "replay_160x50", 160, 50);
+	recorded_close(x);
+}
+
+Test(views, guided_stop_of_a_recorded_session)
+{
+	struct recorded *x = recorded_open();
+	screen_layout(&x->a, &x->f.m, 160 - lesson_view_width(&x->a, 160), 50);
+	recorded_at(x, x->g.stops[0].t, 1);
+	cr_expect_eq(x->r.at_stop, 0, "put on the first stop, the replay waits there");
+	check_recorded(x, "replay_guided_160x50", 160, 50);
+	/* too narrow for the panel: the caption goes over the events */
+	x->a.lesson_panel = 1;
+	check_recorded(x, "replay_caption_100x30", 100, 30);
+	recorded_close(x);
+}
+
+/* An n step during a replay selects the episode; its details say the victim
+ * is still waiting at the clock, and once it has started, when it did. */
+Test(views, replay_episode_details_while_the_victim_waits)
+{
+	struct recorded *x = recorded_open();
+	screen_layout(&x->a, &x->f.m, 160 - lesson_view_width(&x->a, 160), 50);
+	recorded_at(x, x->f.p.t_first, 0);
+	app_handle_key(&x->a, 'n');
+	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
+	app_tick(&x->a, 0);
+	cr_assert_geq(x->a.sel_event, 0, "the episode at the clock is selected");
+	cr_expect_eq(x->a.pane, APP_PANE_EVENTS);
+	ui_support_render(&c, &x->a, &x->f.m, 160, 50);
+	char *text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "A:bn_infer_kernel waiting 0.0 us so far") != NULL, "%s", text);
+	cr_expect(strstr(text, "ready 4.442ms  not started yet") != NULL, "%s", text);
+	free(text);
+	/* past the victim's start: the whole episode */
+	const struct smtop_event *e = analysis_event(x->f.s.analysis, 0);
+	replay_seek(&x->r, e->start + 1000);
+	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
+	app_tick(&x->a, 0);
+	ui_support_render(&c, &x->a, &x->f.m, 160, 50);
+	text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "A:bn_infer_kernel waited") != NULL, "%s", text);
+	cr_expect(strstr(text, "not started yet") == NULL, "%s", text);
+	free(text);
+	recorded_close(x);
 }

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ui/player.h"
+
 #define APP_MIN_COL_NS 1000ULL          /* 1 us per column */
 
 uint64_t app_session_t0(const struct app *a)
@@ -45,6 +47,11 @@ static uint64_t nice_down(uint64_t ns)
 	return prev;
 }
 
+uint64_t app_round_scale(uint64_t ns)
+{
+	return nice_up(ns);
+}
+
 #define APP_LIVE_COL_NS 20000ULL
 
 static uint64_t fit_col_ns(const struct app *a)
@@ -61,6 +68,15 @@ void app_fit(struct app *a)
 {
 	a->col_ns = fit_col_ns(a);
 	a->t0 = a->model->t_first;
+	a->fit_col_ns = a->col_ns;
+	a->fit_t0 = a->t0;
+}
+
+void app_refit(struct app *a)
+{
+	if (!a->follow && a->t0 == a->fit_t0 && a->col_ns == a->fit_col_ns &&
+	    a->col_ns != fit_col_ns(a))
+		app_fit(a);
 }
 
 void app_init(struct app *a, const struct model *m)
@@ -69,6 +85,7 @@ void app_init(struct app *a, const struct model *m)
 	a->model = m;
 	a->sel_kernel = -1;
 	a->sel_event = -1;
+	a->stop_shown = -1;
 	a->colors = 8;
 	a->follow = m->live;
 	app_fit(a);
@@ -99,18 +116,27 @@ static void zoom(struct app *a, int in)
 		a->col_ns = a->col_ns >= fit ? fit : nice_up(a->col_ns + 1);
 	}
 	set_center(a, c);
+	/* zoomed out all the way: the whole session, wherever the zoom began */
+	if (!in && a->col_ns == fit_col_ns(a) && !a->follow)
+		app_fit(a);
 	if (a->follow)
 		app_tick(a, 0);
 }
 
+/* Panning left stops at the session's first record: before it there is
+ * nothing to see.  (A window centred on an early event may begin earlier;
+ * the header then shows a negative start.) */
 static void pan(struct app *a, long cols)
 {
 	a->follow = 0;
+	uint64_t was = a->t0, first = a->model->t_first;
 	int64_t d = (int64_t)a->col_ns * cols;
 	if (d < 0 && (uint64_t)-d > a->t0)
 		a->t0 = 0;
 	else
 		a->t0 = (uint64_t)((int64_t)a->t0 + d);
+	if (d < 0 && a->t0 < first)
+		a->t0 = was < first ? was : first;
 }
 
 /* Widens the window when [s, e) does not fit in half of it. */
@@ -124,19 +150,32 @@ static void show_span(struct app *a, uint64_t s, uint64_t e)
 	set_center(a, s + (e > s ? (e - s) / 2 : 0));
 }
 
+/* Selects kernel k without moving the window. */
+static void select_kernel(struct app *a, long k)
+{
+	if (k < 0 || (size_t)k >= a->model->n_kernels)
+		return;
+	a->sel_kernel = k;
+	a->sel_stream = a->model->streams[a->model->kernels[k].stream].rank;
+}
+
+/* An event's victim becomes the selected kernel, so that Tab to the streams
+ * shows it. */
+static void select_event(struct app *a, long i)
+{
+	a->sel_event = i;
+	if (i >= 0 && (size_t)i < a->model->n_events)
+		select_kernel(a, a->model->events[i].kernel);
+}
+
 void app_goto_event(struct app *a, long i)
 {
 	const struct model *m = a->model;
 	if (i < 0 || (size_t)i >= m->n_events)
 		return;
 	const struct smtop_event *e = &m->events[i].ev;
-	a->sel_event = i;
+	select_event(a, i);
 	show_span(a, e->ready, e->start > e->ready ? e->start : e->ready);
-	long k = m->events[i].kernel;
-	if (k >= 0) {
-		a->sel_kernel = k;
-		a->sel_stream = m->streams[m->kernels[k].stream].rank;
-	}
 	int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
 	if (i < a->ev_scroll)
 		a->ev_scroll = (int)i;
@@ -144,11 +183,12 @@ void app_goto_event(struct app *a, long i)
 		a->ev_scroll = (int)i - rows + 1;
 }
 
+/* A search hit: the window shows it and the streams pane its details. */
 static void goto_kernel(struct app *a, long k)
 {
 	const struct model_kernel *mk = &a->model->kernels[k];
-	a->sel_kernel = k;
-	a->sel_stream = a->model->streams[mk->stream].rank;
+	select_kernel(a, k);
+	a->pane = APP_PANE_STREAMS;
 	uint64_t s = mk->ready && mk->ready < mk->start ? mk->ready : mk->start;
 	show_span(a, s, mk->end);
 }
@@ -257,7 +297,7 @@ static void move(struct app *a, int d)
 			e = (long)m->n_events - 1;
 		if (e < 0)
 			e = m->n_events ? 0 : -1;
-		a->sel_event = e;
+		select_event(a, e);
 		int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
 		if (e >= 0 && e < a->ev_scroll)
 			a->ev_scroll = (int)e;
@@ -322,15 +362,13 @@ static int input_key(struct app *a, int key)
 	return 1;
 }
 
+/* A saved session replays through ui/player.c instead. */
 static void space(struct app *a)
 {
 	if (a->model->live) {
 		a->follow = !a->follow;
 		snprintf(a->msg, sizeof a->msg, a->follow ? "following live data" : "paused");
 		app_tick(a, 0);
-	} else {
-		a->playing = !a->playing;
-		snprintf(a->msg, sizeof a->msg, a->playing ? "replaying" : "paused");
 	}
 }
 
@@ -361,17 +399,21 @@ static int pane_key(struct app *a, int key)
 	case APP_KEY_DOWN: case 'j': move(a, 1); break;
 	case APP_KEY_HOME: a->follow = 0; a->t0 = a->model->t_first; break;
 	case APP_KEY_END:
-		a->follow = a->model->live;
-		set_center(a, a->model->t_last);
+		a->follow = a->model->live || player_active(a);
 		a->t0 = a->model->t_last > a->col_ns * (uint64_t)cols ?
 			a->model->t_last - a->col_ns * (uint64_t)cols : 0;
+		if (!a->follow && a->t0 < a->model->t_first)
+			a->t0 = a->model->t_first;
 		break;
 	case '+': zoom(a, 1); break;
 	case '-': case '_': zoom(a, 0); break;
 	case '=': a->follow = 0; app_fit(a); break;
 	case ' ': space(a); break;
-	case 'n': next_event(a); break;
-	case 'N': app_goto_event(a, a->sel_event > 0 ? a->sel_event - 1 : 0); break;
+	case 'n': next_event(a); a->pane = APP_PANE_EVENTS; break;
+	case 'N':
+		app_goto_event(a, a->sel_event > 0 ? a->sel_event - 1 : 0);
+		a->pane = APP_PANE_EVENTS;
+		break;
 	case 'w': goto_worst(a); break;
 	case APP_KEY_ENTER: enter(a); break;
 	case APP_KEY_ESC:
@@ -385,6 +427,7 @@ static int pane_key(struct app *a, int key)
 	case 'm': a->dense = !a->dense; break;
 	case '?': a->help = 1; break;
 	case 'q': a->quit = 1; break;
+	case 'o': a->library = a->quit = 1; break;
 	case APP_KEY_RESIZE: break;
 	default: return 0;
 	}
@@ -401,6 +444,8 @@ int app_handle_key(struct app *a, int key)
 			a->help = 0;
 		return 1;
 	}
+	if (player_key(a, key))
+		return 1;
 	return pane_key(a, key);
 }
 
@@ -430,7 +475,7 @@ int app_handle_mouse(struct app *a, int x, int y)
 		long e = a->ev_scroll + (y - l->events_y);
 		if (e < (long)a->model->n_events) {
 			a->pane = APP_PANE_EVENTS;
-			a->sel_event = e;
+			select_event(a, e);
 		}
 		return 1;
 	}
@@ -441,20 +486,14 @@ int app_tick(struct app *a, uint64_t dt_ns)
 {
 	const struct model *m = a->model;
 	uint64_t span = a->col_ns * (uint64_t)app_cols(a);
+	(void)dt_ns;
+	if (player_active(a))
+		return player_tick(a);
 	if (a->follow && m->live) {
 		uint64_t t0 = m->t_last > span ? m->t_last - span : 0;
 		if (t0 == a->t0)
 			return 0;
 		a->t0 = t0;
-		return 1;
-	}
-	if (a->playing && dt_ns) {
-		/* one column per 50 ms tick: slow enough to follow by eye */
-		a->t0 += a->col_ns * (dt_ns / 50000000ULL ? dt_ns / 50000000ULL : 1);
-		if (a->t0 > m->t_last) {
-			a->playing = 0;
-			snprintf(a->msg, sizeof a->msg, "end of session");
-		}
 		return 1;
 	}
 	return 0;

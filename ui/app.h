@@ -9,6 +9,10 @@
 
 #include "src/model.h"
 
+struct guide;
+struct lesson;
+struct replay;
+
 enum app_key {
 	APP_KEY_UP = 0x110000,          /* above every Unicode code point */
 	APP_KEY_DOWN,
@@ -47,7 +51,6 @@ struct app {
 	uint64_t t0;                    /* window start, ns on CUPTI time */
 	uint64_t col_ns;                /* ns per column */
 	int follow;                     /* window end tracks the newest data */
-	int playing;                    /* saved session: window moves on by itself */
 	int pane;
 	int sm_zoom;                    /* 1: one SM per row */
 	int sm_row;                     /* selected SM row (in zoom: the SM) */
@@ -61,11 +64,20 @@ struct app {
 	char search[64];
 	int help;
 	int quit;
+	int library;                    /* o: leave for the session list (quit is set too) */
 	int ascii;                      /* no UTF-8: ASCII glyphs */
 	int colors;                     /* 0 monochrome, 8, 256 */
 	int dense;                      /* two SM groups per cell with half blocks */
 	char msg[96];                   /* one-shot message for the status line */
 	struct app_layout layout;
+	/* replay and lessons (ui/player.c, ui/lesson_view.c); NULL when absent */
+	struct replay *replay;          /* saved sessions: the replay clock */
+	const struct lesson *lesson;    /* the demo scenario's lesson */
+	const struct guide *guide;      /* stops of a guided replay */
+	int lesson_panel;               /* lesson shown beside the view */
+	uint64_t select_at;             /* replay: select the event that begins here, 0 */
+	int stop_shown;                 /* replay: the guided stop last selected, -1 */
+	uint64_t fit_t0, fit_col_ns;    /* the window app_fit chose last */
 };
 
 void app_init(struct app *a, const struct model *m);
@@ -73,15 +85,21 @@ void app_init(struct app *a, const struct model *m);
 int app_handle_key(struct app *a, int key);
 /* A click at screen cell (x, y): selects what is there. */
 int app_handle_mouse(struct app *a, int x, int y);
-/* Moves a following or playing window on; called every tick (dt in ns of wall time). */
+/* Moves a following window on (live data, or the replay clock); called
+ * every tick (dt in ns of wall time). */
 int app_tick(struct app *a, uint64_t dt_ns);
 
 uint64_t app_t1(const struct app *a);
 int app_cols(const struct app *a);
 /* Shows the whole session. */
 void app_fit(struct app *a);
+/* After the plot width changed: a window that showed the whole session (and
+ * was not moved since) fits the new width. */
+void app_refit(struct app *a);
 /* Centres the window on event i and selects it. */
 void app_goto_event(struct app *a, long i);
+/* The 1-2-5 scale at or above ns per column. */
+uint64_t app_round_scale(uint64_t ns);
 /* Window start as offset from the session's first record, for labels. */
 uint64_t app_session_t0(const struct app *a);
 

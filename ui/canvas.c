@@ -234,3 +234,81 @@ void canvas_dump_ansi(const struct canvas *c, FILE *f)
 		fputs("\033[0m\n", f);
 	}
 }
+
+static const char *const colour_names[] = {
+	"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
+};
+
+static int same_style(const struct canvas_cell *a, const struct canvas_cell *b)
+{
+	return a->fg == b->fg && a->bg == b->bg && a->attr == b->attr;
+}
+
+static void colour_name(char *buf, size_t len, int colour)
+{
+	if (colour < 0)
+		snprintf(buf, len, "default");
+	else
+		snprintf(buf, len, "%s%s", colour >= CANVAS_BRIGHT ? "bright " : "",
+			 colour_names[colour % CANVAS_BRIGHT]);
+}
+
+/* "blue on default, bold, reverse" */
+static void style_name(char *buf, size_t len, const struct canvas_cell *cl)
+{
+	static const char *const attrs[] = { "bold", "dim", "reverse", "underline" };
+	char fg[24], bg[24];
+	colour_name(fg, sizeof fg, cl->fg);
+	colour_name(bg, sizeof bg, cl->bg);
+	int n = snprintf(buf, len, "%s on %s", fg, bg);
+	for (int i = 0; i < 4 && n > 0 && (size_t)n < len; i++)
+		if (cl->attr >> i & 1)
+			n += snprintf(buf + n, len - (size_t)n, ", %s", attrs[i]);
+}
+
+#define CANVAS_STYLE_KEYS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+char *canvas_dump_styles_str(const struct canvas *c)
+{
+	enum { MAX = sizeof CANVAS_STYLE_KEYS - 1 };
+	struct canvas_cell seen[MAX];
+	int n_seen = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	for (int y = 0; y < c->h; y++) {
+		int keep = 0;
+		for (int x = 0; x < c->w; x++) {
+			const struct canvas_cell *cl = &c->cells[y * c->w + x];
+			if (cl->fg != CANVAS_DEFAULT || cl->bg != CANVAS_DEFAULT || cl->attr)
+				keep = x + 1;
+		}
+		for (int x = 0; x < keep; x++) {
+			const struct canvas_cell *cl = &c->cells[y * c->w + x];
+			char k = '.';
+			if (cl->fg != CANVAS_DEFAULT || cl->bg != CANVAS_DEFAULT || cl->attr) {
+				int i = 0;
+				while (i < n_seen && !same_style(&seen[i], cl))
+					i++;
+				if (i == n_seen && n_seen < MAX)
+					seen[n_seen++] = *cl;
+				k = i < MAX ? CANVAS_STYLE_KEYS[i] : '?';
+			}
+			fputc(k, f);
+		}
+		fputc('\n', f);
+	}
+	fputs("key:\n  . default on default\n", f);
+	for (int i = 0; i < n_seen; i++) {
+		char name[96];
+		style_name(name, sizeof name, &seen[i]);
+		fprintf(f, "  %c %s\n", CANVAS_STYLE_KEYS[i], name);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

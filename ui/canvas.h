@@ -64,6 +64,13 @@ char *canvas_dump_text_str(const struct canvas *c);
 /* Text with ANSI SGR colour codes, for screenshots. */
 void canvas_dump_ansi(const struct canvas *c, FILE *f);
 
+/* The colour and attribute plane: one character per cell naming its style
+ * ('.' the terminal's default, then a letter per style in order of first
+ * appearance), trailing default cells trimmed, then a key naming each style
+ * ("black on blue, bold").  Golden files keep it to check colours and
+ * monochrome attributes as text.  NULL on failure; free() the result. */
+char *canvas_dump_styles_str(const struct canvas *c);
+
 /* Columns (code points) in a UTF-8 string. */
 size_t canvas_utf8_width(const char *s);
 

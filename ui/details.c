@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "src/replay.h"
 #include "ui/fmt.h"
 #include "ui/legend.h"
+#include "ui/player.h"
 
 static int popcount256(const uint64_t *mask)
 {
@@ -55,6 +57,59 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	line(c, r, &row, t);
 }
 
+static char letter_of(const struct model *m, uint32_t pid, uint32_t dev, uint32_t ctx, uint32_t id)
+{
+	long s = model_find_stream(m, pid, dev, ctx, id);
+	return s >= 0 ? m->streams[s].letter : '?';
+}
+
+/* The selected episode: who waited, how long, and behind whom (the events
+ * pane's lines are too narrow for the culprits). */
+static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
+		  const struct model *m, const struct model_event *me)
+{
+	const struct smtop_event *e = &me->ev;
+	const struct model_kernel *k = me->kernel >= 0 ? &m->kernels[me->kernel] : NULL;
+	int inv = e->kind == SMTOP_EV_INVERSION_RESIDENT || e->kind == SMTOP_EV_INVERSION_DISPATCH;
+	char t[256], w[32], t0[32], t1[32];
+	int row = 0;
+	canvas_print(c, r.x, r.y + row++, r.w, inv && a->colors ? CANVAS_RED : CANVAS_DEFAULT,
+		     CANVAS_DEFAULT, CANVAS_BOLD, model_event_kind_name(e->kind));
+	/* replaying, a victim still waiting has its start cut at the clock */
+	int waiting = player_active(a) && e->start >= a->replay->clock;
+	fmt_duration(w, sizeof w, e->wait_ns, e->start >= e->ready && e->ready);
+	snprintf(t, sizeof t, "%c:%s %s %s%s",
+		 letter_of(m, e->pid, e->device_id, e->context_id, e->stream_id),
+		 k ? k->short_name : (e->name ? e->name : "?"), waiting ? "waiting" : "waited", w,
+		 waiting ? " so far" : "");
+	line(c, r, &row, t);
+	fmt_offset(t0, sizeof t0, e->ready > m->t_first ? e->ready - m->t_first : 0, 1);
+	fmt_offset(t1, sizeof t1, e->start > m->t_first ? e->start - m->t_first : 0, 1);
+	if (waiting)
+		snprintf(t, sizeof t, "ready %s  not started yet", t0);
+	else
+		snprintf(t, sizeof t, "ready %s  started %s", t0, t1);
+	line(c, r, &row, t);
+	line(c, r, &row, e->from_blocks ? "behind (share of block-time overlap):"
+					: "behind (share of kernel-time overlap):");
+	for (size_t i = 0; i < e->n_culprits && row < r.h; i++) {
+		const struct smtop_culprit *cu = &e->culprits[i];
+		long ck = model_find_kernel(m, cu->pid, cu->context_id, cu->grid_id);
+		char b[48] = "", n[32];
+		if (cu->blocks)
+			snprintf(b, sizeof b, ", %s blocks", fmt_count(n, sizeof n, cu->blocks));
+		char share[8];
+		if (cu->weight > 0 && cu->weight < 0.005)
+			snprintf(share, sizeof share, " <1%%");
+		else
+			snprintf(share, sizeof share, "%3.0f%%", cu->weight * 100);
+		snprintf(t, sizeof t, "%s %c:%s%s", share,
+			 letter_of(m, cu->pid, cu->device_id, cu->context_id, cu->stream_id),
+			 ck >= 0 ? m->kernels[ck].short_name : (cu->name ? cu->name : "?"), b);
+		line(c, r, &row, t);
+	}
+}
+
 /* Who held the SM row over the window: the share of columns each stream led. */
 static void sm_row(struct canvas *c, struct canvas_rect r, const struct app *a,
 		   const struct model *m)
@@ -64,6 +119,17 @@ static void sm_row(struct canvas *c, struct canvas_rect r, const struct app *a,
 	if (sm >= m->n_sm)
 		return;
 	uint32_t n = sm + per > m->n_sm ? m->n_sm - sm : per;
+	char t[256];
+	int row = 0;
+	if (n == 1)
+		snprintf(t, sizeof t, "SM %u over the window", sm);
+	else
+		snprintf(t, sizeof t, "SMs %u-%u over the window", sm, sm + n - 1);
+	canvas_print(c, r.x, r.y + row++, r.w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, t);
+	if (!m->blocks) {
+		line(c, r, &row, "occupancy N/A (no block records)");
+		return;
+	}
 	int ncols = app_cols(a);
 	struct model_cell *cells = calloc((size_t)ncols, sizeof *cells);
 	if (!cells)
@@ -81,13 +147,6 @@ static void sm_row(struct canvas *c, struct canvas_rect r, const struct app *a,
 		full += cells[i].fullness;
 	}
 	free(cells);
-	char t[256];
-	int row = 0;
-	if (n == 1)
-		snprintf(t, sizeof t, "SM %u over the window", sm);
-	else
-		snprintf(t, sizeof t, "SMs %u-%u over the window", sm, sm + n - 1);
-	canvas_print(c, r.x, r.y + row++, r.w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, t);
 	snprintf(t, sizeof t, "busy %d%% of columns, %.0f%% full when busy",
 		 100 * (ncols - idle) / ncols, ncols - idle ? 100 * full / (ncols - idle) : 0.0);
 	line(c, r, &row, t);
@@ -108,6 +167,10 @@ void details_draw(struct canvas *c, struct canvas_rect r, const struct app *a,
 		return;
 	if (a->pane == APP_PANE_SMS && m->n_sm) {
 		sm_row(c, r, a, m);
+		return;
+	}
+	if (a->pane == APP_PANE_EVENTS && a->sel_event >= 0 && (size_t)a->sel_event < m->n_events) {
+		event(c, r, a, m, &m->events[a->sel_event]);
 		return;
 	}
 	if (a->sel_kernel >= 0 && (size_t)a->sel_kernel < m->n_kernels) {

@@ -7,8 +7,8 @@ static const char *const lines[] = {
 	"up/down, j/k    move the selection in the current pane",
 	"+ / -           zoom in (down to 1 us per column) / out (to the session)",
 	"=               show the whole session;  Home/End: its start/end",
-	"space           live: pause/resume following;  saved: replay slowly",
-	"n / N           next / previous event (moves the window to it)",
+	"space           live: pause/resume following;  saved: replay / pause",
+	"n / N           next / previous event (replay: step the clock to it)",
 	"w               worst inversion (longest wait)",
 	"Enter           events: jump there;  SMs: one SM per row and back",
 	"Tab             next pane (SMs, streams, events)",
@@ -16,7 +16,9 @@ static const char *const lines[] = {
 	"f               filter streams: press their letters, * for all",
 	"m               dense SM view (two SM groups per cell, colour only)",
 	"mouse           click a row, lane or event to select it",
-	"?               this help;  q quit",
+	"r / g           replay from the window / guided from the start (r: stop)",
+	"< >  . ,        replay: halve/double speed;  next/previous block start",
+	"?               this help;  e lesson;  o session library;  q quit",
 	"",
 	"SM cells: the letter of the stream whose blocks held the SMs longest;",
 	"lower case: under half full;  ! : an inversion victim waited behind",
@@ -26,7 +28,10 @@ static const char *const lines[] = {
 void help_draw(struct canvas *c, const struct app *a)
 {
 	int n = (int)(sizeof lines / sizeof *lines);
-	int w = 76, h = n + 4;
+	/* a blank line above and below the text, unless the box would then
+	 * cover the header and the status line */
+	int pad = n + 4 <= c->h - 2;
+	int w = 76, h = n + 2 + 2 * pad;
 	if (w > c->w)
 		w = c->w;
 	if (h > c->h)
@@ -34,7 +39,7 @@ void help_draw(struct canvas *c, const struct app *a)
 	struct canvas_rect r = { (c->w - w) / 2, (c->h - h) / 2, w, h };
 	canvas_fill(c, r, " ", CANVAS_DEFAULT, CANVAS_DEFAULT, 0);
 	canvas_box(c, r, "help: keys", a->ascii);
-	for (int i = 0; i < n && i + 2 < h - 1; i++)
-		canvas_print(c, r.x + 2, r.y + 2 + i, w - 4, CANVAS_DEFAULT, CANVAS_DEFAULT, 0,
+	for (int i = 0; i < n && i + 1 + pad < h - 1; i++)
+		canvas_print(c, r.x + 2, r.y + 1 + pad + i, w - 4, CANVAS_DEFAULT, CANVAS_DEFAULT, 0,
 			     lines[i]);
 }

@@ -6,6 +6,7 @@
 #include "ui/details.h"
 #include "ui/events_view.h"
 #include "ui/help.h"
+#include "ui/lesson_view.h"
 #include "ui/lanes.h"
 #include "ui/legend.h"
 #include "ui/status.h"
@@ -80,6 +81,7 @@ void screen_layout(struct app *a, const struct model *m, int w, int h)
 		a->sm_scroll = a->sm_row - l->sms_rows + 1;
 	if (!a->sm_zoom)
 		a->sm_scroll = 0;
+	app_refit(a);
 }
 
 static void separator(struct canvas *c, int y, int w, const char *title, int ascii)
@@ -98,12 +100,16 @@ static void too_small(struct canvas *c)
 	char t[96];
 	snprintf(t, sizeof t, "smtop needs %dx%d; this terminal is %dx%d", SCREEN_MIN_W,
 		 SCREEN_MIN_H, c->w, c->h);
+	/* cut, the long form would lose the size it reports */
+	if ((int)strlen(t) > c->w)
+		snprintf(t, sizeof t, "min %dx%d, now %dx%d", SCREEN_MIN_W, SCREEN_MIN_H, c->w,
+			 c->h);
 	int len = (int)strlen(t);
 	int x = len < c->w ? (c->w - len) / 2 : 0;
 	canvas_print(c, x, c->h / 2, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, t);
 	if (c->h / 2 + 1 < c->h)
 		canvas_print(c, x, c->h / 2 + 1, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, 0,
-			     "enlarge it, or press q to quit");
+			     c->w - x >= 30 ? "enlarge it, or press q to quit" : "q quits");
 }
 
 static const char *pane_mark(const struct app *a, int pane)
@@ -111,7 +117,7 @@ static const char *pane_mark(const struct app *a, int pane)
 	return a->pane == pane ? "*" : "";
 }
 
-void screen_draw(struct canvas *c, struct app *a, const struct model *m)
+static void draw_main(struct canvas *c, struct app *a, const struct model *m)
 {
 	canvas_clear(c);
 	screen_layout(a, m, c->w, c->h);
@@ -161,4 +167,24 @@ void screen_draw(struct canvas *c, struct app *a, const struct model *m)
 	status_draw_footer(c, c->h - 1, a, m);
 	if (a->help)
 		help_draw(c, a);
+}
+
+/* The lesson panel takes the right of the screen; the view draws into the
+ * rest as it would on a narrower terminal. */
+void screen_draw(struct canvas *c, struct app *a, const struct model *m)
+{
+	int pw = lesson_view_width(a, c->w);
+	struct canvas left;
+	if (!pw || canvas_init(&left, c->w - pw, c->h) != 0) {
+		draw_main(c, a, m);
+		lesson_view_caption(c, a, m);
+		return;
+	}
+	draw_main(&left, a, m);
+	canvas_clear(c);
+	for (int y = 0; y < c->h; y++)
+		for (int x = 0; x < left.w; x++)
+			*canvas_cell(c, x, y) = *canvas_cell(&left, x, y);
+	canvas_free(&left);
+	lesson_view_draw(c, (struct canvas_rect){ c->w - pw, 1, pw, c->h - 2 }, a, m);
 }

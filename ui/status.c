@@ -1,9 +1,11 @@
 #include "ui/status.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ui/fmt.h"
+#include "ui/player.h"
 
 void status_draw_header(struct canvas *c, int y, const struct app *a, const struct model *m)
 {
@@ -14,25 +16,39 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 		snprintf(sms, sizeof sms, "%u SMs", m->n_sm);
 	if (m->live)
 		snprintf(lag, sizeof lag, "LIVE (lag %s)", fmt_duration(w0, sizeof w0, m->lag_ns, 1));
+	else if (player_active(a))
+		snprintf(lag, sizeof lag, "REPLAY");
 	else
 		snprintf(lag, sizeof lag, "saved session");
-	char lab[96] = "";
-	if (m->session_label)
-		snprintf(lab, sizeof lab, "%s %s ", m->session_label, dot);
-	snprintf(left, sizeof left, "smtop  %s %s %s %s %s%s%s", m->dev_name ? m->dev_name : "GPU N/A",
-		 dot, sms, dot, lab, lag,
-		 a->follow ? "" : (m->live ? " (paused)" : a->playing ? " (replay)" : ""));
+	const char *state = a->follow ? "" : (m->live || player_active(a) ? " (paused)" : "");
 	uint64_t base = m->t_first, t1 = app_t1(a);
 	uint64_t res = model_resolution(m, a->t0, t1, a->col_ns);
-	snprintf(right, sizeof right, "window %s-%s %s %s/col %s bins %s",
-		 fmt_offset(w0, sizeof w0, a->t0 > base ? a->t0 - base : 0, a->col_ns * 10),
+	/* a live window may begin before the first record: say so with a minus */
+	char s0[40];
+	fmt_offset(w0, sizeof w0, a->t0 > base ? a->t0 - base : base - a->t0, a->col_ns * 10);
+	snprintf(s0, sizeof s0, "%s%s", a->t0 < base && atof(w0) != 0 ? "-" : "", w0);
+	snprintf(right, sizeof right, "window %s-%s %s %s/col %s bins %s", s0,
 		 fmt_offset(w1, sizeof w1, t1 > base ? t1 - base : 0, a->col_ns * 10), dot,
 		 fmt_duration(cw, sizeof cw, a->col_ns, 1), dot, fmt_duration(bw, sizeof bw, res, res != 0));
 	int rw = (int)canvas_utf8_width(right);
-	int lw = (int)canvas_utf8_width(left);
+	/* narrow: the window and scale matter more than the label, then the
+	 * device; a label that is a path gives up its directories first */
+	const char *label = m->session_label;
+	const char *base_name = label && strrchr(label, '/') ? strrchr(label, '/') + 1 : label;
+	const char *labels[] = { label, base_name, NULL };
+	int lw = 0;
+	for (int i = 0; i < 3; i++) {
+		char lab[96] = "";
+		if (labels[i])
+			snprintf(lab, sizeof lab, "%s %s ", labels[i], dot);
+		snprintf(left, sizeof left, "smtop  %s %s %s %s %s%s%s",
+			 m->dev_name ? m->dev_name : "GPU N/A", dot, sms, dot, lab, lag, state);
+		lw = (int)canvas_utf8_width(left);
+		if (lw + 2 + rw <= c->w)
+			break;
+	}
 	if (lw + 2 + rw > c->w) {
-		/* narrow: the window and scale matter more than the device name */
-		snprintf(left, sizeof left, "smtop %s %s", dot, lag);
+		snprintf(left, sizeof left, "smtop %s %s%s", dot, lag, state);
 		lw = (int)canvas_utf8_width(left);
 	}
 	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, left);
@@ -42,6 +58,8 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 
 static const char *keys(const struct app *a)
 {
+	if (player_active(a))
+		return "space play/pause  . , step  n N episode  < > speed  g guided  r stop  ? help";
 	if (a->ascii)
 		return "? help  space pause  +/- zoom  <> pan  n/N events  w worst  / search  q quit";
 	return "? help  space pause  +/- zoom  ←→ pan  n/N events  w worst  / search  q quit";
@@ -64,13 +82,22 @@ void status_draw_footer(struct canvas *c, int y, const struct app *a, const stru
 	char dr[32] = "N/A";
 	if (m->drops_known)
 		fmt_count(dr, sizeof dr, m->drops);
-	int n = snprintf(t, sizeof t, "kernels %s %s blocks %s %s drops %s %s threshold %s",
-			 fmt_count(k, sizeof k, m->n_kernels), dot,
-			 fmt_count(b, sizeof b, m->blocks), dot, dr, dot,
-			 fmt_duration(th, sizeof th, m->threshold_ns, m->threshold_ns != 0));
+	int n = 0;
+	if (player_active(a)) {
+		/* the clock and the speed first: they are what a class watches */
+		char rp[160];
+		player_status(a, rp, sizeof rp);
+		n = snprintf(t, sizeof t, "%s %s kernels %s %s blocks %s", rp, dot,
+			     fmt_count(k, sizeof k, m->n_kernels), dot, fmt_count(b, sizeof b, m->blocks));
+	} else {
+		n = snprintf(t, sizeof t, "kernels %s %s blocks %s %s drops %s %s threshold %s",
+			     fmt_count(k, sizeof k, m->n_kernels), dot,
+			     fmt_count(b, sizeof b, m->blocks), dot, dr, dot,
+			     fmt_duration(th, sizeof th, m->threshold_ns, m->threshold_ns != 0));
+	}
 	if (m->n_pending && n > 0 && (size_t)n < sizeof t)
-		n += snprintf(t + n, sizeof t - (size_t)n, " %s unmatched %llu", dot,
-			      (unsigned long long)m->n_pending);
+		n += snprintf(t + n, sizeof t - (size_t)n, " %s unmatched %s", dot,
+			      fmt_count(b, sizeof b, m->n_pending));
 	if (n > 0 && (size_t)n < sizeof t)
 		snprintf(t + n, sizeof t - (size_t)n, " %s %s", dot, a->msg[0] ? a->msg : keys(a));
 	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, a->msg[0] ? CANVAS_BOLD : 0, t);

@@ -101,6 +101,20 @@ static void row_label(struct canvas *c, int x, int y, const struct app *a, int r
 		      sel ? CANVAS_REVERSE | CANVAS_BOLD : 0, "%s%s", sel ? ">" : " ", t);
 }
 
+/* Without any block record occupancy is unknown, not idle: say so instead
+ * of drawing idle cells (kernels of libraries carry no block tracer). */
+static void no_blocks(struct canvas *c, int y, const struct app *a, const struct model *m)
+{
+	const struct app_layout *l = &a->layout;
+	const char *t = m->live ? "no block records yet: SM occupancy N/A"
+				: "no block records in this session: SM occupancy N/A "
+				  "(the streams below show its kernels)";
+	int w = (int)canvas_utf8_width(t);
+	int x = l->plot_x + (w < l->plot_w ? (l->plot_w - w) / 2 : 0);
+	canvas_print(c, x, y + l->sms_rows / 2, l->plot_w, CANVAS_DEFAULT, CANVAS_DEFAULT,
+		     CANVAS_DIM, t);
+}
+
 void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const struct model *m)
 {
 	const struct app_layout *l = &a->layout;
@@ -121,6 +135,8 @@ void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const st
 			break;
 		uint32_t n = sm + per > m->n_sm ? m->n_sm - sm : per;
 		row_label(c, x, y + r, a, row, sm, n);
+		if (!m->blocks)
+			continue;
 		if (dense) {
 			uint32_t half = (n + 1) / 2;
 			model_sample_sms(m, sm, half, a->t0, a->col_ns, (size_t)ncols, cells);
@@ -137,6 +153,8 @@ void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const st
 		for (int col = 0; col < ncols; col++)
 			draw_cell(c, l->plot_x + col, y + r, a, m, &cells[col], inv[col]);
 	}
+	if (!m->blocks)
+		no_blocks(c, y, a, m);
 out:
 	free(cells);
 	free(inv);

@@ -18,6 +18,9 @@ static int colors;
 static short pairs[17][17];            /* fg+1, bg+1 -> pair, 0 = not yet */
 static short next_pair = 1;
 static volatile sig_atomic_t interrupted;
+/* Opens nest: the session list and the viewer take turns on one terminal. */
+static int depth;
+static struct tty_caps open_caps;
 
 static void restore(void)
 {
@@ -71,6 +74,11 @@ static void setup_colors(void)
 
 int tty_open(struct tty_caps *caps, char *err, size_t errlen)
 {
+	if (screen) {
+		depth++;
+		*caps = open_caps;
+		return 0;
+	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		snprintf(err, errlen, "smtop: not a terminal (stdin and stdout must be a tty); "
 			 "use a text dump instead");
@@ -85,6 +93,17 @@ int tty_open(struct tty_caps *caps, char *err, size_t errlen)
 		return -1;
 	}
 	set_term(screen);
+	/* a terminal that cannot move the cursor (TERM=dumb) would get a
+	 * scrolling mess: refuse it while it still shows the message */
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+		snprintf(err, errlen, "smtop: terminal type \"%s\" cannot move the cursor (set TERM, "
+			 "for example TERM=xterm-256color)", term ? term : "");
+		return -1;
+	}
 	install_handlers();
 	cbreak();
 	noecho();
@@ -97,11 +116,18 @@ int tty_open(struct tty_caps *caps, char *err, size_t errlen)
 	setup_colors();
 	caps->colors = colors;
 	caps->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	open_caps = *caps;
+	depth = 1;
 	return 0;
 }
 
 void tty_close(void)
 {
+	if (depth > 1) {
+		depth--;
+		return;
+	}
+	depth = 0;
 	restore();
 	if (screen) {
 		delscreen(screen);

@@ -4,6 +4,7 @@
 
 #include "ui/canvas.h"
 #include "ui/screen.h"
+#include "ui/sessions.h"
 #include "ui/tty.h"
 
 /* Asks for detail over three windows' width, so that small pans do not
@@ -74,7 +75,8 @@ int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *er
 			dirty = 0;
 		}
 		struct tty_input in;
-		tty_read(&in, UI_TICK_MS);
+		/* a loader catching up polls again at once (its poll is bounded) */
+		tty_read(&in, m->loading ? 0 : UI_TICK_MS);
 		if (in.mouse)
 			dirty |= app_handle_mouse(a, in.x, in.y);
 		else if (in.key == APP_KEY_RESIZE)
@@ -83,6 +85,52 @@ int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *er
 			dirty |= app_handle_key(a, in.key);
 		/* a key resets the tick only visually; data still flows */
 		dirty |= ui_step(a, m, src, (uint64_t)UI_TICK_MS * 1000000ULL);
+	}
+	canvas_free(&c);
+	tty_close();
+	return 0;
+}
+
+int ui_run_sessions(struct sessions_view *v, struct model *m, const struct ui_source *bg,
+		    char *err, size_t errlen)
+{
+	struct tty_caps caps;
+	struct canvas c;
+	if (tty_open(&caps, err, errlen))
+		return -1;
+	v->colors = caps.colors;
+	v->ascii = v->ascii || !caps.utf8;
+	if (canvas_init(&c, 0, 0)) {
+		tty_close();
+		snprintf(err, errlen, "smtop: out of memory");
+		return -1;
+	}
+	int dirty = 1;
+	v->result = SESSIONS_STAY;
+	while (v->result == SESSIONS_STAY) {
+		if (tty_interrupted()) {
+			v->result = SESSIONS_QUIT;
+			break;
+		}
+		int w = c.w, h = c.h;
+		if (resize(&c) < 0)
+			break;
+		if (dirty || w != c.w || h != c.h) {
+			sessions_draw(&c, v);
+			tty_blit(&c);
+			dirty = 0;
+		}
+		struct tty_input in;
+		tty_read(&in, UI_TICK_MS);
+		if (in.mouse)
+			dirty |= sessions_handle_mouse(v, in.x, in.y);
+		else if (in.key == APP_KEY_RESIZE)
+			dirty = 1;
+		else if (in.key)
+			dirty |= sessions_handle_key(v, in.key);
+		/* a live view behind the list keeps reading its session */
+		if (bg && bg->poll && m)
+			bg->poll(bg->ud, m);
 	}
 	canvas_free(&c);
 	tty_close();

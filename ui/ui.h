@@ -32,4 +32,13 @@ int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *er
 /* One step without a terminal (tests, dumps): polls, ticks, fetches detail. */
 int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_t dt_ns);
 
+struct sessions_view;
+
+/* Runs the session list until it has a result (v->result: open, back or
+ * quit).  bg and m, when given, are a live view behind the list: its source
+ * keeps being polled.  Returns 0, or -1 with one line in err when the
+ * terminal cannot be used. */
+int ui_run_sessions(struct sessions_view *v, struct model *m, const struct ui_source *bg,
+		    char *err, size_t errlen);
+
 #endif

@@ -1,15 +1,18 @@
 /* Frame and model-build costs on a large synthetic session: 132 SMs, 8
  * streams, N thread blocks (default 100 M; first argument overrides).
- * Prints the model build rate, the time of one full 132x50 frame at each
- * zoom from the whole session down to 1 us per column (mid-session and at
- * the live end), and the peak RSS. */
+ * Prints the model build rate (40 us blocks, and 20 us-1 ms ones as real
+ * demo blocks run; one thread and the pool), the time of one full 132x50
+ * frame at each zoom from the whole session down to 1 us per column
+ * (mid-session and at the live end), and the peak RSS. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <math.h>
 #include <time.h>
 
 #include "src/model.h"
+#include "src/pool.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
@@ -25,6 +28,15 @@ static double now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU time of the whole process: on a shared machine a truer cost than
+ * the wall clock (builds on one thread are all this thread's). */
+static double cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -50,13 +62,28 @@ static void add_kernel(struct model *m, uint64_t i)
 	}
 }
 
+/* Durations: 40 us, or (realistic) log-uniform 20 us-1 ms as real demo
+ * blocks run. */
+static int realistic;
+
+static uint64_t block_ns(uint64_t i, uint32_t b)
+{
+	if (!realistic)
+		return BLOCK_NS;
+	uint64_t h = (i * GRID + b + 1) * 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 29;
+	return (uint64_t)(20000.0 * pow(50.0, (double)(h >> 11) / 9007199254740992.0));
+}
+
 static void add_blocks(struct model *m, uint64_t i, uint64_t *left)
 {
 	uint64_t start = m->kernels[i].start;
 	for (uint32_t b = 0; b < GRID && *left; b++, (*left)--) {
 		struct smtop_block blk = { .grid_id = i + 1, .block = b, .sm = (uint16_t)(b % SMS),
 					   .start = start + (b / SMS) * 100,
-					   .end = start + (b / SMS) * 100 + BLOCK_NS };
+					   .end = start + (b / SMS) * 100 + block_ns(i, b) };
 		model_add_block(m, &blk, 1, 1);
 	}
 }
@@ -127,33 +154,64 @@ static void zooms(struct canvas *c, struct app *a, struct model *m, uint64_t cen
 	}
 }
 
-int main(int argc, char **argv)
+static void model_start(struct model *m, struct pool *p)
 {
-	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 100000000ULL;
-	struct model m;
-	model_init(&m);
+	model_init(m);
+	model_set_pool(m, p);
 	struct smtop_device d = { .sm_count = SMS, .max_threads_per_sm = 2048, .name = "NVIDIA H200" };
-	model_set_device(&m, &d);
+	model_set_device(m, &d);
 	for (uint32_t s = 0; s < STREAMS; s++) {
 		struct smtop_stream st = { .pid = 1, .context_id = 1, .stream_id = s + 10,
 					   .priority = -(int32_t)(s % 6) };
-		model_add_stream(&m, &st);
+		model_add_stream(m, &st);
 	}
-	double t = now();
+}
+
+/* Feeds n blocks (kernel records first, as the loader does); wall seconds,
+ * and CPU seconds in *cs. */
+static double build(struct model *m, uint64_t n, double *cs)
+{
+	double t = now(), c = cpu();
 	uint64_t left = n, kernels = 0;
 	while (left) {
-		add_kernel(&m, kernels);
-		add_blocks(&m, kernels, &left);
+		add_kernel(m, kernels);
+		add_blocks(m, kernels, &left);
 		kernels++;
 		if (kernels % 1000 == 0)
-			model_flush(&m);
+			model_flush(m);
 	}
-	model_flush(&m);
-	double build = now() - t;
-	printf("model: %llu blocks, %llu kernels, %zu events, session %.3f s\n",
-	       (unsigned long long)m.blocks, (unsigned long long)kernels, m.n_events,
+	model_flush(m);
+	*cs = cpu() - c;
+	return now() - t;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 100000000ULL;
+	int threads = pool_default_threads();
+	struct pool *pool = pool_new(threads);
+	struct model m;
+	/* the build alone on shorter sessions: both block lengths, 1 and N threads */
+	uint64_t nb = n / 5 ? n / 5 : n;
+	for (realistic = 0; realistic < 2; realistic++)
+		for (int th = 1; th <= threads; th = th == 1 && threads > 1 ? threads : th + threads) {
+			struct pool *p = th == 1 ? NULL : pool;
+			model_start(&m, p);
+			double cs, b = build(&m, nb, &cs);
+			printf("build, %s blocks, %d thread%s: %.2f M blocks/s (%.2f per CPU-second; "
+			       "%llu blocks)\n", realistic ? "20 us-1 ms" : "40 us", th,
+			       th > 1 ? "s" : "", m.blocks / b / 1e6, m.blocks / cs / 1e6,
+			       (unsigned long long)m.blocks);
+			model_free(&m);
+		}
+	realistic = 0;
+	model_start(&m, pool);
+	double cs, b = build(&m, n, &cs);
+	printf("model: %llu blocks, %zu kernels, %zu events, session %.3f s\n",
+	       (unsigned long long)m.blocks, m.n_kernels, m.n_events,
 	       (m.t_last - m.t_first) / 1e9);
-	printf("build: %.2f s, %.2f M blocks/s\n", build, m.blocks / build / 1e6);
+	printf("build: %.2f s, %.2f M blocks/s (%d threads; %.2f per CPU-second)\n", b,
+	       m.blocks / b / 1e6, threads, m.blocks / cs / 1e6);
 
 	struct canvas c;
 	canvas_init(&c, 132, 50);
@@ -176,5 +234,6 @@ int main(int argc, char **argv)
 		fclose(f);
 	canvas_free(&c);
 	model_free(&m);
+	pool_free(pool);
 	return 0;
 }

@@ -4,11 +4,17 @@
 # screens (screenshots/live-*) come from tests/gpu/live_capture.sh on the H200.
 cd "$(dirname "$0")/../.." || exit 1
 T=smtop-shots-$$
-shot() { # shot NAME FIXTURE KEYS...
+# a server of its own, kept alive between shots (killing the last session
+# would race its exit with the next shot's start)
+export TMUX_TMPDIR=$(mktemp -d)
+unset TMUX
+trap 'tmux kill-server 2>/dev/null; rm -rf "$TMUX_TMPDIR"' EXIT
+tmux new-session -d -s keep -x 20 -y 5 "sleep 600"
+shot() { # shot NAME FIXTURE KEYS...  (VIEW="replay --guided" for another command than open)
 	name=$1 fx=$2
 	shift 2
 	tmux kill-session -t "$T" 2>/dev/null
-	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop open tests/fixtures/$fx; sleep 5"
+	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop ${VIEW:-open} tests/fixtures/$fx; sleep 5"
 	sleep 1.5
 	for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.3; done
 	sleep 0.5
@@ -17,9 +23,36 @@ shot() { # shot NAME FIXTURE KEYS...
 	tmux send-keys -t "$T" q
 	echo "screenshots/$name.txt"
 }
+# The session library: copies of the fixtures in a temporary XDG_DATA_HOME
+# (smtop ls caches its summaries in the files it lists).
+library_shot() { # library_shot NAME W H KEYS...
+	name=$1 w=$2 h=$3
+	shift 3
+	xdg=$(mktemp -d /tmp/smtop-shots.XXXXXX)
+	mkdir -p "$xdg/smtop/sessions"
+	cp tests/fixtures/*.smtop "$xdg/smtop/sessions/"
+	tmux kill-session -t "$T" 2>/dev/null
+	tmux new-session -d -s "$T" -x "$w" -y "$h" "env XDG_DATA_HOME=$xdg build/smtop ls; sleep 5"
+	sleep 1.5
+	for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.3; done
+	sleep 0.5
+	tmux capture-pane -p -t "$T" | sed "s|$xdg|~/.local/share|" > "screenshots/$name.txt"
+	tmux capture-pane -p -e -t "$T" | sed "s|$xdg|~/.local/share|" > "screenshots/$name.ansi"
+	tmux send-keys -t "$T" q
+	sleep 0.3
+	rm -rf "$xdg"
+	echo "screenshots/$name.txt"
+}
 mkdir -p screenshots
 shot head-of-line head-of-line.smtop
 shot priority-vs-training priority-vs-training.smtop w
 shot kernel-details priority-vs-training.smtop w Tab Tab
 shot help head-of-line.smtop '?'
+# replays: n steps the clock to the first episode and pauses there (guided:
+# the first stop, with its caption); Enter goes on to the next stop
+VIEW="replay --speed 1e3" shot replay-priority-vs-training priority-vs-training.smtop n
+VIEW="replay --guided --speed 1e3" shot guided-priority-vs-training priority-vs-training.smtop n
+VIEW="replay --guided --speed 1e3" shot guided-head-of-line head-of-line.smtop n
+VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.smtop Enter Enter
+library_shot session-library 160 12 j j
 tmux kill-session -t "$T" 2>/dev/null

@@ -2,7 +2,8 @@
 # Sessions recorded on the H200 (tests/fixtures, see tests/fixtures/README.md):
 # smtop's reader, report and plain SQL must find what the GPU did.
 . tests/e2e/lib.sh
-# On copies: smtop report stores its events in the session it reads.
+# On copies: smtop report stores its events in the session it reads, and the
+# fixtures stay as recorded.
 FX=$E2E_TMP/fixtures
 mkdir -p "$FX" && cp tests/fixtures/*.smtop "$FX"/
 
@@ -41,6 +42,18 @@ v=$(json $FX/head-of-line.smtop "e=max(r['episodes'], key=lambda e: e['wait_ns']
 check "head-of-line: the long kernel is the culprit ($v)" contains "$v" "hol_long_kernel"
 v=$("$SMTOP" report $FX/head-of-line.smtop)
 check "report states its threshold" contains "$v" "wait > 20.0 us"
+
+# The GPU tests' scenario checks, on the recorded sessions of two scenarios.
+mkdir -p "$E2E_TMP/demos"
+cp $FX/green-contexts.smtop "$E2E_TMP/demos/demo-green-contexts.smtop"
+cp $FX/timeslice.smtop "$E2E_TMP/demos/demo-timeslice.smtop"
+cp tests/fixtures/timeslice.out "$E2E_TMP/demos/demo-timeslice.out"
+v=$(python3 tests/gpu/check_demos.py "$E2E_TMP/demos")
+printf '%s\n' "$v" | sed 's/^/    /'
+check "green-contexts: inference and training never share an SM" contains "$v" "ok: green-contexts: streams never share an SM"
+check "timeslice: block starts come in one-process slices" contains "$v" "ok: timeslice: block starts come in one-process slices"
+check "timeslice: inference requests take longer than alone" contains "$v" "ok: timeslice: inference requests take longer"
+check "scenario checks: none failed" sh -c '! printf "%s" "$1" | grep -q FAIL' _ "$v"
 
 # The report stores its events in the session for other tools (on a copy:
 # fixtures stay as recorded).

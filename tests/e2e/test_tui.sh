@@ -3,16 +3,10 @@
 # small terminals, NO_COLOR and ASCII, and the terminal restored on exit.
 . tests/e2e/lib.sh
 FX=$(pwd)/tests/fixtures
-T=smtop-e2e-$$
-cap() { tmux capture-pane -p -t "$T"; }
-keys() { for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.15; done; sleep 0.3; }
-start() { # start W H CMD...
-	w=$1 h=$2
-	shift 2
-	tmux kill-session -t "$T" 2>/dev/null
-	tmux new-session -d -s "$T" -x "$w" -y "$h" "$* ; echo EXIT=\$?; sleep 30"
-	sleep 1.5
-}
+T=$TUI
+cap() { tui_cap; }
+keys() { tui_keys "$@"; }
+start() { tui_start "$@"; }
 
 start 160 50 "$SMTOP" open "$FX/priority-vs-training.smtop"
 s=$(cap)

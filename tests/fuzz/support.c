@@ -5,13 +5,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/blockcodec.h"
 #include "db/events.h"
 #include "db/reader.h"
+#include "db/summary.h"
 #include "src/analysis.h"
 #include "src/info.h"
 #include "src/model.h"
 #include "src/report.h"
+#include "src/export.h"
 #include "src/session.h"
+#include "src/session_replay.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
@@ -264,6 +268,26 @@ static void walk_requests(struct db_reader *r)
 	db_reader_requests(r, on_request, &w);
 }
 
+/* The encoded chunks as smtop export and the replay read them; a chunk's
+ * header must decode to the count the reader hands out. */
+static int on_chunk(void *ud, const struct db_chunk *c)
+{
+	uint32_t count;
+	uint64_t base;
+
+	fuzz_check(db_blockcodec_header(c->data, c->len, &count, &base) != 0 || count == c->count,
+		   "chunk count differs from its header");
+	return ++*(size_t *)ud > 100000;
+}
+
+static void walk_new_chunks(struct db_reader *r)
+{
+	int64_t mark = 0;
+	size_t n = 0;
+
+	db_reader_new_chunks(r, &mark, on_chunk, &n);
+}
+
 const struct fuzz_reader_walk fuzz_reader_walks[] = {
 	{ "info", walk_info },
 	{ "kernels", walk_kernels },
@@ -273,6 +297,7 @@ const struct fuzz_reader_walk fuzz_reader_walks[] = {
 	{ "streams", walk_streams },
 	{ "nvtx", walk_nvtx },
 	{ "requests", walk_requests },
+	{ "new chunks", walk_new_chunks },
 };
 const size_t fuzz_reader_walk_count = sizeof fuzz_reader_walks / sizeof fuzz_reader_walks[0];
 
@@ -298,8 +323,28 @@ static void walk_stored_events(const char *path)
 	(void)chars;
 }
 
+/* What the session library lists: the path check, the head and the stored
+ * summary (read-only). */
+static void walk_summary(const char *path)
+{
+	struct db_summary_head h;
+	char err[512];
+
+	if (db_check_session_path(path, err, sizeof err) != 0)
+		check_one_line(err, path);
+	if (db_summary_read(path, &h, err, sizeof err) != 0) {
+		check_one_line(err, path);
+		return;
+	}
+	if (h.has_stored)
+		db_summary_matches(&h.stored, &h.key);
+	touch(h.command);
+	touch(h.gpu);
+}
+
 const struct fuzz_file_walk fuzz_file_walks[] = {
 	{ "stored events", walk_stored_events },
+	{ "library summary", walk_summary },
 };
 const size_t fuzz_file_walk_count = sizeof fuzz_file_walks / sizeof fuzz_file_walks[0];
 
@@ -335,19 +380,12 @@ static int view_poll(void *ud, struct model *m)
 	return session_poll(&v->s, err, sizeof err) < 0 ? -1 : 0;
 }
 
-static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
-{
-	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
-}
-
 static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
 {
 	struct view *v = ud;
 
-	model_detail_begin(m, t0, t1);
-	int rc = db_reader_blocks(v->s.reader, t0, t1, detail_block, m);
-	model_detail_end(m);
-	return rc;
+	(void)m;
+	return session_fill_detail(&v->s, t0, t1);
 }
 
 /* The keys of tests/e2e/test_tui.sh: a frame of every SM first, then one
@@ -393,7 +431,52 @@ static void report_session(struct session *s, const char *path)
 		analysis_stream_summary(s->analysis, i, &sum);
 }
 
-void fuzz_load_session(const char *path)
+/* smtop export's Perfetto trace of the whole session, to /dev/null. */
+static void export_session(struct session *s, const char *path)
+{
+	struct export_window w;
+	char err[512];
+
+	if (export_window(s, 0, 0, 0, &w, err, sizeof err) != 0) {
+		check_one_line(err, path);
+		return;
+	}
+	if (export_perfetto(s, fuzz_null_out(), &w, err, sizeof err) != 0)
+		check_one_line(err, path);
+}
+
+/* smtop replay: a fresh model fed by the replay feed at a few clocks from
+ * the first kernel to past the last, with a detail window at each. */
+static void replay_session(struct session *s, const char *path)
+{
+	struct session_replay feed;
+	struct model m;
+	char err[512];
+
+	if (model_init(&m) != 0)
+		return;
+	if (session_replay_open(&feed, s, &m, 0, err, sizeof err) != 0) {
+		check_one_line(err, path);
+		model_free(&m);
+		return;
+	}
+	uint64_t t0 = feed.t_first, span = feed.t_last - feed.t_first;
+	for (int i = 0; i <= 4; i++) {
+		uint64_t clock = i < 4 ? t0 + span / 4 * (uint64_t)i : UINT64_MAX;
+		if (session_replay_feed(&feed, clock, err, sizeof err) < 0) {
+			check_one_line(err, path);
+			break;
+		}
+		uint64_t d1 = clock < t0 + span / 8 ? t0 + span / 8 : clock;
+		session_replay_detail(&feed, d1 - span / 8, d1 + 1);
+	}
+	session_replay_close(&feed);
+	model_free(&m);
+}
+
+/* The loader, report, viewer, export, replay and stored events over the
+ * sessions of paths[0..n) shown as one. */
+static void load_sessions(const char *const *paths, size_t n)
 {
 	struct analysis_params p;
 	struct view v;
@@ -401,8 +484,8 @@ void fuzz_load_session(const char *path)
 
 	memset(&v, 0, sizeof v);
 	analysis_params_default(&p);
-	if (session_open(&v.s, path, &p, err, sizeof err) != 0) {
-		check_one_line(err, path);
+	if (session_open_many(&v.s, paths, n, &p, err, sizeof err) != 0) {
+		check_one_line(err, paths[0]);
 		return;
 	}
 	if (model_init(&v.m) != 0) {
@@ -410,17 +493,30 @@ void fuzz_load_session(const char *path)
 		return;
 	}
 	v.s.model = &v.m;
-	v.m.session_label = path;
+	v.m.session_label = paths[0];
 	if (session_poll(&v.s, err, sizeof err) >= 0) {
 		if (!v.s.ended)
 			analysis_update(v.s.analysis, ANALYSIS_WATERMARK_ALL);
-		report_session(&v.s, path);
+		session_model_meta(&v.s, &v.m);
+		report_session(&v.s, paths[0]);
 		drive_viewer(&v);
-		if (!v.s.info.is_nsys && session_store_events(&v.s, err, sizeof err) != 0)
-			check_one_line(err, path);
+		export_session(&v.s, paths[0]);
+		if (n == 1)
+			replay_session(&v.s, paths[0]);
+		if (session_store_events(&v.s, err, sizeof err) < 0)
+			check_one_line(err, paths[0]);
 	} else {
-		check_one_line(err, path);
+		check_one_line(err, paths[0]);
 	}
 	model_free(&v.m);
 	session_close(&v.s);
+}
+
+void fuzz_load_session(const char *path)
+{
+	const char *const two[] = { path, path };
+
+	load_sessions(two, 1);
+	/* the same file twice: several files as one view */
+	load_sessions(two, 2);
 }

@@ -46,10 +46,11 @@ extern const size_t fuzz_file_walk_count;
  * reader walk (a refused file is fine: it must be told why in one line). */
 void fuzz_walk_reader(const char *path);
 
-/* What `smtop report` and `smtop open` do with a session, short of the
- * terminal: the loader feeding analysis and model, the report in both
- * formats, the viewer's samples and detail window, and (smtop sessions
- * only) the events stored back into the file. */
+/* What `smtop report`, `open`, `export` and `replay` do with a session,
+ * short of the terminal: the loader feeding analysis and model, the report
+ * in both formats, the viewer's samples and detail window, the Perfetto
+ * export, the replay feed, and (smtop sessions only) the events stored back
+ * into the file; then the same with the file opened twice as one view. */
 void fuzz_load_session(const char *path);
 
 /* Aborts with msg when a property the harness checks does not hold. */

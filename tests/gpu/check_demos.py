@@ -81,6 +81,87 @@ def green_contexts(d):
           f"({ {s: len(v) for s, v in sms_of.items()} } SMs per stream, {len(shared)} shared)")
 
 
+def start_runs(db):
+    """Block starts on the whole device in time order, cut into runs of one
+    process: [(pid, first start, last start, blocks)]."""
+    starts = sorted((st, pid) for (pid, _, _), bl in blocks_by_sm(db).items() for st, _, _, _ in bl)
+    runs = []
+    for st, pid in starts:
+        if runs and runs[-1][0] == pid:
+            runs[-1][2], runs[-1][3] = st, runs[-1][3] + 1
+        else:
+            runs.append([pid, st, st, 1])
+    return runs
+
+
+def timeslice(d, out):
+    """Two processes without MPS share the GPU in time slices: block starts
+    come in long runs of one process (the slices), and the inference
+    requests take longer than alone."""
+    db = sqlite3.connect(f"file:{os.path.join(d, 'demo-timeslice.smtop')}?mode=ro", uri=True)
+    runs = start_runs(db)
+    pids = {r[0] for r in runs}
+    blocks = sum(r[3] for r in runs)
+    in_long = sum(r[3] for r in runs if r[3] >= 100)
+    spans = sorted(r[2] - r[1] for r in runs if r[3] >= 100)
+    median_us = spans[len(spans) // 2] / 1e3 if spans else 0
+    check("timeslice: both processes ran blocks", len(pids) >= 2, f"({len(pids)} processes, {blocks} blocks)")
+    check("timeslice: block starts come in one-process slices", blocks and in_long / blocks >= 0.99
+          and median_us >= 500, f"({len(runs)} runs, {100 * in_long / max(blocks, 1):.2f}% of blocks in runs "
+          f"of >= 100, median slice {median_us:.0f} us)")
+    f = dict(kv.split("=", 1) for kv in out.split()[1:])
+    check("timeslice: inference requests take longer than alone",
+          float(f["median_ms"]) > float(f["solo_median_ms"]),
+          f"(median {f['median_ms']} ms vs {f['solo_median_ms']} ms alone)")
+
+
+PLACE_FUNCS = {"tiny-32t": "place_tiny", "wide-1024t": "place_wide", "smem-96KiB": "place_smem",
+               "regs-256t": "place_regs"}
+
+
+def max_resident(blocks):
+    """Most blocks resident at once among [(start, end)]."""
+    edges = sorted([(s, 1) for s, _ in blocks] + [(e, -1) for _, e in blocks])
+    most = cur = 0
+    for _, step in edges:
+        cur += step
+        most = max(most, cur)
+    return most
+
+
+def placement(d):
+    """From the session's own block records: no SM ever holds more blocks of a
+    kernel than CUDA's occupancy calculator allows, and the tiny kernel's
+    blocks reach every SM."""
+    occ = {}
+    for line in open(os.path.join(d, "demo-placement.out")):
+        if line.startswith("placement phase=alone"):
+            f = dict(kv.split("=", 1) for kv in line.split()[1:])
+            occ[PLACE_FUNCS.get(f["kernel"], f["kernel"])] = int(f["occupancy_blocks_per_sm"])
+    db = sqlite3.connect(f"file:{os.path.join(d, 'demo-placement.smtop')}?mode=ro", uri=True)
+    name_of = {(pid, g): n for pid, g, n in db.execute(
+        "SELECT k.globalPid, k.gridId, s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "JOIN StringIds s ON s.id = k.shortName")}
+    per_sm, sms_of = {}, {}
+    for (pid, dev, sm), blocks in blocks_by_sm(db).items():
+        for start, end, grid, _ in blocks:
+            n = name_of.get((pid, grid))
+            if n in occ:
+                per_sm.setdefault((n, sm), []).append((start, end))
+                sms_of.setdefault(n, set()).add(sm)
+    seen = {}
+    for (n, sm), blocks in per_sm.items():
+        seen[n] = max(seen.get(n, 0), max_resident(blocks))
+    sm_count = db.execute("SELECT smCount FROM TARGET_INFO_GPU").fetchone()
+    sm_count = sm_count[0] if sm_count else 0
+    check("placement: every kernel's blocks were recorded", set(seen) == set(occ) and len(occ) == 4,
+          f"(recorded {sorted(seen)})")
+    check("placement: no SM ever holds more blocks than the occupancy limit",
+          all(seen[n] <= occ[n] for n in seen), f"(most resident/limit: { {n: (seen[n], occ[n]) for n in seen} })")
+    check("placement: the tiny kernel's blocks reach every SM",
+          len(sms_of.get("place_tiny", ())) == sm_count, f"({len(sms_of.get('place_tiny', ()))} of {sm_count} SMs)")
+
+
 def main():
     d = sys.argv[1]
     a, b, c = (load(d, n) for n in ("priority-vs-training", "equal-priority", "head-of-line"))
@@ -92,6 +173,13 @@ def main():
         head_of_line(c)
     if os.path.exists(os.path.join(d, "demo-green-contexts.smtop")):
         green_contexts(d)
+    if os.path.exists(os.path.join(d, "demo-placement.smtop")):
+        placement(d)
+    ts = os.path.join(d, "demo-timeslice.out")
+    if os.path.exists(ts) and os.path.exists(os.path.join(d, "demo-timeslice.smtop")):
+        summary = [ln for ln in open(ts) if ln.startswith("summary ")]
+        if summary:
+            timeslice(d, summary[-1])
     return 1 if failures else 0
 
 

@@ -14,7 +14,8 @@ for line in open(sys.argv[1]):
     runs.setdefault(metric, OrderedDict()).setdefault(mode, []).append(float(ms))
 for metric, modes in runs.items():
     base = statistics.median(next(iter(modes.values())))
-    print(f"{metric:16} {'mode':10} {'runs':>4} {'median ms':>10} {'added':>8}")
+    print(f"{metric:16} {'mode':16} {'runs':>4} {'median ms':>10} {'added':>8}  every run")
     for mode, v in modes.items():
         m = statistics.median(v)
-        print(f"{'':16} {mode:10} {len(v):>4} {m:>10.3f} {100 * (m - base) / base:>7.1f}%")
+        runs_ms = " ".join(f"{x:.2f}" for x in v)
+        print(f"{'':16} {mode:16} {len(v):>4} {m:>10.3f} {100 * (m - base) / base:>7.1f}%  {runs_ms}")

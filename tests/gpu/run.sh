@@ -9,7 +9,7 @@ mkdir -p "$OUT_DIR"
 SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 fails=0
-sections=${*:-collector torch overhead demos demo_overhead storm layers}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest layers}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -105,18 +105,25 @@ section_demos() {
 	python3 tests/gpu/check_demos.py "$OUT_DIR" || fails=$((fails + 1))
 }
 
+# Each part of the collector switched off in turn (docs/collector.md), and
+# torch.profiler, interleaved.
 section_overhead_parts() {
 	echo "== overhead by collector part: ResNet-50 batch-16 inference, interleaved, median ms/iter"
+	# SMTOP_CPUS (e.g. the GPU's NUMA-local cores) pins every run alike.
+	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	: > "$OUT_DIR/overhead-parts.txt"
-	for i in 1 2 3; do
-		for mode in plain all no-latency no-api neither; do
+	for i in $(seq "${SMTOP_OVERHEAD_ROUNDS:-3}"); do
+		for mode in ${SMTOP_PARTS:-plain all no-latency no-api no-blocks no-flush kernels-only profiler}; do
 			case $mode in
-			plain) python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			plain) $PIN python3 tests/gpu/torch_resnet.py --iters 100 ;;
+			profiler) $PIN python3 tests/gpu/torch_resnet.py --iters 100 --profile ;;
 			*) case $mode in
 			   all) env= ;; no-latency) env=SMTOP_LATENCY=0 ;; no-api) env=SMTOP_API=0 ;;
-			   neither) env="SMTOP_LATENCY=0 SMTOP_API=0" ;; esac
+			   no-blocks) env=SMTOP_BLOCKS=0 ;; no-flush) env=SMTOP_FLUSH=0 ;;
+			   kernels-no-flush) env="SMTOP_LATENCY=0 SMTOP_API=0 SMTOP_BLOCKS=0 SMTOP_FLUSH=0" ;;
+			   kernels-only) env="SMTOP_LATENCY=0 SMTOP_API=0 SMTOP_BLOCKS=0" ;; esac
 			   rm -f "$OUT_DIR/ovh.smtop"
-			   env $env $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 60 ;;
+			   env $env $PIN $SMTOP record -q -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py --iters 100 ;;
 			esac | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/overhead-parts.txt"
 		done
 	done
@@ -124,19 +131,24 @@ section_overhead_parts() {
 }
 
 section_demo_overhead() {
-	echo "== demo overhead: traced (under smtop record) vs untraced, interleaved"
+	echo "== demo overhead: each model traced (under smtop record) vs untraced, interleaved"
 	: > "$OUT_DIR/demo-overhead.txt"
 	for i in 1 2 3; do
-		for mode in plain traced; do
-			if [ $mode = plain ]; then
-				build/smtop-demo priority-vs-training --seconds 4 > "$OUT_DIR/dovh.out" 2>&1
-			else
-				rm -f "$OUT_DIR/dovh.smtop"
-				$SMTOP record -q -o "$OUT_DIR/dovh.smtop" -- build/smtop-demo priority-vs-training --seconds 4 > "$OUT_DIR/dovh.out" 2>&1
-			fi
-			sed -n "s/.*solo_median_ms=\([0-9.]*\).*/$mode infer_solo_ms \1/p; s/^train .*step_median_ms=\([0-9.]*\).*/$mode train_step_ms \1/p" "$OUT_DIR/dovh.out" >> "$OUT_DIR/demo-overhead.txt"
+		for model in ${SMTOP_DEMO_MODELS:-resnet vgg densenet}; do
+			for mode in plain traced; do
+				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4
+				if [ $mode = plain ]; then
+					"$@" > "$OUT_DIR/dovh.out" 2>&1
+				else
+					rm -f "$OUT_DIR/dovh.smtop"
+					$SMTOP record -q -o "$OUT_DIR/dovh.smtop" -- "$@" > "$OUT_DIR/dovh.out" 2>&1
+				fi
+				sed -n "s/.*solo_median_ms=\([0-9.]*\).*/$mode ${model}_infer_solo_ms \1/p; s/^train .*step_median_ms=\([0-9.]*\).*/$mode ${model}_train_step_ms \1/p" \
+					"$OUT_DIR/dovh.out" >> "$OUT_DIR/demo-overhead.txt"
+			done
 		done
 	done
+	rm -f "$OUT_DIR/dovh.smtop"
 	python3 tests/gpu/overhead_table.py "$OUT_DIR/demo-overhead.txt"
 }
 
@@ -144,9 +156,41 @@ section_storm() {
 	echo "== storm: block tracer rate"
 	secs=${SMTOP_STORM_SECONDS:-20}
 	build/blockstorm --seconds "$secs" --no-trace | tail -3
-	record storm build/blockstorm --seconds "$secs"
+	SMTOP_DEBUG=1 record storm build/blockstorm --seconds "$secs" 2>&1 | grep -E "writer:|drained" 
 	tail -3 "$OUT_DIR/storm.out"
 	$SMTOP info "$OUT_DIR/storm.smtop" | grep -E "blocks|dropped|span"
+	rm -f "$OUT_DIR/storm.smtop"
+}
+
+# Paced storms: the rate where the first block record is dropped.
+section_storm_sweep() {
+	echo "== storm sweep: paced rates, blocks stored and dropped"
+	for rate in ${SMTOP_SWEEP_RATES:-10e6 15e6 20e6 25e6 30e6 40e6}; do
+		SMTOP_DEBUG=1 record sweep build/blockstorm --seconds "${SMTOP_SWEEP_SECONDS:-6}" --rate "$rate" \
+			2>&1 | grep -E "writer:|drained"
+		tail -1 "$OUT_DIR/sweep.out"
+		$SMTOP info "$OUT_DIR/sweep.smtop" | grep -E "^ *(blocks|dropped)"
+		rm -f "$OUT_DIR/sweep.smtop"
+	done
+}
+
+# The busiest demo model for 20 s: every block stored, or the exact count dropped.
+section_busiest() {
+	echo "== busiest demo: VGG-style training beside inference, 20 s"
+	SMTOP_DEBUG=1 record busiest build/smtop-demo priority-vs-training --model vgg --seconds 20 \
+		2>&1 | grep -E "writer:|drained"
+	tail -3 "$OUT_DIR/busiest.out"
+	$SMTOP info "$OUT_DIR/busiest.smtop" | grep -E "blocks|dropped|span"
+	rm -f "$OUT_DIR/busiest.smtop"
+}
+
+# NVTX ranges (opt-in: SMTOP_NVTX=1) reach the session: one per timed iteration.
+section_nvtx() {
+	echo "== NVTX ranges from PyTorch"
+	SMTOP_NVTX=1 record nvtx python3 tests/gpu/torch_resnet.py --batch 1 --iters 30 --warmup 3 --nvtx
+	tail -1 "$OUT_DIR/nvtx.out"
+	n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text LIKE 'request %'\").fetchone()[0])" "$OUT_DIR/nvtx.smtop")
+	expect_eq "NVTX ranges" "$n" 30
 }
 
 section_layers() {

@@ -2,6 +2,7 @@
 """ResNet-50 (random weights, torchvision) inference for smtop's GPU tests.
 
   --streams two : requests alternate between a priority -5 and a priority 0 stream
+  --nvtx        : one NVTX range ("request N") around each timed iteration
   --profile     : wrap the run in torch.profiler (CUDA activities) and print its
                   kernel count, to cross-check smtop's count for the same loop
 
@@ -32,14 +33,18 @@ def build(batch):
     return model.cuda(), x.cuda()
 
 
-def run_loop(model, x, iters, streams):
+def run_loop(model, x, iters, streams, nvtx=False):
     times = []
     with torch.no_grad():
         for i in range(iters):
             s = streams[i % len(streams)]
             t0 = time.perf_counter()
+            if nvtx:
+                torch.cuda.nvtx.range_push(f"request {i}")
             with torch.cuda.stream(s):
                 model(x)
+            if nvtx:
+                torch.cuda.nvtx.range_pop()
             s.synchronize()
             times.append((time.perf_counter() - t0) * 1e3)
     return times
@@ -52,6 +57,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--streams", choices=["one", "two"], default="one")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--nvtx", action="store_true", help="one NVTX range per timed iteration")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = False
     if a.streams == "two":
@@ -64,7 +70,7 @@ def main():
         model, x = build(a.batch)
         run_loop(model, x, a.warmup, streams)
         torch.cuda.synchronize()
-        t = run_loop(model, x, a.iters, streams)
+        t = run_loop(model, x, a.iters, streams, a.nvtx)
         torch.cuda.synchronize()
         return t
 

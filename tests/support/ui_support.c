@@ -139,24 +139,116 @@ static int spit(const char *path, const char *text)
 	return fclose(f);
 }
 
+/* mkdir -p of the directories above path. */
+static void make_parents(const char *path)
+{
+	char d[512];
+	snprintf(d, sizeof d, "%s", path);
+	for (char *p = strchr(d + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = 0;
+		mkdir(d, 0777);
+		*p = '/';
+	}
+}
+
+/* Line n (0-based) of s, without its newline, into buf. */
+static const char *nth_line(const char *s, int n, char *buf, size_t len)
+{
+	for (; s && n > 0; n--) {
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	if (!s || !*s)
+		return NULL;
+	size_t l = strcspn(s, "\n");
+	if (l >= len)
+		l = len - 1;
+	memcpy(buf, s, l);
+	buf[l] = 0;
+	return buf;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static size_t code_point_len(const char *s)
+{
+	unsigned char c = (unsigned char)*s;
+	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	return strnlen(s, n) ? strnlen(s, n) : 1;
+}
+
+/* Screen column (0-based, one per code point) of the first difference. */
+static int first_diff_column(const char *a, const char *b)
+{
+	int col = 0;
+	for (;;) {
+		size_t la = code_point_len(a), lb = code_point_len(b);
+		if (!*a || !*b || la != lb || memcmp(a, b, la))
+			return col;
+		a += la;
+		b += lb;
+		col++;
+	}
+}
+
+#define UI_SUPPORT_DIFF_MAX 12
+
+void ui_support_diff(FILE *f, const char *want, const char *got)
+{
+	int nw = count_lines(want), ng = count_lines(got), n = nw > ng ? nw : ng, shown = 0,
+	    differ = 0;
+	if (nw != ng)
+		fprintf(f, "  %d lines expected, %d drawn\n", nw, ng);
+	for (int i = 0; i < n; i++) {
+		char a[8192], b[8192];
+		const char *la = nth_line(want, i, a, sizeof a), *lb = nth_line(got, i, b, sizeof b);
+		if (la && lb && !strcmp(la, lb))
+			continue;
+		differ++;
+		if (shown++ >= UI_SUPPORT_DIFF_MAX)
+			continue;
+		fprintf(f, "  line %d:\n  - %s\n  + %s\n", i + 1, la ? la : "(no line)",
+			lb ? lb : "(no line)");
+		if (la && lb)
+			fprintf(f, "    %*s^ column %d\n", first_diff_column(la, lb), "",
+				first_diff_column(la, lb) + 1);
+	}
+	if (differ > UI_SUPPORT_DIFF_MAX)
+		fprintf(f, "  ... and %d more lines differ\n", differ - UI_SUPPORT_DIFF_MAX);
+}
+
 int ui_support_golden(const char *name, const char *text)
 {
 	const char *dir = getenv("SMTOP_GOLDEN_DIR");
 	char path[512], actual[512];
 	snprintf(path, sizeof path, "%s/%s.txt", dir ? dir : "tests/golden", name);
 	const char *upd = getenv("SMTOP_UPDATE_GOLDEN");
-	if (upd && strcmp(upd, "1") == 0)
+	if (upd && strcmp(upd, "1") == 0) {
+		make_parents(path);
 		return spit(path, text) == 0;
+	}
 	char *want = slurp(path);
 	int same = want && strcmp(want, text) == 0;
-	free(want);
 	if (!same) {
-		mkdir("build", 0777);
-		mkdir("build/tests", 0777);
-		mkdir("build/tests/golden", 0777);
 		snprintf(actual, sizeof actual, "build/tests/golden/%s.txt", name);
+		make_parents(actual);
 		spit(actual, text);
-		fprintf(stderr, "golden %s differs: diff %s %s\n", path, path, actual);
+		fprintf(stderr, "golden %s differs from the screen drawn (saved in %s):\n", path,
+			actual);
+		if (want)
+			ui_support_diff(stderr, want, text);
+		else
+			fprintf(stderr, "  %s is missing\n", path);
+		fprintf(stderr, "  if the change is meant: SMTOP_UPDATE_GOLDEN=1 make test-unit, "
+				"then check the new file by eye\n");
 	}
+	free(want);
 	return same;
 }

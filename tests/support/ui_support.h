@@ -1,9 +1,11 @@
 /* Helpers for the UI suites: a deterministic H200-like model and golden
- * screens (tests/golden/<name>.txt; SMTOP_UPDATE_GOLDEN=1 rewrites them). */
+ * screens (tests/golden/<name>.txt, name may hold a directory;
+ * SMTOP_UPDATE_GOLDEN=1 rewrites them; a mismatch prints a line diff). */
 #ifndef SMTOP_TESTS_UI_SUPPORT_H
 #define SMTOP_TESTS_UI_SUPPORT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "src/model.h"
 #include "ui/app.h"
@@ -24,5 +26,9 @@ void ui_support_render(struct canvas *c, struct app *a, const struct model *m, i
 /* 1 if text equals the golden file (or it was rewritten); else 0 and the
  * actual text is left in build/tests/golden/<name>.txt. */
 int ui_support_golden(const char *name, const char *text);
+
+/* Prints the lines where got differs from want: the expected line, the drawn
+ * one and a caret under the first differing column (at most 12 lines). */
+void ui_support_diff(FILE *f, const char *want, const char *got);
 
 #endif

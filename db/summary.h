@@ -1,0 +1,53 @@
+/* The session summary behind `smtop ls`: what a library row shows.  The
+ * cheap part (date, command, GPU, the session's length) is read from the file
+ * each time; the costly part (counts over every block, the analysis' episodes)
+ * is kept in the session's smtop_summary table, keyed by the session's length
+ * and the analysis threshold, so a session that grew is summarised again. */
+#ifndef SMTOP_DB_SUMMARY_H
+#define SMTOP_DB_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rows are only ever appended to a session, so these grow with it. */
+struct db_summary_key {
+	int64_t kernel_rows;         /* max(rowid) of CUPTI_ACTIVITY_KIND_KERNEL */
+	int64_t chunk_rows;          /* max(id) of smtop_block_chunk */
+	int64_t stream_rows;         /* rows of TARGET_INFO_CUDA_STREAM */
+	int ended;                   /* smtop_meta ended */
+	uint64_t threshold_ns;       /* the analysis' blocking threshold */
+};
+
+struct db_summary {
+	struct db_summary_key key;
+	uint64_t computed_ns;        /* wall clock when it was computed */
+	uint64_t t_first, t_last;    /* GPU span on CUPTI time, 0 unknown */
+	uint64_t kernels, blocks;
+	uint64_t blocking, inversions_resident, inversions_dispatch, timeslice;
+};
+
+/* The cheap part of a session, and the stored summary if there is one. */
+struct db_summary_head {
+	int is_nsys;                 /* an Nsight Systems export (never written to) */
+	uint64_t created_ns;         /* 0 unknown */
+	int ended, ended_clean;
+	char command[256];           /* "" unknown */
+	char gpu[96];                /* the first GPU's name, "" unknown */
+	int n_gpus;
+	struct db_summary_key key;   /* the session's length now; threshold_ns 0 */
+	int has_stored;
+	struct db_summary stored;
+};
+
+/* Reads path's head through a short read-only connection.  A file that is
+ * not a session gives -1 and one line in err naming it and the problem. */
+int db_summary_read(const char *path, struct db_summary_head *h, char *err, size_t errlen);
+
+/* 1 if s was computed for a session of length key (with key's threshold). */
+int db_summary_matches(const struct db_summary *s, const struct db_summary_key *key);
+
+/* Replaces the stored summary (smtop sessions only; the table is created in
+ * files that predate it).  Returns 0, or -1 with one line in err. */
+int db_summary_store(const char *path, const struct db_summary *s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,11 @@
+/* Growable arrays: one doubling rule for every module of the core. */
+#ifndef SMTOP_ARRAY_H
+#define SMTOP_ARRAY_H
+
+#include <stddef.h>
+
+/* Makes *p hold at least need elements of elem bytes, doubling *cap (from 16)
+ * so that n appends cost O(n).  Returns 0, or -1 with *p and *cap unchanged. */
+int array_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+#endif

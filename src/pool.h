@@ -1,0 +1,33 @@
+/* A small pool of worker threads for data-parallel steps of the loader
+ * (chunk decode, model binning).  pool_run hands out task numbers to the
+ * workers and to the calling thread, and returns when every task is done, so
+ * callers stay sequential code with parallel inner loops. */
+#ifndef SMTOP_POOL_H
+#define SMTOP_POOL_H
+
+#include <stddef.h>
+
+#define POOL_MAX_THREADS 8
+
+struct pool;
+
+/* fn(ud, task, worker): worker is 0 for the caller, 1..threads-1 for the
+ * pool's own threads, so per-worker scratch can be indexed by it. */
+typedef void (*pool_fn)(void *ud, size_t task, int worker);
+
+/* A pool of threads participants in all (the caller counts as one): 1 or
+ * less runs everything on the caller's thread.  NULL when out of memory or
+ * threads cannot be started. */
+struct pool *pool_new(int threads);
+void pool_free(struct pool *p);
+/* Participants, the caller included (1 for a NULL pool). */
+int pool_threads(const struct pool *p);
+
+/* Runs fn for tasks 0..n-1 and returns when all are done.  p may be NULL. */
+void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud);
+
+/* Online CPUs, capped at POOL_MAX_THREADS; SMTOP_THREADS overrides (1 turns
+ * the workers off). */
+int pool_default_threads(void);
+
+#endif

@@ -1,0 +1,213 @@
+/* bench_session: what smtop does with a session file, timed on a real file.
+ *
+ *   bench_session open FILE      the loader up to the first frame, as
+ *                                `smtop open` runs it (session_open,
+ *                                session_poll into the analysis and the
+ *                                model, layout, first screen_draw), then one
+ *                                frame at every zoom from the whole session
+ *                                down to 1 us per column, mid-session and at
+ *                                the end, with the detail fetch the viewer
+ *                                makes where the model asks for it
+ *   bench_session analysis FILE  the analysis alone, as `smtop report` runs
+ *                                it (no model, no printing)
+ *
+ * Frames are drawn into a BENCH_W x BENCH_H canvas (a large terminal).
+ * Prints key=value lines for tests/bench/run.sh: times in wall clock and, as
+ * *_cpu_*, in CPU time (which holds on a busy machine); peak RSS from
+ * getrusage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "src/analysis.h"
+#include "src/model.h"
+#include "src/session.h"
+#include "ui/app.h"
+#include "ui/canvas.h"
+#include "ui/screen.h"
+
+#define BENCH_W 200
+#define BENCH_H 60
+#define FRAME_REPS 5
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this (only) thread: the figure that holds on a busy machine */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double rss_mb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_maxrss / 1024.0;
+}
+
+static void die(const char *err)
+{
+	fprintf(stderr, "bench_session: %s\n", err);
+	exit(1);
+}
+
+static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+}
+
+/* The viewer's detail fetch (src/view.c view_detail, asked by ui/ui.c for
+ * three window widths around the visible one); returns its time in ms. */
+static double fetch_detail(struct session *s, struct model *m, const struct app *a)
+{
+	uint64_t t1 = app_t1(a), span = t1 - a->t0, from = a->t0 > span ? a->t0 - span : 0;
+	double t = now_s();
+
+	model_detail_begin(m, from, t1 + span);
+	if (db_reader_blocks(s->reader, from, t1 + span, detail_block, m) != 0)
+		die(db_reader_error(s->reader));
+	model_detail_end(m);
+	return (now_s() - t) * 1e3;
+}
+
+/* Mean over FRAME_REPS frames, wall clock; *cpu gets the CPU time. */
+static double frame_ms(struct canvas *c, struct app *a, const struct model *m, double *cpu)
+{
+	double t = now_s(), u = cpu_s();
+
+	for (int r = 0; r < FRAME_REPS; r++)
+		screen_draw(c, a, m);
+	*cpu = (cpu_s() - u) * 1e3 / FRAME_REPS;
+	return (now_s() - t) * 1e3 / FRAME_REPS;
+}
+
+struct worst {
+	double frame, frame_cpu, detail, step;
+};
+
+/* Zooms in from the whole session to 1 us per column around centre. */
+static void zooms(struct session *s, struct model *m, struct canvas *c, uint64_t centre,
+		  const char *where, struct worst *w)
+{
+	struct app a;
+
+	app_init(&a, m);
+	screen_layout(&a, m, c->w, c->h);
+	app_fit(&a);
+	for (;;) {
+		uint64_t half = a.col_ns * (uint64_t)app_cols(&a) / 2;
+		double detail = 0, frame, frame_cpu;
+
+		a.t0 = centre > half ? centre - half : 0;
+		if (a.t0 + 2 * half > m->t_last && centre == m->t_last)
+			a.t0 = m->t_last > 2 * half ? m->t_last - 2 * half : 0;
+		if (model_wants_detail(m, a.t0, app_t1(&a), a.col_ns))
+			detail = fetch_detail(s, m, &a);
+		frame = frame_ms(c, &a, m, &frame_cpu);
+		printf("zoom where=%s col_us=%.3f bins_us=%.3f detail_ms=%.2f frame_ms=%.3f"
+		       " frame_cpu_ms=%.3f\n", where, (double)a.col_ns / 1e3,
+		       (double)model_resolution(m, a.t0, app_t1(&a), a.col_ns) / 1e3, detail, frame,
+		       frame_cpu);
+		if (frame > w->frame)
+			w->frame = frame;
+		if (frame_cpu > w->frame_cpu)
+			w->frame_cpu = frame_cpu;
+		if (detail > w->detail)
+			w->detail = detail;
+		if (detail + frame > w->step)
+			w->step = detail + frame;
+		if (a.col_ns <= 1000)
+			break;
+		app_handle_key(&a, '+');
+	}
+}
+
+static int bench_open(const char *path)
+{
+	struct analysis_params p;
+	struct session s;
+	struct model m;
+	struct canvas c;
+	struct app a;
+	struct worst w = { 0 };
+	char err[512];
+	double t0 = now_s(), c0 = cpu_s(), t_poll, t_open, c_open;
+
+	analysis_params_default(&p);
+	if (session_open(&s, path, &p, err, sizeof err) != 0)
+		die(err);
+	if (model_init(&m) != 0)
+		die("out of memory");
+	s.model = &m;
+	m.session_label = path;
+	if (session_poll(&s, err, sizeof err) < 0)
+		die(err);
+	t_poll = now_s() - t0;
+	/* ui_run: layout for the terminal, fit the session, first frame */
+	app_init(&a, &m);
+	if (canvas_init(&c, BENCH_W, BENCH_H) != 0)
+		die("out of memory");
+	screen_layout(&a, &m, c.w, c.h);
+	if (!a.follow)
+		app_fit(&a);
+	app_tick(&a, 0);
+	screen_draw(&c, &a, &m);
+	t_open = now_s() - t0;
+	c_open = cpu_s() - c0;
+	printf("open_s=%.3f open_cpu_s=%.3f load_s=%.3f blocks=%llu kernels=%zu events=%zu"
+	       " open_rss_mb=%.1f\n", t_open, c_open, t_poll, (unsigned long long)m.blocks,
+	       m.n_kernels, m.n_events, rss_mb());
+	zooms(&s, &m, &c, m.t_first + (m.t_last - m.t_first) / 2, "middle", &w);
+	zooms(&s, &m, &c, m.t_last, "end", &w);
+	printf("frame_max_ms=%.3f frame_cpu_max_ms=%.3f detail_max_ms=%.2f step_max_ms=%.2f"
+	       " size=%dx%d rss_mb=%.1f\n", w.frame, w.frame_cpu, w.detail, w.step, BENCH_W, BENCH_H,
+	       rss_mb());
+	canvas_free(&c);
+	model_free(&m);
+	session_close(&s);
+	return 0;
+}
+
+static int bench_analysis(const char *path)
+{
+	struct analysis_params p;
+	struct analysis_totals tot;
+	struct session s;
+	char err[512];
+	double t0 = now_s(), c0 = cpu_s();
+
+	analysis_params_default(&p);
+	if (session_open(&s, path, &p, err, sizeof err) != 0 || session_poll(&s, err, sizeof err) < 0)
+		die(err);
+	if (!s.ended)
+		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
+	analysis_totals(s.analysis, &tot);
+	printf("analysis_s=%.3f analysis_cpu_s=%.3f kernels=%zu blocks=%zu events=%zu inversions=%zu"
+	       " rss_mb=%.1f\n", now_s() - t0, cpu_s() - c0, tot.kernels, tot.blocks, analysis_event_count(s.analysis),
+	       tot.events[SMTOP_EV_INVERSION_RESIDENT] + tot.events[SMTOP_EV_INVERSION_DISPATCH],
+	       rss_mb());
+	session_close(&s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "open") == 0)
+		return bench_open(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "analysis") == 0)
+		return bench_analysis(argv[2]);
+	fprintf(stderr, "usage: bench_session open|analysis FILE\n");
+	return 2;
+}

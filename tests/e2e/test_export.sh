@@ -1,0 +1,103 @@
+#!/bin/sh
+# smtop export on the H200 sessions and on Nsight Systems exports: the trace
+# parsed back with Python's json module and checked track by track against
+# the session (check_trace.py), CSV row counts, time windows, stdout, errors;
+# Nsight Systems exports and several files in the viewer (tmux).
+. tests/e2e/lib.sh
+FX=tests/fixtures
+NS=$FX/nsys
+
+field() { "$SMTOP" info "$1" | sed -n "s/^$2 *//p"; }
+csv_rows() { python3 -c "import csv,sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], newline=''))) - 1)" "$1"; }
+
+for f in smoke priority-vs-training head-of-line resnet50-two-streams; do
+	cp "$FX/$f.smtop" "$E2E_TMP/$f.smtop" # the report stores its events: work on a copy
+	episodes=$("$SMTOP" report "$E2E_TMP/$f.smtop" --json -q | python3 -c "import json,sys; print(json.load(sys.stdin)['episodes_total'])")
+	"$SMTOP" export "$FX/$f.smtop" --perfetto "$E2E_TMP/$f.json" --csv "$E2E_TMP/$f-csv"
+	check "$f: export exits 0" [ $? -eq 0 ]
+	out=$(python3 tests/e2e/check_trace.py "$E2E_TMP/$f.json" "$FX/$f.smtop" "$episodes")
+	check "$f: trace matches the session track by track ($(printf '%s' "$out" | tail -1))" \
+		sh -c "printf '%s' '$out' | tail -1 | grep -q ' 0 failed checks'"
+	k=$(csv_rows "$E2E_TMP/$f-csv/kernels.csv")
+	b=$(csv_rows "$E2E_TMP/$f-csv/blocks.csv")
+	e=$(csv_rows "$E2E_TMP/$f-csv/events.csv")
+	check "$f: kernels.csv rows = kernels ($k)" [ "$k" = "$(field "$FX/$f.smtop" kernels)" ]
+	check "$f: blocks.csv rows = blocks ($b)" [ "$b" = "$(field "$FX/$f.smtop" blocks)" ]
+	check "$f: events.csv rows = the report's episodes ($e)" [ "$e" = "$episodes" ]
+done
+
+# A window: every slice inside it, kernels cut to it
+"$SMTOP" export $FX/priority-vs-training.smtop --from 10ms --to 20000 --perfetto "$E2E_TMP/w.json"
+out=$(python3 tests/e2e/check_trace.py "$E2E_TMP/w.json" $FX/priority-vs-training.smtop --window 10000 20000)
+check "window 10-20 ms: slices inside, kernels at their starts ($(printf '%s' "$out" | tail -1))" \
+	sh -c "printf '%s' '$out' | tail -1 | grep -q ' 0 failed checks'"
+n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEvents']))" "$E2E_TMP/w.json")
+m=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEvents']))" "$E2E_TMP/priority-vs-training.json")
+check "the window holds fewer events ($n of $m)" [ "$n" -lt "$m" ]
+
+# Standard output
+n=$("$SMTOP" export $FX/head-of-line.smtop --perfetto - | python3 -c "import json,sys; print(sum(e['ph'] == 'X' for e in json.load(sys.stdin)['traceEvents']))")
+check "--perfetto - writes the trace to stdout ($n slices)" [ "$n" -gt 1980 ]
+
+# Nsight Systems exports, one per schema version
+for v in 3.16.1 cuda_lab 3.28.1; do
+	"$SMTOP" export $NS/nsys-$v.sqlite --perfetto "$E2E_TMP/nsys-$v.json" --csv "$E2E_TMP/nsys-$v"
+	out=$(python3 tests/e2e/check_trace.py "$E2E_TMP/nsys-$v.json" $NS/nsys-$v.sqlite)
+	check "nsys $v: trace matches ($(printf '%s' "$out" | tail -1))" \
+		sh -c "printf '%s' '$out' | tail -1 | grep -q ' 0 failed checks'"
+	check "nsys $v: kernels.csv rows" [ "$(csv_rows "$E2E_TMP/nsys-$v/kernels.csv")" = "$(field $NS/nsys-$v.sqlite kernels)" ]
+done
+out=$("$SMTOP" info $NS/nsys-3.28.1.sqlite)
+check "nsys 3.28.1: GPU of the process (CUDA device 0 is nsys GPU 1)" contains "$out" "0: NVIDIA H200, 132 SMs, cc 9.0"
+check "nsys 3.28.1: schema version shown" contains "$out" "nsys export 3.28.1"
+out=$("$SMTOP" report $NS/nsys-cuda_lab.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(sorted({s['priority'] for s in r['streams'] if s['kernels']}), r['totals']['inversion_dispatch']['count'] + r['totals']['inversion_resident']['count'])")
+check "nsys export: priorities -5 and 0, inversions found ($out)" sh -c "printf '%s' '$out' | grep -q '^\[-5, 0\] [1-9]'"
+
+# Several files: one report over every process
+out=$("$SMTOP" report $NS/nsys-3.16.1.sqlite $NS/nsys-3.28.1.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['kernels'], sorted({s['pid'] for s in r['streams'] if s['kernels']}))")
+check "report over two exports: 78 kernels of pids 4101 and 4303 ($out)" [ "$out" = "78 [4101, 4303]" ]
+out=$("$SMTOP" info $NS/nsys-3.16.1.sqlite $NS/nsys-cuda_lab.sqlite | grep -c '^session')
+check "info over two files prints both" [ "$out" -eq 2 ]
+
+# Errors: one line naming the file, non-zero exit
+err=$("$SMTOP" export $FX/missing.smtop --perfetto "$E2E_TMP/x.json" 2>&1)
+check "missing session: exit 1" [ $? -eq 1 ]
+check "missing session: one line naming it" sh -c "printf '%s' '$err' | grep -q 'missing.smtop: no such session file' && [ \$(printf '%s\n' '$err' | wc -l) -eq 1 ]"
+err=$("$SMTOP" export $FX/head-of-line.smtop --perfetto /nonexistent/dir/t.json 2>&1)
+check "unwritable trace: exit 1" [ $? -eq 1 ]
+check "unwritable trace: one line naming it ($err)" sh -c "printf '%s' '$err' | grep -q '/nonexistent/dir/t.json: cannot write' && [ \$(printf '%s\n' '$err' | wc -l) -eq 1 ]"
+err=$("$SMTOP" export $FX/head-of-line.smtop --csv /proc/no/such 2>&1)
+rc=$?
+check "unwritable CSV directory: exit 1, one line ($err)" sh -c "[ $rc -eq 1 ] && printf '%s' '$err' | grep -q '/proc/no/such: cannot create'"
+err=$("$SMTOP" export $FX/head-of-line.smtop --from 5s --csv "$E2E_TMP/late" 2>&1)
+check "window after the end: refused ($err)" contains "$err" "starts after the session's end"
+err=$("$SMTOP" info $NS/nvprof-v9.sqlite 2>&1)
+check "nvprof database refused in one line" sh -c "printf '%s' '$err' | grep -q 'nvprof-v9.sqlite: an nvprof database' && [ \$(printf '%s\n' '$err' | wc -l) -eq 1 ]"
+err=$("$SMTOP" export $FX/head-of-line.smtop 2>&1)
+check "export without a target says what it needs" contains "$err" "needs --perfetto OUT.json or --csv DIR"
+
+# The viewer on an Nsight Systems export, and on two files at once
+T=smtop-export-e2e-$$
+# an idle session keeps the server up between the two panes (else the second
+# may race the server's exit)
+tmux new-session -d -s keep -x 20 -y 5 "sleep 3600"
+tmux new-session -d -s "$T" -x 160 -y 48 "'$SMTOP' open $NS/nsys-3.28.1.sqlite; echo EXIT=\$?; sleep 20"
+sleep 1.5
+s=$(tmux capture-pane -p -t "$T")
+check "viewer: the export's GPU in the header" contains "$s" "NVIDIA H200 · 132 SMs"
+check "viewer: stream lanes with priorities" contains "$s" "s13 p-5"
+check "viewer: NVTX ranges drawn" contains "$s" "nvtx"
+check "viewer: inversions listed" contains "$s" "INVERSION"
+tmux send-keys -t "$T" q; sleep 0.5
+check "viewer: q quits with status 0" contains "$(tmux capture-pane -p -t "$T")" "EXIT=0"
+tmux kill-session -t "$T" 2>/dev/null
+tmux new-session -d -s "$T" -x 160 -y 48 "'$SMTOP' open $NS/nsys-3.16.1.sqlite $NS/nsys-cuda_lab.sqlite; echo EXIT=\$?; sleep 20"
+sleep 1.5
+s=$(tmux capture-pane -p -t "$T")
+check "viewer: two files in one view" contains "$s" "+ 1 more files"
+check "viewer: both processes' streams" sh -c "[ \$(printf '%s' '$s' | grep -c ' s13 ') -ge 2 ]"
+tmux send-keys -t "$T" q; sleep 0.5
+check "viewer: two files, q quits" contains "$(tmux capture-pane -p -t "$T")" "EXIT=0"
+tmux kill-session -t "$T" 2>/dev/null
+
+e2e_done

@@ -21,11 +21,24 @@ static int points_into(char **p, char **argv, int argc)
 static void check_accepted(const struct cli *c, char **argv, int argc, size_t err_len)
 {
 	fuzz_check(err_len == 0, "an accepted command line wrote to stderr");
-	fuzz_check(c->command >= CLI_DEFAULT && c->command <= CLI_VERSION, "no such command");
+	fuzz_check(c->command >= CLI_DEFAULT && c->command <= CLI_MV, "no such command");
 	if (c->command == CLI_HELP || c->command == CLI_VERSION)
 		return;
-	if (c->command == CLI_OPEN || c->command == CLI_INFO || c->command == CLI_REPORT)
+	/* open without a file is the session library */
+	if (c->command == CLI_INFO || c->command == CLI_REPORT || c->command == CLI_REPLAY ||
+	    c->command == CLI_EXPORT || c->command == CLI_RM || c->command == CLI_MV)
 		fuzz_check(c->file != NULL, "a file command accepted without a file");
+	if (c->command == CLI_MV)
+		fuzz_check(c->new_name != NULL, "mv accepted without a new name");
+	if (c->command == CLI_EXPORT)
+		fuzz_check(c->perfetto_path || c->csv_dir, "export accepted without an output");
+	fuzz_check(c->n_files >= 0 && c->n_files <= CLI_MAX_FILES, "file count out of range");
+	fuzz_check(c->n_files == 0 || c->files[0] == c->file, "files[0] is not the file");
+	for (int i = 0; i < c->n_files; i++)
+		fuzz_check(c->files[i] != NULL, "a file lost");
+	if (c->has_from && c->has_to)
+		fuzz_check(c->to_ns > c->from_ns, "--to before --from accepted");
+	fuzz_check(c->speed == 0 || (c->speed >= 1 && c->speed <= 1e6), "--speed out of range");
 	if (c->command == CLI_RECORD || c->command == CLI_RUN)
 		fuzz_check(c->argv && c->argv[0] && points_into(c->argv, argv, argc),
 			   "record accepted without a workload");

@@ -186,7 +186,11 @@ int cli_parse_time(const char *s, uint64_t *ns)
 		return -1;
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		if (strcmp(end, units[i].unit) == 0) {
-			*ns = (uint64_t)(v * units[i].ns + 0.5);
+			double t = v * units[i].ns + 0.5;
+			/* inf, nan and times past uint64 (584 years) are refused */
+			if (!(t < 18446744073709551615.0))
+				return -1;
+			*ns = (uint64_t)t;
 			return 0;
 		}
 	}

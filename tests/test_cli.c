@@ -132,6 +132,8 @@ ParameterizedTestParameters(cli, bad_input)
 		{ "smtop replay f --speed 2e6", "--speed needs a number from 1 to 1000000" },
 		{ "smtop replay f --speed fast", "--speed needs a number" },
 		{ "smtop replay f --speed", "--speed needs a number" },
+		{ "smtop export f --perfetto o --to 1e300s", "--to needs a time" },
+		{ "smtop export f --perfetto o --from inf", "--from needs a time" },
 		{ "smtop rm", "needs a session FILE" },
 		{ "smtop mv", "needs a session FILE" },
 		{ "smtop mv old.smtop", "smtop mv FILE NEWNAME" },

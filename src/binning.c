@@ -50,7 +50,7 @@ struct binning {
 	uint32_t n_sm;
 	size_t n;                       /* staged, all SMs */
 	size_t sm_max;                  /* staged on one SM before the stage is full */
-	int64_t emax;                   /* latest end staged */
+	int64_t smin, emax;             /* earliest start, latest end staged */
 	struct binning_scratch *scratch;
 	int n_scratch;
 };
@@ -58,8 +58,10 @@ struct binning {
 struct binning *binning_new(void)
 {
 	struct binning *b = calloc(1, sizeof *b);
-	if (b)
+	if (b) {
+		b->smin = INT64_MAX;
 		b->emax = INT64_MIN;
+	}
 	return b;
 }
 
@@ -90,6 +92,7 @@ static void binning_drop(struct binning *b)
 	for (uint32_t i = 0; i < b->n_sm; i++)
 		b->sms[i].n = 0;
 	b->n = 0;
+	b->smin = INT64_MAX;
 	b->emax = INT64_MIN;
 }
 
@@ -129,6 +132,7 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 {
 	struct binning_sm *l = &b->sms[sm];
 	uint16_t th = threads > UINT16_MAX ? UINT16_MAX : (uint16_t)threads;
+	int64_t s0 = s;
 	if (e - s > BINNING_BLOCK_MAX_NS)
 		e = s + BINNING_BLOCK_MAX_NS;
 	/* pieces of a block add up to the block: bins are sums */
@@ -137,6 +141,8 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 			return -1;
 	if (push_one(b, l, s, (uint32_t)(e - s), th, stream))
 		return -1;
+	if (s0 < b->smin)
+		b->smin = s0;
 	if (e > b->emax)
 		b->emax = e;
 	return b->n >= BINNING_STAGE_MAX || l->n >= b->sm_max;
@@ -147,17 +153,19 @@ static size_t push_stretch(struct binning *b, struct binning_sm *l, const struct
 			   size_t n, int64_t origin, uint16_t th, uint16_t stream)
 {
 	struct binning_item *out = &l->items[l->n];
-	int64_t emax = b->emax;
+	int64_t smin = b->smin, emax = b->emax;
 	size_t i = 0;
 	for (; i < n; i++) {
 		int64_t s = binning_rel(blk[i].start, origin), e = binning_rel(blk[i].end, origin);
 		if (e - s > (int64_t)UINT32_MAX)
 			break;
 		out[i] = (struct binning_item){ s, (uint32_t)(e - s), th, stream };
+		smin = s < smin ? s : smin;
 		emax = e > emax ? e : emax;
 	}
 	l->n += i;
 	b->n += i;
+	b->smin = smin;
 	b->emax = emax;
 	return i;
 }
@@ -198,6 +206,12 @@ int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block
 size_t binning_staged(const struct binning *b)
 {
 	return b->n;
+}
+
+void binning_extent(const struct binning *b, int64_t *smin, int64_t *emax)
+{
+	*smin = b->smin;
+	*emax = b->emax;
 }
 
 /* ---- preparing a batch ------------------------------------------------------ */
@@ -375,10 +389,10 @@ static void sweep(const struct apply_job *j, struct binning_scratch *w, uint32_t
 	}
 }
 
-/* The first ns a ring still holds. */
+/* The first ns of a ring's span (the bins in memory hold all its data). */
 static int64_t window_start(const struct model_level *l)
 {
-	return (l->hi - (int64_t)l->n + 1) * (int64_t)l->width;
+	return (l->hi - (int64_t)l->span + 1) * (int64_t)l->width;
 }
 
 /* All levels for the items of slots [g, g + ns): a first pass from the

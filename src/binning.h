@@ -97,9 +97,13 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block *blk, size_t n,
 			int64_t origin, uint32_t threads, uint16_t stream);
 size_t binning_staged(const struct binning *b);
+/* Earliest start and latest end staged (ns from the origin), INT64_MAX and
+ * INT64_MIN when nothing is: the model sizes its rings before a batch. */
+void binning_extent(const struct binning *b, int64_t *smin, int64_t *emax);
 
 /* Adds everything staged to levels[0..MODEL_LEVELS) of n_sm SMs, moving the
- * rings forward to the latest end staged, on p's threads (p may be NULL).
+ * rings forward to the latest end staged (each ring must already hold, in
+ * memory, every bin of its span from the earliest start staged on), on p's threads (p may be NULL).
  * With peak non-NULL, raises *peak to the highest mean resident threads of
  * a finest-level bin it wrote.  Returns 0, or -1 when out of memory (nothing
  * is binned then; the stage is kept). */

@@ -139,11 +139,13 @@ static void level_init(struct model_level *l, struct model_bin *bins, size_t n, 
 		       int ring)
 {
 	l->bins = bins;
+	l->own = NULL;
 	l->stride = n + MODEL_ROW_PAD;
-	l->n = n;
+	l->n = l->span = n;
 	l->width = width;
 	l->ring = ring;
 	l->hi = INT64_MIN;
+	l->first = INT64_MAX;
 	l->lo = 0;
 	l->used = 0;
 }
@@ -154,6 +156,72 @@ static void level_reset(struct model_level *l, uint32_t n_sm)
 		binning_bin_clear(&l->bins[i]);
 	l->hi = INT64_MIN;
 	l->used = 0;
+}
+
+/* A ring starts this small and doubles as its data spans more bins: the
+ * coarse levels of a session of seconds hold a few bins each. */
+#define RING_MIN_BINS 4
+
+/* Bytes of one level's place in the bins' allocation. */
+static size_t level_place(uint32_t n_sm)
+{
+	/* a few bins between levels keep the same SM of each level off one cache set */
+	return (size_t)n_sm * (MODEL_RING_BINS + MODEL_ROW_PAD) + 56;
+}
+
+/* Moves ring k to n bins per SM (a power of two, n >= its current size):
+ * the bins it holds keep their index, the rest are empty.  A full-size ring
+ * takes its place in the shared allocation (huge pages), a smaller one
+ * memory of its own, so that the places of short rings are never touched. */
+static int ring_resize(struct model *m, int k, size_t n)
+{
+	struct model_level *l = &m->levels[k];
+	size_t stride = n + MODEL_ROW_PAD;
+	struct model_bin *nb = n == l->span ? m->bins + level_place(m->n_sm) * (size_t)k
+					    : malloc((size_t)m->n_sm * stride * sizeof *nb);
+	if (!nb)
+		return -1;
+	for (size_t i = 0; i < (size_t)m->n_sm * stride; i++)
+		binning_bin_clear(&nb[i]);
+	if (l->hi != INT64_MIN && l->bins) {
+		int64_t from = l->hi - (int64_t)l->n + 1;
+		for (uint32_t sm = 0; sm < m->n_sm; sm++)
+			for (int64_t i = from; i <= l->hi; i++)
+				nb[(size_t)sm * stride + (size_t)((uint64_t)i & (n - 1))] =
+					l->bins[(size_t)sm * l->stride + binning_ring_slot(l, i)];
+	}
+	free(l->own);
+	l->own = n == l->span ? NULL : nb;
+	l->bins = nb;
+	l->n = n;
+	l->stride = stride;
+	return 0;
+}
+
+/* Before a batch over bins [lo, hi] (relative ns [smin, emax)) is binned:
+ * each ring grows to hold its data from its lowest bin on, up to its span,
+ * so that no bin with data ever leaves the memory while still in the span. */
+static int rings_fit(struct model *m, int64_t smin, int64_t emax)
+{
+	int64_t first = binning_floor_div(smin, (int64_t)MODEL_BASE_NS);
+	int64_t last = binning_floor_div(emax - 1, (int64_t)MODEL_BASE_NS);
+	for (int k = 0; k < MODEL_LEVELS; k++) {
+		struct model_level *l = &m->levels[k];
+		int64_t hi = last >> (2 * k), lo = first >> (2 * k);
+		if (l->hi != INT64_MIN && l->hi > hi)
+			hi = l->hi;
+		if (l->first < lo)
+			lo = l->first;
+		l->first = lo;
+		if (lo <= hi - (int64_t)l->span)
+			lo = hi - (int64_t)l->span + 1;
+		size_t n = l->n;
+		while (n < l->span && (int64_t)n < hi - lo + 1)
+			n *= 2;
+		if (n != l->n && ring_resize(m, k, n))
+			return -1;
+	}
+	return 0;
 }
 
 #define floor_div binning_floor_div
@@ -370,6 +438,8 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->n_nvtx; i++)
 		free(m->nvtx[i].text);
 	free(m->nvtx);
+	for (int i = 0; i < MODEL_LEVELS; i++)
+		free(m->levels[i].own);
 	free(m->bins);
 	binning_free(m->binning);
 	for (size_t i = 0; i < m->n_pending_grids; i++)
@@ -395,17 +465,24 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 	m->dev.uuid = NULL;
 	m->n_sm = d->sm_count;
 	/* one allocation: huge pages are not wasted on rounding each level */
+	for (int i = 0; i < MODEL_LEVELS; i++) {
+		free(m->levels[i].own);
+		m->levels[i].own = m->levels[i].bins = NULL;
+	}
 	free(m->bins);
 	if (binning_set_sms(m->binning, d->sm_count))
 		return -1;
-	/* a few bins between levels keep the same SM of each level off one cache set */
-	size_t per_level = (size_t)m->n_sm * (MODEL_RING_BINS + MODEL_ROW_PAD) + 56;
+	size_t per_level = level_place(m->n_sm);
 	m->bins = bins_alloc(per_level * MODEL_LEVELS + (size_t)m->n_sm * (MODEL_DETAIL_BINS + MODEL_ROW_PAD));
 	if (!m->bins)
 		return -1;
 	uint64_t w = MODEL_BASE_NS;
-	for (int i = 0; i < MODEL_LEVELS; i++, w *= 4)
-		level_init(&m->levels[i], m->bins + per_level * (size_t)i, MODEL_RING_BINS, w, 1);
+	for (int i = 0; i < MODEL_LEVELS; i++, w *= 4) {
+		level_init(&m->levels[i], NULL, MODEL_RING_BINS, w, 1);
+		m->levels[i].n = 1;
+		if (ring_resize(m, i, RING_MIN_BINS))
+			return -1;
+	}
 	level_init(&m->detail, m->bins + per_level * MODEL_LEVELS, MODEL_DETAIL_BINS, 1, 0);
 	m->has_device = 1;
 	m->generation++;
@@ -738,6 +815,10 @@ static int model_bin_staged(struct model *m)
 {
 	if (!m->has_device || !binning_staged(m->binning))
 		return 0;
+	int64_t smin, emax;
+	binning_extent(m->binning, &smin, &emax);
+	if (rings_fit(m, smin, emax))
+		return -1;
 	double *peak = m->dev.max_threads_per_sm ? NULL : &m->peak_threads;
 	if (binning_apply(m->binning, m->levels, m->n_sm, (uint32_t)m->n_streams, m->pool, peak))
 		return -1;
@@ -996,7 +1077,7 @@ static int level_covers(const struct model_level *l, const struct model *m, uint
 		return b0 >= l->lo && b1 < l->lo + (int64_t)l->n;
 	if (l->hi == INT64_MIN)
 		return 1; /* nothing yet: all idle */
-	return b0 > l->hi - (int64_t)l->n;
+	return b0 > l->hi - (int64_t)l->span;
 }
 
 /* The finest level that holds the window, preferring bins no wider than a
@@ -1065,7 +1146,7 @@ static void cand_add(struct cand *c, int *n, uint16_t s, double amt)
 		c[(*n)++] = (struct cand){ s, amt };
 }
 
-static const struct model_bin *level_bin(const struct model_level *l, uint32_t sm, int64_t i)
+const struct model_bin *model_level_bin(const struct model_level *l, uint32_t sm, int64_t i)
 {
 	if (l->ring) {
 		if (l->hi == INT64_MIN || i > l->hi || i <= l->hi - (int64_t)l->n)
@@ -1120,7 +1201,7 @@ void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_
 		int64_t i0 = b0 > held_lo ? b0 : held_lo, i1 = b1 < held_hi ? b1 : held_hi;
 		for (uint32_t s = sm; s < sm + n_sm; s++)
 			for (int64_t i = i0; i <= i1; i++) {
-				const struct model_bin *b = level_bin(l, s, i);
+				const struct model_bin *b = model_level_bin(l, s, i);
 				if (!b || !b->occ)
 					continue;
 				occ += b->occ;

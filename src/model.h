@@ -3,8 +3,10 @@
  *
  * Occupancy lives in a pyramid of time bins per SM: level k has bins of
  * MODEL_BASE_NS * 4^k and keeps the most recent MODEL_RING_BINS bins of each
- * SM (a ring), so memory is fixed (about 45 MB for 132 SMs) and a frame reads
- * at most a few bins per cell whatever the session size.  Blocks are binned
+ * SM (a ring), so memory is bounded (at most about 45 MB for 132 SMs; a ring
+ * is only as long as its data's span needs, so a session of seconds keeps
+ * about half of that) and a frame reads at most a few bins per cell whatever
+ * the session size.  Blocks are binned
  * in batches (src/binning.c), on a thread pool when one is set.  The coarsest level
  * spans about 19 hours, so it always covers the whole session; fine levels
  * cover only the recent past.  A window finer than what the rings still hold
@@ -91,10 +93,16 @@ struct model_level {
 	int64_t hi;                     /* highest absolute bin index held */
 	int64_t lo;                     /* detail level only: first bin index */
 	int used;                       /* received data since reset */
-	int ring;                       /* 1: ring of the last n bins; 0: fixed [lo, lo+n) */
-	size_t n;                       /* bins per SM */
+	int ring;                       /* 1: ring of the last span bins; 0: fixed [lo, lo+n) */
+	size_t span;                    /* bins per SM the level stands for (rings:
+					 * MODEL_RING_BINS, (hi - span, hi]) */
+	size_t n;                       /* bins per SM in memory: the newest n of the span;
+					 * a ring grows as its data spans more bins, and
+					 * the older bins of its span are empty until then */
 	size_t stride;                  /* n plus padding: rows of SMs off one cache set */
-	struct model_bin *bins;         /* n_sm * n */
+	int64_t first;                  /* rings: lowest bin index data was staged for */
+	struct model_bin *bins;         /* n_sm * stride */
+	struct model_bin *own;          /* a ring below its full size: its own storage */
 };
 
 /* A cell of the SM timeline: one group of SMs over one column of time. */
@@ -227,6 +235,10 @@ int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t
 /* Samples SMs [sm, sm + n_sm) over ncols columns of col_ns from t0. */
 void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
 		      uint64_t col_ns, size_t ncols, struct model_cell *out);
+/* Bin idx (absolute bin index) of SM sm in level l, NULL when the level
+ * holds no such bin (outside its span) or knows it empty (a ring's bins
+ * older than those in memory). */
+const struct model_bin *model_level_bin(const struct model_level *l, uint32_t sm, int64_t idx);
 /* Width in ns of the bins a window would be drawn from. */
 uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
 

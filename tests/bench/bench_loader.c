@@ -14,7 +14,11 @@
  *    (30 ms poll budget, a 132x50 frame per poll, 50 ms ticks when caught
  *    up); prints the distribution of now - newest block end, as the status
  *    line shows it.  SMTOP_BENCH_RATES (M blocks/s, comma-separated; default
- *    "20,5") and SMTOP_BENCH_LIVE_S (seconds; default 6) override. */
+ *    "20,5") and SMTOP_BENCH_LIVE_S (seconds; default 6) override.
+ *
+ * Parts alone: --write PATH N writes the synthetic session of N blocks;
+ * --replay PATH THREADS REPS loads it (the whole loader, peak RSS);
+ * --steps PATH times the steps alone; --live RATE SECONDS. */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -608,6 +612,12 @@ int main(int argc, char **argv)
 		return replay(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && strcmp(argv[1], "--live") == 0) {
 		live_run(atof(argv[2]) * 1e6, atof(argv[3]));
+		return 0;
+	}
+	if (argc == 4 && strcmp(argv[1], "--write") == 0) {
+		struct workload w;
+		workload_default(&w, 20e6, 1764460800000000000ull);
+		workload_write(&w, argv[2], strtoull(argv[3], NULL, 10), 1);
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "--steps") == 0) {

@@ -66,12 +66,14 @@ static int close_amt(double a, double b)
 	return fabs(a - b) <= 1e-6 * fmax(fabs(a), fabs(b)) + 1;
 }
 
+static const struct model_bin empty = { 0, 0, 0, MODEL_NO_STREAM, MODEL_NO_STREAM };
+
 /* One level: truth[sm][bin][stream], then bin by bin. */
 static int check_level(const struct model *m, int k, const struct placed *p, size_t n,
 		       int64_t hi, struct model_ref_stats *st, char *why, size_t len)
 {
 	const struct model_level *l = &m->levels[k];
-	size_t ns = m->n_streams, nb = l->n;
+	size_t ns = m->n_streams, nb = l->span;
 	int64_t w = (int64_t)l->width, lo = hi - (int64_t)nb + 1;
 	uint64_t *t = calloc((size_t)m->n_sm * nb * ns, sizeof *t);
 	if (!t)
@@ -91,8 +93,9 @@ static int check_level(const struct model *m, int k, const struct placed *p, siz
 	for (uint32_t sm = 0; sm < m->n_sm && !rc; sm++)
 		for (int64_t b = lo; b <= hi && !rc; b++) {
 			const uint64_t *v = &t[((size_t)sm * nb + (size_t)(b - lo)) * ns];
-			const struct model_bin *mb =
-				&l->bins[(size_t)sm * l->stride + (size_t)((uint64_t)b & (nb - 1))];
+			const struct model_bin *mb = model_level_bin(l, sm, b);
+			if (!mb)
+				mb = &empty;
 			uint64_t occ = 0;
 			int streams = 0;
 			size_t best = 0, second = 0;
@@ -177,6 +180,13 @@ int model_ref_check(const struct model *m, const struct model_ref *r,
 	return rc;
 }
 
+/* Bin i of level x of SM sm, empty where the level holds none in memory. */
+static const struct model_bin *ref_bin(const struct model_level *x, uint32_t sm, int64_t i)
+{
+	const struct model_bin *b = model_level_bin(x, sm, i);
+	return b ? b : &empty;
+}
+
 int model_ref_same_bins(const struct model *a, const struct model *b)
 {
 	if (a->n_sm != b->n_sm)
@@ -185,10 +195,12 @@ int model_ref_same_bins(const struct model *a, const struct model *b)
 		const struct model_level *x = &a->levels[k], *y = &b->levels[k];
 		if (x->hi != y->hi)
 			return 0;
+		if (x->hi == INT64_MIN)
+			continue;
 		for (uint32_t sm = 0; sm < a->n_sm; sm++)
-			if (memcmp(&x->bins[(size_t)sm * x->stride], &y->bins[(size_t)sm * y->stride],
-				   x->n * sizeof *x->bins) != 0)
-				return 0;
+			for (int64_t i = x->hi - (int64_t)x->span + 1; i <= x->hi; i++)
+				if (memcmp(ref_bin(x, sm, i), ref_bin(y, sm, i), sizeof(struct model_bin)) != 0)
+					return 0;
 	}
 	return a->peak_threads == b->peak_threads;
 }
@@ -201,10 +213,11 @@ int model_ref_same_occupancy(const struct model *a, const struct model *b)
 		const struct model_level *x = &a->levels[k], *y = &b->levels[k];
 		if (x->hi != y->hi)
 			return 0;
+		if (x->hi == INT64_MIN)
+			continue;
 		for (uint32_t sm = 0; sm < a->n_sm; sm++)
-			for (size_t i = 0; i < x->n; i++)
-				if (x->bins[(size_t)sm * x->stride + i].occ !=
-				    y->bins[(size_t)sm * y->stride + i].occ)
+			for (int64_t i = x->hi - (int64_t)x->span + 1; i <= x->hi; i++)
+				if (ref_bin(x, sm, i)->occ != ref_bin(y, sm, i)->occ)
 					return 0;
 	}
 	return 1;

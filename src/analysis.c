@@ -3,7 +3,10 @@
  * Blocks are never stored one by one beyond ANALYSIS_EXACT_BLOCKS per grid:
  * each grid keeps its first/last block start, last end, total block time and
  * either its few blocks or a fixed-size time profile, so a session of 1e8
- * blocks costs memory per grid, not per block.  Kernel verdicts are made at
+ * blocks costs memory per grid, not per block.  A profile whose blocks have
+ * stopped coming is packed (varints, about a third of its size) and read
+ * back when a verdict asks; a kernel keeps only what verdicts and summaries
+ * read (about 300 bytes a kernel in all).  Kernel verdicts are made at
  * analysis_update once everything they depend on is complete, so the answer
  * does not depend on how the input was cut into pieces. */
 #include "src/analysis.h"
@@ -32,27 +35,40 @@ struct profile {
 	uint32_t starts[NB];
 };
 
-struct grid {
-	uint32_t pid, ctx, device;
-	uint32_t n;
-	uint64_t grid_id;
-	uint64_t first_start, last_start, last_end, block_time;
-	struct span *exact;     /* while n <= ANALYSIS_EXACT_BLOCKS */
-	uint32_t exact_cap;
-	struct profile *prof;   /* afterwards */
-	int32_t kernel;         /* -1 until its kernel record arrives */
-	int32_t dev;            /* index into devices */
+/* What a grid's data pointer holds. */
+enum grid_form {
+	GRID_EXACT,             /* struct span[n], while n <= ANALYSIS_EXACT_BLOCKS */
+	GRID_PROFILE,           /* struct profile, while blocks come */
+	GRID_PACKED,            /* the profile packed (prof_pack) */
 };
 
+struct grid {
+	uint64_t grid_id;
+	uint64_t first_start, last_start, last_end, block_time;
+	void *data;             /* as form says */
+	uint32_t pid, ctx;
+	uint32_t n;
+	int32_t kernel;         /* -1 until its kernel record arrives */
+	int32_t dev;            /* index into devices */
+	uint8_t form;           /* enum grid_form */
+	uint8_t exact_cap;
+};
+
+/* A kernel as verdicts need it; pid and context are its stream's. */
 struct kern {
-	struct smtop_kernel k;
-	int32_t stream, grid, dev;
-	uint32_t pos;           /* index in its stream's start order */
-	uint8_t decided;
+	uint64_t start, end;
+	uint64_t sub;           /* submission: CUPTI's submitted, else queued; 0 unknown */
+	uint64_t grid_id;
+	const char *name;
+	uint32_t correlation_id, stream_id, device_id;
+	int32_t stream, grid;
+	uint32_t pos : 31;      /* index in its stream's start order */
+	uint32_t decided : 1;
 };
 
 struct stream {
 	struct smtop_stream s;
+	int32_t dev;            /* index into devices, -1 until a kernel comes */
 	int32_t *kernels;
 	size_t n_kernels, cap_kernels;
 	int sorted;
@@ -97,6 +113,13 @@ struct map {
 	size_t cap, n;
 };
 
+/* A hash of indices into kerns or grids, keyed by what the entry holds:
+ * 4 bytes a slot instead of a copy of the key. */
+struct imap {
+	int32_t *slots;         /* -1: empty */
+	size_t cap, n;
+};
+
 struct vec_event {
 	struct smtop_event *v;
 	size_t n, cap;
@@ -116,7 +139,8 @@ struct analysis {
 	size_t n_devs, cap_devs;
 	struct request *reqs;
 	size_t n_reqs, cap_reqs;
-	struct map grid_map, kern_map, stream_map;
+	struct imap grid_map, kern_map;
+	struct map stream_map;
 	int32_t *undecided;
 	size_t n_undecided, cap_undecided;
 	struct vec_event events, prov;
@@ -124,6 +148,12 @@ struct analysis {
 	int32_t last_grid;      /* cache: blocks come in runs of one grid */
 	uint64_t blocks;
 	size_t kernels_with_blocks_cache;
+	/* grids whose profile is unpacked, and when to look at them again */
+	int32_t *hot;
+	size_t n_hot, cap_hot;
+	uint64_t blocks_at_sweep;
+	uint64_t block_end_max; /* latest block end added */
+	size_t packed_bytes;    /* of all packed profiles */
 };
 
 /* ---- small containers ---- */
@@ -177,6 +207,58 @@ static int map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val)
 		free(old.slots);
 	}
 	map_put_nogrow(m, k1, k2, val);
+	return 0;
+}
+
+typedef void (*imap_key_fn)(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+
+static int32_t imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
+			uint64_t k1, uint64_t k2)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		int32_t v = m->slots[i];
+		uint64_t x1, x2;
+		if (v < 0)
+			return -1;
+		key(a, v, &x1, &x2);
+		if (x1 == k1 && x2 == k2)
+			return v;
+	}
+}
+
+static void imap_put_nogrow(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
+{
+	uint64_t k1, k2;
+	key(a, v, &k1, &k2);
+	size_t i = mix(k1, k2) & (m->cap - 1);
+	while (m->slots[i] >= 0)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i] = v;
+	m->n++;
+}
+
+/* Adds entry v, whose key key() reads from the entry itself. */
+static int imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		int32_t *ns = malloc(nc * sizeof *ns);
+		if (!ns)
+			return -1;
+		for (size_t i = 0; i < nc; i++)
+			ns[i] = -1;
+		struct imap old = *m;
+		m->slots = ns;
+		m->cap = nc;
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slots[i] >= 0)
+				imap_put_nogrow(a, m, key, old.slots[i]);
+		free(old.slots);
+	}
+	imap_put_nogrow(a, m, key, v);
 	return 0;
 }
 
@@ -293,17 +375,112 @@ static double prof_starts_between(const struct profile *p, uint64_t r, uint64_t 
 	return n;
 }
 
+/* ---- packed profiles ----
+ * shift (a byte), base, lo - (base << shift), hi - lo, the first bin that
+ * is not empty and how many follow (a byte each), then time and starts of
+ * those bins, all as LEB128 varints: about 120 bytes for a typical grid
+ * instead of 416.  Packing is exact: prof_unpack gives the profile back. */
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned s = 0;; s += 7) {
+		x |= (uint64_t)(*p & 0x7f) << s;
+		if (!(*p++ & 0x80))
+			break;
+	}
+	*v = x;
+	return p;
+}
+
+/* Returns a malloc'd packing of p (*len bytes), NULL when out of memory. */
+static uint8_t *prof_pack(const struct profile *p, size_t *len)
+{
+	unsigned f = 0, l = NB;
+	while (f < NB && !p->time[f] && !p->starts[f])
+		f++;
+	while (l > f && !p->time[l - 1] && !p->starts[l - 1])
+		l--;
+	uint8_t buf[3 + 3 * 10 + 2 * NB * 10], *o = buf;
+	*o++ = (uint8_t)p->shift;
+	o = put_varint(o, p->base);
+	o = put_varint(o, p->lo - (p->base << p->shift));
+	o = put_varint(o, p->hi - p->lo);
+	*o++ = (uint8_t)f;
+	*o++ = (uint8_t)(l - f);
+	for (unsigned i = f; i < l; i++) {
+		o = put_varint(o, p->time[i]);
+		o = put_varint(o, p->starts[i]);
+	}
+	*len = (size_t)(o - buf);
+	uint8_t *out = malloc(*len);
+	if (out)
+		memcpy(out, buf, *len);
+	return out;
+}
+
+/* Returns the bytes the packing took. */
+static size_t prof_unpack(const uint8_t *in, struct profile *p)
+{
+	const uint8_t *from = in;
+	uint64_t v, cnt;
+	memset(p, 0, sizeof *p);
+	p->shift = *in++;
+	in = get_varint(in, &p->base);
+	in = get_varint(in, &v);
+	p->lo = (p->base << p->shift) + v;
+	in = get_varint(in, &v);
+	p->hi = p->lo + v;
+	unsigned f = *in++;
+	cnt = *in++;
+	for (unsigned i = f; i < f + cnt; i++) {
+		in = get_varint(in, &p->time[i]);
+		in = get_varint(in, &v);
+		p->starts[i] = (uint32_t)v;
+	}
+	return (size_t)(in - from);
+}
+
+/* The grid's profile, unpacked into tmp when packed; NULL for exact grids. */
+static const struct profile *grid_profile(const struct grid *g, struct profile *tmp)
+{
+	if (g->form == GRID_PROFILE)
+		return g->data;
+	if (g->form != GRID_PACKED)
+		return NULL;
+	prof_unpack(g->data, tmp);
+	return tmp;
+}
+
 /* ---- grids ---- */
+
+static const struct span *grid_exact(const struct grid *g)
+{
+	return g->data;
+}
 
 static uint64_t grid_overlap(const struct grid *g, uint64_t a, uint64_t b, uint32_t *blocks)
 {
-	if (g->prof)
-		return prof_overlap(g->prof, a, b, blocks);
+	struct profile tmp;
+	const struct profile *p = grid_profile(g, &tmp);
+	if (p)
+		return prof_overlap(p, a, b, blocks);
+	const struct span *exact = grid_exact(g);
 	uint64_t sum = 0;
 	*blocks = 0;
 	for (uint32_t i = 0; i < g->n; i++) {
-		uint64_t o = overlap(g->exact[i].s, g->exact[i].e, a, b);
-		int resident = g->exact[i].s < b && g->exact[i].e > a;
+		uint64_t o = overlap(exact[i].s, exact[i].e, a, b);
+		int resident = exact[i].s < b && exact[i].e > a;
 		sum += o;
 		*blocks += resident;
 	}
@@ -318,26 +495,107 @@ static int grid_started_between(const struct grid *g, uint64_t r, uint64_t l)
 		return 0;
 	if (g->first_start > r || g->last_start < l)
 		return 1;
-	if (g->prof)
-		return prof_starts_between(g->prof, r, l) >= 0.5;
+	struct profile tmp;
+	const struct profile *p = grid_profile(g, &tmp);
+	if (p)
+		return prof_starts_between(p, r, l) >= 0.5;
+	const struct span *exact = grid_exact(g);
 	for (uint32_t i = 0; i < g->n; i++)
-		if (g->exact[i].s > r && g->exact[i].s < l)
+		if (exact[i].s > r && exact[i].s < l)
 			return 1;
 	return 0;
 }
 
-static int grid_to_profile(struct grid *g)
+/* An unpacked profile is hot: it is packed once its blocks have stopped
+ * coming (hot_sweep). */
+static int hot_push(struct analysis *a, int32_t gi)
 {
-	struct profile *p = prof_new(g->exact[0].s, g->exact[0].e);
-	if (!p)
+	if (array_grow((void **)&a->hot, &a->cap_hot, a->n_hot + 1, sizeof *a->hot))
 		return -1;
-	for (uint32_t i = 0; i < g->n; i++)
-		prof_add(p, g->exact[i].s, g->exact[i].e);
-	free(g->exact);
-	g->exact = NULL;
-	g->exact_cap = 0;
-	g->prof = p;
+	a->hot[a->n_hot++] = gi;
 	return 0;
+}
+
+static int grid_to_profile(struct analysis *a, int32_t gi)
+{
+	struct grid *g = &a->grids[gi];
+	const struct span *exact = grid_exact(g);
+	if (hot_push(a, gi))
+		return -1;
+	struct profile *p = prof_new(exact[0].s, exact[0].e);
+	if (!p) {
+		a->n_hot--;
+		return -1;
+	}
+	for (uint32_t i = 0; i < g->n; i++)
+		prof_add(p, exact[i].s, exact[i].e);
+	free(g->data);
+	g->data = p;
+	g->form = GRID_PROFILE;
+	g->exact_cap = 0;
+	return 0;
+}
+
+/* A packed grid whose blocks came again (late or out of order). */
+static int grid_unpack(struct analysis *a, int32_t gi)
+{
+	struct grid *g = &a->grids[gi];
+	if (hot_push(a, gi))
+		return -1;
+	struct profile *p = malloc(sizeof *p);
+	if (!p) {
+		a->n_hot--;
+		return -1;
+	}
+	a->packed_bytes -= prof_unpack(g->data, p);
+	free(g->data);
+	g->data = p;
+	g->form = GRID_PROFILE;
+	return 0;
+}
+
+/* Blocks of a kernel come within a flush period or two of its end (the
+ * collector's writer commits every 50 ms); a profile that has not grown
+ * this long behind the latest block is packed. */
+#define PACK_AFTER_NS 100000000ull
+#define SWEEP_BLOCKS 65536u
+
+static int grid_pack(struct analysis *a, struct grid *g)
+{
+	size_t len;
+	uint8_t *packed = prof_pack(g->data, &len);
+	if (!packed)
+		return -1;
+	free(g->data);
+	g->data = packed;
+	g->form = GRID_PACKED;
+	a->packed_bytes += len;
+	return 0;
+}
+
+/* Packs the hot profiles that ended before `before` (all with UINT64_MAX). */
+static void hot_sweep_before(struct analysis *a, uint64_t before)
+{
+	size_t keep = 0;
+	a->blocks_at_sweep = a->blocks;
+	for (size_t i = 0; i < a->n_hot; i++) {
+		struct grid *g = &a->grids[a->hot[i]];
+		if (g->form != GRID_PROFILE)
+			continue;
+		if ((g->last_end < before || before == UINT64_MAX) && grid_pack(a, g) == 0)
+			continue;
+		a->hot[keep++] = a->hot[i];
+	}
+	a->n_hot = keep;
+	array_shrink((void **)&a->hot, &a->cap_hot, a->n_hot, sizeof *a->hot);
+}
+
+static void hot_sweep(struct analysis *a)
+{
+	if (a->block_end_max > PACK_AFTER_NS)
+		hot_sweep_before(a, a->block_end_max - PACK_AFTER_NS);
+	else
+		a->blocks_at_sweep = a->blocks;
 }
 
 static int32_t device_index(struct analysis *a, uint32_t id)
@@ -362,14 +620,44 @@ static void device_extend(struct device *d, uint64_t s, uint64_t e)
 		d->t_max = e;
 }
 
-static uint64_t kern_key2(const struct smtop_kernel *k)
+static uint64_t key2_of(uint64_t grid_id, uint32_t correlation_id)
 {
-	return k->grid_id ? k->grid_id : (k->correlation_id | (1ull << 63));
+	return grid_id ? grid_id : (correlation_id | (1ull << 63));
 }
 
 static uint64_t key1(uint32_t pid, uint32_t ctx)
 {
 	return (uint64_t)pid << 32 | ctx;
+}
+
+static void kern_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+{
+	const struct kern *k = &a->kerns[i];
+	const struct smtop_stream *s = &a->streams[k->stream].s;
+	*k1 = key1(s->pid, s->context_id);
+	*k2 = key2_of(k->grid_id, k->correlation_id);
+}
+
+static void grid_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+{
+	const struct grid *g = &a->grids[i];
+	*k1 = key1(g->pid, g->ctx);
+	*k2 = g->grid_id;
+}
+
+static uint32_t kern_pid(const struct analysis *a, const struct kern *k)
+{
+	return a->streams[k->stream].s.pid;
+}
+
+static uint32_t kern_ctx(const struct analysis *a, const struct kern *k)
+{
+	return a->streams[k->stream].s.context_id;
+}
+
+static int32_t kern_dev(const struct analysis *a, const struct kern *k)
+{
+	return a->streams[k->stream].dev;
 }
 
 static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
@@ -379,17 +667,18 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 	if (dev < 0 || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
 		return -1;
 	int32_t gi = (int32_t)a->n_grids;
-	if (map_put(&a->grid_map, key1(pid, ctx), b->grid_id, gi))
-		return -1;
-	struct grid *g = &a->grids[a->n_grids++];
+	struct grid *g = &a->grids[gi];
 	memset(g, 0, sizeof *g);
 	g->pid = pid;
 	g->ctx = ctx;
-	g->device = b->device_id;
 	g->grid_id = b->grid_id;
 	g->dev = dev;
+	g->form = GRID_EXACT;
 	g->first_start = UINT64_MAX;
-	g->kernel = map_get(&a->kern_map, key1(pid, ctx), b->grid_id);
+	if (imap_put(a, &a->grid_map, grid_key, gi))
+		return -1;
+	a->n_grids++;
+	g->kernel = imap_get(a, &a->kern_map, kern_key, key1(pid, ctx), b->grid_id);
 	if (g->kernel >= 0) {
 		a->kerns[g->kernel].grid = gi;
 		a->kernels_with_blocks_cache++;
@@ -397,10 +686,15 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 	return gi;
 }
 
-static int grid_add(struct analysis *a, struct grid *g, const struct smtop_block *b)
+static int grid_add(struct analysis *a, int32_t gi, const struct smtop_block *b)
 {
+	struct grid *g = &a->grids[gi];
 	uint64_t s = b->start, e = b->end < s ? s : b->end;
 	struct device *d = &a->devs[g->dev];
+	if (g->form == GRID_PACKED && grid_unpack(a, gi))
+		return -1;
+	if (e > a->block_end_max)
+		a->block_end_max = e;
 	if ((uint32_t)b->sm + 1 > d->sm_seen)
 		d->sm_seen = (uint32_t)b->sm + 1;
 	device_extend(d, s, e);
@@ -412,27 +706,27 @@ static int grid_add(struct analysis *a, struct grid *g, const struct smtop_block
 		g->last_end = e;
 	g->block_time += e - s;
 	g->n++;
-	if (g->prof) {
-		prof_add(g->prof, s, e);
+	if (g->form == GRID_PROFILE) {
+		prof_add(g->data, s, e);
 		return 0;
 	}
 	if (g->n > ANALYSIS_EXACT_BLOCKS) {
 		g->n--;
-		if (grid_to_profile(g)) {
+		if (grid_to_profile(a, gi)) {
 			g->n++;
 			return -1;
 		}
 		g->n++;
-		prof_add(g->prof, s, e);
+		prof_add(g->data, s, e);
 		return 0;
 	}
 	size_t cap = g->exact_cap;
-	if (array_grow((void **)&g->exact, &cap, g->n, sizeof *g->exact)) {
+	if (array_grow(&g->data, &cap, g->n, sizeof(struct span))) {
 		g->n--;
 		return -1;
 	}
-	g->exact_cap = (uint32_t)cap;
-	g->exact[g->n - 1] = (struct span){ s, e };
+	g->exact_cap = (uint8_t)cap;
+	((struct span *)g->data)[g->n - 1] = (struct span){ s, e };
 	return 0;
 }
 
@@ -467,10 +761,8 @@ void analysis_free(struct analysis *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->n_grids; i++) {
-		free(a->grids[i].exact);
-		free(a->grids[i].prof);
-	}
+	for (size_t i = 0; i < a->n_grids; i++)
+		free(a->grids[i].data);
 	for (size_t i = 0; i < a->n_streams; i++) {
 		free(a->streams[i].kernels);
 		free(a->streams[i].waits);
@@ -493,6 +785,7 @@ void analysis_free(struct analysis *a)
 	free(a->kern_map.slots);
 	free(a->stream_map.slots);
 	free(a->undecided);
+	free(a->hot);
 	free(a);
 }
 
@@ -527,6 +820,7 @@ static int32_t stream_find_or_add(struct analysis *a, uint32_t pid, uint32_t dev
 	s->s.context_id = ctx;
 	s->s.stream_id = sid;
 	s->s.priority = SMTOP_PRIORITY_UNKNOWN;
+	s->dev = -1;
 	s->sorted = 1;
 	return si;
 }
@@ -550,6 +844,19 @@ int analysis_add_device(struct analysis *a, const struct smtop_device *d)
 	return 0;
 }
 
+/* The record's fields a verdict reads (pid and context are the stream's). */
+static void kern_set(struct kern *kn, const struct smtop_kernel *k)
+{
+	kn->start = k->start;
+	kn->end = k->end;
+	kn->sub = k->submitted ? k->submitted : k->queued;
+	kn->grid_id = k->grid_id;
+	kn->name = k->name;
+	kn->correlation_id = k->correlation_id;
+	kn->stream_id = k->stream_id;
+	kn->device_id = k->device_id;
+}
+
 static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 {
 	int32_t si = stream_find_or_add(a, k->pid, k->device_id, k->context_id, k->stream_id);
@@ -563,14 +870,17 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 		 sizeof *a->undecided))
 		return -1;
 	int32_t ki = (int32_t)a->n_kerns;
-	if (map_put(&a->kern_map, key1(k->pid, k->context_id), kern_key2(k), ki))
-		return -1;
-	struct kern *kn = &a->kerns[a->n_kerns++];
+	struct kern *kn = &a->kerns[ki];
 	memset(kn, 0, sizeof *kn);
-	kn->k = *k;
+	kern_set(kn, k);
 	kn->stream = si;
-	kn->dev = dev;
-	kn->grid = k->grid_id ? map_get(&a->grid_map, key1(k->pid, k->context_id), k->grid_id) : -1;
+	if (imap_put(a, &a->kern_map, kern_key, ki))
+		return -1;
+	a->n_kerns++;
+	if (s->dev < 0)
+		s->dev = dev;
+	kn->grid = k->grid_id ? imap_get(a, &a->grid_map, grid_key, key1(k->pid, k->context_id),
+					 k->grid_id) : -1;
 	if (kn->grid >= 0) {
 		a->grids[kn->grid].kernel = ki;
 		a->kernels_with_blocks_cache++;
@@ -584,17 +894,18 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 
 int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
 {
-	int32_t ki = map_get(&a->kern_map, key1(k->pid, k->context_id), kern_key2(k));
+	int32_t ki = imap_get(a, &a->kern_map, kern_key, key1(k->pid, k->context_id),
+			      key2_of(k->grid_id, k->correlation_id));
 	if (ki < 0)
 		return kern_create(a, k);
 	/* A kernel seen running comes again once it ended. */
 	struct kern *kn = &a->kerns[ki];
 	if (kn->decided)
 		return 0;
-	if (kn->k.start != k->start)
+	if (kn->start != k->start)
 		a->streams[kn->stream].sorted = 0;
-	kn->k = *k;
-	device_extend(&a->devs[kn->dev], k->start, k->end);
+	kern_set(kn, k);
+	device_extend(&a->devs[kern_dev(a, kn)], k->start, k->end);
 	return 0;
 }
 
@@ -606,15 +917,17 @@ int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
 		int32_t gi = a->last_grid;
 		if (gi < 0 || a->grids[gi].grid_id != b[i].grid_id || a->grids[gi].pid != pid ||
 		    a->grids[gi].ctx != context_id) {
-			gi = map_get(&a->grid_map, k1, b[i].grid_id);
+			gi = imap_get(a, &a->grid_map, grid_key, k1, b[i].grid_id);
 			if (gi < 0 && (gi = grid_create(a, pid, context_id, &b[i])) < 0)
 				return -1;
 			a->last_grid = gi;
 		}
-		if (grid_add(a, &a->grids[gi], &b[i]))
+		if (grid_add(a, gi, &b[i]))
 			return -1;
 		a->blocks++;
 	}
+	if (a->blocks - a->blocks_at_sweep >= SWEEP_BLOCKS)
+		hot_sweep(a);
 	return 0;
 }
 
@@ -638,7 +951,7 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r)
 
 static uint64_t start_key(const struct analysis *a, int32_t ki)
 {
-	uint64_t s = a->kerns[ki].k.start;
+	uint64_t s = a->kerns[ki].start;
 	return s ? s : UINT64_MAX;
 }
 
@@ -649,11 +962,11 @@ static int cmp_stream_kernel(const void *x, const void *y, void *ctx)
 	uint64_t si = start_key(sort_ctx, i), sj = start_key(sort_ctx, j);
 	if (si != sj)
 		return si < sj ? -1 : 1;
-	uint32_t ci = sort_ctx->kerns[i].k.correlation_id, cj = sort_ctx->kerns[j].k.correlation_id;
+	uint32_t ci = sort_ctx->kerns[i].correlation_id, cj = sort_ctx->kerns[j].correlation_id;
 	if (ci != cj)
 		return ci < cj ? -1 : 1;
-	return (sort_ctx->kerns[i].k.grid_id > sort_ctx->kerns[j].k.grid_id) -
-	       (sort_ctx->kerns[i].k.grid_id < sort_ctx->kerns[j].k.grid_id);
+	return (sort_ctx->kerns[i].grid_id > sort_ctx->kerns[j].grid_id) -
+	       (sort_ctx->kerns[i].grid_id < sort_ctx->kerns[j].grid_id);
 }
 
 static void sort_streams(struct analysis *a)
@@ -684,7 +997,7 @@ static const struct grid *kern_grid(const struct analysis *a, const struct kern 
 
 static int kern_running(const struct kern *k, uint64_t w)
 {
-	return !k->k.end || k->k.end > w;
+	return !k->end || k->end > w;
 }
 
 /* Resident extent: blocks when known, else the kernel's own interval. */
@@ -692,7 +1005,7 @@ static struct ext kern_ext(const struct analysis *a, int32_t ki, uint64_t w)
 {
 	const struct kern *k = &a->kerns[ki];
 	const struct grid *g = kern_grid(a, k);
-	struct ext x = { k->k.start, k->k.end ? k->k.end : w, ki };
+	struct ext x = { k->start, k->end ? k->end : w, ki };
 	if (g) {
 		x.s = g->first_start;
 		x.e = kern_running(k, w) ? umax(g->last_end, w) : g->last_end;
@@ -712,8 +1025,8 @@ static int build_device_index(struct analysis *a)
 	}
 	for (size_t i = 0; i < a->n_kerns; i++) {
 		const struct kern *k = &a->kerns[i];
-		struct device *d = &a->devs[k->dev];
-		if (!k->k.start && !kern_grid(a, k))
+		struct device *d = &a->devs[kern_dev(a, k)];
+		if (!k->start && !kern_grid(a, k))
 			continue; /* never started: cannot hold SMs */
 		struct ext x = kern_ext(a, (int32_t)i, a->watermark);
 		if (kern_running(k, a->watermark)) {
@@ -753,13 +1066,13 @@ static int ready_time(const struct analysis *a, int32_t ki, uint64_t *ready)
 {
 	const struct kern *k = &a->kerns[ki];
 	const struct stream *s = &a->streams[k->stream];
-	uint64_t sub = k->k.submitted ? k->k.submitted : k->k.queued;
+	uint64_t sub = k->sub;
 	uint64_t prev_end = 0;
 	if (k->pos > 0) {
 		const struct kern *p = &a->kerns[s->kernels[k->pos - 1]];
 		if (kern_running(p, a->watermark))
 			return -1;
-		prev_end = p->k.end;
+		prev_end = p->end;
 	}
 	*ready = umax(sub, prev_end);
 	return *ready != 0;
@@ -806,7 +1119,7 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
 			 struct cands *c)
 {
-	const struct device *d = &a->devs[v->dev];
+	const struct device *d = &a->devs[kern_dev(a, v)];
 	c->n = 0;
 	c->incomplete = 0;
 	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;
@@ -854,7 +1167,7 @@ static int looks_timesliced(struct analysis *a, const struct kern *v, uint64_t f
 	vx.s = first;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct kern *k = &a->kerns[c->v[i].k];
-		if (k->k.pid == v->k.pid)
+		if (kern_pid(a, k) == kern_pid(a, v))
 			return 0;
 		struct ext x = kern_ext(a, c->v[i].k, a->watermark);
 		if (overlap(x.s, x.e, vx.s, vx.e))
@@ -881,7 +1194,7 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 			continue;
 		const struct grid *g = kern_grid(a, k);
 		int dispatched = g ? grid_started_between(g, ready, last)
-				   : (k->k.start > ready && k->k.start < last);
+				   : (k->start > ready && k->start < last);
 		if (dispatched)
 			return SMTOP_EV_INVERSION_DISPATCH;
 		resident = 1;
@@ -897,17 +1210,17 @@ static int make_event(struct analysis *a, const struct kern *v, uint64_t ready, 
 	if (!ev->culprits)
 		return -1;
 	ev->kind = classify(a, v, ready, first, started, c);
-	ev->pid = v->k.pid;
-	ev->device_id = v->k.device_id;
-	ev->context_id = v->k.context_id;
-	ev->stream_id = v->k.stream_id;
-	ev->correlation_id = v->k.correlation_id;
-	ev->grid_id = v->k.grid_id;
+	ev->pid = kern_pid(a, v);
+	ev->device_id = v->device_id;
+	ev->context_id = kern_ctx(a, v);
+	ev->stream_id = v->stream_id;
+	ev->correlation_id = v->correlation_id;
+	ev->grid_id = v->grid_id;
 	ev->priority = stream_prio(a, (int32_t)(v - a->kerns));
 	ev->ready = ready;
 	ev->start = started ? first : 0;
 	ev->wait_ns = wait;
-	ev->name = v->k.name;
+	ev->name = v->name;
 	ev->from_blocks = kern_grid(a, v) != NULL;
 	uint64_t total = 0;
 	for (size_t i = 0; i < c->n; i++)
@@ -915,17 +1228,17 @@ static int make_event(struct analysis *a, const struct kern *v, uint64_t ready, 
 	for (size_t i = 0; i < c->n; i++) {
 		const struct kern *k = &a->kerns[c->v[i].k];
 		struct smtop_culprit *cu = &ev->culprits[i];
-		cu->pid = k->k.pid;
-		cu->device_id = k->k.device_id;
-		cu->context_id = k->k.context_id;
-		cu->stream_id = k->k.stream_id;
-		cu->correlation_id = k->k.correlation_id;
-		cu->grid_id = k->k.grid_id;
+		cu->pid = kern_pid(a, k);
+		cu->device_id = k->device_id;
+		cu->context_id = kern_ctx(a, k);
+		cu->stream_id = k->stream_id;
+		cu->correlation_id = k->correlation_id;
+		cu->grid_id = k->grid_id;
 		cu->priority = stream_prio(a, c->v[i].k);
 		cu->overlap_ns = c->v[i].overlap;
 		cu->weight = (double)c->v[i].overlap / (double)total;
 		cu->blocks = c->v[i].blocks;
-		cu->name = k->k.name;
+		cu->name = k->name;
 		if (!c->v[i].from_blocks)
 			ev->from_blocks = 0;
 	}
@@ -955,7 +1268,7 @@ static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wa
 static int first_start(const struct analysis *a, const struct kern *v, uint64_t *first)
 {
 	const struct grid *g = kern_grid(a, v);
-	*first = g ? g->first_start : v->k.start;
+	*first = g ? g->first_start : v->start;
 	return *first != 0;
 }
 
@@ -1177,8 +1490,8 @@ static void stream_usage(const struct analysis *a, const struct stream *s,
 	for (size_t j = 0; j < s->n_kernels; j++) {
 		const struct kern *k = &a->kerns[s->kernels[j]];
 		const struct grid *g = kern_grid(a, k);
-		if (k->k.end > k->k.start && k->k.start)
-			out->busy_ns += k->k.end - k->k.start;
+		if (k->end > k->start && k->start)
+			out->busy_ns += k->end - k->start;
 		if (g) {
 			out->kernels_with_blocks++;
 			out->block_time_ns += g->block_time;
@@ -1224,6 +1537,39 @@ int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream
 	memcpy(out->events, s->events, sizeof out->events);
 	memcpy(out->delay_ns, s->delay, sizeof out->delay_ns);
 	return 0;
+}
+
+void analysis_compact(struct analysis *a)
+{
+	hot_sweep_before(a, UINT64_MAX);
+}
+
+void analysis_memory(const struct analysis *a, struct analysis_memory *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kernels = a->n_kerns * sizeof *a->kerns + a->cap_undecided * sizeof *a->undecided;
+	for (size_t i = 0; i < a->n_streams; i++)
+		out->kernels += a->streams[i].n_kernels * sizeof(int32_t) +
+				a->streams[i].n_waits * sizeof(uint64_t);
+	out->grids = a->n_grids * sizeof *a->grids;
+	for (size_t i = 0; i < a->n_grids; i++)
+		if (a->grids[i].form == GRID_EXACT)
+			out->grids += a->grids[i].exact_cap * sizeof(struct span);
+		else if (a->grids[i].form == GRID_PROFILE)
+			out->profiles += sizeof(struct profile);
+	out->packed = a->packed_bytes;
+	out->index = (a->kern_map.cap + a->grid_map.cap) * sizeof(int32_t) +
+		     a->stream_map.cap * sizeof(struct slot) + a->cap_hot * sizeof *a->hot;
+	for (size_t i = 0; i < a->n_devs; i++)
+		out->index += (a->devs[i].cap_order + a->devs[i].cap_running) * sizeof(struct ext);
+	const struct vec_event *ev[2] = { &a->events, &a->prov };
+	for (int k = 0; k < 2; k++) {
+		out->events += ev[k]->n * sizeof *ev[k]->v;
+		for (size_t i = 0; i < ev[k]->n; i++)
+			out->events += ev[k]->v[i].n_culprits * sizeof(struct smtop_culprit);
+	}
+	out->total = out->kernels + out->grids + out->profiles + out->packed + out->index +
+		     out->events + a->n_streams * sizeof *a->streams + a->cap_reqs * sizeof *a->reqs;
 }
 
 void analysis_totals(const struct analysis *a, struct analysis_totals *out)

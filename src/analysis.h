@@ -112,6 +112,23 @@ int analysis_stream_summary(struct analysis *a, size_t i,
 
 void analysis_totals(const struct analysis *a, struct analysis_totals *out);
 
+/* Packs every grid's time profile now (profiles are otherwise packed once
+ * their blocks have stopped coming); verdicts do not change.  For a session
+ * read to its end. */
+void analysis_compact(struct analysis *a);
+
+/* Bytes the analysis holds, by what for (from its counts, not from malloc). */
+struct analysis_memory {
+	size_t kernels;         /* kernels, their streams' order, waits */
+	size_t grids;           /* per-grid summaries and the blocks of small grids */
+	size_t profiles;        /* time profiles still taking blocks */
+	size_t packed;          /* packed profiles */
+	size_t index;           /* hashes, the culprit index */
+	size_t events;          /* final and provisional events with their culprits */
+	size_t total;           /* all of the above and the rest */
+};
+void analysis_memory(const struct analysis *a, struct analysis_memory *out);
+
 /* 1 if any block record was added. */
 int analysis_has_blocks(const struct analysis *a);
 /* OR of enum analysis_limit for the data seen so far. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/array.h"
 #include "src/pool.h"
 
 /* Bins one sweep covers at its base level: a level's ring window (1024 bins,
@@ -13,7 +14,7 @@
  * sweep per group of them (occupancy stays exact, top-2 is merged). */
 #define BINNING_SLOTS 16
 
-/* 16 bytes: a full stage (BINNING_STAGE_MAX blocks) takes 8 MB. */
+/* An item as a sweep reads it (16 bytes). */
 struct binning_item {
 	int64_t s;
 	uint32_t dur;                   /* ns; longer blocks are staged in pieces */
@@ -21,10 +22,15 @@ struct binning_item {
 	uint16_t stream;
 };
 
-/* One SM's staged blocks. */
-struct binning_sm {
-	struct binning_item *items;
-	size_t n, cap;
+/* Staged blocks come in runs of one kernel on one SM (a chunk's runs): the
+ * run keeps SM, threads and stream, its items only start and duration, so
+ * that a full stage (BINNING_STAGE_MAX blocks) takes 6 MB in one piece.
+ * Each SM's items are gathered into struct binning_item when it is binned. */
+struct binning_run {
+	uint32_t sm;
+	uint16_t threads, stream;
+	uint32_t first, n;              /* items [first, first + n) */
+	int32_t next;                   /* the SM's next run in this batch, -1 */
 };
 
 /* A bin of one stream during a sweep: the change of the resident threads
@@ -37,6 +43,7 @@ struct binning_cell {
 /* One worker's scratch; sized before the workers start. */
 struct binning_scratch {
 	struct binning_cell *cells;     /* BINNING_SPAN * BINNING_SLOTS, kept zero */
+	struct binning_item *items;     /* the SM's items, gathered from its runs */
 	struct binning_item *pass[2];   /* items still wanted by finer levels */
 	size_t pass_cap;
 	int16_t *slot_of;               /* model stream -> slot in this SM's batch, -1 */
@@ -46,10 +53,16 @@ struct binning_scratch {
 };
 
 struct binning {
-	struct binning_sm *sms;
+	int64_t *s;                     /* staged items, in the order they came */
+	uint32_t *dur;
+	size_t n, cap;                  /* staged, all SMs */
+	struct binning_run *runs;
+	size_t n_runs, cap_runs;
+	uint32_t *sm_n;                 /* items staged per SM */
+	int32_t *sm_first, *sm_last;    /* each SM's first and last run, -1 */
 	uint32_t n_sm;
-	size_t n;                       /* staged, all SMs */
 	size_t sm_max;                  /* staged on one SM before the stage is full */
+	size_t cap_most;                /* the most the stage held */
 	int64_t smin, emax;             /* earliest start, latest end staged */
 	struct binning_scratch *scratch;
 	int n_scratch;
@@ -68,6 +81,7 @@ struct binning *binning_new(void)
 static void scratch_free(struct binning_scratch *w)
 {
 	free(w->cells);
+	free(w->items);
 	free(w->pass[0]);
 	free(w->pass[1]);
 	free(w->slot_of);
@@ -81,131 +95,189 @@ void binning_free(struct binning *b)
 	for (int i = 0; i < b->n_scratch; i++)
 		scratch_free(&b->scratch[i]);
 	free(b->scratch);
-	for (uint32_t i = 0; i < b->n_sm; i++)
-		free(b->sms[i].items);
-	free(b->sms);
+	free(b->s);
+	free(b->dur);
+	free(b->runs);
+	free(b->sm_n);
+	free(b->sm_first);
+	free(b->sm_last);
 	free(b);
 }
 
 static void binning_drop(struct binning *b)
 {
-	for (uint32_t i = 0; i < b->n_sm; i++)
-		b->sms[i].n = 0;
-	b->n = 0;
+	for (uint32_t i = 0; i < b->n_sm; i++) {
+		b->sm_n[i] = 0;
+		b->sm_first[i] = b->sm_last[i] = -1;
+	}
+	if (b->n > b->cap_most)
+		b->cap_most = b->n;
+	b->n = b->n_runs = 0;
 	b->smin = INT64_MAX;
 	b->emax = INT64_MIN;
 }
 
-/* Per-SM lists, so that a batch needs no sorting; an SM may take twice its
- * share of the stage, which bounds the lists' memory at twice the stage. */
+/* An SM may take twice its share of the stage before the batch is binned,
+ * which bounds the workers' scratch at that. */
 int binning_set_sms(struct binning *b, uint32_t n_sm)
 {
-	binning_drop(b);
 	if (n_sm > b->n_sm) {
-		struct binning_sm *s = realloc(b->sms, n_sm * sizeof *s);
-		if (!s)
+		uint32_t *c = realloc(b->sm_n, n_sm * sizeof *c);
+		if (c)
+			b->sm_n = c;
+		int32_t *f = realloc(b->sm_first, n_sm * sizeof *f);
+		if (f)
+			b->sm_first = f;
+		int32_t *l = realloc(b->sm_last, n_sm * sizeof *l);
+		if (l)
+			b->sm_last = l;
+		if (!c || !f || !l)
 			return -1;
-		memset(s + b->n_sm, 0, (n_sm - b->n_sm) * sizeof *s);
-		b->sms = s;
 		b->n_sm = n_sm;
 	}
+	binning_drop(b);
 	b->sm_max = n_sm ? 2 * BINNING_STAGE_MAX / n_sm : BINNING_STAGE_MAX;
 	if (b->sm_max < 1024)
 		b->sm_max = 1024;
 	return 0;
 }
 
-static int reserve(struct binning_sm *l, size_t more);
-
-static int push_one(struct binning *b, struct binning_sm *l, int64_t s, uint32_t dur,
-		    uint16_t threads, uint16_t stream)
+static int reserve(struct binning *b, size_t more)
 {
-	if (reserve(l, 1))
+	size_t cap = b->cap;
+	if (b->n + more <= cap)
+		return 0;
+	if (array_grow((void **)&b->s, &cap, b->n + more, sizeof *b->s))
 		return -1;
-	l->items[l->n++] = (struct binning_item){ s, dur, threads, stream };
-	b->n++;
+	cap = b->cap;
+	if (array_grow((void **)&b->dur, &cap, b->n + more, sizeof *b->dur))
+		return -1;
+	b->cap = cap;
 	return 0;
+}
+
+/* The run the next items of (sm, threads, stream) go to: the SM's last one
+ * when it is also the stage's last and of the same kernel. */
+static struct binning_run *run_for(struct binning *b, uint32_t sm, uint16_t threads, uint16_t stream)
+{
+	int32_t last = b->sm_last[sm];
+	if (last >= 0 && (size_t)last == b->n_runs - 1) {
+		struct binning_run *r = &b->runs[last];
+		if (r->threads == threads && r->stream == stream)
+			return r;
+	}
+	if (array_grow((void **)&b->runs, &b->cap_runs, b->n_runs + 1, sizeof *b->runs))
+		return NULL;
+	int32_t i = (int32_t)b->n_runs++;
+	b->runs[i] = (struct binning_run){ sm, threads, stream, (uint32_t)b->n, 0, -1 };
+	if (last >= 0)
+		b->runs[last].next = i;
+	else
+		b->sm_first[sm] = i;
+	b->sm_last[sm] = i;
+	return &b->runs[i];
+}
+
+static int push_one(struct binning *b, uint32_t sm, int64_t s, uint32_t dur, uint16_t threads,
+		    uint16_t stream)
+{
+	if (reserve(b, 1))
+		return -1;
+	struct binning_run *r = run_for(b, sm, threads, stream);
+	if (!r)
+		return -1;
+	b->s[b->n] = s;
+	b->dur[b->n++] = dur;
+	r->n++;
+	b->sm_n[sm]++;
+	return 0;
+}
+
+static int stage_full(const struct binning *b, uint32_t sm)
+{
+	return b->n >= BINNING_STAGE_MAX || b->sm_n[sm] >= b->sm_max;
 }
 
 int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t threads,
 		 uint16_t stream)
 {
-	struct binning_sm *l = &b->sms[sm];
 	uint16_t th = threads > UINT16_MAX ? UINT16_MAX : (uint16_t)threads;
 	int64_t s0 = s;
 	if (e - s > BINNING_BLOCK_MAX_NS)
 		e = s + BINNING_BLOCK_MAX_NS;
 	/* pieces of a block add up to the block: bins are sums */
 	for (; e - s > (int64_t)UINT32_MAX; s += (int64_t)1 << 31)
-		if (push_one(b, l, s, 1u << 31, th, stream))
+		if (push_one(b, sm, s, 1u << 31, th, stream))
 			return -1;
-	if (push_one(b, l, s, (uint32_t)(e - s), th, stream))
+	if (push_one(b, sm, s, (uint32_t)(e - s), th, stream))
 		return -1;
 	if (s0 < b->smin)
 		b->smin = s0;
 	if (e > b->emax)
 		b->emax = e;
-	return b->n >= BINNING_STAGE_MAX || l->n >= b->sm_max;
+	return stage_full(b, sm);
 }
 
 /* Stages blocks until the first one too long for an item; returns how many. */
-static size_t push_stretch(struct binning *b, struct binning_sm *l, const struct smtop_block *blk,
-			   size_t n, int64_t origin, uint16_t th, uint16_t stream)
+static size_t push_stretch(struct binning *b, struct binning_run *r, const struct smtop_block *blk,
+			   size_t n, int64_t origin)
 {
-	struct binning_item *out = &l->items[l->n];
+	int64_t *os = &b->s[b->n];
+	uint32_t *od = &b->dur[b->n];
 	int64_t smin = b->smin, emax = b->emax;
 	size_t i = 0;
 	for (; i < n; i++) {
 		int64_t s = binning_rel(blk[i].start, origin), e = binning_rel(blk[i].end, origin);
 		if (e - s > (int64_t)UINT32_MAX)
 			break;
-		out[i] = (struct binning_item){ s, (uint32_t)(e - s), th, stream };
+		os[i] = s;
+		od[i] = (uint32_t)(e - s);
 		smin = s < smin ? s : smin;
 		emax = e > emax ? e : emax;
 	}
-	l->n += i;
 	b->n += i;
+	r->n += (uint32_t)i;
+	b->sm_n[r->sm] += (uint32_t)i;
 	b->smin = smin;
 	b->emax = emax;
 	return i;
 }
 
-static int reserve(struct binning_sm *l, size_t more)
-{
-	if (l->n + more <= l->cap)
-		return 0;
-	size_t cap = l->cap ? l->cap : 256;
-	while (cap < l->n + more)
-		cap *= 2;
-	struct binning_item *it = realloc(l->items, cap * sizeof *it);
-	if (!it)
-		return -1;
-	l->items = it;
-	l->cap = cap;
-	return 0;
-}
-
 int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block *blk, size_t n,
 			int64_t origin, uint32_t threads, uint16_t stream)
 {
-	struct binning_sm *l = &b->sms[sm];
 	uint16_t th = threads > UINT16_MAX ? UINT16_MAX : (uint16_t)threads;
 	for (size_t i = 0; i < n;) {
-		if (reserve(l, n - i))
+		struct binning_run *r;
+		if (reserve(b, n - i) || !(r = run_for(b, sm, th, stream)))
 			return -1;
-		i += push_stretch(b, l, blk + i, n - i, origin, th, stream);
+		i += push_stretch(b, r, blk + i, n - i, origin);
 		/* a block over 4 s goes in pieces */
 		if (i < n && binning_push(b, sm, binning_rel(blk[i].start, origin),
 					  binning_rel(blk[i].end, origin), threads, stream) < 0)
 			return -1;
 		i += i < n;
 	}
-	return b->n >= BINNING_STAGE_MAX || l->n >= b->sm_max;
+	return stage_full(b, sm);
 }
 
 size_t binning_staged(const struct binning *b)
 {
 	return b->n;
+}
+
+size_t binning_memory(const struct binning *b)
+{
+	size_t most = b->n > b->cap_most ? b->n : b->cap_most;
+	size_t bytes = most * (sizeof *b->s + sizeof *b->dur) + b->cap_runs * sizeof *b->runs +
+		       b->n_sm * (sizeof *b->sm_n + sizeof *b->sm_first + sizeof *b->sm_last);
+	for (int i = 0; i < b->n_scratch; i++) {
+		const struct binning_scratch *w = &b->scratch[i];
+		bytes += (w->cells ? (size_t)BINNING_SPAN * BINNING_SLOTS * sizeof *w->cells : 0) +
+			 3 * w->pass_cap * sizeof(struct binning_item) +
+			 w->streams_cap * (sizeof *w->slot_of + sizeof *w->slot_stream);
+	}
+	return bytes;
 }
 
 void binning_extent(const struct binning *b, int64_t *smin, int64_t *emax)
@@ -224,11 +296,12 @@ static int scratch_ready(struct binning_scratch *w, size_t items, uint32_t n_str
 			return -1;
 	}
 	if (items > w->pass_cap) {
-		for (int i = 0; i < 2; i++) {
-			void *p = realloc(w->pass[i], items * sizeof *w->pass[i]);
+		struct binning_item **bufs[3] = { &w->items, &w->pass[0], &w->pass[1] };
+		for (int i = 0; i < 3; i++) {
+			void *p = realloc(*bufs[i], items * sizeof **bufs[i]);
 			if (!p)
 				return -1;
-			w->pass[i] = p;
+			*bufs[i] = p;
 		}
 		w->pass_cap = items;
 	}
@@ -470,8 +543,14 @@ static void apply_sm(void *ud, size_t task, int worker)
 		advance_row(&j->levels[k], sm, j->old_hi[k]);
 	if (sm >= b->n_sm)
 		return;
-	const struct binning_item *it = b->sms[sm].items;
-	size_t n = b->sms[sm].n;
+	/* the SM's items, from its runs in the order they came */
+	struct binning_item *it = w->items;
+	size_t n = 0;
+	for (int32_t r = b->sm_first[sm]; r >= 0; r = b->runs[r].next) {
+		const struct binning_run *x = &b->runs[r];
+		for (uint32_t i = x->first; i < x->first + x->n; i++)
+			it[n++] = (struct binning_item){ b->s[i], b->dur[i], x->threads, x->stream };
+	}
 	int ns = 0;
 	int64_t smin = INT64_MAX, emax = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
@@ -499,8 +578,8 @@ int binning_apply(struct binning *b, struct model_level *levels, uint32_t n_sm,
 		return 0;
 	size_t most = 0;
 	for (uint32_t i = 0; i < b->n_sm; i++)
-		if (b->sms[i].n > most)
-			most = b->sms[i].n;
+		if (b->sm_n[i] > most)
+			most = b->sm_n[i];
 	int workers = pool_threads(p);
 	if (scratch_all_ready(b, workers, most, n_streams))
 		return -1;

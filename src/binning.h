@@ -97,6 +97,9 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block *blk, size_t n,
 			int64_t origin, uint32_t threads, uint16_t stream);
 size_t binning_staged(const struct binning *b);
+/* Bytes of the stage's lists (as much of them as was ever filled) and the
+ * sweeps' scratch. */
+size_t binning_memory(const struct binning *b);
 /* Earliest start and latest end staged (ns from the origin), INT64_MAX and
  * INT64_MIN when nothing is: the model sizes its rings before a batch. */
 void binning_extent(const struct binning *b, int64_t *smin, int64_t *emax);

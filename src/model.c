@@ -1121,6 +1121,37 @@ int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t
 	return pick_level(m, t0, t1, col_ns)->width > 2 * col_ns;
 }
 
+void model_memory(const struct model *m, struct model_memory *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int k = 0; k < MODEL_LEVELS && m->has_device; k++)
+		out->rings += (size_t)m->n_sm * m->levels[k].stride * sizeof(struct model_bin);
+	if (m->detail.used || m->detail_ready)
+		out->detail = (size_t)m->n_sm * m->detail.stride * sizeof(struct model_bin);
+	out->stage = m->binning ? binning_memory(m->binning) : 0;
+	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
+		       m->names_cap * sizeof *m->names;
+	for (size_t i = 0; i < m->n_streams; i++)
+		out->kernels += sizeof *m->streams + m->streams[i].cap_kernels * sizeof(uint32_t);
+	for (size_t i = 0; i < m->names_cap; i++)
+		if (m->names[i].name)
+			out->kernels += strlen(m->names[i].name) + strlen(m->names[i].short_name) + 2;
+	out->events = m->n_events * sizeof *m->events + m->n_nvtx * sizeof *m->nvtx;
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct smtop_event *e = &m->events[i].ev;
+		out->events += e->n_culprits * sizeof *e->culprits + (e->name ? strlen(e->name) + 1 : 0);
+		for (size_t c = 0; c < e->n_culprits; c++)
+			out->events += e->culprits[c].name ? strlen(e->culprits[c].name) + 1 : 0;
+	}
+	for (size_t i = 0; i < m->n_nvtx; i++)
+		out->events += m->nvtx[i].text ? strlen(m->nvtx[i].text) + 1 : 0;
+	out->pending = m->cap_pending * sizeof *m->pending + m->phash_cap * sizeof *m->phash;
+	for (size_t i = 0; i < m->n_pending_grids; i++)
+		out->pending += m->pending[i].cap * sizeof(struct smtop_block);
+	out->total = out->rings + out->detail + out->stage + out->kernels + out->events +
+		     out->pending;
+}
+
 double model_sm_capacity(const struct model *m)
 {
 	if (m->has_device && m->dev.max_threads_per_sm)

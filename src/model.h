@@ -257,6 +257,18 @@ size_t model_event_at(const struct model *m, uint64_t t);
 /* NVTX ranges sorted by start: first that may overlap t. */
 size_t model_nvtx_from(const struct model *m, uint64_t t);
 
+/* Bytes the model holds, by what for (from its counts, not from malloc). */
+struct model_memory {
+	size_t rings;                   /* occupancy rings in memory */
+	size_t detail;                  /* the detail level, once filled */
+	size_t stage;                   /* blocks staged for binning, sweep scratch */
+	size_t kernels;                 /* kernels, their hash, lanes, names */
+	size_t events;                  /* events with culprits, NVTX ranges */
+	size_t pending;                 /* blocks waiting for their kernel */
+	size_t total;
+};
+void model_memory(const struct model *m, struct model_memory *out);
+
 /* Fullness reference: max threads per SM when known, else the peak seen. */
 double model_sm_capacity(const struct model *m);
 uint64_t model_kernel_wait(const struct model_kernel *k);

@@ -353,6 +353,9 @@ static int release_kernels(struct session *s)
 		L->kern[L->n_kern++] = *k;
 	}
 	L->n_held = keep;
+	/* a saved session's kernels are all read at once and held while its
+	 * blocks are read: their memory goes back as they are released */
+	array_shrink((void **)&L->held, &L->cap_held, L->n_held, sizeof *L->held);
 	return submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern);
 }
 

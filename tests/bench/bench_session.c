@@ -134,6 +134,25 @@ static void zooms(struct session *s, struct model *m, struct canvas *c, uint64_t
 	}
 }
 
+#define MB(x) ((double)(x) / 1048576.0)
+
+/* Where the memory goes, from the model's and the analysis' own counts;
+ * the rest of the RSS is the loader's batches, SQLite and the program. */
+static void print_memory(const struct model *m, const struct analysis *a)
+{
+	struct model_memory mm;
+	struct analysis_memory am;
+
+	model_memory(m, &mm);
+	analysis_memory(a, &am);
+	printf("mem_model_mb=%.1f mem_rings_mb=%.1f mem_detail_mb=%.1f mem_stage_mb=%.1f"
+	       " mem_mkernels_mb=%.1f mem_mevents_mb=%.1f mem_analysis_mb=%.1f mem_akernels_mb=%.1f"
+	       " mem_grids_mb=%.1f mem_profiles_mb=%.1f mem_packed_mb=%.1f mem_aindex_mb=%.1f"
+	       " mem_aevents_mb=%.1f\n", MB(mm.total), MB(mm.rings), MB(mm.detail), MB(mm.stage),
+	       MB(mm.kernels), MB(mm.events), MB(am.total), MB(am.kernels), MB(am.grids),
+	       MB(am.profiles), MB(am.packed), MB(am.index), MB(am.events));
+}
+
 static int bench_open(const char *path)
 {
 	struct analysis_params p;
@@ -169,11 +188,13 @@ static int bench_open(const char *path)
 	printf("open_s=%.3f open_cpu_s=%.3f load_s=%.3f blocks=%llu kernels=%zu events=%zu"
 	       " open_rss_mb=%.1f\n", t_open, c_open, t_poll, (unsigned long long)m.blocks,
 	       m.n_kernels, m.n_events, rss_mb());
+	print_memory(&m, s.analysis);
 	zooms(&s, &m, &c, m.t_first + (m.t_last - m.t_first) / 2, "middle", &w);
 	zooms(&s, &m, &c, m.t_last, "end", &w);
 	printf("frame_max_ms=%.3f frame_cpu_max_ms=%.3f detail_max_ms=%.2f step_max_ms=%.2f"
 	       " size=%dx%d rss_mb=%.1f\n", w.frame, w.frame_cpu, w.detail, w.step, BENCH_W, BENCH_H,
 	       rss_mb());
+	print_memory(&m, s.analysis);
 	canvas_free(&c);
 	model_free(&m);
 	session_close(&s);

@@ -367,6 +367,10 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 		goto fail;
 	}
 	sqlite3_busy_timeout(r->db, 2000);
+	/* block chunks are read once, in order, or a window at a time: 1 MB of
+	 * page cache (16 of the writer's 64 KiB pages) serves them as well as
+	 * SQLite's default 2 MB, and the viewer keeps one per file */
+	sqlite3_exec(r->db, "PRAGMA cache_size=-1024", NULL, NULL, NULL);
 	if (schema_check(r->db, path, &kind, err, errlen) != 0)
 		goto fail;
 	if (kind == SCHEMA_EMPTY) {

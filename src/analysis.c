@@ -1393,6 +1393,9 @@ int analysis_update(struct analysis *a, uint64_t watermark)
 	struct cands c = { 0 };
 	int rc = 0;
 	a->watermark = watermark;
+	/* every block is in: no profile grows any more */
+	if (watermark == ANALYSIS_WATERMARK_ALL)
+		analysis_compact(a);
 	sort_streams(a);
 	for (size_t i = 0; i < a->n_streams; i++)
 		a->stream_order[i] = i;

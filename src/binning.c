@@ -261,6 +261,24 @@ int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block
 	return stage_full(b, sm);
 }
 
+void binning_trim(struct binning *b)
+{
+	if (b->n)
+		return;
+	for (int i = 0; i < b->n_scratch; i++)
+		scratch_free(&b->scratch[i]);
+	free(b->scratch);
+	b->scratch = NULL;
+	b->n_scratch = 0;
+	free(b->s);
+	free(b->dur);
+	free(b->runs);
+	b->s = NULL;
+	b->dur = NULL;
+	b->runs = NULL;
+	b->cap = b->cap_runs = b->cap_most = 0;
+}
+
 size_t binning_staged(const struct binning *b)
 {
 	return b->n;

@@ -97,6 +97,9 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block *blk, size_t n,
 			int64_t origin, uint32_t threads, uint16_t stream);
 size_t binning_staged(const struct binning *b);
+/* Frees the stage and the sweeps' scratch when nothing is staged (they are
+ * made again by the next push and apply). */
+void binning_trim(struct binning *b);
 /* Bytes of the stage's lists (as much of them as was ever filled) and the
  * sweeps' scratch. */
 size_t binning_memory(const struct binning *b);

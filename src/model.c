@@ -427,13 +427,8 @@ void model_free(struct model *m)
 	free(m->names);
 	free(m->kernels);
 	free(m->khash);
-	for (size_t i = 0; i < m->n_events; i++) {
-		struct smtop_event *e = &m->events[i].ev;
-		free((char *)e->name);
-		for (size_t c = 0; c < e->n_culprits; c++)
-			free((char *)e->culprits[c].name);
-		free(e->culprits);
-	}
+	for (size_t i = 0; i < m->n_events; i++)
+		free(m->events[i].ev.culprits);
 	free(m->events);
 	for (size_t i = 0; i < m->n_nvtx; i++)
 		free(m->nvtx[i].text);
@@ -831,6 +826,13 @@ static char *dup_or_empty(const char *s)
 	return strdup(s ? s : "");
 }
 
+/* Event and culprit names are kernel names: interned with them. */
+static const char *intern_name(struct model *m, const char *s)
+{
+	const struct model_name *nm = intern(m, s ? s : "");
+	return nm ? nm->name : NULL;
+}
+
 int model_add_event(struct model *m, const struct smtop_event *e)
 {
 	if (array_grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
@@ -838,15 +840,21 @@ int model_add_event(struct model *m, const struct smtop_event *e)
 	struct model_event *me = &m->events[m->n_events];
 	memset(me, 0, sizeof *me);
 	me->ev = *e;
-	me->ev.name = dup_or_empty(e->name);
+	me->ev.name = intern_name(m, e->name);
 	me->ev.culprits = NULL;
+	if (!me->ev.name)
+		return -1;
 	if (e->n_culprits) {
 		me->ev.culprits = calloc(e->n_culprits, sizeof *e->culprits);
 		if (!me->ev.culprits)
 			return -1;
 		for (size_t i = 0; i < e->n_culprits; i++) {
 			me->ev.culprits[i] = e->culprits[i];
-			me->ev.culprits[i].name = dup_or_empty(e->culprits[i].name);
+			me->ev.culprits[i].name = intern_name(m, e->culprits[i].name);
+			if (!me->ev.culprits[i].name) {
+				free(me->ev.culprits);
+				return -1;
+			}
 		}
 	}
 	me->kernel = -1;
@@ -967,6 +975,12 @@ int model_flush(struct model *m)
 		return -1;
 	m->generation++;
 	return model_bin_staged(m);
+}
+
+void model_trim(struct model *m)
+{
+	if (m->binning && !binning_staged(m->binning))
+		binning_trim(m->binning);
 }
 
 /* ---- replay: a session cut at a clock that moves on ------------------------ */
@@ -1137,12 +1151,8 @@ void model_memory(const struct model *m, struct model_memory *out)
 		if (m->names[i].name)
 			out->kernels += strlen(m->names[i].name) + strlen(m->names[i].short_name) + 2;
 	out->events = m->n_events * sizeof *m->events + m->n_nvtx * sizeof *m->nvtx;
-	for (size_t i = 0; i < m->n_events; i++) {
-		const struct smtop_event *e = &m->events[i].ev;
-		out->events += e->n_culprits * sizeof *e->culprits + (e->name ? strlen(e->name) + 1 : 0);
-		for (size_t c = 0; c < e->n_culprits; c++)
-			out->events += e->culprits[c].name ? strlen(e->culprits[c].name) + 1 : 0;
-	}
+	for (size_t i = 0; i < m->n_events; i++)
+		out->events += m->events[i].ev.n_culprits * sizeof(struct smtop_culprit);
 	for (size_t i = 0; i < m->n_nvtx; i++)
 		out->events += m->nvtx[i].text ? strlen(m->nvtx[i].text) + 1 : 0;
 	out->pending = m->cap_pending * sizeof *m->pending + m->phash_cap * sizeof *m->phash;

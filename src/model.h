@@ -208,6 +208,10 @@ int model_add_nvtx(struct model *m, const struct smtop_nvtx *n);
 /* Sorts, computes ready times, links events, resolves pending blocks, bins
  * the blocks added since the last flush. */
 int model_flush(struct model *m);
+/* Gives back what only the binning of new blocks needs (its stage and
+ * scratch, some 10 MB while loading), after a flush, once a session has been
+ * read to its end; blocks added later make them again. */
+void model_trim(struct model *m);
 
 /* Replay (src/session_replay.c) shows a session cut at a clock that moves on:
  * a block is added cut at the clock (model_add_block), then each later part

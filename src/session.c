@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,9 +20,10 @@
  * across streams; a live session's verdicts wait this long behind the data. */
 #define SESSION_LIVE_SLACK_NS 500000000ull
 /* Blocks read and decoded together: enough to keep the pool busy, few enough
- * that a poll with a budget looks at the clock often (about 3 ms of work at
- * 25 M blocks/s) and that the batches in flight stay small (2 MB each). */
-#define SESSION_BATCH_BLOCKS (1u << 16)
+ * that a poll with a budget looks at the clock often (about 1.5 ms of work at
+ * 25 M blocks/s) and that the batches in flight stay small (1 MB each; twice
+ * as many blocks loaded no faster). */
+#define SESSION_BATCH_BLOCKS (1u << 15)
 /* Batches between the reader and the analysis: how far the analysis may fall
  * behind before the reader waits for it. */
 #define SESSION_BATCHES 3
@@ -95,6 +99,7 @@ struct session_loader {
 	size_t n_small, cap_small;
 	uint64_t last_mark;
 	int marked;
+	int trimmed;                    /* a finished session's loading memory went back */
 };
 
 static double clock_s(clockid_t which)
@@ -301,6 +306,33 @@ static struct session_loader *loader_new(struct analysis *a)
 	pthread_cond_init(&L->idle, NULL);
 	pthread_cond_init(&L->freed, NULL);
 	return L;
+}
+
+/* A session read to its end takes no more blocks: the batches and the
+ * model's binning stage go back (about 15 MB), so that what the view needs
+ * next (the detail level of a zoom) fits in what loading took. */
+static void loader_trim(struct session *s)
+{
+	struct session_loader *L = s->loader;
+	session_sync(s);
+	for (int i = 0; i < SESSION_BATCHES; i++) {
+		struct session_batch *b = &L->batches[i];
+		free(b->chunks);
+		free(b->raw);
+		free(b->blocks);
+		memset(b, 0, sizeof *b);
+	}
+	if (!L->n_held) {
+		free(L->held);
+		L->held = NULL;
+		L->cap_held = 0;
+	}
+	if (s->model)
+		model_trim(s->model);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	L->trimmed = 1;
 }
 
 /* ---- reading ---------------------------------------------------------------- */
@@ -852,6 +884,8 @@ int session_poll(struct session *s, char *err, size_t errlen)
 		changed |= session_feed_model(s);
 	if (rc < 0 || loader_failed(s, err, errlen))
 		return -1;
+	if (s->ended && !s->behind && !L->trimmed)
+		loader_trim(s);
 	return changed;
 }
 

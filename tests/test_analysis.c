@@ -449,3 +449,101 @@ Test(analysis, large_grid_profile)
 	analysis_free(a);
 	trace_free(t);
 }
+
+static void compact(struct analysis *a)
+{
+	analysis_compact(a);
+}
+
+/* Profiles packed after every piece (a packed grid whose blocks come later
+ * is unpacked again) give the verdicts of profiles read as they grew. */
+ParameterizedTestParameters(analysis, packed_profiles_change_no_verdict)
+{
+	static struct icase cases[] = {
+		{ 11, 1, 1 }, { 12, 1, 5 }, { 13, 1, 40 }, { 14, 1, 300 }, { 15, 1, 9 },
+	};
+	return cr_make_param_array(struct icase, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct icase *c, analysis, packed_profiles_change_no_verdict)
+{
+	struct trace *t = trace_random(c->seed, 1);
+	struct analysis *grown = analysis_new(NULL), *packed = analysis_new(NULL);
+	trace_feed_pieces(t, grown, c->seed, c->max_piece);
+	trace_feed_pieces_each(t, packed, c->seed, c->max_piece, compact);
+	struct analysis_memory mem;
+	analysis_memory(packed, &mem);
+	cr_expect_gt(mem.packed, 0, "seed %u: profiles were packed", c->seed);
+	cr_expect_eq(mem.profiles, 0);
+	char why[128] = "";
+	cr_expect_gt(analysis_event_count(grown), 0);
+	cr_expect_eq(trace_compare(grown, packed, why, sizeof why), 0, "seed %u: %s", c->seed, why);
+	analysis_free(grown);
+	analysis_free(packed);
+	trace_free(t);
+}
+
+/* 0.4 s of kernels of 396 blocks, one a millisecond on alternating streams,
+ * each submitted while the one before still holds the SMs. */
+static struct trace *long_trace(void)
+{
+	struct trace *t = trace_new();
+	trace_device(t, 0, 132);
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	for (uint64_t k = 0; k < 400; k++) {
+		uint64_t s = 1000000 + k * 1000000;
+		trace_kernel(t, 1, 0, 1 + (uint32_t)(k % 2), k + 1, s - 300000, s, s + 1500000);
+		for (uint64_t w = 0; w < 3; w++)
+			trace_blocks(t, 1, 0, k + 1, 132, s + w * 500000, s + (w + 1) * 500000);
+	}
+	return t;
+}
+
+static void feed_records(const struct trace *t, struct analysis *a)
+{
+	for (size_t i = 0; i < t->n_devices; i++)
+		cr_assert_eq(analysis_add_device(a, &t->devices[i]), 0);
+	for (size_t i = 0; i < t->n_streams; i++)
+		cr_assert_eq(analysis_add_stream(a, &t->streams[i]), 0);
+	for (size_t i = 0; i < t->n_kernels; i++)
+		cr_assert_eq(analysis_add_kernel(a, &t->kernels[i]), 0);
+}
+
+/* Blocks of a long session: a profile is packed once the blocks have moved
+ * 100 ms past it, while they are still coming, so that only the recent ones
+ * are whole; blocks that come late (here: in reverse order) unpack it again,
+ * and the verdicts are the same either way. */
+Test(analysis, profiles_are_packed_behind_the_blocks)
+{
+	struct trace *t = long_trace();
+	struct analysis *fwd = analysis_new(NULL), *rev = analysis_new(NULL);
+	feed_records(t, fwd);
+	feed_records(t, rev);
+	for (size_t i = 0; i < t->n_blocks; i++) {
+		const struct trace_block *x = &t->blocks[i], *y = &t->blocks[t->n_blocks - 1 - i];
+		cr_assert_eq(analysis_add_block(fwd, x->pid, x->context_id, &x->b), 0);
+		cr_assert_eq(analysis_add_block(rev, y->pid, y->context_id, &y->b), 0);
+	}
+	struct analysis_memory mem;
+	analysis_memory(fwd, &mem);
+	cr_expect_gt(mem.packed, 0, "packed while blocks came");
+	/* whole: the last 100 ms and what came since the last look (64 Ki
+	 * blocks), some 270 grids of 400 at most, 12 bytes a bin or more */
+	cr_expect_lt(mem.profiles, 300 * 12 * ANALYSIS_PROFILE_BINS,
+		     "only the recent profiles whole: %zu bytes", mem.profiles);
+	cr_expect_lt(mem.packed, 400 * 12 * ANALYSIS_PROFILE_BINS / 2,
+		     "packed, a profile takes less than half its 12 bytes a bin: %zu bytes",
+		     mem.packed);
+	cr_assert_eq(analysis_update(fwd, ANALYSIS_WATERMARK_ALL), 0);
+	cr_assert_eq(analysis_update(rev, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_gt(analysis_event_count(fwd), 100);
+	char why[128] = "";
+	cr_expect_eq(trace_compare(fwd, rev, why, sizeof why), 0, "%s", why);
+	struct analysis *whole = run_all(t, 0);
+	cr_expect_eq(trace_compare(fwd, whole, why, sizeof why), 0, "%s", why);
+	analysis_free(whole);
+	analysis_free(fwd);
+	analysis_free(rev);
+	trace_free(t);
+}

@@ -621,3 +621,74 @@ Test(model, waiting_grids_are_placed_as_their_kernels_come)
 	cr_expect_eq(m.blocks, 350);
 	expect_reference_bins_of(b, 300, 50);
 }
+
+/* The reference's bins for b[0..n) equal the model's. */
+static void expect_same_as_reference(const struct smtop_block *b, size_t n)
+{
+	struct model_ref r = { 0 };
+	model_ref_add(&r, b, n, 1, 1);
+	struct model_ref_stats st;
+	char why[256] = "";
+	cr_expect_eq(model_ref_check(&m, &r, &st, why, sizeof why), 0, "%s", why);
+	cr_expect_eq(st.blocks, n);
+	model_ref_free(&r);
+}
+
+/* A ring holds as many bins as its data spans: the coarse levels of a
+ * session of milliseconds stay a few bins long, and a ring that grows keeps
+ * its bins (the reference sees the same occupancy before and after). */
+Test(model, rings_grow_with_the_span_of_their_data)
+{
+	dev(2048);
+	kern(1, 1, 256, 0, 0, 3000000, "k");
+	struct smtop_block b[201];
+	for (int i = 0; i < 200; i++) {
+		b[i] = (struct smtop_block){ .grid_id = 1, .sm = (uint16_t)(i % 4),
+					     .start = US(50 * (uint64_t)i), .end = US(50 * (uint64_t)i + 120) };
+		cr_assert_eq(model_add_block(&m, &b[i], 1, 1), 0);
+	}
+	cr_assert_eq(model_flush(&m), 0);
+	struct model_memory short_run, long_run;
+	model_memory(&m, &short_run);
+	size_t full = (size_t)m.n_sm * (MODEL_RING_BINS + MODEL_ROW_PAD) * sizeof(struct model_bin);
+	/* 10 ms: levels 0 and 1 whole, level 2 a quarter, the ten others a few bins */
+	cr_expect_lt(short_run.rings, 3 * full, "13 rings in %zu bytes", short_run.rings);
+	cr_expect_lt(m.levels[MODEL_LEVELS - 1].n, 8);
+	expect_same_as_reference(b, 200);
+	/* two seconds later: the coarse rings grow and keep what they held */
+	b[200] = (struct smtop_block){ .grid_id = 1, .sm = 2, .start = US(2000000), .end = US(2000300) };
+	cr_assert_eq(model_add_block(&m, &b[200], 1, 1), 0);
+	cr_assert_eq(model_flush(&m), 0);
+	model_memory(&m, &long_run);
+	cr_expect_gt(long_run.rings, short_run.rings);
+	cr_expect_eq(m.levels[5].n, 512, "level 5 spans 2 s in 4 ms bins: %zu", m.levels[5].n);
+	expect_same_as_reference(b, 201);
+	struct model_cell c[1];
+	model_sample_sms(&m, 0, 4, US(0), 2000000000ULL, 1, c);
+	cr_expect_eq(c[0].stream, 0, "the first blocks are still in the coarsest level");
+}
+
+/* Loading's scratch goes back (model_trim) and comes again with new blocks;
+ * the bins do not change. */
+Test(model, trim_gives_the_stage_back)
+{
+	dev(2048);
+	kern(1, 1, 256, 0, 0, 1000, "k");
+	blk(1, 0, 0, 100);
+	blk(1, 1, 10, 300);
+	cr_assert_eq(model_flush(&m), 0);
+	struct model_memory before, after;
+	model_memory(&m, &before);
+	cr_expect_gt(before.stage, 0);
+	model_trim(&m);
+	model_memory(&m, &after);
+	cr_expect_lt(after.stage, before.stage);
+	blk(1, 2, 200, 900);
+	cr_assert_eq(model_flush(&m), 0);
+	struct smtop_block b[] = {
+		{ .grid_id = 1, .sm = 0, .start = US(0), .end = US(100) },
+		{ .grid_id = 1, .sm = 1, .start = US(10), .end = US(300) },
+		{ .grid_id = 1, .sm = 2, .start = US(200), .end = US(900) },
+	};
+	expect_same_as_reference(b, 3);
+}

@@ -203,9 +203,19 @@ Test(session, a_growing_session_ends_as_one_read_at_once)
 	uint64_t part = live.s.stats.blocks;
 	cr_expect_gt(part, 500000);
 	cr_expect_lt(part, 1200000);
+	struct model_memory mm;
+	model_memory(&live.m, &mm);
+	cr_expect_gt(mm.stage, 1 << 20, "a live view keeps its binning stage: %zu", mm.stage);
 	workload_writer_close(ww, 1);
 	load_all(&live);
 	cr_expect_not(live.m.live, "finished and caught up");
+	/* read to its end: what only loading needs went back */
+	model_memory(&live.m, &mm);
+	cr_expect_lt(mm.stage, 1 << 16, "the stage went back: %zu", mm.stage);
+	struct analysis_memory am;
+	analysis_memory(live.s.analysis, &am);
+	cr_expect_eq(am.profiles, 0, "every profile packed");
+	cr_expect_gt(am.packed, 0);
 	struct loaded once;
 	load_open(&once, path, 1, 0);
 	load_all(&once);

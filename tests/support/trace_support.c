@@ -144,6 +144,12 @@ static void feed_item(const struct trace *t, struct analysis *a, const struct it
 void trace_feed_pieces(const struct trace *t, struct analysis *a, unsigned seed,
 		       unsigned max_piece)
 {
+	trace_feed_pieces_each(t, a, seed, max_piece, NULL);
+}
+
+void trace_feed_pieces_each(const struct trace *t, struct analysis *a, unsigned seed,
+			    unsigned max_piece, void (*each)(struct analysis *a))
+{
 	size_t n = t->n_kernels + t->n_blocks + t->n_requests, m = 0;
 	struct item *items = calloc(n ? n : 1, sizeof *items);
 	if (!items)
@@ -165,6 +171,8 @@ void trace_feed_pieces(const struct trace *t, struct analysis *a, unsigned seed,
 		size_t piece = 1 + (size_t)rand() % (max_piece ? max_piece : 1);
 		for (size_t j = 0; j < piece && i < n; j++, i++)
 			feed_item(t, a, &items[i]);
+		if (each)
+			each(a);
 		analysis_update(a, i < n ? items[i].t : ANALYSIS_WATERMARK_ALL);
 	}
 	analysis_update(a, ANALYSIS_WATERMARK_ALL);

@@ -49,6 +49,9 @@ void trace_feed_all(const struct trace *t, struct analysis *a);
  * piece, analysis_update with the next record's start as the watermark. */
 void trace_feed_pieces(const struct trace *t, struct analysis *a, unsigned seed,
 		       unsigned max_piece);
+/* The same, calling each(a) after every piece, before its update. */
+void trace_feed_pieces_each(const struct trace *t, struct analysis *a, unsigned seed,
+			    unsigned max_piece, void (*each)(struct analysis *a));
 
 /* A random multi-stream, multi-process trace with blocks (some grids larger
  * than ANALYSIS_EXACT_BLOCKS); with_blocks 0 leaves blocks out. */

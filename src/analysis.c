@@ -686,30 +686,12 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 	return gi;
 }
 
-static int grid_add(struct analysis *a, int32_t gi, const struct smtop_block *b)
+/* One block of a grid still keeping its blocks (GRID_EXACT); the block
+ * past ANALYSIS_EXACT_BLOCKS turns it into a profile. */
+static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e)
 {
 	struct grid *g = &a->grids[gi];
-	uint64_t s = b->start, e = b->end < s ? s : b->end;
-	struct device *d = &a->devs[g->dev];
-	if (g->form == GRID_PACKED && grid_unpack(a, gi))
-		return -1;
-	if (e > a->block_end_max)
-		a->block_end_max = e;
-	if ((uint32_t)b->sm + 1 > d->sm_seen)
-		d->sm_seen = (uint32_t)b->sm + 1;
-	device_extend(d, s, e);
-	if (s < g->first_start)
-		g->first_start = s;
-	if (s > g->last_start)
-		g->last_start = s;
-	if (e > g->last_end)
-		g->last_end = e;
-	g->block_time += e - s;
 	g->n++;
-	if (g->form == GRID_PROFILE) {
-		prof_add(g->data, s, e);
-		return 0;
-	}
 	if (g->n > ANALYSIS_EXACT_BLOCKS) {
 		g->n--;
 		if (grid_to_profile(a, gi)) {
@@ -727,6 +709,47 @@ static int grid_add(struct analysis *a, int32_t gi, const struct smtop_block *b)
 	}
 	g->exact_cap = (uint8_t)cap;
 	((struct span *)g->data)[g->n - 1] = (struct span){ s, e };
+	return 0;
+}
+
+/* Blocks b[0..n) of grid gi (a chunk's run of one grid): the device's and
+ * the grid's extents and the grid's blocks or profile. */
+static int grid_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n)
+{
+	struct grid *g = &a->grids[gi];
+	struct device *d = &a->devs[g->dev];
+	if (g->form == GRID_PACKED && grid_unpack(a, gi))
+		return -1;
+	uint64_t smin = UINT64_MAX, emax = 0;
+	uint32_t sm_top = d->sm_seen;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = b[i].start, e = b[i].end < s ? s : b[i].end;
+		if ((uint32_t)b[i].sm + 1 > sm_top)
+			sm_top = (uint32_t)b[i].sm + 1;
+		if (s && s < smin)
+			smin = s;
+		if (e > emax)
+			emax = e;
+		if (s < g->first_start)
+			g->first_start = s;
+		if (s > g->last_start)
+			g->last_start = s;
+		if (e > g->last_end)
+			g->last_end = e;
+		g->block_time += e - s;
+		if (g->form == GRID_PROFILE) {
+			g->n++;
+			prof_add(g->data, s, e);
+		} else if (grid_add_exact(a, gi, s, e)) {
+			d->sm_seen = sm_top;
+			device_extend(d, smin, emax);
+			return -1;
+		}
+	}
+	d->sm_seen = sm_top;
+	device_extend(d, smin == UINT64_MAX ? 0 : smin, emax);
+	if (emax > a->block_end_max)
+		a->block_end_max = emax;
 	return 0;
 }
 
@@ -913,7 +936,7 @@ int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
 			const struct smtop_block *b, size_t n)
 {
 	uint64_t k1 = key1(pid, context_id);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, j; i < n; i = j) {
 		int32_t gi = a->last_grid;
 		if (gi < 0 || a->grids[gi].grid_id != b[i].grid_id || a->grids[gi].pid != pid ||
 		    a->grids[gi].ctx != context_id) {
@@ -922,9 +945,11 @@ int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
 				return -1;
 			a->last_grid = gi;
 		}
-		if (grid_add(a, gi, &b[i]))
+		for (j = i + 1; j < n && b[j].grid_id == b[i].grid_id; j++)
+			;
+		if (grid_add_run(a, gi, b + i, j - i))
 			return -1;
-		a->blocks++;
+		a->blocks += j - i;
 	}
 	if (a->blocks - a->blocks_at_sweep >= SWEEP_BLOCKS)
 		hot_sweep(a);

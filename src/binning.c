@@ -63,6 +63,7 @@ struct binning {
 	uint32_t n_sm;
 	size_t sm_max;                  /* staged on one SM before the stage is full */
 	size_t cap_most;                /* the most the stage held */
+	size_t peak_bytes;              /* the most binning_memory said */
 	int64_t smin, emax;             /* earliest start, latest end staged */
 	struct binning_scratch *scratch;
 	int n_scratch;
@@ -142,11 +143,9 @@ int binning_set_sms(struct binning *b, uint32_t n_sm)
 	return 0;
 }
 
-static int reserve(struct binning *b, size_t more)
+static int reserve_more(struct binning *b, size_t more)
 {
 	size_t cap = b->cap;
-	if (b->n + more <= cap)
-		return 0;
 	if (array_grow((void **)&b->s, &cap, b->n + more, sizeof *b->s))
 		return -1;
 	cap = b->cap;
@@ -154,6 +153,11 @@ static int reserve(struct binning *b, size_t more)
 		return -1;
 	b->cap = cap;
 	return 0;
+}
+
+static inline int reserve(struct binning *b, size_t more)
+{
+	return b->n + more <= b->cap ? 0 : reserve_more(b, more);
 }
 
 /* The run the next items of (sm, threads, stream) go to: the SM's last one
@@ -166,7 +170,8 @@ static struct binning_run *run_for(struct binning *b, uint32_t sm, uint16_t thre
 		if (r->threads == threads && r->stream == stream)
 			return r;
 	}
-	if (array_grow((void **)&b->runs, &b->cap_runs, b->n_runs + 1, sizeof *b->runs))
+	if (b->n_runs == b->cap_runs &&
+	    array_grow((void **)&b->runs, &b->cap_runs, b->n_runs + 1, sizeof *b->runs))
 		return NULL;
 	int32_t i = (int32_t)b->n_runs++;
 	b->runs[i] = (struct binning_run){ sm, threads, stream, (uint32_t)b->n, 0, -1 };
@@ -282,6 +287,12 @@ void binning_trim(struct binning *b)
 size_t binning_staged(const struct binning *b)
 {
 	return b->n;
+}
+
+size_t binning_memory_peak(const struct binning *b)
+{
+	size_t now = binning_memory(b);
+	return now > b->peak_bytes ? now : b->peak_bytes;
 }
 
 size_t binning_memory(const struct binning *b)
@@ -566,8 +577,12 @@ static void apply_sm(void *ud, size_t task, int worker)
 	size_t n = 0;
 	for (int32_t r = b->sm_first[sm]; r >= 0; r = b->runs[r].next) {
 		const struct binning_run *x = &b->runs[r];
-		for (uint32_t i = x->first; i < x->first + x->n; i++)
-			it[n++] = (struct binning_item){ b->s[i], b->dur[i], x->threads, x->stream };
+		const int64_t *s = b->s + x->first;
+		const uint32_t *d = b->dur + x->first;
+		struct binning_item *o = it + n;
+		for (uint32_t i = 0; i < x->n; i++)
+			o[i] = (struct binning_item){ s[i], d[i], x->threads, x->stream };
+		n += x->n;
 	}
 	int ns = 0;
 	int64_t smin = INT64_MAX, emax = INT64_MIN;
@@ -614,6 +629,7 @@ int binning_apply(struct binning *b, struct model_level *levels, uint32_t n_sm,
 		levels[k].used = 1;
 	}
 	pool_run(p, n_sm, apply_sm, &j);
+	b->peak_bytes = binning_memory_peak(b);
 	for (int i = 0; peak && i < workers; i++)
 		if (b->scratch[i].peak > *peak)
 			*peak = b->scratch[i].peak;

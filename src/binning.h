@@ -103,6 +103,8 @@ void binning_trim(struct binning *b);
 /* Bytes of the stage's lists (as much of them as was ever filled) and the
  * sweeps' scratch. */
 size_t binning_memory(const struct binning *b);
+/* The most it was, at a batch or now. */
+size_t binning_memory_peak(const struct binning *b);
 /* Earliest start and latest end staged (ns from the origin), INT64_MAX and
  * INT64_MIN when nothing is: the model sizes its rings before a batch. */
 void binning_extent(const struct binning *b, int64_t *smin, int64_t *emax);

@@ -181,7 +181,8 @@ static int ring_resize(struct model *m, int k, size_t n)
 					    : malloc((size_t)m->n_sm * stride * sizeof *nb);
 	if (!nb)
 		return -1;
-	for (size_t i = 0; i < (size_t)m->n_sm * stride; i++)
+	/* a ring without data yet is cleared when it takes its first */
+	for (size_t i = 0; l->hi != INT64_MIN && i < (size_t)m->n_sm * stride; i++)
 		binning_bin_clear(&nb[i]);
 	if (l->hi != INT64_MIN && l->bins) {
 		int64_t from = l->hi - (int64_t)l->n + 1;
@@ -1143,6 +1144,7 @@ void model_memory(const struct model *m, struct model_memory *out)
 	if (m->detail.used || m->detail_ready)
 		out->detail = (size_t)m->n_sm * m->detail.stride * sizeof(struct model_bin);
 	out->stage = m->binning ? binning_memory(m->binning) : 0;
+	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
 	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
 		       m->names_cap * sizeof *m->names;
 	for (size_t i = 0; i < m->n_streams; i++)

@@ -266,6 +266,7 @@ struct model_memory {
 	size_t rings;                   /* occupancy rings in memory */
 	size_t detail;                  /* the detail level, once filled */
 	size_t stage;                   /* blocks staged for binning, sweep scratch */
+	size_t stage_peak;              /* the most the stage took (trimmed since) */
 	size_t kernels;                 /* kernels, their hash, lanes, names */
 	size_t events;                  /* events with culprits, NVTX ranges */
 	size_t pending;                 /* blocks waiting for their kernel */

@@ -146,10 +146,10 @@ static void print_memory(const struct model *m, const struct analysis *a)
 	model_memory(m, &mm);
 	analysis_memory(a, &am);
 	printf("mem_model_mb=%.1f mem_rings_mb=%.1f mem_detail_mb=%.1f mem_stage_mb=%.1f"
-	       " mem_mkernels_mb=%.1f mem_mevents_mb=%.1f mem_analysis_mb=%.1f mem_akernels_mb=%.1f"
+	       " mem_stage_peak_mb=%.1f mem_mkernels_mb=%.1f mem_mevents_mb=%.1f mem_analysis_mb=%.1f mem_akernels_mb=%.1f"
 	       " mem_grids_mb=%.1f mem_profiles_mb=%.1f mem_packed_mb=%.1f mem_aindex_mb=%.1f"
 	       " mem_aevents_mb=%.1f\n", MB(mm.total), MB(mm.rings), MB(mm.detail), MB(mm.stage),
-	       MB(mm.kernels), MB(mm.events), MB(am.total), MB(am.kernels), MB(am.grids),
+	       MB(mm.stage_peak), MB(mm.kernels), MB(mm.events), MB(am.total), MB(am.kernels), MB(am.grids),
 	       MB(am.profiles), MB(am.packed), MB(am.index), MB(am.events));
 }
 

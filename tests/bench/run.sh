@@ -38,6 +38,7 @@ blocks_of() {
 
 mkdir -p "$dir"
 rows=""
+mems=""
 for size in $sizes; do
 	n=$(blocks_of "$size")
 	f="$dir/bench-$size.smtop"
@@ -60,7 +61,10 @@ for size in $sizes; do
 	rm -f "$f" "$f-wal" "$f-shm"
 	head=$(printf '%s\n' "$opn" | grep '^open_s=')
 	tail=$(printf '%s\n' "$opn" | grep '^frame_max_ms=')
-	rows="$rows$size|$(value blocks "$gen")|$(value gpu_s "$gen")|$(value gpu_rate "$gen")|$(value kernels "$gen")|$(value events "$ana")|$(value ingest "$gen")/$(value ingest_cpu "$gen")|$(value bytes_per_block "$gen")|$(value rss_mb "$gen")|$(value open_s "$head")/$(value open_cpu_s "$head")|$(value open_rss_mb "$head")|$(value frame_max_ms "$tail")/$(value frame_cpu_max_ms "$tail")|$(value detail_max_ms "$tail")|$(value analysis_s "$ana")/$(value analysis_cpu_s "$ana")|$(value rss_mb "$ana")|$(cut -d' ' -f1 /proc/loadavg)
+	mem=$(printf '%s\n' "$opn" | grep '^mem_model_mb=' | head -1)
+	mems="$mems$size|$n|$(value rss_mb "$tail")|$(value mem_rings_mb "$mem")|$(value mem_stage_peak_mb "$mem")|$(value mem_mkernels_mb "$mem")|$(value mem_mevents_mb "$mem")|$(value mem_akernels_mb "$mem")|$(value mem_grids_mb "$mem")|$(value mem_packed_mb "$mem")|$(value mem_aindex_mb "$mem")|$(value mem_aevents_mb "$mem")|$(value mem_analysis_mb "$mem")
+"
+	rows="$rows$size|$(value blocks "$gen")|$(value gpu_s "$gen")|$(value gpu_rate "$gen")|$(value kernels "$gen")|$(value events "$ana")|$(value ingest "$gen")/$(value ingest_cpu "$gen")|$(value bytes_per_block "$gen")|$(value rss_mb "$gen")|$(value open_s "$head")/$(value open_cpu_s "$head")|$(value rss_mb "$tail")|$(value frame_max_ms "$tail")/$(value frame_cpu_max_ms "$tail")|$(value detail_max_ms "$tail")|$(value analysis_s "$ana")/$(value analysis_cpu_s "$ana")|$(value rss_mb "$ana")|$(cut -d' ' -f1 /proc/loadavg)
 "
 done
 
@@ -73,7 +77,7 @@ function fmt() {
 }
 BEGIN {
 	printf fmt(), "size", "blocks", "GPU s", "M blk/s", "kernels", "events", "ingest M/s", "B/blk",
-	       "gen MiB", "open s", "open MiB", "frame ms", "detail ms", "analysis s", "ana MiB", "load"
+	       "gen MiB", "open s", "view MiB", "frame ms", "detail ms", "analysis s", "ana MiB", "load"
 }
 NF == 2 { printf "%-5s %s\n", $1, $2; next }
 {
@@ -81,11 +85,35 @@ NF == 2 { printf "%-5s %s\n", $1, $2; next }
 	split($7, ing, "/"); split($12, fr, "/")
 	if (ing[2] + 0 < 10) miss = miss sprintf("  MISSED: ingest %s M blocks/s (CPU time) at %s (target >= 10)\n", ing[2], $1)
 	if (fr[2] + 0 > 10) miss = miss sprintf("  MISSED: frame %s ms (CPU time) at %s (target <= 10 ms at every zoom)\n", fr[2], $1)
+	# the viewer below 100 MB (10^8 bytes) for sessions up to 100 M blocks
+	if ($2 + 0 <= 100000000 && $11 * 1048576 >= 100000000)
+		miss = miss sprintf("  MISSED: viewer peak RSS %s MiB (%.1f MB) at %s (target < 100 MB)\n", $11, $11 * 1.048576, $1)
 }
 END {
 	print "  ingest: blocks per second inside db_writer_write, one core; frame: slowest frame over all zooms;"
-	print "  detail: slowest fetch of a fine window'"'"'s blocks from the file (once per zoom or pan past it)"
+	print "  detail: slowest fetch of a fine window'"'"'s blocks from the file (once per zoom or pan past it);"
+	print "  view MiB: peak RSS of the whole viewer (loader, analysis, model) over the load and every zoom"
 	printf "%s", miss
-	if (miss == "") print "  targets met: ingest >= 10 M blocks/s, frame <= 10 ms at every zoom (CPU time)"
+	if (miss == "") print "  targets met: ingest >= 10 M blocks/s, frame <= 10 ms at every zoom (CPU time), viewer < 100 MB up to 100 M blocks"
+}'
+
+echo
+echo "viewer memory (MiB) at the end of loading, from the model's and the analysis' counts; peak RSS against the target"
+printf '%s' "$mems" | awk -F'|' '
+BEGIN {
+	printf "%-5s %9s %7s | %6s %6s %8s %7s | %8s %6s %7s %6s %7s %6s\n", "size", "peak RSS", "target",
+	       "rings", "stage", "kernels", "events", "kernels", "grids", "packed", "index", "events", "all"
+	printf "%-24s| %-31s| %s\n", "", "model", "analysis"
+}
+{
+	t = $2 + 0 > 100000000 ? "-" : ($3 * 1048576 < 100000000) ? "met" : "MISSED"
+	printf "%-5s %9s %7s | %6s %6s %8s %7s | %8s %6s %7s %6s %7s %6s\n", $1, $3, t, $4, $5, $6, $7,
+	       $8, $9, $10, $11, $12, $13
+}
+END {
+	print "  peak RSS: the whole viewer over the load and every zoom, target < 100 MB (95.4 MiB) up to 100 M"
+	print "  blocks; the rest of the RSS is the loader'"'"'s batches, SQLite'"'"'s page cache, malloc'"'"'s own and the"
+	print "  program; rings: occupancy rings in memory (a ring holds what its data spans); stage: blocks staged"
+	print "  for binning at most (given back once a saved session is read); packed: per-grid time profiles"
 }'
 exit $fail

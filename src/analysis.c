@@ -39,7 +39,7 @@ struct profile {
 enum grid_form {
 	GRID_EXACT,             /* struct span[n], while n <= ANALYSIS_EXACT_BLOCKS */
 	GRID_PROFILE,           /* struct profile, while blocks come */
-	GRID_PACKED,            /* the profile packed (prof_pack) */
+	GRID_PACKED,            /* the profile packed (prof_pack) at offset data in packs */
 };
 
 struct grid {
@@ -153,7 +153,10 @@ struct analysis {
 	size_t n_hot, cap_hot;
 	uint64_t blocks_at_sweep;
 	uint64_t block_end_max; /* latest block end added */
-	size_t packed_bytes;    /* of all packed profiles */
+	/* packed profiles, one after the other (no allocation of their own);
+	 * those unpacked again leave dead bytes, dropped when they are many */
+	uint8_t *packs;
+	size_t packs_len, packs_cap, packs_dead;
 };
 
 /* ---- small containers ---- */
@@ -403,15 +406,17 @@ static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
 	return p;
 }
 
-/* Returns a malloc'd packing of p (*len bytes), NULL when out of memory. */
-static uint8_t *prof_pack(const struct profile *p, size_t *len)
+#define PACKED_MAX (3 + 3 * 10 + 2 * NB * 10)
+
+/* Packs p into out (PACKED_MAX bytes); returns the bytes used. */
+static size_t prof_pack(const struct profile *p, uint8_t *out)
 {
 	unsigned f = 0, l = NB;
 	while (f < NB && !p->time[f] && !p->starts[f])
 		f++;
 	while (l > f && !p->time[l - 1] && !p->starts[l - 1])
 		l--;
-	uint8_t buf[3 + 3 * 10 + 2 * NB * 10], *o = buf;
+	uint8_t *o = out;
 	*o++ = (uint8_t)p->shift;
 	o = put_varint(o, p->base);
 	o = put_varint(o, p->lo - (p->base << p->shift));
@@ -422,11 +427,7 @@ static uint8_t *prof_pack(const struct profile *p, size_t *len)
 		o = put_varint(o, p->time[i]);
 		o = put_varint(o, p->starts[i]);
 	}
-	*len = (size_t)(o - buf);
-	uint8_t *out = malloc(*len);
-	if (out)
-		memcpy(out, buf, *len);
-	return out;
+	return (size_t)(o - out);
 }
 
 /* Returns the bytes the packing took. */
@@ -451,14 +452,20 @@ static size_t prof_unpack(const uint8_t *in, struct profile *p)
 	return (size_t)(in - from);
 }
 
+static const uint8_t *grid_packed(const struct analysis *a, const struct grid *g)
+{
+	return a->packs + (uintptr_t)g->data;
+}
+
 /* The grid's profile, unpacked into tmp when packed; NULL for exact grids. */
-static const struct profile *grid_profile(const struct grid *g, struct profile *tmp)
+static const struct profile *grid_profile(const struct analysis *a, const struct grid *g,
+					  struct profile *tmp)
 {
 	if (g->form == GRID_PROFILE)
 		return g->data;
 	if (g->form != GRID_PACKED)
 		return NULL;
-	prof_unpack(g->data, tmp);
+	prof_unpack(grid_packed(a, g), tmp);
 	return tmp;
 }
 
@@ -469,10 +476,11 @@ static const struct span *grid_exact(const struct grid *g)
 	return g->data;
 }
 
-static uint64_t grid_overlap(const struct grid *g, uint64_t a, uint64_t b, uint32_t *blocks)
+static uint64_t grid_overlap(const struct analysis *an, const struct grid *g, uint64_t a,
+			     uint64_t b, uint32_t *blocks)
 {
 	struct profile tmp;
-	const struct profile *p = grid_profile(g, &tmp);
+	const struct profile *p = grid_profile(an, g, &tmp);
 	if (p)
 		return prof_overlap(p, a, b, blocks);
 	const struct span *exact = grid_exact(g);
@@ -489,14 +497,15 @@ static uint64_t grid_overlap(const struct grid *g, uint64_t a, uint64_t b, uint3
 
 /* Did the grid start a block after r and before l (both exclusive)?  First
  * and last starts answer most cases exactly; the profile answers the rest. */
-static int grid_started_between(const struct grid *g, uint64_t r, uint64_t l)
+static int grid_started_between(const struct analysis *a, const struct grid *g, uint64_t r,
+				uint64_t l)
 {
 	if (g->last_start <= r || g->first_start >= l)
 		return 0;
 	if (g->first_start > r || g->last_start < l)
 		return 1;
 	struct profile tmp;
-	const struct profile *p = grid_profile(g, &tmp);
+	const struct profile *p = grid_profile(a, g, &tmp);
 	if (p)
 		return prof_starts_between(p, r, l) >= 0.5;
 	const struct span *exact = grid_exact(g);
@@ -547,8 +556,7 @@ static int grid_unpack(struct analysis *a, int32_t gi)
 		a->n_hot--;
 		return -1;
 	}
-	a->packed_bytes -= prof_unpack(g->data, p);
-	free(g->data);
+	a->packs_dead += prof_unpack(grid_packed(a, g), p);
 	g->data = p;
 	g->form = GRID_PROFILE;
 	return 0;
@@ -560,16 +568,56 @@ static int grid_unpack(struct analysis *a, int32_t gi)
 #define PACK_AFTER_NS 100000000ull
 #define SWEEP_BLOCKS 65536u
 
+static int cmp_packed_at(const void *x, const void *y, void *ctx)
+{
+	const struct analysis *a = ctx;
+	uintptr_t p = (uintptr_t)a->grids[*(const int32_t *)x].data;
+	uintptr_t q = (uintptr_t)a->grids[*(const int32_t *)y].data;
+	return (p > q) - (p < q);
+}
+
+/* Drops the dead bytes of profiles unpacked again: the live ones move down
+ * in the order they lie.  Only when out of memory does it leave them. */
+static void packs_squeeze(struct analysis *a)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_grids; i++)
+		n += a->grids[i].form == GRID_PACKED;
+	int32_t *order = malloc((n ? n : 1) * sizeof *order);
+	if (!order)
+		return;
+	n = 0;
+	for (size_t i = 0; i < a->n_grids; i++)
+		if (a->grids[i].form == GRID_PACKED)
+			order[n++] = (int32_t)i;
+	qsort_r(order, n, sizeof *order, cmp_packed_at, a);
+	size_t to = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct grid *g = &a->grids[order[i]];
+		struct profile tmp;
+		size_t from = (uintptr_t)g->data, len = prof_unpack(a->packs + from, &tmp);
+		memmove(a->packs + to, a->packs + from, len);
+		g->data = (void *)(uintptr_t)to;
+		to += len;
+	}
+	free(order);
+	a->packs_len = to;
+	a->packs_dead = 0;
+}
+
 static int grid_pack(struct analysis *a, struct grid *g)
 {
-	size_t len;
-	uint8_t *packed = prof_pack(g->data, &len);
-	if (!packed)
+	uint8_t buf[PACKED_MAX];
+	size_t len = prof_pack(g->data, buf);
+	if (a->packs_dead > a->packs_len / 2 && a->packs_dead > (1u << 16))
+		packs_squeeze(a);
+	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + len, 1))
 		return -1;
+	memcpy(a->packs + a->packs_len, buf, len);
 	free(g->data);
-	g->data = packed;
+	g->data = (void *)(uintptr_t)a->packs_len;
 	g->form = GRID_PACKED;
-	a->packed_bytes += len;
+	a->packs_len += len;
 	return 0;
 }
 
@@ -785,7 +833,9 @@ void analysis_free(struct analysis *a)
 	if (!a)
 		return;
 	for (size_t i = 0; i < a->n_grids; i++)
-		free(a->grids[i].data);
+		if (a->grids[i].form != GRID_PACKED)
+			free(a->grids[i].data);
+	free(a->packs);
 	for (size_t i = 0; i < a->n_streams; i++) {
 		free(a->streams[i].kernels);
 		free(a->streams[i].waits);
@@ -1131,7 +1181,7 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 		c->incomplete = 1;
 	const struct grid *g = kern_grid(a, k);
 	struct cand cd = { x->k, 0, 0, g != NULL };
-	cd.overlap = g ? grid_overlap(g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
+	cd.overlap = g ? grid_overlap(a, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
 	if (!cd.overlap)
 		return 0;
 	if (array_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v))
@@ -1218,7 +1268,7 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
 			continue;
 		const struct grid *g = kern_grid(a, k);
-		int dispatched = g ? grid_started_between(g, ready, last)
+		int dispatched = g ? grid_started_between(a, g, ready, last)
 				   : (k->start > ready && k->start < last);
 		if (dispatched)
 			return SMTOP_EV_INVERSION_DISPATCH;
@@ -1585,7 +1635,7 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 			out->grids += a->grids[i].exact_cap * sizeof(struct span);
 		else if (a->grids[i].form == GRID_PROFILE)
 			out->profiles += sizeof(struct profile);
-	out->packed = a->packed_bytes;
+	out->packed = a->packs_len;
 	out->index = (a->kern_map.cap + a->grid_map.cap) * sizeof(int32_t) +
 		     a->stream_map.cap * sizeof(struct slot) + a->cap_hot * sizeof *a->hot;
 	for (size_t i = 0; i < a->n_devs; i++)

@@ -14,7 +14,7 @@
  * sweep per group of them (occupancy stays exact, top-2 is merged). */
 #define BINNING_SLOTS 16
 
-/* An item as a sweep reads it (16 bytes). */
+/* 16 bytes: a full stage (BINNING_STAGE_MAX blocks) takes 8 MB. */
 struct binning_item {
 	int64_t s;
 	uint32_t dur;                   /* ns; longer blocks are staged in pieces */
@@ -22,15 +22,15 @@ struct binning_item {
 	uint16_t stream;
 };
 
-/* Staged blocks come in runs of one kernel on one SM (a chunk's runs): the
- * run keeps SM, threads and stream, its items only start and duration, so
- * that a full stage (BINNING_STAGE_MAX blocks) takes 6 MB in one piece.
- * Each SM's items are gathered into struct binning_item when it is binned. */
-struct binning_run {
-	uint32_t sm;
-	uint16_t threads, stream;
-	uint32_t first, n;              /* items [first, first + n) */
-	int32_t next;                   /* the SM's next run in this batch, -1 */
+/* Each SM's staged blocks are a chain of 4 KiB segments taken from one pool,
+ * which a batch hands back whole: the stage takes what it holds plus at most
+ * a segment per SM, however unevenly the SMs fill (per-SM arrays each grew
+ * to the most their SM ever held: twice the stage). */
+#define SEG_ITEMS 255
+struct binning_seg {
+	int32_t next;                   /* the SM's next segment, -1 */
+	uint32_t n;
+	struct binning_item items[SEG_ITEMS];
 };
 
 /* A bin of one stream during a sweep: the change of the resident threads
@@ -43,7 +43,7 @@ struct binning_cell {
 /* One worker's scratch; sized before the workers start. */
 struct binning_scratch {
 	struct binning_cell *cells;     /* BINNING_SPAN * BINNING_SLOTS, kept zero */
-	struct binning_item *items;     /* the SM's items, gathered from its runs */
+	struct binning_item *items;     /* the SM's items, gathered from its segments */
 	struct binning_item *pass[2];   /* items still wanted by finer levels */
 	size_t pass_cap;
 	int16_t *slot_of;               /* model stream -> slot in this SM's batch, -1 */
@@ -53,16 +53,14 @@ struct binning_scratch {
 };
 
 struct binning {
-	int64_t *s;                     /* staged items, in the order they came */
-	uint32_t *dur;
-	size_t n, cap;                  /* staged, all SMs */
-	struct binning_run *runs;
-	size_t n_runs, cap_runs;
+	struct binning_seg *segs;       /* the pool; segments [0, n_segs) are in use */
+	size_t n_segs, cap_segs;
+	size_t most_segs;               /* the most in use at once */
 	uint32_t *sm_n;                 /* items staged per SM */
-	int32_t *sm_first, *sm_last;    /* each SM's first and last run, -1 */
+	int32_t *sm_first, *sm_last;    /* each SM's first and last segment, -1 */
 	uint32_t n_sm;
+	size_t n;                       /* staged, all SMs */
 	size_t sm_max;                  /* staged on one SM before the stage is full */
-	size_t cap_most;                /* the most the stage held */
 	size_t peak_bytes;              /* the most binning_memory said */
 	int64_t smin, emax;             /* earliest start, latest end staged */
 	struct binning_scratch *scratch;
@@ -96,9 +94,7 @@ void binning_free(struct binning *b)
 	for (int i = 0; i < b->n_scratch; i++)
 		scratch_free(&b->scratch[i]);
 	free(b->scratch);
-	free(b->s);
-	free(b->dur);
-	free(b->runs);
+	free(b->segs);
 	free(b->sm_n);
 	free(b->sm_first);
 	free(b->sm_last);
@@ -111,9 +107,9 @@ static void binning_drop(struct binning *b)
 		b->sm_n[i] = 0;
 		b->sm_first[i] = b->sm_last[i] = -1;
 	}
-	if (b->n > b->cap_most)
-		b->cap_most = b->n;
-	b->n = b->n_runs = 0;
+	if (b->n_segs > b->most_segs)
+		b->most_segs = b->n_segs;
+	b->n = b->n_segs = 0;
 	b->smin = INT64_MAX;
 	b->emax = INT64_MIN;
 }
@@ -143,58 +139,35 @@ int binning_set_sms(struct binning *b, uint32_t n_sm)
 	return 0;
 }
 
-static int reserve_more(struct binning *b, size_t more)
-{
-	size_t cap = b->cap;
-	if (array_grow((void **)&b->s, &cap, b->n + more, sizeof *b->s))
-		return -1;
-	cap = b->cap;
-	if (array_grow((void **)&b->dur, &cap, b->n + more, sizeof *b->dur))
-		return -1;
-	b->cap = cap;
-	return 0;
-}
-
-static inline int reserve(struct binning *b, size_t more)
-{
-	return b->n + more <= b->cap ? 0 : reserve_more(b, more);
-}
-
-/* The run the next items of (sm, threads, stream) go to: the SM's last one
- * when it is also the stage's last and of the same kernel. */
-static struct binning_run *run_for(struct binning *b, uint32_t sm, uint16_t threads, uint16_t stream)
+/* A segment of SM sm with room for an item, NULL when out of memory. */
+static struct binning_seg *seg_with_room(struct binning *b, uint32_t sm)
 {
 	int32_t last = b->sm_last[sm];
-	if (last >= 0 && (size_t)last == b->n_runs - 1) {
-		struct binning_run *r = &b->runs[last];
-		if (r->threads == threads && r->stream == stream)
-			return r;
-	}
-	if (b->n_runs == b->cap_runs &&
-	    array_grow((void **)&b->runs, &b->cap_runs, b->n_runs + 1, sizeof *b->runs))
+	if (last >= 0 && b->segs[last].n < SEG_ITEMS)
+		return &b->segs[last];
+	if (b->n_segs == b->cap_segs &&
+	    array_grow((void **)&b->segs, &b->cap_segs, b->n_segs + 1, sizeof *b->segs))
 		return NULL;
-	int32_t i = (int32_t)b->n_runs++;
-	b->runs[i] = (struct binning_run){ sm, threads, stream, (uint32_t)b->n, 0, -1 };
+	int32_t i = (int32_t)b->n_segs++;
+	b->segs[i].next = -1;
+	b->segs[i].n = 0;
 	if (last >= 0)
-		b->runs[last].next = i;
+		b->segs[last].next = i;
 	else
 		b->sm_first[sm] = i;
 	b->sm_last[sm] = i;
-	return &b->runs[i];
+	return &b->segs[i];
 }
 
 static int push_one(struct binning *b, uint32_t sm, int64_t s, uint32_t dur, uint16_t threads,
 		    uint16_t stream)
 {
-	if (reserve(b, 1))
+	struct binning_seg *g = seg_with_room(b, sm);
+	if (!g)
 		return -1;
-	struct binning_run *r = run_for(b, sm, threads, stream);
-	if (!r)
-		return -1;
-	b->s[b->n] = s;
-	b->dur[b->n++] = dur;
-	r->n++;
+	g->items[g->n++] = (struct binning_item){ s, dur, threads, stream };
 	b->sm_n[sm]++;
+	b->n++;
 	return 0;
 }
 
@@ -223,26 +196,28 @@ int binning_push(struct binning *b, uint32_t sm, int64_t s, int64_t e, uint32_t 
 	return stage_full(b, sm);
 }
 
-/* Stages blocks until the first one too long for an item; returns how many. */
-static size_t push_stretch(struct binning *b, struct binning_run *r, const struct smtop_block *blk,
-			   size_t n, int64_t origin)
+/* Stages blocks into g until it is full or the first one too long for an
+ * item; returns how many. */
+static size_t push_stretch(struct binning *b, struct binning_seg *g, uint32_t sm,
+			   const struct smtop_block *blk, size_t n, int64_t origin, uint16_t th,
+			   uint16_t stream)
 {
-	int64_t *os = &b->s[b->n];
-	uint32_t *od = &b->dur[b->n];
+	struct binning_item *out = &g->items[g->n];
 	int64_t smin = b->smin, emax = b->emax;
-	size_t i = 0;
+	size_t i = 0, room = SEG_ITEMS - g->n;
+	if (n > room)
+		n = room;
 	for (; i < n; i++) {
 		int64_t s = binning_rel(blk[i].start, origin), e = binning_rel(blk[i].end, origin);
 		if (e - s > (int64_t)UINT32_MAX)
 			break;
-		os[i] = s;
-		od[i] = (uint32_t)(e - s);
+		out[i] = (struct binning_item){ s, (uint32_t)(e - s), th, stream };
 		smin = s < smin ? s : smin;
 		emax = e > emax ? e : emax;
 	}
+	g->n += (uint32_t)i;
+	b->sm_n[sm] += (uint32_t)i;
 	b->n += i;
-	r->n += (uint32_t)i;
-	b->sm_n[r->sm] += (uint32_t)i;
 	b->smin = smin;
 	b->emax = emax;
 	return i;
@@ -253,15 +228,17 @@ int binning_push_blocks(struct binning *b, uint32_t sm, const struct smtop_block
 {
 	uint16_t th = threads > UINT16_MAX ? UINT16_MAX : (uint16_t)threads;
 	for (size_t i = 0; i < n;) {
-		struct binning_run *r;
-		if (reserve(b, n - i) || !(r = run_for(b, sm, th, stream)))
+		struct binning_seg *g = seg_with_room(b, sm);
+		if (!g)
 			return -1;
-		i += push_stretch(b, r, blk + i, n - i, origin);
-		/* a block over 4 s goes in pieces */
-		if (i < n && binning_push(b, sm, binning_rel(blk[i].start, origin),
-					  binning_rel(blk[i].end, origin), threads, stream) < 0)
-			return -1;
-		i += i < n;
+		i += push_stretch(b, g, sm, blk + i, n - i, origin, th, stream);
+		/* stopped with room left: a block over 4 s, which goes in pieces */
+		if (i < n && g->n < SEG_ITEMS) {
+			if (binning_push(b, sm, binning_rel(blk[i].start, origin),
+					 binning_rel(blk[i].end, origin), threads, stream) < 0)
+				return -1;
+			i++;
+		}
 	}
 	return stage_full(b, sm);
 }
@@ -275,13 +252,9 @@ void binning_trim(struct binning *b)
 	free(b->scratch);
 	b->scratch = NULL;
 	b->n_scratch = 0;
-	free(b->s);
-	free(b->dur);
-	free(b->runs);
-	b->s = NULL;
-	b->dur = NULL;
-	b->runs = NULL;
-	b->cap = b->cap_runs = b->cap_most = 0;
+	free(b->segs);
+	b->segs = NULL;
+	b->cap_segs = b->most_segs = 0;
 }
 
 size_t binning_staged(const struct binning *b)
@@ -297,8 +270,8 @@ size_t binning_memory_peak(const struct binning *b)
 
 size_t binning_memory(const struct binning *b)
 {
-	size_t most = b->n > b->cap_most ? b->n : b->cap_most;
-	size_t bytes = most * (sizeof *b->s + sizeof *b->dur) + b->cap_runs * sizeof *b->runs +
+	size_t most = b->n_segs > b->most_segs ? b->n_segs : b->most_segs;
+	size_t bytes = most * sizeof *b->segs +
 		       b->n_sm * (sizeof *b->sm_n + sizeof *b->sm_first + sizeof *b->sm_last);
 	for (int i = 0; i < b->n_scratch; i++) {
 		const struct binning_scratch *w = &b->scratch[i];
@@ -572,17 +545,12 @@ static void apply_sm(void *ud, size_t task, int worker)
 		advance_row(&j->levels[k], sm, j->old_hi[k]);
 	if (sm >= b->n_sm)
 		return;
-	/* the SM's items, from its runs in the order they came */
+	/* the SM's items, from its segments in the order they came */
 	struct binning_item *it = w->items;
 	size_t n = 0;
-	for (int32_t r = b->sm_first[sm]; r >= 0; r = b->runs[r].next) {
-		const struct binning_run *x = &b->runs[r];
-		const int64_t *s = b->s + x->first;
-		const uint32_t *d = b->dur + x->first;
-		struct binning_item *o = it + n;
-		for (uint32_t i = 0; i < x->n; i++)
-			o[i] = (struct binning_item){ s[i], d[i], x->threads, x->stream };
-		n += x->n;
+	for (int32_t g = b->sm_first[sm]; g >= 0; g = b->segs[g].next) {
+		memcpy(it + n, b->segs[g].items, b->segs[g].n * sizeof *it);
+		n += b->segs[g].n;
 	}
 	int ns = 0;
 	int64_t smin = INT64_MAX, emax = INT64_MIN;

@@ -466,6 +466,7 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 		m->levels[i].own = m->levels[i].bins = NULL;
 	}
 	free(m->bins);
+	m->bins = NULL;
 	if (binning_set_sms(m->binning, d->sm_count))
 		return -1;
 	size_t per_level = level_place(m->n_sm);
@@ -529,7 +530,6 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	memset(mk, 0, sizeof *mk);
 	mk->start = k->start;
 	mk->end = k->end;
-	mk->queued = k->queued;
 	mk->submitted = k->submitted;
 	mk->grid_id = k->grid_id;
 	mk->pid = k->pid;

@@ -37,7 +37,7 @@
 
 struct model_kernel {
 	uint64_t start, end;
-	uint64_t queued, submitted;
+	uint64_t submitted;              /* CUPTI latency timestamp, 0 if unknown */
 	uint64_t ready;                 /* 0 = unknown */
 	uint64_t first_block, last_block; /* from block records; 0 = none seen */
 	uint64_t grid_id;

@@ -6,7 +6,7 @@
  * blocks costs memory per grid, not per block.  A profile whose blocks have
  * stopped coming is packed (varints, about a third of its size) and read
  * back when a verdict asks; a kernel keeps only what verdicts and summaries
- * read (about 300 bytes a kernel in all).  Kernel verdicts are made at
+ * read (about 370 bytes a kernel in all).  Kernel verdicts are made at
  * analysis_update once everything they depend on is complete, so the answer
  * does not depend on how the input was cut into pieces. */
 #include "src/analysis.h"

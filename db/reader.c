@@ -55,6 +55,7 @@ struct db_reader {
 	int64_t clock_offset;
 	int clock_known, clock_from_meta;
 	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
+	unsigned offset_estimates;   /* attempts so far */
 	/* Running maxima over rows up to a rowid, so info and window queries stay cheap. */
 	int64_t kernel_wm, chunk_wm;
 	uint64_t kernel_max_dur, kernel_max_end;
@@ -645,8 +646,11 @@ static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, 
 
 	*bound = UINT64_MAX;
 	*out = NULL;
+	/* the ids from the (deviceId, start) index first: sorting whole rows
+	 * would read every chunk's blob */
 	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, deviceId, sm, start, data FROM"
-			       " smtop_block_chunk ORDER BY start LIMIT ?1", -1, &st, NULL) != SQLITE_OK)
+			       " smtop_block_chunk WHERE id IN (SELECT id FROM smtop_block_chunk"
+			       " ORDER BY start LIMIT ?1) ORDER BY start", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int(st, 1, OFFSET_SAMPLE_CHUNKS);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -656,7 +660,15 @@ static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, 
 
 		if (++chunks == OFFSET_SAMPLE_CHUNKS)
 			*bound = (uint64_t)sqlite3_column_int64(st, 3);
+		size_t chunk_first = n;
 		for (long i = 0; i < got; i++) {
+			/* a chunk holds runs of one grid's blocks: one entry per run,
+			 * so the sort below sees runs, not blocks */
+			if (n > chunk_first && all[n - 1].grid == r->blocks[i].grid_id) {
+				if (r->blocks[i].start < all[n - 1].start)
+					all[n - 1].start = r->blocks[i].start;
+				continue;
+			}
 			if (n == cap) {
 				struct grid_first *p = realloc(all, (cap = cap ? cap * 2 : 4096) * sizeof *p);
 
@@ -745,8 +757,11 @@ static int reader_estimate_offset(struct db_reader *r)
 	return 0;
 }
 
-/* Prefers the stored offset (it may arrive while recording), else estimates
- * once per batch of new chunks. */
+/* Prefers the stored offset (written when the recording ends), else
+ * estimates: once per batch of new chunks until an estimate is found, then
+ * each time the chunks doubled.  The sample is the earliest chunks, which
+ * later ones rarely change, and a live file grows by thousands of chunks a
+ * second: estimating on every poll kept a live view seconds behind. */
 static void reader_update_offset(struct db_reader *r)
 {
 	if (r->clock_from_meta)
@@ -755,10 +770,17 @@ static void reader_update_offset(struct db_reader *r)
 	if (r->clock_from_meta || !r->has_chunk || !r->has_kernel)
 		return;
 	reader_update_stats(r);
-	if (r->chunk_wm == r->offset_tried_at)
+	if (r->chunk_wm == r->offset_tried_at ||
+	    (r->clock_known && r->chunk_wm < 2 * r->offset_tried_at))
 		return;
 	r->offset_tried_at = r->chunk_wm;
+	r->offset_estimates++;
 	reader_estimate_offset(r);
+}
+
+unsigned db_reader_offset_estimates(const struct db_reader *r)
+{
+	return r->offset_estimates;
 }
 
 /* ---- blocks ---- */

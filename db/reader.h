@@ -66,6 +66,10 @@ void db_reader_close(struct db_reader *r);
 /* Fills info (re-reads counts and status; cheap enough to call per second). */
 int db_reader_info(struct db_reader *r, struct db_session_info *info);
 
+/* How often the clock offset was estimated from the data (a session that
+ * does not store it yet): a growing file's cost. */
+unsigned db_reader_offset_estimates(const struct db_reader *r);
+
 /* Kernels overlapping [t0, t1), ordered by start.  A callback returning
  * non-zero stops the walk.  Returns -1 on error, else 0. */
 int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud);

@@ -13,7 +13,8 @@
  *    per second of wall time, while the loader follows it as the viewer does
  *    (30 ms poll budget, a 132x50 frame per poll, 50 ms ticks when caught
  *    up); prints the distribution of now - newest block end, as the status
- *    line shows it.  SMTOP_BENCH_RATES (M blocks/s, comma-separated; default
+ *    line shows it.  `--write PATH RATE SECONDS` runs the writer alone, for
+ *    the real viewer to follow.  SMTOP_BENCH_RATES (M blocks/s, comma-separated; default
  *    "20,5") and SMTOP_BENCH_LIVE_S (seconds; default 6) override. */
 #include <pthread.h>
 #include <sqlite3.h>
@@ -602,8 +603,29 @@ static void live_run(double rate, double seconds)
 	unlink(L.path);
 }
 
+/* Only the writer, into path: a growing session for the real viewer to
+ * follow (`smtop open PATH` beside it). */
+static void write_only(const char *path, double rate, double seconds)
+{
+	struct live L = { .rate = rate, .seconds = seconds };
+	pthread_mutex_init(&L.lock, NULL);
+	pthread_cond_init(&L.cv, NULL);
+	snprintf(L.path, sizeof L.path, "%s", path);
+	live_template(&L);
+	pthread_t wt;
+	pthread_create(&wt, NULL, live_writer, &L);
+	sleep_until_wall(wall_ns() + (uint64_t)(seconds * 1e9));
+	L.stop = 1;
+	pthread_join(wt, NULL);
+	printf("wrote %llu blocks to %s in %.1f s\n", (unsigned long long)L.written, path, seconds);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "--write") == 0) {
+		write_only(argv[2], atof(argv[3]) * 1e6, atof(argv[4]));
+		return 0;
+	}
 	if (argc == 5 && strcmp(argv[1], "--replay") == 0)
 		return replay(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && strcmp(argv[1], "--live") == 0) {

@@ -5,9 +5,10 @@ split into the collector's part (blocks not yet in the file) and the viewer's.
 
   tests/gpu/lag_probe.py FILE SECONDS [INTERVAL_S] [VIEWER_PID]
 
-Prints one line per sample: seconds since start, newest block end's lag and
-newest kernel end's lag (ms, CUPTI time against CLOCK_REALTIME), blocks in
-the file, WAL size (MB), and the viewer's CPU seconds when a pid is given."""
+Prints one line per sample: seconds since start, the newest kernel end's lag
+(ms, CUPTI time against CLOCK_REALTIME; block times need the clock offset,
+stored only when the recording ends), blocks in the file, WAL size (MB), and
+the viewer's CPU seconds when a pid is given."""
 import os
 import sqlite3
 import sys
@@ -22,11 +23,6 @@ def newest(db, sql):
     return row[0] if row and row[0] is not None else None
 
 
-def clock_offset(db):
-    v = newest(db, "SELECT value FROM smtop_meta WHERE key = 'clock_offset_ns'")
-    return int(v) if v not in (None, "") else None
-
-
 def cpu_seconds(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -38,16 +34,13 @@ def cpu_seconds(pid):
 
 def sample(db, path, t0, pid):
     now = time.time_ns()
-    off = clock_offset(db)
-    bend = newest(db, "SELECT end FROM smtop_block_chunk ORDER BY id DESC LIMIT 1")
     kend = newest(db, "SELECT end FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid DESC LIMIT 1")
     blocks = newest(db, "SELECT sum(count) FROM smtop_block_chunk")
     wal = os.path.getsize(path + "-wal") / 1e6 if os.path.exists(path + "-wal") else 0.0
-    blag = (now - (bend + off)) / 1e6 if bend is not None and off is not None else None
     klag = (now - kend) / 1e6 if kend is not None else None
     cpu = cpu_seconds(pid) if pid else None
     fmt = lambda v: "-" if v is None else f"{v:.1f}"
-    print(f"t={(now - t0) / 1e9:.2f}s block_lag_ms={fmt(blag)} kernel_lag_ms={fmt(klag)} "
+    print(f"t={(now - t0) / 1e9:.2f}s kernel_lag_ms={fmt(klag)} "
           f"blocks={blocks or 0} wal_mb={wal:.1f} viewer_cpu_s={fmt(cpu)}", flush=True)
 
 

@@ -165,7 +165,7 @@ section_live_lag() {
 	rm -f "$OUT_DIR/live-$name.smtop" "$OUT_DIR/lagrec.smtop"
 	sh tests/gpu/live_capture.sh "$OUT_DIR" "$name" "$secs" > "$OUT_DIR/live-capture.txt" 2>&1 &
 	sleep 1
-	pid=$(pgrep -f "build/smtop demo $name" | head -1)
+	pid=$(pgrep -n -x smtop)
 	python3 tests/gpu/lag_probe.py "$OUT_DIR/live-$name.smtop" "$secs" 0.5 "$pid"
 	wait
 	cat "$OUT_DIR/live-capture.txt"

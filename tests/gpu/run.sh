@@ -136,7 +136,8 @@ section_demo_overhead() {
 	for i in 1 2 3; do
 		for model in ${SMTOP_DEMO_MODELS:-resnet vgg densenet}; do
 			for mode in plain traced; do
-				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4
+				# SMTOP_DEMO_ARGS: e.g. "--fusion off" for the plain inference tape
+				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4 ${SMTOP_DEMO_ARGS:-}
 				if [ $mode = plain ]; then
 					"$@" > "$OUT_DIR/dovh.out" 2>&1
 				else

@@ -40,8 +40,8 @@ void conv2d_fwd(const struct conv_shape *s, const float *x, const float *w, floa
  * 0 after the transform, as they are when a separate BN+ReLU writes the
  * tensor the convolution then pads.  Output side: each output becomes
  * acc * out_scale[co] + out_shift[co] (+ res at the same index), then
- * max(., 0) when out_relu.  A NULL scale is 1, a NULL shift or res 0; both
- * in_scale and in_shift NULL skip the input transform. */
+ * max(., 0) when out_relu.  A NULL scale is 1, a NULL shift or res 0: all
+ * zero, the struct gives conv2d_fwd's result (through another kernel). */
 struct conv_fusion {
 	const float *in_scale, *in_shift;
 	int in_relu;

@@ -138,7 +138,8 @@ section_demo_overhead() {
 			# SMTOP_DEMO_MODES: plain traced, and kernels (CUPTI records
 			# without block records) to split the cost
 			for mode in ${SMTOP_DEMO_MODES:-plain traced}; do
-				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4
+				# SMTOP_DEMO_ARGS: e.g. "--fusion off" for the plain inference tape
+				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4 ${SMTOP_DEMO_ARGS:-}
 				if [ $mode = plain ]; then
 					"$@" > "$OUT_DIR/dovh.out" 2>&1
 				else

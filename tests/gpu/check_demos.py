@@ -32,8 +32,12 @@ def total(rep, kind):
 
 
 def high_stream(rep):
+    """The inference stream: the one whose requests were recorded (with equal
+    priorities the training stream may launch more kernels), else the
+    highest-priority stream with the most kernels."""
     known = [s for s in rep["streams"] if s.get("priority") is not None and s["kernels"] > 0]
-    return min(known, key=lambda s: (s["priority"], -s["kernels"])) if known else None
+    served = [s for s in known if s.get("turnaround_ns")]
+    return min(served or known, key=lambda s: (s["priority"], -s["kernels"])) if known else None
 
 
 def priority_vs_training(rep):

@@ -16,9 +16,19 @@
 #define NB ANALYSIS_PROFILE_BINS
 #define PROFILE_MIN_SHIFT 5 /* 32 ns, the %globaltimer tick */
 #define NKINDS (SMTOP_EV_TIMESLICE + 1)
+#define START_LINK_MIN_NS 1024
 
 struct span {
 	uint64_t s, e;
+};
+
+/* Points (times) grouped into clusters: sorted, disjoint [s, e] spans whose
+ * ends are points and inside which consecutive points are at most `link`
+ * apart.  The clusters depend only on the set of points, not on the order
+ * they came in. */
+struct clusters {
+	struct span *v;
+	size_t n, cap, hint;
 };
 
 /* Block time and block starts per time bin; bins are 2^shift ns wide and
@@ -30,6 +40,7 @@ struct profile {
 	unsigned shift;
 	uint64_t time[NB];
 	uint32_t starts[NB];
+	struct clusters start_runs; /* block starts, linked by start_link() */
 };
 
 struct grid {
@@ -42,6 +53,7 @@ struct grid {
 	struct profile *prof;   /* afterwards */
 	int32_t kernel;         /* -1 until its kernel record arrives */
 	int32_t dev;            /* index into devices */
+	int32_t act;            /* index into its device's activities */
 };
 
 struct kern {
@@ -70,6 +82,13 @@ struct ext {
 	int32_t k;
 };
 
+/* A process's block events (starts and ends) on one device, clustered by
+ * ANALYSIS_SLICE_GAP_NS: what the time-slicing test reads. */
+struct activity {
+	uint32_t pid;
+	struct clusters ev;
+};
+
 struct device {
 	uint32_t id;
 	uint32_t sm_count;      /* 0 unless analysis_add_device told us */
@@ -80,6 +99,8 @@ struct device {
 	uint64_t maxlen;
 	struct ext *running;    /* kernels still running at the watermark */
 	size_t n_running, cap_running;
+	struct activity *acts;  /* per process */
+	size_t n_acts, cap_acts;
 };
 
 struct request {
@@ -187,6 +208,105 @@ static uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
 {
 	uint64_t lo = umax(s, a), hi = umin(e, b);
 	return hi > lo ? hi - lo : 0;
+}
+
+/* ---- clusters of points ---- */
+
+/* Index of the first cluster that starts after t. */
+static size_t clusters_after(const struct clusters *c, uint64_t t)
+{
+	if (!c->n || t >= c->v[c->n - 1].s)
+		return c->n;
+	size_t l = 0, r = c->n;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (c->v[m].s <= t)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* Adds point t.  A point only ever joins its two neighbouring clusters, so
+ * the result is that of the whole set whatever the order. */
+static int clusters_insert(struct clusters *c, uint64_t t, uint64_t link)
+{
+	size_t i = clusters_after(c, t);
+	struct span *p = i ? &c->v[i - 1] : NULL;
+	if (p && t <= p->e) {
+		c->hint = i - 1;
+		return 0;
+	}
+	int to_prev = p && t - p->e <= link;
+	int to_next = i < c->n && c->v[i].s - t <= link;
+	if (to_prev && to_next) {
+		p->e = c->v[i].e;
+		memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof *c->v);
+		c->n--;
+		c->hint = i - 1;
+	} else if (to_prev) {
+		p->e = t;
+		c->hint = i - 1;
+	} else if (to_next) {
+		c->v[i].s = t;
+		c->hint = i;
+	} else {
+		if (c->n == c->cap) {
+			/* Most grids keep one or two clusters: start small. */
+			size_t cap = c->cap ? 2 * c->cap : 2;
+			struct span *v = realloc(c->v, cap * sizeof *v);
+			if (!v)
+				return -1;
+			c->v = v;
+			c->cap = cap;
+		}
+		memmove(&c->v[i + 1], &c->v[i], (c->n - i) * sizeof *c->v);
+		c->v[i] = (struct span){ t, t };
+		c->n++;
+		c->hint = i;
+	}
+	return 0;
+}
+
+/* Blocks come in time order per SM: most points fall in the cluster of the
+ * one before or extend the last cluster. */
+static inline int clusters_add(struct clusters *c, uint64_t t, uint64_t link)
+{
+	if (c->n) {
+		struct span *h = &c->v[c->hint], *last = &c->v[c->n - 1];
+		if (t >= h->s && t <= h->e)
+			return 0;
+		if (t > last->e && t - last->e <= link) {
+			last->e = t;
+			c->hint = c->n - 1;
+			return 0;
+		}
+	}
+	return clusters_insert(c, t, link);
+}
+
+/* Is there a point in the open interval (r, l)?  1 yes, 0 no, -1 cannot
+ * tell: (r, l) lies inside one cluster and is not longer than link (a
+ * longer interval inside a cluster must hold a point). */
+static int clusters_any_between(const struct clusters *c, uint64_t r, uint64_t l, uint64_t link)
+{
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) { /* first cluster ending after r */
+		size_t m = (lo + hi) / 2;
+		if (c->v[m].e <= r)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == c->n)
+		return 0;
+	const struct span *x = &c->v[lo];
+	if (x->s > r)
+		return x->s < l;
+	if (x->e < l)
+		return 1;
+	return l - r > link ? 1 : -1;
 }
 
 /* ---- per-grid profile ---- */
@@ -310,29 +430,55 @@ static uint64_t grid_overlap(const struct grid *g, uint64_t a, uint64_t b, uint3
 	return sum;
 }
 
+/* Block starts of a profiled grid are clustered this close: a question
+ * about an interval longer than the link is answered exactly (see
+ * grid_started_between).  The floor bounds the clusters of a grid when the
+ * threshold is tiny. */
+static uint64_t start_link(const struct analysis *a)
+{
+	return umax(a->p.blocking_threshold_ns, START_LINK_MIN_NS);
+}
+
 /* Did the grid start a block after r and before l (both exclusive)?  First
- * and last starts answer most cases exactly; the profile answers the rest. */
-static int grid_started_between(const struct grid *g, uint64_t r, uint64_t l)
+ * and last starts answer most cases, the clusters of starts the rest; only
+ * an interval not longer than the link inside one cluster falls back on the
+ * profile's estimate. */
+static int grid_started_between(const struct analysis *a, const struct grid *g, uint64_t r,
+				uint64_t l)
 {
 	if (g->last_start <= r || g->first_start >= l)
 		return 0;
 	if (g->first_start > r || g->last_start < l)
 		return 1;
-	if (g->prof)
-		return prof_starts_between(g->prof, r, l) >= 0.5;
+	if (g->prof) {
+		int known = clusters_any_between(&g->prof->start_runs, r, l, start_link(a));
+		return known >= 0 ? known : prof_starts_between(g->prof, r, l) >= 0.5;
+	}
 	for (uint32_t i = 0; i < g->n; i++)
 		if (g->exact[i].s > r && g->exact[i].s < l)
 			return 1;
 	return 0;
 }
 
-static int grid_to_profile(struct grid *g)
+static void prof_free(struct profile *p)
+{
+	if (p)
+		free(p->start_runs.v);
+	free(p);
+}
+
+static int grid_to_profile(const struct analysis *a, struct grid *g)
 {
 	struct profile *p = prof_new(g->exact[0].s, g->exact[0].e);
 	if (!p)
 		return -1;
-	for (uint32_t i = 0; i < g->n; i++)
+	for (uint32_t i = 0; i < g->n; i++) {
 		prof_add(p, g->exact[i].s, g->exact[i].e);
+		if (clusters_add(&p->start_runs, g->exact[i].s, start_link(a))) {
+			prof_free(p);
+			return -1;
+		}
+	}
 	free(g->exact);
 	g->exact = NULL;
 	g->exact_cap = 0;
@@ -362,6 +508,25 @@ static void device_extend(struct device *d, uint64_t s, uint64_t e)
 		d->t_max = e;
 }
 
+static int32_t activity_index(struct device *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->n_acts; i++)
+		if (d->acts[i].pid == pid)
+			return (int32_t)i;
+	if (array_grow((void **)&d->acts, &d->cap_acts, d->n_acts + 1, sizeof *d->acts))
+		return -1;
+	d->acts[d->n_acts] = (struct activity){ .pid = pid };
+	return (int32_t)d->n_acts++;
+}
+
+static const struct activity *activity_find(const struct device *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->n_acts; i++)
+		if (d->acts[i].pid == pid)
+			return &d->acts[i];
+	return NULL;
+}
+
 static uint64_t kern_key2(const struct smtop_kernel *k)
 {
 	return k->grid_id ? k->grid_id : (k->correlation_id | (1ull << 63));
@@ -376,7 +541,8 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 			   const struct smtop_block *b)
 {
 	int32_t dev = device_index(a, b->device_id);
-	if (dev < 0 || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
+	int32_t act = dev < 0 ? -1 : activity_index(&a->devs[dev], pid);
+	if (act < 0 || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
 		return -1;
 	int32_t gi = (int32_t)a->n_grids;
 	if (map_put(&a->grid_map, key1(pid, ctx), b->grid_id, gi))
@@ -388,6 +554,7 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 	g->device = b->device_id;
 	g->grid_id = b->grid_id;
 	g->dev = dev;
+	g->act = act;
 	g->first_start = UINT64_MAX;
 	g->kernel = map_get(&a->kern_map, key1(pid, ctx), b->grid_id);
 	if (g->kernel >= 0) {
@@ -411,18 +578,27 @@ static int grid_add(struct analysis *a, struct grid *g, const struct smtop_block
 	if (e > g->last_end)
 		g->last_end = e;
 	g->block_time += e - s;
+	struct clusters *ev = &d->acts[g->act].ev;
+	if (clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) || clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS))
+		return -1;
 	g->n++;
 	if (g->prof) {
+		if (clusters_add(&g->prof->start_runs, s, start_link(a))) {
+			g->n--;
+			return -1;
+		}
 		prof_add(g->prof, s, e);
 		return 0;
 	}
 	if (g->n > ANALYSIS_EXACT_BLOCKS) {
 		g->n--;
-		if (grid_to_profile(g)) {
-			g->n++;
+		if (grid_to_profile(a, g))
+			return -1;
+		g->n++;
+		if (clusters_add(&g->prof->start_runs, s, start_link(a))) {
+			g->n--;
 			return -1;
 		}
-		g->n++;
 		prof_add(g->prof, s, e);
 		return 0;
 	}
@@ -469,7 +645,7 @@ void analysis_free(struct analysis *a)
 		return;
 	for (size_t i = 0; i < a->n_grids; i++) {
 		free(a->grids[i].exact);
-		free(a->grids[i].prof);
+		prof_free(a->grids[i].prof);
 	}
 	for (size_t i = 0; i < a->n_streams; i++) {
 		free(a->streams[i].kernels);
@@ -478,6 +654,9 @@ void analysis_free(struct analysis *a)
 	for (size_t i = 0; i < a->n_devs; i++) {
 		free(a->devs[i].order);
 		free(a->devs[i].running);
+		for (size_t j = 0; j < a->devs[i].n_acts; j++)
+			free(a->devs[i].acts[j].ev.v);
+		free(a->devs[i].acts);
 	}
 	events_clear(&a->events);
 	events_clear(&a->prov);
@@ -845,29 +1024,141 @@ static int lower_priority(int32_t culprit, int32_t victim)
 	       culprit > victim;
 }
 
-/* Time-slicing looks like other processes' kernels holding the device while
- * v waited and never sharing it with v once v ran. */
-static int looks_timesliced(struct analysis *a, const struct kern *v, uint64_t first,
-			    const struct cands *c)
+/* ---- time-slicing ---- */
+
+/* Index of the first cluster whose activity [s, e + gap) reaches past t. */
+static size_t clusters_reaching(const struct clusters *c, uint64_t t, uint64_t gap)
 {
-	struct ext vx = kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
-	vx.s = first;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct kern *k = &a->kerns[c->v[i].k];
+	size_t l = 0, r = c->n;
+	if (t < gap)
+		return 0;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (c->v[m].e + gap <= t)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* Is the process active somewhere in [lo, hi): a block event less than the
+ * gap before some time of it? */
+static int activity_in(const struct clusters *x, uint64_t lo, uint64_t hi)
+{
+	size_t i = clusters_reaching(x, lo, ANALYSIS_SLICE_GAP_NS);
+	return i < x->n && x->v[i].s < hi;
+}
+
+/* Do the activities of two processes ([t, t + gap) around each block event)
+ * meet inside [lo, hi)? */
+static int activities_meet(const struct clusters *x, const struct clusters *y, uint64_t lo,
+			   uint64_t hi)
+{
+	const uint64_t gap = ANALYSIS_SLICE_GAP_NS;
+	size_t i = clusters_reaching(x, lo, gap), j = clusters_reaching(y, lo, gap);
+	while (i < x->n && j < y->n && x->v[i].s < hi && y->v[j].s < hi) {
+		uint64_t xe = x->v[i].e + gap, ye = y->v[j].e + gap;
+		if (overlap(umax(x->v[i].s, lo), umin(xe, hi), umax(y->v[j].s, lo), umin(ye, hi)))
+			return 1;
+		if (xe < ye)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* Could v's episode be time-slicing judged from block events: v and every
+ * culprit have block records and every culprit is another process's. */
+static int slice_by_events(const struct analysis *a, const struct kern *v, const struct cands *c)
+{
+	if (!kern_grid(a, v) || !c->n)
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (a->kerns[c->v[i].k].k.pid == v->k.pid || !c->v[i].from_blocks)
+			return 0;
+	return 1;
+}
+
+/* The end of the window the time-slicing test reads: a gap past v's last
+ * block end. */
+static uint64_t slice_window_end(const struct analysis *a, const struct kern *v)
+{
+	return kern_grid(a, v)->last_end + ANALYSIS_SLICE_GAP_NS;
+}
+
+/* Every block event before the window's end is in: blocks that ended before
+ * the watermark are, and a block still running belongs to a kernel still
+ * running.  So wait while a kernel of v's or a culprit's process that began
+ * before the window's end (plus a gap for clock slack) still runs. */
+static int slice_data_complete(const struct analysis *a, const struct kern *v,
+			       const struct cands *c)
+{
+	if (a->watermark == ANALYSIS_WATERMARK_ALL || !slice_by_events(a, v, c))
+		return 1;
+	uint64_t hi = slice_window_end(a, v) + ANALYSIS_SLICE_GAP_NS;
+	if (a->watermark < hi)
+		return 0;
+	const struct device *d = &a->devs[kern_grid(a, v)->dev];
+	for (size_t i = 0; i < d->n_running; i++) {
+		const struct kern *k = &a->kerns[d->running[i].k];
+		if (d->running[i].s >= hi)
+			continue;
 		if (k->k.pid == v->k.pid)
 			return 0;
-		struct ext x = kern_ext(a, c->v[i].k, a->watermark);
-		if (overlap(x.s, x.e, vx.s, vx.e))
-			return 0;
+		for (size_t j = 0; j < c->n; j++)
+			if (a->kerns[c->v[j].k].k.pid == k->k.pid)
+				return 0;
 	}
 	return 1;
+}
+
+/* Time-sliced contexts take turns on the whole device: block events (starts
+ * and ends) of one process never come within a context switch of the
+ * other's, though a preempted block's recorded interval stays open across
+ * the other's slice.  docs/analysis.md states the rule and its limits. */
+static int looks_timesliced(struct analysis *a, const struct kern *v, uint64_t ready,
+			    uint64_t first, const struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (a->kerns[c->v[i].k].k.pid == v->k.pid)
+			return 0;
+	if (!slice_by_events(a, v, c)) {
+		/* Kernel intervals only: other processes never overlap v's run. */
+		struct ext vx = kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
+		vx.s = first;
+		for (size_t i = 0; i < c->n; i++) {
+			struct ext x = kern_ext(a, c->v[i].k, a->watermark);
+			if (overlap(x.s, x.e, vx.s, vx.e))
+				return 0;
+		}
+		return 1;
+	}
+	const struct grid *vg = kern_grid(a, v);
+	const struct device *d = &a->devs[vg->dev];
+	const struct activity *own = activity_find(d, v->k.pid);
+	uint64_t hi = slice_window_end(a, v);
+	int other_active = 0;
+	uint32_t done = v->k.pid;
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t pid = a->kerns[c->v[i].k].k.pid;
+		const struct activity *x = pid == done ? NULL : activity_find(d, pid);
+		if (!x)
+			continue;
+		done = pid;
+		if (own && activities_meet(&own->ev, &x->ev, ready, hi))
+			return 0;
+		other_active |= activity_in(&x->ev, ready, hi);
+	}
+	return other_active;
 }
 
 static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 				      uint64_t ready, uint64_t first, int started,
 				      const struct cands *c)
 {
-	if (started && looks_timesliced(a, v, first, c))
+	if (started && looks_timesliced(a, v, ready, first, c))
 		return SMTOP_EV_TIMESLICE;
 	int32_t pv = stream_prio(a, (int32_t)(v - a->kerns));
 	const struct grid *vg = kern_grid(a, v);
@@ -880,7 +1171,7 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
 			continue;
 		const struct grid *g = kern_grid(a, k);
-		int dispatched = g ? grid_started_between(g, ready, last)
+		int dispatched = g ? grid_started_between(a, g, ready, last)
 				   : (k->k.start > ready && k->k.start < last);
 		if (dispatched)
 			return SMTOP_EV_INVERSION_DISPATCH;
@@ -978,7 +1269,7 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 	if (wait > a->p.blocking_threshold_ns) {
 		if (find_culprits(a, v, ready, first, c))
 			return -1;
-		if (c->incomplete)
+		if (c->incomplete || !slice_data_complete(a, v, c))
 			return 0;
 		if (c->n) {
 			struct smtop_event ev;

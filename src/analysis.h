@@ -30,6 +30,10 @@
  * per-grid profile of ANALYSIS_PROFILE_BINS time bins (see docs). */
 #define ANALYSIS_EXACT_BLOCKS 32
 #define ANALYSIS_PROFILE_BINS 32
+/* Time-slicing test: block events of two processes at least this far apart
+ * are taken for separate time slices (a context switch on the H200 left
+ * 160 us or more between them; concurrent work, under 5 us). */
+#define ANALYSIS_SLICE_GAP_NS 32000u
 
 struct analysis;
 

@@ -98,6 +98,22 @@ def start_runs(db):
     return runs
 
 
+def timeslice_labels(rep):
+    """smtop's report calls the waits behind the other process time-slicing:
+    every episode judged from block records whose culprits all run in
+    another process is a timeslice episode (docs/analysis.md)."""
+    across = [e for e in rep["episodes"] if e["from_blocks"] and e["culprits"]
+              and all(c["pid"] != e["pid"] for c in e["culprits"])]
+    kinds = {}
+    for e in across:
+        kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+    n = total(rep, "timeslice")[0]
+    check("timeslice: waits behind the other process are timeslice episodes",
+          n > 0 and kinds.get("timeslice", 0) == len(across),
+          f"({n} timeslice episodes; across processes {kinds or 'none'}, "
+          f"{len(rep['episodes'])} of {rep['episodes_total']} listed)")
+
+
 def timeslice(d, out):
     """Two processes without MPS share the GPU in time slices: block starts
     come in long runs of one process (the slices), and the inference
@@ -113,6 +129,9 @@ def timeslice(d, out):
     check("timeslice: block starts come in one-process slices", blocks and in_long / blocks >= 0.99
           and median_us >= 500, f"({len(runs)} runs, {100 * in_long / max(blocks, 1):.2f}% of blocks in runs "
           f"of >= 100, median slice {median_us:.0f} us)")
+    rep = load(d, "timeslice")
+    if rep:
+        timeslice_labels(rep)
     f = dict(kv.split("=", 1) for kv in out.split()[1:])
     check("timeslice: inference requests take longer than alone",
           float(f["median_ms"]) > float(f["solo_median_ms"]),

@@ -136,12 +136,15 @@ section_demo_overhead() {
 	for i in 1 2 3; do
 		for model in ${SMTOP_DEMO_MODELS:-resnet vgg densenet}; do
 			# SMTOP_DEMO_MODES: plain traced, and kernels (CUPTI records
-			# without block records), no-latency, no-api to split the cost
+			# without block records), no-latency, no-api to split the cost,
+			# plain-unfused (untraced, layer by layer)
 			for mode in ${SMTOP_DEMO_MODES:-plain traced}; do
 				# SMTOP_DEMO_ARGS: e.g. "--fusion off" for the plain inference tape
 				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4 ${SMTOP_DEMO_ARGS:-}
 				if [ $mode = plain ]; then
 					"$@" > "$OUT_DIR/dovh.out" 2>&1
+				elif [ $mode = plain-unfused ]; then
+					"$@" --fusion off > "$OUT_DIR/dovh.out" 2>&1
 				else
 					case $mode in
 					kernels) env=SMTOP_BLOCKS=0 ;; no-latency) env=SMTOP_LATENCY=0 ;;

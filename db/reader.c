@@ -1311,8 +1311,8 @@ static const char *gpu_id(struct db_reader *r, const struct gpu_source *g, char 
 static int info_devices(struct db_reader *r, struct db_session_info *info)
 {
 	const struct gpu_source *g = r->has_cuda_gpu ? &gpu_cupti : &gpu_info;
-	char sql[1600], c[15][80];
-	const char *sms, *pid, *threads;
+	char sql[1800], c[15][80], order[200];
+	const char *id, *sms, *pid, *threads, *used = "";
 	sqlite3_stmt *st;
 	size_t cap = 0;
 
@@ -1333,9 +1333,17 @@ static int info_devices(struct db_reader *r, struct db_session_info *info)
 		snprintf(c[13], sizeof c[13], "(g.%s * g.%s)", g->warps_per_sm, g->warp);
 		threads = c[13];
 	}
+	/* an export that lists every GPU of the machine: the ones a context
+	 * ran on come first, so the view draws a GPU that ran kernels */
+	id = gpu_id(r, g, c[0], sizeof c[0]);
+	if (r->is_nsys && g == &gpu_info && !r->has_cuda_device && (r->has_ctx || r->has_null_stream)) {
+		snprintf(order, sizeof order, "(%s) IN (SELECT deviceId FROM %s) DESC, ", id,
+			 r->has_ctx ? "TARGET_INFO_CUDA_CONTEXT_INFO" : "TARGET_INFO_CUDA_NULL_STREAM");
+		used = order;
+	}
 	snprintf(sql, sizeof sql, "SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
-		 " FROM %s g%s ORDER BY 1",
-		 gpu_id(r, g, c[0], sizeof c[0]), gpu_col(r, g, g->name, "NULL", c[14], sizeof c[14]),
+		 " FROM %s g%s ORDER BY %s1",
+		 id, gpu_col(r, g, g->name, "NULL", c[14], sizeof c[14]),
 		 gpu_col(r, g, g->uuid, "NULL", c[4], sizeof c[4]),
 		 gpu_col(r, g, g->memory, "0", c[5], sizeof c[5]), sms,
 		 gpu_col(r, g, g->cc_major, "0", c[6], sizeof c[6]),
@@ -1347,7 +1355,7 @@ static int info_devices(struct db_reader *r, struct db_session_info *info)
 		 gpu_col(r, g, g->smem_per_sm, "0", c[12], sizeof c[12]),
 		 threads ? threads : "0", pid, g->table,
 		 g == &gpu_info && r->has_cuda_device
-			? " JOIN TARGET_INFO_CUDA_DEVICE d ON d.gpuId = g.id" : "");
+			? " JOIN TARGET_INFO_CUDA_DEVICE d ON d.gpuId = g.id" : "", used);
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return reader_fail(r, "cannot read GPU info");
 	while (sqlite3_step(st) == SQLITE_ROW) {

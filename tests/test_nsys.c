@@ -143,6 +143,8 @@ ParameterizedTest(struct version *v, nsys, loads)
 		if (info.devices[i].device_id == v->device)
 			d = &info.devices[i];
 	cr_assert_not_null(d, "%s: CUDA device %u listed", v->file, v->device);
+	cr_assert_eq(info.devices[0].device_id, v->device,
+		     "%s: the GPU that ran the kernels first (the view draws it)", v->file);
 	cr_assert_str_eq(d->name, v->gpu);
 	cr_assert_eq(d->sm_count, v->sms);
 	cr_assert_eq(d->cc_major, v->cc_major);

@@ -257,7 +257,9 @@ static void reader_find_tables(struct db_reader *r)
 		      reader_has_column(r, "NVTX_EVENTS", "eventType");
 	r->has_request = reader_has_table(r, "smtop_request");
 	r->has_gpu = reader_has_table(r, "TARGET_INFO_GPU");
-	r->has_ctx = reader_has_table(r, "TARGET_INFO_CUDA_CONTEXT_INFO");
+	r->has_ctx = reader_has_column(r, "TARGET_INFO_CUDA_CONTEXT_INFO", "deviceId") &&
+		     reader_has_column(r, "TARGET_INFO_CUDA_CONTEXT_INFO", "contextId") &&
+		     reader_has_column(r, "TARGET_INFO_CUDA_CONTEXT_INFO", "processId");
 	r->has_process = reader_has_table(r, "smtop_process");
 	r->has_nsys_processes = reader_has_table(r, "PROCESSES");
 	r->has_meta = reader_has_table(r, "smtop_meta");
@@ -271,13 +273,15 @@ static void reader_find_tables(struct db_reader *r)
 	 * attributes; later ones map a context to its device only here */
 	r->has_cuda_gpu = reader_has_table(r, "TARGET_INFO_CUDA_GPU") &&
 			  reader_int(r, "SELECT count(*) FROM TARGET_INFO_CUDA_GPU", 0) > 0;
-	r->has_null_stream = reader_has_column(r, "TARGET_INFO_CUDA_NULL_STREAM", "deviceId");
+	r->has_null_stream = reader_has_column(r, "TARGET_INFO_CUDA_NULL_STREAM", "deviceId") &&
+			     reader_has_column(r, "TARGET_INFO_CUDA_NULL_STREAM", "contextId") &&
+			     reader_has_column(r, "TARGET_INFO_CUDA_NULL_STREAM", "processId");
 	r->export_meta = reader_has_table(r, "META_DATA_EXPORT") ? "META_DATA_EXPORT"
 		: reader_has_table(r, "EXPORT_META_DATA") ? "EXPORT_META_DATA" : NULL;
 }
 
-/* A META_DATA_EXPORT value (nsys writes the export's schema and product
- * versions there); NULL if absent. */
+/* A value of the export's metadata table (nsys writes the export's schema
+ * and product versions there), interned in strings; NULL if absent. */
 static const char *reader_export_meta(struct db_reader *r, const char *name,
 				      struct db_strmap *strings)
 {
@@ -306,7 +310,7 @@ static int reader_check_nsys(struct db_reader *r, char *err, size_t errlen)
 	static const char *const name_cols[] = { "demangledName", "shortName", "mangledName", NULL };
 	const char *t = "CUPTI_ACTIVITY_KIND_KERNEL", *missing = NULL, *table = t;
 	const char *schema = reader_export_meta(r, "EXPORT_SCHEMA_VERSION", &r->text);
-	char version[96];
+	char version[96], what[160];
 
 	if (!reader_has_column(r, "StringIds", "id") || !reader_has_column(r, "StringIds", "value")) {
 		table = "StringIds";
@@ -323,8 +327,12 @@ static int reader_check_nsys(struct db_reader *r, char *err, size_t errlen)
 		snprintf(version, sizeof version, "schema %s", schema);
 	else
 		snprintf(version, sizeof version, "schema version not recorded");
-	snprintf(err, errlen, "%s: Nsight Systems export (%s) that smtop cannot read: %s has no %s",
-		 r->path, version, table, missing);
+	if (table != t && !reader_has_table(r, table))
+		snprintf(what, sizeof what, "no %s table", table);
+	else
+		snprintf(what, sizeof what, "%s has no %s", table, missing);
+	snprintf(err, errlen, "%s: Nsight Systems export (%s) that smtop cannot read: %s",
+		 r->path, version, what);
 	return -1;
 }
 

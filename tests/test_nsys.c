@@ -409,6 +409,11 @@ Test(nsys, unreadable_schema_refused)
 	exec_ok(db, "ALTER TABLE StringIds RENAME COLUMN value TO text;");
 	sqlite3_close(db);
 	expect_refusal(path, "StringIds has no id and value columns");
+
+	db = copy_fixture(NSYS "nsys-2022.4.2.1.sqlite", "no-strings.sqlite", path, sizeof path);
+	exec_ok(db, "DROP TABLE StringIds;");
+	sqlite3_close(db);
+	expect_refusal(path, "(schema 3.0.0) that smtop cannot read: no StringIds table");
 }
 
 /* Exports of 2020.4 and 2022.4 and a 3.28.1 one in one view: every kernel,

@@ -28,6 +28,8 @@ struct db_session_info {
 	int schema_version;          /* smtop schema; 0 for an Nsight Systems export */
 	const char *nsys_schema;     /* nsys EXPORT_SCHEMA_VERSION ("3.16.1"), NULL if none */
 	const char *nsys_product;    /* nsys EXPORT_PRODUCT_VERSION, NULL if none */
+	int nsys_before_3;           /* an export with no metadata table: written by
+				      * Nsight Systems before schema 3.0 (2022.4) */
 	const char *path;
 	const char *command;         /* recorded command line, may be NULL */
 	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */

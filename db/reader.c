@@ -1348,7 +1348,10 @@ static int info_devices(struct db_reader *r, struct db_session_info *info)
 
 	if (!r->has_gpu && !r->has_cuda_gpu)
 		return 0;
-	sms = g == &gpu_info && r->has_cuda_device
+	/* the device map carries an SM count in some schemas (3.28.1), not in
+	 * others (3.20.3 has gpuId, cudaId and pid only) */
+	sms = g == &gpu_info && r->has_cuda_device &&
+	      reader_has_column(r, "TARGET_INFO_CUDA_DEVICE", "numMultiprocessors")
 		? "COALESCE(NULLIF(g.smCount, 0), d.numMultiprocessors, 0)"
 		: gpu_col(r, g, g->sms, "0", c[1], sizeof c[1]);
 	pid = g == &gpu_info && r->has_cuda_device ? "(d.pid << 24)"
@@ -1432,9 +1435,18 @@ static int info_processes(struct db_reader *r, struct db_session_info *info)
 	/* exports before 3.0 have no PROCESSES table: the processes are those
 	 * whose streams the export lists (a small table, unlike the kernels),
 	 * their names unknown */
+	/* PROCESSES lists every process of the machine (kernel threads too):
+	 * only those with CUDA streams, or else kernels, are the workload's */
 	const char *sql = r->has_process
 		? "SELECT pid, command, status, reason, drops_cupti, drops_ring, drops_blocks"
 		  " FROM smtop_process ORDER BY start, pid"
+		: r->has_nsys_processes && r->has_stream
+		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES"
+		  " WHERE pid IN (SELECT processId FROM TARGET_INFO_CUDA_STREAM) ORDER BY pid"
+		: r->has_nsys_processes && r->has_kernel
+		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES WHERE pid IN"
+		  " (SELECT DISTINCT (globalPid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_KERNEL)"
+		  " ORDER BY pid"
 		: r->has_nsys_processes
 		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES ORDER BY pid"
 		: "SELECT DISTINCT processId, NULL, 'exited', NULL, 0, 0, 0"

@@ -50,6 +50,15 @@ done
 out=$("$SMTOP" info $NS/nsys-3.28.1.sqlite)
 check "nsys 3.28.1: GPU of the process (CUDA device 0 is nsys GPU 1)" contains "$out" "0: NVIDIA H200, 132 SMs, cc 9.0"
 check "nsys 3.28.1: schema version shown" contains "$out" "nsys export 3.28.1"
+# Real exports: nsys 2025.3 on the H200 (tests/fixtures/nsys/README.md)
+out=$("$SMTOP" info $NS/nsys-2025.3-h200-smoke.sqlite)
+check "nsys 2025.3 real: schema and GPU" sh -c "printf '%s' '$out' | grep -q 'nsys export 3.20.3' && printf '%s' '$out' | grep -q '0: NVIDIA H200, 132 SMs'"
+check "nsys 2025.3 real: the workload's process only, not the machine's" [ "$(printf '%s\n' "$out" | grep -c 'exited')" -eq 1 ]
+check "nsys 2025.3 real: 400 kernels" contains "$out" "kernels        400"
+out=$("$SMTOP" report $NS/nsys-2025.3-h200-torch.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(sorted({s['priority'] for s in r['streams'] if s['kernels']}), sum(s['kernels'] for s in r['streams']), r['totals']['inversion_dispatch']['count'])")
+check "nsys 2025.3 real PyTorch: priorities, 1308 kernels, inversions ($out)" sh -c "printf '%s' '$out' | grep -q '^\[-5, 0\] 1308 [1-9]'"
+out=$("$SMTOP" export $NS/nsys-2025.3-h200-torch.sqlite --csv "$TMP/h200csv" 2>&1 && cat "$TMP/h200csv/kernels.csv" | wc -l)
+check "nsys 2025.3 real PyTorch: CSV of its kernels ($out)" sh -c "printf '%s' '$out' | tail -1 | grep -q '^1309$'"
 for v in cuda_lab 2020.4.3.7 2022.4.2.1; do
 	out=$("$SMTOP" report $NS/nsys-$v.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(sorted({s['priority'] for s in r['streams'] if s['kernels']}), r['totals']['inversion_dispatch']['count'] + r['totals']['inversion_resident']['count'])")
 	check "nsys $v: priorities -5 and 0, inversions found ($out)" sh -c "printf '%s' '$out' | grep -q '^\[-5, 0\] [1-9]'"

@@ -85,7 +85,7 @@ static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
 	return p;
 }
 
-static int block_cmp(const void *pa, const void *pb)
+int db_blockcodec_cmp(const void *pa, const void *pb)
 {
 	const struct smtop_block *a = pa, *b = pb;
 
@@ -108,12 +108,12 @@ static void sort_blocks(struct smtop_block *b, size_t n)
 		struct smtop_block x = b[i];
 		size_t j = i;
 
-		while (j > 0 && block_cmp(&b[j - 1], &x) > 0) {
+		while (j > 0 && db_blockcodec_cmp(&b[j - 1], &x) > 0) {
 			b[j] = b[j - 1];
 			j--;
 			if (--budget == 0) {
 				b[j] = x;
-				qsort(b, n, sizeof *b, block_cmp);
+				qsort(b, n, sizeof *b, db_blockcodec_cmp);
 				return;
 			}
 		}

@@ -20,6 +20,9 @@
  * over DB_BLOCKCODEC_MAX_BLOCKS. */
 size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out);
 
+/* The order blocks take in a chunk (start, end, gridId, block), for qsort. */
+int db_blockcodec_cmp(const void *a, const void *b);
+
 /* The count and the earliest start stored in a chunk's header; -1 if damaged. */
 int db_blockcodec_header(const uint8_t *data, size_t len, uint32_t *count, uint64_t *base);
 

@@ -47,7 +47,8 @@ struct db_reader {
 	int is_nsys, schema_version;
 	int has_kernel, has_chunk, has_stream, has_nvtx, has_request, has_gpu, has_ctx;
 	int has_process, has_nsys_processes, has_meta, has_memcpy, has_memset, has_runtime;
-	int has_cuda_device, has_export_meta;
+	int has_cuda_device, has_cuda_gpu, has_null_stream;
+	const char *export_meta;     /* META_DATA_EXPORT, or EXPORT_META_DATA (3.0); NULL before 3.0 */
 	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
 	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_window, *st_chunk_new;
@@ -55,6 +56,7 @@ struct db_reader {
 	int64_t clock_offset;
 	int clock_known, clock_from_meta;
 	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
+	unsigned offset_estimates;   /* attempts so far */
 	/* Running maxima over rows up to a rowid, so info and window queries stay cheap. */
 	int64_t kernel_wm, chunk_wm;
 	uint64_t kernel_max_dur, kernel_max_end;
@@ -232,16 +234,33 @@ static int reader_check_truncated(struct db_reader *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* The first of a table's columns that exists; NULL if none does. */
+static const char *reader_first_column(struct db_reader *r, const char *table,
+				       const char *const *cols)
+{
+	for (; *cols; cols++)
+		if (reader_has_column(r, table, *cols))
+			return *cols;
+	return NULL;
+}
+
 static void reader_find_tables(struct db_reader *r)
 {
 	r->has_kernel = reader_has_table(r, "CUPTI_ACTIVITY_KIND_KERNEL") &&
 			reader_has_table(r, "StringIds");
 	r->has_chunk = reader_has_table(r, "smtop_block_chunk");
-	r->has_stream = reader_has_table(r, "TARGET_INFO_CUDA_STREAM");
-	r->has_nvtx = reader_has_table(r, "NVTX_EVENTS");
+	/* streams and NVTX need their key columns; without them they stay
+	 * unknown rather than failing the whole file */
+	r->has_stream = reader_has_column(r, "TARGET_INFO_CUDA_STREAM", "streamId") &&
+			reader_has_column(r, "TARGET_INFO_CUDA_STREAM", "processId") &&
+			reader_has_column(r, "TARGET_INFO_CUDA_STREAM", "contextId");
+	r->has_nvtx = reader_has_column(r, "NVTX_EVENTS", "start") &&
+		      reader_has_column(r, "NVTX_EVENTS", "eventType");
 	r->has_request = reader_has_table(r, "smtop_request");
 	r->has_gpu = reader_has_table(r, "TARGET_INFO_GPU");
-	r->has_ctx = reader_has_table(r, "TARGET_INFO_CUDA_CONTEXT_INFO");
+	r->has_ctx = reader_has_column(r, "TARGET_INFO_CUDA_CONTEXT_INFO", "deviceId") &&
+		     reader_has_column(r, "TARGET_INFO_CUDA_CONTEXT_INFO", "contextId") &&
+		     reader_has_column(r, "TARGET_INFO_CUDA_CONTEXT_INFO", "processId");
 	r->has_process = reader_has_table(r, "smtop_process");
 	r->has_nsys_processes = reader_has_table(r, "PROCESSES");
 	r->has_meta = reader_has_table(r, "smtop_meta");
@@ -251,7 +270,71 @@ static void reader_find_tables(struct db_reader *r)
 	/* only GPUs a process could see appear there; an empty table says nothing */
 	r->has_cuda_device = reader_has_table(r, "TARGET_INFO_CUDA_DEVICE") &&
 			     reader_int(r, "SELECT count(*) FROM TARGET_INFO_CUDA_DEVICE", 0) > 0;
-	r->has_export_meta = reader_has_table(r, "META_DATA_EXPORT");
+	/* exports before 2021.3 list GPUs per process with CUPTI's device
+	 * attributes; later ones map a context to its device only here */
+	r->has_cuda_gpu = reader_has_table(r, "TARGET_INFO_CUDA_GPU") &&
+			  reader_int(r, "SELECT count(*) FROM TARGET_INFO_CUDA_GPU", 0) > 0;
+	r->has_null_stream = reader_has_column(r, "TARGET_INFO_CUDA_NULL_STREAM", "deviceId") &&
+			     reader_has_column(r, "TARGET_INFO_CUDA_NULL_STREAM", "contextId") &&
+			     reader_has_column(r, "TARGET_INFO_CUDA_NULL_STREAM", "processId");
+	r->export_meta = reader_has_table(r, "META_DATA_EXPORT") ? "META_DATA_EXPORT"
+		: reader_has_table(r, "EXPORT_META_DATA") ? "EXPORT_META_DATA" : NULL;
+}
+
+/* A value of the export's metadata table (nsys writes the export's schema
+ * and product versions there), interned in strings; NULL if absent. */
+static const char *reader_export_meta(struct db_reader *r, const char *name,
+				      struct db_strmap *strings)
+{
+	char sql[128];
+	sqlite3_stmt *st;
+	const char *v = NULL;
+
+	if (!r->export_meta)
+		return NULL;
+	snprintf(sql, sizeof sql, "SELECT value FROM %s WHERE name=?1", r->export_meta);
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = db_strmap_intern(strings, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The columns every reading of an nsys export needs.  A file without them
+ * is refused in one line naming the file, its schema and what is missing,
+ * rather than read as empty. */
+static int reader_check_nsys(struct db_reader *r, char *err, size_t errlen)
+{
+	static const char *const kernel_cols[] = { "start", "end", "streamId", NULL };
+	static const char *const name_cols[] = { "demangledName", "shortName", "mangledName", NULL };
+	const char *t = "CUPTI_ACTIVITY_KIND_KERNEL", *missing = NULL, *table = t;
+	const char *schema = reader_export_meta(r, "EXPORT_SCHEMA_VERSION", &r->text);
+	char version[96], what[160];
+
+	if (!reader_has_column(r, "StringIds", "id") || !reader_has_column(r, "StringIds", "value")) {
+		table = "StringIds";
+		missing = "id and value columns";
+	}
+	for (const char *const *c = kernel_cols; !missing && *c; c++)
+		if (!reader_has_column(r, t, *c))
+			missing = *c;
+	if (!missing && !reader_first_column(r, t, name_cols))
+		missing = "kernel name column (demangledName, shortName)";
+	if (!missing)
+		return 0;
+	if (schema)
+		snprintf(version, sizeof version, "schema %s", schema);
+	else
+		snprintf(version, sizeof version, "schema version not recorded");
+	if (table != t && !reader_has_table(r, table))
+		snprintf(what, sizeof what, "no %s table", table);
+	else
+		snprintf(what, sizeof what, "%s has no %s", table, missing);
+	snprintf(err, errlen, "%s: Nsight Systems export (%s) that smtop cannot read: %s",
+		 r->path, version, what);
+	return -1;
 }
 
 /* An NVTX eventType id by its ENUM_NSYS_EVENT_TYPE name when the export has
@@ -287,22 +370,54 @@ static const char *col_or(struct db_reader *r, const char *table, const char *co
 	return reader_has_column(r, table, col) ? col : fallback;
 }
 
-/* nsys exports differ by version; missing optional columns read as unknown. */
+/* Column expression: col if the table has it, else fallback. */
+static const char *kcol(struct db_reader *r, const char *col, const char *fallback)
+{
+	return col_or(r, "CUPTI_ACTIVITY_KIND_KERNEL", col, fallback);
+}
+
+/* COALESCE over the kernel name columns the table has, in the order given
+ * (reader_check_nsys made sure one exists). */
+static void kernel_name_expr(struct db_reader *r, const char *const *cols, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "COALESCE(");
+
+	for (; *cols; cols++)
+		if (n < len && reader_has_column(r, "CUPTI_ACTIVITY_KIND_KERNEL", *cols))
+			n += (size_t)snprintf(buf + n, len - n, "%s, ", *cols);
+	if (n < len)
+		snprintf(buf + n, len - n, "NULL)");
+}
+
+/* nsys exports differ by version: every column past start, end, streamId
+ * and a name is optional, and a missing one reads as unknown (0 or NULL). */
 static int reader_build_kernel_cols(struct db_reader *r)
 {
+	static const char *const mangled[] = { "mangledName", "demangledName", "shortName", NULL };
+	static const char *const demangled[] = { "demangledName", "shortName", "mangledName", NULL };
+	static const char *const short_name[] = { "shortName", "demangledName", "mangledName", NULL };
 	const char *t = "CUPTI_ACTIVITY_KIND_KERNEL";
 	const char *graph = reader_has_column(r, t, "isGraph") ? "isGraph"
 		: reader_has_column(r, t, "graphNodeId") ? "(graphNodeId IS NOT NULL)" : "0";
-	char buf[1024];
-	int n = snprintf(buf, sizeof buf,
-		"rowid, start, end, deviceId, contextId, streamId, COALESCE(correlationId,0),"
-		" COALESCE(globalPid,0), %s, demangledName, shortName, COALESCE(launchType,0),"
-		" COALESCE(registersPerThread,0), gridX, gridY, gridZ, blockX, blockY, blockZ,"
-		" COALESCE(staticSharedMemory,0), COALESCE(dynamicSharedMemory,0),"
-		" COALESCE(localMemoryPerThread,0), COALESCE(gridId,0), %s, %s, %s",
-		reader_has_column(r, t, "mangledName") ? "COALESCE(mangledName, demangledName)"
-			: "demangledName", col_or(r, t, "queued", "NULL"),
-		col_or(r, t, "submitted", "NULL"), graph);
+	char names[3][96], buf[1400];
+	int n;
+
+	kernel_name_expr(r, mangled, names[0], sizeof names[0]);
+	kernel_name_expr(r, demangled, names[1], sizeof names[1]);
+	kernel_name_expr(r, short_name, names[2], sizeof names[2]);
+	n = snprintf(buf, sizeof buf,
+		"rowid, start, end, COALESCE(%s,0), COALESCE(%s,0), streamId, COALESCE(%s,0),"
+		" COALESCE(%s,0), %s, %s, %s, COALESCE(%s,0),"
+		" COALESCE(%s,0), %s, %s, %s, %s, %s, %s,"
+		" COALESCE(%s,0), COALESCE(%s,0),"
+		" COALESCE(%s,0), COALESCE(%s,0), %s, %s, %s",
+		kcol(r, "deviceId", "0"), kcol(r, "contextId", "0"), kcol(r, "correlationId", "0"),
+		kcol(r, "globalPid", "0"), names[0], names[1], names[2], kcol(r, "launchType", "0"),
+		kcol(r, "registersPerThread", "0"), kcol(r, "gridX", "0"), kcol(r, "gridY", "0"),
+		kcol(r, "gridZ", "0"), kcol(r, "blockX", "0"), kcol(r, "blockY", "0"),
+		kcol(r, "blockZ", "0"), kcol(r, "staticSharedMemory", "0"),
+		kcol(r, "dynamicSharedMemory", "0"), kcol(r, "localMemoryPerThread", "0"),
+		kcol(r, "gridId", "0"), kcol(r, "queued", "NULL"), kcol(r, "submitted", "NULL"), graph);
 
 	if (n < 0 || (size_t)n >= sizeof buf || !(r->kernel_cols = strdup(buf)))
 		return -1;
@@ -311,7 +426,7 @@ static int reader_build_kernel_cols(struct db_reader *r)
 
 static int reader_prepare_queries(struct db_reader *r)
 {
-	char sql[1400];
+	char sql[1600];
 
 	if (r->has_kernel) {
 		if (reader_build_kernel_cols(r) != 0)
@@ -382,6 +497,8 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 	r->is_nsys = kind == SCHEMA_NSYS;
 	r->schema_version = r->is_nsys ? 0 : (int)reader_int(r, "PRAGMA user_version", 0);
 	reader_find_tables(r);
+	if (r->is_nsys && reader_check_nsys(r, err, errlen) != 0)
+		goto fail;
 	reader_find_event_types(r);
 	if (reader_prepare_queries(r) != 0) {
 		snprintf(err, errlen, "%s", r->err);
@@ -649,8 +766,11 @@ static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, 
 
 	*bound = UINT64_MAX;
 	*out = NULL;
+	/* the ids from the (deviceId, start) index first: sorting whole rows
+	 * would read every chunk's blob */
 	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, deviceId, sm, start, data FROM"
-			       " smtop_block_chunk ORDER BY start LIMIT ?1", -1, &st, NULL) != SQLITE_OK)
+			       " smtop_block_chunk WHERE id IN (SELECT id FROM smtop_block_chunk"
+			       " ORDER BY start LIMIT ?1) ORDER BY start", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int(st, 1, OFFSET_SAMPLE_CHUNKS);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -660,7 +780,15 @@ static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, 
 
 		if (++chunks == OFFSET_SAMPLE_CHUNKS)
 			*bound = (uint64_t)sqlite3_column_int64(st, 3);
+		size_t chunk_first = n;
 		for (long i = 0; i < got; i++) {
+			/* a chunk holds runs of one grid's blocks: one entry per run,
+			 * so the sort below sees runs, not blocks */
+			if (n > chunk_first && all[n - 1].grid == r->blocks[i].grid_id) {
+				if (r->blocks[i].start < all[n - 1].start)
+					all[n - 1].start = r->blocks[i].start;
+				continue;
+			}
 			if (n == cap) {
 				struct grid_first *p = realloc(all, (cap = cap ? cap * 2 : 4096) * sizeof *p);
 
@@ -749,8 +877,11 @@ static int reader_estimate_offset(struct db_reader *r)
 	return 0;
 }
 
-/* Prefers the stored offset (it may arrive while recording), else estimates
- * once per batch of new chunks. */
+/* Prefers the stored offset (written when the recording ends), else
+ * estimates: once per batch of new chunks until an estimate is found, then
+ * each time the chunks doubled.  The sample is the earliest chunks, which
+ * later ones rarely change, and a live file grows by thousands of chunks a
+ * second: estimating on every poll kept a live view seconds behind. */
 static void reader_update_offset(struct db_reader *r)
 {
 	if (r->clock_from_meta)
@@ -759,10 +890,17 @@ static void reader_update_offset(struct db_reader *r)
 	if (r->clock_from_meta || !r->has_chunk || !r->has_kernel)
 		return;
 	reader_update_stats(r);
-	if (r->chunk_wm == r->offset_tried_at)
+	if (r->chunk_wm == r->offset_tried_at ||
+	    (r->clock_known && r->chunk_wm < 2 * r->offset_tried_at))
 		return;
 	r->offset_tried_at = r->chunk_wm;
+	r->offset_estimates++;
 	reader_estimate_offset(r);
+}
+
+unsigned db_reader_offset_estimates(const struct db_reader *r)
+{
+	return r->offset_estimates;
 }
 
 /* ---- blocks ---- */
@@ -906,22 +1044,36 @@ int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn
 
 /* ---- streams, NVTX, requests ---- */
 
+/* The device of a stream: its own column (smtop sessions), else its
+ * context's device from the context table (3.x) or from the null-stream
+ * table (2020-2022 exports, which have no context table). */
+static const char *stream_device(struct db_reader *r)
+{
+	if (reader_has_column(r, "TARGET_INFO_CUDA_STREAM", "deviceId"))
+		return "COALESCE(s.deviceId,0)";
+	if (r->has_ctx)
+		return "COALESCE((SELECT c.deviceId FROM TARGET_INFO_CUDA_CONTEXT_INFO c"
+		       " WHERE c.contextId=s.contextId AND c.processId=s.processId LIMIT 1),0)";
+	if (r->has_null_stream)
+		return "COALESCE((SELECT n.deviceId FROM TARGET_INFO_CUDA_NULL_STREAM n"
+		       " WHERE n.contextId=s.contextId AND n.processId=s.processId LIMIT 1),0)";
+	return "0";
+}
+
 int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)
 {
 	const char *t = "TARGET_INFO_CUDA_STREAM";
-	const char *device = reader_has_column(r, t, "deviceId") ? "COALESCE(s.deviceId,0)"
-		: r->has_ctx ? "COALESCE((SELECT c.deviceId FROM TARGET_INFO_CUDA_CONTEXT_INFO c"
-			       " WHERE c.contextId=s.contextId AND c.processId=s.processId LIMIT 1),0)"
-		: "0";
-	char sql[600];
+	char sql[700];
 	sqlite3_stmt *st;
 	int rc;
 
 	if (!r->has_stream)
 		return 0;
-	snprintf(sql, sizeof sql, "SELECT s.processId, %s, s.contextId, s.streamId, s.priority,"
-		 " COALESCE(s.flag,0), %s FROM TARGET_INFO_CUDA_STREAM s"
-		 " ORDER BY s.processId, s.contextId, s.streamId", device,
+	/* no priority column: priorities are unknown, not 0 */
+	snprintf(sql, sizeof sql, "SELECT s.processId, %s, s.contextId, s.streamId, %s,"
+		 " COALESCE(%s,0), %s FROM TARGET_INFO_CUDA_STREAM s"
+		 " ORDER BY s.processId, s.contextId, s.streamId", stream_device(r),
+		 col_or(r, t, "priority", "NULL"), col_or(r, t, "flag", "0"),
 		 col_or(r, t, "correlationId", "0"));
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return reader_fail(r, "cannot read streams");
@@ -946,6 +1098,22 @@ int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)
 	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read streams");
 }
 
+/* An NVTX_EVENTS column qualified as e.col, or fallback where the export
+ * lacks it. */
+static const char *nvtx_col(struct db_reader *r, const char *col, const char *fallback)
+{
+	static const char *const known[] = { "end", "globalTid", "color", "text", "domainId", "textId" };
+	static const char *const qualified[] = { "e.end", "e.globalTid", "e.color", "e.text",
+						 "e.domainId", "e.textId" };
+
+	if (!reader_has_column(r, "NVTX_EVENTS", col))
+		return fallback;
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (!strcmp(col, known[i]))
+			return qualified[i];
+	return fallback;
+}
+
 /* domainId -> name, from the domain-creation rows (NvtxDomainCreate: the
  * name is in text, or in StringIds through textId). */
 static int reader_nvtx_domains(struct db_reader *r, struct u64map *domains)
@@ -953,9 +1121,10 @@ static int reader_nvtx_domains(struct db_reader *r, struct u64map *domains)
 	char sql[400];
 	sqlite3_stmt *st;
 
-	snprintf(sql, sizeof sql, "SELECT e.domainId, COALESCE(e.text, s.value) FROM NVTX_EVENTS e"
+	snprintf(sql, sizeof sql, "SELECT %s, COALESCE(%s, s.value) FROM NVTX_EVENTS e"
 		 " LEFT JOIN StringIds s ON s.id = %s WHERE e.eventType=?1",
-		 col_or(r, "NVTX_EVENTS", "textId", "NULL"));
+		 nvtx_col(r, "domainId", "0"), nvtx_col(r, "text", "NULL"),
+		 nvtx_col(r, "textId", "NULL"));
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return reader_fail(r, "cannot read NVTX domains");
 	sqlite3_bind_int(st, 1, r->nvtx_domain);
@@ -978,12 +1147,16 @@ int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn,
 		return 0;
 	if (reader_nvtx_domains(r, &domains) != 0)
 		return -1;
-	snprintf(sql, sizeof sql, "SELECT e.start, COALESCE(e.end,0), COALESCE(e.globalTid,0),"
-		 " COALESCE(e.color,0), COALESCE(e.text, s.value), COALESCE(e.domainId,0)"
+	/* registered strings come through textId; exports without the
+	 * column keep every text inline */
+	snprintf(sql, sizeof sql, "SELECT e.start, COALESCE(%s,0), COALESCE(%s,0),"
+		 " COALESCE(%s,0), COALESCE(%s, s.value), COALESCE(%s,0)"
 		 " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = %s"
-		 " WHERE e.eventType IN (%d,%d,%d) AND e.start < ?2 AND COALESCE(e.end, e.start + 1) > ?1"
-		 " ORDER BY e.start", col_or(r, "NVTX_EVENTS", "textId", "NULL"),
-		 r->nvtx_mark, r->nvtx_push_pop, r->nvtx_start_end);
+		 " WHERE e.eventType IN (%d,%d,%d) AND e.start < ?2 AND COALESCE(%s, e.start + 1) > ?1"
+		 " ORDER BY e.start", nvtx_col(r, "end", "NULL"), nvtx_col(r, "globalTid", "NULL"),
+		 nvtx_col(r, "color", "NULL"), nvtx_col(r, "text", "NULL"), nvtx_col(r, "domainId", "NULL"),
+		 nvtx_col(r, "textId", "NULL"), r->nvtx_mark, r->nvtx_push_pop, r->nvtx_start_end,
+		 nvtx_col(r, "end", "NULL"));
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
 		free(domains.e);
 		return reader_fail(r, "cannot read NVTX events");
@@ -1052,23 +1225,6 @@ static const char *info_meta(struct db_reader *r, const char *key)
 	return v ? info_text(r, (const unsigned char *)v) : NULL;
 }
 
-/* A META_DATA_EXPORT value (nsys writes the export's schema and product
- * versions there); NULL if absent. */
-static const char *info_export_meta(struct db_reader *r, const char *name)
-{
-	sqlite3_stmt *st;
-	const char *v = NULL;
-
-	if (!r->has_export_meta || sqlite3_prepare_v2(r->db,
-	    "SELECT value FROM META_DATA_EXPORT WHERE name=?1", -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = info_text(r, sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return v;
-}
-
 /* While recording, tables only grow, so the largest rowid is the row count
  * without a scan (info is polled live).  A finished session may have been
  * trimmed and an nsys export may have gaps: count those exactly. */
@@ -1120,57 +1276,123 @@ static void info_times(struct db_reader *r, struct db_session_info *info)
 	info->t_last = last;
 }
 
-/* Column expression "g.col" if TARGET_INFO_GPU has it, else fallback. */
-static const char *gpu_col(struct db_reader *r, const char *col, const char *fallback,
-			   char *buf, size_t len)
+/* Where an export keeps its GPUs, by the columns each table names a field.
+ * TARGET_INFO_GPU (smtop, nsys 2021.3 on) numbers GPUs nsys' way and gives the
+ * CUDA device in cuDevice; TARGET_INFO_CUDA_GPU (nsys before 2021.3) holds
+ * CUPTI's device attributes per process, keyed by the CUDA device id. */
+struct gpu_source {
+	const char *table;
+	const char *ids[4];          /* CUDA device id: the first present wins */
+	const char *name, *uuid, *memory, *sms, *cc_major, *cc_minor, *threads_per_block;
+	const char *blocks_per_sm, *regs_per_sm, *warp, *smem_per_sm, *threads_per_sm;
+	const char *warps_per_sm;
+	const char *pid;             /* globalPid, or a plain pid where pid_plain */
+	int pid_plain;
+};
+
+static const struct gpu_source gpu_info = {
+	"TARGET_INFO_GPU", { "cuDevice", "id", "deviceId", NULL }, "name", "uuid", "totalMemory",
+	"smCount", "computeMajor", "computeMinor", "maxThreadsPerBlock", "maxBlocksPerSm",
+	"maxRegistersPerSm", "threadsPerWarp", "maxShmemPerSm", "maxThreadsPerSm", "maxWarpsPerSm",
+	"globalPid", 0,
+};
+
+static const struct gpu_source gpu_cupti = {
+	"TARGET_INFO_CUDA_GPU", { "deviceId", NULL }, "name", NULL, "globalMemorySize",
+	"numMultiprocessors", "computeCapabilityMajor", "computeCapabilityMinor", "maxThreadsPerBlock",
+	"maxBlocksPerMultiprocessor", "maxRegistersPerMultiprocessor", "numThreadsPerWarp",
+	"maxSharedMemoryPerMultiprocessor", NULL, "maxWarpsPerMultiprocessor", "pid", 1,
+};
+
+/* Column expression "g.col" if the source table has it, else fallback. */
+static const char *gpu_col(struct db_reader *r, const struct gpu_source *g, const char *col,
+			   const char *fallback, char *buf, size_t len)
 {
-	if (!reader_has_column(r, "TARGET_INFO_GPU", col))
+	if (!col || !reader_has_column(r, g->table, col))
 		return fallback;
 	snprintf(buf, len, "g.%s", col);
 	return buf;
 }
 
+/* The CUDA device id expression: TARGET_INFO_CUDA_DEVICE's mapping where it
+ * has rows, else the first id column present. */
+static const char *gpu_id(struct db_reader *r, const struct gpu_source *g, char *buf, size_t len)
+{
+	const char *first = NULL, *second = NULL;
+
+	if (g == &gpu_info && r->has_cuda_device)
+		return "COALESCE(d.cudaId, g.id)";
+	for (const char *const *c = g->ids; *c; c++)
+		if (reader_has_column(r, g->table, *c)) {
+			if (!first)
+				first = *c;
+			else if (!second)
+				second = *c;
+		}
+	if (!first)
+		return "0";
+	if (second)
+		snprintf(buf, len, "COALESCE(g.%s, g.%s)", first, second);
+	else
+		snprintf(buf, len, "g.%s", first);
+	return buf;
+}
+
 /* Devices by the CUDA device id kernels carry.  nsys numbers GPUs its own way
  * (TARGET_INFO_GPU.id): newer exports map them per process in
- * TARGET_INFO_CUDA_DEVICE (gpuId -> cudaId), older ones give cuDevice. */
+ * TARGET_INFO_CUDA_DEVICE (gpuId -> cudaId), older ones give cuDevice, the
+ * oldest list CUPTI's devices in TARGET_INFO_CUDA_GPU. */
 static int info_devices(struct db_reader *r, struct db_session_info *info)
 {
-	char sql[1600], c[14][48];
-	char warps[96];
-	const char *id, *sms, *pid, *threads;
+	const struct gpu_source *g = r->has_cuda_gpu ? &gpu_cupti : &gpu_info;
+	char sql[1800], c[15][80], order[200];
+	const char *id, *sms, *pid, *threads, *used = "";
 	sqlite3_stmt *st;
 	size_t cap = 0;
 
-	if (!r->has_gpu)
+	if (!r->has_gpu && !r->has_cuda_gpu)
 		return 0;
-	id = r->has_cuda_device ? "COALESCE(d.cudaId, g.id)"
-		: gpu_col(r, "cuDevice", "g.id", c[0], sizeof c[0]);
-	if (id == c[0]) {
-		snprintf(c[0], sizeof c[0], "COALESCE(g.cuDevice, g.id)");
-		id = c[0];
+	/* the device map carries an SM count in some schemas (3.28.1), not in
+	 * others (3.20.3 has gpuId, cudaId and pid only) */
+	sms = g == &gpu_info && r->has_cuda_device &&
+	      reader_has_column(r, "TARGET_INFO_CUDA_DEVICE", "numMultiprocessors")
+		? "COALESCE(NULLIF(g.smCount, 0), d.numMultiprocessors, 0)"
+		: gpu_col(r, g, g->sms, "0", c[1], sizeof c[1]);
+	pid = g == &gpu_info && r->has_cuda_device ? "(d.pid << 24)"
+		: gpu_col(r, g, g->pid, "0", c[2], sizeof c[2]);
+	if (g->pid_plain && pid == c[2]) {
+		snprintf(c[2], sizeof c[2], "(g.%s << 24)", g->pid);
+		pid = c[2];
 	}
-	sms = r->has_cuda_device ? "COALESCE(NULLIF(g.smCount, 0), d.numMultiprocessors, 0)"
-		: gpu_col(r, "smCount", "0", c[1], sizeof c[1]);
-	pid = r->has_cuda_device ? "(d.pid << 24)" : gpu_col(r, "globalPid", "0", c[2], sizeof c[2]);
-	threads = gpu_col(r, "maxThreadsPerSm", NULL, c[3], sizeof c[3]);
-	if (!threads && reader_has_column(r, "TARGET_INFO_GPU", "maxWarpsPerSm") &&
-	    reader_has_column(r, "TARGET_INFO_GPU", "threadsPerWarp")) {
-		snprintf(warps, sizeof warps, "(g.maxWarpsPerSm * g.threadsPerWarp)");
-		threads = warps;
+	threads = gpu_col(r, g, g->threads_per_sm, NULL, c[3], sizeof c[3]);
+	if (!threads && g->warps_per_sm && reader_has_column(r, g->table, g->warps_per_sm) &&
+	    reader_has_column(r, g->table, g->warp)) {
+		snprintf(c[13], sizeof c[13], "(g.%s * g.%s)", g->warps_per_sm, g->warp);
+		threads = c[13];
 	}
-	snprintf(sql, sizeof sql, "SELECT %s, g.name, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
-		 " FROM TARGET_INFO_GPU g%s ORDER BY 1",
-		 id, gpu_col(r, "uuid", "NULL", c[4], sizeof c[4]),
-		 gpu_col(r, "totalMemory", "0", c[5], sizeof c[5]), sms,
-		 gpu_col(r, "computeMajor", "0", c[6], sizeof c[6]),
-		 gpu_col(r, "computeMinor", "0", c[7], sizeof c[7]),
-		 gpu_col(r, "maxThreadsPerBlock", "0", c[8], sizeof c[8]),
-		 gpu_col(r, "maxBlocksPerSm", "0", c[9], sizeof c[9]),
-		 gpu_col(r, "maxRegistersPerSm", "0", c[10], sizeof c[10]),
-		 gpu_col(r, "threadsPerWarp", "0", c[11], sizeof c[11]),
-		 gpu_col(r, "maxShmemPerSm", "0", c[12], sizeof c[12]),
-		 threads ? threads : "0", pid,
-		 r->has_cuda_device ? " JOIN TARGET_INFO_CUDA_DEVICE d ON d.gpuId = g.id" : "");
+	/* an export that lists every GPU of the machine: the ones a context
+	 * ran on come first, so the view draws a GPU that ran kernels */
+	id = gpu_id(r, g, c[0], sizeof c[0]);
+	if (r->is_nsys && g == &gpu_info && !r->has_cuda_device && (r->has_ctx || r->has_null_stream)) {
+		snprintf(order, sizeof order, "(%s) IN (SELECT deviceId FROM %s) DESC, ", id,
+			 r->has_ctx ? "TARGET_INFO_CUDA_CONTEXT_INFO" : "TARGET_INFO_CUDA_NULL_STREAM");
+		used = order;
+	}
+	snprintf(sql, sizeof sql, "SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
+		 " FROM %s g%s ORDER BY %s1",
+		 id, gpu_col(r, g, g->name, "NULL", c[14], sizeof c[14]),
+		 gpu_col(r, g, g->uuid, "NULL", c[4], sizeof c[4]),
+		 gpu_col(r, g, g->memory, "0", c[5], sizeof c[5]), sms,
+		 gpu_col(r, g, g->cc_major, "0", c[6], sizeof c[6]),
+		 gpu_col(r, g, g->cc_minor, "0", c[7], sizeof c[7]),
+		 gpu_col(r, g, g->threads_per_block, "0", c[8], sizeof c[8]),
+		 gpu_col(r, g, g->blocks_per_sm, "0", c[9], sizeof c[9]),
+		 gpu_col(r, g, g->regs_per_sm, "0", c[10], sizeof c[10]),
+		 gpu_col(r, g, g->warp, "0", c[11], sizeof c[11]),
+		 gpu_col(r, g, g->smem_per_sm, "0", c[12], sizeof c[12]),
+		 threads ? threads : "0", pid, g->table,
+		 g == &gpu_info && r->has_cuda_device
+			? " JOIN TARGET_INFO_CUDA_DEVICE d ON d.gpuId = g.id" : "", used);
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return reader_fail(r, "cannot read GPU info");
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -1214,14 +1436,29 @@ static int info_devices(struct db_reader *r, struct db_session_info *info)
 
 static int info_processes(struct db_reader *r, struct db_session_info *info)
 {
+	/* exports before 3.0 have no PROCESSES table: the processes are those
+	 * whose streams the export lists (a small table, unlike the kernels),
+	 * their names unknown */
+	/* PROCESSES lists every process of the machine (kernel threads too):
+	 * only those with CUDA streams, or else kernels, are the workload's */
 	const char *sql = r->has_process
 		? "SELECT pid, command, status, reason, drops_cupti, drops_ring, drops_blocks"
 		  " FROM smtop_process ORDER BY start, pid"
-		: "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES ORDER BY pid";
+		: r->has_nsys_processes && r->has_stream
+		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES"
+		  " WHERE pid IN (SELECT processId FROM TARGET_INFO_CUDA_STREAM) ORDER BY pid"
+		: r->has_nsys_processes && r->has_kernel
+		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES WHERE pid IN"
+		  " (SELECT DISTINCT (globalPid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_KERNEL)"
+		  " ORDER BY pid"
+		: r->has_nsys_processes
+		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES ORDER BY pid"
+		: "SELECT DISTINCT processId, NULL, 'exited', NULL, 0, 0, 0"
+		  " FROM TARGET_INFO_CUDA_STREAM ORDER BY 1";
 	sqlite3_stmt *st;
 	size_t cap = 0;
 
-	if (!r->has_process && !r->has_nsys_processes)
+	if (!r->has_process && !r->has_nsys_processes && !(r->is_nsys && r->has_stream))
 		return 0;
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return reader_fail(r, "cannot read processes");
@@ -1296,8 +1533,10 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->ended = (v = reader_meta(r, "ended")) ? atoi(v) : 0;
 	info->ended_clean = (v = reader_meta(r, "ended_clean")) ? atoi(v) : 0;
 	info->end_reason = info_meta(r, "end_reason");
-	info->nsys_schema = info_export_meta(r, "EXPORT_SCHEMA_VERSION");
-	info->nsys_product = info_export_meta(r, "EXPORT_PRODUCT_VERSION");
+	info->nsys_schema = reader_export_meta(r, "EXPORT_SCHEMA_VERSION", &r->info.strings);
+	info->nsys_product = reader_export_meta(r, "EXPORT_PRODUCT_VERSION", &r->info.strings);
+	/* nsys first wrote its schema version with 3.0 (2022.4) */
+	info->nsys_before_3 = r->is_nsys && !r->export_meta;
 	info->clock_offset_ns = r->clock_offset;
 	info->clock_offset_known = r->clock_known;
 	info_counts(r, info);

@@ -28,6 +28,8 @@ struct db_session_info {
 	int schema_version;          /* smtop schema; 0 for an Nsight Systems export */
 	const char *nsys_schema;     /* nsys EXPORT_SCHEMA_VERSION ("3.16.1"), NULL if none */
 	const char *nsys_product;    /* nsys EXPORT_PRODUCT_VERSION, NULL if none */
+	int nsys_before_3;           /* an export with no metadata table: written by
+				      * Nsight Systems before schema 3.0 (2022.4) */
 	const char *path;
 	const char *command;         /* recorded command line, may be NULL */
 	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */
@@ -65,6 +67,10 @@ void db_reader_close(struct db_reader *r);
 
 /* Fills info (re-reads counts and status; cheap enough to call per second). */
 int db_reader_info(struct db_reader *r, struct db_session_info *info);
+
+/* How often the clock offset was estimated from the data (a session that
+ * does not store it yet): a growing file's cost. */
+unsigned db_reader_offset_estimates(const struct db_reader *r);
 
 /* Kernels overlapping [t0, t1), ordered by start.  A callback returning
  * non-zero stops the walk.  Returns -1 on error, else 0. */

@@ -151,6 +151,14 @@ int db_summary_read(const char *path, struct db_summary_head *h, char *err, size
 		text_of(db, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", h->gpu, sizeof h->gpu);
 		h->n_gpus = (int)int_of(db, "TARGET_INFO_GPU", "SELECT count(*) FROM TARGET_INFO_GPU");
 	}
+	/* nsys before 2021.3 names its GPUs in CUPTI's device table, one row
+	 * per process and device; its TARGET_INFO_GPU has no id column */
+	if (!h->gpu[0] && has_table(db, "TARGET_INFO_CUDA_GPU")) {
+		text_of(db, "SELECT name FROM TARGET_INFO_CUDA_GPU ORDER BY deviceId LIMIT 1",
+			h->gpu, sizeof h->gpu);
+		h->n_gpus = (int)int_of(db, "TARGET_INFO_CUDA_GPU",
+					"SELECT count(DISTINCT deviceId) FROM TARGET_INFO_CUDA_GPU");
+	}
 	read_key(db, &h->key, h->ended);
 	h->has_stored = !h->is_nsys && read_stored(db, &h->stored);
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);

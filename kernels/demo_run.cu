@@ -167,6 +167,7 @@ void *demo_infer_role(void *arg)
 	role_enter(r);
 	cudaStream_t s = role_stream(r);
 	struct model *m = model_create(o->model, 1, 0, 1);
+	model_set_fusion(m, !o->unfused);
 	for (int i = 0; i < 3; i++)
 		model_forward(m, s);
 	if (model_verify(m, s) != 0) {
@@ -194,10 +195,12 @@ void *demo_infer_role(void *arg)
 	run_requests(r, m, s, o->seconds, &cont, has_trainer ? "inference" : "inference-solo", &late);
 	int ok = model_verify(m, s) == 0;
 	printf("summary scenario=%s model=%s arrival=%s rate=%g priority=%d requests=%zu median_ms=%.3f p99_ms=%.3f "
-	       "max_ms=%.3f late=%d solo_requests=%zu solo_median_ms=%.3f solo_p99_ms=%.3f verified=%s\n",
+	       "max_ms=%.3f late=%d solo_requests=%zu solo_median_ms=%.3f solo_p99_ms=%.3f verified=%s fusion=%s "
+	       "kernels_per_request=%d\n",
 	       o->scenario, model_kind_name(o->model), o->poisson ? "poisson" : "back-to-back",
 	       o->poisson ? o->rate : 0.0, r->priority, cont.n, lat_pct_ms(&cont, 50), lat_pct_ms(&cont, 99),
-	       lat_pct_ms(&cont, 100), late, solo.n, lat_pct_ms(&solo, 50), lat_pct_ms(&solo, 99), ok ? "yes" : "no");
+	       lat_pct_ms(&cont, 100), late, solo.n, lat_pct_ms(&solo, 50), lat_pct_ms(&solo, 99), ok ? "yes" : "no",
+	       model_fused(m) ? "on" : "off", model_last_forward_kernels(m));
 	fflush(stdout);
 	if (cont.n == 0 || !ok)
 		r->rc = 1;

@@ -16,6 +16,7 @@ struct demo_opts {
 	double rate;
 	enum model_kind model;
 	int batch;
+	int unfused; /* inference runs the plain tape (--fusion off) */
 };
 
 struct lat {

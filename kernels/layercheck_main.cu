@@ -1,15 +1,25 @@
 /* layercheck: every layer of layers.cu on small random inputs against a plain
  * CPU reference.  One line per check: "layer NAME ok|FAIL relerr=E"; exit 1 on
  * any failure, 0 when all agree.  Backward layers accumulate, so each check
- * starts the gradient from random values on both sides. */
+ * starts the gradient from random values on both sides.
+ *
+ * The inference fusion (docs/kernels.md) is checked three ways: the fused
+ * convolution against the CPU reference, a DenseNet layer built from the
+ * layers both ways, and each demo model's forward pass with and without its
+ * fused plan ("kernels ..." lines give the launch counts).
+ * `layercheck --check-fusion` runs only those. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels/cuda_check.cuh"
 #include "kernels/layers.cuh"
+#include "kernels/models.cuh"
 
 #define TOL 2e-4
+/* A whole model, fused against plain: the same GEMMs, but a folded batch
+ * norm rounds differently, and that difference passes through every layer. */
+#define MODEL_TOL 1e-3
 
 static int failures;
 static unsigned rng_state = 12345u;
@@ -56,9 +66,8 @@ static float *dev_to_host(const float *d, size_t n)
 }
 
 /* Relative error in the 2-norm: robust to the summation order of GPU sums. */
-static void check(const char *name, const float *dev, const float *ref, size_t n)
+static void check_host(const char *name, const float *got, const float *ref, size_t n, double tol)
 {
-	float *got = dev_to_host(dev, n);
 	double num = 0, den = 0;
 	int finite = 1;
 	for (size_t i = 0; i < n; i++) {
@@ -69,11 +78,26 @@ static void check(const char *name, const float *dev, const float *ref, size_t n
 		den += (double)ref[i] * ref[i];
 	}
 	double rel = sqrt(num) / (sqrt(den) > 1e-30 ? sqrt(den) : 1e-30);
-	int ok = finite && rel < TOL;
+	int ok = finite && rel < tol;
 	printf("layer %s %s relerr=%.3g n=%zu\n", name, ok ? "ok" : "FAIL", rel, n);
 	if (!ok)
 		failures++;
+}
+
+static void check(const char *name, const float *dev, const float *ref, size_t n)
+{
+	float *got = dev_to_host(dev, n);
+	check_host(name, got, ref, n, TOL);
 	free(got);
+}
+
+/* A count that must equal its expected value. */
+static void check_count(const char *name, long got, long want)
+{
+	int ok = got == want;
+	printf("layer %s %s got=%ld want=%ld\n", name, ok ? "ok" : "FAIL", got, want);
+	if (!ok)
+		failures++;
 }
 
 static size_t cnhw(int c, int n, int h, int w, int C, int N, int H, int W)
@@ -426,13 +450,289 @@ static void check_softmax_sgd(void)
 	CK(cudaFree(d_lab));
 }
 
-int main(void)
+/* ---- inference fusion ---- */
+
+/* y = relu?(x * scale[c] + shift[c]) over c channels of `inner` values. */
+static void cpu_affine(const float *x, const float *scale, const float *shift, float *y, int c, size_t inner,
+		       int relu)
 {
+	for (size_t i = 0; i < (size_t)c * inner; i++) {
+		float v = x[i] * (scale ? scale[i / inner] : 1.f) + (shift ? shift[i / inner] : 0.f);
+		y[i] = relu && v < 0.f ? 0.f : v;
+	}
+}
+
+/* Batch norm with running statistics then ReLU, as the unfused layers
+ * compute it (the definition the fold must reproduce). */
+static void cpu_bn_relu(const float *x, const float *g, const float *b, const float *mean, const float *var,
+			float *y, int c, size_t inner)
+{
+	for (size_t i = 0; i < (size_t)c * inner; i++) {
+		size_t ch = i / inner;
+		float v = (x[i] - mean[ch]) / sqrtf(var[ch] + BN_EPS) * g[ch] + b[ch];
+		y[i] = v > 0.f ? v : 0.f;
+	}
+}
+
+enum { FUSE_IN = 1, FUSE_OUT_BN = 2, FUSE_OUT_BIAS = 4, FUSE_RES = 8 };
+
+/* The fused convolution against transform -> CPU convolution -> epilogue.
+ * Shifts are random in [-1, 1): positive ones make relu(shift) non-zero, so
+ * a padded position that took the transform would show. */
+static void check_conv_fused(const char *tag, int what, int cin, int n, int h, int w, int cout, int k, int stride,
+			     int pad)
+{
+	struct conv_shape s;
+	char name[96];
+	conv_shape_init(&s, cin, n, h, w, cout, k, stride, pad);
+	size_t nx = (size_t)cin * n * h * w, nw = (size_t)cout * cin * k * k, ny = (size_t)cout * n * s.oh * s.ow;
+	size_t in_inner = (size_t)n * h * w, out_inner = (size_t)n * s.oh * s.ow;
+	float *x = host_rand(nx), *wt = host_rand(nw), *isc = host_rand(cin), *ish = host_rand(cin);
+	float *osc = host_rand(cout), *osh = host_rand(cout), *res = host_rand(ny);
+	float *xt = host_copy(x, nx), *y = host_rand(ny);
+	if (what & FUSE_IN)
+		cpu_affine(x, isc, ish, xt, cin, in_inner, 1);
+	cpu_conv_fwd(&s, xt, wt, y);
+	for (size_t i = 0; i < ny; i++) {
+		size_t co = i / out_inner;
+		float v = y[i];
+		if (what & FUSE_OUT_BN)
+			v = v * osc[co] + osh[co];
+		if (what & FUSE_OUT_BIAS)
+			v += osh[co];
+		if (what & FUSE_RES)
+			v += res[i];
+		y[i] = (what & (FUSE_OUT_BN | FUSE_OUT_BIAS)) && v < 0.f ? 0.f : v;
+	}
+	float *d_x = dev_from(x, nx), *d_w = dev_from(wt, nw), *d_isc = dev_from(isc, cin), *d_ish = dev_from(ish, cin);
+	float *d_osc = dev_from(osc, cout), *d_osh = dev_from(osh, cout), *d_res = dev_from(res, ny);
+	float *d_y = dev_from(res, ny);
+	struct conv_fusion f;
+	memset(&f, 0, sizeof f);
+	if (what & FUSE_IN) {
+		f.in_scale = d_isc;
+		f.in_shift = d_ish;
+		f.in_relu = 1;
+	}
+	if (what & FUSE_OUT_BN)
+		f.out_scale = d_osc;
+	if (what & (FUSE_OUT_BN | FUSE_OUT_BIAS)) {
+		f.out_shift = d_osh;
+		f.out_relu = 1;
+	}
+	if (what & FUSE_RES)
+		f.res = d_res;
+	conv2d_fwd_fused(&s, d_x, d_w, d_y, &f, 0);
+	snprintf(name, sizeof name, "conv2d_fwd_fused%s", tag);
+	check(name, d_y, y, ny);
+	float *all[] = {x, wt, isc, ish, osc, osh, res, xt, y};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		free(all[i]);
+	float *dall[] = {d_x, d_w, d_isc, d_ish, d_osc, d_osh, d_res, d_y};
+	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
+		CK(cudaFree(dall[i]));
+}
+
+/* bn_fold against the batch-norm definition, and affine_act_fwd with the
+ * folded values against batch norm then ReLU. */
+static void check_bn_fold(void)
+{
+	int c = 6;
+	size_t inner = 2 * 5 * 7, n = c * inner;
+	float *x = host_rand(n), *g = host_rand(c), *b = host_rand(c), *mean = host_rand(c), *var = host_rand(c);
+	for (int i = 0; i < c; i++)
+		var[i] = fabsf(var[i]) + 0.25f;
+	float *sc = host_copy(g, c), *sh = host_copy(b, c), *y = host_copy(x, n);
+	for (int i = 0; i < c; i++) {
+		sc[i] = (float)(g[i] / sqrt((double)var[i] + BN_EPS));
+		sh[i] = b[i] - mean[i] * sc[i];
+	}
+	cpu_bn_relu(x, g, b, mean, var, y, c, inner);
+	float *d_x = dev_from(x, n), *d_g = dev_from(g, c), *d_b = dev_from(b, c), *d_mean = dev_from(mean, c);
+	float *d_var = dev_from(var, c), *d_sc = dev_from(g, c), *d_sh = dev_from(g, c), *d_y = dev_from(x, n);
+	bn_fold(d_g, d_b, d_mean, d_var, d_sc, d_sh, c, 0);
+	check("bn_fold_scale", d_sc, sc, c);
+	check("bn_fold_shift", d_sh, sh, c);
+	affine_act_fwd(d_x, d_sc, d_sh, d_y, c, inner, 1, 0);
+	check("bn_relu_folded_fwd", d_y, y, n);
+	float *all[] = {x, g, b, mean, var, sc, sh, y};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		free(all[i]);
+	float *dall[] = {d_x, d_g, d_b, d_mean, d_var, d_sc, d_sh, d_y};
+	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
+		CK(cudaFree(dall[i]));
+}
+
+/* One DenseNet layer, BN -> ReLU -> 1x1 conv -> BN -> ReLU -> 3x3 conv, on a
+ * concatenated input: the six layers, then fused with both BN+ReLU in the
+ * convolutions' loads (2 kernels), then as the model's plan has it (the
+ * second BN+ReLU in the 1x1 convolution's store; 2 kernels); each against
+ * the CPU, and the kernels each way counted. */
+static void check_dense_layer(void)
+{
+	const int cin = 24, n = 2, h = 9, w = 9, mid = 16, growth = 8;
+	size_t inner = (size_t)n * h * w, nx = cin * inner, nu = mid * inner, ny = growth * inner;
+	struct conv_shape s1, s2;
+	conv_shape_init(&s1, cin, n, h, w, mid, 1, 1, 0);
+	conv_shape_init(&s2, mid, n, h, w, growth, 3, 1, 1);
+	float *x = host_rand(nx), *w1 = host_rand((size_t)mid * cin), *w2 = host_rand((size_t)growth * mid * 9);
+	float *bn[2][4]; /* gamma, beta, running mean, running variance */
+	int ch[2] = {cin, mid};
+	for (int l = 0; l < 2; l++) {
+		for (int j = 0; j < 4; j++)
+			bn[l][j] = host_rand(ch[l]);
+		for (int i = 0; i < ch[l]; i++)
+			bn[l][3][i] = fabsf(bn[l][3][i]) + 0.5f;
+	}
+	float *a = host_rand(nx), *u = host_rand(nu), *v = host_rand(nu), *y = host_rand(ny);
+	cpu_bn_relu(x, bn[0][0], bn[0][1], bn[0][2], bn[0][3], a, cin, inner);
+	cpu_conv_fwd(&s1, a, w1, u);
+	cpu_bn_relu(u, bn[1][0], bn[1][1], bn[1][2], bn[1][3], v, mid, inner);
+	cpu_conv_fwd(&s2, v, w2, y);
+
+	float *d_bn[2][4], *d_sc[2], *d_sh[2];
+	for (int l = 0; l < 2; l++) {
+		for (int j = 0; j < 4; j++)
+			d_bn[l][j] = dev_from(bn[l][j], ch[l]);
+		d_sc[l] = dev_from(bn[l][0], ch[l]);
+		d_sh[l] = dev_from(bn[l][0], ch[l]);
+		bn_fold(d_bn[l][0], d_bn[l][1], d_bn[l][2], d_bn[l][3], d_sc[l], d_sh[l], ch[l], 0);
+	}
+	float *d_x = dev_from(x, nx), *d_w1 = dev_from(w1, (size_t)mid * cin);
+	float *d_w2 = dev_from(w2, (size_t)growth * mid * 9);
+	float *d_t1 = dev_from(a, nx), *d_t2 = dev_from(a, nx), *d_u = dev_from(u, nu), *d_v = dev_from(u, nu);
+	float *d_y = dev_from(y, ny);
+
+	unsigned long k0 = layers_launches();
+	bn_fwd_infer(d_x, d_t1, d_bn[0][0], d_bn[0][1], d_bn[0][2], d_bn[0][3], cin, inner, 0);
+	relu_fwd(d_t1, d_t2, nx, 0);
+	conv2d_fwd(&s1, d_t2, d_w1, d_u, 0);
+	bn_fwd_infer(d_u, d_v, d_bn[1][0], d_bn[1][1], d_bn[1][2], d_bn[1][3], mid, inner, 0);
+	relu_fwd(d_v, d_u, nu, 0);
+	conv2d_fwd(&s2, d_u, d_w2, d_y, 0);
+	check_count("dense_layer_unfused_kernels", (long)(layers_launches() - k0), 6);
+	check("dense_layer_unfused", d_y, y, ny);
+
+	struct conv_fusion f1, f2;
+	memset(&f1, 0, sizeof f1);
+	memset(&f2, 0, sizeof f2);
+	f1.in_scale = d_sc[0];
+	f1.in_shift = d_sh[0];
+	f1.in_relu = 1;
+	f2.in_scale = d_sc[1];
+	f2.in_shift = d_sh[1];
+	f2.in_relu = 1;
+	CK(cudaMemset(d_y, 0, ny * sizeof(float)));
+	k0 = layers_launches();
+	conv2d_fwd_fused(&s1, d_x, d_w1, d_u, &f1, 0);
+	conv2d_fwd_fused(&s2, d_u, d_w2, d_y, &f2, 0);
+	check_count("dense_layer_fused_kernels", (long)(layers_launches() - k0), 2);
+	check("dense_layer_fused_input", d_y, y, ny);
+
+	struct conv_fusion f3 = f1;
+	f3.out_scale = d_sc[1];
+	f3.out_shift = d_sh[1];
+	f3.out_relu = 1;
+	CK(cudaMemset(d_y, 0, ny * sizeof(float)));
+	CK(cudaMemset(d_v, 0, nu * sizeof(float)));
+	conv2d_fwd_fused(&s1, d_x, d_w1, d_v, &f3, 0);
+	conv2d_fwd(&s2, d_v, d_w2, d_y, 0);
+	check("dense_layer_fused_epilogue", d_y, y, ny);
+
+	float *all[] = {x, w1, w2, a, u, v, y};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+		free(all[i]);
+	for (int l = 0; l < 2; l++) {
+		for (int j = 0; j < 4; j++) {
+			free(bn[l][j]);
+			CK(cudaFree(d_bn[l][j]));
+		}
+		CK(cudaFree(d_sc[l]));
+		CK(cudaFree(d_sh[l]));
+	}
+	float *dall[] = {d_x, d_w1, d_w2, d_t1, d_t2, d_u, d_v, d_y};
+	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
+		CK(cudaFree(dall[i]));
+}
+
+/* A demo model's batch-1 inference with its fused plan against the plain
+ * tape, with random batch norms and biases: logits and probabilities agree;
+ * each way launches the kernels its plan says (smtop-demo --kernels), the
+ * fused way fewer.  The fused pass runs first, on the zeroed activations of
+ * a new model, so no value of the plain pass can stand in for one it failed
+ * to write. */
+static void check_model_fusion(enum model_kind kind)
+{
+	char name[96];
+	const char *mk = model_kind_name(kind);
+	struct model *m = model_create(kind, 1, 0, 7);
+	model_randomize_affine(m, 11);
+	size_t n = model_outputs(m, 0, NULL, NULL);
+	float *lg[2], *pr[2];
+	int launched[2];
+	for (int fused = 1; fused >= 0; fused--) {
+		lg[fused] = host_rand(n);
+		pr[fused] = host_rand(n);
+		model_set_fusion(m, fused);
+		model_forward(m, 0);
+		model_outputs(m, 0, lg[fused], pr[fused]);
+		launched[fused] = model_last_forward_kernels(m);
+		snprintf(name, sizeof name, "model_%s_%s_kernels", mk, fused ? "fused" : "unfused");
+		check_count(name, launched[fused], model_inference_kernels(kind, fused));
+		if (model_verify(m, 0) != 0)
+			failures++;
+	}
+	snprintf(name, sizeof name, "model_%s_fused_logits", mk);
+	check_host(name, lg[1], lg[0], n, MODEL_TOL);
+	snprintf(name, sizeof name, "model_%s_fused_probs", mk);
+	check_host(name, pr[1], pr[0], n, MODEL_TOL);
+	int fewer = launched[1] < launched[0];
+	printf("kernels model=%s unfused=%d fused=%d %s\n", mk, launched[0], launched[1], fewer ? "ok" : "FAIL");
+	if (!fewer)
+		failures++;
+	for (int i = 0; i < 2; i++) {
+		free(lg[i]);
+		free(pr[i]);
+	}
+	model_destroy(m);
+}
+
+static void check_fusion(void)
+{
+	check_conv_fused("_in_3x3", FUSE_IN, 5, 2, 9, 11, 7, 3, 1, 1);
+	check_conv_fused("_in_3x3s2", FUSE_IN, 3, 2, 9, 10, 5, 3, 2, 1);
+	check_conv_fused("_in_1x1", FUSE_IN, 12, 3, 5, 5, 9, 1, 1, 0);
+	check_conv_fused("_in_1x1s2", FUSE_IN, 6, 2, 8, 8, 4, 1, 2, 0);
+	check_conv_fused("_in_tile64", FUSE_IN, 8, 8, 34, 34, 64, 3, 1, 1);
+	check_conv_fused("_bn_relu_7x7s2", FUSE_OUT_BN, 3, 1, 23, 23, 8, 7, 2, 3);
+	check_conv_fused("_bn_res_relu_1x1", FUSE_OUT_BN | FUSE_RES, 6, 3, 5, 5, 9, 1, 1, 0);
+	check_conv_fused("_bias_relu_3x3", FUSE_OUT_BIAS, 4, 2, 7, 7, 6, 3, 1, 1);
+	check_conv_fused("_in_out_1x1", FUSE_IN | FUSE_OUT_BN, 10, 2, 6, 6, 8, 1, 1, 0);
+	check_conv_fused("_in_out_3x3_tile64", FUSE_IN | FUSE_OUT_BN, 8, 8, 34, 34, 64, 3, 1, 1);
+	check_bn_fold();
+	check_dense_layer();
+	check_model_fusion(MODEL_DENSENET);
+	check_model_fusion(MODEL_RESNET);
+	check_model_fusion(MODEL_VGG);
+}
+
+int main(int argc, char **argv)
+{
+	int fusion_only = argc > 1 && strcmp(argv[1], "--check-fusion") == 0;
+	if (argc > 2 || (argc == 2 && !fusion_only)) {
+		fprintf(stderr, "usage: layercheck [--check-fusion]\n");
+		return 2;
+	}
 	int ndev = 0;
 	cudaError_t e = cudaGetDeviceCount(&ndev);
 	if (e != cudaSuccess || ndev == 0) {
 		fprintf(stderr, "layercheck: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0");
 		return 1;
+	}
+	if (fusion_only) {
+		check_fusion();
+		printf("layercheck %s failures=%d\n", failures ? "FAIL" : "ok", failures);
+		return failures ? 1 : 0;
 	}
 	check_conv("_3x3s2", 3, 2, 9, 11, 5, 3, 2, 1);
 	check_conv("_1x1", 6, 3, 5, 5, 9, 1, 1, 0);
@@ -447,6 +747,7 @@ int main(void)
 	check_pool("_2x2s2", 1, 2, 2, 8, 8, 2, 2, 0);
 	check_pool("_global", 0, 4, 2, 7, 7, 7, 1, 0);
 	check_softmax_sgd();
+	check_fusion();
 	printf("layercheck %s failures=%d\n", failures ? "FAIL" : "ok", failures);
 	return failures ? 1 : 0;
 }

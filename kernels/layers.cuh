@@ -33,6 +33,23 @@ void pool_shape_init(struct pool_shape *s, int c, int n, int h, int w, int k, in
 
 /* Implicit GEMM convolution (no bias): y[cout][n][oh][ow]. */
 void conv2d_fwd(const struct conv_shape *s, const float *x, const float *w, float *y, cudaStream_t st);
+/* Inference fusion (docs/kernels.md): the work of the layers around a
+ * convolution done inside it, so one kernel replaces up to five.
+ * Input side: each input element becomes x * in_scale[ci] + in_shift[ci]
+ * (then max(., 0) when in_relu) as the GEMM loads it; padded positions stay
+ * 0 after the transform, as they are when a separate BN+ReLU writes the
+ * tensor the convolution then pads.  Output side: each output becomes
+ * acc * out_scale[co] + out_shift[co] (+ res at the same index), then
+ * max(., 0) when out_relu.  A NULL scale is 1, a NULL shift or res 0: all
+ * zero, the struct gives conv2d_fwd's result (through another kernel). */
+struct conv_fusion {
+	const float *in_scale, *in_shift;
+	int in_relu;
+	const float *out_scale, *out_shift, *res;
+	int out_relu;
+};
+void conv2d_fwd_fused(const struct conv_shape *s, const float *x, const float *w, float *y,
+		      const struct conv_fusion *f, cudaStream_t st);
 void conv2d_bwd_data(const struct conv_shape *s, const float *dy, const float *w, float *dx, cudaStream_t st);
 void conv2d_bwd_weight(const struct conv_shape *s, const float *dy, const float *x, float *dw, cudaStream_t st);
 
@@ -50,6 +67,11 @@ void bias_act_bwd(const float *dy, const float *y, float *dx, float *db, int c, 
 /* db[c] += sum over the channel of dy (masked by y > 0 when y is not NULL). */
 void channel_sum(const float *dy, const float *y, float *db, int c, size_t inner, cudaStream_t st);
 
+/* y = act(x * scale[c] + shift[c]): batch norm with running statistics
+ * folded by bn_fold, and its ReLU, in one pass (inference). */
+void affine_act_fwd(const float *x, const float *scale, const float *shift, float *y, int c, size_t inner,
+		    int relu, cudaStream_t st);
+
 void relu_fwd(const float *x, float *y, size_t n, cudaStream_t st);
 void relu_bwd(const float *dy, const float *y, float *dx, size_t n, cudaStream_t st);
 void add_fwd(const float *a, const float *b, float *y, size_t n, cudaStream_t st);
@@ -61,6 +83,10 @@ void accumulate(const float *dy, float *dx, size_t n, cudaStream_t st); /* dx +=
 #define BN_MOMENTUM 0.1f
 void bn_fwd_infer(const float *x, float *y, const float *gamma, const float *beta, const float *rmean,
 		  const float *rvar, int c, size_t inner, cudaStream_t st);
+/* Inference batch norm as a per-channel affine: scale = gamma / sqrt(var +
+ * eps), shift = beta - mean * scale, as inference engines fold it once. */
+void bn_fold(const float *gamma, const float *beta, const float *rmean, const float *rvar, float *scale,
+	     float *shift, int c, cudaStream_t st);
 /* Training: batch statistics; saves mean and 1/std per channel, updates the
  * running statistics; `sums` is scratch of 2*c doubles. */
 void bn_fwd_train(const float *x, float *y, const float *gamma, const float *beta, float *rmean, float *rvar,
@@ -89,5 +115,8 @@ void fill_labels(int *labels, int n, int classes, unsigned seed, cudaStream_t st
 void fill_const(float *p, size_t n, float v, cudaStream_t st);
 
 int layers_sm_count(void);
+/* Kernels this thread has launched through these functions so far (the
+ * uninstrumented fill kernels included): a model counts its forward pass. */
+unsigned long layers_launches(void);
 
 #endif

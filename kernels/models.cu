@@ -1,7 +1,11 @@
 /* Models as a flat list of ops over tensors (a tiny tape): forward walks it in
  * order, backward in reverse.  Builders record offsets into a few arenas, not
  * pointers, so the arenas can be sized after building; one memset then zeroes
- * every gradient of a step and one launch updates every weight. */
+ * every gradient of a step and one launch updates every weight.
+ *
+ * Inference models also get a plan (plan_build): the tape with batch norm,
+ * ReLU, bias and residual adds folded into the convolutions next to them, as
+ * inference engines do, so a request launches fewer, larger kernels. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +20,16 @@
 #define IMG 224
 #define CLASSES 1000
 
-enum op_kind { OP_CONV, OP_BN, OP_RELU, OP_BIAS_ACT, OP_ADD, OP_MAXPOOL, OP_AVGPOOL, OP_LINEAR, OP_COPY, OP_SOFTMAX };
+enum op_kind {
+	OP_CONV, OP_BN, OP_RELU, OP_BIAS_ACT, OP_ADD, OP_MAXPOOL, OP_AVGPOOL, OP_LINEAR, OP_COPY, OP_SOFTMAX,
+	OP_AFFINE_ACT /* plan only: a folded batch norm and its ReLU */
+};
 
 struct tensor {
 	size_t off; /* floats into the activation (and activation-gradient) arena */
 	int c, n, h, w;
+	int view_of; /* parent tensor of a channel view, -1 for a tensor of its own */
+	int views;   /* views taken of it */
 };
 
 struct op {
@@ -32,6 +41,16 @@ struct op {
 	size_t w_off, b_off;   /* parameters: conv/linear weight, bias or bn gamma/beta */
 	size_t st_off;         /* bn state: running mean, var, saved mean, inv std (4c) */
 	size_t idx_off;        /* maxpool argmax (ints) */
+	/* Plan only (plan_build): the batch norms (indices into the tape) whose
+	 * folded affine a convolution applies to its input or output, or an
+	 * OP_AFFINE_ACT applies; -1 when none. */
+	int pre_bn, post_bn;
+	int pre_relu, post_relu;
+	int post_bias;         /* 1: b_off is a bias the convolution adds */
+	int res;               /* tensor the convolution adds before its ReLU, -1 none */
+	/* On a tape batch norm the plan folds: its scale and shift (2c) in aff. */
+	int folded;
+	size_t aff_off;
 };
 
 struct param_init {
@@ -47,12 +66,16 @@ struct model {
 	int nt;
 	struct op ops[MAX_OPS];
 	int nops;
+	struct op plan[MAX_OPS]; /* inference: the tape with fusions, plan_build */
+	int nplan;
+	int fused;               /* model_forward runs the plan */
+	int fwd_kernels;         /* launched by the last model_forward */
 	struct param_init inits[MAX_INITS];
 	int ninits;
-	size_t act_n, param_n, state_n, idx_n;
+	size_t act_n, param_n, state_n, idx_n, aff_n;
 	int max_c;
-	int input, probs;
-	float *act, *gact, *param, *gparam, *mom, *state;
+	int input, logits, probs;
+	float *act, *gact, *param, *gparam, *mom, *state, *aff;
 	int *idx, *labels;
 	double *sums;
 };
@@ -78,6 +101,8 @@ static int t_add(struct model *m, size_t off, int c, int h, int w)
 	t->n = m->batch;
 	t->h = h;
 	t->w = w;
+	t->view_of = -1;
+	t->views = 0;
 	if (c > m->max_c)
 		m->max_c = c;
 	return m->nt++;
@@ -95,7 +120,10 @@ static int t_new(struct model *m, int c, int h, int w)
 static int t_view(struct model *m, int parent, int c0, int c)
 {
 	struct tensor *p = &m->t[parent];
-	return t_add(m, p->off + (size_t)c0 * p->n * p->h * p->w, c, p->h, p->w);
+	int id = t_add(m, p->off + (size_t)c0 * p->n * p->h * p->w, c, p->h, p->w);
+	m->t[id].view_of = parent;
+	m->t[parent].views++;
+	return id;
 }
 
 static size_t p_new(struct model *m, size_t count, float scale)
@@ -121,6 +149,7 @@ static struct op *op_new(struct model *m, enum op_kind kind, int in, int out)
 	o->in = in;
 	o->in2 = -1;
 	o->out = out;
+	o->pre_bn = o->post_bn = o->res = -1;
 	return o;
 }
 
@@ -216,8 +245,8 @@ static int input_layer(struct model *m)
 
 static void head(struct model *m, int t)
 {
-	int logits = linear(m, t, CLASSES);
-	m->probs = op_new(m, OP_SOFTMAX, logits, t_new(m, CLASSES, 1, 1))->out;
+	m->logits = linear(m, t, CLASSES);
+	m->probs = op_new(m, OP_SOFTMAX, m->logits, t_new(m, CLASSES, 1, 1))->out;
 }
 
 static int stem(struct model *m)
@@ -298,6 +327,244 @@ static void build(struct model *m)
 		build_densenet(m);
 }
 
+/* ---- inference plan ------------------------------------------------------
+ * The tape with its batch norms, ReLUs, biases and residual adds folded into
+ * the convolutions around them (docs/kernels.md).  Inference only: training
+ * needs the intermediate tensors for its backward pass, and its batch norm
+ * uses batch statistics, not a fixed affine. */
+
+/* Nothing but one reader needs t, and no view shares its memory: its
+ * producer may hand the value to that reader without writing t. */
+static int t_private(const struct model *m, const int *uses, int t)
+{
+	const struct tensor *x = &m->t[t];
+	return uses[t] == 1 && x->view_of < 0 && x->views == 0;
+}
+
+/* The first op of the tape after `from` that reads t, or -1. */
+static int reader_of(const struct model *m, int from, int t)
+{
+	for (int j = from + 1; j < m->nops; j++)
+		if (m->ops[j].in == t || m->ops[j].in2 == t)
+			return j;
+	return -1;
+}
+
+/* The op reading t when t has no other reader and that op is still free. */
+static int sole_reader(const struct model *m, const int *uses, const char *absorbed, int from, int t)
+{
+	if (!t_private(m, uses, t))
+		return -1;
+	int j = reader_of(m, from, t);
+	return j >= 0 && !absorbed[j] ? j : -1;
+}
+
+/* Output side (post-activation: ResNet, VGG, the stems): conv -> BN [->
+ * ReLU], conv -> BN -> add -> ReLU, conv -> bias+ReLU.  The ops after the
+ * convolution are absorbed; the fused convolution (f[i]) takes the last
+ * one's output and runs at the last one's place, when the residual is
+ * ready.  Running it later than the tape did is safe: every value is written
+ * once, so its input still holds the same values then.  Returns that place. */
+static int fuse_epilogue(struct model *m, const int *uses, struct op *f, char *absorbed, int i)
+{
+	struct op *o = &f[i];
+	int j = sole_reader(m, uses, absorbed, i, o->out), last;
+	if (j < 0)
+		return i;
+	const struct op *r = &m->ops[j];
+	if (r->kind == OP_BIAS_ACT) {
+		o->post_bias = 1;
+		o->b_off = r->b_off;
+		o->post_relu = r->relu;
+		o->out = r->out;
+		absorbed[j] = 1;
+		return j;
+	}
+	if (r->kind != OP_BN)
+		return i;
+	o->post_bn = j;
+	o->out = r->out;
+	absorbed[last = j] = 1;
+	if ((j = sole_reader(m, uses, absorbed, last, o->out)) < 0)
+		return last;
+	r = &m->ops[j];
+	if (r->kind == OP_ADD) {
+		o->res = r->in == o->out ? r->in2 : r->in;
+		o->out = r->out;
+		absorbed[last = j] = 1;
+		if ((j = sole_reader(m, uses, absorbed, last, o->out)) < 0)
+			return last;
+		r = &m->ops[j];
+	}
+	if (r->kind == OP_RELU) {
+		o->post_relu = 1;
+		o->out = r->out;
+		absorbed[last = j] = 1;
+	}
+	return last;
+}
+
+/* Input side (pre-activation: DenseNet): BN -> ReLU whose output only
+ * convolutions read.  Each of them reads the BN's input instead and applies
+ * the affine and the ReLU as it loads; the BN and the ReLU go.  A BN -> ReLU
+ * read by anything else becomes one OP_AFFINE_ACT. */
+static void fuse_prologue(struct model *m, const int *uses, struct op *f, char *absorbed, int i)
+{
+	struct op *o = &f[i];
+	int j = sole_reader(m, uses, absorbed, i, o->out);
+	if (j < 0 || m->ops[j].kind != OP_RELU)
+		return;
+	int r = m->ops[j].out, convs = 0;
+	absorbed[j] = 1;
+	if (m->t[r].view_of < 0 && m->t[r].views == 0) {
+		for (int k = j; (k = reader_of(m, k, r)) >= 0;)
+			convs += m->ops[k].kind == OP_CONV && !absorbed[k];
+	}
+	if (convs > 0 && convs == uses[r]) {
+		for (int k = j; (k = reader_of(m, k, r)) >= 0;) {
+			f[k].in = o->in;
+			f[k].pre_bn = i;
+			f[k].pre_relu = 1;
+		}
+		absorbed[i] = 1;
+		return;
+	}
+	o->kind = OP_AFFINE_ACT;
+	o->pre_bn = i;
+	o->relu = 1;
+	o->out = r;
+}
+
+/* A copy out of a tensor nobody else reads (DenseNet's pool output into the
+ * next block's buffer): its producer writes the destination itself. */
+static int elide_copy(struct model *m, const int *uses, int i)
+{
+	const struct op *o = &m->ops[i];
+	if (!t_private(m, uses, o->in) || t_size(&m->t[o->in]) != t_size(&m->t[o->out]))
+		return 0;
+	for (int k = m->nplan - 1; k >= 0; k--)
+		if (m->plan[k].out == o->in) {
+			m->plan[k].out = o->out;
+			return 1;
+		}
+	return 0;
+}
+
+/* Every value an op reads was written by an earlier op, and none is written
+ * twice.  The tape holds this by construction; the plan must keep it
+ * through the moves and rewrites above, so a failure is a bug here. */
+static void check_order(const struct model *m, const struct op *ops, int n, const char *what)
+{
+	unsigned char *done = (unsigned char *)calloc(m->act_n / 8 + 1, 1);
+	if (!done)
+		die("out of host memory");
+	const char *bad = NULL;
+	const struct tensor *in = &m->t[m->input];
+	for (size_t k = in->off; k < in->off + t_size(in); k++)
+		done[k / 8] |= (unsigned char)(1u << (k % 8));
+	for (int i = 0; i < n && !bad; i++) {
+		const struct op *o = &ops[i];
+		int reads[3] = {o->in, o->in2, o->res};
+		for (int r = 0; r < 3 && !bad; r++) {
+			if (reads[r] < 0)
+				continue;
+			const struct tensor *t = &m->t[reads[r]];
+			for (size_t k = t->off; k < t->off + t_size(t) && !bad; k++)
+				if (!(done[k / 8] & (1u << (k % 8))))
+					bad = "reads a value no earlier op wrote";
+		}
+		const struct tensor *t = &m->t[o->out];
+		for (size_t k = t->off; k < t->off + t_size(t) && !bad; k++) {
+			if (done[k / 8] & (1u << (k % 8)))
+				bad = "writes a value twice";
+			done[k / 8] |= (unsigned char)(1u << (k % 8));
+		}
+		if (bad)
+			fprintf(stderr, "%s: model %s: %s op %d of %d %s\n", program_invocation_short_name,
+				model_kind_name(m->kind), what, i, n, bad);
+	}
+	free(done);
+	if (bad)
+		exit(1);
+}
+
+static void plan_build(struct model *m)
+{
+	int *uses = (int *)calloc(m->nt, sizeof(int));
+	int *delayed = (int *)malloc(m->nops * sizeof(int)); /* a convolution to run at this place */
+	char *absorbed = (char *)calloc(m->nops, 1);
+	struct op *f = (struct op *)malloc(m->nops * sizeof(struct op));
+	if (!uses || !delayed || !absorbed || !f)
+		die("out of host memory");
+	memcpy(f, m->ops, m->nops * sizeof(struct op));
+	for (int i = 0; i < m->nops; i++) {
+		uses[m->ops[i].in]++;
+		if (m->ops[i].in2 >= 0)
+			uses[m->ops[i].in2]++;
+		delayed[i] = -1;
+	}
+	m->nplan = 0;
+	for (int i = 0; i < m->nops; i++) {
+		int at = i;
+		if (!absorbed[i] && f[i].kind == OP_CONV)
+			at = fuse_epilogue(m, uses, f, absorbed, i);
+		else if (!absorbed[i] && f[i].kind == OP_BN)
+			fuse_prologue(m, uses, f, absorbed, i);
+		else if (!absorbed[i] && f[i].kind == OP_COPY)
+			absorbed[i] = (char)elide_copy(m, uses, i);
+		if (!absorbed[i] && at == i)
+			m->plan[m->nplan++] = f[i];
+		else if (!absorbed[i])
+			delayed[at] = i;
+		if (delayed[i] >= 0)
+			m->plan[m->nplan++] = f[delayed[i]];
+	}
+	/* Each batch norm the plan applies gets its folded scale and shift. */
+	m->aff_n = 0;
+	for (int k = 0; k < m->nplan; k++) {
+		int bns[2] = {m->plan[k].pre_bn, m->plan[k].post_bn};
+		for (int b = 0; b < 2; b++) {
+			struct op *bn = bns[b] >= 0 ? &m->ops[bns[b]] : NULL;
+			if (!bn || bn->folded)
+				continue;
+			bn->folded = 1;
+			bn->aff_off = m->aff_n;
+			m->aff_n += (2 * (size_t)m->t[bn->in].c + 63) & ~(size_t)63;
+		}
+	}
+	check_order(m, m->ops, m->nops, "tape");
+	check_order(m, m->plan, m->nplan, "inference plan");
+	free(uses);
+	free(delayed);
+	free(absorbed);
+	free(f);
+}
+
+static const float *aff_scale(const struct model *m, int bn)
+{
+	return m->aff + m->ops[bn].aff_off;
+}
+
+static const float *aff_shift(const struct model *m, int bn)
+{
+	return aff_scale(m, bn) + m->t[m->ops[bn].in].c;
+}
+
+/* The folded affine of every batch norm the plan applies, from its current
+ * parameters and running statistics (inference engines do this once). */
+static void fold_bn(struct model *m, cudaStream_t st)
+{
+	for (int i = 0; i < m->nops; i++) {
+		struct op *o = &m->ops[i];
+		if (o->kind != OP_BN || !o->folded)
+			continue;
+		int c = m->t[o->in].c;
+		const float *S = m->state + o->st_off;
+		bn_fold(m->param + o->w_off, m->param + o->b_off, S, S + c, m->aff + o->aff_off,
+			m->aff + o->aff_off + c, c, st);
+	}
+}
+
 static void *dev_alloc(size_t bytes)
 {
 	void *p = NULL;
@@ -343,7 +610,8 @@ const char *model_kind_name(enum model_kind kind)
 	return kind == MODEL_RESNET ? "resnet" : kind == MODEL_VGG ? "vgg" : "densenet";
 }
 
-struct model *model_create(enum model_kind kind, int batch, int training, unsigned seed)
+/* The host side: tape, plan and sizes; no CUDA call. */
+static struct model *model_new(enum model_kind kind, int batch, int training, unsigned seed)
 {
 	struct model *m = (struct model *)calloc(1, sizeof *m);
 	if (!m)
@@ -353,12 +621,22 @@ struct model *model_create(enum model_kind kind, int batch, int training, unsign
 	m->training = training;
 	m->seed = seed;
 	build(m); /* sizes only; pointers are resolved from offsets at run time */
+	if (!training)
+		plan_build(m);
+	m->fused = !training;
+	return m;
+}
+
+struct model *model_create(enum model_kind kind, int batch, int training, unsigned seed)
+{
+	struct model *m = model_new(kind, batch, training, seed);
 	m->act = (float *)dev_alloc(m->act_n * sizeof(float));
 	m->param = (float *)dev_alloc(m->param_n * sizeof(float));
 	m->state = (float *)dev_alloc(m->state_n * sizeof(float));
 	m->idx = (int *)dev_alloc(m->idx_n * sizeof(int));
 	m->labels = (int *)dev_alloc(batch * sizeof(int));
 	m->sums = (double *)dev_alloc(2 * (size_t)m->max_c * sizeof(double));
+	m->aff = (float *)dev_alloc(m->aff_n * sizeof(float));
 	if (training) {
 		m->gact = (float *)dev_alloc(m->act_n * sizeof(float));
 		m->gparam = (float *)dev_alloc(m->param_n * sizeof(float));
@@ -367,6 +645,7 @@ struct model *model_create(enum model_kind kind, int batch, int training, unsign
 	}
 	CK(cudaMemset(m->act, 0, m->act_n * sizeof(float)));
 	init_params(m, 0);
+	fold_bn(m, 0);
 	fill_uniform(m->act + m->t[m->input].off, t_size(&m->t[m->input]), 1.f, seed, 0);
 	fill_labels(m->labels, batch, CLASSES, seed, 0);
 	CK(cudaDeviceSynchronize());
@@ -389,14 +668,42 @@ static size_t inner_of(const struct model *m, int t)
 	return (size_t)x->n * x->h * x->w;
 }
 
-static void op_forward(struct model *m, struct op *o, cudaStream_t st)
+/* What a plan convolution does around its GEMM; 0 for a plain one. */
+static int conv_fusion_of(struct model *m, const struct op *o, struct conv_fusion *f)
+{
+	memset(f, 0, sizeof *f);
+	if (o->pre_bn >= 0) {
+		f->in_scale = aff_scale(m, o->pre_bn);
+		f->in_shift = aff_shift(m, o->pre_bn);
+	}
+	f->in_relu = o->pre_relu;
+	if (o->post_bn >= 0) {
+		f->out_scale = aff_scale(m, o->post_bn);
+		f->out_shift = aff_shift(m, o->post_bn);
+	} else if (o->post_bias) {
+		f->out_shift = m->param + o->b_off;
+	}
+	f->res = o->res >= 0 ? A(m, o->res) : NULL;
+	f->out_relu = o->post_relu;
+	return f->in_scale || f->in_relu || f->out_scale || f->out_shift || f->res || f->out_relu;
+}
+
+static void op_forward(struct model *m, const struct op *o, cudaStream_t st)
 {
 	struct tensor *x = &m->t[o->in], *y = &m->t[o->out];
 	float *P = m->param, *S = m->state + o->st_off;
 	int c = x->c;
+	struct conv_fusion fu;
 	switch (o->kind) {
 	case OP_CONV:
-		conv2d_fwd(&o->cs, A(m, o->in), P + o->w_off, A(m, o->out), st);
+		if (conv_fusion_of(m, o, &fu))
+			conv2d_fwd_fused(&o->cs, A(m, o->in), P + o->w_off, A(m, o->out), &fu, st);
+		else
+			conv2d_fwd(&o->cs, A(m, o->in), P + o->w_off, A(m, o->out), st);
+		break;
+	case OP_AFFINE_ACT:
+		affine_act_fwd(A(m, o->in), aff_scale(m, o->pre_bn), aff_shift(m, o->pre_bn), A(m, o->out), c,
+			       inner_of(m, o->in), o->relu, st);
 		break;
 	case OP_BN:
 		if (m->training)
@@ -479,13 +786,19 @@ static void op_backward(struct model *m, struct op *o, cudaStream_t st)
 	case OP_SOFTMAX:
 		softmax_xent_bwd(A(m, o->out), m->labels, G(m, o->in), c, x->n, st);
 		break;
+	case OP_AFFINE_ACT:
+		die("a fused op in the training tape");
 	}
 }
 
 void model_forward(struct model *m, cudaStream_t st)
 {
-	for (int i = 0; i < m->nops; i++)
-		op_forward(m, &m->ops[i], st);
+	unsigned long k0 = layers_launches();
+	const struct op *ops = m->fused ? m->plan : m->ops;
+	int n = m->fused ? m->nplan : m->nops;
+	for (int i = 0; i < n; i++)
+		op_forward(m, &ops[i], st);
+	m->fwd_kernels = (int)(layers_launches() - k0);
 }
 
 void model_train_step(struct model *m, cudaStream_t st, float lr)
@@ -531,7 +844,7 @@ void model_destroy(struct model *m)
 {
 	if (!m)
 		return;
-	void *ptrs[] = {m->act, m->gact, m->param, m->gparam, m->mom, m->state, m->idx, m->labels, m->sums};
+	void *ptrs[] = {m->act, m->gact, m->param, m->gparam, m->mom, m->state, m->idx, m->labels, m->sums, m->aff};
 	for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
 		if (ptrs[i])
 			CK(cudaFree(ptrs[i]));
@@ -550,6 +863,92 @@ size_t model_params(const struct model *m)
 
 size_t model_bytes(const struct model *m)
 {
-	size_t f = m->act_n + m->param_n + m->state_n + (m->training ? m->act_n + 2 * m->param_n : 0);
+	size_t f = m->act_n + m->param_n + m->state_n + m->aff_n + (m->training ? m->act_n + 2 * m->param_n : 0);
 	return f * sizeof(float) + m->idx_n * sizeof(int);
+}
+
+void model_set_fusion(struct model *m, int on)
+{
+	m->fused = on && !m->training;
+}
+
+int model_fused(const struct model *m)
+{
+	return m->fused;
+}
+
+/* Kernels op_forward launches: one per op, but three for a batch norm with
+ * batch statistics (sums, finalize, apply). */
+static int forward_kernels(const struct model *m)
+{
+	const struct op *ops = m->fused ? m->plan : m->ops;
+	int n = m->fused ? m->nplan : m->nops, k = 0;
+	for (int i = 0; i < n; i++)
+		k += ops[i].kind == OP_BN && m->training ? 3 : 1;
+	return k;
+}
+
+int model_forward_kernels(const struct model *m)
+{
+	return forward_kernels(m);
+}
+
+int model_last_forward_kernels(const struct model *m)
+{
+	return m->fwd_kernels;
+}
+
+int model_inference_kernels(enum model_kind kind, int fused)
+{
+	struct model *m = model_new(kind, 1, 0, 0);
+	m->fused = fused;
+	int k = forward_kernels(m);
+	free(m);
+	return k;
+}
+
+/* Host values in [lo, hi), a fixed sequence per seed. */
+static void host_uniform(float *p, int n, float lo, float hi, unsigned *state)
+{
+	for (int i = 0; i < n; i++) {
+		*state = *state * 1664525u + 1013904223u;
+		p[i] = lo + (hi - lo) * (float)(*state >> 8) / 16777216.f;
+	}
+}
+
+void model_randomize_affine(struct model *m, unsigned seed)
+{
+	float *h = (float *)malloc(4 * (size_t)m->max_c * sizeof(float));
+	if (!h)
+		die("out of host memory");
+	for (int i = 0; i < m->nops; i++) {
+		const struct op *o = &m->ops[i];
+		int c = m->t[o->in].c;
+		if (o->kind == OP_BN) {
+			host_uniform(h, c, 0.75f, 1.25f, &seed);         /* gamma */
+			host_uniform(h + c, c, -0.1f, 0.1f, &seed);      /* beta */
+			host_uniform(h + 2 * c, c, -0.1f, 0.1f, &seed);  /* running mean */
+			host_uniform(h + 3 * c, c, 0.75f, 1.25f, &seed); /* running variance */
+			CK(cudaMemcpy(m->param + o->w_off, h, c * sizeof(float), cudaMemcpyHostToDevice));
+			CK(cudaMemcpy(m->param + o->b_off, h + c, c * sizeof(float), cudaMemcpyHostToDevice));
+			CK(cudaMemcpy(m->state + o->st_off, h + 2 * c, 2 * c * sizeof(float), cudaMemcpyHostToDevice));
+		} else if (o->kind == OP_BIAS_ACT) {
+			host_uniform(h, c, -0.1f, 0.1f, &seed);
+			CK(cudaMemcpy(m->param + o->b_off, h, c * sizeof(float), cudaMemcpyHostToDevice));
+		}
+	}
+	free(h);
+	fold_bn(m, 0);
+	CK(cudaDeviceSynchronize());
+}
+
+size_t model_outputs(struct model *m, cudaStream_t st, float *logits, float *probs)
+{
+	size_t n = t_size(&m->t[m->probs]);
+	CK(cudaStreamSynchronize(st));
+	if (logits)
+		CK(cudaMemcpy(logits, A(m, m->logits), n * sizeof(float), cudaMemcpyDeviceToHost));
+	if (probs)
+		CK(cudaMemcpy(probs, A(m, m->probs), n * sizeof(float), cudaMemcpyDeviceToHost));
+	return n;
 }

@@ -520,8 +520,19 @@ static const struct scenario scenarios[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: smtop-demo --list\n"
+		   "       smtop-demo --kernels\n"
 		   "       smtop-demo NAME [--seconds S] [--arrival back-to-back|poisson] [--rate R]\n"
-		   "                       [--model resnet|vgg|densenet] [--batch N]\n");
+		   "                       [--model resnet|vgg|densenet] [--batch N] [--fusion on|off]\n");
+}
+
+/* Kernels per batch-1 inference request of each model, with and without the
+ * inference fusion, from the host-side plan: runs without a GPU. */
+static void list_kernels(void)
+{
+	static const enum model_kind kinds[] = {MODEL_RESNET, MODEL_VGG, MODEL_DENSENET};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		printf("kernels model=%s unfused=%d fused=%d\n", model_kind_name(kinds[i]),
+		       model_inference_kernels(kinds[i], 0), model_inference_kernels(kinds[i], 1));
 }
 
 static void list(void)
@@ -551,6 +562,10 @@ int main(int argc, char **argv)
 		list();
 		return 0;
 	}
+	if (strcmp(argv[1], "--kernels") == 0) {
+		list_kernels();
+		return 0;
+	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
 		return 0;
@@ -577,7 +592,10 @@ int main(int argc, char **argv)
 			o.batch = (int)d;
 		} else if (!bad && strcmp(a, "--model") == 0)
 			bad = model_kind_parse(v, &o.model);
-		else if (!bad && strcmp(a, "--arrival") == 0) {
+		else if (!bad && strcmp(a, "--fusion") == 0) {
+			o.unfused = strcmp(v, "off") == 0;
+			bad = !o.unfused && strcmp(v, "on") != 0;
+		} else if (!bad && strcmp(a, "--arrival") == 0) {
 			o.poisson = strcmp(v, "poisson") == 0;
 			bad = !o.poisson && strcmp(v, "back-to-back") != 0;
 		} else
@@ -590,7 +608,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("scenario %s seconds=%g model=%s batch=%d arrival=%s\n", o.scenario, o.seconds,
-	       model_kind_name(o.model), o.batch, o.poisson ? "poisson" : "back-to-back");
+	printf("scenario %s seconds=%g model=%s batch=%d arrival=%s fusion=%s\n", o.scenario, o.seconds,
+	       model_kind_name(o.model), o.batch, o.poisson ? "poisson" : "back-to-back", o.unfused ? "off" : "on");
 	return sc->run(&o);
 }

@@ -19,9 +19,19 @@
 #define NB ANALYSIS_PROFILE_BINS
 #define PROFILE_MIN_SHIFT 5 /* 32 ns, the %globaltimer tick */
 #define NKINDS (SMTOP_EV_TIMESLICE + 1)
+#define START_LINK_MIN_NS 1024
 
 struct span {
 	uint64_t s, e;
+};
+
+/* Points (times) grouped into clusters: sorted, disjoint [s, e] spans whose
+ * ends are points and inside which consecutive points are at most `link`
+ * apart.  The clusters depend only on the set of points, not on the order
+ * they came in. */
+struct clusters {
+	struct span *v;
+	size_t n, cap, hint;
 };
 
 /* Block time and block starts per time bin; bins are 2^shift ns wide and
@@ -33,6 +43,7 @@ struct profile {
 	unsigned shift;
 	uint64_t time[NB];
 	uint32_t starts[NB];
+	struct clusters start_runs; /* block starts, linked by start_link() */
 };
 
 /* What a grid's data pointer holds. */
@@ -52,6 +63,7 @@ struct grid {
 	int32_t dev;            /* index into devices */
 	uint8_t form;           /* enum grid_form */
 	uint8_t exact_cap;
+	uint16_t act;           /* index into its device's activities */
 };
 
 /* A kernel as verdicts need it; pid and context are its stream's. */
@@ -86,6 +98,13 @@ struct ext {
 	int32_t k;
 };
 
+/* A process's block events (starts and ends) on one device, clustered by
+ * ANALYSIS_SLICE_GAP_NS: what the time-slicing test reads. */
+struct activity {
+	uint32_t pid;
+	struct clusters ev;
+};
+
 struct device {
 	uint32_t id;
 	uint32_t sm_count;      /* 0 unless analysis_add_device told us */
@@ -96,6 +115,8 @@ struct device {
 	uint64_t maxlen;
 	struct ext *running;    /* kernels still running at the watermark */
 	size_t n_running, cap_running;
+	struct activity *acts;  /* per process */
+	size_t n_acts, cap_acts;
 };
 
 struct request {
@@ -274,6 +295,105 @@ static uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
 	return hi > lo ? hi - lo : 0;
 }
 
+/* ---- clusters of points ---- */
+
+/* Index of the first cluster that starts after t. */
+static size_t clusters_after(const struct clusters *c, uint64_t t)
+{
+	if (!c->n || t >= c->v[c->n - 1].s)
+		return c->n;
+	size_t l = 0, r = c->n;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (c->v[m].s <= t)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* Adds point t.  A point only ever joins its two neighbouring clusters, so
+ * the result is that of the whole set whatever the order. */
+static int clusters_insert(struct clusters *c, uint64_t t, uint64_t link)
+{
+	size_t i = clusters_after(c, t);
+	struct span *p = i ? &c->v[i - 1] : NULL;
+	if (p && t <= p->e) {
+		c->hint = i - 1;
+		return 0;
+	}
+	int to_prev = p && t - p->e <= link;
+	int to_next = i < c->n && c->v[i].s - t <= link;
+	if (to_prev && to_next) {
+		p->e = c->v[i].e;
+		memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof *c->v);
+		c->n--;
+		c->hint = i - 1;
+	} else if (to_prev) {
+		p->e = t;
+		c->hint = i - 1;
+	} else if (to_next) {
+		c->v[i].s = t;
+		c->hint = i;
+	} else {
+		if (c->n == c->cap) {
+			/* Most grids keep one or two clusters: start small. */
+			size_t cap = c->cap ? 2 * c->cap : 2;
+			struct span *v = realloc(c->v, cap * sizeof *v);
+			if (!v)
+				return -1;
+			c->v = v;
+			c->cap = cap;
+		}
+		memmove(&c->v[i + 1], &c->v[i], (c->n - i) * sizeof *c->v);
+		c->v[i] = (struct span){ t, t };
+		c->n++;
+		c->hint = i;
+	}
+	return 0;
+}
+
+/* Blocks come in time order per SM: most points fall in the cluster of the
+ * one before or extend the last cluster. */
+static inline int clusters_add(struct clusters *c, uint64_t t, uint64_t link)
+{
+	if (c->n) {
+		struct span *h = &c->v[c->hint], *last = &c->v[c->n - 1];
+		if (t >= h->s && t <= h->e)
+			return 0;
+		if (t > last->e && t - last->e <= link) {
+			last->e = t;
+			c->hint = c->n - 1;
+			return 0;
+		}
+	}
+	return clusters_insert(c, t, link);
+}
+
+/* Is there a point in the open interval (r, l)?  1 yes, 0 no, -1 cannot
+ * tell: (r, l) lies inside one cluster and is not longer than link (a
+ * longer interval inside a cluster must hold a point). */
+static int clusters_any_between(const struct clusters *c, uint64_t r, uint64_t l, uint64_t link)
+{
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) { /* first cluster ending after r */
+		size_t m = (lo + hi) / 2;
+		if (c->v[m].e <= r)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == c->n)
+		return 0;
+	const struct span *x = &c->v[lo];
+	if (x->s > r)
+		return x->s < l;
+	if (x->e < l)
+		return 1;
+	return l - r > link ? 1 : -1;
+}
+
 /* ---- per-grid profile ---- */
 
 static int prof_fits(unsigned shift, uint64_t lo, uint64_t hi)
@@ -381,8 +501,10 @@ static double prof_starts_between(const struct profile *p, uint64_t r, uint64_t 
 /* ---- packed profiles ----
  * shift (a byte), base, lo - (base << shift), hi - lo, the first bin that
  * is not empty and how many follow (a byte each), then time and starts of
- * those bins, all as LEB128 varints: about 120 bytes for a typical grid
- * instead of 416.  Packing is exact: prof_unpack gives the profile back. */
+ * those bins, then the clusters of block starts (their count, and each one's
+ * start from the previous one's end, the first from lo, and its length), all
+ * as LEB128 varints: about 120 bytes for a typical grid instead of 448 and
+ * its clusters.  Packing is exact: prof_unpack gives the profile back. */
 
 static uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
@@ -408,7 +530,13 @@ static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
 
 #define PACKED_MAX (3 + 3 * 10 + 2 * NB * 10)
 
-/* Packs p into out (PACKED_MAX bytes); returns the bytes used. */
+/* The most bytes prof_pack writes for p. */
+static size_t prof_packed_max(const struct profile *p)
+{
+	return PACKED_MAX + 10 + p->start_runs.n * 2 * 10;
+}
+
+/* Packs p into out (prof_packed_max bytes); returns the bytes used. */
 static size_t prof_pack(const struct profile *p, uint8_t *out)
 {
 	unsigned f = 0, l = NB;
@@ -427,13 +555,21 @@ static size_t prof_pack(const struct profile *p, uint8_t *out)
 		o = put_varint(o, p->time[i]);
 		o = put_varint(o, p->starts[i]);
 	}
+	const struct clusters *c = &p->start_runs;
+	uint64_t prev = p->lo;
+	o = put_varint(o, c->n);
+	for (size_t i = 0; i < c->n; i++) {
+		o = put_varint(o, c->v[i].s - prev);
+		o = put_varint(o, c->v[i].e - c->v[i].s);
+		prev = c->v[i].e;
+	}
 	return (size_t)(o - out);
 }
 
-/* Returns the bytes the packing took. */
-static size_t prof_unpack(const uint8_t *in, struct profile *p)
+/* Reads the bins into p (its clusters left empty); returns where the
+ * clusters of starts begin. */
+static const uint8_t *prof_unpack_bins(const uint8_t *in, struct profile *p)
 {
-	const uint8_t *from = in;
 	uint64_t v, cnt;
 	memset(p, 0, sizeof *p);
 	p->shift = *in++;
@@ -449,7 +585,68 @@ static size_t prof_unpack(const uint8_t *in, struct profile *p)
 		in = get_varint(in, &v);
 		p->starts[i] = (uint32_t)v;
 	}
+	return in;
+}
+
+/* The next packed cluster of starts, after the one that ended at *prev. */
+static const uint8_t *run_next(const uint8_t *in, uint64_t *prev, struct span *x)
+{
+	uint64_t d, len;
+	in = get_varint(in, &d);
+	in = get_varint(in, &len);
+	x->s = *prev + d;
+	x->e = x->s + len;
+	*prev = x->e;
+	return in;
+}
+
+/* Reads the bins into p (its clusters left empty); returns the bytes the
+ * packing took. */
+static size_t prof_unpack(const uint8_t *in, struct profile *p)
+{
+	const uint8_t *from = in;
+	uint64_t n, prev = 0;
+	struct span x;
+	in = prof_unpack_bins(in, p);
+	in = get_varint(in, &n);
+	for (uint64_t i = 0; i < n; i++)
+		in = run_next(in, &prev, &x);
 	return (size_t)(in - from);
+}
+
+/* Reads the packed clusters of starts at in into c (allocated); returns the
+ * end of the packing, NULL when out of memory. */
+static const uint8_t *runs_unpack(const uint8_t *in, uint64_t lo, struct clusters *c)
+{
+	uint64_t n, prev = lo;
+	in = get_varint(in, &n);
+	*c = (struct clusters){ 0 };
+	if (n && !(c->v = malloc(n * sizeof *c->v)))
+		return NULL;
+	c->n = c->cap = n;
+	for (uint64_t i = 0; i < n; i++)
+		in = run_next(in, &prev, &c->v[i]);
+	return in;
+}
+
+/* clusters_any_between on packed clusters of starts. */
+static int runs_any_between(const uint8_t *in, uint64_t lo, uint64_t r, uint64_t l,
+			    uint64_t link)
+{
+	uint64_t n, prev = lo;
+	struct span x;
+	in = get_varint(in, &n);
+	for (uint64_t i = 0; i < n; i++) {
+		in = run_next(in, &prev, &x);
+		if (x.e <= r)
+			continue;
+		if (x.s > r)
+			return x.s < l;
+		if (x.e < l)
+			return 1;
+		return l - r > link ? 1 : -1;
+	}
+	return 0;
 }
 
 static const uint8_t *grid_packed(const struct analysis *a, const struct grid *g)
@@ -495,8 +692,19 @@ static uint64_t grid_overlap(const struct analysis *an, const struct grid *g, ui
 	return sum;
 }
 
+/* Block starts of a profiled grid are clustered this close: a question
+ * about an interval longer than the link is answered exactly (see
+ * grid_started_between).  The floor bounds the clusters of a grid when the
+ * threshold is tiny. */
+static uint64_t start_link(const struct analysis *a)
+{
+	return umax(a->p.blocking_threshold_ns, START_LINK_MIN_NS);
+}
+
 /* Did the grid start a block after r and before l (both exclusive)?  First
- * and last starts answer most cases exactly; the profile answers the rest. */
+ * and last starts answer most cases, the clusters of starts the rest; only
+ * an interval not longer than the link inside one cluster falls back on the
+ * profile's estimate. */
 static int grid_started_between(const struct analysis *a, const struct grid *g, uint64_t r,
 				uint64_t l)
 {
@@ -505,14 +713,30 @@ static int grid_started_between(const struct analysis *a, const struct grid *g, 
 	if (g->first_start > r || g->last_start < l)
 		return 1;
 	struct profile tmp;
-	const struct profile *p = grid_profile(a, g, &tmp);
+	const struct profile *p = NULL;
+	int known = -1;
+	if (g->form == GRID_PROFILE) {
+		p = g->data;
+		known = clusters_any_between(&p->start_runs, r, l, start_link(a));
+	} else if (g->form == GRID_PACKED) {
+		const uint8_t *runs = prof_unpack_bins(grid_packed(a, g), &tmp);
+		p = &tmp;
+		known = runs_any_between(runs, tmp.lo, r, l, start_link(a));
+	}
 	if (p)
-		return prof_starts_between(p, r, l) >= 0.5;
+		return known >= 0 ? known : prof_starts_between(p, r, l) >= 0.5;
 	const struct span *exact = grid_exact(g);
 	for (uint32_t i = 0; i < g->n; i++)
 		if (exact[i].s > r && exact[i].s < l)
 			return 1;
 	return 0;
+}
+
+static void prof_free(struct profile *p)
+{
+	if (p)
+		free(p->start_runs.v);
+	free(p);
 }
 
 /* An unpacked profile is hot: it is packed once its blocks have stopped
@@ -536,8 +760,14 @@ static int grid_to_profile(struct analysis *a, int32_t gi)
 		a->n_hot--;
 		return -1;
 	}
-	for (uint32_t i = 0; i < g->n; i++)
+	for (uint32_t i = 0; i < g->n; i++) {
 		prof_add(p, exact[i].s, exact[i].e);
+		if (clusters_add(&p->start_runs, exact[i].s, start_link(a))) {
+			prof_free(p);
+			a->n_hot--;
+			return -1;
+		}
+	}
 	free(g->data);
 	g->data = p;
 	g->form = GRID_PROFILE;
@@ -556,7 +786,15 @@ static int grid_unpack(struct analysis *a, int32_t gi)
 		a->n_hot--;
 		return -1;
 	}
-	a->packs_dead += prof_unpack(grid_packed(a, g), p);
+	const uint8_t *from = grid_packed(a, g);
+	const uint8_t *runs = prof_unpack_bins(from, p);
+	const uint8_t *end = runs_unpack(runs, p->lo, &p->start_runs);
+	if (!end) {
+		free(p);
+		a->n_hot--;
+		return -1;
+	}
+	a->packs_dead += (size_t)(end - from);
 	g->data = p;
 	g->form = GRID_PROFILE;
 	return 0;
@@ -607,14 +845,13 @@ static void packs_squeeze(struct analysis *a)
 
 static int grid_pack(struct analysis *a, struct grid *g)
 {
-	uint8_t buf[PACKED_MAX];
-	size_t len = prof_pack(g->data, buf);
+	struct profile *p = g->data;
 	if (a->packs_dead > a->packs_len / 2 && a->packs_dead > (1u << 16))
 		packs_squeeze(a);
-	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + len, 1))
+	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + prof_packed_max(p), 1))
 		return -1;
-	memcpy(a->packs + a->packs_len, buf, len);
-	free(g->data);
+	size_t len = prof_pack(p, a->packs + a->packs_len);
+	prof_free(p);
 	g->data = (void *)(uintptr_t)a->packs_len;
 	g->form = GRID_PACKED;
 	a->packs_len += len;
@@ -668,6 +905,25 @@ static void device_extend(struct device *d, uint64_t s, uint64_t e)
 		d->t_max = e;
 }
 
+static int32_t activity_index(struct device *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->n_acts; i++)
+		if (d->acts[i].pid == pid)
+			return (int32_t)i;
+	if (array_grow((void **)&d->acts, &d->cap_acts, d->n_acts + 1, sizeof *d->acts))
+		return -1;
+	d->acts[d->n_acts] = (struct activity){ .pid = pid };
+	return (int32_t)d->n_acts++;
+}
+
+static const struct activity *activity_find(const struct device *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->n_acts; i++)
+		if (d->acts[i].pid == pid)
+			return &d->acts[i];
+	return NULL;
+}
+
 static uint64_t key2_of(uint64_t grid_id, uint32_t correlation_id)
 {
 	return grid_id ? grid_id : (correlation_id | (1ull << 63));
@@ -712,7 +968,8 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 			   const struct smtop_block *b)
 {
 	int32_t dev = device_index(a, b->device_id);
-	if (dev < 0 || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
+	int32_t act = dev < 0 ? -1 : activity_index(&a->devs[dev], pid);
+	if (act < 0 || act > UINT16_MAX || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
 		return -1;
 	int32_t gi = (int32_t)a->n_grids;
 	struct grid *g = &a->grids[gi];
@@ -722,6 +979,7 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 	g->grid_id = b->grid_id;
 	g->dev = dev;
 	g->form = GRID_EXACT;
+	g->act = (uint16_t)act;
 	g->first_start = UINT64_MAX;
 	if (imap_put(a, &a->grid_map, grid_key, gi))
 		return -1;
@@ -732,6 +990,17 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 		a->kernels_with_blocks_cache++;
 	}
 	return gi;
+}
+
+/* One block of a grid with an unpacked profile (GRID_PROFILE). */
+static int grid_add_profiled(struct analysis *a, struct grid *g, uint64_t s, uint64_t e)
+{
+	struct profile *p = g->data;
+	if (clusters_add(&p->start_runs, s, start_link(a)))
+		return -1;
+	g->n++;
+	prof_add(p, s, e);
+	return 0;
 }
 
 /* One block of a grid still keeping its blocks (GRID_EXACT); the block
@@ -746,9 +1015,7 @@ static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e
 			g->n++;
 			return -1;
 		}
-		g->n++;
-		prof_add(g->data, s, e);
-		return 0;
+		return grid_add_profiled(a, g, s, e);
 	}
 	size_t cap = g->exact_cap;
 	if (array_grow(&g->data, &cap, g->n, sizeof(struct span))) {
@@ -785,10 +1052,13 @@ static int grid_add_run(struct analysis *a, int32_t gi, const struct smtop_block
 		if (e > g->last_end)
 			g->last_end = e;
 		g->block_time += e - s;
-		if (g->form == GRID_PROFILE) {
-			g->n++;
-			prof_add(g->data, s, e);
-		} else if (grid_add_exact(a, gi, s, e)) {
+		struct clusters *ev = &d->acts[g->act].ev;
+		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||
+			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS);
+		if (!err)
+			err = g->form == GRID_PROFILE ? grid_add_profiled(a, g, s, e)
+						      : grid_add_exact(a, gi, s, e);
+		if (err) {
 			d->sm_seen = sm_top;
 			device_extend(d, smin, emax);
 			return -1;
@@ -833,7 +1103,9 @@ void analysis_free(struct analysis *a)
 	if (!a)
 		return;
 	for (size_t i = 0; i < a->n_grids; i++)
-		if (a->grids[i].form != GRID_PACKED)
+		if (a->grids[i].form == GRID_PROFILE)
+			prof_free(a->grids[i].data);
+		else if (a->grids[i].form == GRID_EXACT)
 			free(a->grids[i].data);
 	free(a->packs);
 	for (size_t i = 0; i < a->n_streams; i++) {
@@ -843,6 +1115,9 @@ void analysis_free(struct analysis *a)
 	for (size_t i = 0; i < a->n_devs; i++) {
 		free(a->devs[i].order);
 		free(a->devs[i].running);
+		for (size_t j = 0; j < a->devs[i].n_acts; j++)
+			free(a->devs[i].acts[j].ev.v);
+		free(a->devs[i].acts);
 	}
 	events_clear(&a->events);
 	events_clear(&a->prov);
@@ -1233,29 +1508,141 @@ static int lower_priority(int32_t culprit, int32_t victim)
 	       culprit > victim;
 }
 
-/* Time-slicing looks like other processes' kernels holding the device while
- * v waited and never sharing it with v once v ran. */
-static int looks_timesliced(struct analysis *a, const struct kern *v, uint64_t first,
-			    const struct cands *c)
+/* ---- time-slicing ---- */
+
+/* Index of the first cluster whose activity [s, e + gap) reaches past t. */
+static size_t clusters_reaching(const struct clusters *c, uint64_t t, uint64_t gap)
 {
-	struct ext vx = kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
-	vx.s = first;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct kern *k = &a->kerns[c->v[i].k];
+	size_t l = 0, r = c->n;
+	if (t < gap)
+		return 0;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (c->v[m].e + gap <= t)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* Is the process active somewhere in [lo, hi): a block event less than the
+ * gap before some time of it? */
+static int activity_in(const struct clusters *x, uint64_t lo, uint64_t hi)
+{
+	size_t i = clusters_reaching(x, lo, ANALYSIS_SLICE_GAP_NS);
+	return i < x->n && x->v[i].s < hi;
+}
+
+/* Do the activities of two processes ([t, t + gap) around each block event)
+ * meet inside [lo, hi)? */
+static int activities_meet(const struct clusters *x, const struct clusters *y, uint64_t lo,
+			   uint64_t hi)
+{
+	const uint64_t gap = ANALYSIS_SLICE_GAP_NS;
+	size_t i = clusters_reaching(x, lo, gap), j = clusters_reaching(y, lo, gap);
+	while (i < x->n && j < y->n && x->v[i].s < hi && y->v[j].s < hi) {
+		uint64_t xe = x->v[i].e + gap, ye = y->v[j].e + gap;
+		if (overlap(umax(x->v[i].s, lo), umin(xe, hi), umax(y->v[j].s, lo), umin(ye, hi)))
+			return 1;
+		if (xe < ye)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* Could v's episode be time-slicing judged from block events: v and every
+ * culprit have block records and every culprit is another process's. */
+static int slice_by_events(const struct analysis *a, const struct kern *v, const struct cands *c)
+{
+	if (!kern_grid(a, v) || !c->n)
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (kern_pid(a, &a->kerns[c->v[i].k]) == kern_pid(a, v) || !c->v[i].from_blocks)
+			return 0;
+	return 1;
+}
+
+/* The end of the window the time-slicing test reads: a gap past v's last
+ * block end. */
+static uint64_t slice_window_end(const struct analysis *a, const struct kern *v)
+{
+	return kern_grid(a, v)->last_end + ANALYSIS_SLICE_GAP_NS;
+}
+
+/* Every block event before the window's end is in: blocks that ended before
+ * the watermark are, and a block still running belongs to a kernel still
+ * running.  So wait while a kernel of v's or a culprit's process that began
+ * before the window's end (plus a gap for clock slack) still runs. */
+static int slice_data_complete(const struct analysis *a, const struct kern *v,
+			       const struct cands *c)
+{
+	if (a->watermark == ANALYSIS_WATERMARK_ALL || !slice_by_events(a, v, c))
+		return 1;
+	uint64_t hi = slice_window_end(a, v) + ANALYSIS_SLICE_GAP_NS;
+	if (a->watermark < hi)
+		return 0;
+	const struct device *d = &a->devs[kern_grid(a, v)->dev];
+	for (size_t i = 0; i < d->n_running; i++) {
+		const struct kern *k = &a->kerns[d->running[i].k];
+		if (d->running[i].s >= hi)
+			continue;
 		if (kern_pid(a, k) == kern_pid(a, v))
 			return 0;
-		struct ext x = kern_ext(a, c->v[i].k, a->watermark);
-		if (overlap(x.s, x.e, vx.s, vx.e))
-			return 0;
+		for (size_t j = 0; j < c->n; j++)
+			if (kern_pid(a, &a->kerns[c->v[j].k]) == kern_pid(a, k))
+				return 0;
 	}
 	return 1;
+}
+
+/* Time-sliced contexts take turns on the whole device: block events (starts
+ * and ends) of one process never come within a context switch of the
+ * other's, though a preempted block's recorded interval stays open across
+ * the other's slice.  docs/analysis.md states the rule and its limits. */
+static int looks_timesliced(struct analysis *a, const struct kern *v, uint64_t ready,
+			    uint64_t first, const struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (kern_pid(a, &a->kerns[c->v[i].k]) == kern_pid(a, v))
+			return 0;
+	if (!slice_by_events(a, v, c)) {
+		/* Kernel intervals only: other processes never overlap v's run. */
+		struct ext vx = kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
+		vx.s = first;
+		for (size_t i = 0; i < c->n; i++) {
+			struct ext x = kern_ext(a, c->v[i].k, a->watermark);
+			if (overlap(x.s, x.e, vx.s, vx.e))
+				return 0;
+		}
+		return 1;
+	}
+	const struct grid *vg = kern_grid(a, v);
+	const struct device *d = &a->devs[vg->dev];
+	const struct activity *own = activity_find(d, kern_pid(a, v));
+	uint64_t hi = slice_window_end(a, v);
+	int other_active = 0;
+	uint32_t done = kern_pid(a, v);
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t pid = kern_pid(a, &a->kerns[c->v[i].k]);
+		const struct activity *x = pid == done ? NULL : activity_find(d, pid);
+		if (!x)
+			continue;
+		done = pid;
+		if (own && activities_meet(&own->ev, &x->ev, ready, hi))
+			return 0;
+		other_active |= activity_in(&x->ev, ready, hi);
+	}
+	return other_active;
 }
 
 static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 				      uint64_t ready, uint64_t first, int started,
 				      const struct cands *c)
 {
-	if (started && looks_timesliced(a, v, first, c))
+	if (started && looks_timesliced(a, v, ready, first, c))
 		return SMTOP_EV_TIMESLICE;
 	int32_t pv = stream_prio(a, (int32_t)(v - a->kerns));
 	const struct grid *vg = kern_grid(a, v);
@@ -1366,7 +1753,7 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 	if (wait > a->p.blocking_threshold_ns) {
 		if (find_culprits(a, v, ready, first, c))
 			return -1;
-		if (c->incomplete)
+		if (c->incomplete || !slice_data_complete(a, v, c))
 			return 0;
 		if (c->n) {
 			struct smtop_event ev;
@@ -1634,12 +2021,19 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 		if (a->grids[i].form == GRID_EXACT)
 			out->grids += a->grids[i].exact_cap * sizeof(struct span);
 		else if (a->grids[i].form == GRID_PROFILE)
-			out->profiles += sizeof(struct profile);
+			out->profiles += sizeof(struct profile) +
+					 ((struct profile *)a->grids[i].data)->start_runs.cap *
+						 sizeof(struct span);
 	out->packed = a->packs_len;
 	out->index = (a->kern_map.cap + a->grid_map.cap) * sizeof(int32_t) +
 		     a->stream_map.cap * sizeof(struct slot) + a->cap_hot * sizeof *a->hot;
-	for (size_t i = 0; i < a->n_devs; i++)
-		out->index += (a->devs[i].cap_order + a->devs[i].cap_running) * sizeof(struct ext);
+	for (size_t i = 0; i < a->n_devs; i++) {
+		const struct device *d = &a->devs[i];
+		out->index += (d->cap_order + d->cap_running) * sizeof(struct ext) +
+			      d->cap_acts * sizeof *d->acts;
+		for (size_t j = 0; j < d->n_acts; j++)
+			out->index += d->acts[j].ev.cap * sizeof(struct span);
+	}
 	const struct vec_event *ev[2] = { &a->events, &a->prov };
 	for (int k = 0; k < 2; k++) {
 		out->events += ev[k]->n * sizeof *ev[k]->v;

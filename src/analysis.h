@@ -30,6 +30,10 @@
  * per-grid profile of ANALYSIS_PROFILE_BINS time bins (see docs). */
 #define ANALYSIS_EXACT_BLOCKS 32
 #define ANALYSIS_PROFILE_BINS 32
+/* Time-slicing test: block events of two processes at least this far apart
+ * are taken for separate time slices (a context switch on the H200 left
+ * 160 us or more between them; concurrent work, under 5 us). */
+#define ANALYSIS_SLICE_GAP_NS 32000u
 
 struct analysis;
 
@@ -123,7 +127,7 @@ struct analysis_memory {
 	size_t grids;           /* per-grid summaries and the blocks of small grids */
 	size_t profiles;        /* time profiles still taking blocks */
 	size_t packed;          /* packed profiles */
-	size_t index;           /* hashes, the culprit index */
+	size_t index;           /* hashes, the culprit index, block activity */
 	size_t events;          /* final and provisional events with their culprits */
 	size_t total;           /* all of the above and the rest */
 };

@@ -83,7 +83,8 @@ void info_print(FILE *out, const struct db_session_info *si)
 		fprintf(out, "%-14s N/A\n", "clock offset");
 	if (si->is_nsys)
 		fprintf(out, "%-14s nsys export %s%s%s%s\n", "schema",
-			si->nsys_schema ? si->nsys_schema : "(version not recorded)",
+			si->nsys_schema ? si->nsys_schema : si->nsys_before_3
+				? "older than 3.0 (no version recorded)" : "(version not recorded)",
 			si->nsys_product ? " (Nsight Systems " : "",
 			si->nsys_product ? si->nsys_product : "", si->nsys_product ? ")" : "");
 	else

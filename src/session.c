@@ -587,6 +587,7 @@ static int session_read_info(struct session *s, char *err, size_t errlen)
 	m->clock_offset_known = first->clock_offset_known;
 	m->nsys_schema = first->nsys_schema;
 	m->nsys_product = first->nsys_product;
+	m->nsys_before_3 = first->nsys_before_3;
 	m->ended = m->ended_clean = m->is_nsys = 1;
 	for (size_t i = 0; i < s->n_src; i++)
 		if (merge_info(s, &s->src[i].info, &dcap, &pcap) != 0)

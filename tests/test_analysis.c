@@ -4,7 +4,9 @@
 #include <criterion/parameterized.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "db/reader.h"
 #include "src/analysis.h"
 #include "tests/support/trace_support.h"
 
@@ -142,9 +144,11 @@ static void b_devices_apart(struct trace *t)
 	trace_blocks(t, 2, 1, 2, 4, 200, 300);
 }
 
-/* Another process held the device while the victim waited and never
- * shared it with the victim: time-slicing. */
-static void b_timeslice(struct trace *t)
+/* Another process held the device while the victim waited; its blocks end
+ * just as the victim's start (the MPS hand-over): no switch between time
+ * slices, so not time-slicing (the former rule, "no culprit resident during
+ * the victim's run", took it for one). */
+static void b_handover(struct trace *t)
 {
 	trace_stream(t, 2, 0, 1, LO);
 	trace_stream(t, 1, 0, 2, HI);
@@ -170,7 +174,7 @@ enum builder {
 	B_NO_CONTENTION, B_SIMPLE_BLOCKING, B_RESIDENT_INVERSION, B_DISPATCH_INVERSION,
 	B_EQUAL_PRIO, B_UNKNOWN_PRIO, B_UNKNOWN_VICTIM_PRIO, B_KERNEL_ONLY,
 	B_KERNEL_ONLY_RESIDENT, B_KERNEL_ONLY_DISPATCH, B_ZERO_LENGTH_VICTIM,
-	B_ZERO_LENGTH_CULPRIT, B_BACK_TO_BACK, B_EQUAL_READY, B_DEVICES_APART, B_TIMESLICE,
+	B_ZERO_LENGTH_CULPRIT, B_BACK_TO_BACK, B_EQUAL_READY, B_DEVICES_APART, B_HANDOVER,
 	B_NOT_TIMESLICE,
 };
 
@@ -178,7 +182,7 @@ static void (*const builders[])(struct trace *t) = {
 	b_no_contention, b_simple_blocking, b_resident_inversion, b_dispatch_inversion,
 	b_equal_prio, b_unknown_prio, b_unknown_victim_prio, b_kernel_only,
 	b_kernel_only_resident, b_kernel_only_dispatch, b_zero_length_victim,
-	b_zero_length_culprit, b_back_to_back, b_equal_ready, b_devices_apart, b_timeslice,
+	b_zero_length_culprit, b_back_to_back, b_equal_ready, b_devices_apart, b_handover,
 	b_not_timeslice,
 };
 
@@ -211,7 +215,7 @@ ParameterizedTestParameters(analysis, scenarios)
 		{ B_BACK_TO_BACK, 0, 0, 0, 0, 0 },
 		{ B_EQUAL_READY, 2, SMTOP_EV_BLOCKING, 90000, 1, 1 },
 		{ B_DEVICES_APART, 0, 0, 0, 0, 0 },
-		{ B_TIMESLICE, 1, SMTOP_EV_TIMESLICE, 90000, 1, 1 },
+		{ B_HANDOVER, 1, SMTOP_EV_INVERSION_RESIDENT, 90000, 1, 1 },
 		{ B_NOT_TIMESLICE, 1, SMTOP_EV_BLOCKING, 90000, 1, 1 },
 	};
 	return cr_make_param_array(struct scase, cases, sizeof cases / sizeof cases[0]);
@@ -546,4 +550,358 @@ Test(analysis, profiles_are_packed_behind_the_blocks)
 	analysis_free(fwd);
 	analysis_free(rev);
 	trace_free(t);
+}
+
+/* A profiled culprit grid (more than ANALYSIS_EXACT_BLOCKS) whose starts
+ * share one profile bin with the victim's whole wait: 20 blocks start just
+ * before ready, one just after the victim's last start, and `inside` more
+ * between them.  The profile alone cannot tell; the recorded starts can,
+ * also once the profile is packed (`packed`: all blocks in, then packed,
+ * then the verdicts). */
+static struct analysis *binned_starts(uint64_t inside, int packed)
+{
+	/* Extent [0, 1000000]: 32 bins of 32768 ns; bin 10 holds the wait. */
+	const uint64_t r = 10 * 32768 + 2000, l = r + 26000, end = 1000000;
+	struct trace *t = trace_new();
+	trace_device(t, 0, 132);
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 0, 1, 1, 0, 0, end);
+	trace_blocks(t, 1, 0, 1, 32, 0, end);
+	trace_blocks(t, 1, 0, 1, 20, r - 1000, end);
+	trace_blocks(t, 1, 0, 1, 1, l + 1000, end);
+	if (inside)
+		trace_blocks(t, 1, 0, 1, 1, inside, end);
+	trace_kernel(t, 1, 0, 2, 2, r, r + 25000, l + 4000);
+	trace_blocks(t, 1, 0, 2, 1, r + 25000, l + 4000);
+	trace_blocks(t, 1, 0, 2, 1, l, l + 4000);
+	struct analysis *a;
+	if (packed) {
+		a = analysis_new(NULL);
+		feed_records(t, a);
+		for (size_t i = 0; i < t->n_blocks; i++) {
+			const struct trace_block *x = &t->blocks[i];
+			cr_assert_eq(analysis_add_block(a, x->pid, x->context_id, &x->b), 0);
+		}
+		analysis_compact(a);
+		struct analysis_memory mem;
+		analysis_memory(a, &mem);
+		cr_assert_gt(mem.packed, 0);
+		cr_assert_eq(mem.profiles, 0);
+		cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	} else {
+		a = run_all(t, 0);
+	}
+	trace_free(t);
+	return a;
+}
+
+ParameterizedTestParameters(analysis, profiled_culprit_dispatch_from_recorded_starts)
+{
+	static int packed[] = { 0, 1 };
+	return cr_make_param_array(int, packed, 2);
+}
+
+ParameterizedTest(int *packed, analysis, profiled_culprit_dispatch_from_recorded_starts)
+{
+	const uint64_t r = 10 * 32768 + 2000;
+	struct analysis *a = binned_starts(0, *packed);
+	cr_assert_eq(analysis_event_count(a), 1);
+	cr_expect_eq(analysis_event(a, 0)->wait_ns, 25000);
+	cr_expect_eq(analysis_event(a, 0)->kind, SMTOP_EV_INVERSION_RESIDENT,
+		     "no culprit block started between ready and the victim's last start: %s",
+		     analysis_kind_name(analysis_event(a, 0)->kind));
+	analysis_free(a);
+	a = binned_starts(r + 10000, *packed);
+	cr_assert_eq(analysis_event_count(a), 1);
+	cr_expect_eq(analysis_event(a, 0)->kind, SMTOP_EV_INVERSION_DISPATCH,
+		     "a culprit block started at ready + 10 us: %s",
+		     analysis_kind_name(analysis_event(a, 0)->kind));
+	analysis_free(a);
+}
+
+/* ---- time-slicing ---- */
+
+#define GAP ANALYSIS_SLICE_GAP_NS
+
+/* Two processes take turns on a 4-SM device.  Process 2 (priority 0) runs
+ * 100 us waves of grid 1 in its slices [0, 2000 us] and [4400, 6400 us);
+ * the wave it starts at 2000 us is preempted at once and ends only after
+ * the process resumes.  Process 1 (priority -5) submits grid 2 at 1000 us;
+ * it runs in process 1's slice from 2000 us + switch_gap.  same_pid puts
+ * both in process 1 on two streams. */
+static void slices(struct trace *t, uint64_t switch_gap, int same_pid)
+{
+	const uint64_t us = 1000, p2 = same_pid ? 1 : 2;
+	trace_device(t, 0, 4);
+	trace_stream(t, (uint32_t)p2, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, (uint32_t)p2, 0, 1, 1, 0, 0, 6400 * us);
+	for (uint64_t w = 0; w < 20; w++)
+		trace_blocks(t, (uint32_t)p2, 0, 1, 4, w * 100 * us, (w + 1) * 100 * us);
+	/* Started at 2000 us, preempted, resumed at 4400 us. */
+	trace_blocks(t, (uint32_t)p2, 0, 1, 4, 2000 * us, 4450 * us);
+	for (uint64_t w = 0; w < 19; w++)
+		trace_blocks(t, (uint32_t)p2, 0, 1, 4, 4500 * us + w * 100 * us,
+			     4600 * us + w * 100 * us);
+	uint64_t v0 = 2000 * us + switch_gap;
+	trace_kernel(t, 1, 0, 2, 2, 1000 * us, v0, v0 + 300 * us);
+	for (uint64_t w = 0; w < 3; w++)
+		trace_blocks(t, 1, 0, 2, 4, v0 + w * 100 * us, v0 + (w + 1) * 100 * us);
+}
+
+/* The same load shared the MPS way: process 2's blocks keep starting and
+ * ending on SMs 2-3 while process 1's victim runs on SMs 0-1 as soon as
+ * process 2's blocks there end. */
+static void shared(struct trace *t)
+{
+	const uint64_t us = 1000;
+	trace_device(t, 0, 4);
+	trace_stream(t, 2, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 2, 0, 1, 1, 0, 0, 4000 * us);
+	for (uint64_t w = 0; w < 40; w++) {
+		/* SMs 0-1 busy until 2000 us, SMs 2-3 all along, 7 us apart. */
+		if (w < 20)
+			trace_blocks(t, 2, 0, 1, 2, w * 100 * us, (w + 1) * 100 * us);
+		trace_blocks(t, 2, 0, 1, 4, w * 100 * us + 7 * us, (w + 1) * 100 * us + 7 * us);
+	}
+	trace_kernel(t, 1, 0, 2, 2, 1000 * us, 2000 * us, 2300 * us);
+	for (uint64_t w = 0; w < 3; w++)
+		trace_blocks(t, 1, 0, 2, 2, 2000 * us + w * 100 * us, 2000 * us + (w + 1) * 100 * us);
+}
+
+static const struct smtop_event *only_event(struct analysis *a)
+{
+	cr_assert_eq(analysis_event_count(a), 1, "%zu events", analysis_event_count(a));
+	return analysis_event(a, 0);
+}
+
+Test(analysis, timeslice_from_alternating_slices)
+{
+	struct trace *t = trace_new();
+	slices(t, 200000, 0);
+	struct analysis *a = run_all(t, 0);
+	const struct smtop_event *e = only_event(a);
+	/* The preempted wave [2000, 4450 us) is open across the victim's run. */
+	cr_expect_eq(e->kind, SMTOP_EV_TIMESLICE, "kind %s", analysis_kind_name(e->kind));
+	cr_expect_eq(e->wait_ns, 1200000);
+	cr_expect_eq(e->culprits[0].pid, 2);
+	cr_expect_eq(e->from_blocks, 1);
+	struct analysis *inc = analysis_new(NULL);
+	trace_feed_pieces(t, inc, 7, 3);
+	char why[128] = "";
+	cr_expect_eq(trace_compare(a, inc, why, sizeof why), 0, "%s", why);
+	analysis_free(inc);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* The switch gap at the rule's edge: events exactly GAP apart are separate
+ * slices, one ns closer they are shared work. */
+Test(analysis, timeslice_gap_edge)
+{
+	struct trace *t = trace_new();
+	slices(t, GAP, 0);
+	struct analysis *a = run_all(t, 0);
+	cr_expect_eq(only_event(a)->kind, SMTOP_EV_TIMESLICE, "%s",
+		     analysis_kind_name(only_event(a)->kind));
+	analysis_free(a);
+	trace_free(t);
+	t = trace_new();
+	slices(t, GAP - 1, 0);
+	a = run_all(t, 0);
+	cr_expect_eq(only_event(a)->kind, SMTOP_EV_INVERSION_DISPATCH, "%s",
+		     analysis_kind_name(only_event(a)->kind));
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(analysis, shared_device_is_not_timeslice)
+{
+	struct trace *t = trace_new();
+	shared(t);
+	struct analysis *a = run_all(t, 0);
+	const struct smtop_event *e = only_event(a);
+	/* Process 2 keeps dispatching on SMs 2-3 while the victim waits. */
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_DISPATCH, "kind %s", analysis_kind_name(e->kind));
+	cr_expect_eq(e->wait_ns, 1000000);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(analysis, same_process_slices_are_not_timeslice)
+{
+	struct trace *t = trace_new();
+	slices(t, 200000, 1);
+	struct analysis *a = run_all(t, 0);
+	cr_expect_eq(only_event(a)->kind, SMTOP_EV_INVERSION_DISPATCH, "%s",
+		     analysis_kind_name(only_event(a)->kind));
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Live: a block of the other process that starts during the victim's run
+ * belongs to a kernel still running at the watermark, so it is not in yet;
+ * the verdict waits for it instead of calling the episode time-slicing. */
+Test(analysis, timeslice_verdict_waits_for_running_kernels)
+{
+	const uint64_t us = 1000;
+	struct trace *t = trace_new();
+	slices(t, 200000, 0);
+	struct smtop_kernel *late = trace_kernel(t, 2, 0, 3, 3, 2305 * us, 2305 * us, 9000 * us);
+	trace_stream(t, 2, 0, 3, LO);
+	trace_blocks(t, 2, 0, 3, 1, 2305 * us, 9000 * us);
+	struct analysis *whole = run_all(t, 0);
+	cr_expect_eq(only_event(whole)->kind, SMTOP_EV_INVERSION_DISPATCH, "%s",
+		     analysis_kind_name(only_event(whole)->kind));
+
+	struct analysis *a = analysis_new(NULL);
+	for (size_t i = 0; i < t->n_streams; i++)
+		analysis_add_stream(a, &t->streams[i]);
+	analysis_add_device(a, &t->devices[0]);
+	struct smtop_kernel running = *late;
+	running.end = 0;
+	for (size_t i = 0; i < t->n_kernels; i++)
+		analysis_add_kernel(a, t->kernels[i].grid_id == 3 ? &running : &t->kernels[i]);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		if (t->blocks[i].b.grid_id != 3)
+			analysis_add_block(a, t->blocks[i].pid, 1, &t->blocks[i].b);
+	cr_assert_eq(analysis_update(a, 8000 * us), 0);
+	cr_expect_eq(analysis_event_count(a), 0, "decided before the running kernel's blocks came");
+	analysis_add_kernel(a, late);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		if (t->blocks[i].b.grid_id == 3)
+			analysis_add_block(a, t->blocks[i].pid, 1, &t->blocks[i].b);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	char why[128] = "";
+	cr_expect_eq(trace_compare(whole, a, why, sizeof why), 0, "%s", why);
+	analysis_free(a);
+	analysis_free(whole);
+	trace_free(t);
+}
+
+/* Recorded sessions read straight into an analysis; split gives each
+ * stream a process of its own, which is what the same work looks like
+ * under MPS (blocks of both share the SMs). */
+struct fixture_feed {
+	struct analysis *a;
+	struct smtop_kernel *k;
+	size_t n, cap, last;
+	int split;
+};
+
+static uint32_t split_pid(uint32_t pid, uint32_t stream)
+{
+	return pid * 1000u + stream;
+}
+
+static int fx_kernel(void *ud, const struct smtop_kernel *k)
+{
+	struct fixture_feed *f = ud;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 256;
+		f->k = realloc(f->k, f->cap * sizeof *f->k);
+		cr_assert_not_null(f->k);
+	}
+	f->k[f->n] = *k;
+	if (f->split)
+		f->k[f->n].pid = split_pid(k->pid, k->stream_id);
+	return analysis_add_kernel(f->a, &f->k[f->n++]);
+}
+
+static int fx_stream(void *ud, const struct smtop_stream *s)
+{
+	struct fixture_feed *f = ud;
+	struct smtop_stream c = *s;
+	if (f->split)
+		c.pid = split_pid(s->pid, s->stream_id);
+	return analysis_add_stream(f->a, &c);
+}
+
+static int fx_is_kernel(const struct smtop_kernel *k, const struct smtop_block *b, uint32_t pid,
+			uint32_t ctx)
+{
+	return k->grid_id == b->grid_id && k->context_id == ctx &&
+	       k->pid == split_pid(pid, k->stream_id);
+}
+
+static int fx_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct fixture_feed *f = ud;
+	uint32_t p = pid;
+	/* Blocks come in runs of one grid: try the last kernel found first. */
+	if (f->split && f->n && !fx_is_kernel(&f->k[f->last], b, pid, ctx))
+		for (size_t i = 0; i < f->n; i++)
+			if (fx_is_kernel(&f->k[i], b, pid, ctx)) {
+				f->last = i;
+				break;
+			}
+	if (f->split && f->n && fx_is_kernel(&f->k[f->last], b, pid, ctx))
+		p = f->k[f->last].pid;
+	return analysis_add_block(f->a, p, ctx, b);
+}
+
+static struct analysis *fixture_analysis(const char *name, int split, struct db_reader **rd)
+{
+	char path[256], err[256];
+	snprintf(path, sizeof path, "tests/fixtures/%s.smtop", name);
+	cr_assert_eq(db_reader_open(rd, path, err, sizeof err), 0, "%s", err);
+	struct db_session_info info;
+	cr_assert_eq(db_reader_info(*rd, &info), 0);
+	struct fixture_feed f = { analysis_new(NULL), NULL, 0, 0, 0, split };
+	cr_assert_not_null(f.a);
+	for (size_t i = 0; i < info.n_devices; i++)
+		analysis_add_device(f.a, &info.devices[i]);
+	int64_t km = 0, bm = 0;
+	cr_assert_eq(db_reader_streams(*rd, fx_stream, &f), 0);
+	cr_assert_eq(db_reader_new_kernels(*rd, &km, fx_kernel, &f), 0);
+	cr_assert_eq(db_reader_new_blocks(*rd, &bm, fx_block, &f), 0);
+	cr_assert_eq(analysis_update(f.a, ANALYSIS_WATERMARK_ALL), 0);
+	free(f.k);
+	return f.a;
+}
+
+static size_t count_kind(const struct analysis *a, enum smtop_event_kind k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < analysis_event_count(a); i++)
+		n += analysis_event(a, i)->kind == k;
+	return n;
+}
+
+Test(analysis, recorded_timeslice_is_timeslice)
+{
+	struct db_reader *rd;
+	struct analysis *a = fixture_analysis("timeslice", 0, &rd);
+	size_t n = analysis_event_count(a);
+	cr_expect_gt(n, 0);
+	cr_expect_eq(count_kind(a, SMTOP_EV_TIMESLICE), n, "%zu of %zu episodes are timeslice",
+		     count_kind(a, SMTOP_EV_TIMESLICE), n);
+	analysis_free(a);
+	db_reader_close(rd);
+}
+
+/* One-process sessions with their streams made processes: shared SMs, so
+ * every episode keeps its kind and none is time-slicing. */
+Test(analysis, recorded_concurrency_as_processes_is_not_timeslice)
+{
+	static const char *const names[] = { "priority-vs-training", "equal-priority",
+					     "head-of-line" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		struct db_reader *r1, *r2;
+		struct analysis *one = fixture_analysis(names[i], 0, &r1);
+		struct analysis *many = fixture_analysis(names[i], 1, &r2);
+		cr_expect_gt(analysis_event_count(one), 0, "%s", names[i]);
+		cr_expect_eq(analysis_event_count(many), analysis_event_count(one), "%s", names[i]);
+		cr_expect_eq(count_kind(many, SMTOP_EV_TIMESLICE), 0, "%s: %zu timeslice", names[i],
+			     count_kind(many, SMTOP_EV_TIMESLICE));
+		for (size_t k = 0; k < analysis_event_count(one) && k < analysis_event_count(many); k++)
+			cr_expect_eq(analysis_event(many, k)->kind, analysis_event(one, k)->kind,
+				     "%s episode %zu", names[i], k);
+		analysis_free(one);
+		analysis_free(many);
+		db_reader_close(r1);
+		db_reader_close(r2);
+	}
 }

@@ -5,19 +5,6 @@
 #include "db/blockcodec.h"
 #include "tests/support/db_support.h"
 
-static int cmp_block(const void *pa, const void *pb)
-{
-	const struct smtop_block *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	if (a->grid_id != b->grid_id)
-		return a->grid_id < b->grid_id ? -1 : 1;
-	return (a->block > b->block) - (a->block < b->block);
-}
-
 /* Encodes a copy of in[0..n), decodes, and checks the same multiset of blocks. */
 static size_t round_trip(const struct smtop_block *in, size_t n, uint16_t sm)
 {
@@ -36,7 +23,7 @@ static size_t round_trip(const struct smtop_block *in, size_t n, uint16_t sm)
 		if (want[i].end < want[i].start)
 			want[i].end = want[i].start;
 	}
-	qsort(want, n, sizeof *want, cmp_block);
+	qsort(want, n, sizeof *want, db_blockcodec_cmp);
 	len = db_blockcodec_encode(work, n, buf);
 	cr_assert_gt(len, 0);
 	cr_assert_leq(len, DB_BLOCKCODEC_MAX_BYTES(n));

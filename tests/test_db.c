@@ -375,6 +375,33 @@ Test(db, clock_offset_estimated_when_not_stored)
 	db_reader_close(r);
 }
 
+/* A live file without a stored offset: estimated again only as the chunks
+ * double, not on every batch (which kept a live view seconds behind). */
+Test(db, clock_offset_not_estimated_on_every_batch)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+	struct collect c = { 0 };
+	int64_t bwm = 0;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	r = open_reader(path);
+	for (int i = 0; i < 64; i++) {
+		write_everything(w, 1);
+		cr_assert_eq(db_reader_new_blocks(r, &bwm, on_block, &c), 0);
+	}
+	cr_assert_eq(c.blocks, 64 * 264);
+	cr_assert_leq(db_reader_offset_estimates(r), 8, "%u estimates for 64 batches",
+		      db_reader_offset_estimates(r));
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.clock_offset_ns, 60000);
+	db_writer_close(w);
+	db_reader_close(r);
+}
+
 Test(db, two_writers_two_pids)
 {
 	char path[256];

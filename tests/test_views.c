@@ -327,6 +327,30 @@ Test(views, help_and_quit)
 	cr_expect(a.quit);
 }
 
+Test(views, live_events_pane_shows_the_newest)
+{
+	m.live = 1;
+	app_init(&a, &m);
+	screen_layout(&a, &m, 80, 24);
+	int rows = a.layout.events_rows;
+	cr_assert_gt(rows, 0);
+	for (int i = 0; i < 2 * rows; i++) {
+		/* copies of the last one, later and later, as a live feed adds them */
+		struct smtop_event e = m.events[m.n_events - 1].ev;
+		e.ready += 1000;
+		e.start += 1000;
+		cr_assert_eq(model_add_event(&m, &e), 0);
+	}
+	model_flush(&m);
+	cr_assert_gt(m.n_events, (size_t)rows, "%zu events, %d rows", m.n_events, rows);
+	app_tick(&a, 0);
+	cr_expect_eq(a.ev_scroll, (int)(m.n_events - (size_t)rows), "the last rows show the newest");
+	app_goto_event(&a, 0);
+	cr_expect_not(a.follow, "going to an event stops following");
+	app_tick(&a, 0);
+	cr_expect_eq(a.ev_scroll, 0, "a picked event stays in view");
+}
+
 Test(views, live_follow_and_pause)
 {
 	m.live = 1;

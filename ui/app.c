@@ -482,6 +482,19 @@ int app_handle_mouse(struct app *a, int x, int y)
 	return 0;
 }
 
+/* Following live data without an event picked, the events pane shows the
+ * newest episodes, as tail -f does. */
+static int follow_events(struct app *a)
+{
+	const struct model *m = a->model;
+	int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
+	int top = m->n_events > (size_t)rows ? (int)(m->n_events - (size_t)rows) : 0;
+	if (a->sel_event >= 0 || a->ev_scroll == top)
+		return 0;
+	a->ev_scroll = top;
+	return 1;
+}
+
 int app_tick(struct app *a, uint64_t dt_ns)
 {
 	const struct model *m = a->model;
@@ -490,9 +503,10 @@ int app_tick(struct app *a, uint64_t dt_ns)
 	if (player_active(a))
 		return player_tick(a);
 	if (a->follow && m->live) {
+		int changed = follow_events(a);
 		uint64_t t0 = m->t_last > span ? m->t_last - span : 0;
 		if (t0 == a->t0)
-			return 0;
+			return changed;
 		a->t0 = t0;
 		return 1;
 	}

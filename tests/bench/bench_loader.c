@@ -16,9 +16,11 @@
  *    line shows it.  SMTOP_BENCH_RATES (M blocks/s, comma-separated; default
  *    "20,5") and SMTOP_BENCH_LIVE_S (seconds; default 6) override.
  *
- * Parts alone: --write PATH N writes the synthetic session of N blocks;
- * --replay PATH THREADS REPS loads it (the whole loader, peak RSS);
- * --steps PATH times the steps alone; --live RATE SECONDS. */
+ * Parts alone: --write PATH RATE SECONDS runs the live writer alone (R M
+ * blocks/s for SECONDS), for the real viewer to follow; --write-blocks PATH
+ * N writes the synthetic session of N blocks at once; --replay PATH THREADS
+ * REPS loads it (the whole loader, peak RSS); --steps PATH times the steps
+ * alone; --live RATE SECONDS. */
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -606,15 +608,36 @@ static void live_run(double rate, double seconds)
 	unlink(L.path);
 }
 
+/* Only the writer, into path: a growing session for the real viewer to
+ * follow (`smtop open PATH` beside it). */
+static void write_only(const char *path, double rate, double seconds)
+{
+	struct live L = { .rate = rate, .seconds = seconds };
+	pthread_mutex_init(&L.lock, NULL);
+	pthread_cond_init(&L.cv, NULL);
+	snprintf(L.path, sizeof L.path, "%s", path);
+	live_template(&L);
+	pthread_t wt;
+	pthread_create(&wt, NULL, live_writer, &L);
+	sleep_until_wall(wall_ns() + (uint64_t)(seconds * 1e9));
+	L.stop = 1;
+	pthread_join(wt, NULL);
+	printf("wrote %llu blocks to %s in %.1f s\n", (unsigned long long)L.written, path, seconds);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "--write") == 0) {
+		write_only(argv[2], atof(argv[3]) * 1e6, atof(argv[4]));
+		return 0;
+	}
 	if (argc == 5 && strcmp(argv[1], "--replay") == 0)
 		return replay(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && strcmp(argv[1], "--live") == 0) {
 		live_run(atof(argv[2]) * 1e6, atof(argv[3]));
 		return 0;
 	}
-	if (argc == 4 && strcmp(argv[1], "--write") == 0) {
+	if (argc == 4 && strcmp(argv[1], "--write-blocks") == 0) {
 		struct workload w;
 		workload_default(&w, 20e6, 1764460800000000000ull);
 		workload_write(&w, argv[2], strtoull(argv[3], NULL, 10), 1);

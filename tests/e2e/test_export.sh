@@ -40,7 +40,7 @@ n=$("$SMTOP" export $FX/head-of-line.smtop --perfetto - | python3 -c "import jso
 check "--perfetto - writes the trace to stdout ($n slices)" [ "$n" -gt 1980 ]
 
 # Nsight Systems exports, one per schema version
-for v in 3.16.1 cuda_lab 3.28.1; do
+for v in 3.16.1 cuda_lab 3.28.1 2020.4.3.7 2022.4.2.1; do
 	"$SMTOP" export $NS/nsys-$v.sqlite --perfetto "$E2E_TMP/nsys-$v.json" --csv "$E2E_TMP/nsys-$v"
 	out=$(python3 tests/e2e/check_trace.py "$E2E_TMP/nsys-$v.json" $NS/nsys-$v.sqlite)
 	check "nsys $v: trace matches ($(printf '%s' "$out" | tail -1))" \
@@ -50,8 +50,37 @@ done
 out=$("$SMTOP" info $NS/nsys-3.28.1.sqlite)
 check "nsys 3.28.1: GPU of the process (CUDA device 0 is nsys GPU 1)" contains "$out" "0: NVIDIA H200, 132 SMs, cc 9.0"
 check "nsys 3.28.1: schema version shown" contains "$out" "nsys export 3.28.1"
-out=$("$SMTOP" report $NS/nsys-cuda_lab.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(sorted({s['priority'] for s in r['streams'] if s['kernels']}), r['totals']['inversion_dispatch']['count'] + r['totals']['inversion_resident']['count'])")
-check "nsys export: priorities -5 and 0, inversions found ($out)" sh -c "printf '%s' '$out' | grep -q '^\[-5, 0\] [1-9]'"
+# Real exports: nsys 2025.3 on the H200 (tests/fixtures/nsys/README.md)
+out=$("$SMTOP" info $NS/nsys-2025.3-h200-smoke.sqlite)
+check "nsys 2025.3 real: schema and GPU" sh -c "printf '%s' '$out' | grep -q 'nsys export 3.20.3' && printf '%s' '$out' | grep -q '0: NVIDIA H200, 132 SMs'"
+check "nsys 2025.3 real: the workload's process only, not the machine's" [ "$(printf '%s\n' "$out" | grep -c 'exited')" -eq 1 ]
+check "nsys 2025.3 real: 400 kernels" contains "$out" "kernels        400"
+out=$("$SMTOP" report $NS/nsys-2025.3-h200-torch.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(sorted({s['priority'] for s in r['streams'] if s['kernels']}), sum(s['kernels'] for s in r['streams']), r['totals']['inversion_dispatch']['count'])")
+check "nsys 2025.3 real PyTorch: priorities, 1308 kernels, inversions ($out)" sh -c "printf '%s' '$out' | grep -q '^\[-5, 0\] 1308 [1-9]'"
+out=$("$SMTOP" export $NS/nsys-2025.3-h200-torch.sqlite --csv "$TMP/h200csv" 2>&1 && cat "$TMP/h200csv/kernels.csv" | wc -l)
+check "nsys 2025.3 real PyTorch: CSV of its kernels ($out)" sh -c "printf '%s' '$out' | tail -1 | grep -q '^1309$'"
+for v in cuda_lab 2020.4.3.7 2022.4.2.1; do
+	out=$("$SMTOP" report $NS/nsys-$v.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(sorted({s['priority'] for s in r['streams'] if s['kernels']}), r['totals']['inversion_dispatch']['count'] + r['totals']['inversion_resident']['count'])")
+	check "nsys $v: priorities -5 and 0, inversions found ($out)" sh -c "printf '%s' '$out' | grep -q '^\[-5, 0\] [1-9]'"
+done
+# Older exports: Nsight Systems 2020.4 records no schema version and keeps
+# its GPUs in TARGET_INFO_CUDA_GPU; 2022.4 writes 3.0.0 to EXPORT_META_DATA
+out=$("$SMTOP" info $NS/nsys-2020.4.3.7.sqlite)
+check "nsys 2020.4.3.7: an export older than schema 3.0" contains "$out" "nsys export older than 3.0 (no version recorded)"
+check "nsys 2020.4.3.7: the GPU from CUPTI's device table" contains "$out" "0: NVIDIA A100-SXM4-40GB, 108 SMs, cc 8.0"
+check "nsys 2020.4.3.7: 36 kernels" [ "$(field $NS/nsys-2020.4.3.7.sqlite kernels)" = 36 ]
+check "nsys 2020.4.3.7: the process from its streams" sh -c "printf '%s' '$out' | grep -q '^processes *4404 exited'"
+out=$("$SMTOP" info $NS/nsys-2022.4.2.1.sqlite)
+check "nsys 2022.4.2.1: schema 3.0.0 from EXPORT_META_DATA" contains "$out" "nsys export 3.0.0 (Nsight Systems 2022.4.2.1)"
+check "nsys 2022.4.2.1: the GPU that ran kernels listed first" sh -c "printf '%s' '$out' | grep -q '^GPU *1: NVIDIA H100 PCIe, 114 SMs, cc 9.0'"
+check "nsys 2022.4.2.1: 42 kernels" [ "$(field $NS/nsys-2022.4.2.1.sqlite kernels)" = 42 ]
+out=$("$SMTOP" report $NS/nsys-2022.4.2.1.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(sorted({(s['device'], s['stream'], s['priority']) for s in r['streams'] if s['kernels']}))")
+check "nsys 2022.4.2.1: streams on CUDA device 1 through the null-stream table ($out)" [ "$out" = "[(1, 7, 0), (1, 13, -5)]" ]
+# An export without a column smtop needs: one line naming file, schema, column
+python3 -c "import shutil,sqlite3,sys; shutil.copy(sys.argv[1], sys.argv[2]); d=sqlite3.connect(sys.argv[2]); d.execute('ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME COLUMN streamId TO sid'); d.commit()" $NS/nsys-2020.4.3.7.sqlite "$E2E_TMP/no-stream.sqlite"
+err=$("$SMTOP" report "$E2E_TMP/no-stream.sqlite" 2>&1)
+rc=$?
+check "unreadable nsys export: exit 1, one line ($err)" sh -c "[ $rc -eq 1 ] && [ \$(printf '%s\n' '$err' | wc -l) -eq 1 ] && printf '%s' '$err' | grep -q 'no-stream.sqlite: Nsight Systems export (schema version not recorded) that smtop cannot read: CUPTI_ACTIVITY_KIND_KERNEL has no streamId'"
 
 # Several files: one report over every process
 out=$("$SMTOP" report $NS/nsys-3.16.1.sqlite $NS/nsys-3.28.1.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['kernels'], sorted({s['pid'] for s in r['streams'] if s['kernels']}))")
@@ -99,5 +128,19 @@ check "viewer: both processes' streams" sh -c "[ \$(printf '%s' '$s' | grep -c '
 tmux send-keys -t "$T" q; sleep 0.5
 check "viewer: two files, q quits" contains "$(tmux capture-pane -p -t "$T")" "EXIT=0"
 tmux kill-session -t "$T" 2>/dev/null
+# The older exports in the viewer: the GPU that ran kernels, lanes, NVTX, inversions
+for v in "2020.4.3.7:NVIDIA A100-SXM4-40GB · 108 SMs" "2022.4.2.1:NVIDIA H100 PCIe · 114 SMs"; do
+	f=${v%%:*}
+	tmux new-session -d -s "$T" -x 160 -y 48 "'$SMTOP' open $NS/nsys-$f.sqlite; echo EXIT=\$?; sleep 20"
+	sleep 1.5
+	s=$(tmux capture-pane -p -t "$T")
+	check "viewer $f: the GPU in the header" contains "$s" "${v#*:}"
+	check "viewer $f: stream lanes with priorities" contains "$s" "s13 p-5"
+	check "viewer $f: NVTX ranges drawn" contains "$s" "nvtx"
+	check "viewer $f: inversions listed" contains "$s" "INVERSION"
+	tmux send-keys -t "$T" q; sleep 0.5
+	check "viewer $f: q quits with status 0" contains "$(tmux capture-pane -p -t "$T")" "EXIT=0"
+	tmux kill-session -t "$T" 2>/dev/null
+done
 
 e2e_done

@@ -48,11 +48,13 @@ mkdir -p "$E2E_TMP/demos"
 cp $FX/green-contexts.smtop "$E2E_TMP/demos/demo-green-contexts.smtop"
 cp $FX/timeslice.smtop "$E2E_TMP/demos/demo-timeslice.smtop"
 cp tests/fixtures/timeslice.out "$E2E_TMP/demos/demo-timeslice.out"
+"$SMTOP" report "$E2E_TMP/demos/demo-timeslice.smtop" --json > "$E2E_TMP/demos/demo-timeslice.json"
 v=$(python3 tests/gpu/check_demos.py "$E2E_TMP/demos")
 printf '%s\n' "$v" | sed 's/^/    /'
 check "green-contexts: inference and training never share an SM" contains "$v" "ok: green-contexts: streams never share an SM"
 check "timeslice: block starts come in one-process slices" contains "$v" "ok: timeslice: block starts come in one-process slices"
 check "timeslice: inference requests take longer than alone" contains "$v" "ok: timeslice: inference requests take longer"
+check "timeslice: waits behind the other process are timeslice episodes" contains "$v" "ok: timeslice: waits behind the other process are timeslice episodes"
 check "scenario checks: none failed" sh -c '! printf "%s" "$1" | grep -q FAIL' _ "$v"
 
 # The report stores its events in the session for other tools (on a copy:

@@ -104,6 +104,8 @@ fill
 cap() { tmux capture-pane -p -t "$T"; }
 keys() { for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.2; done; sleep 0.4; }
 selected() { cap | grep '^│>' | head -1; }
+# shows TEXT: until the screen holds TEXT (at most 6 s: a busy machine draws late)
+shows() { _n=60; while [ $_n -gt 0 ]; do cap | grep -Fq -- "$1" && return 0; sleep 0.1; _n=$((_n - 1)); done; return 1; }
 start() { # start W H CMD...
 	w=$1 h=$2
 	shift 2
@@ -181,6 +183,7 @@ tmux kill-session -t "$T" 2>/dev/null
 fill
 start 160 30 env SMTOP_INJECT="$SMTOP_INJECT" "$SMTOP" run -- sleep 30
 keys o
+shows "sleep 30 (recording)"
 check "live: o shows the list, the live session in it" contains "$(selected)" "sleep 30 (recording)"
 keys d
 check "live: the recording cannot be deleted" contains "$(cap | tail -1)" "open in the viewer"
@@ -201,6 +204,7 @@ tmux kill-session -t "$T" 2>/dev/null
 fill
 start 160 40 "$SMTOP" open "$FX/nsys/nsys-3.16.1.sqlite" "$FX/nsys/nsys-3.28.1.sqlite"
 keys o
+shows "session library"
 check "two files: o shows the list" contains "$(cap)" "session library"
 keys Home j j Enter
 sleep 1

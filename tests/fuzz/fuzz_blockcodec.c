@@ -16,19 +16,6 @@ static struct smtop_block blocks[DB_BLOCKCODEC_MAX_BLOCKS];
 static struct smtop_block again[DB_BLOCKCODEC_MAX_BLOCKS];
 static uint8_t packed[DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS)];
 
-static int block_cmp(const void *pa, const void *pb)
-{
-	const struct smtop_block *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	if (a->grid_id != b->grid_id)
-		return a->grid_id < b->grid_id ? -1 : 1;
-	return (a->block > b->block) - (a->block < b->block);
-}
-
 static int same_blocks(const struct smtop_block *a, const struct smtop_block *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -53,7 +40,7 @@ static void check_round_trip(size_t n)
 			blocks[i].end = blocks[i].start;
 	}
 	memcpy(want, blocks, n * sizeof *want);
-	qsort(want, n, sizeof *want, block_cmp);
+	qsort(want, n, sizeof *want, db_blockcodec_cmp);
 	len = db_blockcodec_encode(blocks, n, packed);
 	fuzz_check(n == 0 ? len == 0 : len > 0, "encode refused blocks it should take");
 	if (!n)

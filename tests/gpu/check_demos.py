@@ -32,8 +32,12 @@ def total(rep, kind):
 
 
 def high_stream(rep):
+    """The inference stream: the one whose requests were recorded (with equal
+    priorities the training stream may launch more kernels), else the
+    highest-priority stream with the most kernels."""
     known = [s for s in rep["streams"] if s.get("priority") is not None and s["kernels"] > 0]
-    return min(known, key=lambda s: (s["priority"], -s["kernels"])) if known else None
+    served = [s for s in known if s.get("turnaround_ns")]
+    return min(served or known, key=lambda s: (s["priority"], -s["kernels"])) if known else None
 
 
 def priority_vs_training(rep):
@@ -94,6 +98,22 @@ def start_runs(db):
     return runs
 
 
+def timeslice_labels(rep):
+    """smtop's report calls the waits behind the other process time-slicing:
+    every episode judged from block records whose culprits all run in
+    another process is a timeslice episode (docs/analysis.md)."""
+    across = [e for e in rep["episodes"] if e["from_blocks"] and e["culprits"]
+              and all(c["pid"] != e["pid"] for c in e["culprits"])]
+    kinds = {}
+    for e in across:
+        kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+    n = total(rep, "timeslice")[0]
+    check("timeslice: waits behind the other process are timeslice episodes",
+          n > 0 and kinds.get("timeslice", 0) == len(across),
+          f"({n} timeslice episodes; across processes {kinds or 'none'}, "
+          f"{len(rep['episodes'])} of {rep['episodes_total']} listed)")
+
+
 def timeslice(d, out):
     """Two processes without MPS share the GPU in time slices: block starts
     come in long runs of one process (the slices), and the inference
@@ -109,6 +129,9 @@ def timeslice(d, out):
     check("timeslice: block starts come in one-process slices", blocks and in_long / blocks >= 0.99
           and median_us >= 500, f"({len(runs)} runs, {100 * in_long / max(blocks, 1):.2f}% of blocks in runs "
           f"of >= 100, median slice {median_us:.0f} us)")
+    rep = load(d, "timeslice")
+    if rep:
+        timeslice_labels(rep)
     f = dict(kv.split("=", 1) for kv in out.split()[1:])
     check("timeslice: inference requests take longer than alone",
           float(f["median_ms"]) > float(f["solo_median_ms"]),

@@ -11,8 +11,19 @@ for sc in priority-vs-training equal-priority; do
 		num_ge "$(field train steps)" 1 || fail "$sc $arr: training made no step"
 	done
 done
-for m in vgg densenet; do
-	run_expect 0 build/smtop-demo priority-vs-training --seconds 3 --model $m --batch 16
-	[ "$(field summary verified)" = yes ] || fail "$m: inference output not verified"
+# The kernels a request launched (counted on the GPU) are those its plan
+# lists (smtop-demo --kernels), fused by default and plain with --fusion off.
+run_expect 0 build/smtop-demo --kernels
+KERNELS=$OUT
+planned() { echo "$KERNELS" | grep "^kernels model=$1 " | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+for m in resnet vgg densenet; do
+	for fu in on off; do
+		# not "want": run_expect sets that to the exit status it expects
+		[ $fu = on ] && plan=$(planned $m fused) || plan=$(planned $m unfused)
+		run_expect 0 build/smtop-demo priority-vs-training --seconds 3 --model $m --batch 16 --fusion $fu
+		[ "$(field summary verified)" = yes ] || fail "$m fusion $fu: inference output not verified"
+		[ "$(field summary fusion)" = $fu ] || fail "$m: summary fusion is not $fu"
+		[ "$(field summary kernels_per_request)" = "$plan" ] || fail "$m fusion $fu: kernels_per_request not $plan"
+	done
 done
 pass

@@ -8,4 +8,9 @@ echo "$out"
 n=$(echo "$out" | grep -c '^layer .* ok relerr=')
 bad=$(echo "$out" | grep -c '^layer .* FAIL')
 [ "$bad" -eq 0 ] && [ "$n" -ge 30 ] || { echo "FAIL layers_check: ok=$n fail=$bad"; exit 1; }
+# Each demo model's fused inference agrees with the plain one and launches fewer kernels.
+for m in resnet vgg densenet; do
+	echo "$out" | grep -q "^layer model_${m}_fused_logits ok" || { echo "FAIL layers_check: $m fused logits"; exit 1; }
+	echo "$out" | grep -q "^kernels model=$m .* ok$" || { echo "FAIL layers_check: $m kernel counts"; exit 1; }
+done
 echo "PASS layers_check ($n checks)"

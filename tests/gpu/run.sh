@@ -135,13 +135,22 @@ section_demo_overhead() {
 	: > "$OUT_DIR/demo-overhead.txt"
 	for i in 1 2 3; do
 		for model in ${SMTOP_DEMO_MODELS:-resnet vgg densenet}; do
-			for mode in plain traced; do
-				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4
+			# SMTOP_DEMO_MODES: plain traced, and kernels (CUPTI records
+			# without block records), no-latency, no-api to split the cost,
+			# plain-unfused (untraced, layer by layer)
+			for mode in ${SMTOP_DEMO_MODES:-plain traced}; do
+				# SMTOP_DEMO_ARGS: e.g. "--fusion off" for the plain inference tape
+				set -- build/smtop-demo priority-vs-training --model "$model" --seconds 4 ${SMTOP_DEMO_ARGS:-}
 				if [ $mode = plain ]; then
 					"$@" > "$OUT_DIR/dovh.out" 2>&1
+				elif [ $mode = plain-unfused ]; then
+					"$@" --fusion off > "$OUT_DIR/dovh.out" 2>&1
 				else
+					case $mode in
+					kernels) env=SMTOP_BLOCKS=0 ;; no-latency) env=SMTOP_LATENCY=0 ;;
+					no-api) env=SMTOP_API=0 ;; *) env= ;; esac
 					rm -f "$OUT_DIR/dovh.smtop"
-					$SMTOP record -q -o "$OUT_DIR/dovh.smtop" -- "$@" > "$OUT_DIR/dovh.out" 2>&1
+					env $env $SMTOP record -q -o "$OUT_DIR/dovh.smtop" -- "$@" > "$OUT_DIR/dovh.out" 2>&1
 				fi
 				sed -n "s/.*solo_median_ms=\([0-9.]*\).*/$mode ${model}_infer_solo_ms \1/p; s/^train .*step_median_ms=\([0-9.]*\).*/$mode ${model}_train_step_ms \1/p" \
 					"$OUT_DIR/dovh.out" >> "$OUT_DIR/demo-overhead.txt"
@@ -150,6 +159,29 @@ section_demo_overhead() {
 	done
 	rm -f "$OUT_DIR/dovh.smtop"
 	python3 tests/gpu/overhead_table.py "$OUT_DIR/demo-overhead.txt"
+}
+
+# Where a live view's lag comes from: the viewer in tmux (its header's lag
+# sampled as for the screenshots) with the file sampled beside it, then the
+# same recording without a viewer.
+section_live_lag() {
+	echo "== live lag: viewer and file, $(nproc) CPUs"
+	secs=${SMTOP_LAG_SECONDS:-8}
+	name=${SMTOP_LAG_DEMO:-priority-vs-training}
+	rm -f "$OUT_DIR/live-$name.smtop" "$OUT_DIR/lagrec.smtop"
+	sh tests/gpu/live_capture.sh "$OUT_DIR" "$name" "$secs" > "$OUT_DIR/live-capture.txt" 2>&1 &
+	sleep 1
+	pid=$(pgrep -n -x smtop)
+	python3 tests/gpu/lag_probe.py "$OUT_DIR/live-$name.smtop" "$secs" 0.5 "$pid"
+	wait
+	cat "$OUT_DIR/live-capture.txt"
+	echo "-- the same without a viewer"
+	SMTOP_DEBUG=1 $SMTOP record -q -o "$OUT_DIR/lagrec.smtop" -- build/smtop-demo "$name" --seconds "$secs" \
+		> "$OUT_DIR/lagrec.out" 2> "$OUT_DIR/lagrec.err" &
+	python3 tests/gpu/lag_probe.py "$OUT_DIR/lagrec.smtop" "$secs" 0.5
+	wait
+	grep -E "writer:|drained" "$OUT_DIR/lagrec.err" | tail -5
+	$SMTOP info "$OUT_DIR/lagrec.smtop" | grep -E "blocks|dropped|span"
 }
 
 section_storm() {

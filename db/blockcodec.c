@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "db/varint.h"
+
 /* Each block costs four varints; the block index is coded against the last
  * index seen for the same grid, remembered in a small direct-mapped table
  * that encoder and decoder keep identically, so interleaved kernels on one SM
@@ -31,59 +33,6 @@ static inline int64_t unzigzag64(uint64_t v)
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
-static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-/* Bounds-checked; NULL on a varint running past end or past 64 bits. */
-static inline const uint8_t *get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t r = 0;
-
-	for (unsigned shift = 0; p < end && shift < 64; shift += 7) {
-		uint8_t b = *p++;
-
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = r;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* Unchecked, for the hot loop while at least one worst-case block remains. */
-static inline const uint8_t *get_varint_fast(const uint8_t *p, uint64_t *v)
-{
-	uint64_t r;
-	unsigned shift;
-
-	if (p[0] < 0x80) {
-		*v = p[0];
-		return p + 1;
-	}
-	if (p[1] < 0x80) {
-		*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-		return p + 2;
-	}
-	r = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7;
-	p += 2;
-	for (shift = 14; shift < 64; shift += 7) {
-		uint8_t b = *p++;
-
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-	}
-	*v = r;
-	return p;
-}
 
 int db_blockcodec_cmp(const void *pa, const void *pb)
 {
@@ -146,8 +95,8 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 	shift = common_shift(blocks, n);
 	*p++ = DB_BLOCKCODEC_VERSION;
 	*p++ = (uint8_t)shift;
-	p = put_varint(p, n);
-	p = put_varint(p, blocks[0].start);
+	p = varint_put(p, n);
+	p = varint_put(p, blocks[0].start);
 	prev_start = blocks[0].start;
 	grid_slots_init(slots);
 	for (size_t i = 0; i < n; i++) {
@@ -155,10 +104,10 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 		struct grid_slot *s = &slots[b->grid_id % GRID_SLOTS];
 		uint32_t ref = s->grid == b->grid_id ? s->block : 0;
 
-		p = put_varint(p, (b->start - prev_start) >> shift);
-		p = put_varint(p, (b->end - b->start) >> shift);
-		p = put_varint(p, zigzag64((int64_t)(b->grid_id - prev_grid)));
-		p = put_varint(p, zigzag64((int32_t)(b->block - ref)));
+		p = varint_put(p, (b->start - prev_start) >> shift);
+		p = varint_put(p, (b->end - b->start) >> shift);
+		p = varint_put(p, zigzag64((int64_t)(b->grid_id - prev_grid)));
+		p = varint_put(p, zigzag64((int32_t)(b->block - ref)));
 		prev_start = b->start;
 		prev_grid = b->grid_id;
 		s->grid = b->grid_id;
@@ -174,7 +123,7 @@ static const uint8_t *read_header(const uint8_t *p, const uint8_t *end, unsigned
 		return NULL;
 	*shift = p[1];
 	p += 2;
-	if (!(p = get_varint(p, end, count)) || !(p = get_varint(p, end, base)))
+	if (!(p = varint_get(p, end, count)) || !(p = varint_get(p, end, base)))
 		return NULL;
 	return *count <= DB_BLOCKCODEC_MAX_BLOCKS ? p : NULL;
 }
@@ -212,12 +161,12 @@ long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint16_t
 		uint32_t ref;
 
 		if (end - p >= 40) {
-			p = get_varint_fast(p, &d_start);
-			p = get_varint_fast(p, &dur);
-			p = get_varint_fast(p, &d_grid);
-			p = get_varint_fast(p, &d_block);
-		} else if (!(p = get_varint(p, end, &d_start)) || !(p = get_varint(p, end, &dur)) ||
-			   !(p = get_varint(p, end, &d_grid)) || !(p = get_varint(p, end, &d_block))) {
+			p = varint_get_fast(p, &d_start);
+			p = varint_get_fast(p, &dur);
+			p = varint_get_fast(p, &d_grid);
+			p = varint_get_fast(p, &d_block);
+		} else if (!(p = varint_get(p, end, &d_start)) || !(p = varint_get(p, end, &dur)) ||
+			   !(p = varint_get(p, end, &d_grid)) || !(p = varint_get(p, end, &d_block))) {
 			return -1;
 		}
 		start += d_start << shift;

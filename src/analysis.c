@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/varint.h"
 #include "src/array.h"
 
 #define NB ANALYSIS_PROFILE_BINS
@@ -506,28 +507,6 @@ static double prof_starts_between(const struct profile *p, uint64_t r, uint64_t 
  * as LEB128 varints: about 120 bytes for a typical grid instead of 448 and
  * its clusters.  Packing is exact: prof_unpack gives the profile back. */
 
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
-{
-	uint64_t x = 0;
-	for (unsigned s = 0;; s += 7) {
-		x |= (uint64_t)(*p & 0x7f) << s;
-		if (!(*p++ & 0x80))
-			break;
-	}
-	*v = x;
-	return p;
-}
-
 #define PACKED_MAX (3 + 3 * 10 + 2 * NB * 10)
 
 /* The most bytes prof_pack writes for p. */
@@ -546,21 +525,21 @@ static size_t prof_pack(const struct profile *p, uint8_t *out)
 		l--;
 	uint8_t *o = out;
 	*o++ = (uint8_t)p->shift;
-	o = put_varint(o, p->base);
-	o = put_varint(o, p->lo - (p->base << p->shift));
-	o = put_varint(o, p->hi - p->lo);
+	o = varint_put(o, p->base);
+	o = varint_put(o, p->lo - (p->base << p->shift));
+	o = varint_put(o, p->hi - p->lo);
 	*o++ = (uint8_t)f;
 	*o++ = (uint8_t)(l - f);
 	for (unsigned i = f; i < l; i++) {
-		o = put_varint(o, p->time[i]);
-		o = put_varint(o, p->starts[i]);
+		o = varint_put(o, p->time[i]);
+		o = varint_put(o, p->starts[i]);
 	}
 	const struct clusters *c = &p->start_runs;
 	uint64_t prev = p->lo;
-	o = put_varint(o, c->n);
+	o = varint_put(o, c->n);
 	for (size_t i = 0; i < c->n; i++) {
-		o = put_varint(o, c->v[i].s - prev);
-		o = put_varint(o, c->v[i].e - c->v[i].s);
+		o = varint_put(o, c->v[i].s - prev);
+		o = varint_put(o, c->v[i].e - c->v[i].s);
 		prev = c->v[i].e;
 	}
 	return (size_t)(o - out);
@@ -573,16 +552,16 @@ static const uint8_t *prof_unpack_bins(const uint8_t *in, struct profile *p)
 	uint64_t v, cnt;
 	memset(p, 0, sizeof *p);
 	p->shift = *in++;
-	in = get_varint(in, &p->base);
-	in = get_varint(in, &v);
+	in = varint_get_fast(in, &p->base);
+	in = varint_get_fast(in, &v);
 	p->lo = (p->base << p->shift) + v;
-	in = get_varint(in, &v);
+	in = varint_get_fast(in, &v);
 	p->hi = p->lo + v;
 	unsigned f = *in++;
 	cnt = *in++;
 	for (unsigned i = f; i < f + cnt; i++) {
-		in = get_varint(in, &p->time[i]);
-		in = get_varint(in, &v);
+		in = varint_get_fast(in, &p->time[i]);
+		in = varint_get_fast(in, &v);
 		p->starts[i] = (uint32_t)v;
 	}
 	return in;
@@ -592,8 +571,8 @@ static const uint8_t *prof_unpack_bins(const uint8_t *in, struct profile *p)
 static const uint8_t *run_next(const uint8_t *in, uint64_t *prev, struct span *x)
 {
 	uint64_t d, len;
-	in = get_varint(in, &d);
-	in = get_varint(in, &len);
+	in = varint_get_fast(in, &d);
+	in = varint_get_fast(in, &len);
 	x->s = *prev + d;
 	x->e = x->s + len;
 	*prev = x->e;
@@ -608,7 +587,7 @@ static size_t prof_unpack(const uint8_t *in, struct profile *p)
 	uint64_t n, prev = 0;
 	struct span x;
 	in = prof_unpack_bins(in, p);
-	in = get_varint(in, &n);
+	in = varint_get_fast(in, &n);
 	for (uint64_t i = 0; i < n; i++)
 		in = run_next(in, &prev, &x);
 	return (size_t)(in - from);
@@ -619,7 +598,7 @@ static size_t prof_unpack(const uint8_t *in, struct profile *p)
 static const uint8_t *runs_unpack(const uint8_t *in, uint64_t lo, struct clusters *c)
 {
 	uint64_t n, prev = lo;
-	in = get_varint(in, &n);
+	in = varint_get_fast(in, &n);
 	*c = (struct clusters){ 0 };
 	if (n && !(c->v = malloc(n * sizeof *c->v)))
 		return NULL;
@@ -635,7 +614,7 @@ static int runs_any_between(const uint8_t *in, uint64_t lo, uint64_t r, uint64_t
 {
 	uint64_t n, prev = lo;
 	struct span x;
-	in = get_varint(in, &n);
+	in = varint_get_fast(in, &n);
 	for (uint64_t i = 0; i < n; i++) {
 		in = run_next(in, &prev, &x);
 		if (x.e <= r)

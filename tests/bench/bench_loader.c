@@ -33,6 +33,7 @@
 
 #include "db/blockcodec.h"
 #include "db/reader.h"
+#include "db/varint.h"
 #include "db/writer.h"
 #include "src/analysis.h"
 #include "src/model.h"
@@ -311,28 +312,6 @@ struct live {
 	pthread_cond_t cv;
 };
 
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
-{
-	uint64_t x = 0;
-	for (int s = 0;; s += 7) {
-		x |= (uint64_t)(*p & 0x7f) << s;
-		if (!(*p++ & 0x80))
-			break;
-	}
-	*v = x;
-	return p;
-}
-
 /* The chunk moved by dt in time and dg in grid ids: its header holds the
  * first start and its first block the first grid id; the rest are deltas.
  * (dg keeps grid ids in the same codec slots: a multiple of 8.) */
@@ -343,16 +322,16 @@ static size_t shift_chunk(const struct tchunk *c, uint64_t dt, uint64_t dg, uint
 	uint8_t *o = out;
 	*o++ = p[0];
 	*o++ = p[1];
-	p = get_varint(p + 2, &n);
-	p = get_varint(p, &base);
-	p = get_varint(p, &d_start);
-	p = get_varint(p, &dur);
-	p = get_varint(p, &d_grid);
-	o = put_varint(o, n);
-	o = put_varint(o, base + dt);
-	o = put_varint(o, d_start);
-	o = put_varint(o, dur);
-	o = put_varint(o, d_grid + 2 * dg); /* zigzag of a positive grid id */
+	p = varint_get_fast(p + 2, &n);
+	p = varint_get_fast(p, &base);
+	p = varint_get_fast(p, &d_start);
+	p = varint_get_fast(p, &dur);
+	p = varint_get_fast(p, &d_grid);
+	o = varint_put(o, n);
+	o = varint_put(o, base + dt);
+	o = varint_put(o, d_start);
+	o = varint_put(o, dur);
+	o = varint_put(o, d_grid + 2 * dg); /* zigzag of a positive grid id */
 	size_t rest = c->len - (size_t)(p - c->data);
 	memcpy(o, p, rest);
 	return (size_t)(o - out) + rest;

@@ -4,9 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for element n of an array that grows one at a time: doubled at
+ * powers of two, so a long trace (and ASan, whose realloc always moves)
+ * stays linear. */
 static void *grow_or_die(void *p, size_t n, size_t elem)
 {
-	void *np = realloc(p, (n + 1) * elem);
+	if (n & (n - 1))
+		return p;
+	void *np = realloc(p, (n ? 2 * n : 1) * elem);
 	if (!np) {
 		fprintf(stderr, "trace_support: out of memory\n");
 		abort();

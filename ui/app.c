@@ -168,6 +168,12 @@ static void select_event(struct app *a, long i)
 		select_kernel(a, a->model->events[i].kernel);
 }
 
+/* Rows of the events pane (3 before the first layout). */
+static int events_rows(const struct app *a)
+{
+	return a->layout.events_rows > 0 ? a->layout.events_rows : 3;
+}
+
 void app_goto_event(struct app *a, long i)
 {
 	const struct model *m = a->model;
@@ -176,7 +182,7 @@ void app_goto_event(struct app *a, long i)
 	const struct smtop_event *e = &m->events[i].ev;
 	select_event(a, i);
 	show_span(a, e->ready, e->start > e->ready ? e->start : e->ready);
-	int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
+	int rows = events_rows(a);
 	if (i < a->ev_scroll)
 		a->ev_scroll = (int)i;
 	if (i >= a->ev_scroll + rows)
@@ -298,7 +304,7 @@ static void move(struct app *a, int d)
 		if (e < 0)
 			e = m->n_events ? 0 : -1;
 		select_event(a, e);
-		int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
+		int rows = events_rows(a);
 		if (e >= 0 && e < a->ev_scroll)
 			a->ev_scroll = (int)e;
 		if (e >= a->ev_scroll + rows)
@@ -487,7 +493,7 @@ int app_handle_mouse(struct app *a, int x, int y)
 static int follow_events(struct app *a)
 {
 	const struct model *m = a->model;
-	int rows = a->layout.events_rows > 0 ? a->layout.events_rows : 3;
+	int rows = events_rows(a);
 	int top = m->n_events > (size_t)rows ? (int)(m->n_events - (size_t)rows) : 0;
 	if (a->sel_event >= 0 || a->ev_scroll == top)
 		return 0;

@@ -135,9 +135,12 @@ static double expo_s(double rate, uint64_t *state)
 	return -log(u) / rate;
 }
 
-/* Turnaround = host submit to host-observed completion, CLOCK_REALTIME. */
+/* Turnaround = host submit to host-observed completion, CLOCK_REALTIME.
+ * Launch = the host's time to enqueue the request: near the turnaround, the
+ * GPU waits on the host (tracing's per-launch cost then adds to every
+ * request); far below it, the GPU is the bottleneck. */
 static void run_requests(struct role *r, struct model *m, cudaStream_t s, double dur_s, struct lat *l,
-			 const char *label, int *late)
+			 struct lat *launch, const char *label, int *late)
 {
 	uint64_t end = demo_now_mono() + (uint64_t)(dur_s * 1e9);
 	uint64_t next = demo_now_mono(), rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
@@ -153,10 +156,13 @@ static void run_requests(struct role *r, struct model *m, cudaStream_t s, double
 		}
 		uint64_t t0 = demo_now_real();
 		model_forward(m, s);
+		uint64_t enqueued = demo_now_real();
 		CK(cudaStreamSynchronize(s));
 		uint64_t t1 = demo_now_real();
 		demo_note_request((void *)s, t0, t1, label);
 		lat_add(l, t1 - t0);
+		if (launch)
+			lat_add(launch, enqueued - t0);
 	}
 }
 
@@ -176,7 +182,7 @@ void *demo_infer_role(void *arg)
 		r->rc = 1;
 		return NULL;
 	}
-	struct lat solo = {0}, cont = {0};
+	struct lat solo = {0}, cont = {0}, solo_launch = {0};
 	int late = 0;
 	int has_trainer = r->fd_in >= 0;
 	if (has_trainer) {
@@ -187,24 +193,27 @@ void *demo_infer_role(void *arg)
 			return NULL;
 		}
 		double solo_s = o->seconds / 4 < SOLO_MAX_S ? o->seconds / 4 : SOLO_MAX_S;
-		run_requests(r, m, s, solo_s, &solo, "inference-solo", &late);
+		run_requests(r, m, s, solo_s, &solo, &solo_launch, "inference-solo", &late);
 		uint64_t deadline = demo_now_mono() + (uint64_t)(o->seconds * 1e9);
 		pipe_write(r->fd_out, &deadline, sizeof deadline);
 	}
 	late = 0;
-	run_requests(r, m, s, o->seconds, &cont, has_trainer ? "inference" : "inference-solo", &late);
+	run_requests(r, m, s, o->seconds, &cont, NULL, has_trainer ? "inference" : "inference-solo", &late);
 	int ok = model_verify(m, s) == 0;
 	printf("summary scenario=%s model=%s arrival=%s rate=%g priority=%d requests=%zu median_ms=%.3f p99_ms=%.3f "
-	       "max_ms=%.3f late=%d solo_requests=%zu solo_median_ms=%.3f solo_p99_ms=%.3f verified=%s fusion=%s "
+	       "max_ms=%.3f late=%d solo_requests=%zu solo_median_ms=%.3f solo_p99_ms=%.3f solo_launch_ms=%.3f "
+	       "verified=%s fusion=%s "
 	       "kernels_per_request=%d\n",
 	       o->scenario, model_kind_name(o->model), o->poisson ? "poisson" : "back-to-back",
 	       o->poisson ? o->rate : 0.0, r->priority, cont.n, lat_pct_ms(&cont, 50), lat_pct_ms(&cont, 99),
-	       lat_pct_ms(&cont, 100), late, solo.n, lat_pct_ms(&solo, 50), lat_pct_ms(&solo, 99), ok ? "yes" : "no",
+	       lat_pct_ms(&cont, 100), late, solo.n, lat_pct_ms(&solo, 50), lat_pct_ms(&solo, 99),
+	       lat_pct_ms(&solo_launch, 50), ok ? "yes" : "no",
 	       model_fused(m) ? "on" : "off", model_last_forward_kernels(m));
 	fflush(stdout);
 	if (cont.n == 0 || !ok)
 		r->rc = 1;
 	lat_free(&solo);
+	lat_free(&solo_launch);
 	lat_free(&cont);
 	model_destroy(m);
 	CK(cudaStreamDestroy(s));

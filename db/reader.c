@@ -14,8 +14,15 @@
 #include "db/schema.h"
 #include "db/strmap.h"
 
-/* Chunks scanned to estimate the clock offset when the session has none. */
+/* Estimating the clock when the session has none stored: chunks per sample,
+ * samples spread over the session, the shortest base a drift is read over,
+ * the fastest drift believed (1000 ppm; the H200 showed 2-13) and the room
+ * left around the predicted kernel starts. */
 #define OFFSET_SAMPLE_CHUNKS 64
+#define CLOCK_WINDOWS 8
+#define CLOCK_MIN_BASE_NS 50000000ull
+#define CLOCK_MAX_DRIFT 1e-3
+#define CLOCK_MARGIN_NS 10000000ull
 #define NS_PER_S 1000000000ll
 
 struct u64map_entry {
@@ -53,7 +60,7 @@ struct db_reader {
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
 	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_window, *st_chunk_new;
 	sqlite3_stmt *st_next_device;
-	int64_t clock_offset;
+	struct db_clock clock;
 	int clock_known, clock_from_meta;
 	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
 	unsigned offset_estimates;   /* attempts so far */
@@ -452,12 +459,20 @@ static int reader_prepare_queries(struct db_reader *r)
 	return 0;
 }
 
+/* clock_ref_ns and clock_drift_ppb came with the drift; sessions from before
+ * hold clock_offset_ns alone. */
 static void reader_read_meta_offset(struct db_reader *r)
 {
 	const char *v = reader_meta(r, "clock_offset_ns");
 
 	if (v && *v) {
-		r->clock_offset = strtoll(v, NULL, 10);
+		r->clock.offset_ns = strtoll(v, NULL, 10);
+		v = reader_meta(r, "clock_ref_ns");
+		r->clock.ref_ns = v ? strtoull(v, NULL, 10) : 0;
+		v = reader_meta(r, "clock_drift_ppb");
+		r->clock.drift_ppb = v ? strtoll(v, NULL, 10) : 0;
+		if (r->clock.drift_ppb > CLOCK_MAX_DRIFT * 1e9 || r->clock.drift_ppb < -CLOCK_MAX_DRIFT * 1e9)
+			r->clock.drift_ppb = 0;
 		r->clock_known = 1;
 		r->clock_from_meta = 1;
 	}
@@ -730,7 +745,7 @@ int db_reader_new_kernels(struct db_reader *r, int64_t *watermark, db_kernel_fn 
 	return reader_walk_kernels(r, r->st_kernel_new, watermark, fn, ud);
 }
 
-/* ---- clock offset ---- */
+/* ---- clock ---- */
 
 struct grid_first {
 	int64_t global_pid;
@@ -755,42 +770,43 @@ static int int64_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* First block start of each (process, grid) among the earliest chunks.  Every
- * block starting before the last sampled chunk's start lies in a sampled
- * chunk, so minima below that bound are exact. */
-static size_t offset_first_blocks(struct db_reader *r, struct grid_first **out, uint64_t *bound)
+static int double_cmp(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The start of block 0 of each (process, grid) among the OFFSET_SAMPLE_CHUNKS
+ * chunks that start at globaltimer time `from` or later, sorted.  Block 0 is
+ * dispatched first, so it stands for the grid's first block; a grid whose
+ * block 0 lies outside the sample is left out, not taken for one that
+ * started late (a window in mid-session cuts through running grids). */
+static size_t offset_block0s(struct db_reader *r, uint64_t from, struct grid_first **out)
 {
 	sqlite3_stmt *st;
-	struct grid_first *all = NULL, prev = { 0 };
-	size_t n = 0, cap = 0, chunks = 0, kept = 0;
+	struct grid_first *all = NULL;
+	size_t n = 0, cap = 0;
 
-	*bound = UINT64_MAX;
 	*out = NULL;
 	/* the ids from the (deviceId, start) index first: sorting whole rows
 	 * would read every chunk's blob */
-	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, deviceId, sm, start, data FROM"
-			       " smtop_block_chunk WHERE id IN (SELECT id FROM smtop_block_chunk"
-			       " ORDER BY start LIMIT ?1) ORDER BY start", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, deviceId, sm, data FROM smtop_block_chunk"
+			       " WHERE id IN (SELECT id FROM smtop_block_chunk WHERE start >= ?2"
+			       " ORDER BY start LIMIT ?1)", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int(st, 1, OFFSET_SAMPLE_CHUNKS);
+	sqlite3_bind_int64(st, 2, bind_time(from));
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		long got = db_blockcodec_decode(sqlite3_column_blob(st, 4),
-			(size_t)sqlite3_column_bytes(st, 4), (uint16_t)sqlite3_column_int(st, 2),
+		long got = db_blockcodec_decode(sqlite3_column_blob(st, 3),
+			(size_t)sqlite3_column_bytes(st, 3), (uint16_t)sqlite3_column_int(st, 2),
 			(uint16_t)sqlite3_column_int(st, 1), r->blocks, DB_BLOCKCODEC_MAX_BLOCKS);
 
-		if (++chunks == OFFSET_SAMPLE_CHUNKS)
-			*bound = (uint64_t)sqlite3_column_int64(st, 3);
-		size_t chunk_first = n;
 		for (long i = 0; i < got; i++) {
-			/* a chunk holds runs of one grid's blocks: one entry per run,
-			 * so the sort below sees runs, not blocks */
-			if (n > chunk_first && all[n - 1].grid == r->blocks[i].grid_id) {
-				if (r->blocks[i].start < all[n - 1].start)
-					all[n - 1].start = r->blocks[i].start;
+			if (r->blocks[i].block != 0)
 				continue;
-			}
 			if (n == cap) {
-				struct grid_first *p = realloc(all, (cap = cap ? cap * 2 : 4096) * sizeof *p);
+				struct grid_first *p = realloc(all, (cap = cap ? cap * 2 : 1024) * sizeof *p);
 
 				if (!p)
 					goto done;
@@ -804,17 +820,8 @@ done:
 	sqlite3_finalize(st);
 	if (n)
 		qsort(all, n, sizeof *all, grid_first_cmp);
-	/* the first block of each grid (its group's head, kept or not: one
-	 * past the bound leaves its grid out, and nothing before it to compare) */
-	for (size_t i = 0; i < n; i++) {
-		int head = i == 0 || all[i].grid != prev.grid || all[i].global_pid != prev.global_pid;
-
-		prev = all[i];
-		if (head && prev.start < *bound)
-			all[kept++] = prev;
-	}
 	*out = all;
-	return kept;
+	return n;
 }
 
 /* The entry of (pid, grid) in firsts, sorted by grid_first_cmp; NULL if absent. */
@@ -837,50 +844,120 @@ static const struct grid_first *find_grid(const struct grid_first *firsts, size_
 	return NULL;
 }
 
-/* Median of kernel start minus first block start over the sampled grids. */
-static int reader_estimate_offset(struct db_reader *r)
+/* One sample of the clock: at globaltimer time g, CUPTI - globaltimer = diff
+ * (the median over the window's grids of kernel start minus block 0 start). */
+struct clock_point {
+	double g;
+	int64_t diff;
+};
+
+/* The sample from the chunks starting at `from`: kernels are looked up
+ * within `margin` of where `guess` puts them on CUPTI's clock. */
+static int offset_window(struct db_reader *r, uint64_t from, const struct db_clock *guess,
+			 uint64_t margin, struct clock_point *pt)
 {
 	struct grid_first *firsts;
-	uint64_t bound, lo, hi;
-	size_t n = offset_first_blocks(r, &firsts, &bound), nd = 0;
+	size_t n = offset_block0s(r, from, &firsts), nd = 0;
 	int64_t *diffs = n ? malloc(n * sizeof *diffs) : NULL;
+	double gsum = 0;
 	sqlite3_stmt *st;
 
 	if (!diffs) {
 		free(firsts);
 		return 0;
 	}
-	lo = firsts[0].start;
-	hi = bound == UINT64_MAX ? UINT64_MAX / 2 : bound;
-	for (size_t i = 0; i < n; i++)
-		lo = firsts[i].start < lo ? firsts[i].start : lo;
+	uint64_t lo = db_clock_cupti(guess, firsts[0].start), hi = lo;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = db_clock_cupti(guess, firsts[i].start);
+
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+	}
 	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, gridId, start FROM CUPTI_ACTIVITY_KIND_KERNEL"
 			       " WHERE start >= ?1 AND start < ?2", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, sat_sub(lo, NS_PER_S));
-		sqlite3_bind_int64(st, 2, (int64_t)(hi + NS_PER_S));
+		sqlite3_bind_int64(st, 1, sat_sub(lo, margin));
+		sqlite3_bind_int64(st, 2, bind_time(hi + margin));
 		while (sqlite3_step(st) == SQLITE_ROW && nd < n) {
 			const struct grid_first *hit = find_grid(firsts, n, sqlite3_column_int64(st, 0),
 				(uint64_t)sqlite3_column_int64(st, 1));
 
-			if (hit)
+			if (hit) {
 				diffs[nd++] = sqlite3_column_int64(st, 2) - (int64_t)hit->start;
+				gsum += (double)hit->start;
+			}
 		}
 		sqlite3_finalize(st);
 	}
 	if (nd) {
 		qsort(diffs, nd, sizeof *diffs, int64_cmp);
-		r->clock_offset = diffs[nd / 2];
-		r->clock_known = 1;
+		pt->diff = diffs[nd / 2];
+		pt->g = gsum / (double)nd;
 	}
 	free(diffs);
 	free(firsts);
+	return nd > 0;
+}
+
+/* Offset and drift through the samples: the median of the slopes between
+ * samples far enough apart (Theil-Sen: one odd window cannot tilt it), then
+ * the median offset at the first sample under that slope. */
+static void clock_fit(const struct clock_point *p, size_t n, struct db_clock *c)
+{
+	double slopes[CLOCK_WINDOWS * CLOCK_WINDOWS], at[CLOCK_WINDOWS], slope = 0;
+	size_t ns = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (p[j].g - p[i].g >= CLOCK_MIN_BASE_NS || p[i].g - p[j].g >= CLOCK_MIN_BASE_NS)
+				slopes[ns++] = (double)(p[j].diff - p[i].diff) / (p[j].g - p[i].g);
+	if (ns) {
+		qsort(slopes, ns, sizeof *slopes, double_cmp);
+		slope = slopes[ns / 2];
+	}
+	if (slope > CLOCK_MAX_DRIFT || slope < -CLOCK_MAX_DRIFT)
+		slope = 0; /* no clock drifts like that: damaged or foreign data */
+	for (size_t i = 0; i < n; i++)
+		at[i] = (double)p[i].diff - slope * (p[i].g - p[0].g);
+	qsort(at, n, sizeof *at, double_cmp);
+	c->ref_ns = (uint64_t)p[0].g;
+	c->offset_ns = (int64_t)at[n / 2];
+	c->drift_ppb = (int64_t)(slope * 1e9 + (slope < 0 ? -0.5 : 0.5));
+}
+
+/* Samples the clock in CLOCK_WINDOWS windows spread over the blocks' span
+ * and fits offset and drift through them.  Until one window has found its
+ * kernels (within a second of the blocks), the rest look near where it puts
+ * them.  A window may find none: a trimmed session's first chunks can hold
+ * only grids whose block 0 was cut away. */
+static int reader_estimate_offset(struct db_reader *r)
+{
+	struct clock_point pts[CLOCK_WINDOWS];
+	struct db_clock guess = { 0 };
+	uint64_t lo = r->chunk_min_start, span = r->chunk_max_end - r->chunk_min_start;
+	int windows = span >= CLOCK_MIN_BASE_NS ? CLOCK_WINDOWS : 1;
+	size_t n = 0;
+
+	for (int w = 0; w < windows; w++) {
+		uint64_t from = lo + span / (uint64_t)windows * (uint64_t)w;
+		uint64_t margin = n ? CLOCK_MARGIN_NS + (uint64_t)((double)(from - lo) * CLOCK_MAX_DRIFT)
+				    : (uint64_t)NS_PER_S;
+
+		if (!offset_window(r, from, &guess, margin, &pts[n]))
+			continue;
+		if (!n)
+			guess.offset_ns = pts[0].diff;
+		n++;
+	}
+	if (!n)
+		return 0;
+	clock_fit(pts, n, &r->clock);
+	r->clock_known = 1;
 	return 0;
 }
 
-/* Prefers the stored offset (written when the recording ends), else
+/* Prefers the stored clock (written when the recording ends), else
  * estimates: once per batch of new chunks until an estimate is found, then
- * each time the chunks doubled.  The sample is the earliest chunks, which
- * later ones rarely change, and a live file grows by thousands of chunks a
+ * each time the chunks doubled.  A live file grows by thousands of chunks a
  * second: estimating on every poll kept a live view seconds behind. */
 static void reader_update_offset(struct db_reader *r)
 {
@@ -924,8 +1001,8 @@ static int reader_emit_chunk(struct db_reader *r, sqlite3_stmt *st, uint64_t t0,
 	for (long i = 0; i < n; i++) {
 		struct smtop_block *b = &r->blocks[i];
 
-		b->start += (uint64_t)r->clock_offset;
-		b->end += (uint64_t)r->clock_offset;
+		b->start = db_clock_cupti(&r->clock, b->start);
+		b->end = db_clock_cupti(&r->clock, b->end);
 		if (b->start < t1 && b->end > t0 && fn(ud, b, pid, ctx) != 0)
 			return 1;
 	}
@@ -952,11 +1029,19 @@ static int reader_walk_chunks(struct db_reader *r, sqlite3_stmt *st, int64_t *wm
 }
 
 /* CUPTI time t on the %globaltimer clock, clamped to int64 (a window may
- * reach UINT64_MAX and a damaged file may hold any offset). */
-static int64_t globaltimer_of(uint64_t t, int64_t offset)
+ * reach UINT64_MAX and a damaged file may hold any offset).  The drift is
+ * read at t - offset: off by drift squared times the distance, nothing. */
+static int64_t globaltimer_of(uint64_t t, const struct db_clock *c)
 {
-	int64_t g;
+	int64_t offset = c->offset_ns, g;
 
+	if (c->drift_ppb) {
+		double d = ((double)bind_time(t) - (double)c->offset_ns - (double)c->ref_ns) *
+			   (double)c->drift_ppb * 1e-9;
+
+		if (__builtin_add_overflow(offset, (int64_t)d, &offset))
+			offset = d > 0 ? INT64_MAX : INT64_MIN;
+	}
 	if (__builtin_sub_overflow(bind_time(t), offset, &g))
 		return offset > 0 ? INT64_MIN : INT64_MAX;
 	return g;
@@ -971,8 +1056,8 @@ int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn 
 		return 0;
 	reader_update_offset(r);
 	reader_update_stats(r);
-	g0 = globaltimer_of(t0, r->clock_offset);
-	g1 = globaltimer_of(t1, r->clock_offset);
+	g0 = globaltimer_of(t0, &r->clock);
+	g1 = globaltimer_of(t1, &r->clock);
 	span = r->chunk_max_span > INT64_MAX ? INT64_MAX : (int64_t)r->chunk_max_span;
 	if (__builtin_sub_overflow(g0, span, &lo))
 		lo = INT64_MIN;
@@ -1021,7 +1106,7 @@ int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn
 			.device_id = (uint16_t)sqlite3_column_int(st, 2),
 			.context_id = (uint32_t)sqlite3_column_int64(st, 3),
 			.sm = (uint16_t)sqlite3_column_int(st, 4),
-			.clock_offset = r->clock_offset,
+			.clock = r->clock,
 			.data = sqlite3_column_blob(st, 5),
 			.len = (size_t)sqlite3_column_bytes(st, 5),
 		};
@@ -1266,8 +1351,8 @@ static void info_times(struct db_reader *r, struct db_session_info *info)
 	uint64_t last = r->kernel_max_end;
 
 	if (r->chunk_min_start) {
-		uint64_t b0 = r->chunk_min_start + (uint64_t)r->clock_offset;
-		uint64_t b1 = r->chunk_max_end + (uint64_t)r->clock_offset;
+		uint64_t b0 = db_clock_cupti(&r->clock, r->chunk_min_start);
+		uint64_t b1 = db_clock_cupti(&r->clock, r->chunk_max_end);
 
 		first = !first || b0 < first ? b0 : first;
 		last = b1 > last ? b1 : last;
@@ -1537,8 +1622,8 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->nsys_product = reader_export_meta(r, "EXPORT_PRODUCT_VERSION", &r->info.strings);
 	/* nsys first wrote its schema version with 3.0 (2022.4) */
 	info->nsys_before_3 = r->is_nsys && !r->export_meta;
-	info->clock_offset_ns = r->clock_offset;
-	info->clock_offset_known = r->clock_known;
+	info->clock = r->clock;
+	info->clock_known = r->clock_known;
 	info_counts(r, info);
 	info_times(r, info);
 	if (info_devices(r, info) != 0 || info_processes(r, info) != 0)

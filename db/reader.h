@@ -4,7 +4,7 @@
  *
  * Strings in records handed to callbacks stay valid until db_reader_close;
  * those in struct db_session_info until the next db_reader_info call.
- * Block times are moved onto CUPTI's timebase with the session clock offset. */
+ * Block times are moved onto CUPTI's timebase with the session clock (below). */
 #ifndef SMTOP_DB_READER_H
 #define SMTOP_DB_READER_H
 
@@ -14,6 +14,29 @@
 #include "src/records.h"
 
 struct db_reader;
+
+/* %globaltimer to CUPTI time: CUPTI = g + offset + (g - ref) * drift.  The
+ * GPU's timer and the host clock CUPTI reports run at slightly different
+ * rates: on the H200 the offset moved by 2.2 to 13 ppm, 62 us over one 30 s
+ * session, so one constant offset put blocks tens of microseconds away from
+ * their kernels after a few seconds (docs/session-format.md). */
+struct db_clock {
+	int64_t offset_ns;           /* at ref_ns */
+	uint64_t ref_ns;             /* a %globaltimer time */
+	int64_t drift_ppb;           /* offset change per second of globaltimer, ns */
+};
+
+static inline uint64_t db_clock_cupti(const struct db_clock *c, uint64_t g)
+{
+	uint64_t t = g + (uint64_t)c->offset_ns;
+
+	if (c->drift_ppb) {
+		double d = (double)(int64_t)(g - c->ref_ns) * (double)c->drift_ppb * 1e-9;
+
+		t += (uint64_t)(int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+	}
+	return t;
+}
 
 struct db_process_info {
 	uint32_t pid;
@@ -39,8 +62,8 @@ struct db_session_info {
 				      * still marked running are gone: nothing more comes */
 	int ended_clean;             /* 1 if the workload exited normally */
 	const char *end_reason;      /* may be NULL */
-	int64_t clock_offset_ns;     /* CUPTI time = globaltimer + offset */
-	int clock_offset_known;
+	struct db_clock clock;       /* CUPTI time from globaltimer */
+	int clock_known;
 	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
 	uint64_t drops_cupti, drops_ring, drops_blocks;
 	size_t n_devices;
@@ -92,7 +115,7 @@ struct db_chunk {
 	uint32_t pid, context_id;
 	uint16_t device_id, sm;
 	uint32_t count;              /* blocks, from the chunk's header */
-	int64_t clock_offset;        /* add to decoded times for CUPTI time */
+	struct db_clock clock;       /* decoded times to CUPTI time: db_clock_cupti */
 	const void *data;
 	size_t len;
 };

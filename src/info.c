@@ -76,9 +76,9 @@ void info_print(FILE *out, const struct db_session_info *si)
 		"other", si->memcpys, si->memsets, si->api_calls, si->nvtx, si->requests);
 	fprintf(out, "%-14s %" PRIu64 " CUPTI, %" PRIu64 " ring, %" PRIu64 " blocks\n", "dropped",
 		si->drops_cupti, si->drops_ring, si->drops_blocks);
-	if (si->clock_offset_known)
-		fprintf(out, "%-14s %+.3f us (CUPTI = globaltimer + offset)\n", "clock offset",
-			(double)si->clock_offset_ns / 1e3);
+	if (si->clock_known)
+		fprintf(out, "%-14s %+.3f us, drift %+.3f ppm (CUPTI = globaltimer + offset + drift)\n",
+			"clock offset", (double)si->clock.offset_ns / 1e3, (double)si->clock.drift_ppb / 1e3);
 	else
 		fprintf(out, "%-14s N/A\n", "clock offset");
 	if (si->is_nsys)

@@ -277,8 +277,9 @@ static void describe_status(int status, char *buf, size_t len, int *clean, int *
 	}
 }
 
-/* The offset between %globaltimer and CUPTI time, measured on this session's
- * own kernels and blocks, is stored so every reader uses the same one. */
+/* The clock between %globaltimer and CUPTI time (offset and drift), measured
+ * on this session's own kernels and blocks, is stored so every reader uses
+ * the same one. */
 static void store_clock_offset(struct db_writer *w, const char *path)
 {
 	char err[256], value[32];
@@ -286,8 +287,12 @@ static void store_clock_offset(struct db_writer *w, const char *path)
 	struct db_session_info si;
 	if (db_reader_open(&r, path, err, sizeof err) != 0)
 		return;
-	if (db_reader_info(r, &si) == 0 && si.clock_offset_known) {
-		snprintf(value, sizeof value, "%lld", (long long)si.clock_offset_ns);
+	if (db_reader_info(r, &si) == 0 && si.clock_known) {
+		snprintf(value, sizeof value, "%llu", (unsigned long long)si.clock.ref_ns);
+		db_writer_set_meta(w, "clock_ref_ns", value);
+		snprintf(value, sizeof value, "%lld", (long long)si.clock.drift_ppb);
+		db_writer_set_meta(w, "clock_drift_ppb", value);
+		snprintf(value, sizeof value, "%lld", (long long)si.clock.offset_ns);
 		db_writer_set_meta(w, "clock_offset_ns", value);
 	}
 	db_reader_close(r);

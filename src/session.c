@@ -34,7 +34,8 @@ struct session_chunk {
 	uint32_t pid, context_id;
 	uint16_t device_id, sm;
 	uint32_t count;
-	int64_t id, clock_offset;
+	int64_t id;
+	struct db_clock clock;
 	size_t raw, len;                /* bytes in the batch's raw buffer */
 	size_t first;                   /* its first block in the batch's blocks */
 	size_t src;                     /* the file it came from */
@@ -583,8 +584,8 @@ static int session_read_info(struct session *s, char *err, size_t errlen)
 	m->command = first->command;
 	m->created_ns = first->created_ns;
 	m->end_reason = first->end_reason;
-	m->clock_offset_ns = first->clock_offset_ns;
-	m->clock_offset_known = first->clock_offset_known;
+	m->clock = first->clock;
+	m->clock_known = first->clock_known;
 	m->nsys_schema = first->nsys_schema;
 	m->nsys_product = first->nsys_product;
 	m->nsys_before_3 = first->nsys_before_3;
@@ -608,7 +609,7 @@ static int batch_take_chunk(void *ud, const struct db_chunk *c)
 	memcpy(b->raw + b->raw_len, c->data, c->len);
 	b->chunks[b->n_chunks++] = (struct session_chunk){
 		.pid = c->pid, .context_id = c->context_id, .device_id = c->device_id, .sm = c->sm,
-		.count = c->count, .id = c->id, .clock_offset = c->clock_offset,
+		.count = c->count, .id = c->id, .clock = c->clock,
 		.raw = b->raw_len, .len = c->len, .first = b->n_blocks, .src = b->src,
 	};
 	b->raw_len += c->len;
@@ -623,10 +624,10 @@ static void batch_decode_chunk(void *ud, size_t i, int worker)
 	struct smtop_block *out = &b->blocks[c->first];
 	(void)worker;
 	c->n = db_blockcodec_decode(b->raw + c->raw, c->len, c->sm, c->device_id, out, c->count);
-	uint64_t off = (uint64_t)c->clock_offset, end = 0;
+	uint64_t end = 0;
 	for (long k = 0; k < c->n; k++) {
-		out[k].start += off;
-		out[k].end += off;
+		out[k].start = db_clock_cupti(&c->clock, out[k].start);
+		out[k].end = db_clock_cupti(&c->clock, out[k].end);
 		if (out[k].end > end)
 			end = out[k].end;
 	}

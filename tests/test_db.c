@@ -159,8 +159,8 @@ Test(db, round_trip_of_every_record_kind)
 	cr_assert_eq(info.drops_blocks, 2);
 	cr_assert_eq(info.ended, 1);
 	cr_assert_eq(info.ended_clean, 1);
-	cr_assert_eq(info.clock_offset_known, 1);
-	cr_assert_eq(info.clock_offset_ns, 61000);
+	cr_assert_eq(info.clock_known, 1);
+	cr_assert_eq(info.clock.offset_ns, 61000);
 	cr_assert_eq(info.n_devices, 1);
 	cr_assert_eq(info.devices[0].sm_count, 132);
 	cr_assert_str_eq(info.devices[0].name, "NVIDIA H200");
@@ -369,9 +369,9 @@ Test(db, clock_offset_estimated_when_not_stored)
 	db_writer_close(w);
 	r = open_reader(path);
 	cr_assert_eq(db_reader_info(r, &info), 0);
-	cr_assert_eq(info.clock_offset_known, 1);
+	cr_assert_eq(info.clock_known, 1);
 	/* grid 10 first block at T0-60us, kernel at T0; grid 11 at T0+72us, kernel T0+132us */
-	cr_assert_eq(info.clock_offset_ns, 60000);
+	cr_assert_eq(info.clock.offset_ns, 60000);
 	db_reader_close(r);
 }
 
@@ -397,8 +397,127 @@ Test(db, clock_offset_not_estimated_on_every_batch)
 	cr_assert_leq(db_reader_offset_estimates(r), 8, "%u estimates for 64 batches",
 		      db_reader_offset_estimates(r));
 	cr_assert_eq(db_reader_info(r, &info), 0);
-	cr_assert_eq(info.clock_offset_ns, 60000);
+	cr_assert_eq(info.clock.offset_ns, 60000);
 	db_writer_close(w);
+	db_reader_close(r);
+}
+
+/* A GPU timer running 10 ppm slow against CUPTI's clock, over 4 s: 400
+ * grids of 4 blocks, each kernel starting 500 ns before its block 0.  The
+ * H200 drifted 2-13 ppm; one constant offset left blocks 40 us off their
+ * kernels at the far end here. */
+#define DRIFT_G0 1000000000000ull
+#define DRIFT_OFF 700000000ll
+#define DRIFT_PPB 10000
+
+static uint64_t drift_kernel_start(uint64_t g)
+{
+	return g + DRIFT_OFF + (g - DRIFT_G0) / 1000000000ull * DRIFT_PPB +
+	       (g - DRIFT_G0) % 1000000000ull * DRIFT_PPB / 1000000000ull - 500;
+}
+
+static void write_drifting(struct db_writer *w)
+{
+	struct smtop_block b[40];
+	struct smtop_record recs[16];
+
+	for (int batch = 0; batch < 40; batch++) {
+		size_t n = 0;
+		for (int k = batch * 10; k < batch * 10 + 10; k++) {
+			uint64_t g = DRIFT_G0 + (uint64_t)k * 10000000ull;
+			for (int j = 0; j < 4; j++)
+				b[(k % 10) * 4 + j] = (struct smtop_block){ .grid_id = 1000 + (uint64_t)k,
+					.start = g + (uint64_t)j * 200, .end = g + 100000,
+					.block = (uint32_t)j, .sm = (uint16_t)((k * 4 + j) % 132) };
+			recs[n++] = db_support_kernel(1, 13, drift_kernel_start(g), drift_kernel_start(g) + 200000,
+						      1000 + (uint64_t)k, MANGLED);
+		}
+		if (batch == 0) {
+			recs[n++] = db_support_device(1, 0, 132);
+			recs[n++] = db_support_stream(1, 13, 0);
+		}
+		recs[n++] = db_support_blocks(1, 1, b, 40);
+		cr_assert_eq(db_writer_write(w, recs, n), 0, "%s", db_writer_error(w));
+	}
+}
+
+struct drift_check {
+	uint64_t worst;
+	size_t n;
+};
+
+/* Block 0 of grid 1000 + k belongs at its kernel's start. */
+static int on_drift_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct drift_check *d = ud;
+	uint64_t g = DRIFT_G0 + (b->grid_id - 1000) * 10000000ull;
+	uint64_t want = drift_kernel_start(g) + b->block * 200ull;
+	uint64_t off = b->start > want ? b->start - want : want - b->start;
+
+	(void)pid;
+	(void)ctx;
+	d->worst = off > d->worst ? off : d->worst;
+	d->n++;
+	return 0;
+}
+
+Test(db, clock_drift_estimated_over_the_session)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+	struct drift_check d = { 0 };
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_drifting(w);
+	db_writer_close(w);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.clock_known, 1);
+	cr_expect(info.clock.drift_ppb > DRIFT_PPB - 300 && info.clock.drift_ppb < DRIFT_PPB + 300,
+		  "drift %lld ppb", (long long)info.clock.drift_ppb);
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX, on_drift_block, &d), 0);
+	cr_expect_eq(d.n, 1600);
+	cr_expect_leq(d.worst, 1000, "a block %llu ns off its place", (unsigned long long)d.worst);
+	/* a window at the far end finds the last grid's blocks where its kernel is */
+	uint64_t last = drift_kernel_start(DRIFT_G0 + 399 * 10000000ull);
+	d.n = 0;
+	cr_assert_eq(db_reader_blocks(r, last, last + 50000, on_drift_block, &d), 0);
+	cr_expect_eq(d.n, 4);
+	db_reader_close(r);
+}
+
+/* A stored clock with drift moves every block by its own distance from ref. */
+Test(db, stored_clock_drift_applies_per_block)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+	struct collect c = { 0 };
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_everything(w, 1);
+	db_writer_set_meta(w, "clock_offset_ns", "0");
+	/* ref 1 s before the blocks, +2000 ppb: 2 us later at the blocks */
+	char ref[32];
+	snprintf(ref, sizeof ref, "%llu", (unsigned long long)(T0 - 60000 - 1000000000ull));
+	db_writer_set_meta(w, "clock_ref_ns", ref);
+	db_writer_set_meta(w, "clock_drift_ppb", "2000");
+	db_writer_close(w);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.clock.drift_ppb, 2000);
+	/* block i runs [T0-60us + i us, +5 us) on the timer, 2 us later on
+	 * CUPTI's clock: only block 0 runs at T0-58us (three without drift) */
+	cr_assert_eq(db_reader_blocks(r, T0 - 58000, T0 - 58000 + 1, on_block, &c), 0);
+	cr_expect_eq(c.blocks, 1, "%zu blocks at T0-58us", c.blocks);
+	c.blocks = 0;
+	cr_assert_eq(db_reader_blocks(r, T0 - 58000 - 1, T0 - 58000, on_block, &c), 0);
+	cr_expect_eq(c.blocks, 0, "%zu blocks before the first block's moved start", c.blocks);
 	db_reader_close(r);
 }
 

@@ -259,9 +259,9 @@ Test(fixture_screens, pvt_event_selected)
 	type("jjj");
 	cr_expect_eq(a.sel_event, 2);
 	char *t = golden("event_selected_132x50", 132, 50);
-	cr_expect(has(t, "*events (20)"));
-	cr_expect(has(t, "│ INVERSION (resident)  "), "the episode's kind in the details");
-	cr_expect(has(t, "100% B:gemm_kernel, 512 blocks"), "its culprit in the details");
+	cr_expect(has(t, "*events (11)"));
+	cr_expect(has(t, "│ INVERSION (dispatch)  "), "the episode's kind in the details");
+	cr_expect(has(t, "100% B:gemm_kernel, 863 blocks"), "its culprit in the details");
 	cr_expect_eq(a.sel_kernel, m.events[2].kernel, "the victim is selected for the streams");
 	free(t);
 }
@@ -276,7 +276,7 @@ Test(fixture_screens, pvt_kernel_details)
 	const struct model_kernel *k = &m.kernels[a.sel_kernel];
 	cr_expect_eq(k->event, a.sel_event, "the worst episode's victim");
 	cr_expect(has(t, k->short_name));
-	cr_expect(has(t, "ran 17 us  waited 1.59 ms"), "the wait of the worst inversion");
+	cr_expect(has(t, "ran 17 us  waited 1.58 ms"), "the wait of the worst inversion");
 	free(t);
 }
 
@@ -374,7 +374,7 @@ Test(fixture_screens, eqp_worst_blocking_zoomed)
 	press('w');
 	zoom_in_to(20000);
 	char *t = golden("worst_20us_132x50", 132, 50);
-	cr_expect(has(t, "waited 3.10 ms"), "the longest blocking episode");
+	cr_expect(has(t, "waited 3.08 ms"), "the longest blocking episode");
 	free(t);
 }
 

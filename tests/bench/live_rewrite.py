@@ -159,14 +159,14 @@ def main():
     dst.execute("BEGIN")
     create(src, dst)
     copy_static(src, dst, names)
-    dst.execute("DELETE FROM smtop_meta WHERE key = 'clock_offset_ns'")
+    dst.execute("DELETE FROM smtop_meta WHERE key LIKE 'clock_%'")
     dst.execute("COMMIT")
     print(f"ready: {a.dst}", flush=True)
     wall = play(dst, rows, a.speed, a.speed == 1.0)
     dst.execute("BEGIN")
     dst.executemany("INSERT OR REPLACE INTO smtop_meta VALUES (?, ?)",
                     src.execute("SELECT key, value FROM smtop_meta WHERE key IN (?,?,?,?)"
-                                " OR key = 'clock_offset_ns'", END_KEYS).fetchall())
+                                " OR key LIKE 'clock_%'", END_KEYS).fetchall())
     dst.execute("COMMIT")
     print(f"played {len(rows)} rows of {a.src} into {a.dst} in {wall:.2f} s (speed {a.speed})")
 

@@ -53,16 +53,14 @@ def main():
     # the session's span, independently
     k0, k1 = db.execute("SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
     first, last = k0, k1
-    offset = 0
     blocks = {}
     if "smtop_block_chunk" in tables:
-        row = db.execute("SELECT value FROM smtop_meta WHERE key='clock_offset_ns'").fetchone()
-        offset = int(row[0]) if row else 0
+        cupti = check_session.session_clock(db) or (lambda g: g)
         blocks = check_session.blocks_by_sm(db)
         for v in blocks.values():
             if v:
-                first = min(first, min(b[0] for b in v) + offset)
-                last = max(last, max(b[1] for b in v) + offset)
+                first = min(first, cupti(min(b[0] for b in v)))
+                last = max(last, cupti(max(b[1] for b in v)))
     check(origin == first, f"origin {origin} is not the session's first record {first}")
     span_us = (last - first) / 1e3
     lo, hi = window if window else (0.0, span_us)

@@ -82,14 +82,14 @@ check "= shows the whole session" sh -c "[ '$(scale)' = '$S0' ] && [ $(win_us st
 tui_keys n
 check "n selects the first event ($(sel_event))" eq "$(sel_event)" "4.442ms"
 tui_keys n
-check "n selects the next one" eq "$(sel_event)" "4.672ms"
+check "n selects the next one" eq "$(sel_event)" "5.197ms"
 tui_keys N
 check "N selects the previous one" eq "$(sel_event)" "4.442ms"
 check "n makes the events pane active" eq "$(active_pane)" "events"
-check "the details show the episode's culprit" contains "$(tui_cap)" "% B:gemm_kernel, 604 blocks"
+check "the details show the episode's culprit" contains "$(tui_cap)" "% B:gemm_kernel, 967 blocks"
 tui_keys w
-check "w selects the worst inversion" eq "$(sel_event)" "11.475ms"
-check "w shows how long it waited" contains "$(tui_cap)" "A:bias_act_fwd_kernel waited 1.59 ms"
+check "w selects the worst inversion" eq "$(sel_event)" "11.476ms"
+check "w shows how long it waited" contains "$(tui_cap)" "A:bias_act_fwd_kernel waited 1.58 ms"
 check "w makes the events pane active" eq "$(active_pane)" "events"
 tui_keys = + + + + Home
 check "zoomed in at the start, the event is out of view" lt "$(win_us end)" 11475
@@ -260,7 +260,7 @@ for enc in x10 sgr; do
 	y=$(row_of '^│ +22\.210ms')
 	tui_click 20 "$y" $enc
 	check "$enc click on an event row selects it" eq "$(sel_event)" "22.210ms"
-	check "$enc the details show that episode" contains "$(tui_cap)" "│ ready 22.210ms  started 40.123ms"
+	check "$enc the details show that episode" contains "$(tui_cap)" "│ ready 22.210ms  started 40.122ms"
 	tui_keys q
 	tui_wait 'EXIT=' 3
 	check "$enc run quits cleanly" contains "$(tui_cap)" "EXIT=0"

@@ -220,7 +220,7 @@ def session_seeds(tmp):
     shutil.copy(trimmed["priority-vs-training"], os.path.join(out, "full-schema.smtop"))
     base = os.path.join(out, "head-of-line.smtop")
     variant(base, os.path.join(out, "no-clock-offset.smtop"),
-            "DELETE FROM smtop_meta WHERE key = 'clock_offset_ns'")
+            "DELETE FROM smtop_meta WHERE key LIKE 'clock_%'")
     variant(base, os.path.join(out, "live.smtop"),
             "UPDATE smtop_meta SET value = '0' WHERE key IN ('ended', 'ended_clean')",
             "UPDATE smtop_process SET status = 'running'")

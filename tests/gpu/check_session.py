@@ -22,6 +22,16 @@ def int32(v):
     return v - (1 << 32) if v >= (1 << 31) else v
 
 
+def session_clock(db):
+    """The function taking a %globaltimer time to CUPTI's clock, from the
+    session clock in smtop_meta (docs/session-format.md); None if absent."""
+    m = dict(db.execute("SELECT key, value FROM smtop_meta WHERE key LIKE 'clock_%'").fetchall())
+    if "clock_offset_ns" not in m:
+        return None
+    o, r, d = (int(m.get(k) or 0) for k in ("clock_offset_ns", "clock_ref_ns", "clock_drift_ppb"))
+    return lambda g: g + o + round((g - r) * d / 1e9)
+
+
 def varint(buf, i):
     v = shift = 0
     while True:

@@ -161,6 +161,18 @@ section_demo_overhead() {
 	python3 tests/gpu/overhead_table.py "$OUT_DIR/demo-overhead.txt"
 }
 
+# Where one inference request's time goes under smtop record: kernels, the
+# gaps between them, and the time before the first and after the last
+# (tests/gpu/request_timeline.py); SMTOP_TIMELINE_MODEL picks the model.
+section_request_timeline() {
+	model=${SMTOP_TIMELINE_MODEL:-densenet}
+	echo "== request timeline: $model inference alone, traced"
+	record "timeline-$model" build/smtop-demo priority-vs-training --model "$model" --seconds 2 \
+		|| bad "timeline $model exit status"
+	grep -o "solo_median_ms=[0-9.]* solo_p99_ms=[0-9.]* solo_launch_ms=[0-9.]*" "$OUT_DIR/timeline-$model.out"
+	python3 tests/gpu/request_timeline.py "$OUT_DIR/timeline-$model.smtop" | tail -9
+}
+
 # Where a live view's lag comes from: the viewer in tmux (its header's lag
 # sampled as for the screenshots) with the file sampled beside it, then the
 # same recording without a viewer.

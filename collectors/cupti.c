@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,19 +75,52 @@ static uint32_t cupti_tid(void)
 
 /* ---- activity buffers ------------------------------------------------------ */
 
-/* CUPTI asks for a buffer from the workload's own thread, on its next record
- * after each flush, and zeroes a buffer it is not told is zeroed: 8 MiB,
- * about 0.85 ms inside a launch or a synchronize on the H200, which every
- * 50 ms flush put into one request of the DenseNet-style demo in two.  Fresh
- * anonymous pages are zero already and are faulted in only as records fill
- * them, so cupti_enable_activity promises zeroed buffers. */
+/* CUPTI asks for a buffer on whichever thread records next (a workload
+ * thread, after each flush) and zeroes all of a buffer it is not told is
+ * zeroed: 8 MiB, 0.85 ms inside a launch or a synchronize on the H200, which
+ * every 50 ms flush put into one request of the DenseNet-style demo in two.
+ * So cupti_enable_activity promises zeroed buffers, and they come from a pool
+ * that the completion callback (the flush thread) refills, zeroing only the
+ * bytes CUPTI wrote.  Fresh pages for every buffer instead (mmap/munmap) took
+ * the drain threads' pace: a third of the blocks of an 8 s demo dropped. */
+#define CUPTI_POOL_MAX 32
+#define CUPTI_ZERO_SLACK 4096 /* past the valid bytes, in case */
+
+static pthread_mutex_t cupti_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *cupti_pool[CUPTI_POOL_MAX];
+static size_t cupti_pool_n;
+
 static void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	void *p = mmap(NULL, CUPTI_BUFFER_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *b = NULL;
 
-	*buffer = p == MAP_FAILED ? NULL : p;
-	*size = *buffer ? CUPTI_BUFFER_BYTES : 0;
+	pthread_mutex_lock(&cupti_pool_lock);
+	if (cupti_pool_n)
+		b = cupti_pool[--cupti_pool_n];
+	pthread_mutex_unlock(&cupti_pool_lock);
+	if (!b)
+		b = calloc(1, CUPTI_BUFFER_BYTES);
+	*buffer = b;
+	*size = b ? CUPTI_BUFFER_BYTES : 0;
 	*max_records = 0;
+}
+
+static void cupti_buffer_recycle(uint8_t *buffer, size_t size, size_t valid)
+{
+	size_t dirty = valid + CUPTI_ZERO_SLACK < size ? valid + CUPTI_ZERO_SLACK : size;
+
+	if (size != CUPTI_BUFFER_BYTES) {
+		free(buffer);
+		return;
+	}
+	memset(buffer, 0, dirty);
+	pthread_mutex_lock(&cupti_pool_lock);
+	if (cupti_pool_n < CUPTI_POOL_MAX) {
+		cupti_pool[cupti_pool_n++] = buffer;
+		buffer = NULL;
+	}
+	pthread_mutex_unlock(&cupti_pool_lock);
+	free(buffer);
 }
 
 /* Our own drain and setup copies would pollute the session. */
@@ -141,7 +173,7 @@ static void CUPTIAPI cupti_buffer_completed(CUcontext ctx, uint32_t stream_id, u
 		cupti_convert_buffer(buffer, valid);
 	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS)
 		drops_add(DROPS_CUPTI, dropped);
-	munmap(buffer, size);
+	cupti_buffer_recycle(buffer, size, valid);
 }
 
 /* ---- API callbacks --------------------------------------------------------- */

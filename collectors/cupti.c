@@ -81,8 +81,9 @@ static uint32_t cupti_tid(void)
  * every 50 ms flush put into one request of the DenseNet-style demo in two.
  * So cupti_enable_activity promises zeroed buffers, and they come from a pool
  * that the completion callback (the flush thread) refills, zeroing only the
- * bytes CUPTI wrote.  Fresh pages for every buffer instead (mmap/munmap) took
- * the drain threads' pace: a third of the blocks of an 8 s demo dropped. */
+ * bytes CUPTI wrote.  Fresh pages for every buffer (mmap/munmap) cost as
+ * little, but 8 s demos then dropped blocks in 3 runs of 4 (the same drop
+ * came 1 run in 4 before and 1 in 5 with the pool; docs/performance.md). */
 #define CUPTI_POOL_MAX 32
 #define CUPTI_ZERO_SLACK 4096 /* past the valid bytes, in case */
 

@@ -881,8 +881,9 @@ static int offset_window(struct db_reader *r, uint64_t from, const struct db_clo
 			const struct grid_first *hit = find_grid(firsts, n, sqlite3_column_int64(st, 0),
 				(uint64_t)sqlite3_column_int64(st, 1));
 
-			if (hit) {
-				diffs[nd++] = sqlite3_column_int64(st, 2) - (int64_t)hit->start;
+			if (hit && !__builtin_sub_overflow(sqlite3_column_int64(st, 2), (int64_t)hit->start,
+							   &diffs[nd])) {
+				nd++;
 				gsum += (double)hit->start;
 			}
 		}
@@ -896,6 +897,16 @@ static int offset_window(struct db_reader *r, uint64_t from, const struct db_clo
 	free(diffs);
 	free(firsts);
 	return nd > 0;
+}
+
+/* v in int64's range (a damaged file can hold any time). */
+static int64_t clamp_i64(double v)
+{
+	if (v >= 9.2e18)
+		return INT64_MAX;
+	if (v <= -9.2e18)
+		return INT64_MIN;
+	return (int64_t)v;
 }
 
 /* Offset and drift through the samples: the median of the slopes between
@@ -919,8 +930,8 @@ static void clock_fit(const struct clock_point *p, size_t n, struct db_clock *c)
 	for (size_t i = 0; i < n; i++)
 		at[i] = (double)p[i].diff - slope * (p[i].g - p[0].g);
 	qsort(at, n, sizeof *at, double_cmp);
-	c->ref_ns = (uint64_t)p[0].g;
-	c->offset_ns = (int64_t)at[n / 2];
+	c->ref_ns = p[0].g >= 1.8e19 ? UINT64_MAX : (uint64_t)p[0].g;
+	c->offset_ns = clamp_i64(at[n / 2]);
 	c->drift_ppb = (int64_t)(slope * 1e9 + (slope < 0 ? -0.5 : 0.5));
 }
 

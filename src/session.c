@@ -936,15 +936,29 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 	return rc;
 }
 
+struct detail_slice {
+	struct model *m;
+	uint64_t from;
+};
+
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
-	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+	const struct detail_slice *d = ud;
+	if (b->start < d->from)
+		return 0; /* an earlier slice had it */
+	return model_detail_add_block(d->m, b, pid, ctx) == 0 ? 0 : 1;
+}
+
+int session_add_detail(struct session *s, uint64_t t0, uint64_t t1, uint64_t from)
+{
+	struct detail_slice d = { s->model, from };
+	return session_blocks(s, t0, t1, detail_block, &d);
 }
 
 int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1)
 {
 	model_detail_begin(s->model, t0, t1);
-	int rc = session_blocks(s, t0, t1, detail_block, s->model);
+	int rc = session_add_detail(s, t0, t1, 0);
 	model_detail_end(s->model);
 	return rc;
 }

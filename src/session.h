@@ -119,6 +119,9 @@ void session_model_meta(const struct session *s, struct model *m);
 /* Fills s->model's detail level for [t0, t1) with the blocks of that window
  * (the viewer's ui_source detail callback).  Returns 0 or -1 (read error). */
 int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);
+/* One slice of it, for a caller that reads a window in slices (begun and
+ * ended by it): the blocks overlapping [t0, t1) that start at from or later. */
+int session_add_detail(struct session *s, uint64_t t0, uint64_t t1, uint64_t from);
 
 /* Stores the analysis' events into the session file (a separate, short-lived
  * write connection).  Only a single smtop session takes them: returns 1

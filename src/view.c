@@ -117,13 +117,13 @@ static int view_poll(void *ud, struct model *m)
 	return changed;
 }
 
-static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
+static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, uint64_t from)
 {
 	struct view *v = ud;
 	(void)m;
 	if (v->replaying)
-		return session_replay_detail(&v->feed, t0, t1);
-	return session_fill_detail(&v->s, t0, t1);
+		return session_replay_add_detail(&v->feed, t0, t1, from);
+	return session_add_detail(&v->s, t0, t1, from);
 }
 
 void view_params(const struct cli *c, struct analysis_params *p)

@@ -32,10 +32,19 @@ static int poll_session(void *ud, struct model *mm)
 	return session_poll(ud, err, sizeof err);
 }
 
-static int fill_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1)
+static int fill_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1, uint64_t from)
 {
 	(void)mm;
-	return session_fill_detail(ud, t0, t1);
+	return session_add_detail(ud, t0, t1, from);
+}
+
+/* A step, and more while a detail read is still going (it stops after a
+ * time budget): screens do not depend on the machine's speed. */
+static void step(void)
+{
+	ui_step(&a, &m, &src, 0);
+	for (int i = 0; i < 1000 && a.fetch.on; i++)
+		ui_step(&a, &m, &src, 0);
 }
 
 /* What `smtop open tests/fixtures/NAME.smtop` does before its first frame on
@@ -58,7 +67,7 @@ static void open_fixture(const char *name, int w, int h)
 	cr_assert_eq(canvas_init(&c, w, h), 0);
 	screen_layout(&a, &m, w, h);
 	app_fit(&a);
-	ui_step(&a, &m, &src, 0);
+	step();
 }
 
 static void close_fixture(void)
@@ -75,7 +84,7 @@ TestSuite(fixture_screens, .fini = close_fixture, .timeout = 60);
 static void press(int key)
 {
 	app_handle_key(&a, key);
-	ui_step(&a, &m, &src, 0);
+	step();
 }
 
 static void type(const char *keys)
@@ -544,4 +553,28 @@ Test(fixture_screens, a_mismatch_prints_a_line_diff)
 			      "  - (no line)\n"
 			      "  + more\n");
 	free(buf);
+}
+
+/* ---- detail read in slices ------------------------------------------------- */
+
+/* Slices of a window, each block in the slice where it starts, fill the
+ * detail level exactly as one read of the whole window does (blocks that
+ * span slice edges are neither lost nor counted twice). */
+Test(fixture_screens, detail_in_slices_equals_one_read)
+{
+	open_fixture(PVT, 132, 50);
+	uint64_t t0 = m.t_first + 5000000, t1 = t0 + 3000000;
+	cr_assert_eq(session_fill_detail(&s, t0, t1), 0);
+	size_t n = (size_t)m.n_sm * m.detail.stride;
+	struct model_bin *whole = malloc(n * sizeof *whole);
+	cr_assert(whole && m.detail_ready && m.detail.used);
+	memcpy(whole, m.detail.bins, n * sizeof *whole);
+	model_detail_begin(&m, t0, t1);
+	for (int i = 0; i < 7; i++) {
+		uint64_t from = t0 + (t1 - t0) * (uint64_t)i / 7, to = t0 + (t1 - t0) * (uint64_t)(i + 1) / 7;
+		cr_assert_eq(session_add_detail(&s, from, to, i ? from : 0), 0);
+	}
+	model_detail_end(&m);
+	cr_expect_eq(memcmp(whole, m.detail.bins, n * sizeof *whole), 0, "the sliced read differs");
+	free(whole);
 }

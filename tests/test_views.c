@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tests/support/ui_support.h"
 #include "ui/app.h"
@@ -418,9 +419,11 @@ Test(views, monochrome_ansi_has_no_colours)
 #include "ui/ui.h"
 
 struct fake {
-	int polls, details;
+	int polls, details, slices;
 	uint64_t next;                  /* us of the next kernel */
-	uint64_t d0, d1;
+	uint64_t d0, d1;                /* the window read, over its slices */
+	uint64_t slice_ns;              /* sleeps this long in each slice */
+	int gaps;                       /* slices not starting where the last ended */
 };
 
 static int fake_poll(void *ud, struct model *mm)
@@ -439,14 +442,24 @@ static int fake_poll(void *ud, struct model *mm)
 	return model_flush(mm) == 0;
 }
 
-static int fake_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1)
+/* A read of a window comes as slices: the first with from 0, the rest
+ * starting where the one before ended, with from at their start. */
+static int fake_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1, uint64_t from)
 {
 	struct fake *f = ud;
-	f->details++;
-	f->d0 = t0;
+	(void)mm;
+	if (from == 0) {
+		f->details++;
+		f->d0 = t0;
+	} else if (from != t0 || t0 != f->d1) {
+		f->gaps++;
+	}
 	f->d1 = t1;
-	model_detail_begin(mm, t0, t1);
-	model_detail_end(mm);
+	f->slices++;
+	if (f->slice_ns) {
+		struct timespec ts = { 0, (long)f->slice_ns };
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }
 
@@ -473,6 +486,33 @@ Test(views, live_step_polls_follows_and_fetches_detail)
 	cr_expect(strstr(t, "LIVE (lag 80.00 ms)") != NULL, "%.200s", t);
 	cr_expect(strstr(t, "bins 1.0 us") == NULL, "detail is finer than 1 us here");
 	free(t);
+}
+
+/* A slow read of a big window (a model counting 10 G blocks: 256 slices of
+ * 0.5 ms) stops after the step's budget and goes on over the next steps: the
+ * terminal loop answers keys in between and draws the coarse bins until
+ * the whole window is in. */
+Test(views, detail_read_goes_on_over_steps)
+{
+	struct fake f = { .next = 2100, .slice_ns = 500000 };
+	m.blocks = 10000000000ull;
+	struct ui_source src = { .ud = &f, .poll = NULL, .detail = fake_detail };
+	app_init(&a, &m);
+	screen_layout(&a, &m, 132, 50);
+	for (int i = 0; i < 20; i++)
+		app_handle_key(&a, '+');
+	cr_expect_eq(ui_step(&a, &m, &src, 0), 0, "nothing new to draw yet");
+	cr_expect(a.fetch.on && !m.detail_ready, "the read goes on, no half-read detail");
+	cr_expect(f.slices >= 1 && f.slices < 256, "%d slices in the first step", f.slices);
+	int steps = 1;
+	while (a.fetch.on && steps++ < 100)
+		ui_step(&a, &m, &src, 0);
+	cr_expect(!a.fetch.on && m.detail_ready, "the read finished");
+	cr_expect_eq(f.details, 1, "one window");
+	cr_expect_eq(f.slices, 256);
+	cr_expect_eq(f.gaps, 0, "slices follow each other");
+	cr_expect(f.d0 <= a.t0 && f.d1 >= app_t1(&a), "they cover the window");
+	cr_expect_gt(steps, 2);
 }
 
 /* ---- replay in the viewer: keys on the synthetic model, fake clock -------- */

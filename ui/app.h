@@ -78,6 +78,9 @@ struct app {
 	uint64_t select_at;             /* replay: select the event that begins here, 0 */
 	int stop_shown;                 /* replay: the guided stop last selected, -1 */
 	uint64_t fit_t0, fit_col_ns;    /* the window app_fit chose last */
+	/* A block-detail read in progress (ui/ui.c): the model's detail level
+	 * for [t0, t1), read up to next. */
+	struct { int on; uint64_t t0, t1, next, slices; } fetch;
 };
 
 void app_init(struct app *a, const struct model *m);

@@ -16,10 +16,12 @@ struct ui_source {
 	 * changed, 0 if not, -1 on error (shown, the loop goes on).  NULL for a
 	 * fully loaded saved session. */
 	int (*poll)(void *ud, struct model *m);
-	/* Fills m's detail level for [t0, t1): model_detail_begin, the blocks
-	 * of that window through model_detail_add_block, model_detail_end.
-	 * May be NULL: windows finer than the bins are then drawn coarser. */
-	int (*detail)(void *ud, struct model *m, uint64_t t0, uint64_t t1);
+	/* Adds to m's detail level (begun with model_detail_begin by the
+	 * caller, which ends it once every slice is in) the blocks that
+	 * overlap [t0, t1) and start at `from` or later: the caller reads a
+	 * window in slices, each block once.  Returns 0, or -1 on error.  May
+	 * be NULL: windows finer than the bins are then drawn coarser. */
+	int (*detail)(void *ud, struct model *m, uint64_t t0, uint64_t t1, uint64_t from);
 };
 
 #define UI_TICK_MS 50

@@ -64,7 +64,7 @@ for size in $sizes; do
 	mem=$(printf '%s\n' "$opn" | grep '^mem_model_mb=' | head -1)
 	mems="$mems$size|$n|$(value rss_mb "$tail")|$(value mem_rings_mb "$mem")|$(value mem_stage_peak_mb "$mem")|$(value mem_mkernels_mb "$mem")|$(value mem_mevents_mb "$mem")|$(value mem_akernels_mb "$mem")|$(value mem_grids_mb "$mem")|$(value mem_packed_mb "$mem")|$(value mem_aindex_mb "$mem")|$(value mem_aevents_mb "$mem")|$(value mem_analysis_mb "$mem")
 "
-	rows="$rows$size|$(value blocks "$gen")|$(value gpu_s "$gen")|$(value gpu_rate "$gen")|$(value kernels "$gen")|$(value events "$ana")|$(value ingest "$gen")/$(value ingest_cpu "$gen")|$(value bytes_per_block "$gen")|$(value rss_mb "$gen")|$(value open_s "$head")/$(value open_cpu_s "$head")|$(value rss_mb "$tail")|$(value frame_max_ms "$tail")/$(value frame_cpu_max_ms "$tail")|$(value detail_max_ms "$tail")|$(value analysis_s "$ana")/$(value analysis_cpu_s "$ana")|$(value rss_mb "$ana")|$(cut -d' ' -f1 /proc/loadavg)
+	rows="$rows$size|$(value blocks "$gen")|$(value gpu_s "$gen")|$(value gpu_rate "$gen")|$(value kernels "$gen")|$(value events "$ana")|$(value ingest "$gen")/$(value ingest_cpu "$gen")|$(value bytes_per_block "$gen")|$(value rss_mb "$gen")|$(value open_s "$head")/$(value open_cpu_s "$head")|$(value rss_mb "$tail")|$(value frame_max_ms "$tail")/$(value frame_cpu_max_ms "$tail")|$(value detail_max_ms "$tail")/$(value detail_step_max_ms "$tail")|$(value analysis_s "$ana")/$(value analysis_cpu_s "$ana")|$(value rss_mb "$ana")|$(cut -d' ' -f1 /proc/loadavg)
 "
 done
 
@@ -73,11 +73,11 @@ echo "sessions (synthetic H200: 132 SMs, 8 streams at priorities -5..0; frames o
 echo "a/b: wall clock / CPU time (they differ when the machine is busy; load: 1-minute load average after the size)"
 printf '%s' "$rows" | awk -F'|' '
 function fmt() {
-	return "%-5s %11s %6s %7s %7s %6s %13s %6s %7s %15s %8s %13s %9s %13s %7s %5s\n"
+	return "%-5s %11s %6s %7s %7s %6s %13s %6s %7s %15s %8s %13s %15s %13s %7s %5s\n"
 }
 BEGIN {
 	printf fmt(), "size", "blocks", "GPU s", "M blk/s", "kernels", "events", "ingest M/s", "B/blk",
-	       "gen MiB", "open s", "view MiB", "frame ms", "detail ms", "analysis s", "ana MiB", "load"
+	       "gen MiB", "open s", "view MiB", "frame ms", "detail/key ms", "analysis s", "ana MiB", "load"
 }
 NF == 2 { printf "%-5s %s\n", $1, $2; next }
 {
@@ -91,7 +91,8 @@ NF == 2 { printf "%-5s %s\n", $1, $2; next }
 }
 END {
 	print "  ingest: blocks per second inside db_writer_write, one core; frame: slowest frame over all zooms;"
-	print "  detail: slowest fetch of a fine window'"'"'s blocks from the file (once per zoom or pan past it);"
+	print "  detail/key: slowest read of a fine window'"'"'s blocks from the file (once per zoom or pan past it)"
+	print "    / the longest step of it, the time a key waits (the viewer reads it in slices, coarse bins meanwhile);"
 	print "  view MiB: peak RSS of the whole viewer (loader, analysis, model) over the load and every zoom"
 	printf "%s", miss
 	if (miss == "") print "  targets met: ingest >= 10 M blocks/s, frame <= 10 ms at every zoom (CPU time), viewer < 100 MB up to 100 M blocks"

@@ -380,12 +380,12 @@ static int view_poll(void *ud, struct model *m)
 	return session_poll(&v->s, err, sizeof err) < 0 ? -1 : 0;
 }
 
-static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1)
+static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, uint64_t from)
 {
 	struct view *v = ud;
 
 	(void)m;
-	return session_fill_detail(&v->s, t0, t1);
+	return session_add_detail(&v->s, t0, t1, from);
 }
 
 /* The keys of tests/e2e/test_tui.sh: a frame of every SM first, then one

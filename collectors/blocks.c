@@ -40,6 +40,15 @@
 
 /* ---- the pure part ------------------------------------------------------ */
 
+int blocks_await_start(_Atomic int *state, _Atomic int *stop, int starting, int ready)
+{
+	struct timespec pause = { 0, 100000 };
+
+	while (atomic_load(state) == starting && !atomic_load(stop))
+		nanosleep(&pause, NULL);
+	return atomic_load(state) == ready && !atomic_load(stop);
+}
+
 static int blocks_slot_complete(const struct smtop_trace_slot *s, uint64_t index,
 				uint32_t capacity)
 {
@@ -836,7 +845,8 @@ static void *blocks_drain_main(void *arg)
 	struct timespec period = { 0, BLOCKS_DRAIN_PERIOD_NS };
 
 	blocks_tls_own = 1;
-	if (blocks_cu.ctx_set_current(c->ctx) == CUDA_SUCCESS) {
+	if (blocks_await_start(&c->state, &c->stop, BLOCKS_CTX_IDLE, BLOCKS_CTX_READY) &&
+	    blocks_cu.ctx_set_current(c->ctx) == CUDA_SUCCESS) {
 		blocks_relax();
 		while (!atomic_load(&c->stop) && atomic_load(&c->state) == BLOCKS_CTX_READY) {
 			/* A lane a quarter full means a burst: drain again at once,

@@ -82,8 +82,8 @@ static uint32_t cupti_tid(void)
  * So cupti_enable_activity promises zeroed buffers, and they come from a pool
  * that the completion callback (the flush thread) refills, zeroing only the
  * bytes CUPTI wrote.  Fresh pages for every buffer (mmap/munmap) cost as
- * little, but 8 s demos then dropped blocks in 3 runs of 4 (the same drop
- * came 1 run in 4 before and 1 in 5 with the pool; docs/performance.md). */
+ * little, but 8 s demos then dropped blocks in 3 runs of 4: a drain thread's
+ * start race (blocks_await_start) that the pool's runs met 1 time in 5. */
 #define CUPTI_POOL_MAX 32
 #define CUPTI_ZERO_SLACK 4096 /* past the valid bytes, in case */
 

@@ -2,10 +2,12 @@
 #include <criterion/parameterized.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectors/blocks.h"
@@ -746,4 +748,53 @@ Test(writer_thread, forgotten_after_fork)
 	cr_assert_eq(writer_thread_commit_from_signal(SIGTERM), -1, "no thread: no wait");
 	writer_thread_forget();
 	cr_assert_not(writer_thread_running());
+}
+
+/* ---- drain threads wait for their context's start ---- */
+
+struct start_race {
+	_Atomic int state, stop;
+	int result;
+};
+
+static void *await_start(void *arg)
+{
+	struct start_race *r = arg;
+
+	r->result = blocks_await_start(&r->state, &r->stop, 0, 1);
+	return NULL;
+}
+
+/* state 0: starting, 1: ready, 2: failed.  The thread comes up while its
+ * context still starts (blocks_start_ring creates the threads first), as a
+ * fast thread did in 5 runs of 13 on the H200, leaving its SMs undrained. */
+static int race(struct start_race *r, int verdict, int stop)
+{
+	struct timespec later = { 0, 20000000 };
+	pthread_t t;
+
+	atomic_store(&r->state, 0);
+	atomic_store(&r->stop, 0);
+	r->result = -1;
+	cr_assert_eq(pthread_create(&t, NULL, await_start, r), 0);
+	nanosleep(&later, NULL);
+	cr_expect_eq(r->result, -1, "still waiting while the context starts");
+	if (stop)
+		atomic_store(&r->stop, 1);
+	else
+		atomic_store(&r->state, verdict);
+	pthread_join(t, NULL);
+	return r->result;
+}
+
+Test(collector, drain_thread_waits_for_its_context_to_start)
+{
+	struct start_race r;
+
+	cr_expect_eq(race(&r, 1, 0), 1, "ready: it drains");
+	cr_expect_eq(race(&r, 2, 0), 0, "failed: it leaves");
+	cr_expect_eq(race(&r, 1, 1), 0, "stopped while starting: it leaves");
+	atomic_store(&r.state, 1);
+	atomic_store(&r.stop, 0);
+	cr_expect_eq(blocks_await_start(&r.state, &r.stop, 0, 1), 1, "ready before it came up");
 }

@@ -25,6 +25,17 @@ static uint64_t ui_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Slices for [t0, t1): its blocks at the session's mean rate over
+ * UI_DETAIL_SLICE_BLOCKS, within [1, UI_DETAIL_MAX_SLICES]. */
+static uint64_t fetch_slices(const struct app *a, const struct model *m, uint64_t t0, uint64_t t1)
+{
+	double all = m->t_last > m->t_first ? (double)(m->t_last - m->t_first) : 1.0;
+	double n = (double)m->blocks * (double)(t1 - t0) / all / UI_DETAIL_SLICE_BLOCKS;
+	if (a->replay || n < 1)
+		return 1;
+	return n > UI_DETAIL_MAX_SLICES ? UI_DETAIL_MAX_SLICES : (uint64_t)n;
+}
+
 /* Starts reading detail over three windows' width, so that small pans do
  * not read again; 0 if the window needs none. */
 static int fetch_begin(struct app *a, struct model *m)
@@ -36,11 +47,7 @@ static int fetch_begin(struct app *a, struct model *m)
 	a->fetch.on = 1;
 	a->fetch.t0 = a->fetch.next = s;
 	a->fetch.t1 = t1 + span;
-	double all = m->t_last > m->t_first ? (double)(m->t_last - m->t_first) : 1.0;
-	double blocks = (double)m->blocks * (double)(a->fetch.t1 - a->fetch.t0) / all;
-	a->fetch.slices = a->replay ? 1 : blocks / UI_DETAIL_SLICE_BLOCKS < 1 ? 1
-		: blocks / UI_DETAIL_SLICE_BLOCKS > UI_DETAIL_MAX_SLICES ? UI_DETAIL_MAX_SLICES
-		: (uint64_t)(blocks / UI_DETAIL_SLICE_BLOCKS);
+	a->fetch.slices = fetch_slices(a, m, a->fetch.t0, a->fetch.t1);
 	model_detail_begin(m, a->fetch.t0, a->fetch.t1);
 	return 1;
 }

@@ -18,7 +18,11 @@ end it read, the collector's delays included."""
 import argparse
 import os
 import sqlite3
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from chunk_codec import put_varint, varint  # noqa: E402
 
 TIMED = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
          "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
@@ -29,31 +33,11 @@ STEP_S = 0.025
 TIME_COLS = ("start", "end", "queued", "submitted", "completed", "timestamp")
 
 
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def get_varint(b, i):
-    v, k = 0, 0
-    while True:
-        x = b[i]
-        v |= (x & 0x7F) << k
-        i += 1
-        k += 7
-        if x < 0x80:
-            return v, i
-
-
 def shift_chunk_data(data, d):
     """The chunk format's base (its first block start) moved by d ns."""
-    count, i = get_varint(data, 2)
-    base, j = get_varint(data, i)
-    return bytes(data[:2]) + varint(count) + varint(base + d) + bytes(data[j:])
+    count, i = varint(data, 2)
+    base, j = varint(data, i)
+    return bytes(data[:2]) + put_varint(count) + put_varint(base + d) + bytes(data[j:])
 
 
 def shifted(t, cols, row, d):

@@ -10,8 +10,12 @@ or asserts facts about it.  Used by the GPU tests, where no sqlite3 CLI exists.
   check_session.py FILE decoded-blocks     -> blocks decoded from the chunks in Python
   check_session.py FILE sql QUERY...       -> each query's rows
 """
+import os
 import sqlite3
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from chunk_codec import decode_chunk  # noqa: E402  (re-exported for the scripts here)
 
 
 def q(db, sql):
@@ -30,44 +34,6 @@ def session_clock(db):
         return None
     o, r, d = (int(m.get(k) or 0) for k in ("clock_offset_ns", "clock_ref_ns", "clock_drift_ppb"))
     return lambda g: g + o + round((g - r) * d / 1e9)
-
-
-def varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return v, i
-
-
-def unzigzag(v):
-    return (v >> 1) ^ -(v & 1)
-
-
-def decode_chunk(data):
-    """Decodes one smtop_block_chunk blob (docs/session-format.md) into
-    (start, end, gridId, block) tuples on the %globaltimer clock."""
-    version, shift = data[0], data[1]
-    assert version == 1, f"chunk version {version}"
-    count, i = varint(data, 2)
-    start, i = varint(data, i)
-    grid, slots, out = 0, {}, []
-    for _ in range(count):
-        d, i = varint(data, i)
-        dur, i = varint(data, i)
-        dg, i = varint(data, i)
-        db, i = varint(data, i)
-        start += d << shift
-        grid = (grid + unzigzag(dg)) & ((1 << 64) - 1)
-        slot = slots.get(grid % 8)
-        ref = slot[1] if slot and slot[0] == grid else 0
-        block = (ref + unzigzag(db)) & 0xFFFFFFFF
-        slots[grid % 8] = (grid, block)
-        out.append((start, start + (dur << shift), grid, block))
-    return out
 
 
 def blocks_by_sm(db):

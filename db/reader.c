@@ -59,7 +59,7 @@ struct db_reader {
 	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
 	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_window, *st_chunk_new;
-	sqlite3_stmt *st_next_device;
+	sqlite3_stmt *st_next_device, *st_chunk_walk;
 	struct db_clock clock;
 	int clock_known, clock_from_meta;
 	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
@@ -454,7 +454,11 @@ static int reader_prepare_queries(struct db_reader *r)
 	     reader_prepare(r, "SELECT id, globalPid, deviceId, contextId, sm, data"
 			    " FROM smtop_block_chunk WHERE id > ?1 ORDER BY id", &r->st_chunk_new) != 0 ||
 	     reader_prepare(r, "SELECT min(deviceId) FROM smtop_block_chunk WHERE deviceId > ?1",
-			    &r->st_next_device) != 0))
+			    &r->st_next_device) != 0 ||
+	     reader_prepare(r, "SELECT id, globalPid, deviceId, contextId, sm, data, start"
+			    " FROM smtop_block_chunk WHERE deviceId = ?1 AND start >= ?2 AND start < ?3"
+			    " AND end > ?4 AND (start > ?5 OR (start = ?5 AND id > ?6))"
+			    " ORDER BY start, id LIMIT ?7", &r->st_chunk_walk) != 0))
 		return -1;
 	return 0;
 }
@@ -544,6 +548,7 @@ void db_reader_close(struct db_reader *r)
 	sqlite3_finalize(r->st_chunk_window);
 	sqlite3_finalize(r->st_chunk_new);
 	sqlite3_finalize(r->st_next_device);
+	sqlite3_finalize(r->st_chunk_walk);
 	sqlite3_close(r->db);
 	for (size_t i = 0; i < r->names_by_id.cap; i++)
 		if (r->names_by_id.e[i].used)
@@ -1058,31 +1063,47 @@ static int64_t globaltimer_of(uint64_t t, const struct db_clock *c)
 	return g;
 }
 
+/* The chunks that can hold blocks of [t0, t1) on CUPTI time start in
+ * [*lo, *g1) on the globaltimer clock and end after *g0. */
+static void reader_chunk_range(struct db_reader *r, uint64_t t0, uint64_t t1, int64_t *lo,
+			       int64_t *g0, int64_t *g1)
+{
+	int64_t span = r->chunk_max_span > INT64_MAX ? INT64_MAX : (int64_t)r->chunk_max_span;
+
+	*g0 = globaltimer_of(t0, &r->clock);
+	*g1 = globaltimer_of(t1, &r->clock);
+	if (__builtin_sub_overflow(*g0, span, lo))
+		*lo = INT64_MIN;
+}
+
+/* The lowest device id above `after` that has chunks: 1 and *dev, or 0. */
+static int reader_next_device(struct db_reader *r, int64_t after, int64_t *dev)
+{
+	sqlite3_stmt *nd = r->st_next_device;
+	int found;
+
+	sqlite3_bind_int64(nd, 1, after);
+	found = sqlite3_step(nd) == SQLITE_ROW && sqlite3_column_type(nd, 0) != SQLITE_NULL;
+	if (found)
+		*dev = sqlite3_column_int64(nd, 0);
+	sqlite3_reset(nd);
+	return found;
+}
+
 int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud)
 {
-	int64_t device = -1, g0, g1, lo, span;
+	int64_t device = -1, g0, g1, lo;
 	int rc = 0;
 
 	if (!r->has_chunk || t1 <= t0)
 		return 0;
 	reader_update_offset(r);
 	reader_update_stats(r);
-	g0 = globaltimer_of(t0, &r->clock);
-	g1 = globaltimer_of(t1, &r->clock);
-	span = r->chunk_max_span > INT64_MAX ? INT64_MAX : (int64_t)r->chunk_max_span;
-	if (__builtin_sub_overflow(g0, span, &lo))
-		lo = INT64_MIN;
+	reader_chunk_range(r, t0, t1, &lo, &g0, &g1);
 	/* One index range per device keeps (deviceId, start) usable for a window. */
-	while (rc == 0) {
-		sqlite3_stmt *nd = r->st_next_device, *st = r->st_chunk_window;
+	while (rc == 0 && reader_next_device(r, device, &device)) {
+		sqlite3_stmt *st = r->st_chunk_window;
 
-		sqlite3_bind_int64(nd, 1, device);
-		if (sqlite3_step(nd) != SQLITE_ROW || sqlite3_column_type(nd, 0) == SQLITE_NULL) {
-			sqlite3_reset(nd);
-			break;
-		}
-		device = sqlite3_column_int64(nd, 0);
-		sqlite3_reset(nd);
 		sqlite3_bind_int64(st, 1, device);
 		sqlite3_bind_int64(st, 2, lo);
 		sqlite3_bind_int64(st, 3, g1);
@@ -1090,6 +1111,80 @@ int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn 
 		rc = reader_walk_chunks(r, st, NULL, t0, t1, fn, ud);
 	}
 	return rc < 0 ? -1 : 0;
+}
+
+void db_reader_walk_begin(struct db_block_walk *w, uint64_t t0, uint64_t t1)
+{
+	memset(w, 0, sizeof *w);
+	w->t0 = t0;
+	w->t1 = t1;
+	w->device = -1;
+	w->start = w->id = INT64_MIN;
+	w->done = t1 <= t0;
+}
+
+/* Up to n chunks of the walk's device after its last one; the count read. */
+static long reader_walk_page(struct db_reader *r, struct db_block_walk *w, int64_t lo, int64_t g0,
+			     int64_t g1, size_t n, db_block_fn fn, void *ud)
+{
+	sqlite3_stmt *st = r->st_chunk_walk;
+	long got = 0;
+	int rc, stop = 0;
+
+	sqlite3_bind_int64(st, 1, w->device);
+	/* from the last chunk on: the index seeks there, not to lo again */
+	sqlite3_bind_int64(st, 2, w->start > lo ? w->start : lo);
+	sqlite3_bind_int64(st, 3, g1);
+	sqlite3_bind_int64(st, 4, g0);
+	sqlite3_bind_int64(st, 5, w->start);
+	sqlite3_bind_int64(st, 6, w->id);
+	sqlite3_bind_int64(st, 7, (int64_t)n);
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((stop = reader_emit_chunk(r, st, w->t0, w->t1, fn, ud)) < 0)
+			break;
+		w->id = sqlite3_column_int64(st, 0);
+		w->start = sqlite3_column_int64(st, 6);
+		got++;
+	}
+	sqlite3_reset(st);
+	if (stop < 0)
+		return -1;
+	if (!stop && rc != SQLITE_DONE)
+		return reader_fail(r, "cannot read blocks");
+	if (stop)
+		w->done = 1;
+	return got;
+}
+
+int db_reader_walk_blocks(struct db_reader *r, struct db_block_walk *w, size_t max_chunks,
+			  db_block_fn fn, void *ud)
+{
+	size_t left = max_chunks ? max_chunks : 1;
+
+	if (w->done || !r->has_chunk)
+		return 0;
+	if (w->device < 0) { /* the first call: the clock and the bounds, once */
+		reader_update_offset(r);
+		reader_update_stats(r);
+		reader_chunk_range(r, w->t0, w->t1, &w->lo, &w->g0, &w->g1);
+		if (!reader_next_device(r, -1, &w->device)) {
+			w->done = 1;
+			return 0;
+		}
+	}
+	while (left > 0 && !w->done) {
+		long got = reader_walk_page(r, w, w->lo, w->g0, w->g1, left, fn, ud);
+
+		if (got < 0)
+			return -1;
+		left -= (size_t)got;
+		if (left > 0 && !w->done) { /* this device is through: the next one */
+			w->start = w->id = INT64_MIN;
+			if (!reader_next_device(r, w->device, &w->device))
+				w->done = 1;
+		}
+	}
+	return !w->done;
 }
 
 int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn, void *ud)

@@ -106,6 +106,20 @@ int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud);
 
 /* Blocks whose chunk overlaps [t0, t1) on CUPTI time, chunk by chunk. */
 int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud);
+
+/* The same blocks a few chunks at a time, each chunk read once: a walk
+ * begun for [t0, t1) hands out the blocks of up to max_chunks more chunks
+ * per call.  Returns 1 while chunks remain, 0 at the end, -1 on error. */
+struct db_block_walk {
+	uint64_t t0, t1;
+	int64_t device;              /* the device being walked, -1 before the first */
+	int64_t start, id;           /* the last chunk handed out on it (start, rowid) */
+	int64_t lo, g0, g1;          /* chunk start and end bounds, set by the first call */
+	int done;
+};
+void db_reader_walk_begin(struct db_block_walk *w, uint64_t t0, uint64_t t1);
+int db_reader_walk_blocks(struct db_reader *r, struct db_block_walk *w, size_t max_chunks,
+			  db_block_fn fn, void *ud);
 int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn, void *ud);
 
 /* One stored chunk of blocks, still encoded (db/blockcodec.h), for callers

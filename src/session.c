@@ -936,31 +936,37 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 	return rc;
 }
 
-struct detail_slice {
-	struct model *m;
-	uint64_t from;
-};
-
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
-	const struct detail_slice *d = ud;
-	if (b->start < d->from)
-		return 0; /* an earlier slice had it */
-	return model_detail_add_block(d->m, b, pid, ctx) == 0 ? 0 : 1;
-}
-
-int session_add_detail(struct session *s, uint64_t t0, uint64_t t1, uint64_t from)
-{
-	struct detail_slice d = { s->model, from };
-	return session_blocks(s, t0, t1, detail_block, &d);
+	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
 }
 
 int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1)
 {
 	model_detail_begin(s->model, t0, t1);
-	int rc = session_add_detail(s, t0, t1, 0);
+	int rc = session_blocks(s, t0, t1, detail_block, s->model);
 	model_detail_end(s->model);
 	return rc;
+}
+
+void session_detail_start(struct session *s, uint64_t t0, uint64_t t1)
+{
+	s->detail.src = 0;
+	db_reader_walk_begin(&s->detail.w, t0, t1);
+}
+
+int session_detail_more(struct session *s, size_t max_chunks)
+{
+	while (s->detail.src < s->n_src) {
+		int r = db_reader_walk_blocks(s->src[s->detail.src].reader, &s->detail.w, max_chunks,
+					      detail_block, s->model);
+		if (r != 0)
+			return r;
+		/* this file is through: the same window in the next */
+		s->detail.src++;
+		db_reader_walk_begin(&s->detail.w, s->detail.w.t0, s->detail.w.t1);
+	}
+	return 0;
 }
 
 void session_close(struct session *s)

@@ -75,6 +75,10 @@ struct session {
 	int behind;                     /* the last poll stopped with blocks left to read
 					 * (kernels then wait for the blocks to reach them) */
 	struct session_loader *loader;  /* threads and batches */
+	struct {                        /* session_detail_more's place */
+		size_t src;
+		struct db_block_walk w;
+	} detail;
 	struct session_stats stats;
 };
 
@@ -119,9 +123,13 @@ void session_model_meta(const struct session *s, struct model *m);
 /* Fills s->model's detail level for [t0, t1) with the blocks of that window
  * (the viewer's ui_source detail callback).  Returns 0 or -1 (read error). */
 int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);
-/* One slice of it, for a caller that reads a window in slices (begun and
- * ended by it): the blocks overlapping [t0, t1) that start at from or later. */
-int session_add_detail(struct session *s, uint64_t t0, uint64_t t1, uint64_t from);
+/* The same a few chunks at a time, for a caller that must stay responsive
+ * (it begins and ends the model's detail level): session_detail_start for
+ * [t0, t1), then session_detail_more adds the blocks of up to max_chunks
+ * more chunks; 1 while chunks remain, 0 when all are in, -1 on error. */
+#define SESSION_DETAIL_CHUNKS 64     /* a call's worth for the viewer: <= 256 K blocks */
+void session_detail_start(struct session *s, uint64_t t0, uint64_t t1);
+int session_detail_more(struct session *s, size_t max_chunks);
 
 /* Stores the analysis' events into the session file (a separate, short-lived
  * write connection).  Only a single smtop session takes them: returns 1

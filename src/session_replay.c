@@ -491,16 +491,10 @@ fail:
 
 /* ---- the detail level, cut at the fed clock --------------------------------- */
 
-struct detail_slice {
-	struct session_replay *p;
-	uint64_t from;
-};
-
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
-	const struct detail_slice *d = ud;
-	struct session_replay *p = d->p;
-	if (b->start < d->from || b->start > p->fed || kernel_index(p, pid, ctx, b->grid_id) < 0)
+	struct session_replay *p = ud;
+	if (b->start > p->fed || kernel_index(p, pid, ctx, b->grid_id) < 0)
 		return 0;
 	struct smtop_block part = *b;
 	part.end = min_u64(b->end, p->fed);
@@ -509,16 +503,15 @@ static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uin
 	return model_detail_add_block(p->m, &part, pid, ctx) == 0 ? 0 : 1;
 }
 
-int session_replay_add_detail(struct session_replay *p, uint64_t t0, uint64_t t1, uint64_t from)
+int session_replay_add_detail(struct session_replay *p, uint64_t t0, uint64_t t1)
 {
-	struct detail_slice d = { p, from };
-	return session_blocks(p->s, t0, t1, detail_block, &d);
+	return session_blocks(p->s, t0, t1, detail_block, p);
 }
 
 int session_replay_detail(struct session_replay *p, uint64_t t0, uint64_t t1)
 {
 	model_detail_begin(p->m, t0, t1);
-	int rc = session_replay_add_detail(p, t0, t1, 0);
+	int rc = session_replay_add_detail(p, t0, t1);
 	model_detail_end(p->m);
 	return rc;
 }

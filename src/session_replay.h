@@ -74,8 +74,8 @@ int session_replay_feed(struct session_replay *p, uint64_t clock, char *err, siz
 /* Fills the model's detail level for [t0, t1) with the blocks shown now (cut
  * at the fed clock); later feeds keep it up to date.  Returns 0 or -1. */
 int session_replay_detail(struct session_replay *p, uint64_t t0, uint64_t t1);
-/* One slice of it (session_add_detail's rule), begun and ended by the caller. */
-int session_replay_add_detail(struct session_replay *p, uint64_t t0, uint64_t t1, uint64_t from);
+/* The blocks of it alone: the caller begins and ends the detail level. */
+int session_replay_add_detail(struct session_replay *p, uint64_t t0, uint64_t t1);
 
 /* struct replay_marks' find, on this feed (ud is the session_replay). */
 int session_replay_find(void *ud, enum replay_mark kind, int dir, uint64_t t, uint32_t sm0,

@@ -117,13 +117,17 @@ static int view_poll(void *ud, struct model *m)
 	return changed;
 }
 
-static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, uint64_t from)
+/* A replay reads its window in one go (its clock feeds blocks between the
+ * loop's steps); a session a few chunks a call. */
+static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, int start)
 {
 	struct view *v = ud;
 	(void)m;
 	if (v->replaying)
-		return session_replay_add_detail(&v->feed, t0, t1, from);
-	return session_add_detail(&v->s, t0, t1, from);
+		return start ? session_replay_add_detail(&v->feed, t0, t1) : 0;
+	if (start)
+		session_detail_start(&v->s, t0, t1);
+	return session_detail_more(&v->s, SESSION_DETAIL_CHUNKS);
 }
 
 void view_params(const struct cli *c, struct analysis_params *p)

@@ -32,10 +32,12 @@ static int poll_session(void *ud, struct model *mm)
 	return session_poll(ud, err, sizeof err);
 }
 
-static int fill_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1, uint64_t from)
+static int fill_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1, int start)
 {
 	(void)mm;
-	return session_add_detail(ud, t0, t1, from);
+	if (start)
+		session_detail_start(ud, t0, t1);
+	return session_detail_more(ud, SESSION_DETAIL_CHUNKS);
 }
 
 /* A step, and more while a detail read is still going (it stops after a
@@ -557,10 +559,10 @@ Test(fixture_screens, a_mismatch_prints_a_line_diff)
 
 /* ---- detail read in slices ------------------------------------------------- */
 
-/* Slices of a window, each block in the slice where it starts, fill the
- * detail level exactly as one read of the whole window does (blocks that
- * span slice edges are neither lost nor counted twice). */
-Test(fixture_screens, detail_in_slices_equals_one_read)
+/* A window read a chunk at a time fills the detail level exactly as one
+ * read of the whole window does: no chunk lost or read twice across the
+ * calls (chunks of equal start included: the walk resumes by start and id). */
+Test(fixture_screens, detail_in_parts_equals_one_read)
 {
 	open_fixture(PVT, 132, 50);
 	uint64_t t0 = m.t_first + 5000000, t1 = t0 + 3000000;
@@ -570,11 +572,13 @@ Test(fixture_screens, detail_in_slices_equals_one_read)
 	cr_assert(whole && m.detail_ready && m.detail.used);
 	memcpy(whole, m.detail.bins, n * sizeof *whole);
 	model_detail_begin(&m, t0, t1);
-	for (int i = 0; i < 7; i++) {
-		uint64_t from = t0 + (t1 - t0) * (uint64_t)i / 7, to = t0 + (t1 - t0) * (uint64_t)(i + 1) / 7;
-		cr_assert_eq(session_add_detail(&s, from, to, i ? from : 0), 0);
-	}
+	session_detail_start(&s, t0, t1);
+	int calls = 0, r;
+	while ((r = session_detail_more(&s, 1)) == 1)
+		calls++;
+	cr_assert_eq(r, 0);
 	model_detail_end(&m);
+	cr_expect_gt(calls, 10, "one chunk a call: %d calls", calls);
 	cr_expect_eq(memcmp(whole, m.detail.bins, n * sizeof *whole), 0, "the sliced read differs");
 	free(whole);
 }

@@ -79,8 +79,8 @@ struct app {
 	int stop_shown;                 /* replay: the guided stop last selected, -1 */
 	uint64_t fit_t0, fit_col_ns;    /* the window app_fit chose last */
 	/* A block-detail read in progress (ui/ui.c): the model's detail level
-	 * for [t0, t1), read up to next. */
-	struct { int on; uint64_t t0, t1, next, slices; } fetch;
+	 * for [t0, t1); started once its first part was asked for. */
+	struct { int on, started; uint64_t t0, t1; } fetch;
 };
 
 void app_init(struct app *a, const struct model *m);

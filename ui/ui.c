@@ -8,14 +8,10 @@
 #include "ui/sessions.h"
 #include "ui/tty.h"
 
-/* A detail read takes a slice at a time, and a step stops after the budget:
- * a mid-session window of a 1 G-block session took 5 s in one read, with
- * the keys unanswered.  The coarser bins are drawn until it is in.  Slices
- * of about UI_DETAIL_SLICE_BLOCKS blocks (at the session's mean rate): a
- * slice reads every chunk that overlaps it, so small windows are read
- * whole.  A replay reads in one go: its clock feeds blocks between steps. */
-#define UI_DETAIL_SLICE_BLOCKS 500000.0
-#define UI_DETAIL_MAX_SLICES 256
+/* A detail read goes a part at a time (a few chunks of blocks), and a step
+ * stops after the budget: a mid-session window of a 1 G-block session took
+ * 5 s in one read, with the keys unanswered.  The coarser bins are drawn
+ * until it is in. */
 #define UI_DETAIL_BUDGET_NS 30000000ull
 
 static uint64_t ui_now_ns(void)
@@ -25,17 +21,6 @@ static uint64_t ui_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Slices for [t0, t1): its blocks at the session's mean rate over
- * UI_DETAIL_SLICE_BLOCKS, within [1, UI_DETAIL_MAX_SLICES]. */
-static uint64_t fetch_slices(const struct app *a, const struct model *m, uint64_t t0, uint64_t t1)
-{
-	double all = m->t_last > m->t_first ? (double)(m->t_last - m->t_first) : 1.0;
-	double n = (double)m->blocks * (double)(t1 - t0) / all / UI_DETAIL_SLICE_BLOCKS;
-	if (a->replay || n < 1)
-		return 1;
-	return n > UI_DETAIL_MAX_SLICES ? UI_DETAIL_MAX_SLICES : (uint64_t)n;
-}
-
 /* Starts reading detail over three windows' width, so that small pans do
  * not read again; 0 if the window needs none. */
 static int fetch_begin(struct app *a, struct model *m)
@@ -43,16 +28,15 @@ static int fetch_begin(struct app *a, struct model *m)
 	uint64_t t1 = app_t1(a), span = t1 - a->t0;
 	if (!model_wants_detail(m, a->t0, t1, a->col_ns))
 		return 0;
-	uint64_t s = a->t0 > span ? a->t0 - span : 0;
 	a->fetch.on = 1;
-	a->fetch.t0 = a->fetch.next = s;
+	a->fetch.started = 0;
+	a->fetch.t0 = a->t0 > span ? a->t0 - span : 0;
 	a->fetch.t1 = t1 + span;
-	a->fetch.slices = fetch_slices(a, m, a->fetch.t0, a->fetch.t1);
 	model_detail_begin(m, a->fetch.t0, a->fetch.t1);
 	return 1;
 }
 
-/* Reads slices of the detail window until done or out of budget; returns 1
+/* Reads parts of the detail window until done or out of budget; returns 1
  * when the detail is in (the screen changes). */
 static int fetch_detail(struct app *a, struct model *m, const struct ui_source *src)
 {
@@ -62,20 +46,16 @@ static int fetch_detail(struct app *a, struct model *m, const struct ui_source *
 		a->fetch.on = 0; /* the window left it: read the new one */
 	if (!a->fetch.on && !fetch_begin(a, m))
 		return 0;
-	uint64_t slice = (a->fetch.t1 - a->fetch.t0 + a->fetch.slices - 1) / a->fetch.slices;
 	uint64_t begun = ui_now_ns();
-	int failed = 0;
+	int r;
 	do {
-		uint64_t from = a->fetch.next, to = a->fetch.t1 - from > slice ? from + slice : a->fetch.t1;
-		if (src->detail(src->ud, m, from, to, from == a->fetch.t0 ? 0 : from) < 0) {
-			snprintf(a->msg, sizeof a->msg, "could not read the blocks of this window");
-			failed = 1; /* what was read is shown; no retry on every step */
-			break;
-		}
-		a->fetch.next = to;
-	} while (a->fetch.next < a->fetch.t1 && ui_now_ns() - begun < UI_DETAIL_BUDGET_NS);
-	if (a->fetch.next < a->fetch.t1 && !failed)
+		r = src->detail(src->ud, m, a->fetch.t0, a->fetch.t1, !a->fetch.started);
+		a->fetch.started = 1;
+	} while (r > 0 && ui_now_ns() - begun < UI_DETAIL_BUDGET_NS);
+	if (r > 0)
 		return 0;
+	if (r < 0) /* what was read is shown; no retry on every step */
+		snprintf(a->msg, sizeof a->msg, "could not read the blocks of this window");
 	a->fetch.on = 0;
 	model_detail_end(m);
 	return 1;

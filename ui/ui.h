@@ -17,11 +17,11 @@ struct ui_source {
 	 * fully loaded saved session. */
 	int (*poll)(void *ud, struct model *m);
 	/* Adds to m's detail level (begun with model_detail_begin by the
-	 * caller, which ends it once every slice is in) the blocks that
-	 * overlap [t0, t1) and start at `from` or later: the caller reads a
-	 * window in slices, each block once.  Returns 0, or -1 on error.  May
-	 * be NULL: windows finer than the bins are then drawn coarser. */
-	int (*detail)(void *ud, struct model *m, uint64_t t0, uint64_t t1, uint64_t from);
+	 * caller, which ends it once all is in) the blocks of [t0, t1), a part
+	 * per call: start is 1 for the first call of a window, 0 for the rest.
+	 * Returns 1 while more remains, 0 when all is in, -1 on error.  May be
+	 * NULL: windows finer than the bins are then drawn coarser. */
+	int (*detail)(void *ud, struct model *m, uint64_t t0, uint64_t t1, int start);
 };
 
 #define UI_TICK_MS 50

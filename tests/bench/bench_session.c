@@ -64,14 +64,16 @@ static void die(const char *err)
 	exit(1);
 }
 
-static int bench_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, uint64_t from)
+static int bench_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, int start)
 {
 	(void)m;
-	return session_add_detail(ud, t0, t1, from);
+	if (start)
+		session_detail_start(ud, t0, t1);
+	return session_detail_more(ud, SESSION_DETAIL_CHUNKS);
 }
 
 /* The viewer's detail fetch as its loop does it (ui/ui.c: three window
- * widths around the visible one, a slice at a time, steps of a bounded
+ * widths around the visible one, a few chunks at a time, steps of a bounded
  * time): returns the time until the detail is in, in ms; *longest gets the
  * longest step, the time a key waits. */
 static double fetch_detail(struct session *s, struct model *m, struct app *a, double *longest)

@@ -380,12 +380,14 @@ static int view_poll(void *ud, struct model *m)
 	return session_poll(&v->s, err, sizeof err) < 0 ? -1 : 0;
 }
 
-static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, uint64_t from)
+static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, int start)
 {
 	struct view *v = ud;
 
 	(void)m;
-	return session_add_detail(&v->s, t0, t1, from);
+	if (start)
+		session_detail_start(&v->s, t0, t1);
+	return session_detail_more(&v->s, SESSION_DETAIL_CHUNKS);
 }
 
 /* The keys of tests/e2e/test_tui.sh: a frame of every SM first, then one

@@ -58,7 +58,7 @@ struct db_reader {
 	const char *export_meta;     /* META_DATA_EXPORT, or EXPORT_META_DATA (3.0); NULL before 3.0 */
 	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
-	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_window, *st_chunk_new;
+	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_new;
 	sqlite3_stmt *st_next_device, *st_chunk_walk;
 	struct db_clock clock;
 	int clock_known, clock_from_meta;
@@ -449,9 +449,6 @@ static int reader_prepare_queries(struct db_reader *r)
 	}
 	if (r->has_chunk &&
 	    (reader_prepare(r, "SELECT id, globalPid, deviceId, contextId, sm, data"
-			    " FROM smtop_block_chunk WHERE deviceId = ?1 AND start >= ?2"
-			    " AND start < ?3 AND end > ?4 ORDER BY start", &r->st_chunk_window) != 0 ||
-	     reader_prepare(r, "SELECT id, globalPid, deviceId, contextId, sm, data"
 			    " FROM smtop_block_chunk WHERE id > ?1 ORDER BY id", &r->st_chunk_new) != 0 ||
 	     reader_prepare(r, "SELECT min(deviceId) FROM smtop_block_chunk WHERE deviceId > ?1",
 			    &r->st_next_device) != 0 ||
@@ -545,7 +542,6 @@ void db_reader_close(struct db_reader *r)
 		return;
 	sqlite3_finalize(r->st_kernel_window);
 	sqlite3_finalize(r->st_kernel_new);
-	sqlite3_finalize(r->st_chunk_window);
 	sqlite3_finalize(r->st_chunk_new);
 	sqlite3_finalize(r->st_next_device);
 	sqlite3_finalize(r->st_chunk_walk);
@@ -1090,27 +1086,16 @@ static int reader_next_device(struct db_reader *r, int64_t after, int64_t *dev)
 	return found;
 }
 
+/* One walk with no bound on the chunks a call: one index range per device. */
 int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud)
 {
-	int64_t device = -1, g0, g1, lo;
-	int rc = 0;
+	struct db_block_walk w;
+	int rc;
 
-	if (!r->has_chunk || t1 <= t0)
-		return 0;
-	reader_update_offset(r);
-	reader_update_stats(r);
-	reader_chunk_range(r, t0, t1, &lo, &g0, &g1);
-	/* One index range per device keeps (deviceId, start) usable for a window. */
-	while (rc == 0 && reader_next_device(r, device, &device)) {
-		sqlite3_stmt *st = r->st_chunk_window;
-
-		sqlite3_bind_int64(st, 1, device);
-		sqlite3_bind_int64(st, 2, lo);
-		sqlite3_bind_int64(st, 3, g1);
-		sqlite3_bind_int64(st, 4, g0);
-		rc = reader_walk_chunks(r, st, NULL, t0, t1, fn, ud);
-	}
-	return rc < 0 ? -1 : 0;
+	db_reader_walk_begin(&w, t0, t1);
+	while ((rc = db_reader_walk_blocks(r, &w, SIZE_MAX, fn, ud)) > 0)
+		;
+	return rc;
 }
 
 void db_reader_walk_begin(struct db_block_walk *w, uint64_t t0, uint64_t t1)

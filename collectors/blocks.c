@@ -723,12 +723,13 @@ static int blocks_give_back(struct blocks_group *g)
 
 /* Copies the group's lane counters, then, unless the writer is too far
  * behind, its lanes' new slots, with one synchronisation for all.  Slots left
- * on the GPU fill their lanes, whose drops the GPU counts. */
-static int blocks_fetch(struct blocks_group *g, uint64_t *total)
+ * on the GPU fill their lanes, whose drops the GPU counts.  The last drain
+ * copies whatever is there: no later drain would store or count it. */
+static int blocks_fetch(struct blocks_group *g, uint64_t *total, int last)
 {
 	struct blocks_ctx *c = g->c;
 	size_t off = offsetof(struct smtop_trace_ring, lane) + g->lo * sizeof(c->host->lane[0]);
-	int copy = atomic_load(&blocks_in_flight) <= BLOCKS_MAX_IN_FLIGHT;
+	int copy = last || atomic_load(&blocks_in_flight) <= BLOCKS_MAX_IN_FLIGHT;
 	uint64_t dropped = 0;
 
 	if (blocks_cu.memcpy_dtoh_async(&c->host->lane[g->lo], c->ring + off,
@@ -814,7 +815,7 @@ static int blocks_drain_once(struct blocks_group *g, int last)
 	uint64_t total, now = blocks_now_ns();
 	int r;
 
-	if (blocks_fetch(g, &total) != 0)
+	if (blocks_fetch(g, &total, last) != 0)
 		return -1;
 	if (total)
 		g->drained += blocks_collect_lanes(g, now);

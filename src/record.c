@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,7 +355,7 @@ static void on_forwardable_signal(int sig, siginfo_t *si, void *ctx)
 		record_pending_signal = sig;
 }
 
-static void install_forwarding(void)
+void record_install_forwarding(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -367,10 +368,85 @@ static void install_forwarding(void)
 	sigaction(SIGQUIT, &sa, NULL);
 }
 
+/* How often a skippable step's child is checked on, and how long it runs
+ * before its note is printed. */
+#define RECORD_STEP_POLL_NS 10000000L
+#define RECORD_STEP_NOTE_NS 1000000000ull
+
+static void record_step_child(int (*step)(void *), void *arg)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], SIG_DFL); /* a Ctrl-C ends the step itself */
+	_exit(step(arg) == 0 ? 0 : 1);
+}
+
+static int record_step_result(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) == 0 ? RECORD_STEP_DONE : RECORD_STEP_FAILED;
+	return RECORD_STEP_SKIPPED;
+}
+
+static uint64_t record_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int record_skippable_step(int (*step)(void *), void *arg, const char *note)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return step(arg) == 0 ? RECORD_STEP_DONE : RECORD_STEP_FAILED;
+	if (pid == 0)
+		record_step_child(step, arg);
+	uint64_t t0 = record_mono_ns();
+	struct timespec poll = { 0, RECORD_STEP_POLL_NS };
+	for (;;) {
+		int st;
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return record_step_result(st);
+		if (r < 0 && errno != EINTR)
+			return RECORD_STEP_FAILED;
+		if (record_pending_signal) {
+			record_pending_signal = 0;
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			return RECORD_STEP_SKIPPED;
+		}
+		if (note && record_mono_ns() - t0 >= RECORD_STEP_NOTE_NS) {
+			fprintf(stderr, "%s\n", note);
+			note = NULL;
+		}
+		nanosleep(&poll, NULL);
+	}
+}
+
+struct summary_job {
+	const char *path;
+	int quiet;
+};
+
+static int summarize_step(void *arg)
+{
+	const struct summary_job *j = arg;
+	char err[PATH_MAX + 128];
+	if (library_summarize(j->path, NULL, err, sizeof err) == 0)
+		return 0;
+	if (!j->quiet)
+		fprintf(stderr, "smtop: summary not stored: %s\n", err);
+	return -1;
+}
+
 int record_main(const struct record_opts *o)
 {
 	struct record_child c;
-	install_forwarding();
+	record_install_forwarding();
 	int rc = record_start(o, &c);
 	if (rc != 0)
 		return rc == RECORD_EXEC_FAILED ? 127 : 1;
@@ -379,9 +455,11 @@ int record_main(const struct record_opts *o)
 		status = -1;
 	int code = record_finish(&c, status);
 	/* the library's summary is computed once, now, not at every ls */
-	char err[PATH_MAX + 128];
-	if (library_summarize(c.session_path, NULL, err, sizeof err) != 0 && !o->quiet)
-		fprintf(stderr, "smtop: summary not stored: %s\n", err);
+	struct summary_job job = { c.session_path, o->quiet };
+	if (record_skippable_step(summarize_step, &job,
+				  o->quiet ? NULL : "smtop: summarizing the session for the library (Ctrl-C skips it)") ==
+	    RECORD_STEP_SKIPPED && !o->quiet)
+		fprintf(stderr, "smtop: summary skipped; `smtop ls` computes it when it first lists the session\n");
 	if (!o->quiet)
 		fprintf(stderr, "smtop: session saved to %s\n", c.session_path);
 	record_child_free(&c);

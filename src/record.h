@@ -38,6 +38,18 @@ int record_finish(struct record_child *c, int status);
 
 void record_child_free(struct record_child *c);
 
+/* Catches SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to smtop itself (kill,
+ * timeout) to pass on: to the workload while it runs, or to skip a step after. */
+void record_install_forwarding(void);
+
+/* Runs step(arg) in a child process, so that work done after the workload
+ * (the library summary) can be skipped: a forwarded signal, or a Ctrl-C that
+ * reaches the child, ends it.  After a second, note (unless NULL) is printed.
+ * Returns RECORD_STEP_DONE when step returned 0, RECORD_STEP_FAILED, or
+ * RECORD_STEP_SKIPPED. */
+enum { RECORD_STEP_DONE, RECORD_STEP_FAILED, RECORD_STEP_SKIPPED };
+int record_skippable_step(int (*step)(void *), void *arg, const char *note);
+
 /* `smtop record` from start to end. */
 int record_main(const struct record_opts *o);
 

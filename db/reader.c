@@ -24,6 +24,11 @@
 #define CLOCK_MAX_DRIFT 1e-3
 #define CLOCK_MARGIN_NS 10000000ull
 #define NS_PER_S 1000000000ll
+/* Devices with a clock of their own (each GPU has its own %globaltimer: two
+ * H200s of one host were 79 us apart); blocks of a device past these use
+ * the session's clock. */
+#define READER_CLOCK_DEVICES 64
+enum { CLOCK_NONE, CLOCK_ESTIMATED, CLOCK_STORED };
 
 struct u64map_entry {
 	uint64_t key;
@@ -46,6 +51,7 @@ struct info_arena {
 	struct db_strmap strings;
 	struct smtop_device *devices;
 	struct db_process_info *processes;
+	struct db_device_clock clocks[READER_CLOCK_DEVICES];
 };
 
 struct db_reader {
@@ -60,8 +66,10 @@ struct db_reader {
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
 	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_new;
 	sqlite3_stmt *st_next_device, *st_chunk_walk;
-	struct db_clock clock;
+	struct db_clock clock;       /* the first device's with blocks, and the fallback */
 	int clock_known, clock_from_meta;
+	struct db_clock dev_clock[READER_CLOCK_DEVICES];
+	unsigned char dev_clock_kind[READER_CLOCK_DEVICES]; /* CLOCK_NONE, _ESTIMATED, _STORED */
 	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
 	unsigned offset_estimates;   /* attempts so far */
 	/* Running maxima over rows up to a rowid, so info and window queries stay cheap. */
@@ -460,23 +468,59 @@ static int reader_prepare_queries(struct db_reader *r)
 	return 0;
 }
 
-/* clock_ref_ns and clock_drift_ppb came with the drift; sessions from before
+/* The clock stored under the keys clock_offset_ns, clock_ref_ns and
+ * clock_drift_ppb plus suffix (".D" for device D); 0 if there is none.
+ * clock_ref_ns and clock_drift_ppb came with the drift; sessions from before
  * hold clock_offset_ns alone. */
+static int reader_meta_clock(struct db_reader *r, const char *suffix, struct db_clock *c)
+{
+	char key[48];
+	const char *v;
+
+	snprintf(key, sizeof key, "clock_offset_ns%s", suffix);
+	if (!(v = reader_meta(r, key)) || !*v)
+		return 0;
+	c->offset_ns = strtoll(v, NULL, 10);
+	snprintf(key, sizeof key, "clock_ref_ns%s", suffix);
+	c->ref_ns = (v = reader_meta(r, key)) ? strtoull(v, NULL, 10) : 0;
+	snprintf(key, sizeof key, "clock_drift_ppb%s", suffix);
+	c->drift_ppb = (v = reader_meta(r, key)) ? strtoll(v, NULL, 10) : 0;
+	if (c->drift_ppb > CLOCK_MAX_DRIFT * 1e9 || c->drift_ppb < -CLOCK_MAX_DRIFT * 1e9)
+		c->drift_ppb = 0;
+	return 1;
+}
+
+static int reader_next_device(struct db_reader *r, int64_t after, int64_t *dev);
+
+/* The stored clocks: the plain keys are the first device's with blocks (and
+ * every device's in a session of one GPU, or one written before devices had
+ * clocks of their own), ".D" keys the other devices'.  Settled once every
+ * device with blocks has its own; a device without is estimated. */
 static void reader_read_meta_offset(struct db_reader *r)
 {
-	const char *v = reader_meta(r, "clock_offset_ns");
+	char suffix[24];
+	int64_t dev = -1;
+	int first = 1, missing = 0;
 
-	if (v && *v) {
-		r->clock.offset_ns = strtoll(v, NULL, 10);
-		v = reader_meta(r, "clock_ref_ns");
-		r->clock.ref_ns = v ? strtoull(v, NULL, 10) : 0;
-		v = reader_meta(r, "clock_drift_ppb");
-		r->clock.drift_ppb = v ? strtoll(v, NULL, 10) : 0;
-		if (r->clock.drift_ppb > CLOCK_MAX_DRIFT * 1e9 || r->clock.drift_ppb < -CLOCK_MAX_DRIFT * 1e9)
-			r->clock.drift_ppb = 0;
-		r->clock_known = 1;
-		r->clock_from_meta = 1;
+	if (!reader_meta_clock(r, "", &r->clock))
+		return;
+	r->clock_known = 1;
+	while (r->has_chunk && reader_next_device(r, dev, &dev)) {
+		int own;
+
+		if (dev >= READER_CLOCK_DEVICES)
+			break;
+		snprintf(suffix, sizeof suffix, ".%lld", (long long)dev);
+		own = reader_meta_clock(r, suffix, &r->dev_clock[dev]);
+		if (!own && first)
+			r->dev_clock[dev] = r->clock;
+		if (own || first)
+			r->dev_clock_kind[dev] = CLOCK_STORED;
+		else
+			missing = 1;
+		first = 0;
 	}
+	r->clock_from_meta = !missing;
 }
 
 int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen)
@@ -779,11 +823,12 @@ static int double_cmp(const void *pa, const void *pb)
 }
 
 /* The start of block 0 of each (process, grid) among the OFFSET_SAMPLE_CHUNKS
- * chunks that start at globaltimer time `from` or later, sorted.  Block 0 is
+ * chunks of device dev that start at globaltimer time `from` or later, sorted.  Block 0 is
  * dispatched first, so it stands for the grid's first block; a grid whose
  * block 0 lies outside the sample is left out, not taken for one that
  * started late (a window in mid-session cuts through running grids). */
-static size_t offset_block0s(struct db_reader *r, uint64_t from, struct grid_first **out)
+static size_t offset_block0s(struct db_reader *r, int64_t dev, uint64_t from,
+			     struct grid_first **out)
 {
 	sqlite3_stmt *st;
 	struct grid_first *all = NULL;
@@ -793,11 +838,12 @@ static size_t offset_block0s(struct db_reader *r, uint64_t from, struct grid_fir
 	/* the ids from the (deviceId, start) index first: sorting whole rows
 	 * would read every chunk's blob */
 	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, deviceId, sm, data FROM smtop_block_chunk"
-			       " WHERE id IN (SELECT id FROM smtop_block_chunk WHERE start >= ?2"
-			       " ORDER BY start LIMIT ?1)", -1, &st, NULL) != SQLITE_OK)
+			       " WHERE id IN (SELECT id FROM smtop_block_chunk WHERE deviceId = ?3"
+			       " AND start >= ?2 ORDER BY start LIMIT ?1)", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int(st, 1, OFFSET_SAMPLE_CHUNKS);
 	sqlite3_bind_int64(st, 2, bind_time(from));
+	sqlite3_bind_int64(st, 3, dev);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long got = db_blockcodec_decode(sqlite3_column_blob(st, 3),
 			(size_t)sqlite3_column_bytes(st, 3), (uint16_t)sqlite3_column_int(st, 2),
@@ -852,13 +898,13 @@ struct clock_point {
 	int64_t diff;
 };
 
-/* The sample from the chunks starting at `from`: kernels are looked up
- * within `margin` of where `guess` puts them on CUPTI's clock. */
-static int offset_window(struct db_reader *r, uint64_t from, const struct db_clock *guess,
+/* The sample from device dev's chunks starting at `from`: its kernels are
+ * looked up within `margin` of where `guess` puts them on CUPTI's clock. */
+static int offset_window(struct db_reader *r, int64_t dev, uint64_t from, const struct db_clock *guess,
 			 uint64_t margin, struct clock_point *pt)
 {
 	struct grid_first *firsts;
-	size_t n = offset_block0s(r, from, &firsts), nd = 0;
+	size_t n = offset_block0s(r, dev, from, &firsts), nd = 0;
 	int64_t *diffs = n ? malloc(n * sizeof *diffs) : NULL;
 	double gsum = 0;
 	sqlite3_stmt *st;
@@ -875,9 +921,10 @@ static int offset_window(struct db_reader *r, uint64_t from, const struct db_clo
 		hi = t > hi ? t : hi;
 	}
 	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, gridId, start FROM CUPTI_ACTIVITY_KIND_KERNEL"
-			       " WHERE start >= ?1 AND start < ?2", -1, &st, NULL) == SQLITE_OK) {
+			       " WHERE start >= ?1 AND start < ?2 AND deviceId = ?3", -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, sat_sub(lo, margin));
 		sqlite3_bind_int64(st, 2, bind_time(hi + margin));
+		sqlite3_bind_int64(st, 3, dev);
 		while (sqlite3_step(st) == SQLITE_ROW && nd < n) {
 			const struct grid_first *hit = find_grid(firsts, n, sqlite3_column_int64(st, 0),
 				(uint64_t)sqlite3_column_int64(st, 1));
@@ -936,12 +983,12 @@ static void clock_fit(const struct clock_point *p, size_t n, struct db_clock *c)
 	c->drift_ppb = (int64_t)(slope * 1e9 + (slope < 0 ? -0.5 : 0.5));
 }
 
-/* Samples the clock in CLOCK_WINDOWS windows spread over the blocks' span
- * and fits offset and drift through them.  Until one window has found its
- * kernels (within a second of the blocks), the rest look near where it puts
- * them.  A window may find none: a trimmed session's first chunks can hold
- * only grids whose block 0 was cut away. */
-static int reader_estimate_offset(struct db_reader *r)
+/* Samples device dev's clock in CLOCK_WINDOWS windows spread over the
+ * blocks' span and fits offset and drift through them.  Until one window has
+ * found its kernels (within a second of the blocks), the rest look near where
+ * it puts them.  A window may find none: a trimmed session's first chunks can
+ * hold only grids whose block 0 was cut away.  0 if no window found any. */
+static int reader_estimate_device(struct db_reader *r, int64_t dev, struct db_clock *out)
 {
 	struct clock_point pts[CLOCK_WINDOWS];
 	struct db_clock guess = { 0 };
@@ -954,17 +1001,42 @@ static int reader_estimate_offset(struct db_reader *r)
 		uint64_t margin = n ? CLOCK_MARGIN_NS + (uint64_t)((double)(from - lo) * CLOCK_MAX_DRIFT)
 				    : (uint64_t)NS_PER_S;
 
-		if (!offset_window(r, from, &guess, margin, &pts[n]))
+		if (!offset_window(r, dev, from, &guess, margin, &pts[n]))
 			continue;
 		if (!n)
 			guess.offset_ns = pts[0].diff;
 		n++;
 	}
-	if (!n)
-		return 0;
-	clock_fit(pts, n, &r->clock);
-	r->clock_known = 1;
-	return 0;
+	if (n)
+		clock_fit(pts, n, out);
+	return n > 0;
+}
+
+/* Estimates the clock of each device with blocks that has none stored; the
+ * session's clock is the first device's found. */
+static void reader_estimate_offset(struct db_reader *r)
+{
+	int64_t dev = -1;
+	int session_set = reader_meta(r, "clock_offset_ns") != NULL; /* read with the stored ones */
+
+	while (reader_next_device(r, dev, &dev) && dev < READER_CLOCK_DEVICES) {
+		if (r->dev_clock_kind[dev] == CLOCK_STORED ||
+		    !reader_estimate_device(r, dev, &r->dev_clock[dev]))
+			continue;
+		r->dev_clock_kind[dev] = CLOCK_ESTIMATED;
+		if (!session_set) {
+			r->clock = r->dev_clock[dev];
+			r->clock_known = session_set = 1;
+		}
+	}
+}
+
+/* The clock that takes device dev's %globaltimer to CUPTI time. */
+static const struct db_clock *reader_clock(const struct db_reader *r, int64_t dev)
+{
+	if (dev >= 0 && dev < READER_CLOCK_DEVICES && r->dev_clock_kind[dev] != CLOCK_NONE)
+		return &r->dev_clock[dev];
+	return &r->clock;
 }
 
 /* Prefers the stored clock (written when the recording ends), else
@@ -1004,6 +1076,7 @@ static int reader_emit_chunk(struct db_reader *r, sqlite3_stmt *st, uint64_t t0,
 		r->blocks, DB_BLOCKCODEC_MAX_BLOCKS);
 	uint32_t pid = pid_of(sqlite3_column_int64(st, 1));
 	uint32_t ctx = (uint32_t)sqlite3_column_int64(st, 3);
+	const struct db_clock *clock = reader_clock(r, sqlite3_column_int64(st, 2));
 
 	if (n < 0) {
 		snprintf(r->err, sizeof r->err, "%s: block chunk %lld is damaged", r->path,
@@ -1013,8 +1086,8 @@ static int reader_emit_chunk(struct db_reader *r, sqlite3_stmt *st, uint64_t t0,
 	for (long i = 0; i < n; i++) {
 		struct smtop_block *b = &r->blocks[i];
 
-		b->start = db_clock_cupti(&r->clock, b->start);
-		b->end = db_clock_cupti(&r->clock, b->end);
+		b->start = db_clock_cupti(clock, b->start);
+		b->end = db_clock_cupti(clock, b->end);
 		if (b->start < t1 && b->end > t0 && fn(ud, b, pid, ctx) != 0)
 			return 1;
 	}
@@ -1059,15 +1132,15 @@ static int64_t globaltimer_of(uint64_t t, const struct db_clock *c)
 	return g;
 }
 
-/* The chunks that can hold blocks of [t0, t1) on CUPTI time start in
- * [*lo, *g1) on the globaltimer clock and end after *g0. */
-static void reader_chunk_range(struct db_reader *r, uint64_t t0, uint64_t t1, int64_t *lo,
-			       int64_t *g0, int64_t *g1)
+/* The chunks of device dev that can hold blocks of [t0, t1) on CUPTI time
+ * start in [*lo, *g1) on its globaltimer clock and end after *g0. */
+static void reader_chunk_range(struct db_reader *r, int64_t dev, uint64_t t0, uint64_t t1,
+			       int64_t *lo, int64_t *g0, int64_t *g1)
 {
 	int64_t span = r->chunk_max_span > INT64_MAX ? INT64_MAX : (int64_t)r->chunk_max_span;
 
-	*g0 = globaltimer_of(t0, &r->clock);
-	*g1 = globaltimer_of(t1, &r->clock);
+	*g0 = globaltimer_of(t0, reader_clock(r, dev));
+	*g1 = globaltimer_of(t1, reader_clock(r, dev));
 	if (__builtin_sub_overflow(*g0, span, lo))
 		*lo = INT64_MIN;
 }
@@ -1148,14 +1221,14 @@ int db_reader_walk_blocks(struct db_reader *r, struct db_block_walk *w, size_t m
 
 	if (w->done || !r->has_chunk)
 		return 0;
-	if (w->device < 0) { /* the first call: the clock and the bounds, once */
+	if (w->device < 0) { /* the first call: the clock, once */
 		reader_update_offset(r);
 		reader_update_stats(r);
-		reader_chunk_range(r, w->t0, w->t1, &w->lo, &w->g0, &w->g1);
 		if (!reader_next_device(r, -1, &w->device)) {
 			w->done = 1;
 			return 0;
 		}
+		reader_chunk_range(r, w->device, w->t0, w->t1, &w->lo, &w->g0, &w->g1);
 	}
 	while (left > 0 && !w->done) {
 		long got = reader_walk_page(r, w, w->lo, w->g0, w->g1, left, fn, ud);
@@ -1167,6 +1240,8 @@ int db_reader_walk_blocks(struct db_reader *r, struct db_block_walk *w, size_t m
 			w->start = w->id = INT64_MIN;
 			if (!reader_next_device(r, w->device, &w->device))
 				w->done = 1;
+			else
+				reader_chunk_range(r, w->device, w->t0, w->t1, &w->lo, &w->g0, &w->g1);
 		}
 	}
 	return !w->done;
@@ -1197,7 +1272,7 @@ int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn
 			.device_id = (uint16_t)sqlite3_column_int(st, 2),
 			.context_id = (uint32_t)sqlite3_column_int64(st, 3),
 			.sm = (uint16_t)sqlite3_column_int(st, 4),
-			.clock = r->clock,
+			.clock = *reader_clock(r, sqlite3_column_int(st, 2)),
 			.data = sqlite3_column_blob(st, 5),
 			.len = (size_t)sqlite3_column_bytes(st, 5),
 		};
@@ -1435,6 +1510,37 @@ static void info_counts(struct db_reader *r, struct db_session_info *info)
 	info->blocks = r->chunk_blocks;
 }
 
+/* The blocks' first start and last end on CUPTI time: the stats do not say
+ * which device they came from, so the earliest and latest any clock gives. */
+static void reader_clock_span(struct db_reader *r, uint64_t *b0, uint64_t *b1)
+{
+	*b0 = db_clock_cupti(&r->clock, r->chunk_min_start);
+	*b1 = db_clock_cupti(&r->clock, r->chunk_max_end);
+	for (size_t d = 0; d < READER_CLOCK_DEVICES; d++) {
+		uint64_t t0, t1;
+
+		if (r->dev_clock_kind[d] == CLOCK_NONE)
+			continue;
+		t0 = db_clock_cupti(&r->dev_clock[d], r->chunk_min_start);
+		t1 = db_clock_cupti(&r->dev_clock[d], r->chunk_max_end);
+		*b0 = t0 < *b0 ? t0 : *b0;
+		*b1 = t1 > *b1 ? t1 : *b1;
+	}
+}
+
+/* Each device's clock, in the info arena. */
+static void info_clocks(struct db_reader *r, struct db_session_info *info)
+{
+	size_t n = 0;
+
+	for (size_t d = 0; d < READER_CLOCK_DEVICES; d++)
+		if (r->dev_clock_kind[d] != CLOCK_NONE)
+			r->info.clocks[n++] = (struct db_device_clock){
+				(uint16_t)d, r->dev_clock_kind[d] == CLOCK_STORED, r->dev_clock[d] };
+	info->n_clocks = n;
+	info->clocks = r->info.clocks;
+}
+
 static void info_times(struct db_reader *r, struct db_session_info *info)
 {
 	uint64_t first = r->has_kernel ? (uint64_t)reader_int(r,
@@ -1442,8 +1548,9 @@ static void info_times(struct db_reader *r, struct db_session_info *info)
 	uint64_t last = r->kernel_max_end;
 
 	if (r->chunk_min_start) {
-		uint64_t b0 = db_clock_cupti(&r->clock, r->chunk_min_start);
-		uint64_t b1 = db_clock_cupti(&r->clock, r->chunk_max_end);
+		uint64_t b0, b1;
+
+		reader_clock_span(r, &b0, &b1);
 
 		first = !first || b0 < first ? b0 : first;
 		last = b1 > last ? b1 : last;
@@ -1715,6 +1822,7 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->nsys_before_3 = r->is_nsys && !r->export_meta;
 	info->clock = r->clock;
 	info->clock_known = r->clock_known;
+	info_clocks(r, info);
 	info_counts(r, info);
 	info_times(r, info);
 	if (info_devices(r, info) != 0 || info_processes(r, info) != 0)

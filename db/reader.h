@@ -38,6 +38,14 @@ static inline uint64_t db_clock_cupti(const struct db_clock *c, uint64_t g)
 	return t;
 }
 
+/* Each GPU has a %globaltimer of its own (two H200s of one host were 79 us
+ * apart), so each device with blocks has its own clock. */
+struct db_device_clock {
+	uint16_t device_id;
+	int stored;                  /* 1: read from the session, 0: estimated */
+	struct db_clock clock;
+};
+
 struct db_process_info {
 	uint32_t pid;
 	const char *command;
@@ -62,8 +70,12 @@ struct db_session_info {
 				      * still marked running are gone: nothing more comes */
 	int ended_clean;             /* 1 if the workload exited normally */
 	const char *end_reason;      /* may be NULL */
-	struct db_clock clock;       /* CUPTI time from globaltimer */
+	struct db_clock clock;       /* CUPTI time from globaltimer: the first device's
+				      * with blocks (the only one on one GPU) */
 	int clock_known;
+	size_t n_clocks;             /* devices with blocks and a known clock (none in a
+				      * view merged from several files) */
+	const struct db_device_clock *clocks;
 	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
 	uint64_t drops_cupti, drops_ring, drops_blocks;
 	size_t n_devices;
@@ -114,7 +126,7 @@ struct db_block_walk {
 	uint64_t t0, t1;
 	int64_t device;              /* the device being walked, -1 before the first */
 	int64_t start, id;           /* the last chunk handed out on it (start, rowid) */
-	int64_t lo, g0, g1;          /* chunk start and end bounds, set by the first call */
+	int64_t lo, g0, g1;          /* the device's chunk start and end bounds */
 	int done;
 };
 void db_reader_walk_begin(struct db_block_walk *w, uint64_t t0, uint64_t t1);

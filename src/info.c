@@ -39,6 +39,25 @@ static void print_devices(FILE *out, const struct db_session_info *si)
 	}
 }
 
+/* One line for the session's clock; with several GPUs, one per device (each
+ * has its own %globaltimer). */
+static void print_clocks(FILE *out, const struct db_session_info *si)
+{
+	if (!si->clock_known) {
+		fprintf(out, "%-14s N/A\n", "clock offset");
+	} else if (si->n_clocks < 2) {
+		fprintf(out, "%-14s %+.3f us, drift %+.3f ppm (CUPTI = globaltimer + offset + drift)\n",
+			"clock offset", (double)si->clock.offset_ns / 1e3, (double)si->clock.drift_ppb / 1e3);
+	} else {
+		for (size_t i = 0; i < si->n_clocks; i++) {
+			const struct db_device_clock *c = &si->clocks[i];
+			fprintf(out, "%-14s GPU %u: %+.3f us, drift %+.3f ppm%s\n", i ? "" : "clock offset",
+				c->device_id, (double)c->clock.offset_ns / 1e3, (double)c->clock.drift_ppb / 1e3,
+				i ? "" : " (CUPTI = globaltimer + offset + drift)");
+		}
+	}
+}
+
 static void print_processes(FILE *out, const struct db_session_info *si)
 {
 	for (size_t i = 0; i < si->n_processes; i++) {
@@ -76,11 +95,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 		"other", si->memcpys, si->memsets, si->api_calls, si->nvtx, si->requests);
 	fprintf(out, "%-14s %" PRIu64 " CUPTI, %" PRIu64 " ring, %" PRIu64 " blocks\n", "dropped",
 		si->drops_cupti, si->drops_ring, si->drops_blocks);
-	if (si->clock_known)
-		fprintf(out, "%-14s %+.3f us, drift %+.3f ppm (CUPTI = globaltimer + offset + drift)\n",
-			"clock offset", (double)si->clock.offset_ns / 1e3, (double)si->clock.drift_ppb / 1e3);
-	else
-		fprintf(out, "%-14s N/A\n", "clock offset");
+	print_clocks(out, si);
 	if (si->is_nsys)
 		fprintf(out, "%-14s nsys export %s%s%s%s\n", "schema",
 			si->nsys_schema ? si->nsys_schema : si->nsys_before_3

@@ -521,6 +521,154 @@ Test(db, stored_clock_drift_applies_per_block)
 	db_reader_close(r);
 }
 
+/* Two GPUs of one process, each with its own %globaltimer: device 1's runs
+ * 79 us behind device 0's against CUPTI's clock (two H200s of one host were
+ * 79 us apart).  The same grid ids on both, as two contexts may give. */
+#define TWO_G0 2000000000000ull
+#define TWO_OFF0 700000000ll
+#define TWO_OFF1 (TWO_OFF0 + 79000)
+
+static uint64_t two_kernel_start(unsigned dev, uint64_t g)
+{
+	return g + (uint64_t)(dev ? TWO_OFF1 : TWO_OFF0) - 500;
+}
+
+static void write_two_gpus(struct db_writer *w)
+{
+	struct smtop_block b[4];
+	struct smtop_record recs[8];
+
+	for (int k = 0; k < 100; k++) {
+		for (unsigned dev = 0; dev < 2; dev++) {
+			uint64_t g = TWO_G0 + (uint64_t)k * 2000000ull + dev * 300000ull;
+			size_t n = 0;
+
+			for (int j = 0; j < 4; j++)
+				b[j] = (struct smtop_block){ .grid_id = 3000 + (uint64_t)k,
+					.start = g + (uint64_t)j * 200, .end = g + 100000, .block = (uint32_t)j,
+					.sm = (uint16_t)((k * 4 + j) % 132), .device_id = (uint16_t)dev };
+			recs[n] = db_support_kernel(1, 13 + dev, two_kernel_start(dev, g),
+						    two_kernel_start(dev, g) + 200000, 3000 + (uint64_t)k, MANGLED);
+			recs[n].u.kernel.device_id = dev;
+			recs[n++].u.kernel.context_id = 1 + dev;
+			if (k == 0) {
+				recs[n++] = db_support_device(1, dev, 132);
+				recs[n++] = db_support_stream(1, 13 + dev, 0);
+			}
+			recs[n++] = db_support_blocks(1, 1 + dev, b, 4);
+			cr_assert_eq(db_writer_write(w, recs, n), 0, "%s", db_writer_error(w));
+		}
+	}
+}
+
+/* Block j of grid 3000 + k belongs 200j ns after its own device's kernel start. */
+static int on_two_gpu_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct drift_check *d = ud;
+	uint64_t g = TWO_G0 + (b->grid_id - 3000) * 2000000ull + b->device_id * 300000ull;
+	uint64_t want = two_kernel_start(b->device_id, g) + b->block * 200ull;
+	uint64_t off = b->start > want ? b->start - want : want - b->start;
+
+	(void)pid;
+	(void)ctx;
+	d->worst = off > d->worst ? off : d->worst;
+	d->n++;
+	return 0;
+}
+
+static void expect_two_gpu_blocks_in_place(struct db_reader *r)
+{
+	struct drift_check d = { 0 };
+
+	cr_assert_eq(db_reader_blocks(r, 0, UINT64_MAX, on_two_gpu_block, &d), 0);
+	cr_expect_eq(d.n, 800);
+	cr_expect_leq(d.worst, 1000, "a block %llu ns off its place", (unsigned long long)d.worst);
+	/* a window around device 1's last kernel finds its blocks there */
+	uint64_t last = two_kernel_start(1, TWO_G0 + 99 * 2000000ull + 300000ull);
+	d.n = 0;
+	cr_assert_eq(db_reader_blocks(r, last, last + 1000, on_two_gpu_block, &d), 0);
+	cr_expect_eq(d.n, 4);
+}
+
+Test(db, each_gpu_has_its_own_clock_estimated)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_two_gpus(w);
+	db_writer_close(w);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.n_clocks, 2);
+	cr_expect_eq(info.clocks[0].device_id, 0);
+	cr_expect_eq(info.clocks[1].device_id, 1);
+	cr_expect_eq(info.clocks[1].stored, 0);
+	cr_expect_eq(info.clocks[1].clock.offset_ns - info.clocks[0].clock.offset_ns, 79000);
+	cr_expect_eq(info.clock.offset_ns, info.clocks[0].clock.offset_ns, "the session's is device 0's");
+	expect_two_gpu_blocks_in_place(r);
+	db_reader_close(r);
+}
+
+static void set_clock_meta(struct db_writer *w, const char *suffix, long long offset)
+{
+	char key[48], value[32];
+
+	snprintf(key, sizeof key, "clock_offset_ns%s", suffix);
+	snprintf(value, sizeof value, "%lld", offset);
+	cr_assert_eq(db_writer_set_meta(w, key, value), 0);
+}
+
+/* What `smtop record` stores: the plain keys for device 0, ".1" for device 1. */
+Test(db, each_gpu_clock_read_from_the_session)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_two_gpus(w);
+	set_clock_meta(w, "", TWO_OFF0 - 500);
+	set_clock_meta(w, ".1", TWO_OFF1 - 500);
+	db_writer_close(w);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.n_clocks, 2);
+	cr_expect(info.clocks[0].stored && info.clocks[1].stored);
+	cr_expect_eq(info.clocks[1].clock.offset_ns, TWO_OFF1 - 500);
+	cr_expect_eq(db_reader_offset_estimates(r), 0, "nothing estimated");
+	expect_two_gpu_blocks_in_place(r);
+	db_reader_close(r);
+}
+
+/* A session stored before devices had clocks of their own holds the plain
+ * keys only: they are device 0's, and device 1's clock is estimated. */
+Test(db, a_gpu_without_a_stored_clock_gets_an_estimate)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	w = db_support_writer(path, 1, 1);
+	write_two_gpus(w);
+	set_clock_meta(w, "", TWO_OFF0 - 500);
+	db_writer_close(w);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.n_clocks, 2);
+	cr_expect(info.clocks[0].stored && !info.clocks[1].stored);
+	cr_expect_eq(info.clock.offset_ns, TWO_OFF0 - 500);
+	expect_two_gpu_blocks_in_place(r);
+	db_reader_close(r);
+}
+
 Test(db, two_writers_two_pids)
 {
 	char path[256];

@@ -2,11 +2,13 @@
  * session that `smtop record` names in SMTOP_SESSION, as the collector does,
  * and writes kernels and thread blocks into it without a GPU.
  *
- *   fake_workload append SECONDS STATUS
+ *   fake_workload append SECONDS STATUS [DEVICES]
  *       commits 8 kernels and their blocks every 20 ms through the session
  *       writer for SECONDS, then marks its process exited.  After every
  *       commit STATUS holds "kernels=N blocks=M pid=P" (what is surely in
- *       the file); "done=1" is added at the end.
+ *       the file); "done=1" is added at the end.  With DEVICES 2 the
+ *       kernels alternate between two GPUs, and the second one's block
+ *       times run DEVICE1_SKEW_NS ahead (each GPU has its own timer).
  *   fake_workload fill STATUS
  *       pushes batches of 16 kernels of 4096 blocks (about 0.5 MB) through
  *       the collector's ring and writer thread until a write fails because
@@ -35,9 +37,11 @@
 #define BLOCK_NS 20000ull
 #define STREAM_HIGH 13
 #define STREAM_LOW 14
+#define DEVICE1_SKEW_NS 79000ull        /* two H200s of one host were 79 us apart */
 
 static uint64_t kernels_done, blocks_done, next_grid;
 static const char *status_path;
+static int devices = 1;
 
 static uint64_t wall_ns(void)
 {
@@ -69,19 +73,25 @@ static void write_status(const char *extra)
 	rename(tmp, status_path);
 }
 
+/* Per device: the device and its two streams (device d runs context d + 1). */
 static size_t setup_records(struct smtop_record *r, uint32_t pid)
 {
-	r[0] = (struct smtop_record){ .kind = SMTOP_REC_DEVICE };
-	r[0].u.device = (struct smtop_device){ .pid = pid, .device_id = 0, .sm_count = SMS,
-		.cc_major = 9, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
-		.name = strdup("NVIDIA H200"), .uuid = strdup("GPU-fault-tests") };
-	r[1] = (struct smtop_record){ .kind = SMTOP_REC_STREAM };
-	r[1].u.stream = (struct smtop_stream){ .pid = pid, .context_id = 1,
-		.stream_id = STREAM_HIGH, .priority = -5 };
-	r[2] = (struct smtop_record){ .kind = SMTOP_REC_STREAM };
-	r[2].u.stream = (struct smtop_stream){ .pid = pid, .context_id = 1,
-		.stream_id = STREAM_LOW, .priority = 0 };
-	return 3;
+	size_t n = 0;
+
+	for (int d = 0; d < devices; d++) {
+		r[n] = (struct smtop_record){ .kind = SMTOP_REC_DEVICE };
+		r[n++].u.device = (struct smtop_device){ .pid = pid, .device_id = (uint32_t)d,
+			.sm_count = SMS, .cc_major = 9, .max_threads_per_sm = 2048,
+			.max_blocks_per_sm = 32, .name = strdup("NVIDIA H200"),
+			.uuid = strdup(d ? "GPU-fault-tests-1" : "GPU-fault-tests") };
+		r[n] = (struct smtop_record){ .kind = SMTOP_REC_STREAM };
+		r[n++].u.stream = (struct smtop_stream){ .pid = pid, .device_id = (uint32_t)d,
+			.context_id = (uint32_t)d + 1, .stream_id = STREAM_HIGH, .priority = -5 };
+		r[n] = (struct smtop_record){ .kind = SMTOP_REC_STREAM };
+		r[n++].u.stream = (struct smtop_stream){ .pid = pid, .device_id = (uint32_t)d,
+			.context_id = (uint32_t)d + 1, .stream_id = STREAM_LOW, .priority = 0 };
+	}
+	return n;
 }
 
 /* One batch: n_kernels kernels of `blocks` blocks each, ending now. */
@@ -93,22 +103,26 @@ static size_t batch_records(struct smtop_record *r, uint32_t pid, int n_kernels,
 	for (int i = 0; i < n_kernels; i++, t += waves * BLOCK_NS) {
 		uint64_t grid = ++next_grid;
 		struct smtop_block *b = malloc(blocks * sizeof *b);
+		uint32_t dev = (uint32_t)((i / 2) % devices);
+		uint64_t skew = dev ? DEVICE1_SKEW_NS : 0;
 
 		r[n] = (struct smtop_record){ .kind = SMTOP_REC_KERNEL };
 		r[n++].u.kernel = (struct smtop_kernel){ .start = t, .end = t + waves * BLOCK_NS,
-			.submitted = t - 3000, .grid_id = grid, .pid = pid, .context_id = 1,
+			.submitted = t - 3000, .grid_id = grid, .pid = pid, .device_id = dev,
+			.context_id = dev + 1,
 			.stream_id = i % 2 ? STREAM_LOW : STREAM_HIGH, .correlation_id = (uint32_t)grid,
 			.grid = { (int32_t)blocks, 1, 1 }, .block = { 256, 1, 1 }, .registers = 32,
 			.name = strdup(i % 2 ? "_Z10train_stepPfi" : "_Z9inferencePKfPf") };
 		for (uint32_t j = 0; j < blocks; j++) {
 			uint64_t s = t + (j / SMS) * BLOCK_NS;
 
-			b[j] = (struct smtop_block){ .grid_id = grid, .start = s, .end = s + BLOCK_NS,
-						     .block = j, .sm = (uint16_t)(j % SMS) };
+			b[j] = (struct smtop_block){ .grid_id = grid, .start = s + skew,
+				.end = s + skew + BLOCK_NS, .block = j, .sm = (uint16_t)(j % SMS),
+				.device_id = (uint16_t)dev };
 		}
 		r[n] = (struct smtop_record){ .kind = SMTOP_REC_BLOCKS };
-		r[n++].u.blocks = (struct smtop_blocks){ .pid = pid, .context_id = 1, .count = blocks,
-							 .blocks = b };
+		r[n++].u.blocks = (struct smtop_blocks){ .pid = pid, .device_id = dev,
+			.context_id = dev + 1, .count = blocks, .blocks = b };
 	}
 	return n;
 }
@@ -136,7 +150,7 @@ static int run_append(double seconds)
 {
 	uint32_t pid = (uint32_t)getpid();
 	struct db_writer *w = join(pid);
-	struct smtop_record r[2 * KERNELS_PER_BATCH + 3];
+	struct smtop_record r[2 * KERNELS_PER_BATCH + 6];
 	uint64_t end = wall_ns() + (uint64_t)(seconds * 1e9);
 
 	if (db_writer_write(w, r, setup_records(r, pid)) != 0)
@@ -216,14 +230,15 @@ static int run_fill(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "append") == 0) {
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "append") == 0) {
 		status_path = argv[3];
+		devices = argc == 5 && atoi(argv[4]) == 2 ? 2 : 1;
 		return run_append(atof(argv[2]));
 	}
 	if (argc == 3 && strcmp(argv[1], "fill") == 0) {
 		status_path = argv[2];
 		return run_fill();
 	}
-	fprintf(stderr, "usage: fake_workload append SECONDS STATUS | fill STATUS\n");
+	fprintf(stderr, "usage: fake_workload append SECONDS STATUS [DEVICES] | fill STATUS\n");
 	return 2;
 }

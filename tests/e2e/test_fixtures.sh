@@ -43,6 +43,20 @@ check "head-of-line: the long kernel is the culprit ($v)" contains "$v" "hol_lon
 v=$("$SMTOP" report $FX/head-of-line.smtop)
 check "report states its threshold" contains "$v" "wait > 20.0 us"
 
+# Two H200s in one process (tests/gpu/multi_gpu.cu): their %globaltimers were
+# 79 us apart, which one session clock turned into 59 phantom waits of 80 us.
+out=$("$SMTOP" info $FX/two-gpus.smtop)
+check "two-gpus: both GPUs listed" contains "$out" "1: NVIDIA H200, 132 SMs"
+check "two-gpus: each GPU has its clock" contains "$out" "GPU 1: -400.4"
+v=$(json $FX/two-gpus.smtop "print(r['episodes_total'], max(s['wait_ns']['max'] for s in r['streams'] if s['wait_ns']))")
+check "two-gpus: no phantom waits, the longest under 1 us ($v)" sh -c "[ '${v% *}' -eq 0 ] && [ '${v#* }' -lt 1000 ]"
+v=$(python3 tests/gpu/check_multi_gpu.py $FX/two-gpus.smtop tests/fixtures/two-gpus.txt)
+for d in 0 1; do
+	for what in kernels blocks SMs; do
+		check "two-gpus: device $d $what as the program ran them" contains "$v" "ok: device $d: $what"
+	done
+done
+
 # The GPU tests' scenario checks, on the recorded sessions of two scenarios.
 mkdir -p "$E2E_TMP/demos"
 cp $FX/green-contexts.smtop "$E2E_TMP/demos/demo-green-contexts.smtop"

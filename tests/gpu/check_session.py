@@ -26,13 +26,15 @@ def int32(v):
     return v - (1 << 32) if v >= (1 << 31) else v
 
 
-def session_clock(db):
+def session_clock(db, device=None):
     """The function taking a %globaltimer time to CUPTI's clock, from the
-    session clock in smtop_meta (docs/session-format.md); None if absent."""
+    session clock in smtop_meta (docs/session-format.md): device's own keys
+    (".D") when it has them, else the plain ones; None if absent."""
     m = dict(db.execute("SELECT key, value FROM smtop_meta WHERE key LIKE 'clock_%'").fetchall())
-    if "clock_offset_ns" not in m:
+    suffix = f".{device}" if device is not None and f"clock_offset_ns.{device}" in m else ""
+    if "clock_offset_ns" + suffix not in m:
         return None
-    o, r, d = (int(m.get(k) or 0) for k in ("clock_offset_ns", "clock_ref_ns", "clock_drift_ppb"))
+    o, r, d = (int(m.get(k + suffix) or 0) for k in ("clock_offset_ns", "clock_ref_ns", "clock_drift_ppb"))
     return lambda g: g + o + round((g - r) * d / 1e9)
 
 

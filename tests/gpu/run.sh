@@ -2,7 +2,8 @@
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
 # the H200).  Sections (default: all but the last three): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
-# layers request_timeline live_lag nvtx; `tests/gpu/run.sh SECTION...` runs some.
+# layers multi_gpu (skipped on one GPU) request_timeline live_lag nvtx;
+# `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
 cd "$(dirname "$0")/../.." || exit 1
@@ -11,7 +12,7 @@ mkdir -p "$OUT_DIR"
 SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 fails=0
-sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -283,6 +284,22 @@ section_nvtx() {
 	tail -1 "$OUT_DIR/nvtx.out"
 	n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text LIKE 'request %'\").fetchone()[0])" "$OUT_DIR/nvtx.smtop")
 	expect_eq "NVTX ranges" "$n" 30
+}
+
+# Two or more GPUs in one process (needs a machine with several).
+section_multi_gpu() {
+	echo "== several GPUs in one process"
+	record multi build/gpu/multi_gpu
+	rc=$?
+	cat "$OUT_DIR/multi.out"
+	if [ $rc = 2 ]; then
+		echo "multi_gpu: skipped, fewer than two GPUs"
+		return
+	fi
+	expect_eq "multi_gpu exit" "$rc" 0
+	$SMTOP info "$OUT_DIR/multi.smtop" | grep -E "GPU|kernels|blocks|dropped|clock"
+	$SMTOP report "$OUT_DIR/multi.smtop" --top 3 | head -20
+	python3 tests/gpu/check_multi_gpu.py "$OUT_DIR/multi.smtop" "$OUT_DIR/multi.out" || fails=$((fails + 1))
 }
 
 section_layers() {

@@ -107,7 +107,9 @@ static int read_stored(sqlite3 *db, struct db_summary *s)
 	sqlite3_stmt *st;
 	int found = 0;
 
-	if (!has_table(db, "smtop_summary") ||
+	if (!has_table(db, "smtop_summary") || !has_table(db, "smtop_meta") ||
+	    int_of(db, "smtop_meta", "SELECT value FROM smtop_meta WHERE key = 'summary_analysis'") !=
+		    DB_SUMMARY_ANALYSIS ||
 	    sqlite3_prepare_v2(db, "SELECT kernelRows, chunkRows, streamRows, ended, thresholdNs,"
 			       " computedNs, start, end, kernels, blocks, blocking, inversionsResident,"
 			       " inversionsDispatch, timeslice FROM smtop_summary WHERE id = 1",
@@ -202,6 +204,12 @@ static int store_row(sqlite3 *db, const struct db_summary *s)
 	}
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(st);
+	if (rc == 0 && sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_meta(key, value)"
+					  " VALUES('summary_analysis', ?1)", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int(st, 1, DB_SUMMARY_ANALYSIS);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+		sqlite3_finalize(st);
+	}
 	return rc;
 }
 

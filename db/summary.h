@@ -9,6 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The analysis that computed the stored row (smtop_meta summary_analysis).
+ * A row without it, or of another, is computed again and replaced: the same
+ * file gives other counts once the analysis reads it better (2: a clock per
+ * GPU; rows before it carry no version). */
+#define DB_SUMMARY_ANALYSIS 2
+
 /* Rows are only ever appended to a session, so these grow with it. */
 struct db_summary_key {
 	int64_t kernel_rows;         /* max(rowid) of CUPTI_ACTIVITY_KIND_KERNEL */

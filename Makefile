@@ -115,7 +115,7 @@ test-unit: all $(TEST_BIN)
 # GPU-side test programs (run by make test-gpu on a machine with a GPU).
 GPU_TEST_SRC := $(wildcard tests/gpu/*.cu)
 GPU_TEST_BIN := $(patsubst tests/gpu/%.cu,$(B)/gpu/%,$(GPU_TEST_SRC))
-$(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h)
+$(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h tests/gpu/*.cuh)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. -o $@ $< -ldl -lpthread
 

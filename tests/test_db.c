@@ -212,21 +212,6 @@ Test(db, round_trip_of_every_record_kind)
 	db_reader_close(r);
 }
 
-static int64_t sql_int(const char *path, const char *sql)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	int64_t v = -1;
-
-	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
-
 Test(db, nsys_style_sql_and_interning)
 {
 	char path[256];
@@ -240,16 +225,16 @@ Test(db, nsys_style_sql_and_interning)
 	write_everything(w, 100);
 	write_everything(w, 100);
 	db_writer_close(w);
-	cr_assert_eq(sql_int(path, "SELECT count(*) FROM StringIds WHERE value='" MANGLED "'"), 1);
-	cr_assert_eq(sql_int(path, "SELECT count(*) FROM StringIds WHERE value='cudaLaunchKernel'"), 1);
-	cr_assert_eq(sql_int(path, "SELECT priority FROM TARGET_INFO_CUDA_STREAM WHERE streamId=13"),
+	cr_assert_eq(db_support_sql_int(path, "SELECT count(*) FROM StringIds WHERE value='" MANGLED "'"), 1);
+	cr_assert_eq(db_support_sql_int(path, "SELECT count(*) FROM StringIds WHERE value='cudaLaunchKernel'"), 1);
+	cr_assert_eq(db_support_sql_int(path, "SELECT priority FROM TARGET_INFO_CUDA_STREAM WHERE streamId=13"),
 		     4294967291ll);
-	cr_assert_eq(sql_int(path, "SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1"),
+	cr_assert_eq(db_support_sql_int(path, "SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1"),
 		     100ll << 24);
-	cr_assert_eq(sql_int(path, "SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"),
+	cr_assert_eq(db_support_sql_int(path, "SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"),
 		     (100ll << 24) | 77);
-	cr_assert_eq(sql_int(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass=1"), 2);
-	cr_assert_eq(sql_int(path, "PRAGMA application_id"), SCHEMA_APPLICATION_ID);
+	cr_assert_eq(db_support_sql_int(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass=1"), 2);
+	cr_assert_eq(db_support_sql_int(path, "PRAGMA application_id"), SCHEMA_APPLICATION_ID);
 
 	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT s.value, k.end - k.start FROM"
@@ -446,19 +431,24 @@ struct drift_check {
 	size_t n;
 };
 
-/* Block 0 of grid 1000 + k belongs at its kernel's start. */
-static int on_drift_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+/* A block that starts at `start` where it belongs at `want`: the worst distance so far. */
+static int note_block_place(struct drift_check *d, uint64_t start, uint64_t want)
 {
-	struct drift_check *d = ud;
-	uint64_t g = DRIFT_G0 + (b->grid_id - 1000) * 10000000ull;
-	uint64_t want = drift_kernel_start(g) + b->block * 200ull;
-	uint64_t off = b->start > want ? b->start - want : want - b->start;
+	uint64_t off = start > want ? start - want : want - start;
 
-	(void)pid;
-	(void)ctx;
 	d->worst = off > d->worst ? off : d->worst;
 	d->n++;
 	return 0;
+}
+
+/* Block 0 of grid 1000 + k belongs at its kernel's start. */
+static int on_drift_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	uint64_t g = DRIFT_G0 + (b->grid_id - 1000) * 10000000ull;
+
+	(void)pid;
+	(void)ctx;
+	return note_block_place(ud, b->start, drift_kernel_start(g) + b->block * 200ull);
 }
 
 Test(db, clock_drift_estimated_over_the_session)
@@ -564,16 +554,11 @@ static void write_two_gpus(struct db_writer *w)
 /* Block j of grid 3000 + k belongs 200j ns after its own device's kernel start. */
 static int on_two_gpu_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
-	struct drift_check *d = ud;
 	uint64_t g = TWO_G0 + (b->grid_id - 3000) * 2000000ull + b->device_id * 300000ull;
-	uint64_t want = two_kernel_start(b->device_id, g) + b->block * 200ull;
-	uint64_t off = b->start > want ? b->start - want : want - b->start;
 
 	(void)pid;
 	(void)ctx;
-	d->worst = off > d->worst ? off : d->worst;
-	d->n++;
-	return 0;
+	return note_block_place(ud, b->start, two_kernel_start(b->device_id, g) + b->block * 200ull);
 }
 
 static void expect_two_gpu_blocks_in_place(struct db_reader *r)
@@ -590,29 +575,6 @@ static void expect_two_gpu_blocks_in_place(struct db_reader *r)
 	cr_expect_eq(d.n, 4);
 }
 
-Test(db, each_gpu_has_its_own_clock_estimated)
-{
-	char path[256];
-	struct db_writer *w;
-	struct db_reader *r;
-	struct db_session_info info;
-
-	db_support_temp_path(path, sizeof path, "s.smtop");
-	w = db_support_writer(path, 1, 1);
-	write_two_gpus(w);
-	db_writer_close(w);
-	r = open_reader(path);
-	cr_assert_eq(db_reader_info(r, &info), 0);
-	cr_assert_eq(info.n_clocks, 2);
-	cr_expect_eq(info.clocks[0].device_id, 0);
-	cr_expect_eq(info.clocks[1].device_id, 1);
-	cr_expect_eq(info.clocks[1].stored, 0);
-	cr_expect_eq(info.clocks[1].clock.offset_ns - info.clocks[0].clock.offset_ns, 79000);
-	cr_expect_eq(info.clock.offset_ns, info.clocks[0].clock.offset_ns, "the session's is device 0's");
-	expect_two_gpu_blocks_in_place(r);
-	db_reader_close(r);
-}
-
 static void set_clock_meta(struct db_writer *w, const char *suffix, long long offset)
 {
 	char key[48], value[32];
@@ -622,23 +584,48 @@ static void set_clock_meta(struct db_writer *w, const char *suffix, long long of
 	cr_assert_eq(db_writer_set_meta(w, key, value), 0);
 }
 
-/* What `smtop record` stores: the plain keys for device 0, ".1" for device 1. */
-Test(db, each_gpu_clock_read_from_the_session)
+/* The two-GPU session with `stored` clocks (0: none; 1: the plain keys, as
+ * before devices had clocks of their own; 2: also device 1's ".1" keys, as
+ * `smtop record` stores them), open, with its info read. */
+static struct db_reader *two_gpu_session(int stored, struct db_session_info *info)
 {
 	char path[256];
 	struct db_writer *w;
 	struct db_reader *r;
-	struct db_session_info info;
 
 	db_support_temp_path(path, sizeof path, "s.smtop");
 	w = db_support_writer(path, 1, 1);
 	write_two_gpus(w);
-	set_clock_meta(w, "", TWO_OFF0 - 500);
-	set_clock_meta(w, ".1", TWO_OFF1 - 500);
+	if (stored >= 1)
+		set_clock_meta(w, "", TWO_OFF0 - 500);
+	if (stored >= 2)
+		set_clock_meta(w, ".1", TWO_OFF1 - 500);
 	db_writer_close(w);
 	r = open_reader(path);
-	cr_assert_eq(db_reader_info(r, &info), 0);
-	cr_assert_eq(info.n_clocks, 2);
+	cr_assert_eq(db_reader_info(r, info), 0);
+	cr_assert_eq(info->n_clocks, 2);
+	cr_expect_eq(info->clocks[0].device_id, 0);
+	cr_expect_eq(info->clocks[1].device_id, 1);
+	return r;
+}
+
+Test(db, each_gpu_has_its_own_clock_estimated)
+{
+	struct db_session_info info;
+	struct db_reader *r = two_gpu_session(0, &info);
+
+	cr_expect_eq(info.clocks[1].stored, 0);
+	cr_expect_eq(info.clocks[1].clock.offset_ns - info.clocks[0].clock.offset_ns, 79000);
+	cr_expect_eq(info.clock.offset_ns, info.clocks[0].clock.offset_ns, "the session's is device 0's");
+	expect_two_gpu_blocks_in_place(r);
+	db_reader_close(r);
+}
+
+Test(db, each_gpu_clock_read_from_the_session)
+{
+	struct db_session_info info;
+	struct db_reader *r = two_gpu_session(2, &info);
+
 	cr_expect(info.clocks[0].stored && info.clocks[1].stored);
 	cr_expect_eq(info.clocks[1].clock.offset_ns, TWO_OFF1 - 500);
 	cr_expect_eq(db_reader_offset_estimates(r), 0, "nothing estimated");
@@ -646,23 +633,12 @@ Test(db, each_gpu_clock_read_from_the_session)
 	db_reader_close(r);
 }
 
-/* A session stored before devices had clocks of their own holds the plain
- * keys only: they are device 0's, and device 1's clock is estimated. */
+/* Plain keys only: they are device 0's, and device 1's clock is estimated. */
 Test(db, a_gpu_without_a_stored_clock_gets_an_estimate)
 {
-	char path[256];
-	struct db_writer *w;
-	struct db_reader *r;
 	struct db_session_info info;
+	struct db_reader *r = two_gpu_session(1, &info);
 
-	db_support_temp_path(path, sizeof path, "s.smtop");
-	w = db_support_writer(path, 1, 1);
-	write_two_gpus(w);
-	set_clock_meta(w, "", TWO_OFF0 - 500);
-	db_writer_close(w);
-	r = open_reader(path);
-	cr_assert_eq(db_reader_info(r, &info), 0);
-	cr_assert_eq(info.n_clocks, 2);
 	cr_expect(info.clocks[0].stored && !info.clocks[1].stored);
 	cr_expect_eq(info.clock.offset_ns, TWO_OFF0 - 500);
 	expect_two_gpu_blocks_in_place(r);
@@ -693,7 +669,7 @@ Test(db, two_writers_two_pids)
 	cr_assert_eq(info.drops_cupti, 3);
 	cr_assert_eq(info.streams, 4);
 	db_reader_close(r);
-	cr_assert_eq(sql_int(path, "SELECT count(*) FROM StringIds WHERE value='" MANGLED "'"), 1);
+	cr_assert_eq(db_support_sql_int(path, "SELECT count(*) FROM StringIds WHERE value='" MANGLED "'"), 1);
 }
 
 static void expect_refusal(const char *path, const char *needle)
@@ -854,7 +830,7 @@ Test(db, events_round_trip)
 	cr_assert_eq(out[0].culprits[1].priority, SMTOP_PRIORITY_UNKNOWN);
 	cr_assert_float_eq(out[0].culprits[0].weight, 0.9, 1e-9);
 	cr_assert_str_eq(params, "threshold_us=20");
-	cr_assert_eq(sql_int(path, "SELECT count(*) FROM smtop_events WHERE kind='inversion_dispatch'"
+	cr_assert_eq(db_support_sql_int(path, "SELECT count(*) FROM smtop_events WHERE kind='inversion_dispatch'"
 			     " AND basis='blocks'"), 1);
 	db_events_free(out, n);
 }

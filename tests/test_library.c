@@ -415,22 +415,6 @@ Test(library, grown_session_is_summarised_again)
 	library_entry_free(&e);
 }
 
-static int64_t summary_rows(const char *path, const char *where)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	char sql[128];
-	int64_t n = -1;
-
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM smtop_summary WHERE %s", where);
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return n;
-}
-
 /* A row that an older analysis stored (no summary_analysis in smtop_meta)
  * is computed again, though the session did not change. */
 Test(library, a_summary_of_an_older_analysis_is_computed_again)
@@ -455,8 +439,9 @@ Test(library, a_summary_of_an_older_analysis_is_computed_again)
 	cr_expect(!e.cached && e.stored, "recomputed");
 	cr_expect_eq(e.sum.inversions_resident + e.sum.inversions_dispatch, right);
 	library_entry_free(&e);
-	cr_expect_eq(summary_rows(path, "1"), 1, "the old row replaced");
-	cr_expect_eq(summary_rows(path, "inversionsDispatch = 1000"), 0);
+	cr_expect_eq(db_support_sql_int(path, "SELECT count(*) FROM smtop_summary"), 1, "the old row replaced");
+	cr_expect_eq(db_support_sql_int(path, "SELECT count(*) FROM smtop_summary WHERE inversionsDispatch = 1000"),
+		     0);
 }
 
 Test(library, summarize_at_finalisation_and_from_a_loaded_session)

@@ -26,33 +26,13 @@
 #define SMOKE_HAVE_NVTX 0
 #endif
 
-#include "kernels/smtop_trace.cuh"
+#include "tests/gpu/smoke_spin.cuh"
 
 #define LAUNCHES_PER_STREAM 200
 #define GRID 264
 #define BLOCK 128
 #define SPIN_NS 20000ull
 #define COPY_BYTES (4u << 20)
-
-#define CHECK(call)                                                                        \
-	do {                                                                               \
-		cudaError_t e_ = (call);                                                   \
-		if (e_ != cudaSuccess) {                                                   \
-			fprintf(stderr, "collector_smoke: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
-
-__global__ void smoke_spin(unsigned long long ns, int *sink)
-{
-	SMTOP_BLOCK_BEGIN();
-	unsigned long long t0 = smtop_globaltimer();
-	while (smtop_globaltimer() - t0 < ns)
-		;
-	if (threadIdx.x == 0 && blockIdx.x == 0)
-		atomicAdd(sink, 1);
-	SMTOP_BLOCK_END();
-}
 
 static uint64_t now_ns(void)
 {
@@ -75,17 +55,17 @@ int main(void)
 	int *sink;
 	void *dev_buf, *host_buf;
 
-	CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-	CHECK(cudaStreamCreateWithPriority(&low, cudaStreamNonBlocking, least));
-	CHECK(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, greatest));
-	CHECK(cudaMalloc(&sink, sizeof(int)));
-	CHECK(cudaMalloc(&dev_buf, COPY_BYTES));
-	CHECK(cudaMallocHost(&host_buf, COPY_BYTES));
+	CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	CK(cudaStreamCreateWithPriority(&low, cudaStreamNonBlocking, least));
+	CK(cudaStreamCreateWithPriority(&high, cudaStreamNonBlocking, greatest));
+	CK(cudaMalloc(&sink, sizeof(int)));
+	CK(cudaMalloc(&dev_buf, COPY_BYTES));
+	CK(cudaMallocHost(&host_buf, COPY_BYTES));
 
-	CHECK(cudaMemcpy(dev_buf, host_buf, COPY_BYTES, cudaMemcpyHostToDevice));
-	CHECK(cudaMemsetAsync(dev_buf, 0, COPY_BYTES, low));
-	CHECK(cudaMemsetAsync(sink, 0, sizeof(int), low));
-	CHECK(cudaStreamSynchronize(low));
+	CK(cudaMemcpy(dev_buf, host_buf, COPY_BYTES, cudaMemcpyHostToDevice));
+	CK(cudaMemsetAsync(dev_buf, 0, COPY_BYTES, low));
+	CK(cudaMemsetAsync(sink, 0, sizeof(int), low));
+	CK(cudaStreamSynchronize(low));
 
 #if SMOKE_HAVE_NVTX
 	nvtxRangePushA("smoke");
@@ -93,13 +73,13 @@ int main(void)
 	uint64_t t0 = now_ns();
 	for (int i = 0; i < LAUNCHES_PER_STREAM; i++) {
 		smoke_spin<<<GRID, BLOCK, 0, low>>>(SPIN_NS, sink);
-		CHECK(cudaGetLastError());
+		CK(cudaGetLastError());
 		smoke_spin<<<GRID, BLOCK, 0, high>>>(SPIN_NS, sink);
-		CHECK(cudaGetLastError());
+		CK(cudaGetLastError());
 	}
-	CHECK(cudaStreamSynchronize(low));
+	CK(cudaStreamSynchronize(low));
 	uint64_t t_low = now_ns();
-	CHECK(cudaStreamSynchronize(high));
+	CK(cudaStreamSynchronize(high));
 	uint64_t t_high = now_ns();
 #if SMOKE_HAVE_NVTX
 	nvtxRangePop();
@@ -108,8 +88,8 @@ int main(void)
 	note_request(high, t0, t_high, "smoke-high");
 
 	int done = 0;
-	CHECK(cudaMemcpy(&done, sink, sizeof(int), cudaMemcpyDeviceToHost));
-	CHECK(cudaDeviceSynchronize());
+	CK(cudaMemcpy(&done, sink, sizeof(int), cudaMemcpyDeviceToHost));
+	CK(cudaDeviceSynchronize());
 
 	printf("priority_low: %d\n", least);
 	printf("priority_high: %d\n", greatest);
@@ -122,10 +102,10 @@ int main(void)
 	printf("nvtx_ranges: %d\n", SMOKE_HAVE_NVTX);
 	printf("requests_noted: %d\n", dlsym(RTLD_DEFAULT, SMTOP_NOTE_REQUEST_SYMBOL) ? 2 : 0);
 
-	CHECK(cudaFreeHost(host_buf));
-	CHECK(cudaFree(dev_buf));
-	CHECK(cudaFree(sink));
-	CHECK(cudaStreamDestroy(low));
-	CHECK(cudaStreamDestroy(high));
+	CK(cudaFreeHost(host_buf));
+	CK(cudaFree(dev_buf));
+	CK(cudaFree(sink));
+	CK(cudaStreamDestroy(low));
+	CK(cudaStreamDestroy(high));
 	return done == 2 * LAUNCHES_PER_STREAM ? 0 : 1;
 }

@@ -12,32 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels/smtop_trace.cuh"
+#include "tests/gpu/smoke_spin.cuh"
 
 #define KERNELS 60
 #define BLOCK 128
 #define SPIN_NS 20000ull
 #define MAX_DEVICES 16
-
-#define CHECK(call)                                                                        \
-	do {                                                                               \
-		cudaError_t e_ = (call);                                                   \
-		if (e_ != cudaSuccess) {                                                   \
-			fprintf(stderr, "multi_gpu: %s: %s\n", #call, cudaGetErrorString(e_)); \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
-
-__global__ void multi_spin(unsigned long long ns, int *sink)
-{
-	SMTOP_BLOCK_BEGIN();
-	unsigned long long t0 = smtop_globaltimer();
-	while (smtop_globaltimer() - t0 < ns)
-		;
-	if (threadIdx.x == 0 && blockIdx.x == 0)
-		atomicAdd(sink, 1);
-	SMTOP_BLOCK_END();
-}
 
 struct device_work {
 	cudaStream_t s[2];
@@ -49,15 +29,15 @@ static void device_setup(int d, struct device_work *w)
 {
 	int least, greatest;
 
-	CHECK(cudaSetDevice(d));
-	CHECK(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, d));
+	CK(cudaSetDevice(d));
+	CK(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, d));
 	w->grid = (d + 1) * w->sms;
-	CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-	CHECK(cudaStreamCreateWithPriority(&w->s[0], cudaStreamNonBlocking, least));
-	CHECK(cudaStreamCreateWithPriority(&w->s[1], cudaStreamNonBlocking, greatest));
-	CHECK(cudaMalloc(&w->sink, sizeof(int)));
-	CHECK(cudaMemset(w->sink, 0, sizeof(int)));
-	CHECK(cudaDeviceSynchronize());
+	CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	CK(cudaStreamCreateWithPriority(&w->s[0], cudaStreamNonBlocking, least));
+	CK(cudaStreamCreateWithPriority(&w->s[1], cudaStreamNonBlocking, greatest));
+	CK(cudaMalloc(&w->sink, sizeof(int)));
+	CK(cudaMemset(w->sink, 0, sizeof(int)));
+	CK(cudaDeviceSynchronize());
 }
 
 int main(void)
@@ -65,7 +45,7 @@ int main(void)
 	struct device_work w[MAX_DEVICES];
 	int n = 0;
 
-	CHECK(cudaGetDeviceCount(&n));
+	CK(cudaGetDeviceCount(&n));
 	if (n < 2) {
 		fprintf(stderr, "multi_gpu: %d device visible; needs 2 or more\n", n);
 		return 2;
@@ -76,22 +56,22 @@ int main(void)
 		device_setup(d, &w[d]);
 	for (int k = 0; k < KERNELS; k++)
 		for (int d = 0; d < n; d++) {
-			CHECK(cudaSetDevice(d));
-			multi_spin<<<w[d].grid, BLOCK, 0, w[d].s[k % 2]>>>(SPIN_NS, w[d].sink);
-			CHECK(cudaGetLastError());
+			CK(cudaSetDevice(d));
+			smoke_spin<<<w[d].grid, BLOCK, 0, w[d].s[k % 2]>>>(SPIN_NS, w[d].sink);
+			CK(cudaGetLastError());
 		}
 	int failed = 0;
 	printf("devices: %d\n", n);
 	for (int d = 0; d < n; d++) {
 		int done = 0;
-		CHECK(cudaSetDevice(d));
-		CHECK(cudaDeviceSynchronize());
-		CHECK(cudaMemcpy(&done, w[d].sink, sizeof(int), cudaMemcpyDeviceToHost));
+		CK(cudaSetDevice(d));
+		CK(cudaDeviceSynchronize());
+		CK(cudaMemcpy(&done, w[d].sink, sizeof(int), cudaMemcpyDeviceToHost));
 		printf("device %d sms %d kernels %d blocks %d\n", d, w[d].sms, done, KERNELS * w[d].grid);
 		failed |= done != KERNELS;
-		CHECK(cudaFree(w[d].sink));
-		CHECK(cudaStreamDestroy(w[d].s[0]));
-		CHECK(cudaStreamDestroy(w[d].s[1]));
+		CK(cudaFree(w[d].sink));
+		CK(cudaStreamDestroy(w[d].s[0]));
+		CK(cudaStreamDestroy(w[d].s[1]));
 	}
 	return failed;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 
 void db_support_temp_path(char *out, size_t len, const char *name)
 {
@@ -164,4 +165,22 @@ void db_support_synthetic_blocks(struct smtop_block *out, size_t n, uint64_t t0,
 void db_support_free_record(struct smtop_record *r)
 {
 	records_free_owned(r);
+}
+
+int64_t db_support_sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "db_support_sql_int: %s: %s\n", path, sqlite3_errmsg(db));
+		abort();
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
 }

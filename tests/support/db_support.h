@@ -36,6 +36,10 @@ void db_support_synthetic_blocks(struct smtop_block *out, size_t n, uint64_t t0,
 
 uint64_t db_support_rand(uint64_t *seed);
 
+/* The first column of the first row of sql on the file at path (read-only),
+ * or -1 when there is no row.  Aborts the test when sql does not prepare. */
+int64_t db_support_sql_int(const char *path, const char *sql);
+
 /* Frees what a built record owns (records_free_owned).  Referencing it here
  * also pulls src/records.o into suites, whatever order the archives link in. */
 void db_support_free_record(struct smtop_record *r);

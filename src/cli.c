@@ -52,6 +52,8 @@ void cli_usage(FILE *out)
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
 	      "  --ascii                    draw with ASCII only\n"
+	      "  --device N                 the GPU the viewer draws, by CUDA device id\n"
+	      "                             (default: the first recorded)\n"
 	      "  -q, --quiet                no progress lines\n"
 	      "  -h, --help                 this text;  --version  the version\n"
 	      "\n"
@@ -122,6 +124,13 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 	} else if (!strcmp(a, "--top")) {
 		*bad = parse_number(a, val, 1, CLI_NUMBER_MAX, &v, err) != 0;
 		c->top = (int)v;
+	} else if (!strcmp(a, "--device")) {
+		*bad = parse_number(a, val, 0, 65535, &v, err) != 0;
+		if (!*bad && v != (int)v) {
+			fprintf(err, "smtop: --device needs a whole number from 0 to 65535\n");
+			*bad = 1;
+		}
+		c->device = (int)v;
 	} else if (!strcmp(a, "--perfetto") || !strcmp(a, "--csv")) {
 		if (!val) {
 			fprintf(err, "smtop: %s needs a %s\n", a, a[2] == 'p' ? "file name (- for stdout)"
@@ -261,6 +270,7 @@ int cli_parse(int argc, char **argv, struct cli *c, FILE *err)
 	memset(c, 0, sizeof *c);
 	c->threshold_us = 20;
 	c->top = 20;
+	c->device = -1;
 	int i = 1;
 	if (i < argc && argv[i][0] != '-') {
 		if (find_command(argv[i], &c->command) != 0) {

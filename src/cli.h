@@ -36,6 +36,7 @@ struct cli {
 	double threshold_us;         /* blocking threshold, default 20 */
 	int top;                     /* report: episodes listed */
 	int ascii;                   /* --ascii: no UTF-8 glyphs */
+	int device;                  /* --device N: the GPU the viewer draws; -1 the first */
 	int quiet;
 	double demo_seconds;         /* demo --seconds */
 	double speed;                /* replay --speed: real time per GPU time, 0 = default */

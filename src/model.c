@@ -573,9 +573,17 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 
 static int model_bin_staged(struct model *m);
 
+/* Whether a kernel ran on the GPU the view draws (its SM rows are that GPU's). */
+static int model_draws(const struct model *m, uint32_t device_id)
+{
+	return m->n_session_devices < 2 || device_id == m->dev.device_id;
+}
+
 /* Into the binning stage; the bins follow in batches (model_flush). */
 static int stage_block(struct model *m, const struct model_kernel *k, const struct smtop_block *b)
 {
+	if (!model_draws(m, k->device_id))
+		return 0;
 	int r = binning_push(m->binning, b->sm, rel_time(m, b->start), rel_time(m, b->end),
 			     k->threads ? k->threads : 1,
 			     (uint16_t)k->stream);
@@ -732,8 +740,10 @@ static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, 
 		first = y->start < first ? y->start : first;
 		last = y->end > last ? y->end : last;
 	}
-	int r = binning_push_blocks(m->binning, b->sm, b, j, m->origin,
-				    k->threads ? k->threads : 1, (uint16_t)k->stream);
+	int r = model_draws(m, k->device_id)
+		? binning_push_blocks(m->binning, b->sm, b, j, m->origin, k->threads ? k->threads : 1,
+				      (uint16_t)k->stream)
+		: 0;
 	if (r && (r < 0 || model_bin_staged(m)))
 		*rc = -1;
 	if (!k->first_block || first < k->first_block)
@@ -836,6 +846,8 @@ static const char *intern_name(struct model *m, const char *s)
 
 int model_add_event(struct model *m, const struct smtop_event *e)
 {
+	if (!model_draws(m, e->device_id))
+		return 0; /* its SMs are not on screen */
 	if (array_grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
 		return -1;
 	struct model_event *me = &m->events[m->n_events];
@@ -1068,6 +1080,8 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];
+	if (!model_draws(m, k->device_id))
+		return 0;
 	detail_add(&m->detail, b->sm, (uint16_t)k->stream, rel_time(m, b->start),
 		   rel_time(m, b->end), k->threads ? k->threads : 1);
 	return 0;

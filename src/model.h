@@ -128,6 +128,8 @@ struct model {
 	int has_device;
 	struct smtop_device dev;        /* name points to dev_name */
 	char *dev_name;
+	uint32_t n_session_devices;     /* GPUs in the session: with more than one, only
+					 * dev's blocks and episodes are drawn */
 	uint32_t n_sm;
 	int64_t origin;                 /* ns; bins count from here */
 	int has_origin;

@@ -425,24 +425,37 @@ static int submit_collected(struct session *s, enum session_op_kind kind, void *
 	return op_submit(s, op);
 }
 
+const struct smtop_device *session_view_device(const struct session *s)
+{
+	for (size_t i = 0; i < s->info.n_devices; i++)
+		if (s->view_device < 0 || s->info.devices[i].device_id == (uint32_t)s->view_device)
+			return &s->info.devices[i];
+	return NULL;
+}
+
+/* The view draws one GPU (view_device, else the first recorded); the model
+ * is told how many the session has, so it leaves the others' blocks out. */
 static void feed_devices(struct session *s, struct session_source *src)
 {
 	for (size_t i = src->devices_seen; i < src->info.n_devices; i++) {
 		struct session_op op = { .kind = OP_DEVICE, .dev = src->info.devices[i] };
 		op.dev.name = op.dev.uuid = NULL; /* the analysis keeps numbers only */
 		op_submit(s, op);
-		/* The view draws one GPU: the first one recorded. */
-		if (s->model && !s->model_device_set &&
-		    model_set_device(s->model, &src->info.devices[i]) == 0)
-			s->model_device_set = 1;
 	}
 	src->devices_seen = src->info.n_devices;
+	if (!s->model)
+		return;
+	const struct smtop_device *d = session_view_device(s);
+	if (!s->model_device_set && d && model_set_device(s->model, d) == 0)
+		s->model_device_set = 1;
+	s->model->n_session_devices = (uint32_t)s->info.n_devices;
 }
 
 int session_open_many(struct session *s, const char *const *paths, size_t n,
 		      const struct analysis_params *p, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
+	s->view_device = -1;
 	if (n < 1 || n > SESSION_MAX_SOURCES) {
 		snprintf(err, errlen, "between 1 and %d session files can be opened together",
 			 SESSION_MAX_SOURCES);

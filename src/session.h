@@ -69,6 +69,8 @@ struct session {
 	uint64_t latest_end;            /* latest kernel or block end fed: the live edge */
 	size_t events_fed;              /* analysis events handed to the model */
 	int model_device_set;
+	int view_device;                /* the GPU the model draws, by device id; -1: the
+					 * first recorded */
 	int ended;                      /* every file was finalised: nothing more comes */
 	uint64_t budget_ns;             /* 0: a poll reads all that is new; else it stops
 					 * reading blocks after about this long */
@@ -90,6 +92,11 @@ int session_open(struct session *s, const char *path, const struct analysis_para
 /* The same for n files (1 <= n <= SESSION_MAX_SOURCES) shown as one session. */
 int session_open_many(struct session *s, const char *const *paths, size_t n,
 		      const struct analysis_params *p, char *err, size_t errlen);
+
+/* The GPU the model draws: the device whose id is view_device (set it before
+ * the first poll), or the first recorded when view_device is -1; NULL while
+ * the session lists no such device. */
+const struct smtop_device *session_view_device(const struct session *s);
 
 /* Loader threads from now on: n in all, the caller's included (1: everything
  * on the caller's thread).  Results do not depend on it.  Returns 0, or -1

@@ -440,9 +440,10 @@ static int rebuild(struct session_replay *p)
 	if (model_init(m) != 0)
 		return -1;
 	m->session_label = label;
-	const struct db_session_info *in = &p->s->info;
-	if (in->n_devices && model_set_device(m, &in->devices[0]) != 0)
+	const struct smtop_device *d = session_view_device(p->s);
+	if (d && model_set_device(m, d) != 0)
 		return -1;
+	m->n_session_devices = (uint32_t)p->s->info.n_devices;
 	for (size_t i = 0; i < p->s->n_src; i++)
 		if (db_reader_streams(p->s->src[i].reader, stream_to_model, m) != 0)
 			return -1;

@@ -136,6 +136,20 @@ void view_params(const struct cli *c, struct analysis_params *p)
 	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
 }
 
+/* --device names a GPU the session has (a live one may list it later). */
+static int view_check_device(struct view *v, char *err, size_t errlen)
+{
+	const struct db_session_info *in = &v->s.info;
+	if (v->s.view_device < 0 || session_view_device(&v->s) || !v->s.ended)
+		return 0;
+	int n = snprintf(err, errlen, "%s: no GPU %d in the session (GPUs:", v->s.path, v->s.view_device);
+	for (size_t i = 0; i < in->n_devices && n > 0 && (size_t)n < errlen; i++)
+		n += snprintf(err + n, errlen - (size_t)n, " %u", in->devices[i].device_id);
+	if (n > 0 && (size_t)n < errlen)
+		snprintf(err + n, errlen - (size_t)n, "%s)", in->n_devices ? "" : " none");
+	return -1;
+}
+
 /* replay: the model is fed by the replay feed, not by the poll */
 static int view_begin(struct view *v, const struct cli *c, const char *const *paths, size_t n,
 		      const char *label, int replay, char *err, size_t errlen)
@@ -151,12 +165,13 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 		return -1;
 	}
 	v->s.model = replay ? NULL : &v->m;
+	v->s.view_device = c->device;
 	if (label || n == 1)
 		snprintf(v->label, sizeof v->label, "%s", label ? label : path);
 	else
 		snprintf(v->label, sizeof v->label, "%s + %zu more files", path, n - 1);
 	v->m.session_label = v->label;
-	if (session_poll(&v->s, err, errlen) < 0)
+	if (session_poll(&v->s, err, errlen) < 0 || view_check_device(v, err, errlen) != 0)
 		return -1;
 	if (replay && !v->s.ended)
 		analysis_update(v->s.analysis, ANALYSIS_WATERMARK_ALL);

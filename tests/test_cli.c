@@ -41,6 +41,16 @@ Test(cli, record_without_separator_takes_the_rest)
 	cr_assert_str_eq(c.argv[1], "-o");
 }
 
+Test(cli, device_picks_the_gpu_the_viewer_draws)
+{
+	char l1[] = "smtop open s.smtop --device 1", l2[] = "smtop open s.smtop", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(c.device, 1);
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(c.device, -1, "the first recorded GPU by default");
+}
+
 Test(cli, report_options)
 {
 	char line[] = "smtop report s.smtop --json --threshold-us 35.5 --top 5", err[256] = "";
@@ -119,6 +129,8 @@ ParameterizedTestParameters(cli, bad_input)
 		{ "smtop report f --threshold-us abc", "--threshold-us needs a number" },
 		{ "smtop report f --threshold-us -3", "--threshold-us needs a number" },
 		{ "smtop report f --top 0", "--top needs a number" },
+		{ "smtop open f --device 1.5", "--device needs a whole number" },
+		{ "smtop open f --device -1", "--device needs a number" },
 		{ "smtop open f --bogus", "unknown option '--bogus'" },
 		{ "smtop record -o", "-o needs a file name" },
 		{ "smtop report f --top inf", "--top needs a number" },

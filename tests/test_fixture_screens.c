@@ -51,7 +51,7 @@ static void step(void)
 
 /* What `smtop open tests/fixtures/NAME.smtop` does before its first frame on
  * a w x h terminal: load, fit the session to the real width. */
-static void open_fixture(const char *name, int w, int h)
+static void open_fixture_on(const char *name, int w, int h, int device)
 {
 	char path[256], err[512];
 	struct analysis_params p;
@@ -62,6 +62,7 @@ static void open_fixture(const char *name, int w, int h)
 	cr_assert_eq(session_open(&s, path, &p, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(model_init(&m), 0);
 	s.model = &m;
+	s.view_device = device;
 	m.session_label = label;
 	cr_assert_geq(session_poll(&s, err, sizeof err), 0, "%s", err);
 	src = (struct ui_source){ .ud = &s, .poll = poll_session, .detail = fill_detail };
@@ -70,6 +71,11 @@ static void open_fixture(const char *name, int w, int h)
 	screen_layout(&a, &m, w, h);
 	app_fit(&a);
 	step();
+}
+
+static void open_fixture(const char *name, int w, int h)
+{
+	open_fixture_on(name, w, h, -1);
 }
 
 static void close_fixture(void)
@@ -581,4 +587,46 @@ Test(fixture_screens, detail_in_parts_equals_one_read)
 	cr_expect_gt(calls, 10, "one chunk a call: %d calls", calls);
 	cr_expect_eq(memcmp(whole, m.detail.bins, n * sizeof *whole), 0, "the sliced read differs");
 	free(whole);
+}
+
+/* ---- several GPUs ------------------------------------------------------------ */
+
+/* The letters drawn in the SM rows of a screen (rows "│> 0-3  ..."). */
+static void sm_row_letters(const char *t, char *out, size_t len)
+{
+	size_t n = 0;
+	for (const char *line = t; *line && n + 1 < len; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+		unsigned a0, a1;
+		char mark;
+		/* "│" is 3 bytes of UTF-8 */
+		if (sscanf(line + 3, "%c %u-%u", &mark, &a0, &a1) != 3 && sscanf(line + 3, " %u-%u", &a0, &a1) != 2)
+			continue;
+		for (const char *p = line + 14; *p && *p != '\n' && n + 1 < len; p++)
+			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+				if (!memchr(out, *p, n))
+					out[n++] = *p;
+	}
+	out[n] = 0;
+}
+
+/* Two H200s in one process: the SM rows are one GPU's (the first, or the
+ * one asked for), never both on the same rows; the header says which. */
+Test(fixture_screens, two_gpus_draw_one_gpu_at_a_time)
+{
+	char letters[64];
+	open_fixture_on("two-gpus", 160, 50, -1);
+	char *t = draw(160, 50);
+	cr_expect(strstr(t, "GPU 0 of 2"), "%s", t);
+	sm_row_letters(t, letters, sizeof letters);
+	/* streams A and C ran on GPU 0, B and D on GPU 1 */
+	cr_expect(strlen(letters) > 0 && !strpbrk(letters, "bdBD"), "GPU 0's rows drew '%s'", letters);
+	free(t);
+	close_fixture();
+
+	open_fixture_on("two-gpus", 160, 50, 1);
+	t = draw(160, 50);
+	cr_expect(strstr(t, "GPU 1 of 2"), "%s", t);
+	sm_row_letters(t, letters, sizeof letters);
+	cr_expect(strlen(letters) > 0 && !strpbrk(letters, "acAC"), "GPU 1's rows drew '%s'", letters);
+	free(t);
 }

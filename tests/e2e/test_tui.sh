@@ -51,6 +51,16 @@ tmux send-keys -t "$T" C-c; sleep 0.8
 check "Ctrl-C leaves cleanly" contains "$(cap)" "EXIT="
 check "Ctrl-C restores the terminal" sh -c '! tmux capture-pane -p -t '"$T"' | grep -q "┌"'
 
+# Two GPUs: one drawn at a time, the header says which; a GPU the session
+# lacks is one line naming the file and the GPUs it has.
+start 160 50 "$SMTOP" open --device 1 "$FX/two-gpus.smtop"
+check "two GPUs: the header says which is drawn" contains "$(cap)" "GPU 1 of 2"
+keys q
+start 160 50 "$SMTOP" open --device 3 "$FX/two-gpus.smtop"
+s=$(cap)
+check "two GPUs: a missing GPU named, with those there" contains "$s" "two-gpus.smtop: no GPU 3 in the session (GPUs: 0 1)"
+check "two GPUs: a missing GPU exits 1" contains "$s" "EXIT=1"
+
 # Plain smtop on a machine without a GPU opens the bundled session.
 if [ ! -e /dev/nvidiactl ]; then
 	start 160 50 "$SMTOP"

@@ -55,7 +55,14 @@ for d in 0 1; do
 	for what in kernels blocks SMs; do
 		check "two-gpus: device $d $what as the program ran them" contains "$v" "ok: device $d: $what"
 	done
+	check "two-gpus: device $d's blocks inside their kernels by its stored clock (plain SQL)" \
+		contains "$v" "ok: device $d: blocks inside their kernels"
 done
+# Without the stored clocks the reader measures the same ones itself.
+cp $FX/two-gpus.smtop "$E2E_TMP/two-gpus-noclock.smtop"
+sqlite3 "$E2E_TMP/two-gpus-noclock.smtop" "DELETE FROM smtop_meta WHERE key LIKE 'clock%'"
+out=$("$SMTOP" info "$E2E_TMP/two-gpus-noclock.smtop")
+check "two-gpus: clocks measured again as stored" sh -c "printf '%s' '$out' | grep -q 'GPU 0: -321.051 us' && printf '%s' '$out' | grep -q 'GPU 1: -400.434 us'"
 
 # The GPU tests' scenario checks, on the recorded sessions of two scenarios.
 mkdir -p "$E2E_TMP/demos"

@@ -70,6 +70,7 @@ struct db_reader {
 	int clock_known, clock_from_meta;
 	struct db_clock dev_clock[READER_CLOCK_DEVICES];
 	unsigned char dev_clock_kind[READER_CLOCK_DEVICES]; /* CLOCK_NONE, _ESTIMATED, _STORED */
+	uint64_t dev_min_start[READER_CLOCK_DEVICES], dev_max_end[READER_CLOCK_DEVICES];
 	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
 	unsigned offset_estimates;   /* attempts so far */
 	/* Running maxima over rows up to a rowid, so info and window queries stay cheap. */
@@ -719,6 +720,14 @@ static int reader_walk_kernels(struct db_reader *r, sqlite3_stmt *st, int64_t *w
 }
 
 /* Folds rows stored since the last call into the running maxima. */
+/* [*lo, *hi) grown to hold [lo, hi); *lo 0 means empty. */
+static void reader_widen(uint64_t *lo_io, uint64_t *hi_io, uint64_t lo, uint64_t hi)
+{
+	if (!*lo_io || lo < *lo_io)
+		*lo_io = lo;
+	*hi_io = hi > *hi_io ? hi : *hi_io;
+}
+
 static void reader_update_stats(struct db_reader *r)
 {
 	sqlite3_stmt *st;
@@ -738,21 +747,25 @@ static void reader_update_stats(struct db_reader *r)
 		sqlite3_finalize(st);
 	}
 	if (r->has_chunk && sqlite3_prepare_v2(r->db,
-	    "SELECT max(id), sum(count), min(start), max(end), max(end - start)"
-	    " FROM smtop_block_chunk WHERE id > ?1", -1, &st, NULL) == SQLITE_OK) {
+	    "SELECT max(id), sum(count), min(start), max(end), max(end - start), deviceId"
+	    " FROM smtop_block_chunk WHERE id > ?1 GROUP BY deviceId", -1, &st, NULL) == SQLITE_OK) {
+		int64_t wm = r->chunk_wm;
+
 		sqlite3_bind_int64(st, 1, r->chunk_wm);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		while (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+			int64_t id = sqlite3_column_int64(st, 0), dev = sqlite3_column_int64(st, 5);
 			uint64_t lo = (uint64_t)sqlite3_column_int64(st, 2);
 			uint64_t hi = (uint64_t)sqlite3_column_int64(st, 3);
 			uint64_t span = (uint64_t)sqlite3_column_int64(st, 4);
 
-			r->chunk_wm = sqlite3_column_int64(st, 0);
+			wm = id > wm ? id : wm;
 			r->chunk_blocks += (uint64_t)sqlite3_column_int64(st, 1);
-			if (!r->chunk_min_start || lo < r->chunk_min_start)
-				r->chunk_min_start = lo;
-			r->chunk_max_end = hi > r->chunk_max_end ? hi : r->chunk_max_end;
+			reader_widen(&r->chunk_min_start, &r->chunk_max_end, lo, hi);
+			if (dev >= 0 && dev < READER_CLOCK_DEVICES)
+				reader_widen(&r->dev_min_start[dev], &r->dev_max_end[dev], lo, hi);
 			r->chunk_max_span = span > r->chunk_max_span ? span : r->chunk_max_span;
 		}
+		r->chunk_wm = wm;
 		sqlite3_finalize(st);
 	}
 }
@@ -1510,22 +1523,25 @@ static void info_counts(struct db_reader *r, struct db_session_info *info)
 	info->blocks = r->chunk_blocks;
 }
 
-/* The blocks' first start and last end on CUPTI time: the stats do not say
- * which device they came from, so the earliest and latest any clock gives. */
+/* The blocks' first start and last end on CUPTI time, each device's by its
+ * own clock (devices past READER_CLOCK_DEVICES are not tracked one by one). */
 static void reader_clock_span(struct db_reader *r, uint64_t *b0, uint64_t *b1)
 {
-	*b0 = db_clock_cupti(&r->clock, r->chunk_min_start);
-	*b1 = db_clock_cupti(&r->clock, r->chunk_max_end);
-	for (size_t d = 0; d < READER_CLOCK_DEVICES; d++) {
-		uint64_t t0, t1;
+	uint64_t lo = 0, hi = 0, seen = 0;
 
-		if (r->dev_clock_kind[d] == CLOCK_NONE)
+	for (size_t d = 0; d < READER_CLOCK_DEVICES; d++) {
+		if (!r->dev_min_start[d])
 			continue;
-		t0 = db_clock_cupti(&r->dev_clock[d], r->chunk_min_start);
-		t1 = db_clock_cupti(&r->dev_clock[d], r->chunk_max_end);
-		*b0 = t0 < *b0 ? t0 : *b0;
-		*b1 = t1 > *b1 ? t1 : *b1;
+		reader_widen(&lo, &hi, db_clock_cupti(reader_clock(r, (int64_t)d), r->dev_min_start[d]),
+			     db_clock_cupti(reader_clock(r, (int64_t)d), r->dev_max_end[d]));
+		seen++;
 	}
+	if (!seen) { /* only devices past the table: not tracked one by one */
+		lo = db_clock_cupti(&r->clock, r->chunk_min_start);
+		hi = db_clock_cupti(&r->clock, r->chunk_max_end);
+	}
+	*b0 = lo;
+	*b1 = hi;
 }
 
 /* Each device's clock, in the info arena. */

@@ -522,6 +522,10 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
 	if (si < 0)
 		return -1;
+	if (!(m->gpus_used & 1ull << (k->device_id % 64))) {
+		m->gpus_used |= 1ull << (k->device_id % 64);
+		m->n_gpus_used++;
+	}
 	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
 	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
@@ -576,7 +580,7 @@ static int model_bin_staged(struct model *m);
 /* Whether a kernel ran on the GPU the view draws (its SM rows are that GPU's). */
 static int model_draws(const struct model *m, uint32_t device_id)
 {
-	return m->n_session_devices < 2 || device_id == m->dev.device_id;
+	return !m->one_gpu || device_id == m->dev.device_id;
 }
 
 /* Into the binning stage; the bins follow in batches (model_flush). */

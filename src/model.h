@@ -128,8 +128,10 @@ struct model {
 	int has_device;
 	struct smtop_device dev;        /* name points to dev_name */
 	char *dev_name;
-	uint32_t n_session_devices;     /* GPUs in the session: with more than one, only
-					 * dev's blocks and episodes are drawn */
+	int one_gpu;                    /* draw only dev's blocks and episodes (smtop
+					 * sessions, whose device ids agree everywhere) */
+	uint64_t gpus_used;             /* bit (device id % 64) of each GPU that ran a kernel */
+	uint32_t n_gpus_used;
 	uint32_t n_sm;
 	int64_t origin;                 /* ns; bins count from here */
 	int has_origin;

@@ -448,7 +448,7 @@ static void feed_devices(struct session *s, struct session_source *src)
 	const struct smtop_device *d = session_view_device(s);
 	if (!s->model_device_set && d && model_set_device(s->model, d) == 0)
 		s->model_device_set = 1;
-	s->model->n_session_devices = (uint32_t)s->info.n_devices;
+	s->model->one_gpu = !s->info.is_nsys;
 }
 
 int session_open_many(struct session *s, const char *const *paths, size_t n,

@@ -443,7 +443,7 @@ static int rebuild(struct session_replay *p)
 	const struct smtop_device *d = session_view_device(p->s);
 	if (d && model_set_device(m, d) != 0)
 		return -1;
-	m->n_session_devices = (uint32_t)p->s->info.n_devices;
+	m->one_gpu = !p->s->info.is_nsys;
 	for (size_t i = 0; i < p->s->n_src; i++)
 		if (db_reader_streams(p->s->src[i].reader, stream_to_model, m) != 0)
 			return -1;

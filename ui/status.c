@@ -12,8 +12,8 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 	const char *dot = a->ascii ? "|" : "·";
 	char left[256], right[160], lag[32], w0[32], w1[32], cw[32], bw[32];
 	char sms[64] = "N/A SMs";
-	if (m->has_device && m->n_session_devices > 1)
-		snprintf(sms, sizeof sms, "GPU %u of %u %s %u SMs", m->dev.device_id, m->n_session_devices,
+	if (m->has_device && m->n_gpus_used > 1)
+		snprintf(sms, sizeof sms, "GPU %u of %u %s %u SMs", m->dev.device_id, m->n_gpus_used,
 			 dot, m->n_sm);
 	else if (m->has_device)
 		snprintf(sms, sizeof sms, "%u SMs", m->n_sm);

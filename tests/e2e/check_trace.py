@@ -55,12 +55,14 @@ def main():
     first, last = k0, k1
     blocks = {}
     if "smtop_block_chunk" in tables:
-        cupti = check_session.session_clock(db) or (lambda g: g)
         blocks = check_session.blocks_by_sm(db)
-        for v in blocks.values():
+        for (pid, dev, sm), v in blocks.items():
+            # each GPU's blocks by its own clock
+            cupti = check_session.session_clock(db, dev) or (lambda g: g)
             if v:
                 first = min(first, cupti(min(b[0] for b in v)))
                 last = max(last, cupti(max(b[1] for b in v)))
+    several = len({dev for (_, dev, _) in blocks}) > 1
     check(origin == first, f"origin {origin} is not the session's first record {first}")
     span_us = (last - first) / 1e3
     lo, hi = window if window else (0.0, span_us)
@@ -82,16 +84,17 @@ def main():
             end = e["ts"] + e["dur"]
         check(key in thread, f"track {key} has no thread name")
 
-    # SM tracks: one per SM that ran blocks, with its blocks
+    # SM tracks: one per SM that ran blocks (per GPU, "GPU d SM n", with
+    # several), with its blocks
     per_sm = collections.Counter()
     for e in slices:
-        m = re.match(r"^SM (\d+)$", proc.get(e["pid"], ""))
+        m = re.match(r"^(?:GPU (\d+) )?SM (\d+)$", proc.get(e["pid"], ""))
         if m:
-            per_sm[int(m.group(1))] += 1
+            per_sm[(int(m.group(1)) if m.group(1) else None, int(m.group(2)))] += 1
     if window is None:
         want = collections.Counter()
         for (pid, dev, sm), v in blocks.items():
-            want[sm] += len(v)
+            want[(dev if several else None, sm)] += len(v)
         want = +want
         check(set(per_sm) == set(want), f"SM tracks {sorted(per_sm)[:8]}... != SMs with blocks {sorted(want)[:8]}...")
         for sm in want:

@@ -10,7 +10,7 @@ NS=$FX/nsys
 field() { "$SMTOP" info "$1" | sed -n "s/^$2 *//p"; }
 csv_rows() { python3 -c "import csv,sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], newline=''))) - 1)" "$1"; }
 
-for f in smoke priority-vs-training head-of-line resnet50-two-streams; do
+for f in smoke priority-vs-training head-of-line resnet50-two-streams two-gpus; do
 	cp "$FX/$f.smtop" "$E2E_TMP/$f.smtop" # the report stores its events: work on a copy
 	episodes=$("$SMTOP" report "$E2E_TMP/$f.smtop" --json -q | python3 -c "import json,sys; print(json.load(sys.stdin)['episodes_total'])")
 	"$SMTOP" export "$FX/$f.smtop" --perfetto "$E2E_TMP/$f.json" --csv "$E2E_TMP/$f-csv"

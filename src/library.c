@@ -640,6 +640,17 @@ static const char *program_onward(const char *cmd)
 	return slash && slash[1] ? slash + 1 : cmd;
 }
 
+/* "NAME +N" for N more GPUs; the "+N" must stay in the column, so a name
+ * too long for both loses its vendor ("H200 +1"). */
+static void gpu_with_count(char *out, size_t len, const char *name, int n_gpus)
+{
+	char more[16];
+	int n = snprintf(more, sizeof more, " +%d", n_gpus - 1);
+	if ((int)strlen(name) + n > LIBRARY_W_GPU && strncmp(name, "NVIDIA ", 7) == 0)
+		name += 7;
+	snprintf(out, len, "%s%s", name, more);
+}
+
 void library_row(const struct library_entry *e, struct library_row *r)
 {
 	memset(r, 0, sizeof *r);
@@ -665,7 +676,7 @@ void library_row(const struct library_entry *e, struct library_row *r)
 	if (e->state == LIBRARY_NSYS && !e->command)
 		snprintf(r->command, sizeof r->command, "(nsys export)");
 	if (e->n_gpus > 1)
-		snprintf(r->gpu, sizeof r->gpu, "%s +%d", e->gpu ? e->gpu : "N/A", e->n_gpus - 1);
+		gpu_with_count(r->gpu, sizeof r->gpu, e->gpu ? e->gpu : "N/A", e->n_gpus);
 	else
 		snprintf(r->gpu, sizeof r->gpu, "%s", e->gpu ? e->gpu : "N/A");
 	fmt_span(r->duration, sizeof r->duration, e->sum.t_first, e->sum.t_last);

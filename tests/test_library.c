@@ -444,6 +444,26 @@ Test(library, a_summary_of_an_older_analysis_is_computed_again)
 		     0);
 }
 
+/* A session of several GPUs names the first and how many more, and the
+ * count stays in the column (the two-GPU H200 session had lost its "+1"). */
+Test(library, several_gpus_keep_their_count_in_the_column)
+{
+	struct library_entry e = { .gpu = "NVIDIA H200", .n_gpus = 2, .state = LIBRARY_COMPLETE };
+	struct library_row r;
+
+	library_row(&e, &r);
+	cr_expect_str_eq(r.gpu, "H200 +1");
+	cr_expect_leq(strlen(r.gpu), LIBRARY_W_GPU);
+	e.gpu = "A100";
+	e.n_gpus = 8;
+	library_row(&e, &r);
+	cr_expect_str_eq(r.gpu, "A100 +7", "a name that fits stays whole");
+	e.gpu = "NVIDIA H200";
+	e.n_gpus = 1;
+	library_row(&e, &r);
+	cr_expect_str_eq(r.gpu, "NVIDIA H200");
+}
+
 Test(library, summarize_at_finalisation_and_from_a_loaded_session)
 {
 	char path[256], err[512];

@@ -54,5 +54,7 @@ VIEW="replay --speed 1e3" shot replay-priority-vs-training priority-vs-training.
 VIEW="replay --guided --speed 1e3" shot guided-priority-vs-training priority-vs-training.smtop n
 VIEW="replay --guided --speed 1e3" shot guided-head-of-line head-of-line.smtop n
 VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.smtop Enter Enter
-library_shot session-library 160 12 j j
+# two H200s: the second GPU's SMs (one GPU is drawn at a time)
+VIEW="open --device 1" shot two-gpus-device-1 two-gpus.smtop
+library_shot session-library 160 13 j j
 tmux kill-session -t "$T" 2>/dev/null

@@ -517,15 +517,20 @@ static void kernel_compute_ready(struct model *m, struct model_stream *s, size_t
 	k->ready = r;
 }
 
+void model_note_gpu(struct model *m, uint32_t device_id)
+{
+	if (!(m->gpus_used & 1ull << (device_id % 64))) {
+		m->gpus_used |= 1ull << (device_id % 64);
+		m->n_gpus_used++;
+	}
+}
+
 int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 {
 	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
 	if (si < 0)
 		return -1;
-	if (!(m->gpus_used & 1ull << (k->device_id % 64))) {
-		m->gpus_used |= 1ull << (k->device_id % 64);
-		m->n_gpus_used++;
-	}
+	model_note_gpu(m, k->device_id);
 	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
 	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))

@@ -196,6 +196,9 @@ void model_free(struct model *m);
 int model_set_device(struct model *m, const struct smtop_device *d);
 int model_add_stream(struct model *m, const struct smtop_stream *s);
 int model_add_kernel(struct model *m, const struct smtop_kernel *k);
+/* Counts a GPU that runs kernels (model_add_kernel does; a replay tells them
+ * all up front): the header says "GPU d of N" once N > 1. */
+void model_note_gpu(struct model *m, uint32_t device_id);
 /* b on CUPTI time; pid and context name the process whose gridId it is.
  * Counts and kernel fields change at once; the bins at the next model_flush
  * (or when a batch of BINNING_STAGE_MAX blocks is waiting). */

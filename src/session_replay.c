@@ -452,6 +452,7 @@ static int rebuild(struct session_replay *p)
 		const struct smtop_kernel *k = &p->kernels[i];
 		if (model_stream_will_run(m, k->pid, k->device_id, k->context_id, k->stream_id) != 0)
 			return -1;
+		model_note_gpu(m, k->device_id); /* the header's "GPU d of N" from the start */
 	}
 	session_model_meta(p->s, m);
 	memset(p->kernel_fed, 0, p->n_kernels ? p->n_kernels : 1);

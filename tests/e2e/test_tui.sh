@@ -56,6 +56,9 @@ check "Ctrl-C restores the terminal" sh -c '! tmux capture-pane -p -t '"$T"' | g
 start 160 50 "$SMTOP" open --device 1 "$FX/two-gpus.smtop"
 check "two GPUs: the header says which is drawn" contains "$(cap)" "GPU 1 of 2"
 keys q
+start 160 50 "$SMTOP" replay --device 1 "$FX/two-gpus.smtop"
+check "two GPUs: a replay says which from its start" contains "$(cap)" "GPU 1 of 2"
+keys q
 start 160 50 "$SMTOP" open --device 3 "$FX/two-gpus.smtop"
 s=$(cap)
 check "two GPUs: a missing GPU named, with those there" contains "$s" "two-gpus.smtop: no GPU 3 in the session (GPUs: 0 1)"

@@ -162,7 +162,12 @@ def session_seeds(tmp):
     variant(os.path.join(out, "smoke.smtop"), os.path.join(out, "nsys-export.smtop"),
             "DROP TABLE smtop_meta", "DROP TABLE smtop_process", "PRAGMA application_id=0",
             "PRAGMA user_version=0")
-    variant(os.path.join(out, "priority-vs-training.smtop"), os.path.join(out, "two-gpus.smtop"),
+    # the recorded two-GPU session's clock keys per device, damaged
+    variant(os.path.join(out, "two-gpus.smtop"), os.path.join(out, "two-gpus-bad-clocks.smtop"),
+            "UPDATE smtop_meta SET value = 'x9' WHERE key = 'clock_offset_ns.1'",
+            "UPDATE smtop_meta SET value = '-9223372036854775808' WHERE key = 'clock_drift_ppb.0'",
+            "INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('clock_offset_ns.63', '5')")
+    variant(os.path.join(out, "priority-vs-training.smtop"), os.path.join(out, "second-gpu.smtop"),
             "INSERT INTO TARGET_INFO_GPU(id, name, smCount, computeMajor, computeMinor,"
             " maxThreadsPerSm) VALUES(1, 'second', 8, 8, 0, 1536)",
             "UPDATE smtop_block_chunk SET deviceId = 1, sm = 7 WHERE id = (SELECT max(id) FROM smtop_block_chunk)")

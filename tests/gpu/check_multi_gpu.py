@@ -9,7 +9,7 @@ import re
 import sqlite3
 import sys
 
-from check_session import decode_chunk, session_clock
+from check_session import grid_extents, session_clock
 
 SLACK_NS = 1000  # a block start or end may sit 1 us outside its kernel
 
@@ -22,16 +22,6 @@ def expected(path):
             d, sms, k, b = map(int, m.groups())
             devs[d] = (sms, k, b)
     return devs
-
-
-def grid_extents(db):
-    """{(device, gridId): [first start, last end, blocks]} on %globaltimer."""
-    ext = {}
-    for dev, data in db.execute("SELECT deviceId, data FROM smtop_block_chunk"):
-        for s, e, grid, _ in decode_chunk(data):
-            x = ext.setdefault((dev, grid), [s, e, 0])
-            x[0], x[1], x[2] = min(x[0], s), max(x[1], e), x[2] + 1
-    return ext
 
 
 def main():
@@ -55,9 +45,9 @@ def main():
         check(f"device {d}: blocks", blocks == b, f"({blocks} in the session, {b} run)")
         check(f"device {d}: SMs", used == sms, f"({used} with blocks, {sms} on the device)")
         lo, hi, outside, n = -(1 << 62), 1 << 62, 0, 0
-        for grid, start, end in db.execute("SELECT gridId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL "
-                                           "WHERE deviceId = ?", (d,)):
-            x = ext.get((d, grid))
+        for pid, grid, start, end in db.execute("SELECT globalPid, gridId, start, end FROM "
+                                                "CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ?", (d,)):
+            x = ext.get((pid, d, grid))
             if not x:
                 continue
             n += 1

@@ -38,6 +38,17 @@ def session_clock(db, device=None):
     return lambda g: g + o + round((g - r) * d / 1e9)
 
 
+def grid_extents(db):
+    """{(globalPid, deviceId, gridId): [first block start, last block end]} on
+    %globaltimer, from every chunk (grid ids repeat across GPUs)."""
+    ext = {}
+    for pid, dev, data in q(db, "SELECT globalPid, deviceId, data FROM smtop_block_chunk"):
+        for s, e, grid, _ in decode_chunk(data):
+            x = ext.setdefault((pid, dev, grid), [s, e])
+            x[0], x[1] = min(x[0], s), max(x[1], e)
+    return ext
+
+
 def blocks_by_sm(db):
     """{(globalPid, deviceId, sm): [(start, end, gridId, block)]} from every chunk."""
     res = {}

@@ -31,13 +31,18 @@ record() { # record NAME CMD...  -> $OUT_DIR/NAME.smtop
 	return $rc
 }
 
-# expect_no_block_drops LABEL SESSION: the blocks stored and dropped, as
-# `smtop info` counts them; a dropped block fails.
-expect_no_block_drops() {
-	$SMTOP info "$2" > "$OUT_DIR/drops.info"
-	blocks=$(sed -n 's/^blocks  *//p' "$OUT_DIR/drops.info")
+# read_block_counts SESSION: $stored and $dropped blocks, as `smtop info`
+# counts them.
+read_block_counts() {
+	$SMTOP info "$1" > "$OUT_DIR/drops.info"
+	stored=$(sed -n 's/^blocks  *//p' "$OUT_DIR/drops.info")
 	dropped=$(sed -n 's/^dropped .* \([0-9]*\) blocks$/\1/p' "$OUT_DIR/drops.info")
-	echo "$1: $blocks blocks, $dropped dropped"
+}
+
+# expect_no_block_drops LABEL SESSION: a dropped block fails.
+expect_no_block_drops() {
+	read_block_counts "$2"
+	echo "$1: $stored blocks, $dropped dropped"
 	expect_eq "$1 blocks dropped" "$dropped" 0
 }
 
@@ -45,10 +50,8 @@ expect_no_block_drops() {
 # storm ran (its kernels and one warm-up kernel per stream) is stored or
 # counted as dropped, none lost without a count.
 expect_blocks_accounted() {
-	$SMTOP info "$2" > "$OUT_DIR/drops.info"
+	read_block_counts "$2"
 	ran=$(sed -n 's/.* streams=\([0-9]*\) .* blocks_per_kernel=\([0-9]*\) kernels=\([0-9]*\) .*/(\3 + \1) * \2/p' "$3" | tail -1)
-	stored=$(sed -n 's/^blocks  *//p' "$OUT_DIR/drops.info")
-	dropped=$(sed -n 's/^dropped .* \([0-9]*\) blocks$/\1/p' "$OUT_DIR/drops.info")
 	if [ -z "$ran" ] || [ -z "$stored" ] || [ -z "$dropped" ]; then
 		bad "$1: no block counts in $3 or the session"
 		return

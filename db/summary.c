@@ -107,7 +107,7 @@ static int read_stored(sqlite3 *db, struct db_summary *s)
 	sqlite3_stmt *st;
 	int found = 0;
 
-	if (!has_table(db, "smtop_summary") || !has_table(db, "smtop_meta") ||
+	if (!has_table(db, "smtop_summary") ||
 	    int_of(db, "smtop_meta", "SELECT value FROM smtop_meta WHERE key = 'summary_analysis'") !=
 		    DB_SUMMARY_ANALYSIS ||
 	    sqlite3_prepare_v2(db, "SELECT kernelRows, chunkRows, streamRows, ended, thresholdNs,"

@@ -433,8 +433,15 @@ const struct smtop_device *session_view_device(const struct session *s)
 	return NULL;
 }
 
-/* The view draws one GPU (view_device, else the first recorded); the model
- * is told how many the session has, so it leaves the others' blocks out. */
+int session_model_gpu(const struct session *s, struct model *m)
+{
+	const struct smtop_device *d = session_view_device(s);
+	m->one_gpu = !s->info.is_nsys;
+	if (!d)
+		return 0;
+	return model_set_device(m, d) == 0 ? 1 : -1;
+}
+
 static void feed_devices(struct session *s, struct session_source *src)
 {
 	for (size_t i = src->devices_seen; i < src->info.n_devices; i++) {
@@ -443,12 +450,8 @@ static void feed_devices(struct session *s, struct session_source *src)
 		op_submit(s, op);
 	}
 	src->devices_seen = src->info.n_devices;
-	if (!s->model)
-		return;
-	const struct smtop_device *d = session_view_device(s);
-	if (!s->model_device_set && d && model_set_device(s->model, d) == 0)
-		s->model_device_set = 1;
-	s->model->one_gpu = !s->info.is_nsys;
+	if (s->model && !s->model_device_set)
+		s->model_device_set = session_model_gpu(s, s->model) == 1;
 }
 
 int session_open_many(struct session *s, const char *const *paths, size_t n,

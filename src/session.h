@@ -98,6 +98,11 @@ int session_open_many(struct session *s, const char *const *paths, size_t n,
  * the session lists no such device. */
 const struct smtop_device *session_view_device(const struct session *s);
 
+/* Sets m to draw that GPU, and (in smtop sessions, whose device ids agree
+ * everywhere) no other GPU's blocks and episodes.  1 once set, 0 while the
+ * session lists no such device, -1 on error. */
+int session_model_gpu(const struct session *s, struct model *m);
+
 /* Loader threads from now on: n in all, the caller's included (1: everything
  * on the caller's thread).  Results do not depend on it.  Returns 0, or -1
  * (the old threads stay). */

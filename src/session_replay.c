@@ -440,10 +440,8 @@ static int rebuild(struct session_replay *p)
 	if (model_init(m) != 0)
 		return -1;
 	m->session_label = label;
-	const struct smtop_device *d = session_view_device(p->s);
-	if (d && model_set_device(m, d) != 0)
+	if (session_model_gpu(p->s, m) < 0)
 		return -1;
-	m->one_gpu = !p->s->info.is_nsys;
 	for (size_t i = 0; i < p->s->n_src; i++)
 		if (db_reader_streams(p->s->src[i].reader, stream_to_model, m) != 0)
 			return -1;

@@ -16,6 +16,7 @@
 #include "db/reader.h"
 #include "db/schema.h"
 #include "db/writer.h"
+#include "src/clock.h"
 #include "src/library.h"
 
 #define INJECTOR_NAME "libsmtop-inject.so"
@@ -404,13 +405,6 @@ static int record_step_result(int st)
 	return RECORD_STEP_SKIPPED;
 }
 
-static uint64_t record_mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int record_skippable_step(int (*step)(void *), void *arg, const char *note)
 {
 	fflush(NULL);
@@ -419,7 +413,7 @@ int record_skippable_step(int (*step)(void *), void *arg, const char *note)
 		return step(arg) == 0 ? RECORD_STEP_DONE : RECORD_STEP_FAILED;
 	if (pid == 0)
 		record_step_child(step, arg);
-	uint64_t t0 = record_mono_ns();
+	uint64_t t0 = clock_mono_ns();
 	struct timespec poll = { 0, RECORD_STEP_POLL_NS };
 	for (;;) {
 		int st;
@@ -435,7 +429,7 @@ int record_skippable_step(int (*step)(void *), void *arg, const char *note)
 				;
 			return RECORD_STEP_SKIPPED;
 		}
-		if (note && record_mono_ns() - t0 >= RECORD_STEP_NOTE_NS) {
+		if (note && clock_mono_ns() - t0 >= RECORD_STEP_NOTE_NS) {
 			fprintf(stderr, "%s\n", note);
 			note = NULL;
 		}

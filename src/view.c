@@ -13,6 +13,7 @@
 
 #include "src/analysis.h"
 #include "src/browse.h"
+#include "src/clock.h"
 #include "src/guide.h"
 #include "src/lessons.h"
 #include "src/library.h"
@@ -69,10 +70,8 @@ static void reap_child(struct view *v)
 
 static uint64_t monotonic_ns(void *ud)
 {
-	struct timespec ts;
 	(void)ud;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_mono_ns();
 }
 
 static const char *short_name(void *ud, const char *name)

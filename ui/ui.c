@@ -1,8 +1,8 @@
 #include "ui/ui.h"
 
 #include <stdio.h>
-#include <time.h>
 
+#include "src/clock.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
 #include "ui/sessions.h"
@@ -13,13 +13,6 @@
  * 5 s in one read, with the keys unanswered.  The coarser bins are drawn
  * until it is in. */
 #define UI_DETAIL_BUDGET_NS 30000000ull
-
-static uint64_t ui_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Starts reading detail over three windows' width, so that small pans do
  * not read again; 0 if the window needs none. */
@@ -46,12 +39,12 @@ static int fetch_detail(struct app *a, struct model *m, const struct ui_source *
 		a->fetch.on = 0; /* the window left it: read the new one */
 	if (!a->fetch.on && !fetch_begin(a, m))
 		return 0;
-	uint64_t begun = ui_now_ns();
+	uint64_t begun = clock_mono_ns();
 	int r;
 	do {
 		r = src->detail(src->ud, m, a->fetch.t0, a->fetch.t1, !a->fetch.started);
 		a->fetch.started = 1;
-	} while (r > 0 && ui_now_ns() - begun < UI_DETAIL_BUDGET_NS);
+	} while (r > 0 && clock_mono_ns() - begun < UI_DETAIL_BUDGET_NS);
 	if (r > 0)
 		return 0;
 	if (r < 0) /* what was read is shown; no retry on every step */

@@ -13,6 +13,11 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CUPTI_INC := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include) $(CUDA_HOME)/include)
 CUPTI_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64) $(CUDA_HOME)/lib64)
+# The Compute Sanitizer API headers (the --sm all backend): the toolkit's own,
+# else Debian's nvidia-cuda-toolkit, else the copy `make deps` fetches.
+SANITIZER_INC ?= $(firstword $(wildcard $(CUDA_HOME)/compute-sanitizer/include/sanitizer.h \
+	/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/include/sanitizer.h) .deps/compute-sanitizer/include/sanitizer.h)
+SANITIZER_INC := $(patsubst %/sanitizer.h,%,$(SANITIZER_INC))
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -fPIC -I. -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(PKG_CFLAGS)
@@ -41,7 +46,7 @@ TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 SUPPORT_OBJ := $(call obj,$(wildcard tests/support/*.c))
 
 .PHONY: gpu-programs all deps test test-unit test-e2e test-gpu bench run clean screenshots
-all: deps-check $(B)/smtop $(B)/libsmtop-inject.so $(KERNEL_BIN)
+all: deps-check $(B)/smtop $(B)/libsmtop-inject.so $(B)/smtop-patches.fatbin $(KERNEL_BIN)
 
 deps-check:
 	@.ci/deps --check
@@ -52,6 +57,19 @@ deps:
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# Only the collector (and its tests) see the sanitizer's headers.
+$(B)/obj/collectors/%.o: CFLAGS += -isystem $(SANITIZER_INC)
+$(B)/tests/test_collector: CFLAGS += -isystem $(SANITIZER_INC)
+
+# The block patches of the Compute Sanitizer backend, loaded at run time from
+# beside libsmtop-inject.so (one SASS per architecture: patches are not JIT'd).
+PATCH_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_100,code=sm_100 -gencode arch=compute_120,code=sm_120
+$(B)/smtop-patches.fatbin: collectors/sanitizer_patch.cu kernels/smtop_trace.cuh kernels/smtop_trace_abi.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(PATCH_ARCH) -I. -isystem $(SANITIZER_INC) --fatbin --keep-device-functions \
+		-Xptxas --compile-as-tools-patch -o $@ $<
 
 $(B)/libsmtop-core.a: $(CORE_OBJ)
 $(B)/libsmtop-db.a: $(DB_OBJ)

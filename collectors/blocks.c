@@ -158,6 +158,7 @@ static struct blocks_cu blocks_cu;
 
 enum blocks_ctx_state {
 	BLOCKS_CTX_IDLE = 0,            /* known, but no instrumented module seen yet */
+	BLOCKS_CTX_SETUP,               /* patch mode: ring on the GPU, first drain thread starting */
 	BLOCKS_CTX_READY,
 	BLOCKS_CTX_FAILED,
 	BLOCKS_CTX_DEAD,                /* a drain failed: no more CUDA calls */
@@ -186,6 +187,7 @@ struct blocks_group {
 	struct blocks_ctx *c;
 	unsigned lo, hi;
 	CUstream stream;                /* drain copies */
+	void *patch_stream;             /* patch mode: the sanitizer's handle of stream */
 	pthread_t thread;
 	int thread_started;
 	pthread_mutex_t lock;           /* one drain of these lanes at a time */
@@ -206,6 +208,7 @@ struct blocks_ctx {
 	unsigned n_groups;
 	CUstream setup_stream;          /* module pointer stores, from launching threads */
 	CUdeviceptr ring;
+	CUdeviceptr open_blocks;        /* patch mode: the open-block table */
 	uint64_t ring_value;            /* host copy of the pointer stored in modules */
 	struct smtop_trace_ring *host;  /* pinned image of the whole ring */
 	uint64_t read[SMTOP_TRACE_LANES];
@@ -227,6 +230,14 @@ static _Atomic uint64_t blocks_tick;
 static _Atomic size_t blocks_tick_samples;
 static _Atomic int blocks_tick_stored;
 static _Atomic uint64_t blocks_in_flight;
+/* Set by the Compute Sanitizer backend: every module is patched, so rings
+ * carry an open-block table and header-marked modules get no ring (their
+ * blocks would be recorded twice). */
+static int blocks_patch_mode;
+static uint32_t blocks_patch_flags;
+static struct blocks_patch_memory blocks_patch_mem;
+static blocks_observer_fn *blocks_observer;
+static uint32_t (*blocks_stream_id_of)(void *stream);
 
 void blocks_released(uint64_t n)
 {
@@ -317,6 +328,11 @@ static void blocks_unrelax(CUstreamCaptureMode mode)
 
 /* ---- context setup ------------------------------------------------------- */
 
+static size_t blocks_open_bytes(void)
+{
+	return (size_t)SMTOP_TRACE_LANES * sizeof(struct smtop_open_lane);
+}
+
 static size_t blocks_ring_bytes(void)
 {
 	return sizeof(struct smtop_trace_ring) +
@@ -343,6 +359,8 @@ static void blocks_note_own_stream(struct blocks_ctx *c, CUstream s)
 	uint32_t id;
 	uint32_t n = atomic_load(&c->n_own_streams);
 
+	if (blocks_patch_mode)
+		return; /* no CUPTI records to keep our copies out of */
 	if (n < BLOCKS_MAX_GROUPS + 1 && cuptiGetStreamIdEx(c->ctx, s, 0, &id) == CUPTI_SUCCESS) {
 		c->own_stream_ids[n] = id;
 		atomic_store(&c->n_own_streams, n + 1);
@@ -372,6 +390,9 @@ static int blocks_alloc(struct blocks_ctx *c)
 		return (int)r;
 	if ((r = blocks_cu.mem_host_alloc(&host, bytes, 0)) != CUDA_SUCCESS)
 		return (int)r;
+	if (blocks_patch_mode &&
+	    (r = blocks_cu.mem_alloc(&c->open_blocks, blocks_open_bytes())) != CUDA_SUCCESS)
+		return (int)r;
 	c->host = host;
 	c->ring_value = (uint64_t)c->ring;
 	return 0;
@@ -389,6 +410,11 @@ static int blocks_init_ring(struct blocks_ctx *c)
 	h->capacity = BLOCKS_LANE_CAPACITY;
 	h->lanes = SMTOP_TRACE_LANES;
 	h->abi_version = SMTOP_TRACE_ABI_VERSION;
+	h->patch_flags = blocks_patch_flags;
+	h->open_blocks = (uint64_t)c->open_blocks;
+	if (c->open_blocks &&
+	    (r = blocks_cu.memset_d8_async(c->open_blocks, 0, blocks_open_bytes(), c->setup_stream)) != CUDA_SUCCESS)
+		return (int)r;
 	if ((r = blocks_cu.memset_d8_async(c->ring, 0, blocks_ring_bytes(), c->setup_stream)) != CUDA_SUCCESS ||
 	    (r = blocks_cu.memcpy_htod_async(c->ring, h, sizeof(*h), c->setup_stream)) != CUDA_SUCCESS ||
 	    (r = blocks_cu.stream_synchronize(c->setup_stream)) != CUDA_SUCCESS)
@@ -481,6 +507,8 @@ static struct blocks_ctx *blocks_create(CUcontext ctx)
 		return NULL;
 	c->ctx = ctx;
 	pthread_mutex_init(&c->setup_lock, NULL);
+	if (blocks_patch_mode)
+		return c; /* ids from the sanitizer backend: no CUPTI beside it */
 	cuptiGetContextId(ctx, &c->context_id);
 	cuptiGetDeviceId(ctx, &c->device_id);
 	return c;
@@ -560,7 +588,7 @@ void blocks_on_launch(CUcontext ctx, CUfunction f)
 	CUmodule mod;
 	int state;
 
-	if (!blocks_enabled || !ctx || !f || blocks_tls_own)
+	if (!blocks_enabled || blocks_patch_mode || !ctx || !f || blocks_tls_own)
 		return;
 	c = blocks_get(ctx);
 	if (!c)
@@ -579,6 +607,125 @@ void blocks_on_launch(CUcontext ctx, CUfunction f)
 		blocks_tls_own = 0;
 	}
 	pthread_mutex_unlock(&c->setup_lock);
+}
+
+void blocks_set_patch_mode(uint32_t patch_flags, const struct blocks_patch_memory *mem,
+			   blocks_observer_fn *observer, uint32_t (*stream_id)(void *stream))
+{
+	blocks_patch_mode = 1;
+	blocks_patch_flags = patch_flags;
+	blocks_patch_mem = *mem;
+	blocks_observer = observer;
+	blocks_stream_id_of = stream_id;
+}
+
+/* Patch mode, inside a sanitizer launch callback, where a driver call can
+ * deadlock: the ring, its open-block table and the pinned image come from
+ * the sanitizer's own memory calls, initialised on the launch's stream
+ * before the kernel runs.  The first drain thread does the driver's part
+ * (streams, the SM count, the other threads) from outside the callback;
+ * blocks written meanwhile wait in their lanes. */
+static int blocks_start_patched(struct blocks_ctx *c, void *launch_stream)
+{
+	struct blocks_patch_memory *m = &blocks_patch_mem;
+	void *ring = NULL, *open = NULL, *host = NULL;
+	struct smtop_trace_ring *h;
+
+	if (m->alloc(c->ctx, &ring, blocks_ring_bytes()) != 0 ||
+	    m->alloc(c->ctx, &open, blocks_open_bytes()) != 0 ||
+	    m->alloc_host(c->ctx, &host, blocks_ring_bytes()) != 0)
+		return -1;
+	c->ring = (CUdeviceptr)(uintptr_t)ring;
+	c->open_blocks = (CUdeviceptr)(uintptr_t)open;
+	c->host = h = host;
+	c->ring_value = (uint64_t)c->ring;
+	memset(h, 0, sizeof(*h));
+	for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++)
+		h->limit[l] = BLOCKS_LANE_CAPACITY;
+	h->capacity = BLOCKS_LANE_CAPACITY;
+	h->lanes = SMTOP_TRACE_LANES;
+	h->abi_version = SMTOP_TRACE_ABI_VERSION;
+	h->patch_flags = blocks_patch_flags;
+	h->open_blocks = (uint64_t)c->open_blocks;
+	if (m->memset(open, 0, blocks_open_bytes(), launch_stream) != 0 ||
+	    m->memset(ring, 0, blocks_ring_bytes(), launch_stream) != 0 ||
+	    m->upload(ring, h, sizeof(*h), launch_stream) != 0 || m->sync(launch_stream) != 0)
+		return -1;
+	c->n_groups = 1;
+	c->groups[0].c = c;
+	c->groups[0].lo = 0;
+	c->groups[0].hi = SMTOP_TRACE_LANES;
+	pthread_mutex_init(&c->groups[0].lock, NULL);
+	if (pthread_create(&c->groups[0].thread, NULL, blocks_drain_main, &c->groups[0]) != 0)
+		return -1;
+	c->groups[0].thread_started = 1;
+	return 0;
+}
+
+/* The first drain thread of a patched context, outside any callback: its
+ * streams, the lanes split by the SM count, the other drain threads. */
+static int blocks_finish_patched(struct blocks_ctx *c)
+{
+	unsigned n;
+
+	if (blocks_cu.ctx_set_current(c->ctx) != CUDA_SUCCESS)
+		return -1;
+	blocks_plan_groups(c); /* group 0, this thread, drains nothing yet */
+	n = c->n_groups;
+	for (unsigned i = 0; i < n; i++) {
+		struct blocks_group *g = &c->groups[i];
+
+		if (blocks_cu.stream_create(&g->stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+		    !(g->patch_stream = blocks_patch_mem.stream_handle(c->ctx, g->stream)) ||
+		    !(g->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS))))
+			return -1;
+	}
+	atomic_store(&c->state, BLOCKS_CTX_READY);
+	for (unsigned i = 1; i < n; i++) {
+		struct blocks_group *g = &c->groups[i];
+
+		if (pthread_create(&g->thread, NULL, blocks_drain_main, g) == 0) {
+			g->thread_started = 1;
+			continue;
+		}
+		pthread_mutex_lock(&c->groups[i - 1].lock);
+		blocks_merge_group(c, i);
+		pthread_mutex_unlock(&c->groups[i - 1].lock);
+		break;
+	}
+	log_debug("block ring of %u lanes x %u slots for context %u (device %u), %u drain threads, patched",
+		  SMTOP_TRACE_LANES, BLOCKS_LANE_CAPACITY, c->context_id, c->device_id, c->n_groups);
+	return 0;
+}
+
+uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device_id, void *launch_stream)
+{
+	struct blocks_ctx *c;
+	uint64_t ring = 0;
+	int state;
+
+	if (!blocks_enabled || !blocks_patch_mode || !ctx || blocks_tls_own || !(c = blocks_get(ctx)))
+		return 0;
+	state = atomic_load(&c->state);
+	if (state == BLOCKS_CTX_READY || state == BLOCKS_CTX_SETUP)
+		return c->ring_value;
+	pthread_mutex_lock(&c->setup_lock);
+	if (atomic_load(&c->state) == BLOCKS_CTX_IDLE) {
+		c->context_id = context_id;
+		c->device_id = device_id;
+		blocks_tls_own = 1;
+		atomic_store(&c->state, blocks_start_patched(c, launch_stream) == 0 ? BLOCKS_CTX_SETUP
+										 : BLOCKS_CTX_FAILED);
+		blocks_tls_own = 0;
+		if (atomic_load(&c->state) == BLOCKS_CTX_FAILED)
+			log_debug("block tracing off for context %u: the sanitizer's memory calls failed",
+				  context_id);
+	}
+	state = atomic_load(&c->state);
+	if (state == BLOCKS_CTX_READY || state == BLOCKS_CTX_SETUP)
+		ring = c->ring_value;
+	pthread_mutex_unlock(&c->setup_lock);
+	return ring;
 }
 
 /* A new module may reuse an unloaded one's address: forget what we saw. */
@@ -613,6 +760,30 @@ int blocks_is_own_stream(uint32_t context_id, uint32_t stream_id)
 
 /* ---- draining ------------------------------------------------------------- */
 
+/* The drain's copies.  In patch mode the ring lives in the sanitizer's
+ * memory, which the driver's copies refuse (CUDA error on the H200): the
+ * sanitizer's own copies move it, device to host synchronously. */
+static int blocks_dtoh(struct blocks_group *g, void *dst, CUdeviceptr src, size_t bytes)
+{
+	if (blocks_patch_mode)
+		return blocks_patch_mem.download(dst, (const void *)(uintptr_t)src, bytes, g->patch_stream);
+	return blocks_cu.memcpy_dtoh_async(dst, src, bytes, g->stream) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static int blocks_htod(struct blocks_group *g, CUdeviceptr dst, const void *src, size_t bytes)
+{
+	if (blocks_patch_mode)
+		return blocks_patch_mem.upload((void *)(uintptr_t)dst, src, bytes, g->patch_stream);
+	return blocks_cu.memcpy_htod_async(dst, src, bytes, g->stream) == CUDA_SUCCESS ? 0 : -1;
+}
+
+static int blocks_sync(struct blocks_group *g)
+{
+	if (blocks_patch_mode)
+		return blocks_patch_mem.sync(g->patch_stream);
+	return blocks_cu.stream_synchronize(g->stream) == CUDA_SUCCESS ? 0 : -1;
+}
+
 /* Queues the copy of lane l's slots [from, from + n) into the pinned image. */
 static int blocks_copy_lane(struct blocks_group *g, unsigned l, uint64_t from, uint64_t n)
 {
@@ -627,8 +798,7 @@ static int blocks_copy_lane(struct blocks_group *g, unsigned l, uint64_t from, u
 
 		if (len > n)
 			len = n;
-		if (blocks_cu.memcpy_dtoh_async(&blocks_lane_slots(c, l)[pos], c->ring + base + pos * slot,
-						len * slot, g->stream) != CUDA_SUCCESS)
+		if (blocks_dtoh(g, &blocks_lane_slots(c, l)[pos], c->ring + base + pos * slot, len * slot) != 0)
 			return -1;
 		from += len;
 		n -= len;
@@ -715,10 +885,9 @@ static int blocks_give_back(struct blocks_group *g)
 
 	for (unsigned l = g->lo; l < g->hi; l++)
 		c->host->limit[l] = c->read[l] + BLOCKS_LANE_CAPACITY;
-	if (blocks_cu.memcpy_htod_async(c->ring + off, &c->host->limit[g->lo],
-					(g->hi - g->lo) * sizeof(c->host->limit[0]), g->stream) != CUDA_SUCCESS)
+	if (blocks_htod(g, c->ring + off, &c->host->limit[g->lo], (g->hi - g->lo) * sizeof(c->host->limit[0])) != 0)
 		return -1;
-	return blocks_cu.stream_synchronize(g->stream) == CUDA_SUCCESS ? 0 : -1;
+	return blocks_sync(g);
 }
 
 /* Copies the group's lane counters, then, unless the writer is too far
@@ -732,9 +901,8 @@ static int blocks_fetch(struct blocks_group *g, uint64_t *total, int last)
 	int copy = last || atomic_load(&blocks_in_flight) <= BLOCKS_MAX_IN_FLIGHT;
 	uint64_t dropped = 0;
 
-	if (blocks_cu.memcpy_dtoh_async(&c->host->lane[g->lo], c->ring + off,
-					(g->hi - g->lo) * sizeof(c->host->lane[0]), g->stream) != CUDA_SUCCESS ||
-	    blocks_cu.stream_synchronize(g->stream) != CUDA_SUCCESS)
+	if (blocks_dtoh(g, &c->host->lane[g->lo], c->ring + off, (g->hi - g->lo) * sizeof(c->host->lane[0])) != 0 ||
+	    blocks_sync(g) != 0)
 		return -1;
 	*total = 0;
 	g->busiest = 0;
@@ -755,7 +923,7 @@ static int blocks_fetch(struct blocks_group *g, uint64_t *total, int last)
 		drops_add(DROPS_BLOCKS, dropped - g->dropped_seen);
 		g->dropped_seen = dropped;
 	}
-	return *total && blocks_cu.stream_synchronize(g->stream) != CUDA_SUCCESS ? -1 : 0;
+	return *total && blocks_sync(g) != 0 ? -1 : 0;
 }
 
 /* Moves lane l's complete prefix into its stage, a chunk at a time. */
@@ -775,6 +943,8 @@ static size_t blocks_stage_lane(struct blocks_group *g, unsigned l, uint64_t now
 
 		if (k && !st->n)
 			st->since = now;
+		if (k && blocks_observer)
+			blocks_observer(c->context_id, st->b + st->n, k);
 		st->n += (uint32_t)k;
 		c->read[l] += k;
 		got += k;
@@ -846,6 +1016,12 @@ static void *blocks_drain_main(void *arg)
 	struct timespec period = { 0, BLOCKS_DRAIN_PERIOD_NS };
 
 	blocks_tls_own = 1;
+	if (atomic_load(&c->state) == BLOCKS_CTX_SETUP && g == &c->groups[0] &&
+	    blocks_finish_patched(c) != 0) {
+		log_debug("block tracing off for context %u: its drain could not start", c->context_id);
+		atomic_store(&c->state, BLOCKS_CTX_DEAD);
+		return NULL;
+	}
 	if (blocks_await_start(&c->state, &c->stop, BLOCKS_CTX_IDLE, BLOCKS_CTX_READY) &&
 	    blocks_cu.ctx_set_current(c->ctx) == CUDA_SUCCESS) {
 		blocks_relax();
@@ -941,7 +1117,7 @@ static void blocks_final_drain(struct blocks_ctx *c)
 	int own = blocks_tls_own;
 	int state = atomic_load(&c->state), stuck;
 
-	if (state != BLOCKS_CTX_READY && state != BLOCKS_CTX_DEAD)
+	if (state != BLOCKS_CTX_READY && state != BLOCKS_CTX_DEAD && state != BLOCKS_CTX_SETUP)
 		return;
 	stuck = blocks_stop_threads(c) != 0;
 	blocks_tls_own = 1;
@@ -978,7 +1154,9 @@ void smtop_note_request(void *stream, uint64_t start_ns, uint64_t end_ns, const 
 
 	if (!blocks_ring || !writer_thread_running())
 		return;
-	if (cuptiGetStreamIdEx(NULL, (CUstream)stream, 0, &id) != CUPTI_SUCCESS)
+	if (blocks_stream_id_of)
+		id = blocks_stream_id_of(stream);
+	else if (cuptiGetStreamIdEx(NULL, (CUstream)stream, 0, &id) != CUPTI_SUCCESS)
 		id = 0;
 	rec.u.request.start = start_ns;
 	rec.u.request.end = end_ns;

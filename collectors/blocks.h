@@ -50,6 +50,36 @@ int blocks_init(struct ring *ring, uint32_t pid);
 /* From the driver-API callback at the entry of a kernel launch. */
 void blocks_on_launch(CUcontext ctx, CUfunction f);
 
+/* The Compute Sanitizer backend patches every module, and inside its
+ * callbacks only its own memory calls are safe (a driver call can deadlock).
+ * Each returns 0 on success. */
+struct blocks_patch_memory {
+	int (*alloc)(CUcontext ctx, void **dev, size_t bytes);
+	int (*alloc_host)(CUcontext ctx, void **host, size_t bytes);
+	int (*memset)(void *dev, int value, size_t bytes, void *stream);
+	int (*upload)(void *dev, const void *host, size_t bytes, void *stream);
+	int (*download)(void *host, const void *dev, size_t bytes, void *stream); /* synchronous */
+	int (*sync)(void *stream);
+	/* The sanitizer's handle of a stream of ours, or NULL. */
+	void *(*stream_handle)(CUcontext ctx, CUstream stream);
+};
+
+/* Sees every block a drain takes, before it is packed (the sanitizer
+ * backend makes kernel records from them).  Called from drain threads. */
+typedef void blocks_observer_fn(uint32_t context_id, const struct smtop_block *b, size_t n);
+
+/* Patch mode, before the first launch: rings carry the open-block table
+ * with these SMTOP_PATCH_* flags, are made with mem, header-marked modules
+ * are left alone, and stream_id names the streams of demo requests. */
+void blocks_set_patch_mode(uint32_t patch_flags, const struct blocks_patch_memory *mem,
+			   blocks_observer_fn *observer, uint32_t (*stream_id)(void *stream));
+
+/* Patch mode, from a launch callback: the device address of ctx's ring,
+ * made at the first call (ids as the backend numbers them; launch_stream is
+ * the launch's Sanitizer_StreamHandle), or 0 when block tracing is off or
+ * failed there. */
+uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device_id, void *launch_stream);
+
 /* From the resource callbacks. */
 void blocks_on_context_destroy(CUcontext ctx);
 void blocks_on_module_unload(CUcontext ctx);

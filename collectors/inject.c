@@ -13,6 +13,7 @@
 
 #include <cupti.h>
 
+#include "collectors/backend.h"
 #include "collectors/blocks.h"
 #include "collectors/cupti.h"
 #include "collectors/log.h"
@@ -29,6 +30,7 @@ static volatile sig_atomic_t inject_running;
 static atomic_flag inject_in_signal = ATOMIC_FLAG_INIT;
 static struct db_writer *inject_writer;
 static struct ring *inject_ring;
+static const struct collector_backend *inject_backend = &collector_backend_cupti;
 static char inject_path[512];
 
 /* /proc/self/cmdline with its NULs turned into spaces. */
@@ -58,10 +60,12 @@ static void inject_atexit(void)
 	if (!inject_running || inject_forked || getpid() != inject_pid)
 		return;
 	inject_running = 0;
-	cupti_stop_flush_thread();
-	cupti_flush(1);
+	inject_backend->stop_threads();
+	inject_backend->flush(1);
 	blocks_shutdown();
-	cupti_disable();
+	if (inject_backend->finish)
+		inject_backend->finish();
+	inject_backend->disable();
 	writer_thread_finish(inject_writer);
 	inject_writer = NULL;
 }
@@ -72,7 +76,7 @@ static void inject_child_after_fork(void)
 {
 	inject_forked = 1;
 	inject_running = 0;
-	cupti_disable();
+	inject_backend->disable();
 	writer_thread_forget();
 }
 
@@ -198,8 +202,14 @@ static void inject_start(const char *session)
 		inject_untraced("out of memory");
 		return;
 	}
+	inject_backend = collector_backend_named(getenv("SMTOP_SM"));
+	if (!inject_backend) {
+		inject_backend = &collector_backend_cupti;
+		inject_untraced("SMTOP_SM must be 'marked' or 'all'");
+		return;
+	}
 	inject_nvtx();
-	if (cupti_start(inject_ring, (uint32_t)inject_pid, reason, sizeof(reason)) != 0) {
+	if (inject_backend->start(inject_ring, (uint32_t)inject_pid, reason, sizeof(reason)) != 0) {
 		inject_untraced(reason);
 		return;
 	}
@@ -210,7 +220,7 @@ static void inject_start(const char *session)
 	wopt.ring = inject_ring;
 	wopt.path = inject_path;
 	if (writer_thread_start(&wopt) != 0) {
-		cupti_disable();
+		inject_backend->disable();
 		inject_untraced("cannot start the writer thread");
 		return;
 	}
@@ -219,7 +229,7 @@ static void inject_start(const char *session)
 	atexit(inject_atexit);
 	pthread_atfork(NULL, NULL, inject_child_after_fork);
 	inject_install_signals();
-	log_debug("tracing pid %d into %s", (int)inject_pid, session);
+	log_debug("tracing pid %d into %s (--sm %s)", (int)inject_pid, session, inject_backend->name);
 }
 
 int InitializeInjection(void)

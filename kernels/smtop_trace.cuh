@@ -27,7 +27,9 @@
 #include <stdint.h>
 #include "kernels/smtop_trace_abi.h"
 
-#if !defined(__CUDACC_RDC__) || defined(SMTOP_TRACE_DEFINE)
+#if defined(SMTOP_TRACE_NO_RING)
+/* The Compute Sanitizer patches get the ring as their userdata. */
+#elif !defined(__CUDACC_RDC__) || defined(SMTOP_TRACE_DEFINE)
 /* A definition (the braces make it one); zero-initialised device memory. */
 extern "C" {
 __device__ struct smtop_trace_ring *smtop_trace_ring;
@@ -96,10 +98,9 @@ static __device__ __forceinline__ void smtop_trace_store(struct smtop_trace_slot
 	asm volatile("st.global.cg.v2.u64 [%0], {%1, %2};" ::"l"((char *)s + 16), "l"(hi0), "l"(hi1) : "memory");
 }
 
-static __device__ __noinline__ void smtop_trace_record(struct smtop_trace_ring *r, unsigned long long start)
+static __device__ __forceinline__ void smtop_trace_record_at(struct smtop_trace_ring *r, unsigned long long start,
+							     unsigned long long end, unsigned int sm)
 {
-	unsigned long long end = smtop_globaltimer();
-	unsigned int sm = smtop_smid();
 	unsigned int l = sm & (SMTOP_TRACE_LANES - 1);
 	unsigned long long idx = smtop_trace_claim(r, l);
 	if (idx == ~0ull)
@@ -111,6 +112,11 @@ static __device__ __noinline__ void smtop_trace_record(struct smtop_trace_ring *
 	unsigned long long hi1 = (unsigned long long)block | ((unsigned long long)(sm & 0xffffu) << 32) |
 				 (tag << 48);
 	smtop_trace_store(&r->slots[(size_t)l * cap + (idx & (cap - 1))], grid | (tag << 48), start, end, hi1);
+}
+
+static __device__ __noinline__ void smtop_trace_record(struct smtop_trace_ring *r, unsigned long long start)
+{
+	smtop_trace_record_at(r, start, smtop_globaltimer(), smtop_smid());
 }
 
 /* Thread 0 stamps the block's start; shared rather than a register so the

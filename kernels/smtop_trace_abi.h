@@ -47,12 +47,35 @@ struct smtop_trace_ring {
 	uint32_t capacity;           /* slots per lane, a power of two */
 	uint32_t lanes;              /* SMTOP_TRACE_LANES */
 	uint32_t abi_version;
-	uint32_t reserved0;
-	uint64_t reserved[6];        /* the header is 64 bytes */
+	uint32_t patch_flags;        /* SMTOP_PATCH_*: how the sanitizer patches record */
+	uint64_t open_blocks;        /* device address of the open-block table, or 0 */
+	uint64_t reserved[5];        /* the header is 64 bytes */
 	unsigned long long limit[SMTOP_TRACE_LANES];     /* host-written */
 	struct smtop_trace_lane lane[SMTOP_TRACE_LANES]; /* device-written */
 	struct smtop_trace_slot slots[];                 /* lane l: [l * capacity, (l + 1) * capacity) */
 };
+
+/* Blocks that have entered and not yet ended, for the Compute Sanitizer
+ * patches (collectors/sanitizer_patch.cu): their entry and exit run in
+ * different warps, which share no memory smtop owns, so each SM's lane has
+ * SMTOP_OPEN_SLOTS entries keyed by (%gridid, block) in global memory.  An
+ * SM holds at most 32 blocks at once (cc 9.0), so the table has room for
+ * twice that.  Thread 0 opens its block's entry with the block's thread
+ * count in `remaining`; every exit subtracts its threads, and the exit that
+ * brings it to 0 is the block's last: it writes the record and frees the
+ * entry. */
+#define SMTOP_OPEN_SLOTS 64
+
+struct smtop_open_lane {
+	unsigned long long key[SMTOP_OPEN_SLOTS];     /* 0: free */
+	unsigned long long start[SMTOP_OPEN_SLOTS];   /* %globaltimer at entry */
+	unsigned long long t0_end[SMTOP_OPEN_SLOTS];  /* thread 0's exit (SMTOP_PATCH_T0_GAP) */
+	int remaining[SMTOP_OPEN_SLOTS];              /* threads not yet exited */
+};
+
+/* patch_flags */
+#define SMTOP_PATCH_ENTRY_ONLY 1u /* a block is recorded at entry, end = start */
+#define SMTOP_PATCH_T0_GAP 2u     /* start holds thread 0's exit, to measure the gap */
 
 /* Slots are written with 16-byte vector stores: they must start 16-aligned. */
 #ifdef __cplusplus

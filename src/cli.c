@@ -50,6 +50,10 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
+	      "  --sm all|marked            record, run, demo: which thread blocks are recorded:\n"
+	      "                             all of every kernel (Compute Sanitizer), or only\n"
+	      "                             those of kernels built with kernels/smtop_trace.cuh\n"
+	      "                             (CUPTI; default)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
 	      "  --ascii                    draw with ASCII only\n"
 	      "  --device N                 the GPU the viewer draws, by CUDA device id\n"
@@ -119,6 +123,12 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 			*bad = 1;
 		}
 		c->out_path = val;
+	} else if (!strcmp(a, "--sm")) {
+		if (!val || (strcmp(val, "all") && strcmp(val, "marked"))) {
+			fprintf(err, "smtop: --sm needs 'all' (every block, Compute Sanitizer) or 'marked' (CUPTI)\n");
+			*bad = 1;
+		}
+		c->sm_mode = val;
 	} else if (!strcmp(a, "--threshold-us")) {
 		*bad = parse_number(a, val, 0, CLI_NUMBER_MAX, &c->threshold_us, err) != 0;
 	} else if (!strcmp(a, "--top")) {

@@ -27,6 +27,7 @@ enum cli_command {
 struct cli {
 	enum cli_command command;
 	const char *out_path;        /* -o FILE */
+	const char *sm_mode;         /* --sm all|marked; NULL: the default */
 	const char *file;            /* open/info/report/rm/mv FILE, ls DIR */
 	const char *new_name;        /* mv FILE NEWNAME */
 	const char *demo_name;       /* demo NAME */

@@ -20,7 +20,8 @@
 
 static int run_record(const struct cli *c)
 {
-	struct record_opts o = { .out_path = c->out_path, .argv = c->argv, .quiet = c->quiet };
+	struct record_opts o = { .out_path = c->out_path, .argv = c->argv, .quiet = c->quiet,
+				  .sm_mode = c->sm_mode };
 	return record_main(&o);
 }
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -59,6 +60,67 @@ int record_find_injector(char *buf, size_t len)
 	return -1;
 }
 
+/* A compute-sanitizer folder's library, if it is there. */
+static int sanitizer_in(const char *dir, const char *rel, char *buf, size_t len)
+{
+	char cand[PATH_MAX + 64];
+	if (!dir || !*dir)
+		return -1;
+	snprintf(cand, sizeof cand, "%s%s/libsanitizer-public.so", dir, rel);
+	if (access(cand, R_OK) != 0 || !realpath(cand, buf) || strlen(buf) >= len)
+		return -1;
+	return 0;
+}
+
+/* The newest /usr/local/cuda-X.Y, by version (cuda-13.0 after cuda-12.9). */
+static int sanitizer_in_newest_toolkit(char *buf, size_t len)
+{
+	glob_t g;
+	int found = -1;
+	if (glob("/usr/local/cuda-*/compute-sanitizer/libsanitizer-public.so", 0, NULL, &g) != 0)
+		return -1;
+	for (size_t i = g.gl_pathc; i-- > 0 && found != 0;) {
+		size_t best = i;
+		for (size_t j = 0; j < i; j++)
+			if (strverscmp(g.gl_pathv[j], g.gl_pathv[best]) > 0)
+				best = j;
+		char *t = g.gl_pathv[best];
+		g.gl_pathv[best] = g.gl_pathv[i];
+		g.gl_pathv[i] = t;
+		found = realpath(t, buf) && strlen(buf) < len ? 0 : -1;
+	}
+	globfree(&g);
+	return found;
+}
+
+int record_find_sanitizer(char *buf, size_t len)
+{
+	const char *env = getenv("SMTOP_SANITIZER_LIB");
+	if (env && *env)
+		return access(env, R_OK) == 0 && realpath(env, buf) && strlen(buf) < len ? 0 : -1;
+	if (sanitizer_in(getenv("CUDA_HOME"), "/compute-sanitizer", buf, len) == 0 ||
+	    sanitizer_in(getenv("CUDA_PATH"), "/compute-sanitizer", buf, len) == 0)
+		return 0;
+	/* nvcc on PATH: its toolkit is bin/.. */
+	const char *path = getenv("PATH");
+	while (path && *path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+		char dir[PATH_MAX], nvcc[PATH_MAX + 8];
+		if (n > 0 && n < sizeof dir) {
+			memcpy(dir, path, n);
+			dir[n] = '\0';
+			snprintf(nvcc, sizeof nvcc, "%s/nvcc", dir);
+			if (access(nvcc, X_OK) == 0 && sanitizer_in(dir, "/../compute-sanitizer", buf, len) == 0)
+				return 0;
+		}
+		path = colon ? colon + 1 : NULL;
+	}
+	if (sanitizer_in("/usr/local/cuda", "/compute-sanitizer", buf, len) == 0)
+		return 0;
+	return sanitizer_in_newest_toolkit(buf, len);
+}
+
 int record_default_path(char *const *argv, char *buf, size_t len, char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
@@ -114,6 +176,14 @@ static void child_exec(const struct record_opts *o, const char *session,
 {
 	setenv("CUDA_INJECTION64_PATH", injector, 1);
 	setenv("SMTOP_SESSION", session, 1);
+	setenv("SMTOP_SM", o->sm_mode ? o->sm_mode : RECORD_SM_DEFAULT, 1);
+	/* Without it the collector refuses in one line and the workload runs
+	 * untraced. */
+	char sanitizer[PATH_MAX];
+	if (!strcmp(getenv("SMTOP_SM"), "all") && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
+		setenv("SMTOP_SANITIZER_LIB", sanitizer, 1);
+	else
+		unsetenv("SMTOP_SANITIZER_LIB");
 	/* NVTX reads its injection path once, at its first call, which may come
 	 * before CUDA loads the collector: set it from the start (opt-in). */
 	const char *nvtx = getenv("SMTOP_NVTX");

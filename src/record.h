@@ -9,6 +9,7 @@ struct record_opts {
 	const char *out_path;     /* session file; NULL picks the default place */
 	char *const *argv;        /* workload command, NULL-terminated */
 	const char *log_path;     /* send the workload's stdout/stderr here, or NULL */
+	const char *sm_mode;      /* "all", "marked" or NULL (RECORD_SM_DEFAULT) */
 	int quiet;
 };
 
@@ -55,6 +56,15 @@ int record_main(const struct record_opts *o);
 
 /* The directory of the running smtop binary: its companions live beside it. */
 int record_exe_dir(char *buf, size_t len);
+
+/* Which blocks a recording holds when --sm is not given. */
+#define RECORD_SM_DEFAULT "marked"
+
+/* Finds the Compute Sanitizer's libsanitizer-public.so: SMTOP_SANITIZER_LIB,
+ * else the CUDA Toolkit's compute-sanitizer folder ($CUDA_HOME, $CUDA_PATH,
+ * beside nvcc on PATH, /usr/local/cuda, the newest /usr/local/cuda-*).
+ * 0, or -1 when there is none. */
+int record_find_sanitizer(char *buf, size_t len);
 
 /* Absolute path of the collector library that travels beside the smtop binary. */
 int record_find_injector(char *buf, size_t len);

@@ -2,7 +2,8 @@
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
 # the H200).  Sections (default: all but the last three): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
-# layers multi_gpu (skipped on one GPU) request_timeline live_lag nvtx;
+# layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead request_timeline
+# live_lag nvtx;
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -12,7 +13,7 @@ mkdir -p "$OUT_DIR"
 SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 fails=0
-sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -121,6 +122,86 @@ section_overhead() {
 		i=$((i + 1))
 	done
 	python3 tests/gpu/overhead_table.py "$OUT_DIR/overhead.txt"
+}
+
+# record_sm_all NAME CMD...: record with every block (--sm all).
+record_sm_all() {
+	name=$1
+	shift
+	rm -f "$OUT_DIR/$name.smtop"
+	timeout -s INT "${SMTOP_GPU_LIMIT:-150}" $SMTOP record --sm all -q -o "$OUT_DIR/$name.smtop" -- "$@" \
+		> "$OUT_DIR/$name.out" 2> "$OUT_DIR/$name.err"
+	rc=$?
+	cat "$OUT_DIR/$name.err"
+	return $rc
+}
+
+# report_totals SESSION: "blocking R D" counts of smtop report --json.
+report_totals() {
+	$SMTOP report "$1" --json | python3 -c 'import json,sys; t=json.load(sys.stdin)["totals"]
+print(t["blocking"]["count"], t["inversion_resident"]["count"], t["inversion_dispatch"]["count"])'
+}
+
+section_sm_all() {
+	echo "== sm_all: every block of every kernel (Compute Sanitizer)"
+	record_sm_all unmarked build/gpu/unmarked || bad "unmarked under --sm all exit status"
+	cat "$OUT_DIR/unmarked.out"
+	$SMTOP info "$OUT_DIR/unmarked.smtop"
+	want=$(sed -n 's/^expected_blocks=\([0-9]*\) kernels=\([0-9]*\)/--expect-blocks \1 --expect-kernels \2/p' "$OUT_DIR/unmarked.out")
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/unmarked.smtop" $want &&
+		ok "unmarked: every block of every kernel" || bad "unmarked: blocks vs grids"
+	SMTOP_PATCH=gap record_sm_all gap build/gpu/unmarked
+	$SMTOP export "$OUT_DIR/gap.smtop" --csv "$OUT_DIR/gap-csv" -q
+	python3 tests/gpu/block_gap.py "$OUT_DIR/gap-csv/blocks.csv"
+	record_sm_all torch2 python3 tests/gpu/torch_two_streams.py --iters 10 || bad "torch under --sm all exit status"
+	cat "$OUT_DIR/torch2.out"
+	$SMTOP info "$OUT_DIR/torch2.smtop"
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/torch2.smtop" &&
+		ok "torch: every block of every kernel" || bad "torch: blocks vs grids"
+	python3 tests/gpu/torch_two_streams.py --iters 10 --profile > "$OUT_DIR/torch2-profiler.out" 2>&1
+	theirs=$(sed -n 's/.*profiler_kernels=\([0-9]*\).*/\1/p' "$OUT_DIR/torch2-profiler.out")
+	ours=$($SMTOP report "$OUT_DIR/torch2.smtop" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])')
+	expect_eq "torch: kernels (smtop report vs torch.profiler)" "$ours" "$theirs"
+	prios=$($SMTOP report "$OUT_DIR/torch2.smtop" --json | python3 -c 'import json,sys
+print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdin)["streams"] if s["kernels"] > 100})))')
+	expect_eq "torch: priorities of the busy streams" "$prios" "-5 0"
+	SMTOP_PATCH=gap record_sm_all torch2gap python3 tests/gpu/torch_two_streams.py --iters 3
+	$SMTOP export "$OUT_DIR/torch2gap.smtop" --csv "$OUT_DIR/torch2gap-csv" -q
+	python3 tests/gpu/block_gap.py "$OUT_DIR/torch2gap-csv/blocks.csv"
+	for d in priority-vs-training head-of-line equal-priority; do
+		record_sm_all "all-$d" build/smtop-demo "$d" --seconds 3
+		python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/all-$d.smtop" | head -1
+		echo "$d --sm all: blocking resident dispatch = $(report_totals "$OUT_DIR/all-$d.smtop")"
+	done
+}
+
+# The --sm all overhead beside the other ways to trace, interleaved rounds.
+section_sm_all_overhead() {
+	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
+	for w in infer train; do
+		case $w in
+		infer) echo "== sm_all_overhead: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;
+		train) echo "== sm_all_overhead: ResNet-50 batch-64 training step, median ms/step"; args="--train --batch 64 --iters 15 --warmup 3" ;;
+		esac
+		: > "$OUT_DIR/ovh-$w.txt"
+		i=0
+		while [ $i -lt "$rounds" ]; do
+			for mode in plain marked all-entry all profiler nsys; do
+				rm -f "$OUT_DIR/ovh.smtop"
+				case $mode in
+				plain) python3 tests/gpu/torch_resnet.py $args ;;
+				marked) $SMTOP record -q --sm marked -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+				all-entry) SMTOP_PATCH=entry $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+				all) $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+				profiler) python3 tests/gpu/torch_resnet.py $args --profile ;;
+				nsys) command -v nsys >/dev/null && nsys profile -o "$OUT_DIR/ovh-nsys" --force-overwrite true \
+					python3 tests/gpu/torch_resnet.py $args ;;
+				esac 2>/dev/null | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/ovh-$w.txt"
+			done
+			i=$((i + 1))
+		done
+		python3 tests/gpu/overhead_table.py "$OUT_DIR/ovh-$w.txt"
+	done
 }
 
 section_demos() {

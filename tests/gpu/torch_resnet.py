@@ -5,6 +5,7 @@
   --nvtx        : one NVTX range ("request N") around each timed iteration
   --profile     : wrap the run in torch.profiler (CUDA activities) and print its
                   kernel count, to cross-check smtop's count for the same loop
+  --train       : time training steps (forward, backward, SGD step) instead
 
 Prints one line: ms/iter median over the timed iterations, and kernel counts.
 """
@@ -33,6 +34,20 @@ def build(batch):
     return model.cuda(), x.cuda()
 
 
+def train_loop(model, x, iters):
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    y = torch.zeros(x.shape[0], dtype=torch.long, device=x.device)
+    times = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return times
+
+
 def run_loop(model, x, iters, streams, nvtx=False):
     times = []
     with torch.no_grad():
@@ -58,6 +73,7 @@ def main():
     ap.add_argument("--streams", choices=["one", "two"], default="one")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--nvtx", action="store_true", help="one NVTX range per timed iteration")
+    ap.add_argument("--train", action="store_true", help="time training steps")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = False
     if a.streams == "two":
@@ -68,6 +84,10 @@ def main():
 
     def whole_run():
         model, x = build(a.batch)
+        if a.train:
+            model.train()
+            train_loop(model, x, a.warmup)
+            return train_loop(model, x, a.iters)
         run_loop(model, x, a.warmup, streams)
         torch.cuda.synchronize()
         t = run_loop(model, x, a.iters, streams, a.nvtx)

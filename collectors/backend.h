@@ -1,0 +1,46 @@
+/* The collector's backends behind one small interface, one struct of
+ * function pointers each (as nvtop keeps one per GPU vendor).  Both feed the
+ * same ring, writer thread, per-SM lanes, drop counters and chunk format:
+ *   - cupti ("marked"): CUPTI activity records and API callbacks; thread
+ *     blocks only of kernels compiled with kernels/smtop_trace.cuh;
+ *   - sanitizer ("all"): the Compute Sanitizer patches every loaded module
+ *     at block entry and exit, so every block of every kernel is recorded
+ *     (cuBLAS, cuDNN, Triton, CUDA graphs); kernel records come from its
+ *     launch callbacks and the blocks (CUPTI cannot run beside it).
+ * inject.c picks one by SMTOP_SM, which `smtop record --sm` sets. */
+#ifndef SMTOP_COLLECTORS_BACKEND_H
+#define SMTOP_COLLECTORS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+struct ring;
+
+struct collector_backend {
+	const char *name;       /* the --sm value: "marked" or "all" */
+	/* Starts tracing into ring; -1 with a one-line reason, leaving the
+	 * process untraced. */
+	int (*start)(struct ring *ring, uint32_t pid, char *reason, size_t len);
+	/* Hands over what is buffered; forced also takes unfinished records. */
+	void (*flush)(int forced);
+	/* Stops the backend's periodic threads, before the final flush. */
+	void (*stop_threads)(void);
+	/* After the last blocks were drained, at the end; may be NULL. */
+	void (*finish)(void);
+	/* Makes every callback a no-op: in a forked child, or at the end.
+	 * Takes no lock (a child may hold none of them). */
+	void (*disable)(void);
+};
+
+extern const struct collector_backend collector_backend_cupti;
+extern const struct collector_backend collector_backend_sanitizer;
+
+/* The backend for an SMTOP_SM value; NULL or "" gives the default (cupti),
+ * an unknown name NULL. */
+const struct collector_backend *collector_backend_named(const char *name);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,277 @@
+#include "collectors/launches.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LAUNCHES_MIN_SLOTS 1024
+
+struct launch_entry {
+	int used;
+	struct launch_info info;        /* info.name owned */
+	uint64_t expected, seen;        /* blocks of the grid, blocks come */
+	uint64_t start, end;            /* first block start, last block end */
+	uint64_t last_seen;             /* host monotonic ns of the last block (or the launch) */
+};
+
+struct launches {
+	uint32_t pid;
+	size_t n, cap;                  /* cap a power of two */
+	struct launch_entry *e;
+	int64_t bound;                  /* least first-block-start minus launch */
+	int bound_known;
+	uint64_t now;
+	uint64_t orphans;
+};
+
+static size_t launches_hash(uint32_t context_id, uint64_t grid_id, size_t cap)
+{
+	uint64_t x = grid_id * 0x9e3779b97f4a7c15ull ^ ((uint64_t)context_id << 40 | context_id);
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	return (size_t)x & (cap - 1);
+}
+
+struct launches *launches_create(uint32_t pid)
+{
+	struct launches *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->pid = pid;
+	l->cap = LAUNCHES_MIN_SLOTS;
+	l->e = calloc(l->cap, sizeof(*l->e));
+	if (!l->e) {
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void launches_destroy(struct launches *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->cap; i++)
+		if (l->e[i].used)
+			free((char *)l->e[i].info.name);
+	free(l->e);
+	free(l);
+}
+
+static struct launch_entry *launches_find(struct launches *l, uint32_t context_id, uint64_t grid_id)
+{
+	for (size_t i = launches_hash(context_id, grid_id, l->cap);; i = (i + 1) & (l->cap - 1)) {
+		struct launch_entry *e = &l->e[i];
+
+		if (!e->used)
+			return NULL;
+		if (e->info.grid_id == grid_id && e->info.context_id == context_id)
+			return e;
+	}
+}
+
+static void launches_place(struct launch_entry *slots, size_t cap, const struct launch_entry *src)
+{
+	size_t i = launches_hash(src->info.context_id, src->info.grid_id, cap);
+
+	while (slots[i].used)
+		i = (i + 1) & (cap - 1);
+	slots[i] = *src;
+}
+
+static int launches_grow(struct launches *l)
+{
+	size_t cap = l->cap * 2;
+	struct launch_entry *e = calloc(cap, sizeof(*e));
+
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < l->cap; i++)
+		if (l->e[i].used)
+			launches_place(e, cap, &l->e[i]);
+	free(l->e);
+	l->e = e;
+	l->cap = cap;
+	return 0;
+}
+
+/* Backward-shift deletion keeps every probe chain whole without tombstones. */
+static void launches_remove(struct launches *l, struct launch_entry *gone)
+{
+	size_t i = (size_t)(gone - l->e), j = i;
+
+	gone->used = 0;
+	l->n--;
+	for (;;) {
+		j = (j + 1) & (l->cap - 1);
+		if (!l->e[j].used)
+			return;
+		size_t home = launches_hash(l->e[j].info.context_id, l->e[j].info.grid_id, l->cap);
+		/* e[j] may move to i when i lies on its way from home to j */
+		if (((j - home) & (l->cap - 1)) >= ((j - i) & (l->cap - 1))) {
+			l->e[i] = l->e[j];
+			l->e[j].used = 0;
+			i = j;
+		}
+	}
+}
+
+int launches_add(struct launches *l, const struct launch_info *info)
+{
+	struct launch_entry e = { .used = 1, .info = *info };
+
+	if ((l->n + 1) * 2 > l->cap && launches_grow(l) != 0)
+		return -1;
+	e.info.name = info->name ? strdup(info->name) : NULL;
+	if (info->name && !e.info.name)
+		return -1;
+	e.expected = (uint64_t)(info->grid[0] > 0 ? info->grid[0] : 1) *
+		     (uint64_t)(info->grid[1] > 0 ? info->grid[1] : 1) *
+		     (uint64_t)(info->grid[2] > 0 ? info->grid[2] : 1);
+	e.last_seen = l->now;
+	/* A graph replayed launches its kernel nodes with the same grid id
+	 * each time: the launches of one grid id queue up, the oldest first
+	 * along the probe chain (backward-shift deletion keeps their order). */
+	launches_place(l->e, l->cap, &e);
+	l->n++;
+	return 0;
+}
+
+static void launches_to_record(struct launches *l, struct launch_entry *e, struct smtop_record *out)
+{
+	struct smtop_kernel *k = &out->u.kernel;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_KERNEL;
+	k->start = e->seen ? e->start : 0;
+	k->end = e->seen ? e->end : 0;
+	k->submitted = l->bound_known && e->info.launched ? (uint64_t)((int64_t)e->info.launched + l->bound) : 0;
+	k->grid_id = e->info.grid_id;
+	k->pid = l->pid;
+	k->device_id = e->info.device_id;
+	k->context_id = e->info.context_id;
+	k->stream_id = e->info.stream_id;
+	k->correlation_id = e->info.correlation_id;
+	memcpy(k->grid, e->info.grid, sizeof(k->grid));
+	memcpy(k->block, e->info.block, sizeof(k->block));
+	k->registers = e->info.registers;
+	k->static_smem = e->info.static_smem;
+	k->local_mem = e->info.local_mem;
+	k->is_graph = e->info.is_graph;
+	k->name = e->info.name;
+	e->info.name = NULL; /* the record owns it now */
+}
+
+static void launches_note_bound(struct launches *l, const struct launch_entry *e)
+{
+	int64_t d;
+
+	if (!e->seen || !e->info.launched)
+		return;
+	d = (int64_t)e->start - (int64_t)e->info.launched;
+	if (!l->bound_known || d < l->bound) {
+		l->bound = d;
+		l->bound_known = 1;
+	}
+}
+
+/* Adds a run of blocks of one grid to its oldest launch; a run longer than
+ * that launch still lacks goes on to the next launch of the grid id (a
+ * graph replayed).  Complete kernels go into out.  Returns the records
+ * written. */
+static size_t launches_add_run(struct launches *l, uint32_t context_id, uint64_t grid,
+			       uint64_t count, uint64_t start, uint64_t end,
+			       struct smtop_record *out, size_t max)
+{
+	size_t done = 0;
+
+	while (count) {
+		struct launch_entry *e = launches_find(l, context_id, grid);
+		uint64_t want, take;
+
+		if (!e) {
+			l->orphans += count;
+			break;
+		}
+		want = e->expected > e->seen ? e->expected - e->seen : 1;
+		take = count < want ? count : want;
+		if (!e->seen || start < e->start)
+			e->start = start;
+		if (!e->seen || end > e->end)
+			e->end = end;
+		e->seen += take;
+		e->last_seen = l->now;
+		count -= take;
+		if (e->seen < e->expected)
+			break;
+		if (done == max)
+			break; /* complete; the next call or the stale sweep sends it */
+		launches_note_bound(l, e);
+		launches_to_record(l, e, &out[done++]);
+		launches_remove(l, e);
+	}
+	return done;
+}
+
+size_t launches_note_blocks(struct launches *l, uint32_t context_id, const struct smtop_block *b,
+			    size_t n, struct smtop_record *out, size_t max)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < n;) {
+		uint64_t grid = b[i].grid_id, start = b[i].start, end = b[i].end;
+		size_t j = i + 1;
+
+		/* blocks of one lane come in runs of one grid: one lookup each */
+		for (; j < n && b[j].grid_id == grid; j++) {
+			if (b[j].start < start)
+				start = b[j].start;
+			if (b[j].end > end)
+				end = b[j].end;
+		}
+		done += launches_add_run(l, context_id, grid, j - i, start, end, out + done, max - done);
+		i = j;
+	}
+	return done;
+}
+
+size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
+			   struct smtop_record *out, size_t max)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < l->cap && done < max;) {
+		struct launch_entry *e = &l->e[i];
+
+		if (e->used && (idle_ns == 0 || now - e->last_seen > idle_ns)) {
+			launches_note_bound(l, e);
+			launches_to_record(l, e, &out[done++]);
+			launches_remove(l, e); /* another entry may have moved into i */
+			continue;
+		}
+		i++;
+	}
+	return done;
+}
+
+int64_t launches_clock_bound(const struct launches *l)
+{
+	return l->bound_known ? l->bound : 0;
+}
+
+void launches_set_now(struct launches *l, uint64_t now)
+{
+	l->now = now;
+}
+
+size_t launches_pending(const struct launches *l)
+{
+	return l->n;
+}
+
+uint64_t launches_orphans(const struct launches *l)
+{
+	return l->orphans;
+}

@@ -1,0 +1,67 @@
+/* Kernel records made from thread blocks, for the Compute Sanitizer
+ * backend, where CUPTI cannot run: a launch callback tells what was launched
+ * (name, shape, stream, the host's launch time), the blocks tell when it ran
+ * (its first block's start and its last block's end, on the %globaltimer
+ * clock), and the kernel record is complete when every block of its grid is
+ * in.  Pure: no CUDA call, no lock (the caller serialises), so the tests
+ * drive it with records built in memory. */
+#ifndef SMTOP_COLLECTORS_LAUNCHES_H
+#define SMTOP_COLLECTORS_LAUNCHES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/records.h"
+
+#pragma GCC visibility push(hidden)
+
+struct launches;
+
+/* What a launch callback knows.  name is copied. */
+struct launch_info {
+	uint64_t grid_id;
+	uint32_t context_id, device_id, stream_id, correlation_id;
+	int32_t grid[3], block[3];
+	uint32_t registers, static_smem, local_mem;
+	int32_t is_graph;
+	uint64_t launched;              /* host CLOCK_REALTIME ns at the launch callback */
+	const char *name;
+};
+
+struct launches *launches_create(uint32_t pid);
+void launches_destroy(struct launches *l);
+
+/* A launch whose blocks are to come.  -1 when out of memory. */
+int launches_add(struct launches *l, const struct launch_info *info);
+
+/* n blocks of context context_id, in any order: each counts for its kernel
+ * (by grid id).  Kernels whose grid is now complete are written into out
+ * (at most max; the rest stay for the next call) as SMTOP_REC_KERNEL records
+ * that own their name.  Returns how many were written.  A block of no known
+ * launch counts in launches_orphans. */
+size_t launches_note_blocks(struct launches *l, uint32_t context_id, const struct smtop_block *b,
+			    size_t n, struct smtop_record *out, size_t max);
+
+/* Kernels still short of blocks whose last block came more than idle_ns
+ * before now (host monotonic ns; idle_ns 0: all of them), at most max, as
+ * records: blocks were dropped, or the process ends.  A kernel none of whose
+ * blocks came keeps start and end 0 (unknown). */
+size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
+			   struct smtop_record *out, size_t max);
+
+/* The host's launch time is on CLOCK_REALTIME, the blocks on %globaltimer,
+ * which runs some microseconds apart.  A kernel never starts before it was
+ * launched, so the least (first block - launch) seen so far bounds the
+ * offset from above; submitted = launched + that bound, which can only make
+ * a wait look shorter than it was, never longer. */
+int64_t launches_clock_bound(const struct launches *l);
+
+/* The host's monotonic clock for launches_note_blocks' idle ages. */
+void launches_set_now(struct launches *l, uint64_t now);
+
+size_t launches_pending(const struct launches *l);
+uint64_t launches_orphans(const struct launches *l);
+
+#pragma GCC visibility pop
+
+#endif

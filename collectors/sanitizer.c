@@ -1,0 +1,881 @@
+/* The Compute Sanitizer backend: every thread block of every kernel.  The
+ * sanitizer patches each module as it loads with collectors/sanitizer_patch.cu,
+ * whose entry and exit patches write the per-SM lanes of the block tracer
+ * (collectors/blocks.c); each launch hands the patches its context's ring as
+ * their userdata.
+ *
+ * CUPTI cannot run beside it (measured on the H200, CUDA 13.0: subscribed
+ * first, the sanitizer's subscription succeeds but no callback ever comes;
+ * subscribed second, CUPTI refuses with MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED).
+ * So the kernel records come from the launch callbacks and the blocks
+ * (collectors/launches.c): start and end from the first and last block on
+ * %globaltimer, submission from the host's clock at the launch.  Streams'
+ * priorities and the devices are asked of the driver by a host thread,
+ * never inside a callback, where only the sanitizer's own calls are safe.
+ *
+ * libsanitizer-public.so ships with the CUDA Toolkit, not the driver: it is
+ * reached with dlopen at the path `smtop record` found (SMTOP_SANITIZER_LIB),
+ * so a process without it still runs, untraced, after one line. */
+#include "collectors/sanitizer.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <sanitizer.h>
+
+#include "collectors/backend.h"
+#include "collectors/blocks.h"
+#include "collectors/launches.h"
+#include "collectors/log.h"
+#include "collectors/ring.h"
+#include "collectors/sanitizer_convert.h"
+#include "collectors/writer_thread.h"
+#include "kernels/smtop_trace_abi.h"
+
+#define SZ_ENTER_PATCH "smtop_sz_block_enter"
+#define SZ_EXIT_PATCH "smtop_sz_block_exit"
+#define SZ_PATCH_FILE "smtop-patches.fatbin"
+#define SZ_SET_SLOTS 16384              /* functions given their ring; a power of two */
+#define SZ_MAX_CONTEXTS 64
+#define SZ_MAX_STREAMS 4096
+#define SZ_MAX_FUNCS 8192               /* functions whose attributes are known */
+#define SZ_HOST_PERIOD_NS 20000000L
+/* A kernel still short of blocks this long after its last one lost some
+ * (the lanes counted them): its record goes out with what came. */
+#define SZ_STALE_NS 2000000000ull
+#define SZ_OUT 256
+
+struct sz_api {
+	__typeof__(sanitizerSubscribe) *subscribe;
+	__typeof__(sanitizerUnsubscribe) *unsubscribe;
+	__typeof__(sanitizerEnableDomain) *enable_domain;
+	__typeof__(sanitizerAddPatchesFromFile) *add_patches_from_file;
+	__typeof__(sanitizerPatchInstructions) *patch_instructions;
+	__typeof__(sanitizerPatchModule) *patch_module;
+	__typeof__(sanitizerSetCallbackData) *set_callback_data;
+	__typeof__(sanitizerGetResultString) *result_string;
+	__typeof__(sanitizerAlloc) *alloc;
+	__typeof__(sanitizerAllocHost) *alloc_host;
+	__typeof__(sanitizerMemset) *memset;
+	__typeof__(sanitizerMemcpyHostToDeviceAsync) *upload;
+	__typeof__(sanitizerStreamSynchronize) *stream_synchronize;
+	__typeof__(sanitizerMemcpyDeviceToHost) *download;
+	__typeof__(sanitizerGetStreamHandle) *get_stream_handle;
+};
+
+struct sz_symbol {
+	const char *name;
+	size_t offset;
+};
+
+#define SZ_SYM(field, name) { name, offsetof(struct sz_api, field) }
+static const struct sz_symbol sz_symbols[] = {
+	SZ_SYM(subscribe, "sanitizerSubscribe"),
+	SZ_SYM(unsubscribe, "sanitizerUnsubscribe"),
+	SZ_SYM(enable_domain, "sanitizerEnableDomain"),
+	SZ_SYM(add_patches_from_file, "sanitizerAddPatchesFromFile"),
+	SZ_SYM(patch_instructions, "sanitizerPatchInstructions"),
+	SZ_SYM(patch_module, "sanitizerPatchModule"),
+	SZ_SYM(set_callback_data, "sanitizerSetCallbackData"),
+	SZ_SYM(result_string, "sanitizerGetResultString"),
+	SZ_SYM(alloc, "sanitizerAlloc"),
+	SZ_SYM(alloc_host, "sanitizerAllocHost"),
+	SZ_SYM(memset, "sanitizerMemset"),
+	SZ_SYM(upload, "sanitizerMemcpyHostToDeviceAsync"),
+	SZ_SYM(stream_synchronize, "sanitizerStreamSynchronize"),
+	SZ_SYM(download, "sanitizerMemcpyDeviceToHost"),
+	SZ_SYM(get_stream_handle, "sanitizerGetStreamHandle"),
+};
+
+/* The driver calls of the host thread, reached through dlopen. */
+struct sz_cu {
+	__typeof__(cuStreamGetPriority) *stream_get_priority;
+	__typeof__(cuStreamGetFlags) *stream_get_flags;
+	__typeof__(cuDeviceGetAttribute) *device_get_attribute;
+	__typeof__(cuDeviceGetName) *device_get_name;
+	__typeof__(cuDeviceTotalMem) *device_total_mem;
+	__typeof__(cuFuncGetAttribute) *func_get_attribute;
+};
+
+static struct sz_api sz;
+static struct sz_cu sz_cu;
+static const struct sanitizer_numbering *sz_ids;
+static Sanitizer_SubscriberHandle sz_subscriber;
+static _Atomic int sz_active;
+static struct ring *sz_ring;
+static uint32_t sz_pid;
+static char sz_patch_path[PATH_MAX];
+static _Atomic uint64_t sz_modules_patched, sz_patch_failures, sz_launches;
+static _Thread_local int sz_tls_own;
+static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
+
+/* Functions whose launches already carry their context's ring. */
+static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void *sz_set[SZ_SET_SLOTS];
+static size_t sz_set_n;
+
+/* Contexts and streams, numbered by this backend (CUPTI's ids are out of
+ * reach); the host thread asks the driver about each once. */
+struct sz_context {
+	CUcontext ctx;
+	CUdevice device;
+	uint32_t id;
+	int described;
+};
+
+struct sz_stream {
+	CUstream stream;
+	uint32_t id, context_id, device_id;
+	int described, gone;
+};
+
+struct sz_func {
+	CUfunction f;
+	int asked, known;
+	uint32_t registers, static_smem, local_mem;
+};
+
+static pthread_mutex_t sz_ids_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sz_context sz_contexts[SZ_MAX_CONTEXTS];
+static size_t sz_n_contexts;
+static struct sz_stream sz_streams[SZ_MAX_STREAMS];
+static size_t sz_n_streams;
+static uint32_t sz_next_stream_id = 1;
+static struct sz_func sz_funcs[SZ_MAX_FUNCS];
+static size_t sz_n_funcs;
+static uint32_t sz_devices_described; /* bit d: device d's record sent */
+
+/* Launches waiting for their blocks. */
+static pthread_mutex_t sz_launch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct launches *sz_launches_table;
+
+static pthread_t sz_host_thread;
+static int sz_host_started;
+static _Atomic int sz_host_stop;
+
+static const char *sz_error(SanitizerResult r)
+{
+	const char *s = NULL;
+
+	if (!sz.result_string || sz.result_string(r, &s) != SANITIZER_SUCCESS || !s)
+		return "unknown Compute Sanitizer error";
+	return s;
+}
+
+static uint64_t sz_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the library ---------------------------------------------------------- */
+
+static int sz_load_symbols(void *lib, const char *path, char *reason, size_t len)
+{
+	for (size_t i = 0; i < sizeof(sz_symbols) / sizeof(sz_symbols[0]); i++) {
+		void *p = dlsym(lib, sz_symbols[i].name);
+
+		if (!p) {
+			snprintf(reason, len, "%s lacks %s", path, sz_symbols[i].name);
+			return -1;
+		}
+		memcpy((char *)&sz + sz_symbols[i].offset, &p, sizeof(p));
+	}
+	return 0;
+}
+
+/* The CUDA major version of the toolkit holding the library at path
+ * (TOOLKIT/compute-sanitizer/libsanitizer-public.so): its version.json,
+ * else the folder's name. */
+static unsigned sz_toolkit_major(const char *path)
+{
+	char json[PATH_MAX], text[4096];
+	const char *slash = strrchr(path, '/');
+	unsigned major = 0;
+	int fd, n = slash ? (int)(slash - path) : 0;
+	ssize_t got;
+
+	snprintf(json, sizeof(json), "%.*s/../version.json", n, path);
+	fd = open(json, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		got = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		if (got > 0) {
+			text[got] = '\0';
+			major = sanitizer_major_of_version_json(text);
+		}
+	}
+	return major ? major : sanitizer_major_of_path(path);
+}
+
+/* The callback numbers moved between releases: the library's own CUDA
+ * version picks them (SMTOP_SANITIZER_VERSION, set by smtop record from the
+ * toolkit's version.json, else the library's path). */
+static int sz_pick_numbering(const char *path, char *reason, size_t len)
+{
+	const char *v = getenv("SMTOP_SANITIZER_VERSION");
+	unsigned major = v && *v ? (unsigned)strtoul(v, NULL, 10) : sz_toolkit_major(path);
+
+	sz_ids = sanitizer_numbering_of(major);
+	if (!sz_ids) {
+		snprintf(reason, len, "the Compute Sanitizer of CUDA %u is not supported "
+			 "(smtop knows the callbacks of CUDA 11.8 and 13)", major);
+		return -1;
+	}
+	return 0;
+}
+
+static int sz_load(char *reason, size_t len)
+{
+	const char *path = getenv("SMTOP_SANITIZER_LIB");
+	void *lib, *cu;
+
+	if (!path || !*path) {
+		snprintf(reason, len, "--sm all needs the Compute Sanitizer's libsanitizer-public.so, "
+			 "not found in the CUDA Toolkit (compute-sanitizer/ of $CUDA_HOME, "
+			 "/usr/local/cuda, /usr/local/cuda-*; or set SMTOP_SANITIZER_LIB)");
+		return -1;
+	}
+	if (sz_pick_numbering(path, reason, len) != 0)
+		return -1;
+	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(reason, len, "cannot load the Compute Sanitizer: %s", dlerror());
+		return -1;
+	}
+	if (sz_load_symbols(lib, path, reason, len) != 0)
+		return -1;
+	cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (!cu)
+		cu = dlopen("libcuda.so.1", RTLD_NOW);
+	if (cu) {
+		*(void **)&sz_cu.stream_get_priority = dlsym(cu, "cuStreamGetPriority");
+		*(void **)&sz_cu.stream_get_flags = dlsym(cu, "cuStreamGetFlags");
+		*(void **)&sz_cu.device_get_attribute = dlsym(cu, "cuDeviceGetAttribute");
+		*(void **)&sz_cu.device_get_name = dlsym(cu, "cuDeviceGetName");
+		*(void **)&sz_cu.device_total_mem = dlsym(cu, "cuDeviceTotalMem_v2");
+		*(void **)&sz_cu.func_get_attribute = dlsym(cu, "cuFuncGetAttribute");
+	}
+	return 0;
+}
+
+/* The patches lie beside libsmtop-inject.so (SMTOP_PATCHES overrides). */
+static int sz_find_patches(char *reason, size_t len)
+{
+	const char *env = getenv("SMTOP_PATCHES");
+	Dl_info info;
+	const char *slash;
+
+	if (env && *env)
+		snprintf(sz_patch_path, sizeof(sz_patch_path), "%s", env);
+	else if (dladdr((void *)sz_find_patches, &info) && info.dli_fname &&
+		 (slash = strrchr(info.dli_fname, '/')))
+		snprintf(sz_patch_path, sizeof(sz_patch_path), "%.*s/%s",
+			 (int)(slash - info.dli_fname), info.dli_fname, SZ_PATCH_FILE);
+	else
+		snprintf(sz_patch_path, sizeof(sz_patch_path), "%s", SZ_PATCH_FILE);
+	if (access(sz_patch_path, R_OK) != 0) {
+		snprintf(reason, len, "the block patches %s are missing (make builds them)", sz_patch_path);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the sanitizer's memory calls, for blocks.c ----------------------------- */
+
+static int sz_mem_alloc(CUcontext ctx, void **dev, size_t bytes)
+{
+	return sz.alloc(ctx, dev, bytes) == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+static int sz_mem_alloc_host(CUcontext ctx, void **host, size_t bytes)
+{
+	return sz.alloc_host(ctx, host, bytes) == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+static int sz_mem_set(void *dev, int value, size_t bytes, void *stream)
+{
+	return sz.memset(dev, value, bytes, stream) == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+static int sz_mem_upload(void *dev, const void *host, size_t bytes, void *stream)
+{
+	return sz.upload(dev, (void *)host, bytes, stream) == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+static int sz_mem_download(void *host, const void *dev, size_t bytes, void *stream)
+{
+	return sz.download(host, (void *)dev, bytes, stream) == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+static void *sz_mem_stream_handle(CUcontext ctx, CUstream stream)
+{
+	Sanitizer_StreamHandle h = NULL;
+
+	return sz.get_stream_handle(ctx, stream, &h) == SANITIZER_SUCCESS ? h : NULL;
+}
+
+static int sz_mem_sync(void *stream)
+{
+	return sz.stream_synchronize(stream) == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+/* ---- ids -------------------------------------------------------------------- */
+
+/* Callers hold sz_ids_lock. */
+static struct sz_context *sz_context_of(CUcontext ctx, CUdevice device)
+{
+	for (size_t i = 0; i < sz_n_contexts; i++)
+		if (sz_contexts[i].ctx == ctx)
+			return &sz_contexts[i];
+	if (sz_n_contexts == SZ_MAX_CONTEXTS)
+		return NULL;
+	sz_contexts[sz_n_contexts] = (struct sz_context){ .ctx = ctx, .device = device,
+							  .id = (uint32_t)sz_n_contexts + 1 };
+	return &sz_contexts[sz_n_contexts++];
+}
+
+static struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c)
+{
+	for (size_t i = sz_n_streams; i-- > 0;)
+		if (sz_streams[i].stream == stream && !sz_streams[i].gone)
+			return &sz_streams[i];
+	if (sz_n_streams == SZ_MAX_STREAMS)
+		return NULL;
+	sz_streams[sz_n_streams] = (struct sz_stream){
+		.stream = stream, .id = sz_next_stream_id++,
+		.context_id = c ? c->id : 0, .device_id = c ? (uint32_t)c->device : 0,
+	};
+	return &sz_streams[sz_n_streams++];
+}
+
+static uint32_t sz_stream_id(void *stream)
+{
+	struct sz_stream *s;
+	uint32_t id = 0;
+
+	pthread_mutex_lock(&sz_ids_lock);
+	s = sz_stream_of(stream, sz_n_contexts ? &sz_contexts[0] : NULL);
+	if (s)
+		id = s->id;
+	pthread_mutex_unlock(&sz_ids_lock);
+	return id;
+}
+
+/* The attributes a launch record carries, when the host thread knew them. */
+static void sz_func_attributes(CUfunction f, struct launch_info *info)
+{
+	for (size_t i = 0; i < sz_n_funcs; i++) {
+		if (sz_funcs[i].f != f)
+			continue;
+		info->registers = sz_funcs[i].registers;
+		info->static_smem = sz_funcs[i].static_smem;
+		info->local_mem = sz_funcs[i].local_mem;
+		return;
+	}
+	if (sz_n_funcs < SZ_MAX_FUNCS)
+		sz_funcs[sz_n_funcs++] = (struct sz_func){ .f = f };
+}
+
+/* ---- callbacks ---------------------------------------------------------------- */
+
+static size_t sz_hash(const void *p)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)x & (SZ_SET_SLOTS - 1);
+}
+
+/* 1 when f was not in the set (it is now).  A set half full starts over:
+ * giving a function its ring again is harmless. */
+static int sz_set_add(const void *f)
+{
+	size_t i = sz_hash(f);
+	int added = 1;
+
+	pthread_mutex_lock(&sz_set_lock);
+	if (sz_set_n >= SZ_SET_SLOTS / 2) {
+		memset(sz_set, 0, sizeof(sz_set));
+		sz_set_n = 0;
+	}
+	while (sz_set[i] && added) {
+		if (sz_set[i] == f)
+			added = 0;
+		i = (i + 1) & (SZ_SET_SLOTS - 1);
+	}
+	if (added) {
+		sz_set[i] = f;
+		sz_set_n++;
+	}
+	pthread_mutex_unlock(&sz_set_lock);
+	return added;
+}
+
+static void sz_set_clear(void)
+{
+	pthread_mutex_lock(&sz_set_lock);
+	memset(sz_set, 0, sizeof(sz_set));
+	sz_set_n = 0;
+	pthread_mutex_unlock(&sz_set_lock);
+}
+
+static void sz_on_context(const Sanitizer_ResourceContextData *d)
+{
+	SanitizerResult r = sz.add_patches_from_file(sz_patch_path, d->context);
+
+	pthread_mutex_lock(&sz_ids_lock);
+	sz_context_of(d->context, d->device);
+	pthread_mutex_unlock(&sz_ids_lock);
+	if (r != SANITIZER_SUCCESS) {
+		atomic_fetch_add(&sz_patch_failures, 1);
+		log_debug("block patches refused for a context: %s", sz_error(r));
+	}
+}
+
+static void sz_on_module(CUmodule mod)
+{
+	SanitizerResult r;
+
+	if (sz_no_patches)
+		return;
+
+	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTER_PATCH)) != SANITIZER_SUCCESS ||
+	    (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_EXIT_PATCH)) != SANITIZER_SUCCESS ||
+	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
+		atomic_fetch_add(&sz_patch_failures, 1);
+		log_debug("module %p left unpatched: %s", (void *)mod, sz_error(r));
+		return;
+	}
+	atomic_fetch_add(&sz_modules_patched, 1);
+}
+
+static void sz_on_stream(const Sanitizer_ResourceStreamData *d, int created)
+{
+	struct sz_context *c;
+	struct sz_stream *s;
+
+	pthread_mutex_lock(&sz_ids_lock);
+	c = sz_context_of(d->context, 0);
+	s = sz_stream_of(d->stream, c);
+	if (s && !created)
+		s->gone = 1; /* a later stream may reuse the handle */
+	pthread_mutex_unlock(&sz_ids_lock);
+}
+
+static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
+{
+	if (cbid == sz_ids->context_created)
+		sz_on_context(data);
+	else if (cbid == sz_ids->module_loaded)
+		sz_on_module(((const Sanitizer_ResourceModuleData *)data)->module);
+	else if (cbid == sz_ids->module_unloading)
+		sz_set_clear();
+	else if (cbid == sz_ids->stream_created)
+		sz_on_stream(data, 1);
+	else if (cbid == sz_ids->stream_destroying)
+		sz_on_stream(data, 0);
+	/* A context's end is drained at exit, not here: inside a callback the
+	 * drain's driver calls could deadlock. */
+}
+
+/* Registers the launch for its kernel record, and gives f's launches from
+ * now on the ring, graph replays included (they fire no launch callback of
+ * their own, but their kernel nodes do). */
+static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
+{
+	struct launch_info info;
+	struct sz_context *c;
+	struct sz_stream *s;
+	uint64_t ring;
+	SanitizerResult r;
+
+	atomic_fetch_add_explicit(&sz_launches, 1, memory_order_relaxed);
+	pthread_mutex_lock(&sz_ids_lock);
+	c = sz_context_of(ld->context, ld->device);
+	s = sz_stream_of(ld->stream, c);
+	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, sz_clock(CLOCK_REALTIME), is_graph, &info);
+	sz_func_attributes(ld->function, &info);
+	pthread_mutex_unlock(&sz_ids_lock);
+	pthread_mutex_lock(&sz_launch_lock);
+	launches_set_now(sz_launches_table, sz_clock(CLOCK_MONOTONIC)); /* its age starts now */
+	if (launches_add(sz_launches_table, &info) != 0)
+		log_debug("out of memory: the kernel record of %s is lost", info.name ? info.name : "?");
+	pthread_mutex_unlock(&sz_launch_lock);
+	if (!ld->function || !sz_set_add(ld->function))
+		return;
+	ring = blocks_context_ring(ld->context, info.context_id, info.device_id, ld->hStream);
+	if (!ring)
+		return;
+	r = sz.set_callback_data(ld->function, (const void *)(uintptr_t)ring);
+	if (r != SANITIZER_SUCCESS)
+		log_debug("launches of %s carry no ring: %s", ld->functionName ? ld->functionName : "?",
+			  sz_error(r));
+}
+
+static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain domain,
+				     Sanitizer_CallbackId cbid, const void *data)
+{
+	(void)userdata;
+	if (!atomic_load_explicit(&sz_active, memory_order_relaxed) || sz_tls_own || blocks_in_own_code())
+		return;
+	if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+		sz_on_resource(cbid, data);
+	} else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == sz_ids->launch_begin) {
+		sz_on_launch(data, 0);
+	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && cbid == sz_ids->graph_node_launch_begin) {
+		const Sanitizer_LaunchData *ld = sanitizer_graph_node_launch(data);
+
+		if (ld)
+			sz_on_launch(ld, 1);
+	}
+}
+
+/* ---- kernel records, from the drains ------------------------------------------ */
+
+static void sz_push(struct smtop_record *recs, size_t n)
+{
+	if (n)
+		ring_push_many(sz_ring, recs, n);
+}
+
+static void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, size_t n)
+{
+	struct smtop_record out[SZ_OUT];
+	size_t done;
+
+	do {
+		size_t take = n < SZ_OUT ? n : SZ_OUT;
+
+		pthread_mutex_lock(&sz_launch_lock);
+		launches_set_now(sz_launches_table, sz_clock(CLOCK_MONOTONIC));
+		done = launches_note_blocks(sz_launches_table, context_id, b, take, out, SZ_OUT);
+		pthread_mutex_unlock(&sz_launch_lock);
+		sz_push(out, done);
+		b += take;
+		n -= take;
+	} while (n);
+}
+
+static void sz_flush_stale(uint64_t idle_ns)
+{
+	struct smtop_record out[SZ_OUT];
+	size_t done;
+
+	do {
+		pthread_mutex_lock(&sz_launch_lock);
+		done = launches_take_stale(sz_launches_table, sz_clock(CLOCK_MONOTONIC), idle_ns, out, SZ_OUT);
+		pthread_mutex_unlock(&sz_launch_lock);
+		sz_push(out, done);
+	} while (done == SZ_OUT);
+}
+
+/* ---- the host thread: what must be asked of the driver ----------------------------- */
+
+static int sz_attr(CUdevice d, CUdevice_attribute a)
+{
+	int v = 0;
+
+	if (!sz_cu.device_get_attribute || sz_cu.device_get_attribute(&v, a, d) != CUDA_SUCCESS)
+		return 0;
+	return v;
+}
+
+static void sz_describe_device(CUdevice d)
+{
+	struct smtop_record rec = { .kind = SMTOP_REC_DEVICE };
+	struct smtop_device *o = &rec.u.device;
+	char name[256] = "";
+	size_t bytes = 0;
+
+	o->pid = sz_pid;
+	o->device_id = (uint32_t)d;
+	o->sm_count = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+	o->cc_major = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+	o->cc_minor = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+	o->max_threads_per_sm = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+	o->max_blocks_per_sm = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+	o->max_regs_per_sm = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+	o->max_smem_per_sm = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+	o->max_threads_per_block = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+	o->warp_size = (uint32_t)sz_attr(d, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+	if (sz_cu.device_total_mem && sz_cu.device_total_mem(&bytes, d) == CUDA_SUCCESS)
+		o->global_memory_bytes = bytes;
+	if (sz_cu.device_get_name)
+		sz_cu.device_get_name(name, sizeof(name), d);
+	o->name = strdup(name);
+	ring_push(sz_ring, &rec);
+}
+
+static void sz_describe_context(const struct sz_context *c)
+{
+	struct smtop_record rec = { .kind = SMTOP_REC_CONTEXT };
+
+	rec.u.context.pid = sz_pid;
+	rec.u.context.device_id = (uint32_t)c->device;
+	rec.u.context.context_id = c->id;
+	ring_push(sz_ring, &rec);
+}
+
+/* The driver's priority of a stream; a stream already gone stays unknown. */
+static void sz_describe_stream(const struct sz_stream *s)
+{
+	struct smtop_record rec = { .kind = SMTOP_REC_STREAM };
+	int prio = 0;
+	unsigned flags = 0;
+
+	rec.u.stream.pid = sz_pid;
+	rec.u.stream.device_id = s->device_id;
+	rec.u.stream.context_id = s->context_id;
+	rec.u.stream.stream_id = s->id;
+	rec.u.stream.priority = SMTOP_PRIORITY_UNKNOWN;
+	if (!s->gone && sz_cu.stream_get_priority && sz_cu.stream_get_priority(s->stream, &prio) == CUDA_SUCCESS)
+		rec.u.stream.priority = prio;
+	if (!s->gone && sz_cu.stream_get_flags && sz_cu.stream_get_flags(s->stream, &flags) == CUDA_SUCCESS)
+		rec.u.stream.flags = flags;
+	ring_push(sz_ring, &rec);
+}
+
+static void sz_describe_function(struct sz_func *f)
+{
+	int v;
+
+	f->asked = 1;
+	if (!sz_cu.func_get_attribute)
+		return;
+	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f->f) == CUDA_SUCCESS)
+		f->registers = (uint32_t)v;
+	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->f) == CUDA_SUCCESS)
+		f->static_smem = (uint32_t)v;
+	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f->f) == CUDA_SUCCESS)
+		f->local_mem = (uint32_t)v;
+}
+
+/* Asks the driver about what the callbacks saw, one item at a time under
+ * the lock (the driver call itself runs outside it: a launch callback waits
+ * for the lock, and the driver may wait for that launch). */
+static void sz_describe_new(void)
+{
+	for (;;) {
+		struct sz_context c = { 0 };
+		struct sz_stream s = { 0 };
+		struct sz_func *f = NULL;
+		int what = 0;
+
+		pthread_mutex_lock(&sz_ids_lock);
+		for (size_t i = 0; !what && i < sz_n_contexts; i++)
+			if (!sz_contexts[i].described) {
+				sz_contexts[i].described = 1;
+				c = sz_contexts[i];
+				what = 1;
+			}
+		for (size_t i = 0; !what && i < sz_n_streams; i++)
+			if (!sz_streams[i].described) {
+				sz_streams[i].described = 1;
+				s = sz_streams[i];
+				what = 2;
+			}
+		for (size_t i = 0; !what && i < sz_n_funcs; i++)
+			if (!sz_funcs[i].asked) {
+				sz_funcs[i].asked = 1;
+				f = &sz_funcs[i];
+				what = 3;
+			}
+		pthread_mutex_unlock(&sz_ids_lock);
+		if (what == 1) {
+			if (c.device < 32 && !(sz_devices_described & (1u << c.device))) {
+				sz_devices_described |= 1u << c.device;
+				sz_describe_device(c.device);
+			}
+			sz_describe_context(&c);
+		} else if (what == 2) {
+			sz_describe_stream(&s);
+		} else if (what == 3) {
+			struct sz_func copy = *f;
+
+			sz_describe_function(&copy);
+			pthread_mutex_lock(&sz_ids_lock);
+			f->registers = copy.registers;
+			f->static_smem = copy.static_smem;
+			f->local_mem = copy.local_mem;
+			f->known = 1;
+			pthread_mutex_unlock(&sz_ids_lock);
+		} else {
+			return;
+		}
+	}
+}
+
+static void *sz_host_main(void *arg)
+{
+	struct timespec period = { 0, SZ_HOST_PERIOD_NS };
+	sigset_t all;
+
+	(void)arg;
+	sz_tls_own = 1;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	while (!atomic_load(&sz_host_stop)) {
+		nanosleep(&period, NULL);
+		sz_describe_new();
+		sz_flush_stale(SZ_STALE_NS);
+	}
+	return NULL;
+}
+
+/* ---- start and stop ------------------------------------------------------------- */
+
+/* SMTOP_PATCH=entry records blocks at entry only (no end); SMTOP_PATCH=gap
+ * measures how long after thread 0 the last warp exits; SMTOP_PATCH=off
+ * patches nothing, to measure the callbacks alone (docs/collector.md). */
+static uint32_t sz_patch_flags(void)
+{
+	const char *v = getenv("SMTOP_PATCH");
+
+	if (v && !strcmp(v, "entry"))
+		return SMTOP_PATCH_ENTRY_ONLY;
+	if (v && !strcmp(v, "gap"))
+		return SMTOP_PATCH_T0_GAP;
+	sz_no_patches = v && !strcmp(v, "off");
+	return 0;
+}
+
+static int sz_subscribe(char *reason, size_t len)
+{
+	static const Sanitizer_CallbackDomain domains[] = {
+		SANITIZER_CB_DOMAIN_RESOURCE,
+		SANITIZER_CB_DOMAIN_LAUNCH,
+		SANITIZER_CB_DOMAIN_GRAPHS,
+	};
+	SanitizerResult r = sz.subscribe(&sz_subscriber, sz_callback, NULL);
+
+	if (r != SANITIZER_SUCCESS) {
+		snprintf(reason, len, "the Compute Sanitizer refused to subscribe: %s", sz_error(r));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
+		r = sz.enable_domain(1, sz_subscriber, domains[i]);
+		if (r != SANITIZER_SUCCESS) {
+			snprintf(reason, len, "Compute Sanitizer callbacks refused: %s", sz_error(r));
+			sz.unsubscribe(sz_subscriber);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* How the session's times were obtained, for readers and smtop info. */
+static void sz_note_session(void)
+{
+	writer_thread_set_meta("collector_backend", "sanitizer");
+	writer_thread_set_meta("kernel_times", "blocks");
+	writer_thread_set_meta("submit_times", "launch callback, host CLOCK_REALTIME + least first-block lag");
+	/* Kernel and block times are one clock: no offset to measure. */
+	writer_thread_set_meta("clock_ref_ns", "0");
+	writer_thread_set_meta("clock_drift_ppb", "0");
+	writer_thread_set_meta("clock_offset_ns", "0");
+}
+
+static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
+{
+	static const struct blocks_patch_memory mem = {
+		.alloc = sz_mem_alloc,
+		.alloc_host = sz_mem_alloc_host,
+		.memset = sz_mem_set,
+		.upload = sz_mem_upload,
+		.download = sz_mem_download,
+		.sync = sz_mem_sync,
+		.stream_handle = sz_mem_stream_handle,
+	};
+
+	sz_ring = ring;
+	sz_pid = pid;
+	if (sz_load(reason, len) != 0 || sz_find_patches(reason, len) != 0)
+		return -1;
+	sz_launches_table = launches_create(pid);
+	if (!sz_launches_table) {
+		snprintf(reason, len, "out of memory");
+		return -1;
+	}
+	blocks_set_patch_mode(sz_patch_flags(), &mem, sz_observe_blocks, sz_stream_id);
+	if (sz_subscribe(reason, len) != 0)
+		return -1;
+	atomic_store(&sz_host_stop, 0);
+	if (pthread_create(&sz_host_thread, NULL, sz_host_main, NULL) == 0)
+		sz_host_started = 1;
+	else
+		log_debug("no host thread: streams keep unknown priorities");
+	sz_note_session();
+	atomic_store(&sz_active, 1);
+	log_debug("Compute Sanitizer backend on (CUDA %u numbering), patches %s", sz_ids->major, sz_patch_path);
+	return 0;
+}
+
+static void sz_stop_threads(void)
+{
+	if (sz_host_started) {
+		atomic_store(&sz_host_stop, 1);
+		pthread_join(sz_host_thread, NULL);
+		sz_host_started = 0;
+	}
+	log_debug("Compute Sanitizer: %llu modules patched, %llu refusals, %llu launches seen",
+		  (unsigned long long)atomic_load(&sz_modules_patched),
+		  (unsigned long long)atomic_load(&sz_patch_failures),
+		  (unsigned long long)atomic_load(&sz_launches));
+}
+
+/* At the end (after the final drain: blocks_shutdown runs before disable):
+ * streams not yet described, and the kernels still short of blocks. */
+static void sz_flush(int forced)
+{
+	if (!forced)
+		return;
+	sz_tls_own = 1;
+	sz_describe_new();
+	sz_tls_own = 0;
+}
+
+static void sz_disable(void)
+{
+	atomic_store(&sz_active, 0);
+}
+
+/* After the final drain: the kernels still short of blocks go out with
+ * what came of them. */
+static void sz_finish(void)
+{
+	uint64_t orphans;
+
+	if (!sz_launches_table)
+		return;
+	sz_flush_stale(0);
+	pthread_mutex_lock(&sz_launch_lock);
+	orphans = launches_orphans(sz_launches_table);
+	pthread_mutex_unlock(&sz_launch_lock);
+	if (orphans)
+		log_debug("%" PRIu64 " blocks of no launch seen", orphans);
+}
+
+const struct collector_backend collector_backend_sanitizer = {
+	.name = "all",
+	.start = sz_start,
+	.flush = sz_flush,
+	.stop_threads = sz_stop_threads,
+	.finish = sz_finish,
+	.disable = sz_disable,
+};

@@ -1,0 +1,47 @@
+/* Pure conversions for the Compute Sanitizer backend: callback data into
+ * launch records, and the callback numbers, which moved between releases
+ * (the 11.8 headers smtop builds with number MODULE_LOADED 8, CUDA 13's 9).
+ * No sanitizer call, so the tests feed it the API's own structs. */
+#ifndef SMTOP_COLLECTORS_SANITIZER_CONVERT_H
+#define SMTOP_COLLECTORS_SANITIZER_CONVERT_H
+
+#include <stdint.h>
+
+#include <sanitizer.h>
+
+#include "collectors/launches.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The callback ids smtop handles, as one release of the library numbers them. */
+struct sanitizer_numbering {
+	unsigned major;                 /* CUDA major version */
+	Sanitizer_CallbackId context_created, context_destroying;
+	Sanitizer_CallbackId stream_created, stream_destroying;
+	Sanitizer_CallbackId module_loaded, module_unloading;
+	Sanitizer_CallbackId launch_begin, graph_node_launch_begin;
+};
+
+/* The numbering of CUDA major version `major` (from the toolkit's
+ * version.json or its folder name), or NULL when smtop does not know it. */
+const struct sanitizer_numbering *sanitizer_numbering_of(unsigned major);
+
+/* The major version in a toolkit path such as /usr/local/cuda-13.0/...,
+ * or in the text of its version.json ("cuda" : { ... "version" : "13.0.48");
+ * 0 when neither says. */
+unsigned sanitizer_major_of_path(const char *path);
+unsigned sanitizer_major_of_version_json(const char *text);
+
+/* A kernel launch as smtop records it.  stream_id and context_id are the
+ * backend's own numbers; launched is the host's CLOCK_REALTIME at the
+ * callback.  The name points into ld (launches_add copies it). */
+void sanitizer_launch_info(const Sanitizer_LaunchData *ld, uint32_t context_id, uint32_t stream_id,
+			   uint64_t launched, int is_graph, struct launch_info *out);
+
+/* The launch data of a kernel node of a graph launch, or NULL for the
+ * other node types (copies, sets, allocations). */
+const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNodeLaunchData *g);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,162 @@
+/* Device patches of the Compute Sanitizer backend (collectors/sanitizer.c).
+ * The sanitizer inserts calls to these functions at the entry and at every
+ * exit of every kernel in every loaded module, so they see each thread block
+ * of programs nobody recompiled (cuBLAS, cuDNN, Triton, graph replays).
+ * They write the same per-SM lanes as kernels/smtop_trace.cuh, and the same
+ * drain threads take the records from there.
+ *
+ * Built as a tools patch, not linked into anything:
+ *   nvcc -arch=sm_90 --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch
+ *
+ * Each patch runs once per thread.  Only one lane of each group of threads
+ * that arrive together (__activemask) touches memory, and it touches only its
+ * own SM's lane and open-block table: nothing serialises the whole GPU. */
+#include <stdint.h>
+
+#include <sanitizer_patching.h>
+
+#define SMTOP_TRACE_NO_RING
+#include "kernels/smtop_trace.cuh"
+
+static __device__ __forceinline__ unsigned int smtop_laneid(void)
+{
+	unsigned int l;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+	return l;
+}
+
+static __device__ __forceinline__ uint32_t smtop_linear_block(void)
+{
+	return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+
+static __device__ __forceinline__ uint32_t smtop_linear_thread(void)
+{
+	return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+/* Never 0 (free) nor SMTOP_OPEN_CLAIMED: the low bits are 1 and 1. */
+static __device__ __forceinline__ unsigned long long smtop_open_key(unsigned long long grid, uint32_t block)
+{
+	unsigned long long x = (grid << 32) ^ block ^ (grid >> 32);
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x | 3ull;
+}
+
+static __device__ __forceinline__ struct smtop_open_lane *smtop_open_table(struct smtop_trace_ring *r,
+									     unsigned int sm)
+{
+	return (struct smtop_open_lane *)r->open_blocks + (sm & (SMTOP_TRACE_LANES - 1));
+}
+
+/* A slot being filled: matches no key, so nobody joins it half made. */
+#define SMTOP_OPEN_CLAIMED 2ull
+
+/* Finds key's entry from its home slot on, or returns -1. */
+static __device__ __forceinline__ int smtop_open_find(struct smtop_open_lane *t, unsigned long long key)
+{
+	unsigned int h = (unsigned int)(key >> 40);
+
+	for (unsigned int i = 0; i < SMTOP_OPEN_SLOTS; i++) {
+		unsigned int s = (h + i) & (SMTOP_OPEN_SLOTS - 1);
+		if (smtop_load_volatile(&t->key[s]) == key)
+			return (int)s;
+	}
+	return -1;
+}
+
+/* Thread 0 alone opens its block's entry, so an entry is never made twice
+ * (two warps that each found no entry would both make one, and neither
+ * would ever see all the exits).  Claimed first, filled, then published.
+ * A full table leaves the block unrecorded and counts one drop. */
+static __device__ __forceinline__ void smtop_open_enter(struct smtop_trace_ring *r, unsigned int sm,
+							unsigned long long key)
+{
+	struct smtop_open_lane *t = smtop_open_table(r, sm);
+	unsigned int h = (unsigned int)(key >> 40);
+
+	for (unsigned int i = 0; i < SMTOP_OPEN_SLOTS; i++) {
+		unsigned int s = (h + i) & (SMTOP_OPEN_SLOTS - 1);
+
+		if (atomicCAS(&t->key[s], 0ull, SMTOP_OPEN_CLAIMED) != 0)
+			continue;
+		t->start[s] = smtop_globaltimer();
+		t->remaining[s] = (int)(blockDim.x * blockDim.y * blockDim.z);
+		__threadfence();
+		atomicExch(&t->key[s], key);
+		return;
+	}
+	atomicAdd(&r->lane[sm & (SMTOP_TRACE_LANES - 1)].dropped, 1ull);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_block_enter(void *userdata, uint64_t pc)
+{
+	struct smtop_trace_ring *r = (struct smtop_trace_ring *)userdata;
+	unsigned int sm;
+
+	(void)pc;
+	if (!r || smtop_linear_thread() != 0)
+		return SANITIZER_PATCH_SUCCESS;
+	sm = smtop_smid();
+	if (r->patch_flags & SMTOP_PATCH_ENTRY_ONLY) {
+		unsigned long long now = smtop_globaltimer();
+		smtop_trace_record_at(r, now, now, sm);
+		return SANITIZER_PATCH_SUCCESS;
+	}
+	smtop_open_enter(r, sm, smtop_open_key(smtop_gridid(), smtop_linear_block()));
+	return SANITIZER_PATCH_SUCCESS;
+}
+
+/* A warp may end before thread 0 has opened the block (it only has to
+ * start): wait for the entry this long before giving up on the block. */
+#define SMTOP_OPEN_WAIT_NS 100000ull
+
+static __device__ __forceinline__ int smtop_open_await(struct smtop_open_lane *t, unsigned long long key)
+{
+	unsigned long long t0 = 0;
+
+	for (;;) {
+		int s = smtop_open_find(t, key);
+		if (s >= 0)
+			return s;
+		unsigned long long now = smtop_globaltimer();
+		if (!t0)
+			t0 = now;
+		else if (now - t0 > SMTOP_OPEN_WAIT_NS)
+			return -1;
+	}
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_block_exit(void *userdata, uint64_t pc)
+{
+	struct smtop_trace_ring *r = (struct smtop_trace_ring *)userdata;
+	unsigned int mask = __activemask();
+	struct smtop_open_lane *t;
+	unsigned int sm, flags;
+	int s, n = __popc(mask), left;
+
+	(void)pc;
+	if (!r || smtop_laneid() != (unsigned int)(__ffs(mask) - 1))
+		return SANITIZER_PATCH_SUCCESS;
+	flags = r->patch_flags;
+	if (flags & SMTOP_PATCH_ENTRY_ONLY)
+		return SANITIZER_PATCH_SUCCESS;
+	sm = smtop_smid();
+	t = smtop_open_table(r, sm);
+	s = smtop_open_await(t, smtop_open_key(smtop_gridid(), smtop_linear_block()));
+	if (s < 0)
+		return SANITIZER_PATCH_SUCCESS; /* never opened: counted at entry */
+	if ((flags & SMTOP_PATCH_T0_GAP) && smtop_linear_thread() == 0)
+		t->t0_end[s] = smtop_globaltimer();
+	__threadfence();
+	left = atomicSub(&t->remaining[s], n) - n;
+	if (left != 0)
+		return SANITIZER_PATCH_SUCCESS;
+	unsigned long long end = smtop_globaltimer();
+	unsigned long long start = (flags & SMTOP_PATCH_T0_GAP) ? t->t0_end[s] : t->start[s];
+	atomicExch(&t->key[s], 0ull);
+	smtop_trace_record_at(r, start, end, sm);
+	return SANITIZER_PATCH_SUCCESS;
+}

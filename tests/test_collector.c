@@ -13,7 +13,9 @@
 #include "collectors/blocks.h"
 #include "collectors/convert.h"
 #include "collectors/drops.h"
+#include "collectors/launches.h"
 #include "collectors/ring.h"
+#include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
 #include "db/reader.h"
 #include "db/writer.h"
@@ -797,4 +799,258 @@ Test(collector, drain_thread_waits_for_its_context_to_start)
 	atomic_store(&r.state, 1);
 	atomic_store(&r.stop, 0);
 	cr_expect_eq(blocks_await_start(&r.state, &r.stop, 0, 1), 1, "ready before it came up");
+}
+
+/* ---- the Compute Sanitizer backend's pure parts --------------------------- */
+
+static struct launch_info launch_of(uint64_t grid_id, uint32_t ctx, int32_t gx, int32_t gy, uint64_t launched)
+{
+	struct launch_info i = { 0 };
+
+	i.grid_id = grid_id;
+	i.context_id = ctx;
+	i.device_id = 0;
+	i.stream_id = 7;
+	i.grid[0] = gx;
+	i.grid[1] = gy;
+	i.grid[2] = 1;
+	i.block[0] = 128;
+	i.block[1] = i.block[2] = 1;
+	i.launched = launched;
+	i.name = "_Z6kernelv";
+	return i;
+}
+
+static struct smtop_block block_of(uint64_t grid_id, uint32_t b, uint64_t start, uint64_t end)
+{
+	struct smtop_block x = { .grid_id = grid_id, .block = b, .start = start, .end = end, .sm = (uint16_t)(b % 132) };
+
+	return x;
+}
+
+static void free_records(struct smtop_record *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		records_free_owned(&r[i]);
+}
+
+Test(launches, a_kernel_is_complete_when_its_last_block_comes)
+{
+	struct launches *l = launches_create(42);
+	struct launch_info i = launch_of(5, 1, 3, 2, 1000);
+	struct smtop_block b[6];
+	struct smtop_record out[4];
+
+	cr_assert_eq(launches_add(l, &i), 0);
+	for (uint32_t k = 0; k < 6; k++)
+		b[k] = block_of(5, k, 5000 + 10 * k, 9000 - 100 * k);
+	cr_assert_eq(launches_note_blocks(l, 1, b, 5, out, 4), 0, "5 of 6 blocks: not yet");
+	cr_assert_eq(launches_pending(l), 1);
+	cr_assert_eq(launches_note_blocks(l, 1, b + 5, 1, out, 4), 1);
+	struct smtop_kernel *k = &out[0].u.kernel;
+	cr_assert_eq(out[0].kind, SMTOP_REC_KERNEL);
+	cr_assert_eq(k->pid, 42);
+	cr_assert_eq(k->grid_id, 5);
+	cr_assert_eq(k->start, 5000, "the first block's start");
+	cr_assert_eq(k->end, 9000, "the last block's end, not the last block to come");
+	cr_assert_eq(k->grid[0], 3);
+	cr_assert_eq(k->grid[1], 2);
+	cr_assert_eq(k->stream_id, 7);
+	cr_assert_str_eq(k->name, "_Z6kernelv");
+	cr_assert_eq(k->submitted, 5000, "the only kernel sets the clock bound: it waited 0");
+	cr_assert_eq(launches_pending(l), 0);
+	free_records(out, 1);
+	launches_destroy(l);
+}
+
+/* The host's launch time is on another clock: submitted = launched + the
+ * least (first block - launch) seen, so no wait is ever made longer. */
+Test(launches, submission_is_mapped_by_the_least_lag)
+{
+	struct launches *l = launches_create(1);
+	struct launch_info a = launch_of(1, 1, 1, 1, 100), b = launch_of(2, 1, 1, 1, 200);
+	struct smtop_block x = block_of(1, 0, 1100, 1200), y = block_of(2, 0, 1150, 1300);
+	struct smtop_record out[2];
+
+	launches_add(l, &a);
+	launches_add(l, &b);
+	cr_assert_eq(launches_note_blocks(l, 1, &x, 1, out, 2), 1);
+	cr_assert_eq(out[0].u.kernel.submitted, 1100);
+	cr_assert_eq(launches_note_blocks(l, 1, &y, 1, out + 1, 1), 1);
+	/* lag of b is 950 < 1000: the bound tightens to 950 */
+	cr_assert_eq(launches_clock_bound(l), 950);
+	cr_assert_eq(out[1].u.kernel.submitted, 200 + 950);
+	cr_assert(out[1].u.kernel.submitted <= out[1].u.kernel.start);
+	free_records(out, 2);
+	launches_destroy(l);
+}
+
+/* A graph replayed launches its kernel nodes with the same grid id: the
+ * blocks fill the oldest launch first, and each replay gets its grid. */
+Test(launches, replays_of_one_grid_id_fill_in_order)
+{
+	struct launches *l = launches_create(1);
+	struct smtop_block b[8];
+	struct smtop_record out[4];
+	size_t n;
+
+	for (int r = 0; r < 3; r++) {
+		struct launch_info i = launch_of(9, 1, 2, 1, 10 + r);
+		cr_assert_eq(launches_add(l, &i), 0);
+	}
+	for (uint32_t k = 0; k < 5; k++)
+		b[k] = block_of(9, k % 2, 100 + 100 * k, 150 + 100 * k);
+	n = launches_note_blocks(l, 1, b, 5, out, 4);
+	cr_assert_eq(n, 2, "5 blocks: two replays of 2 blocks complete");
+	cr_assert_eq(launches_pending(l), 1);
+	cr_assert_eq(launches_orphans(l), 0);
+	free_records(out, n);
+	launches_destroy(l);
+}
+
+Test(launches, contexts_keep_their_grid_ids_apart)
+{
+	struct launches *l = launches_create(1);
+	struct launch_info a = launch_of(3, 1, 1, 1, 0), b = launch_of(3, 2, 1, 1, 0);
+	struct smtop_block x = block_of(3, 0, 10, 20);
+	struct smtop_record out[2];
+
+	launches_add(l, &a);
+	launches_add(l, &b);
+	cr_assert_eq(launches_note_blocks(l, 2, &x, 1, out, 2), 1);
+	cr_assert_eq(out[0].u.kernel.context_id, 2);
+	cr_assert_eq(launches_pending(l), 1);
+	cr_assert_eq(launches_note_blocks(l, 3, &x, 1, out + 1, 1), 0, "context 3 launched nothing");
+	cr_assert_eq(launches_orphans(l), 1);
+	free_records(out, 1);
+	launches_destroy(l);
+}
+
+/* Kernels short of blocks (dropped in a full lane, or the process ends)
+ * go out after they were idle long enough, with what came of them. */
+Test(launches, stale_kernels_go_out_with_what_came)
+{
+	struct launches *l = launches_create(1);
+	struct launch_info a = launch_of(1, 1, 4, 1, 0), b = launch_of(2, 1, 4, 1, 0);
+	struct smtop_block x = block_of(1, 0, 500, 700);
+	struct smtop_record out[4];
+
+	launches_set_now(l, 1000);
+	launches_add(l, &a);
+	launches_add(l, &b);
+	launches_set_now(l, 5000);
+	launches_note_blocks(l, 1, &x, 1, out, 4);
+	cr_assert_eq(launches_take_stale(l, 5500, 1000, out, 4), 1, "only b has been idle past 1000 ns");
+	cr_assert_eq(out[0].u.kernel.grid_id, 2);
+	cr_assert_eq(out[0].u.kernel.start, 0, "no block came: unknown, not 0 ns long");
+	records_free_owned(&out[0]);
+	cr_assert_eq(launches_take_stale(l, 5500, 0, out, 4), 1, "idle 0: every one");
+	cr_assert_eq(out[0].u.kernel.start, 500);
+	cr_assert_eq(out[0].u.kernel.end, 700);
+	records_free_owned(&out[0]);
+	cr_assert_eq(launches_pending(l), 0);
+	launches_destroy(l);
+}
+
+/* Many launches in flight (PyTorch queues thousands) and removals in any
+ * order keep every probe chain whole. */
+Test(launches, thousands_in_flight_complete_in_any_order)
+{
+	enum { N = 5000 };
+	struct launches *l = launches_create(1);
+	struct smtop_record out[1];
+	size_t done = 0;
+
+	for (uint64_t g = 1; g <= N; g++) {
+		struct launch_info i = launch_of(g, 1, 1, 1, 0);
+		cr_assert_eq(launches_add(l, &i), 0);
+	}
+	for (uint64_t k = 0; k < N; k++) {
+		uint64_t g = 1 + (k * 7919) % N; /* a permutation of 1..N */
+		struct smtop_block x = block_of(g, 0, 10 * g, 10 * g + 5);
+		size_t n = launches_note_blocks(l, 1, &x, 1, out, 1);
+		cr_assert_eq(n, 1, "grid %llu", (unsigned long long)g);
+		cr_assert_eq(out[0].u.kernel.grid_id, g);
+		done += n;
+		records_free_owned(&out[0]);
+	}
+	cr_assert_eq(done, N);
+	cr_assert_eq(launches_pending(l), 0);
+	cr_assert_eq(launches_orphans(l), 0);
+	launches_destroy(l);
+}
+
+Test(sanitizer, launch_data_becomes_a_launch)
+{
+	Sanitizer_LaunchData ld;
+	struct launch_info i;
+
+	memset(&ld, 0, sizeof(ld));
+	ld.functionName = "_Z3addPfS_";
+	ld.gridDim_x = 7;
+	ld.gridDim_y = 5;
+	ld.gridDim_z = 3;
+	ld.blockDim_x = 8;
+	ld.blockDim_y = 8;
+	ld.blockDim_z = 2;
+	ld.gridId = 0x1234567890ull;
+	ld.device = 1;
+	sanitizer_launch_info(&ld, 4, 9, 777, 0, &i);
+	cr_assert_eq(i.grid_id, 0x1234567890ull);
+	cr_assert_eq(i.context_id, 4);
+	cr_assert_eq(i.stream_id, 9);
+	cr_assert_eq(i.device_id, 1);
+	cr_assert_eq(i.grid[0] * i.grid[1] * i.grid[2], 105);
+	cr_assert_eq(i.block[0] * i.block[1] * i.block[2], 128);
+	cr_assert_eq(i.launched, 777);
+	cr_assert_eq(i.is_graph, 0);
+	cr_assert_str_eq(i.name, "_Z3addPfS_");
+}
+
+Test(sanitizer, only_kernel_nodes_of_a_graph_are_launches)
+{
+	Sanitizer_GraphNodeLaunchData g;
+
+	memset(&g, 0, sizeof(g));
+	g.nodeType = CU_GRAPH_NODE_TYPE_KERNEL;
+	g.launchData.gridId = 77;
+	cr_assert_eq(sanitizer_graph_node_launch(&g), &g.launchData);
+	cr_assert_eq(sanitizer_graph_node_launch(&g)->gridId, 77);
+	g.nodeType = CU_GRAPH_NODE_TYPE_MEMCPY;
+	cr_assert_null(sanitizer_graph_node_launch(&g));
+	g.nodeType = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+	cr_assert_null(sanitizer_graph_node_launch(&g));
+	cr_assert_null(sanitizer_graph_node_launch(NULL));
+}
+
+/* The callback numbers of CUDA 13.0 differ from the 11.8 headers': the
+ * module callbacks moved by one (STREAM_DESTROY_FINISHED came before them),
+ * the graph node launch by two.  CUDA 12 is not known. */
+Test(sanitizer, numbering_by_release)
+{
+	const struct sanitizer_numbering *old = sanitizer_numbering_of(11), *now = sanitizer_numbering_of(13);
+
+	cr_assert_not_null(old);
+	cr_assert_not_null(now);
+	cr_assert_eq(old->module_loaded, SANITIZER_CBID_RESOURCE_MODULE_LOADED);
+	cr_assert_eq(now->module_loaded, 9);
+	cr_assert_eq(now->module_unloading, 10);
+	cr_assert_eq(now->graph_node_launch_begin, 4);
+	cr_assert_eq(now->context_created, old->context_created);
+	cr_assert_eq(now->launch_begin, old->launch_begin);
+	cr_assert_null(sanitizer_numbering_of(12));
+	cr_assert_null(sanitizer_numbering_of(0));
+}
+
+Test(sanitizer, toolkit_version_from_its_files)
+{
+	cr_assert_eq(sanitizer_major_of_path("/usr/local/cuda-13.0/compute-sanitizer/libsanitizer-public.so"), 13);
+	cr_assert_eq(sanitizer_major_of_path("/opt/cuda-11.8/compute-sanitizer/libsanitizer-public.so"), 11);
+	cr_assert_eq(sanitizer_major_of_path("/usr/local/cuda/compute-sanitizer/libsanitizer-public.so"), 0);
+	cr_assert_eq(sanitizer_major_of_path(NULL), 0);
+	cr_assert_eq(sanitizer_major_of_version_json(
+			     "{\n   \"cuda\" : {\n      \"name\" : \"CUDA SDK\",\n      \"version\" : \"13.0.2\"\n   },\n"
+			     "   \"cuda_cccl\" : {\"version\" : \"3.0.1\"}}"), 13);
+	cr_assert_eq(sanitizer_major_of_version_json("{\"cuda_cccl\" : {\"version\" : \"3.0.1\"}}"), 0);
+	cr_assert_eq(sanitizer_major_of_version_json(""), 0);
 }

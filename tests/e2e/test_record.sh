@@ -49,6 +49,30 @@ err=$("$SMTOP" record -q -o /no/such/dir/x.smtop -- true 2>&1)
 check "missing directory refused" [ $? -ne 0 ]
 check "missing directory: one line" one_line "$err"
 
+# --sm all without the Compute Sanitizer: one line, the workload runs
+# untraced and keeps its exit status; the session says why.  (The host and
+# the collector it loads run natively from build/, also under the sanitizers.)
+native_inject=$(pwd)/build/libsmtop-inject.so
+out=$(SMTOP_INJECT=$native_inject SMTOP_SANITIZER_LIB=/no/such/libsanitizer-public.so "$SMTOP" record -q --sm all -o "$S/nosz.smtop" -- \
+	"$(pwd)/build/e2e/inject_host" 2>"$S/nosz.err")
+rc=$?
+err=$(cat "$S/nosz.err")
+check "--sm all without the sanitizer: the workload's status" [ $rc -eq 5 ]
+check "--sm all without the sanitizer: the workload ran" [ "$out" = "workload ran" ]
+check "--sm all without the sanitizer: one line" one_line "$err"
+check "--sm all without the sanitizer: says what is missing" contains "$err" "--sm all needs the Compute Sanitizer's libsanitizer-public.so"
+out=$("$SMTOP" info "$S/nosz.smtop")
+check "--sm all without the sanitizer: process marked untraced" contains "$out" "untraced"
+# A release whose callback numbers smtop does not know is refused the same way.
+err=$(SMTOP_INJECT=$native_inject SMTOP_SANITIZER_LIB=$native_inject SMTOP_SANITIZER_VERSION=12 "$SMTOP" record -q --sm all -o "$S/sz12.smtop" -- \
+	"$(pwd)/build/e2e/inject_host" 2>&1 >/dev/null)
+check "--sm all, CUDA 12 sanitizer: one line" one_line "$err"
+check "--sm all, CUDA 12 sanitizer: names the release" contains "$err" "Compute Sanitizer of CUDA 12 is not supported"
+err=$("$SMTOP" record -q --sm some -o "$S/bad.smtop" -- true 2>&1)
+check "--sm with a bad value refused" [ $? -ne 0 ]
+check "--sm with a bad value: one line" contains "$err" "--sm needs 'all'"
+check "--sm with a bad value: no session made" [ ! -e "$S/bad.smtop" ]
+
 XDG_DATA_HOME=$S/xdg "$SMTOP" record -q -- true
 check "default path is in XDG_DATA_HOME" [ -n "$(ls "$S"/xdg/smtop/sessions/*-true.smtop 2>/dev/null)" ]
 

@@ -29,6 +29,26 @@ check "PyTorch session: streams at -5 and 0" [ "$prios" = "-5 0" ]
 
 json() { "$SMTOP" report "$1" --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); $2"; }
 
+# Every block of every kernel (--sm all, Compute Sanitizer), checked through
+# the product: smtop export joins each block to its kernel and stream, the
+# counts add up to the grids, and the report sees the streams' priorities.
+for f in sm-all-unmarked torch-sm-all; do
+	out=$(SMTOP=$SMTOP python3 tests/gpu/check_blocks_complete.py $FX/$f.smtop)
+	check "$f: every block joins its kernel, every grid complete" contains "$out" "orphans 0, extra 0"
+	check "$f: blocks stored = the grids' blocks" [ "$(printf '%s\n' "$out" | tail -1)" = "ok" ]
+	"$SMTOP" export $FX/$f.smtop --csv "$E2E_TMP/$f-csv" -q
+	n=$(awk -F, 'NR > 1 && ($9 == "" || $10 == "")' "$E2E_TMP/$f-csv/blocks.csv" | wc -l)
+	check "$f: every exported block names its stream and kernel" [ "$n" -eq 0 ]
+	v=$(json $FX/$f.smtop "print(r['basis'], r['kernels'] == r['kernels_with_blocks'], sorted({s['priority'] for s in r['streams'] if s['kernels']}))")
+	check "$f: judged from blocks, every kernel has them, priorities -5 and 0 ($v)" [ "$v" = "blocks True [-5, 0]" ]
+done
+out=$("$SMTOP" info $FX/sm-all-unmarked.smtop)
+check "sm-all-unmarked: 100 kernels (graph replays included)" contains "$out" "kernels        100"
+check "sm-all-unmarked: 114690 blocks, the grids' sum" contains "$out" "blocks         114690"
+check "sm-all-unmarked: nothing dropped" contains "$out" "dropped        0 CUPTI, 0 ring, 0 blocks"
+v=$(json $FX/torch-sm-all.smtop "print(sum(1 for e in r['episodes'] if e['kind'].startswith('inversion') and e['priority'] == -5 and any(c['priority'] == 0 for c in e['culprits'])))")
+check "torch-sm-all: the -5 inference stream has inversions behind training ($v)" [ "$v" -gt 0 ]
+
 v=$(json $FX/priority-vs-training.smtop "t=r['totals']; print(t['inversion_resident']['count'] + t['inversion_dispatch']['count'])")
 check "priority-vs-training: inversions found ($v)" [ "$v" -gt 0 ]
 v=$(json $FX/priority-vs-training.smtop "print(sorted({(e['priority'], c['priority']) for e in r['episodes'] if e['kind'].startswith('inversion') for c in e['culprits']}))")

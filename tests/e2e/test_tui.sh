@@ -72,6 +72,17 @@ if [ ! -e /dev/nvidiactl ]; then
 fi
 tmux kill-session -t "$T" 2>/dev/null
 
+# PyTorch's own kernels (cuDNN, cuBLAS, ATen), every block recorded with
+# --sm all: the SM rows are drawn, both streams in them.
+start 160 50 "$SMTOP" open "$FX/torch-sm-all.smtop"
+s=$(cap)
+check "--sm all PyTorch session: blocks drawn" sh -c '! printf "%s" "$1" | grep -q "no block records"' _ "$s"
+rows=$(printf '%s\n' "$s" | grep -E '^│ +[0-9]+-[0-9]+ ' | grep -c '[a-dA-D]')
+check "--sm all PyTorch session: SM rows hold stream letters ($rows rows)" [ "$rows" -ge 20 ]
+check "--sm all PyTorch session: the -5 stream in the legend" contains "$s" "prio -5"
+keys q
+tmux kill-session -t "$T" 2>/dev/null
+
 err=$("$SMTOP" open "$FX/head-of-line.smtop" < /dev/null 2>&1 > /dev/null)
 check "not a terminal: clear error" contains "$err" "needs a terminal"
 check "not a terminal: one line" one_line "$err"

@@ -5,12 +5,22 @@ sessions stay small enough to commit as test fixtures.
   trim_session.py SRC DST --report REPORT.json [--before-ms B] [--after-ms A]
       window around the worst episode of smtop's report (ready - B .. ready + A)
   trim_session.py SRC DST --start-ns T --window-ms W
+  --whole-kernels: keep only kernels that ran wholly inside the window, with
+      every one of their blocks and no other block, so that no block lacks
+      its kernel and no kernel lacks its blocks (a grid id launched several
+      times, a graph replayed, is kept only when all its launches are inside).
+      The first kernel of a stream may then lack its predecessor: where the
+      host ran ahead, its wait counts from its submission.
 """
 import argparse
 import json
 import os
 import shutil
 import sqlite3
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import chunk_codec  # noqa: E402
 
 TIMED = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
          "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
@@ -41,6 +51,7 @@ def main():
     ap.add_argument("--after-ms", type=float, default=40)
     ap.add_argument("--start-ns", type=int, default=0)
     ap.add_argument("--window-ms", type=float, default=60)
+    ap.add_argument("--whole-kernels", action="store_true")
     a = ap.parse_args()
     if os.path.exists(a.dst):
         os.remove(a.dst)
@@ -50,6 +61,8 @@ def main():
     src.close()
     t0, t1 = window(a, dst)
     names = {r[0] for r in dst.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if a.whole_kernels:
+        return trim_whole_kernels(a, dst, names, t0, t1)
     # Chunks are on the %globaltimer clock, tens of microseconds off CUPTI's.
     margin = 1_000_000
     dst.execute("DELETE FROM smtop_block_chunk WHERE start >= ? OR end < ?", (t1 + margin, t0 - margin))
@@ -71,6 +84,54 @@ def main():
     dst.execute("VACUUM")
     dst.close()
     print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms")
+
+
+def clock_offset(db, device):
+    """The stored clock's offset (CUPTI = globaltimer + offset), per device."""
+    rows = dict(db.execute("SELECT key, value FROM smtop_meta WHERE key LIKE 'clock_offset_ns%'"))
+    return int(rows.get(f"clock_offset_ns.{device}", rows.get("clock_offset_ns", 0)))
+
+
+def trim_whole_kernels(a, dst, names, t0, t1):
+    grids = {}
+    for pid, dev, ctx, grid, start, end in dst.execute(
+            "SELECT globalPid, deviceId, contextId, gridId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+        inside = start >= t0 and end <= t1 and end > 0
+        key = (pid, dev, ctx, grid)
+        grids[key] = grids.get(key, True) and inside
+    keep = {k for k, ok in grids.items() if ok}
+    dst.execute("CREATE TEMP TABLE keep(pid, dev, ctx, grid)")
+    dst.executemany("INSERT INTO temp.keep VALUES (?, ?, ?, ?)", keep)
+    dst.execute("""DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE NOT EXISTS (SELECT 1 FROM temp.keep k
+                   WHERE k.pid = globalPid AND k.dev = deviceId AND k.ctx = contextId AND k.grid = gridId)""")
+    margin = 1_000_000
+    offsets = {}
+    rows = dst.execute("SELECT id, globalPid, deviceId, contextId, data FROM smtop_block_chunk").fetchall()
+    for cid, pid, dev, ctx, data in rows:
+        if dev not in offsets:
+            offsets[dev] = clock_offset(dst, dev)
+        off = offsets[dev]
+        blocks = [b for b in chunk_codec.decode_chunk(data)
+                  if (pid, dev, ctx, b[2]) in keep and t0 - margin <= b[0] + off <= t1 + margin]
+        if not blocks:
+            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
+            continue
+        blocks.sort()
+        dst.execute("UPDATE smtop_block_chunk SET start = ?, end = ?, count = ?, data = ? WHERE id = ?",
+                    (blocks[0][0], max(b[1] for b in blocks), len(blocks), chunk_codec.encode_chunk(blocks), cid))
+    for t in TIMED:
+        if t in names and t != "CUPTI_ACTIVITY_KIND_KERNEL":
+            dst.execute(f'DELETE FROM "{t}" WHERE start < ? OR start >= ?', (t0, t1))
+    for t in ("smtop_events", "smtop_event_culprits", "smtop_summary"):
+        if t in names:
+            dst.execute(f'DELETE FROM "{t}"')
+    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)",
+                (f"kept the kernels wholly inside [{t0}, {t1}) of {os.path.basename(a.src)}, with all their blocks",))
+    dst.commit()
+    dst.execute("PRAGMA journal_mode=DELETE")
+    dst.execute("VACUUM")
+    dst.close()
+    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms, {len(keep)} grid ids kept")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,7 @@ struct db_reader {
 	sqlite3_stmt *st_next_device, *st_chunk_walk;
 	struct db_clock clock;       /* the first device's with blocks, and the fallback */
 	int clock_known, clock_from_meta;
+	uint64_t trimmed_from;       /* a trimmed session holds what happened from here on */
 	struct db_clock dev_clock[READER_CLOCK_DEVICES];
 	unsigned char dev_clock_kind[READER_CLOCK_DEVICES]; /* CLOCK_NONE, _ESTIMATED, _STORED */
 	uint64_t dev_min_start[READER_CLOCK_DEVICES], dev_max_end[READER_CLOCK_DEVICES];
@@ -524,6 +525,17 @@ static void reader_read_meta_offset(struct db_reader *r)
 	r->clock_from_meta = !missing;
 }
 
+/* A session trimmed to a window (tests/gpu/trim_session.py) says where it
+ * starts: host times before it (a kernel submitted while an earlier one,
+ * cut away, still ran on its stream) belong to what was cut, and are read
+ * as unknown, so no wait is counted from them. */
+static void reader_read_trim(struct db_reader *r)
+{
+	const char *v = reader_meta(r, "trimmed_from_ns");
+
+	r->trimmed_from = v ? strtoull(v, NULL, 10) : 0;
+}
+
 int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen)
 {
 	struct db_reader *r;
@@ -566,6 +578,7 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 		goto fail;
 	}
 	reader_read_meta_offset(r);
+	reader_read_trim(r);
 	*out = r;
 	return 0;
 fail:
@@ -691,6 +704,10 @@ static int reader_kernel_row(struct db_reader *r, sqlite3_stmt *st, struct smtop
 	k->grid_id = (uint64_t)sqlite3_column_int64(st, 22);
 	k->queued = (uint64_t)sqlite3_column_int64(st, 23);
 	k->submitted = (uint64_t)sqlite3_column_int64(st, 24);
+	if (k->queued < r->trimmed_from)
+		k->queued = 0;
+	if (k->submitted < r->trimmed_from)
+		k->submitted = 0;
 	k->is_graph = sqlite3_column_int(st, 25) != 0;
 	return 0;
 }

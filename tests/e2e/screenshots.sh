@@ -48,6 +48,9 @@ shot head-of-line head-of-line.smtop
 shot priority-vs-training priority-vs-training.smtop w
 shot kernel-details priority-vs-training.smtop w Tab Tab
 shot help head-of-line.smtop '?'
+# PyTorch's own kernels, every block recorded with --sm all; w: its worst episode
+shot sm-all-torch torch-sm-all.smtop
+shot sm-all-torch-worst torch-sm-all.smtop w
 # replays: n steps the clock to the first episode and pauses there (guided:
 # the first stop, with its caption); Enter goes on to the next stop
 VIEW="replay --speed 1e3" shot replay-priority-vs-training priority-vs-training.smtop n

@@ -48,6 +48,10 @@ check "sm-all-unmarked: 114690 blocks, the grids' sum" contains "$out" "blocks  
 check "sm-all-unmarked: nothing dropped" contains "$out" "dropped        0 CUPTI, 0 ring, 0 blocks"
 v=$(json $FX/torch-sm-all.smtop "print(sum(1 for e in r['episodes'] if e['kind'].startswith('inversion') and e['priority'] == -5 and any(c['priority'] == 0 for c in e['culprits'])))")
 check "torch-sm-all: the -5 inference stream has inversions behind training ($v)" [ "$v" -gt 0 ]
+# Trimmed: the first kernel a stream kept was submitted while its cut
+# predecessor ran; no wait may count from before the trim (it read 36 ms).
+v=$(json $FX/torch-sm-all.smtop "print(max(e['wait_ns'] for e in r['episodes']))")
+check "torch-sm-all: no wait counted from before the trim (longest $v ns)" [ "$v" -lt 1000000 ]
 
 v=$(json $FX/priority-vs-training.smtop "t=r['totals']; print(t['inversion_resident']['count'] + t['inversion_dispatch']['count'])")
 check "priority-vs-training: inversions found ($v)" [ "$v" -gt 0 ]

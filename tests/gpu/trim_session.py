@@ -127,6 +127,9 @@ def trim_whole_kernels(a, dst, names, t0, t1):
             dst.execute(f'DELETE FROM "{t}"')
     dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)",
                 (f"kept the kernels wholly inside [{t0}, {t1}) of {os.path.basename(a.src)}, with all their blocks",))
+    # The reader takes host times before this for unknown: what they waited
+    # for may have been cut.
+    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed_from_ns', ?)", (str(t0),))
     dst.commit()
     dst.execute("PRAGMA journal_mode=DELETE")
     dst.execute("VACUUM")

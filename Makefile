@@ -26,15 +26,21 @@ SAN ?=
 CFLAGS += $(SAN)
 LDFLAGS += $(SAN)
 
-CORE_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+# The floors (docs/architecture.md), each an archive: app -> ui -> session ->
+# db -> core, and collectors -> db -> core.
+CORE_SRC := $(wildcard src/core/*.c)
 DB_SRC := $(wildcard db/*.c)
+SESSION_SRC := $(wildcard src/session/*.c)
 UI_SRC := $(wildcard ui/*.c)
+APP_SRC := $(filter-out src/app/main.c,$(wildcard src/app/*.c))
 COLL_SRC := $(wildcard collectors/*.c)
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 CORE_OBJ := $(call obj,$(CORE_SRC))
 DB_OBJ := $(call obj,$(DB_SRC))
+SESSION_OBJ := $(call obj,$(SESSION_SRC))
 UI_OBJ := $(call obj,$(UI_SRC))
+APP_OBJ := $(call obj,$(APP_SRC))
 COLL_OBJ := $(call obj,$(COLL_SRC))
 
 KERNEL_SRC := $(wildcard kernels/*_main.cu)
@@ -73,24 +79,25 @@ $(B)/smtop-patches.fatbin: collectors/sanitizer_patch.cu kernels/smtop_trace.cuh
 
 $(B)/libsmtop-core.a: $(CORE_OBJ)
 $(B)/libsmtop-db.a: $(DB_OBJ)
+$(B)/libsmtop-session.a: $(SESSION_OBJ)
 $(B)/libsmtop-ui.a: $(UI_OBJ)
+$(B)/libsmtop-app.a: $(APP_OBJ)
 $(B)/libsmtop-coll.a: $(COLL_OBJ)
 $(B)/%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-APP_LIBS := $(B)/libsmtop-ui.a $(B)/libsmtop-core.a $(B)/libsmtop-db.a
-# The module archives refer to each other (db frees core's records, core's
-# loader reads db): link them as one group.
-GROUP = -Wl,--start-group $(1) -Wl,--end-group
+# Highest floor first and no --start-group: a call from a floor to one above
+# it does not link, so the link order itself checks the layering.
+APP_LIBS := $(B)/libsmtop-app.a $(B)/libsmtop-ui.a $(B)/libsmtop-session.a $(B)/libsmtop-db.a $(B)/libsmtop-core.a
 
-$(B)/smtop: $(call obj,src/main.c) $(APP_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $< $(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
+$(B)/smtop: $(call obj,src/app/main.c) $(APP_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
 # The collector lives inside the workload's process: it needs CUPTI and SQLite,
 # never ncurses.  libcuda is reached through dlopen at run time.
 $(B)/libsmtop-inject.so: $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a collectors/inject.map
-	$(CC) -shared $(LDFLAGS) -Wl,--version-script=collectors/inject.map -Wl,-z,defs -o $@ $(COLL_OBJ) $(call GROUP,$(B)/libsmtop-db.a $(B)/libsmtop-core.a) \
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=collectors/inject.map -Wl,-z,defs -o $@ $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -Wl,-rpath,/usr/local/cuda/lib64 \
 		-lcupti -lsqlite3 $(LDLIBS_BASE)
 
@@ -104,7 +111,7 @@ $(B)/%: $(B)/kernels/%_main.o $(patsubst kernels/%.cu,$(B)/kernels/%.o,$(KERNEL_
 # Each suite links the module libraries; Criterion runs it.
 $(B)/tests/test_%: tests/test_%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(call GROUP,$(B)/libsmtop-coll.a $(APP_LIBS)) \
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti \
 		-lcriterion $(PKG_LIBS) $(LDLIBS_BASE)
 
@@ -112,22 +119,24 @@ BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
 # Workloads the end-to-end scripts run (tests/e2e/*.c): the collector's
 # writer without a GPU.
 E2E_PROG_BIN := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
 $(B)/e2e/%: tests/e2e/%.c $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call GROUP,$(B)/libsmtop-coll.a $(APP_LIBS)) \
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsmtop-coll.a $(APP_LIBS) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti $(PKG_LIBS) $(LDLIBS_BASE)
 
 test: deps all $(TEST_BIN) $(E2E_PROG_BIN)
+	@tests/layering.sh
 	@tests/run-all.sh $(TEST_BIN)
 	@$(MAKE) --no-print-directory test-asan && $(MAKE) --no-print-directory test-valgrind && \
 		$(MAKE) --no-print-directory fuzz-short
 
 test-unit: all $(TEST_BIN)
+	@tests/layering.sh
 	@tests/run-all.sh --unit-only $(TEST_BIN)
 
 # GPU-side test programs (run by make test-gpu on a machine with a GPU).
@@ -173,7 +182,7 @@ ASAN_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT_OBJ) $(filter %.o,$(FUZZ_ENGINE)) $(APP_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SUPPORT_OBJ) $(FUZZ_ENGINE) \
-		$(call GROUP,$(APP_LIBS)) $(PKG_LIBS) $(LDLIBS_BASE)
+		$(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
 .SECONDARY: $(SUPPORT_OBJ) $(FUZZ_SUPPORT_OBJ) $(call obj,tests/fuzz/replay.c)
 

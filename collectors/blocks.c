@@ -18,6 +18,7 @@
 #include "collectors/ring.h"
 #include "collectors/writer_thread.h"
 #include "db/blockcodec.h"
+#include "src/core/clock.h"
 
 #define BLOCKS_MAX_CONTEXTS 64
 #define BLOCKS_MAX_GROUPS 8             /* drain threads per context, at most */
@@ -823,14 +824,6 @@ static void blocks_note_tick(const struct smtop_block *b, size_t n)
 	writer_thread_set_meta("globaltimer_ns_per_tick", value);
 }
 
-static uint64_t blocks_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Packs lane l's stage into one chunk record for the writer.  Encoding here,
  * in the drain threads, keeps the one writer thread to SQLite work: that is
  * what lets the store keep up with tens of millions of blocks/s. */
@@ -982,7 +975,7 @@ static size_t blocks_collect_lanes(struct blocks_group *g, uint64_t now)
  * error. */
 static int blocks_drain_once(struct blocks_group *g, int last)
 {
-	uint64_t total, now = blocks_now_ns();
+	uint64_t total, now = clock_mono_ns();
 	int r;
 
 	if (blocks_fetch(g, &total, last) != 0)
@@ -991,7 +984,7 @@ static int blocks_drain_once(struct blocks_group *g, int last)
 		g->drained += blocks_collect_lanes(g, now);
 	blocks_flush_stages(g, now, last);
 	r = total ? blocks_give_back(g) : 0;
-	g->drain_ns += blocks_now_ns() - now;
+	g->drain_ns += clock_mono_ns() - now;
 	return r;
 }
 

@@ -10,7 +10,7 @@
 #include <cuda.h>
 
 #include "kernels/smtop_trace_abi.h"
-#include "src/records.h"
+#include "src/core/records.h"
 
 #pragma GCC visibility push(hidden)
 

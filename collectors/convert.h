@@ -9,7 +9,7 @@
 
 #include <cupti_activity.h>
 
-#include "src/records.h"
+#include "src/core/records.h"
 
 #pragma GCC visibility push(hidden)
 

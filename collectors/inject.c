@@ -219,6 +219,7 @@ static void inject_start(const char *session)
 	wopt.writer = inject_writer;
 	wopt.ring = inject_ring;
 	wopt.path = inject_path;
+	wopt.blocks_released = blocks_released;
 	if (writer_thread_start(&wopt) != 0) {
 		inject_backend->disable();
 		inject_untraced("cannot start the writer thread");

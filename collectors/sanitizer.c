@@ -42,6 +42,7 @@
 #include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
 #include "kernels/smtop_trace_abi.h"
+#include "src/core/clock.h"
 
 #define SZ_ENTER_PATCH "smtop_sz_block_enter"
 #define SZ_EXIT_PATCH "smtop_sz_block_exit"
@@ -173,11 +174,12 @@ static const char *sz_error(SanitizerResult r)
 	return s;
 }
 
-static uint64_t sz_clock(clockid_t id)
+/* The host's wall clock, the epoch %globaltimer counts from. */
+static uint64_t sz_realtime_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(id, &ts);
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -509,11 +511,11 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ld->context, ld->device);
 	s = sz_stream_of(ld->stream, c);
-	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, sz_clock(CLOCK_REALTIME), is_graph, &info);
+	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, sz_realtime_ns(), is_graph, &info);
 	sz_func_attributes(ld->function, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
 	pthread_mutex_lock(&sz_launch_lock);
-	launches_set_now(sz_launches_table, sz_clock(CLOCK_MONOTONIC)); /* its age starts now */
+	launches_set_now(sz_launches_table, clock_mono_ns()); /* its age starts now */
 	if (launches_add(sz_launches_table, &info) != 0)
 		log_debug("out of memory: the kernel record of %s is lost", info.name ? info.name : "?");
 	pthread_mutex_unlock(&sz_launch_lock);
@@ -563,7 +565,7 @@ static void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, 
 		size_t take = n < SZ_OUT ? n : SZ_OUT;
 
 		pthread_mutex_lock(&sz_launch_lock);
-		launches_set_now(sz_launches_table, sz_clock(CLOCK_MONOTONIC));
+		launches_set_now(sz_launches_table, clock_mono_ns());
 		done = launches_note_blocks(sz_launches_table, context_id, b, take, out, SZ_OUT);
 		pthread_mutex_unlock(&sz_launch_lock);
 		sz_push(out, done);
@@ -579,7 +581,7 @@ static void sz_flush_stale(uint64_t idle_ns)
 
 	do {
 		pthread_mutex_lock(&sz_launch_lock);
-		done = launches_take_stale(sz_launches_table, sz_clock(CLOCK_MONOTONIC), idle_ns, out, SZ_OUT);
+		done = launches_take_stale(sz_launches_table, clock_mono_ns(), idle_ns, out, SZ_OUT);
 		pthread_mutex_unlock(&sz_launch_lock);
 		sz_push(out, done);
 	} while (done == SZ_OUT);

@@ -1,5 +1,4 @@
 #include "collectors/writer_thread.h"
-#include "collectors/blocks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +16,7 @@
 #include "collectors/log.h"
 #include "collectors/ring.h"
 #include "db/writer.h"
+#include "src/core/clock.h"
 
 #define WRITER_THREAD_MAX_META 16
 
@@ -29,6 +29,7 @@ static struct {
 	struct ring *ring;
 	char path[512];
 	int period_ms;
+	void (*blocks_released)(uint64_t n);
 	pthread_t thread;
 	int wake[2];            /* commands in: 'c' commit (signal), 's' stop */
 	int ack[2];             /* 'a' out after a signal commit */
@@ -65,7 +66,7 @@ static void writer_thread_discard(struct smtop_record *recs, size_t n)
 		records_free_owned(&recs[i]);
 }
 
-/* Blocks handed over but not yet stored bound the drain (see blocks.c). */
+/* Blocks handed over but not yet stored bound the drain (blocks.c). */
 static void writer_thread_release_blocks(const struct smtop_record *recs, size_t n)
 {
 	uint64_t blocks = 0;
@@ -74,16 +75,8 @@ static void writer_thread_release_blocks(const struct smtop_record *recs, size_t
 			blocks += recs[i].u.blocks.count;
 		else if (recs[i].kind == SMTOP_REC_CHUNK)
 			blocks += recs[i].u.chunk.count;
-	if (blocks)
-		blocks_released(blocks);
-}
-
-static uint64_t writer_thread_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (blocks && wt.blocks_released)
+		wt.blocks_released(blocks);
 }
 
 static void writer_thread_write(size_t n)
@@ -93,10 +86,10 @@ static void writer_thread_write(size_t n)
 		writer_thread_discard(wt.batch, n);
 		return;
 	}
-	uint64_t t0 = writer_thread_now_ns();
+	uint64_t t0 = clock_mono_ns();
 	int r = db_writer_write(wt.w, wt.batch, n);
 
-	wt.write_ns += writer_thread_now_ns() - t0;
+	wt.write_ns += clock_mono_ns() - t0;
 	if (r == 0) {
 		wt.written += n;
 		return;
@@ -232,6 +225,7 @@ int writer_thread_start(const struct writer_thread_options *opt)
 {
 	wt.w = opt->writer;
 	wt.ring = opt->ring;
+	wt.blocks_released = opt->blocks_released;
 	wt.period_ms = opt->period_ms > 0 ? opt->period_ms : WRITER_THREAD_PERIOD_MS;
 	snprintf(wt.path, sizeof(wt.path), "%s", opt->path ? opt->path : "session");
 	wt.stopped_writing = 0;

@@ -21,6 +21,9 @@ struct writer_thread_options {
 	struct ring *ring;
 	const char *path;       /* for messages */
 	int period_ms;          /* 0: WRITER_THREAD_PERIOD_MS */
+	/* Told how many blocks each write stored or dropped (the block drains
+	 * bound what they hand over by it); may be NULL. */
+	void (*blocks_released)(uint64_t n);
 };
 
 /* 0, or -1 (no thread; the caller still owns the writer). */

@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "db/varint.h"
+#include "src/core/varint.h"
 
 /* Each block costs four varints; the block index is coded against the last
  * index seen for the same grid, remembered in a small direct-mapped table

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/records.h"
+#include "src/core/records.h"
 
 #define DB_BLOCKCODEC_VERSION 1
 #define DB_BLOCKCODEC_MAX_BLOCKS 4096

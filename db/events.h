@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "src/records.h"
+#include "src/core/records.h"
 
 /* Replaces every stored event with ev[0..n) in one transaction; params (e.g.
  * "threshold_us=20", may be NULL) goes into smtop_meta key analysis_params.

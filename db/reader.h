@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/records.h"
+#include "src/core/records.h"
 
 struct db_reader;
 

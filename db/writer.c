@@ -12,6 +12,7 @@
 
 #include "db/blockcodec.h"
 #include "db/names.h"
+#include "src/core/names.h"
 #include "db/procid.h"
 #include "db/schema.h"
 #include "db/strmap.h"
@@ -231,7 +232,7 @@ static const int64_t *writer_kernel_names(struct db_writer *w, const char *mangl
 	if (hit)
 		return hit;
 	demangled = db_names_demangle(mangled);
-	short_name = demangled ? db_names_short(demangled) : NULL;
+	short_name = demangled ? names_short(demangled) : NULL;
 	if (!demangled || !short_name) {
 		free(demangled);
 		snprintf(w->err, sizeof w->err, "%s: out of memory", w->path);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "db/reader.h"
-#include "src/analysis.h"
+#include "src/core/analysis.h"
 #include "tests/support/trace_support.h"
 
 #define HI (-5)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/cli.h"
+#include "src/app/cli.h"
 
 /* cli keeps pointers into argv, as main's argv lives for the whole run. */
 static char *argv[32];

@@ -1,4 +1,5 @@
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "db/blockcodec.h"
 #include "db/events.h"
 #include "db/names.h"
+#include "src/core/names.h"
 #include "db/reader.h"
 #include "db/schema.h"
 #include "db/writer.h"
@@ -257,20 +259,62 @@ Test(db, short_names)
 	char *d = db_names_demangle(MANGLED), *s;
 
 	cr_assert_str_eq(d, "void conv2d_fwd<3>(float const*, float*, int)");
-	s = db_names_short(d);
+	s = names_short(d);
 	cr_assert_str_eq(s, "conv2d_fwd");
 	free(s);
 	free(d);
-	s = db_names_short("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>,"
+	s = names_short("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>,"
 			   " std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)");
 	cr_assert_str_eq(s, "vectorized_elementwise_kernel");
 	free(s);
-	s = db_names_short("void (anonymous namespace)::softmax_warp_forward<float, 8>(float*, float const*)");
+	s = names_short("void (anonymous namespace)::softmax_warp_forward<float, 8>(float*, float const*)");
 	cr_assert_str_eq(s, "softmax_warp_forward");
 	free(s);
 	d = db_names_demangle("not_mangled");
 	cr_assert_str_eq(d, "not_mangled");
 	free(d);
+}
+
+/* One shortener for the screen (mangled names, as the model gets them) and
+ * the report and export (the session's demangled names): they used to
+ * disagree on foo::bar<int>::baz(), "bar" on the screen and "baz" in the
+ * report. */
+Test(db, one_short_name_for_both_forms)
+{
+	static const char *const mangled[] = {
+		"_ZN3foo3barIiE3bazEv",                 /* foo::bar<int>::baz() */
+		"_Z10conv2d_fwdILi3EEvPKfPfi",          /* conv2d_fwd<3>(...) */
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
+		"_ZN5cudnn19engines_precompiled16nchwToNhwcKernelIfffLb0ELb1EL21cudnnKernelDataType_t2EEEvNS0_18nchw2nhwc_params_tIT1_EEPKT_PT0_",
+		"_ZN12_GLOBAL__N_120softmax_warp_forwardIfLi8EEEvPfPKf",
+		"_ZNK3foo3getEv",                       /* foo::get() const */
+	};
+
+	for (size_t i = 0; i < sizeof mangled / sizeof mangled[0]; i++) {
+		char *d = db_names_demangle(mangled[i]);
+		char *from_mangled = names_short(mangled[i]), *from_demangled = names_short(d);
+
+		cr_assert_str_neq(d, mangled[i], "libstdc++ demangles %s", mangled[i]);
+		cr_expect_str_eq(from_mangled, from_demangled, "%s: screen %s, report %s", d, from_mangled,
+				 from_demangled);
+		free(from_mangled);
+		free(from_demangled);
+		free(d);
+	}
+}
+
+Test(db, short_name_of_a_member_of_a_template)
+{
+	char *s = names_short("_ZN3foo3barIiE3bazEv");
+
+	cr_assert_str_eq(s, "baz");
+	free(s);
+	s = names_short("_Zbroken");
+	cr_assert_str_eq(s, "_Zbroken", "unreadable names come back whole");
+	free(s);
+	s = names_short(NULL);
+	cr_assert_str_eq(s, "?");
+	free(s);
 }
 
 Test(db, time_windows)

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/analysis.h"
-#include "src/cli.h"
-#include "src/export.h"
-#include "src/session.h"
+#include "src/core/analysis.h"
+#include "src/app/cli.h"
+#include "src/session/export.h"
+#include "src/session/session.h"
 #include "tests/support/db_support.h"
 
 #define FX "tests/fixtures/"

@@ -1,11 +1,11 @@
-/* Guided replay's stops (src/guide.c), derived from the analysis of
+/* Guided replay's stops (src/core/guide.c), derived from the analysis of
  * sessions recorded on the H200, and a guided replay of one with a fake
  * clock. */
 #include <criterion/criterion.h>
 
-#include "src/analysis.h"
-#include "src/guide.h"
-#include "src/replay.h"
+#include "src/core/analysis.h"
+#include "src/core/guide.h"
+#include "src/core/replay.h"
 #include "tests/support/replay_support.h"
 
 #define PVT REPLAY_SUPPORT_PVT

@@ -1,4 +1,4 @@
-/* Lesson texts (src/lessons.c): one per demo scenario, found from a
+/* Lesson texts (src/core/lessons.c): one per demo scenario, found from a
  * session's recorded command line. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "db/reader.h"
-#include "src/lessons.h"
+#include "src/core/lessons.h"
 
 /* The scenario names in smtop-demo's own table (kernels/smtop-demo_main.cu),
  * so a new scenario without a lesson fails here. */

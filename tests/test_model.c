@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "db/reader.h"
-#include "src/model.h"
-#include "src/pool.h"
+#include "src/core/model.h"
+#include "src/core/pool.h"
 #include "tests/support/model_ref.h"
 #include "tests/support/ui_support.h"
 

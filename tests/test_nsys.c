@@ -13,8 +13,8 @@
 
 #include "db/reader.h"
 #include "db/summary.h"
-#include "src/analysis.h"
-#include "src/session.h"
+#include "src/core/analysis.h"
+#include "src/session/session.h"
 #include "tests/support/db_support.h"
 
 #define NSYS "tests/fixtures/nsys/"

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/record.h"
+#include "src/app/record.h"
 
 static double now_s(void)
 {

@@ -1,5 +1,5 @@
-/* The replay clock (src/replay.c) driven by a fake real-time clock and fake
- * marks; then the replay feed (src/session_replay.c) on sessions recorded
+/* The replay clock (src/core/replay.c) driven by a fake real-time clock and fake
+ * marks; then the replay feed (src/session/session_replay.c) on sessions recorded
  * on the H200. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "db/reader.h"
-#include "src/analysis.h"
-#include "src/guide.h"
-#include "src/model.h"
-#include "src/replay.h"
-#include "src/session.h"
-#include "src/session_replay.h"
+#include "src/core/analysis.h"
+#include "src/core/guide.h"
+#include "src/core/model.h"
+#include "src/core/replay.h"
+#include "src/session/session.h"
+#include "src/session/session_replay.h"
 #include "tests/support/model_ref.h"
 #include "tests/support/replay_support.h"
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/analysis.h"
-#include "src/report.h"
+#include "src/core/analysis.h"
+#include "src/core/report.h"
 #include "tests/support/trace_support.h"
 
 /* Two victims behind one low-priority culprit: grid 2 waits 90 us, grid 3

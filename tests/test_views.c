@@ -511,10 +511,10 @@ Test(views, detail_read_goes_on_over_steps)
 
 /* ---- replay in the viewer: keys on the synthetic model, fake clock -------- */
 
-#include "src/guide.h"
-#include "src/lessons.h"
-#include "src/analysis.h"
-#include "src/replay.h"
+#include "src/core/guide.h"
+#include "src/core/lessons.h"
+#include "src/core/analysis.h"
+#include "src/core/replay.h"
 #include "tests/support/replay_support.h"
 #include "ui/player.h"
 

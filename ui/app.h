@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "src/model.h"
+#include "src/core/model.h"
 
 struct guide;
 struct lesson;

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "src/replay.h"
-#include "ui/fmt.h"
+#include "src/core/replay.h"
+#include "src/core/fmt.h"
 #include "ui/legend.h"
 #include "ui/player.h"
 

@@ -3,7 +3,7 @@
 #ifndef SMTOP_UI_DETAILS_H
 #define SMTOP_UI_DETAILS_H
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "ui/fmt.h"
+#include "src/core/fmt.h"
 #include "ui/legend.h"
 
 static char stream_letter(const struct model *m, uint32_t pid, uint32_t dev, uint32_t ctx,

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 

@@ -4,7 +4,7 @@
 #ifndef SMTOP_UI_LANES_H
 #define SMTOP_UI_LANES_H
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 

@@ -2,7 +2,7 @@
 #ifndef SMTOP_UI_LEGEND_H
 #define SMTOP_UI_LEGEND_H
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 

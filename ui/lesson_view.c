@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/guide.h"
-#include "src/lessons.h"
-#include "src/replay.h"
+#include "src/core/guide.h"
+#include "src/core/lessons.h"
+#include "src/core/replay.h"
 #include "ui/player.h"
 
 int lesson_view_width(const struct app *a, int w)

@@ -1,11 +1,11 @@
-/* The lesson panel beside the view (src/lessons.h: what the scheduler did,
+/* The lesson panel beside the view (src/core/lessons.h: what the scheduler did,
  * the paper's finding, what to look for, what to try next) and the caption
  * of a guided replay's stop: at the top of the panel, or over the events
  * pane when the terminal is too narrow for the panel. */
 #ifndef SMTOP_UI_LESSON_VIEW_H
 #define SMTOP_UI_LESSON_VIEW_H
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/guide.h"
-#include "src/replay.h"
-#include "ui/fmt.h"
+#include "src/core/guide.h"
+#include "src/core/replay.h"
+#include "src/core/fmt.h"
 
 int player_active(const struct app *a)
 {

@@ -1,4 +1,4 @@
-/* Replay in the viewer: the keys that drive the replay clock (src/replay.h),
+/* Replay in the viewer: the keys that drive the replay clock (src/core/replay.h),
  * the window following it as it follows a live session's newest data, the
  * selection of each guided stop's episode, and the status line's replay
  * part.  Like ui/app.c, a pure state machine: the loader feeds the model up

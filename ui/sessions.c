@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "ui/app.h"
-#include "ui/fmt.h"
+#include "src/core/fmt.h"
 
 #define SESSIONS_MIN_W 60
 #define SESSIONS_MIN_H 8

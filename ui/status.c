@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "src/core/fmt.h"
 #include "ui/player.h"
 
 void status_draw_header(struct canvas *c, int y, const struct app *a, const struct model *m)

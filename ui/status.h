@@ -3,7 +3,7 @@
 #ifndef SMTOP_UI_STATUS_H
 #define SMTOP_UI_STATUS_H
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 

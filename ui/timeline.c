@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ui/fmt.h"
+#include "src/core/fmt.h"
 #include "ui/legend.h"
 
 /* Events are few next to blocks, but a whole-session window may cover many:

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "src/clock.h"
+#include "src/core/clock.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
 #include "ui/sessions.h"

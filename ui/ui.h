@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/model.h"
+#include "src/core/model.h"
 #include "ui/app.h"
 
 struct ui_source {

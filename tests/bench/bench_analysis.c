@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "src/analysis.h"
+#include "src/core/analysis.h"
 
 #define SMS 132
 #define STREAMS 8

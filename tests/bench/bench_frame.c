@@ -11,8 +11,8 @@
 #include <math.h>
 #include <time.h>
 
-#include "src/model.h"
-#include "src/pool.h"
+#include "src/core/model.h"
+#include "src/core/pool.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"

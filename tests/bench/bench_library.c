@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "db/writer.h"
-#include "src/library.h"
+#include "src/session/library.h"
 #include "tests/support/db_support.h"
 
 #define SMS 132

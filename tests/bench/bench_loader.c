@@ -33,12 +33,12 @@
 
 #include "db/blockcodec.h"
 #include "db/reader.h"
-#include "db/varint.h"
+#include "src/core/varint.h"
 #include "db/writer.h"
-#include "src/analysis.h"
-#include "src/model.h"
-#include "src/pool.h"
-#include "src/session.h"
+#include "src/core/analysis.h"
+#include "src/core/model.h"
+#include "src/core/pool.h"
+#include "src/session/session.h"
 #include "tests/support/db_support.h"
 #include "tests/support/workload_support.h"
 #include "ui/app.h"
@@ -46,7 +46,7 @@
 #include "ui/screen.h"
 
 #define FIXTURE "tests/fixtures/priority-vs-training.smtop"
-#define LIVE_BUDGET_NS 30000000ull     /* as src/view.c gives the live view */
+#define LIVE_BUDGET_NS 30000000ull     /* as src/app/view.c gives the live view */
 #define TICK_NS 50000000ull            /* UI_TICK_MS */
 #define PERIOD_NS 50000000ull          /* the collector's writer period */
 

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "src/analysis.h"
-#include "src/model.h"
-#include "src/session.h"
-#include "src/session_replay.h"
+#include "src/core/analysis.h"
+#include "src/core/model.h"
+#include "src/session/session.h"
+#include "src/session/session_replay.h"
 #include "tests/support/replay_support.h"
 #include "ui/app.h"
 #include "ui/canvas.h"

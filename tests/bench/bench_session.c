@@ -21,9 +21,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "src/analysis.h"
-#include "src/model.h"
-#include "src/session.h"
+#include "src/core/analysis.h"
+#include "src/core/model.h"
+#include "src/session/session.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"

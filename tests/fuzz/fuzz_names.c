@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "db/names.h"
-#include "src/model.h"
+#include "src/core/names.h"
+#include "src/core/model.h"
 #include "tests/fuzz/support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -50,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	demangled = db_names_demangle(name);
 	fuzz_check(demangled && demangled[0], "an empty demangled name");
-	short_name = db_names_short(demangled);
+	short_name = names_short(demangled);
 	fuzz_check(short_name && short_name[0], "an empty short name");
 	fuzz_check(strstr(demangled, short_name) != NULL, "a short name that is not part of the name");
 	free(short_name);

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "db/writer.h"
-#include "src/records.h"
+#include "src/core/records.h"
 
 /* A fresh path name in a new temporary directory (the file does not exist). */
 void db_support_temp_path(char *out, size_t len, const char *name);

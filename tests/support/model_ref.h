@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/model.h"
+#include "src/core/model.h"
 
 struct model_ref_block {
 	struct smtop_block b;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "db/reader.h"
-#include "src/analysis.h"
+#include "src/core/analysis.h"
 
 int replay_support_open(struct replay_fixture *f, const char *path)
 {

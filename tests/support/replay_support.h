@@ -5,9 +5,9 @@
 
 #include <stdint.h>
 
-#include "src/model.h"
-#include "src/session.h"
-#include "src/session_replay.h"
+#include "src/core/model.h"
+#include "src/session/session.h"
+#include "src/session/session_replay.h"
 
 #define REPLAY_SUPPORT_PVT "tests/fixtures/priority-vs-training.smtop"
 

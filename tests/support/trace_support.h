@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/analysis.h"
-#include "src/records.h"
+#include "src/core/analysis.h"
+#include "src/core/records.h"
 
 struct trace_block {
 	uint32_t pid, context_id;

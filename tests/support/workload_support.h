@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/records.h"
+#include "src/core/records.h"
 
 struct workload {
 	uint32_t n_sm, streams, grid, threads;

@@ -1,0 +1,136 @@
+#include "src/app/info.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "db/reader.h"
+
+static void print_time(FILE *out, const char *label, uint64_t ns)
+{
+	if (!ns) {
+		fprintf(out, "%-14s N/A\n", label);
+		return;
+	}
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char buf[64];
+	localtime_r(&s, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %Z", &tm);
+	fprintf(out, "%-14s %s\n", label, buf);
+}
+
+static void print_duration(FILE *out, const struct db_session_info *si)
+{
+	if (!si->t_first || si->t_last < si->t_first)
+		fprintf(out, "%-14s N/A\n", "GPU span");
+	else
+		fprintf(out, "%-14s %.3f ms\n", "GPU span", (double)(si->t_last - si->t_first) / 1e6);
+}
+
+static void print_devices(FILE *out, const struct db_session_info *si)
+{
+	if (!si->n_devices)
+		fprintf(out, "%-14s N/A\n", "GPU");
+	for (size_t i = 0; i < si->n_devices; i++) {
+		const struct smtop_device *d = &si->devices[i];
+		fprintf(out, "%-14s %u: %s, %u SMs, cc %u.%u\n", i ? "" : "GPU", d->device_id,
+			d->name ? d->name : "N/A", d->sm_count, d->cc_major, d->cc_minor);
+	}
+}
+
+/* One line for the session's clock; with several GPUs, one per device (each
+ * has its own %globaltimer). */
+static void print_clocks(FILE *out, const struct db_session_info *si)
+{
+	if (!si->clock_known) {
+		fprintf(out, "%-14s N/A\n", "clock offset");
+	} else if (si->n_clocks < 2) {
+		fprintf(out, "%-14s %+.3f us, drift %+.3f ppm (CUPTI = globaltimer + offset + drift)\n",
+			"clock offset", (double)si->clock.offset_ns / 1e3, (double)si->clock.drift_ppb / 1e3);
+	} else {
+		for (size_t i = 0; i < si->n_clocks; i++) {
+			const struct db_device_clock *c = &si->clocks[i];
+			fprintf(out, "%-14s GPU %u: %+.3f us, drift %+.3f ppm%s\n", i ? "" : "clock offset",
+				c->device_id, (double)c->clock.offset_ns / 1e3, (double)c->clock.drift_ppb / 1e3,
+				i ? "" : " (CUPTI = globaltimer + offset + drift)");
+		}
+	}
+}
+
+static void print_processes(FILE *out, const struct db_session_info *si)
+{
+	for (size_t i = 0; i < si->n_processes; i++) {
+		const struct db_process_info *p = &si->processes[i];
+		fprintf(out, "%-14s %u %s%s%s%s  %s\n", i ? "" : "processes", p->pid,
+			p->status ? p->status : "N/A", p->reason ? " (" : "",
+			p->reason ? p->reason : "", p->reason ? ")" : "",
+			p->command ? p->command : "");
+	}
+}
+
+static const char *end_state(const struct db_session_info *si)
+{
+	if (si->is_nsys)
+		return "Nsight Systems export";
+	if (!si->ended)
+		return "recording, or ended without being finalised";
+	return si->ended_clean ? "complete" : "incomplete";
+}
+
+void info_print(FILE *out, const struct db_session_info *si)
+{
+	fprintf(out, "%-14s %s\n", "session", si->path);
+	fprintf(out, "%-14s %s%s%s%s\n", "state", end_state(si), si->end_reason ? " (" : "",
+		si->end_reason ? si->end_reason : "", si->end_reason ? ")" : "");
+	fprintf(out, "%-14s %s\n", "command", si->command ? si->command : "N/A");
+	print_time(out, "recorded", si->created_ns);
+	print_duration(out, si);
+	print_devices(out, si);
+	print_processes(out, si);
+	fprintf(out, "%-14s %" PRIu64 "\n", "kernels", si->kernels);
+	fprintf(out, "%-14s %" PRIu64 "\n", "blocks", si->blocks);
+	fprintf(out, "%-14s %" PRIu64 "\n", "streams", si->streams);
+	fprintf(out, "%-14s %" PRIu64 " memcpy, %" PRIu64 " memset, %" PRIu64 " API calls, %" PRIu64 " NVTX, %" PRIu64 " requests\n",
+		"other", si->memcpys, si->memsets, si->api_calls, si->nvtx, si->requests);
+	fprintf(out, "%-14s %" PRIu64 " CUPTI, %" PRIu64 " ring, %" PRIu64 " blocks\n", "dropped",
+		si->drops_cupti, si->drops_ring, si->drops_blocks);
+	print_clocks(out, si);
+	if (si->is_nsys)
+		fprintf(out, "%-14s nsys export %s%s%s%s\n", "schema",
+			si->nsys_schema ? si->nsys_schema : si->nsys_before_3
+				? "older than 3.0 (no version recorded)" : "(version not recorded)",
+			si->nsys_product ? " (Nsight Systems " : "",
+			si->nsys_product ? si->nsys_product : "", si->nsys_product ? ")" : "");
+	else
+		fprintf(out, "%-14s %d\n", "schema", si->schema_version);
+}
+
+int info_main(const char *path)
+{
+	char err[512];
+	struct db_reader *r;
+	if (db_reader_open(&r, path, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		return 1;
+	}
+	struct db_session_info si;
+	int rc = db_reader_info(r, &si);
+	if (rc == 0)
+		info_print(stdout, &si);
+	else
+		fprintf(stderr, "smtop: %s\n", db_reader_error(r)); /* names the file */
+	db_reader_close(r);
+	return rc == 0 ? 0 : 1;
+}
+
+int info_main_many(const char *const *paths, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			putchar('\n');
+		rc |= info_main(paths[i]);
+	}
+	return rc;
+}

@@ -1,0 +1,139 @@
+/* smtop: the command line's front door. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "src/core/analysis.h"
+#include "src/app/cli.h"
+#include "src/session/export.h"
+#include "src/app/browse.h"
+#include "src/app/info.h"
+#include "src/app/ls.h"
+#include "src/app/record.h"
+#include "src/core/report.h"
+#include "src/session/session.h"
+#include "src/app/view.h"
+
+#define SMTOP_VERSION "0.1.0"
+
+static int run_record(const struct cli *c)
+{
+	struct record_opts o = { .out_path = c->out_path, .argv = c->argv, .quiet = c->quiet,
+				  .sm_mode = c->sm_mode };
+	return record_main(&o);
+}
+
+/* Analyses a whole session, prints the report and stores the events in the
+ * session (not in Nsight Systems exports, which smtop never modifies). */
+static int run_report(const struct cli *c)
+{
+	struct analysis_params p;
+	struct session s;
+	char err[512];
+	view_params(c, &p);
+	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
+	    session_poll(&s, err, sizeof err) < 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		session_close(&s);
+		return 1;
+	}
+	if (!s.ended)
+		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
+	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top };
+	int rc = c->json ? report_json(stdout, s.analysis, &ro) : report_text(stdout, s.analysis, &ro);
+	if (session_store_events(&s, err, sizeof err) < 0 && !c->quiet)
+		fprintf(stderr, "smtop: events not stored: %s\n", err);
+	session_close(&s);
+	return rc == 0 ? 0 : 1;
+}
+
+/* Reads the whole session (the analysis needs it), then writes the exports. */
+static int run_export(const struct cli *c)
+{
+	struct analysis_params p;
+	struct session s;
+	struct export_window w;
+	char err[512];
+	int rc = 0;
+	view_params(c, &p);
+	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
+	    session_poll(&s, err, sizeof err) < 0 ||
+	    export_window(&s, c->from_ns, c->has_to, c->to_ns, &w, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		session_close(&s);
+		return 1;
+	}
+	if (!s.ended)
+		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
+	if (c->perfetto_path) {
+		int std = !strcmp(c->perfetto_path, "-");
+		FILE *f = std ? stdout : fopen(c->perfetto_path, "w");
+		if (!f) {
+			fprintf(stderr, "smtop: %s: cannot write: %s\n", c->perfetto_path, strerror(errno));
+			rc = 1;
+		} else {
+			if (export_perfetto(&s, f, &w, err, sizeof err) != 0) {
+				fprintf(stderr, "smtop: %s: %s\n", c->perfetto_path, err);
+				rc = 1;
+			}
+			if ((std ? fflush(f) : fclose(f)) != 0 && rc == 0) {
+				fprintf(stderr, "smtop: %s: cannot write: %s\n", c->perfetto_path,
+					strerror(errno));
+				rc = 1;
+			}
+		}
+	}
+	if (rc == 0 && c->csv_dir && export_csv(&s, c->csv_dir, &w, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		rc = 1;
+	}
+	session_close(&s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	/* A file-size limit reached while writing a session must come back as a
+	 * write error (reported as a full disk), not kill smtop. */
+	signal(SIGXFSZ, SIG_IGN);
+	if (cli_parse(argc, argv, &c, stderr) != 0)
+		return 2;
+	switch (c.command) {
+	case CLI_HELP:
+		cli_usage(stdout);
+		return 0;
+	case CLI_VERSION:
+		printf("smtop %s\n", SMTOP_VERSION);
+		return 0;
+	case CLI_RECORD:
+		return run_record(&c);
+	case CLI_DEFAULT:
+		return view_default(&c);
+	case CLI_OPEN:
+		if (c.n_files == 0)
+			return browse_main(&c);
+		return view_open_many(&c, c.files, (size_t)c.n_files, NULL);
+	case CLI_RUN:
+		return view_live(&c, c.argv, NULL);
+	case CLI_DEMO:
+		return view_demo(&c);
+	case CLI_REPORT:
+		return run_report(&c);
+	case CLI_INFO:
+		return info_main_many(c.files, (size_t)c.n_files);
+	case CLI_REPLAY:
+		return view_replay(&c, c.files, (size_t)c.n_files);
+	case CLI_EXPORT:
+		return run_export(&c);
+	case CLI_LS:
+		return ls_main(&c);
+	case CLI_RM:
+		return ls_rm_main(&c);
+	case CLI_MV:
+		return ls_mv_main(&c);
+	}
+	return 2;
+}

@@ -1,0 +1,2092 @@
+/* Scheduling analysis; the definitions live in docs/analysis.md.
+ *
+ * Blocks are never stored one by one beyond ANALYSIS_EXACT_BLOCKS per grid:
+ * each grid keeps its first/last block start, last end, total block time and
+ * either its few blocks or a fixed-size time profile, so a session of 1e8
+ * blocks costs memory per grid, not per block.  A profile whose blocks have
+ * stopped coming is packed (varints, about a third of its size) and read
+ * back when a verdict asks; a kernel keeps only what verdicts and summaries
+ * read (about 370 bytes a kernel in all).  Kernel verdicts are made at
+ * analysis_update once everything they depend on is complete, so the answer
+ * does not depend on how the input was cut into pieces. */
+#include "src/core/analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/core/varint.h"
+#include "src/core/array.h"
+
+#define NB ANALYSIS_PROFILE_BINS
+#define PROFILE_MIN_SHIFT 5 /* 32 ns, the %globaltimer tick */
+#define NKINDS (SMTOP_EV_TIMESLICE + 1)
+#define START_LINK_MIN_NS 1024
+
+struct span {
+	uint64_t s, e;
+};
+
+/* Points (times) grouped into clusters: sorted, disjoint [s, e] spans whose
+ * ends are points and inside which consecutive points are at most `link`
+ * apart.  The clusters depend only on the set of points, not on the order
+ * they came in. */
+struct clusters {
+	struct span *v;
+	size_t n, cap, hint;
+};
+
+/* Block time and block starts per time bin; bins are 2^shift ns wide and
+ * aligned to multiples of their width, so merging bins is exact and the
+ * final profile does not depend on the order blocks came in. */
+struct profile {
+	uint64_t base;          /* bin number (time >> shift) of bin 0 */
+	uint64_t lo, hi;        /* covered extent, inclusive */
+	unsigned shift;
+	uint64_t time[NB];
+	uint32_t starts[NB];
+	struct clusters start_runs; /* block starts, linked by start_link() */
+};
+
+/* What a grid's data pointer holds. */
+enum grid_form {
+	GRID_EXACT,             /* struct span[n], while n <= ANALYSIS_EXACT_BLOCKS */
+	GRID_PROFILE,           /* struct profile, while blocks come */
+	GRID_PACKED,            /* the profile packed (prof_pack) at offset data in packs */
+};
+
+struct grid {
+	uint64_t grid_id;
+	uint64_t first_start, last_start, last_end, block_time;
+	void *data;             /* as form says */
+	uint32_t pid, ctx;
+	uint32_t n;
+	int32_t kernel;         /* -1 until its kernel record arrives */
+	int32_t dev;            /* index into devices */
+	uint8_t form;           /* enum grid_form */
+	uint8_t exact_cap;
+	uint16_t act;           /* index into its device's activities */
+};
+
+/* A kernel as verdicts need it; pid and context are its stream's. */
+struct kern {
+	uint64_t start, end;
+	uint64_t sub;           /* submission: CUPTI's submitted, else queued; 0 unknown */
+	uint64_t grid_id;
+	const char *name;
+	uint32_t correlation_id, stream_id, device_id;
+	int32_t stream, grid;
+	uint32_t pos : 31;      /* index in its stream's start order */
+	uint32_t decided : 1;
+};
+
+struct stream {
+	struct smtop_stream s;
+	int32_t dev;            /* index into devices, -1 until a kernel comes */
+	int32_t *kernels;
+	size_t n_kernels, cap_kernels;
+	int sorted;
+	uint64_t *waits;
+	size_t n_waits, cap_waits;
+	int waits_sorted;
+	size_t waits_unknown;
+	size_t events[NKINDS];
+	uint64_t delay[NKINDS];
+};
+
+/* A kernel's resident extent, for finding culprits by time. */
+struct ext {
+	uint64_t s, e;
+	int32_t k;
+};
+
+/* A process's block events (starts and ends) on one device, clustered by
+ * ANALYSIS_SLICE_GAP_NS: what the time-slicing test reads. */
+struct activity {
+	uint32_t pid;
+	struct clusters ev;
+};
+
+struct device {
+	uint32_t id;
+	uint32_t sm_count;      /* 0 unless analysis_add_device told us */
+	uint32_t sm_seen;       /* highest SM index seen + 1 */
+	uint64_t t_min, t_max;
+	struct ext *order;      /* ended kernels sorted by start */
+	size_t n_order, cap_order;
+	uint64_t maxlen;
+	struct ext *running;    /* kernels still running at the watermark */
+	size_t n_running, cap_running;
+	struct activity *acts;  /* per process */
+	size_t n_acts, cap_acts;
+};
+
+struct request {
+	uint32_t pid, stream_id;
+	uint64_t turnaround;
+};
+
+struct slot {
+	uint64_t k1, k2;
+	int32_t val;            /* -1: empty */
+};
+
+struct map {
+	struct slot *slots;
+	size_t cap, n;
+};
+
+/* A hash of indices into kerns or grids, keyed by what the entry holds:
+ * 4 bytes a slot instead of a copy of the key. */
+struct imap {
+	int32_t *slots;         /* -1: empty */
+	size_t cap, n;
+};
+
+struct vec_event {
+	struct smtop_event *v;
+	size_t n, cap;
+};
+
+struct analysis {
+	struct analysis_params p;
+	uint64_t watermark;
+	struct grid *grids;
+	size_t n_grids, cap_grids;
+	struct kern *kerns;
+	size_t n_kerns, cap_kerns;
+	struct stream *streams;
+	size_t n_streams, cap_streams;
+	size_t *stream_order;
+	struct device *devs;
+	size_t n_devs, cap_devs;
+	struct request *reqs;
+	size_t n_reqs, cap_reqs;
+	struct imap grid_map, kern_map;
+	struct map stream_map;
+	int32_t *undecided;
+	size_t n_undecided, cap_undecided;
+	struct vec_event events, prov;
+	int events_sorted;
+	int32_t last_grid;      /* cache: blocks come in runs of one grid */
+	uint64_t blocks;
+	size_t kernels_with_blocks_cache;
+	/* grids whose profile is unpacked, and when to look at them again */
+	int32_t *hot;
+	size_t n_hot, cap_hot;
+	uint64_t blocks_at_sweep;
+	uint64_t block_end_max; /* latest block end added */
+	/* packed profiles, one after the other (no allocation of their own);
+	 * those unpacked again leave dead bytes, dropped when they are many */
+	uint8_t *packs;
+	size_t packs_len, packs_cap, packs_dead;
+};
+
+/* ---- small containers ---- */
+
+static uint64_t mix(uint64_t k1, uint64_t k2)
+{
+	uint64_t h = k1 * 0x9e3779b97f4a7c15ull ^ (k2 + 0x632be59bd9b4e019ull);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+static int32_t map_get(const struct map *m, uint64_t k1, uint64_t k2)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		const struct slot *s = &m->slots[i];
+		if (s->val < 0)
+			return -1;
+		if (s->k1 == k1 && s->k2 == k2)
+			return s->val;
+	}
+}
+
+static void map_put_nogrow(struct map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+	size_t i = mix(k1, k2) & (m->cap - 1);
+	while (m->slots[i].val >= 0)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i] = (struct slot){ k1, k2, val };
+	m->n++;
+}
+
+static int map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		struct slot *ns = malloc(nc * sizeof *ns);
+		if (!ns)
+			return -1;
+		for (size_t i = 0; i < nc; i++)
+			ns[i].val = -1;
+		struct map old = *m;
+		m->slots = ns;
+		m->cap = nc;
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slots[i].val >= 0)
+				map_put_nogrow(m, old.slots[i].k1, old.slots[i].k2, old.slots[i].val);
+		free(old.slots);
+	}
+	map_put_nogrow(m, k1, k2, val);
+	return 0;
+}
+
+typedef void (*imap_key_fn)(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+
+static int32_t imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
+			uint64_t k1, uint64_t k2)
+{
+	if (!m->cap)
+		return -1;
+	for (size_t i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		int32_t v = m->slots[i];
+		uint64_t x1, x2;
+		if (v < 0)
+			return -1;
+		key(a, v, &x1, &x2);
+		if (x1 == k1 && x2 == k2)
+			return v;
+	}
+}
+
+static void imap_put_nogrow(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
+{
+	uint64_t k1, k2;
+	key(a, v, &k1, &k2);
+	size_t i = mix(k1, k2) & (m->cap - 1);
+	while (m->slots[i] >= 0)
+		i = (i + 1) & (m->cap - 1);
+	m->slots[i] = v;
+	m->n++;
+}
+
+/* Adds entry v, whose key key() reads from the entry itself. */
+static int imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		int32_t *ns = malloc(nc * sizeof *ns);
+		if (!ns)
+			return -1;
+		for (size_t i = 0; i < nc; i++)
+			ns[i] = -1;
+		struct imap old = *m;
+		m->slots = ns;
+		m->cap = nc;
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slots[i] >= 0)
+				imap_put_nogrow(a, m, key, old.slots[i]);
+		free(old.slots);
+	}
+	imap_put_nogrow(a, m, key, v);
+	return 0;
+}
+
+static uint64_t umin(uint64_t x, uint64_t y) { return x < y ? x : y; }
+static uint64_t umax(uint64_t x, uint64_t y) { return x > y ? x : y; }
+
+static uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
+{
+	uint64_t lo = umax(s, a), hi = umin(e, b);
+	return hi > lo ? hi - lo : 0;
+}
+
+/* ---- clusters of points ---- */
+
+/* Index of the first cluster that starts after t. */
+static size_t clusters_after(const struct clusters *c, uint64_t t)
+{
+	if (!c->n || t >= c->v[c->n - 1].s)
+		return c->n;
+	size_t l = 0, r = c->n;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (c->v[m].s <= t)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* Adds point t.  A point only ever joins its two neighbouring clusters, so
+ * the result is that of the whole set whatever the order. */
+static int clusters_insert(struct clusters *c, uint64_t t, uint64_t link)
+{
+	size_t i = clusters_after(c, t);
+	struct span *p = i ? &c->v[i - 1] : NULL;
+	if (p && t <= p->e) {
+		c->hint = i - 1;
+		return 0;
+	}
+	int to_prev = p && t - p->e <= link;
+	int to_next = i < c->n && c->v[i].s - t <= link;
+	if (to_prev && to_next) {
+		p->e = c->v[i].e;
+		memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof *c->v);
+		c->n--;
+		c->hint = i - 1;
+	} else if (to_prev) {
+		p->e = t;
+		c->hint = i - 1;
+	} else if (to_next) {
+		c->v[i].s = t;
+		c->hint = i;
+	} else {
+		if (c->n == c->cap) {
+			/* Most grids keep one or two clusters: start small. */
+			size_t cap = c->cap ? 2 * c->cap : 2;
+			struct span *v = realloc(c->v, cap * sizeof *v);
+			if (!v)
+				return -1;
+			c->v = v;
+			c->cap = cap;
+		}
+		memmove(&c->v[i + 1], &c->v[i], (c->n - i) * sizeof *c->v);
+		c->v[i] = (struct span){ t, t };
+		c->n++;
+		c->hint = i;
+	}
+	return 0;
+}
+
+/* Blocks come in time order per SM: most points fall in the cluster of the
+ * one before or extend the last cluster. */
+static inline int clusters_add(struct clusters *c, uint64_t t, uint64_t link)
+{
+	if (c->n) {
+		struct span *h = &c->v[c->hint], *last = &c->v[c->n - 1];
+		if (t >= h->s && t <= h->e)
+			return 0;
+		if (t > last->e && t - last->e <= link) {
+			last->e = t;
+			c->hint = c->n - 1;
+			return 0;
+		}
+	}
+	return clusters_insert(c, t, link);
+}
+
+/* Is there a point in the open interval (r, l)?  1 yes, 0 no, -1 cannot
+ * tell: (r, l) lies inside one cluster and is not longer than link (a
+ * longer interval inside a cluster must hold a point). */
+static int clusters_any_between(const struct clusters *c, uint64_t r, uint64_t l, uint64_t link)
+{
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) { /* first cluster ending after r */
+		size_t m = (lo + hi) / 2;
+		if (c->v[m].e <= r)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == c->n)
+		return 0;
+	const struct span *x = &c->v[lo];
+	if (x->s > r)
+		return x->s < l;
+	if (x->e < l)
+		return 1;
+	return l - r > link ? 1 : -1;
+}
+
+/* ---- per-grid profile ---- */
+
+static int prof_fits(unsigned shift, uint64_t lo, uint64_t hi)
+{
+	return (hi >> shift) - (lo >> shift) < NB;
+}
+
+/* Widens the bins until [lo, hi] fits; the smallest fitting width only
+ * grows with the extent, so the result is the same in any input order. */
+static void prof_cover(struct profile *p, uint64_t lo, uint64_t hi)
+{
+	lo = umin(lo, p->lo);
+	hi = umax(hi, p->hi);
+	unsigned ns = p->shift;
+	while (!prof_fits(ns, lo, hi))
+		ns++;
+	uint64_t nb = lo >> ns;
+	p->lo = lo;
+	p->hi = hi;
+	if (ns == p->shift && nb == p->base)
+		return;
+	uint64_t time[NB] = { 0 };
+	uint32_t starts[NB] = { 0 };
+	for (unsigned i = 0; i < NB; i++) {
+		if (!p->time[i] && !p->starts[i])
+			continue;
+		uint64_t j = (((p->base + i) << p->shift) >> ns) - nb;
+		time[j] += p->time[i];
+		starts[j] += p->starts[i];
+	}
+	memcpy(p->time, time, sizeof time);
+	memcpy(p->starts, starts, sizeof starts);
+	p->shift = ns;
+	p->base = nb;
+}
+
+static void prof_add(struct profile *p, uint64_t s, uint64_t e)
+{
+	uint64_t last = e > s ? e - 1 : s;
+	if (s < p->lo || last > p->hi)
+		prof_cover(p, s, last);
+	unsigned sh = p->shift;
+	p->starts[(s >> sh) - p->base]++;
+	if (e <= s)
+		return;
+	uint64_t b0 = s >> sh, b1 = (e - 1) >> sh;
+	if (b0 == b1) {
+		p->time[b0 - p->base] += e - s;
+		return;
+	}
+	/* Inner bins are covered whole; only the two ends are partial. */
+	p->time[b0 - p->base] += ((b0 + 1) << sh) - s;
+	for (uint64_t b = b0 + 1; b < b1; b++)
+		p->time[b - p->base] += 1ull << sh;
+	p->time[b1 - p->base] += e - (b1 << sh);
+}
+
+static struct profile *prof_new(uint64_t s, uint64_t e)
+{
+	struct profile *p = calloc(1, sizeof *p);
+	if (!p)
+		return NULL;
+	p->shift = PROFILE_MIN_SHIFT;
+	p->lo = s;
+	p->hi = e > s ? e - 1 : s;
+	p->base = s >> p->shift;
+	prof_cover(p, p->lo, p->hi);
+	return p;
+}
+
+/* Bins are assumed uniformly filled: exact for windows on bin edges. */
+static uint64_t prof_overlap(const struct profile *p, uint64_t a, uint64_t b, uint32_t *blocks)
+{
+	uint64_t width = 1ull << p->shift;
+	double sum = 0, starts = 0, resident = 0;
+	for (unsigned i = 0; i < NB; i++) {
+		uint64_t lo = (p->base + i) << p->shift, hi = lo + width;
+		uint64_t cov = overlap(lo, hi, a, b);
+		if (!cov)
+			continue;
+		double f = (double)cov / (double)width;
+		sum += (double)p->time[i] * f;
+		starts += (double)p->starts[i] * f;
+		if (a >= lo && a < hi)
+			resident = (double)p->time[i] / (double)width;
+	}
+	*blocks = (uint32_t)(starts + resident + 0.5);
+	return (uint64_t)(sum + 0.5);
+}
+
+/* Estimated number of block starts in the open interval (r, l). */
+static double prof_starts_between(const struct profile *p, uint64_t r, uint64_t l)
+{
+	uint64_t width = 1ull << p->shift;
+	double n = 0;
+	for (unsigned i = 0; i < NB; i++) {
+		uint64_t lo = (p->base + i) << p->shift;
+		uint64_t cov = overlap(lo, lo + width, r + 1, l);
+		if (cov)
+			n += (double)p->starts[i] * (double)cov / (double)width;
+	}
+	return n;
+}
+
+/* ---- packed profiles ----
+ * shift (a byte), base, lo - (base << shift), hi - lo, the first bin that
+ * is not empty and how many follow (a byte each), then time and starts of
+ * those bins, then the clusters of block starts (their count, and each one's
+ * start from the previous one's end, the first from lo, and its length), all
+ * as LEB128 varints: about 120 bytes for a typical grid instead of 448 and
+ * its clusters.  Packing is exact: prof_unpack gives the profile back. */
+
+#define PACKED_MAX (3 + 3 * 10 + 2 * NB * 10)
+
+/* The most bytes prof_pack writes for p. */
+static size_t prof_packed_max(const struct profile *p)
+{
+	return PACKED_MAX + 10 + p->start_runs.n * 2 * 10;
+}
+
+/* Packs p into out (prof_packed_max bytes); returns the bytes used. */
+static size_t prof_pack(const struct profile *p, uint8_t *out)
+{
+	unsigned f = 0, l = NB;
+	while (f < NB && !p->time[f] && !p->starts[f])
+		f++;
+	while (l > f && !p->time[l - 1] && !p->starts[l - 1])
+		l--;
+	uint8_t *o = out;
+	*o++ = (uint8_t)p->shift;
+	o = varint_put(o, p->base);
+	o = varint_put(o, p->lo - (p->base << p->shift));
+	o = varint_put(o, p->hi - p->lo);
+	*o++ = (uint8_t)f;
+	*o++ = (uint8_t)(l - f);
+	for (unsigned i = f; i < l; i++) {
+		o = varint_put(o, p->time[i]);
+		o = varint_put(o, p->starts[i]);
+	}
+	const struct clusters *c = &p->start_runs;
+	uint64_t prev = p->lo;
+	o = varint_put(o, c->n);
+	for (size_t i = 0; i < c->n; i++) {
+		o = varint_put(o, c->v[i].s - prev);
+		o = varint_put(o, c->v[i].e - c->v[i].s);
+		prev = c->v[i].e;
+	}
+	return (size_t)(o - out);
+}
+
+/* Reads the bins into p (its clusters left empty); returns where the
+ * clusters of starts begin. */
+static const uint8_t *prof_unpack_bins(const uint8_t *in, struct profile *p)
+{
+	uint64_t v, cnt;
+	memset(p, 0, sizeof *p);
+	p->shift = *in++;
+	in = varint_get_fast(in, &p->base);
+	in = varint_get_fast(in, &v);
+	p->lo = (p->base << p->shift) + v;
+	in = varint_get_fast(in, &v);
+	p->hi = p->lo + v;
+	unsigned f = *in++;
+	cnt = *in++;
+	for (unsigned i = f; i < f + cnt; i++) {
+		in = varint_get_fast(in, &p->time[i]);
+		in = varint_get_fast(in, &v);
+		p->starts[i] = (uint32_t)v;
+	}
+	return in;
+}
+
+/* The next packed cluster of starts, after the one that ended at *prev. */
+static const uint8_t *run_next(const uint8_t *in, uint64_t *prev, struct span *x)
+{
+	uint64_t d, len;
+	in = varint_get_fast(in, &d);
+	in = varint_get_fast(in, &len);
+	x->s = *prev + d;
+	x->e = x->s + len;
+	*prev = x->e;
+	return in;
+}
+
+/* Reads the bins into p (its clusters left empty); returns the bytes the
+ * packing took. */
+static size_t prof_unpack(const uint8_t *in, struct profile *p)
+{
+	const uint8_t *from = in;
+	uint64_t n, prev = 0;
+	struct span x;
+	in = prof_unpack_bins(in, p);
+	in = varint_get_fast(in, &n);
+	for (uint64_t i = 0; i < n; i++)
+		in = run_next(in, &prev, &x);
+	return (size_t)(in - from);
+}
+
+/* Reads the packed clusters of starts at in into c (allocated); returns the
+ * end of the packing, NULL when out of memory. */
+static const uint8_t *runs_unpack(const uint8_t *in, uint64_t lo, struct clusters *c)
+{
+	uint64_t n, prev = lo;
+	in = varint_get_fast(in, &n);
+	*c = (struct clusters){ 0 };
+	if (n && !(c->v = malloc(n * sizeof *c->v)))
+		return NULL;
+	c->n = c->cap = n;
+	for (uint64_t i = 0; i < n; i++)
+		in = run_next(in, &prev, &c->v[i]);
+	return in;
+}
+
+/* clusters_any_between on packed clusters of starts. */
+static int runs_any_between(const uint8_t *in, uint64_t lo, uint64_t r, uint64_t l,
+			    uint64_t link)
+{
+	uint64_t n, prev = lo;
+	struct span x;
+	in = varint_get_fast(in, &n);
+	for (uint64_t i = 0; i < n; i++) {
+		in = run_next(in, &prev, &x);
+		if (x.e <= r)
+			continue;
+		if (x.s > r)
+			return x.s < l;
+		if (x.e < l)
+			return 1;
+		return l - r > link ? 1 : -1;
+	}
+	return 0;
+}
+
+static const uint8_t *grid_packed(const struct analysis *a, const struct grid *g)
+{
+	return a->packs + (uintptr_t)g->data;
+}
+
+/* The grid's profile, unpacked into tmp when packed; NULL for exact grids. */
+static const struct profile *grid_profile(const struct analysis *a, const struct grid *g,
+					  struct profile *tmp)
+{
+	if (g->form == GRID_PROFILE)
+		return g->data;
+	if (g->form != GRID_PACKED)
+		return NULL;
+	prof_unpack(grid_packed(a, g), tmp);
+	return tmp;
+}
+
+/* ---- grids ---- */
+
+static const struct span *grid_exact(const struct grid *g)
+{
+	return g->data;
+}
+
+static uint64_t grid_overlap(const struct analysis *an, const struct grid *g, uint64_t a,
+			     uint64_t b, uint32_t *blocks)
+{
+	struct profile tmp;
+	const struct profile *p = grid_profile(an, g, &tmp);
+	if (p)
+		return prof_overlap(p, a, b, blocks);
+	const struct span *exact = grid_exact(g);
+	uint64_t sum = 0;
+	*blocks = 0;
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint64_t o = overlap(exact[i].s, exact[i].e, a, b);
+		int resident = exact[i].s < b && exact[i].e > a;
+		sum += o;
+		*blocks += resident;
+	}
+	return sum;
+}
+
+/* Block starts of a profiled grid are clustered this close: a question
+ * about an interval longer than the link is answered exactly (see
+ * grid_started_between).  The floor bounds the clusters of a grid when the
+ * threshold is tiny. */
+static uint64_t start_link(const struct analysis *a)
+{
+	return umax(a->p.blocking_threshold_ns, START_LINK_MIN_NS);
+}
+
+/* Did the grid start a block after r and before l (both exclusive)?  First
+ * and last starts answer most cases, the clusters of starts the rest; only
+ * an interval not longer than the link inside one cluster falls back on the
+ * profile's estimate. */
+static int grid_started_between(const struct analysis *a, const struct grid *g, uint64_t r,
+				uint64_t l)
+{
+	if (g->last_start <= r || g->first_start >= l)
+		return 0;
+	if (g->first_start > r || g->last_start < l)
+		return 1;
+	struct profile tmp;
+	const struct profile *p = NULL;
+	int known = -1;
+	if (g->form == GRID_PROFILE) {
+		p = g->data;
+		known = clusters_any_between(&p->start_runs, r, l, start_link(a));
+	} else if (g->form == GRID_PACKED) {
+		const uint8_t *runs = prof_unpack_bins(grid_packed(a, g), &tmp);
+		p = &tmp;
+		known = runs_any_between(runs, tmp.lo, r, l, start_link(a));
+	}
+	if (p)
+		return known >= 0 ? known : prof_starts_between(p, r, l) >= 0.5;
+	const struct span *exact = grid_exact(g);
+	for (uint32_t i = 0; i < g->n; i++)
+		if (exact[i].s > r && exact[i].s < l)
+			return 1;
+	return 0;
+}
+
+static void prof_free(struct profile *p)
+{
+	if (p)
+		free(p->start_runs.v);
+	free(p);
+}
+
+/* An unpacked profile is hot: it is packed once its blocks have stopped
+ * coming (hot_sweep). */
+static int hot_push(struct analysis *a, int32_t gi)
+{
+	if (array_grow((void **)&a->hot, &a->cap_hot, a->n_hot + 1, sizeof *a->hot))
+		return -1;
+	a->hot[a->n_hot++] = gi;
+	return 0;
+}
+
+static int grid_to_profile(struct analysis *a, int32_t gi)
+{
+	struct grid *g = &a->grids[gi];
+	const struct span *exact = grid_exact(g);
+	if (hot_push(a, gi))
+		return -1;
+	struct profile *p = prof_new(exact[0].s, exact[0].e);
+	if (!p) {
+		a->n_hot--;
+		return -1;
+	}
+	for (uint32_t i = 0; i < g->n; i++) {
+		prof_add(p, exact[i].s, exact[i].e);
+		if (clusters_add(&p->start_runs, exact[i].s, start_link(a))) {
+			prof_free(p);
+			a->n_hot--;
+			return -1;
+		}
+	}
+	free(g->data);
+	g->data = p;
+	g->form = GRID_PROFILE;
+	g->exact_cap = 0;
+	return 0;
+}
+
+/* A packed grid whose blocks came again (late or out of order). */
+static int grid_unpack(struct analysis *a, int32_t gi)
+{
+	struct grid *g = &a->grids[gi];
+	if (hot_push(a, gi))
+		return -1;
+	struct profile *p = malloc(sizeof *p);
+	if (!p) {
+		a->n_hot--;
+		return -1;
+	}
+	const uint8_t *from = grid_packed(a, g);
+	const uint8_t *runs = prof_unpack_bins(from, p);
+	const uint8_t *end = runs_unpack(runs, p->lo, &p->start_runs);
+	if (!end) {
+		free(p);
+		a->n_hot--;
+		return -1;
+	}
+	a->packs_dead += (size_t)(end - from);
+	g->data = p;
+	g->form = GRID_PROFILE;
+	return 0;
+}
+
+/* Blocks of a kernel come within a flush period or two of its end (the
+ * collector's writer commits every 50 ms); a profile that has not grown
+ * this long behind the latest block is packed. */
+#define PACK_AFTER_NS 100000000ull
+#define SWEEP_BLOCKS 65536u
+
+static int cmp_packed_at(const void *x, const void *y, void *ctx)
+{
+	const struct analysis *a = ctx;
+	uintptr_t p = (uintptr_t)a->grids[*(const int32_t *)x].data;
+	uintptr_t q = (uintptr_t)a->grids[*(const int32_t *)y].data;
+	return (p > q) - (p < q);
+}
+
+/* Drops the dead bytes of profiles unpacked again: the live ones move down
+ * in the order they lie.  Only when out of memory does it leave them. */
+static void packs_squeeze(struct analysis *a)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_grids; i++)
+		n += a->grids[i].form == GRID_PACKED;
+	int32_t *order = malloc((n ? n : 1) * sizeof *order);
+	if (!order)
+		return;
+	n = 0;
+	for (size_t i = 0; i < a->n_grids; i++)
+		if (a->grids[i].form == GRID_PACKED)
+			order[n++] = (int32_t)i;
+	qsort_r(order, n, sizeof *order, cmp_packed_at, a);
+	size_t to = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct grid *g = &a->grids[order[i]];
+		struct profile tmp;
+		size_t from = (uintptr_t)g->data, len = prof_unpack(a->packs + from, &tmp);
+		memmove(a->packs + to, a->packs + from, len);
+		g->data = (void *)(uintptr_t)to;
+		to += len;
+	}
+	free(order);
+	a->packs_len = to;
+	a->packs_dead = 0;
+}
+
+static int grid_pack(struct analysis *a, struct grid *g)
+{
+	struct profile *p = g->data;
+	if (a->packs_dead > a->packs_len / 2 && a->packs_dead > (1u << 16))
+		packs_squeeze(a);
+	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + prof_packed_max(p), 1))
+		return -1;
+	size_t len = prof_pack(p, a->packs + a->packs_len);
+	prof_free(p);
+	g->data = (void *)(uintptr_t)a->packs_len;
+	g->form = GRID_PACKED;
+	a->packs_len += len;
+	return 0;
+}
+
+/* Packs the hot profiles that ended before `before` (all with UINT64_MAX). */
+static void hot_sweep_before(struct analysis *a, uint64_t before)
+{
+	size_t keep = 0;
+	a->blocks_at_sweep = a->blocks;
+	for (size_t i = 0; i < a->n_hot; i++) {
+		struct grid *g = &a->grids[a->hot[i]];
+		if (g->form != GRID_PROFILE)
+			continue;
+		if ((g->last_end < before || before == UINT64_MAX) && grid_pack(a, g) == 0)
+			continue;
+		a->hot[keep++] = a->hot[i];
+	}
+	a->n_hot = keep;
+	array_shrink((void **)&a->hot, &a->cap_hot, a->n_hot, sizeof *a->hot);
+}
+
+static void hot_sweep(struct analysis *a)
+{
+	if (a->block_end_max > PACK_AFTER_NS)
+		hot_sweep_before(a, a->block_end_max - PACK_AFTER_NS);
+	else
+		a->blocks_at_sweep = a->blocks;
+}
+
+static int32_t device_index(struct analysis *a, uint32_t id)
+{
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].id == id)
+			return (int32_t)i;
+	if (array_grow((void **)&a->devs, &a->cap_devs, a->n_devs + 1, sizeof *a->devs))
+		return -1;
+	struct device *d = &a->devs[a->n_devs];
+	memset(d, 0, sizeof *d);
+	d->id = id;
+	d->t_min = UINT64_MAX;
+	return (int32_t)a->n_devs++;
+}
+
+static void device_extend(struct device *d, uint64_t s, uint64_t e)
+{
+	if (s && s < d->t_min)
+		d->t_min = s;
+	if (e > d->t_max)
+		d->t_max = e;
+}
+
+static int32_t activity_index(struct device *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->n_acts; i++)
+		if (d->acts[i].pid == pid)
+			return (int32_t)i;
+	if (array_grow((void **)&d->acts, &d->cap_acts, d->n_acts + 1, sizeof *d->acts))
+		return -1;
+	d->acts[d->n_acts] = (struct activity){ .pid = pid };
+	return (int32_t)d->n_acts++;
+}
+
+static const struct activity *activity_find(const struct device *d, uint32_t pid)
+{
+	for (size_t i = 0; i < d->n_acts; i++)
+		if (d->acts[i].pid == pid)
+			return &d->acts[i];
+	return NULL;
+}
+
+static uint64_t key2_of(uint64_t grid_id, uint32_t correlation_id)
+{
+	return grid_id ? grid_id : (correlation_id | (1ull << 63));
+}
+
+static uint64_t key1(uint32_t pid, uint32_t ctx)
+{
+	return (uint64_t)pid << 32 | ctx;
+}
+
+static void kern_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+{
+	const struct kern *k = &a->kerns[i];
+	const struct smtop_stream *s = &a->streams[k->stream].s;
+	*k1 = key1(s->pid, s->context_id);
+	*k2 = key2_of(k->grid_id, k->correlation_id);
+}
+
+static void grid_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+{
+	const struct grid *g = &a->grids[i];
+	*k1 = key1(g->pid, g->ctx);
+	*k2 = g->grid_id;
+}
+
+static uint32_t kern_pid(const struct analysis *a, const struct kern *k)
+{
+	return a->streams[k->stream].s.pid;
+}
+
+static uint32_t kern_ctx(const struct analysis *a, const struct kern *k)
+{
+	return a->streams[k->stream].s.context_id;
+}
+
+static int32_t kern_dev(const struct analysis *a, const struct kern *k)
+{
+	return a->streams[k->stream].dev;
+}
+
+static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
+			   const struct smtop_block *b)
+{
+	int32_t dev = device_index(a, b->device_id);
+	int32_t act = dev < 0 ? -1 : activity_index(&a->devs[dev], pid);
+	if (act < 0 || act > UINT16_MAX || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
+		return -1;
+	int32_t gi = (int32_t)a->n_grids;
+	struct grid *g = &a->grids[gi];
+	memset(g, 0, sizeof *g);
+	g->pid = pid;
+	g->ctx = ctx;
+	g->grid_id = b->grid_id;
+	g->dev = dev;
+	g->form = GRID_EXACT;
+	g->act = (uint16_t)act;
+	g->first_start = UINT64_MAX;
+	if (imap_put(a, &a->grid_map, grid_key, gi))
+		return -1;
+	a->n_grids++;
+	g->kernel = imap_get(a, &a->kern_map, kern_key, key1(pid, ctx), b->grid_id);
+	if (g->kernel >= 0) {
+		a->kerns[g->kernel].grid = gi;
+		a->kernels_with_blocks_cache++;
+	}
+	return gi;
+}
+
+/* One block of a grid with an unpacked profile (GRID_PROFILE). */
+static int grid_add_profiled(struct analysis *a, struct grid *g, uint64_t s, uint64_t e)
+{
+	struct profile *p = g->data;
+	if (clusters_add(&p->start_runs, s, start_link(a)))
+		return -1;
+	g->n++;
+	prof_add(p, s, e);
+	return 0;
+}
+
+/* One block of a grid still keeping its blocks (GRID_EXACT); the block
+ * past ANALYSIS_EXACT_BLOCKS turns it into a profile. */
+static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e)
+{
+	struct grid *g = &a->grids[gi];
+	g->n++;
+	if (g->n > ANALYSIS_EXACT_BLOCKS) {
+		g->n--;
+		if (grid_to_profile(a, gi)) {
+			g->n++;
+			return -1;
+		}
+		return grid_add_profiled(a, g, s, e);
+	}
+	size_t cap = g->exact_cap;
+	if (array_grow(&g->data, &cap, g->n, sizeof(struct span))) {
+		g->n--;
+		return -1;
+	}
+	g->exact_cap = (uint8_t)cap;
+	((struct span *)g->data)[g->n - 1] = (struct span){ s, e };
+	return 0;
+}
+
+/* Blocks b[0..n) of grid gi (a chunk's run of one grid): the device's and
+ * the grid's extents and the grid's blocks or profile. */
+static int grid_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n)
+{
+	struct grid *g = &a->grids[gi];
+	struct device *d = &a->devs[g->dev];
+	if (g->form == GRID_PACKED && grid_unpack(a, gi))
+		return -1;
+	uint64_t smin = UINT64_MAX, emax = 0;
+	uint32_t sm_top = d->sm_seen;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s = b[i].start, e = b[i].end < s ? s : b[i].end;
+		if ((uint32_t)b[i].sm + 1 > sm_top)
+			sm_top = (uint32_t)b[i].sm + 1;
+		if (s && s < smin)
+			smin = s;
+		if (e > emax)
+			emax = e;
+		if (s < g->first_start)
+			g->first_start = s;
+		if (s > g->last_start)
+			g->last_start = s;
+		if (e > g->last_end)
+			g->last_end = e;
+		g->block_time += e - s;
+		struct clusters *ev = &d->acts[g->act].ev;
+		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||
+			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS);
+		if (!err)
+			err = g->form == GRID_PROFILE ? grid_add_profiled(a, g, s, e)
+						      : grid_add_exact(a, gi, s, e);
+		if (err) {
+			d->sm_seen = sm_top;
+			device_extend(d, smin, emax);
+			return -1;
+		}
+	}
+	d->sm_seen = sm_top;
+	device_extend(d, smin == UINT64_MAX ? 0 : smin, emax);
+	if (emax > a->block_end_max)
+		a->block_end_max = emax;
+	return 0;
+}
+
+/* ---- public: construction ---- */
+
+void analysis_params_default(struct analysis_params *p)
+{
+	p->blocking_threshold_ns = ANALYSIS_DEFAULT_THRESHOLD_NS;
+}
+
+struct analysis *analysis_new(const struct analysis_params *p)
+{
+	struct analysis *a = calloc(1, sizeof *a);
+	if (!a)
+		return NULL;
+	if (p)
+		a->p = *p;
+	else
+		analysis_params_default(&a->p);
+	a->last_grid = -1;
+	return a;
+}
+
+static void events_clear(struct vec_event *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].culprits);
+	v->n = 0;
+}
+
+void analysis_free(struct analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n_grids; i++)
+		if (a->grids[i].form == GRID_PROFILE)
+			prof_free(a->grids[i].data);
+		else if (a->grids[i].form == GRID_EXACT)
+			free(a->grids[i].data);
+	free(a->packs);
+	for (size_t i = 0; i < a->n_streams; i++) {
+		free(a->streams[i].kernels);
+		free(a->streams[i].waits);
+	}
+	for (size_t i = 0; i < a->n_devs; i++) {
+		free(a->devs[i].order);
+		free(a->devs[i].running);
+		for (size_t j = 0; j < a->devs[i].n_acts; j++)
+			free(a->devs[i].acts[j].ev.v);
+		free(a->devs[i].acts);
+	}
+	events_clear(&a->events);
+	events_clear(&a->prov);
+	free(a->events.v);
+	free(a->prov.v);
+	free(a->grids);
+	free(a->kerns);
+	free(a->streams);
+	free(a->stream_order);
+	free(a->devs);
+	free(a->reqs);
+	free(a->grid_map.slots);
+	free(a->kern_map.slots);
+	free(a->stream_map.slots);
+	free(a->undecided);
+	free(a->hot);
+	free(a);
+}
+
+const struct analysis_params *analysis_get_params(const struct analysis *a)
+{
+	return &a->p;
+}
+
+/* ---- public: input ---- */
+
+static int32_t stream_find_or_add(struct analysis *a, uint32_t pid, uint32_t dev,
+				  uint32_t ctx, uint32_t sid)
+{
+	uint64_t k2 = (uint64_t)dev << 32 | sid;
+	int32_t si = map_get(&a->stream_map, key1(pid, ctx), k2);
+	if (si >= 0)
+		return si;
+	if (array_grow((void **)&a->streams, &a->cap_streams, a->n_streams + 1, sizeof *a->streams))
+		return -1;
+	size_t cap = a->n_streams;
+	size_t *order = realloc(a->stream_order, (cap + 1) * sizeof *order);
+	if (!order)
+		return -1;
+	a->stream_order = order;
+	si = (int32_t)a->n_streams;
+	if (map_put(&a->stream_map, key1(pid, ctx), k2, si))
+		return -1;
+	struct stream *s = &a->streams[a->n_streams++];
+	memset(s, 0, sizeof *s);
+	s->s.pid = pid;
+	s->s.device_id = dev;
+	s->s.context_id = ctx;
+	s->s.stream_id = sid;
+	s->s.priority = SMTOP_PRIORITY_UNKNOWN;
+	s->dev = -1;
+	s->sorted = 1;
+	return si;
+}
+
+int analysis_add_stream(struct analysis *a, const struct smtop_stream *s)
+{
+	int32_t si = stream_find_or_add(a, s->pid, s->device_id, s->context_id, s->stream_id);
+	if (si < 0)
+		return -1;
+	a->streams[si].s = *s;
+	return 0;
+}
+
+int analysis_add_device(struct analysis *a, const struct smtop_device *d)
+{
+	int32_t di = device_index(a, d->device_id);
+	if (di < 0)
+		return -1;
+	if (d->sm_count)
+		a->devs[di].sm_count = d->sm_count;
+	return 0;
+}
+
+/* The record's fields a verdict reads (pid and context are the stream's). */
+static void kern_set(struct kern *kn, const struct smtop_kernel *k)
+{
+	kn->start = k->start;
+	kn->end = k->end;
+	kn->sub = k->submitted ? k->submitted : k->queued;
+	kn->grid_id = k->grid_id;
+	kn->name = k->name;
+	kn->correlation_id = k->correlation_id;
+	kn->stream_id = k->stream_id;
+	kn->device_id = k->device_id;
+}
+
+static int kern_create(struct analysis *a, const struct smtop_kernel *k)
+{
+	int32_t si = stream_find_or_add(a, k->pid, k->device_id, k->context_id, k->stream_id);
+	int32_t dev = device_index(a, k->device_id);
+	if (si < 0 || dev < 0)
+		return -1;
+	struct stream *s = &a->streams[si];
+	if (array_grow((void **)&a->kerns, &a->cap_kerns, a->n_kerns + 1, sizeof *a->kerns) ||
+	    array_grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels) ||
+	    array_grow((void **)&a->undecided, &a->cap_undecided, a->n_undecided + 1,
+		 sizeof *a->undecided))
+		return -1;
+	int32_t ki = (int32_t)a->n_kerns;
+	struct kern *kn = &a->kerns[ki];
+	memset(kn, 0, sizeof *kn);
+	kern_set(kn, k);
+	kn->stream = si;
+	if (imap_put(a, &a->kern_map, kern_key, ki))
+		return -1;
+	a->n_kerns++;
+	if (s->dev < 0)
+		s->dev = dev;
+	kn->grid = k->grid_id ? imap_get(a, &a->grid_map, grid_key, key1(k->pid, k->context_id),
+					 k->grid_id) : -1;
+	if (kn->grid >= 0) {
+		a->grids[kn->grid].kernel = ki;
+		a->kernels_with_blocks_cache++;
+	}
+	s->kernels[s->n_kernels++] = ki;
+	s->sorted = 0;
+	a->undecided[a->n_undecided++] = ki;
+	device_extend(&a->devs[dev], k->start, k->end);
+	return 0;
+}
+
+int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
+{
+	int32_t ki = imap_get(a, &a->kern_map, kern_key, key1(k->pid, k->context_id),
+			      key2_of(k->grid_id, k->correlation_id));
+	if (ki < 0)
+		return kern_create(a, k);
+	/* A kernel seen running comes again once it ended. */
+	struct kern *kn = &a->kerns[ki];
+	if (kn->decided)
+		return 0;
+	if (kn->start != k->start)
+		a->streams[kn->stream].sorted = 0;
+	kern_set(kn, k);
+	device_extend(&a->devs[kern_dev(a, kn)], k->start, k->end);
+	return 0;
+}
+
+int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
+			const struct smtop_block *b, size_t n)
+{
+	uint64_t k1 = key1(pid, context_id);
+	for (size_t i = 0, j; i < n; i = j) {
+		int32_t gi = a->last_grid;
+		if (gi < 0 || a->grids[gi].grid_id != b[i].grid_id || a->grids[gi].pid != pid ||
+		    a->grids[gi].ctx != context_id) {
+			gi = imap_get(a, &a->grid_map, grid_key, k1, b[i].grid_id);
+			if (gi < 0 && (gi = grid_create(a, pid, context_id, &b[i])) < 0)
+				return -1;
+			a->last_grid = gi;
+		}
+		for (j = i + 1; j < n && b[j].grid_id == b[i].grid_id; j++)
+			;
+		if (grid_add_run(a, gi, b + i, j - i))
+			return -1;
+		a->blocks += j - i;
+	}
+	if (a->blocks - a->blocks_at_sweep >= SWEEP_BLOCKS)
+		hot_sweep(a);
+	return 0;
+}
+
+int analysis_add_block(struct analysis *a, uint32_t pid, uint32_t context_id,
+		       const struct smtop_block *b)
+{
+	return analysis_add_blocks(a, pid, context_id, b, 1);
+}
+
+int analysis_add_request(struct analysis *a, const struct smtop_request *r)
+{
+	if (!r->end || r->end < r->start)
+		return 0; /* still pending: add it again once answered */
+	if (array_grow((void **)&a->reqs, &a->cap_reqs, a->n_reqs + 1, sizeof *a->reqs))
+		return -1;
+	a->reqs[a->n_reqs++] = (struct request){ r->pid, r->stream_id, r->end - r->start };
+	return 0;
+}
+
+/* ---- update: indexes ---- */
+
+static uint64_t start_key(const struct analysis *a, int32_t ki)
+{
+	uint64_t s = a->kerns[ki].start;
+	return s ? s : UINT64_MAX;
+}
+
+static int cmp_stream_kernel(const void *x, const void *y, void *ctx)
+{
+	const struct analysis *sort_ctx = ctx;
+	int32_t i = *(const int32_t *)x, j = *(const int32_t *)y;
+	uint64_t si = start_key(sort_ctx, i), sj = start_key(sort_ctx, j);
+	if (si != sj)
+		return si < sj ? -1 : 1;
+	uint32_t ci = sort_ctx->kerns[i].correlation_id, cj = sort_ctx->kerns[j].correlation_id;
+	if (ci != cj)
+		return ci < cj ? -1 : 1;
+	return (sort_ctx->kerns[i].grid_id > sort_ctx->kerns[j].grid_id) -
+	       (sort_ctx->kerns[i].grid_id < sort_ctx->kerns[j].grid_id);
+}
+
+static void sort_streams(struct analysis *a)
+{
+	for (size_t i = 0; i < a->n_streams; i++) {
+		struct stream *s = &a->streams[i];
+		if (s->sorted)
+			continue;
+		qsort_r(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_stream_kernel, a);
+		for (size_t j = 0; j < s->n_kernels; j++)
+			a->kerns[s->kernels[j]].pos = (uint32_t)j;
+		s->sorted = 1;
+	}
+}
+
+static int cmp_ext(const void *x, const void *y)
+{
+	const struct ext *p = x, *q = y;
+	if (p->s != q->s)
+		return p->s < q->s ? -1 : 1;
+	return (p->k > q->k) - (p->k < q->k);
+}
+
+static const struct grid *kern_grid(const struct analysis *a, const struct kern *k)
+{
+	return k->grid >= 0 && a->grids[k->grid].n ? &a->grids[k->grid] : NULL;
+}
+
+static int kern_running(const struct kern *k, uint64_t w)
+{
+	return !k->end || k->end > w;
+}
+
+/* Resident extent: blocks when known, else the kernel's own interval. */
+static struct ext kern_ext(const struct analysis *a, int32_t ki, uint64_t w)
+{
+	const struct kern *k = &a->kerns[ki];
+	const struct grid *g = kern_grid(a, k);
+	struct ext x = { k->start, k->end ? k->end : w, ki };
+	if (g) {
+		x.s = g->first_start;
+		x.e = kern_running(k, w) ? umax(g->last_end, w) : g->last_end;
+	} else if (kern_running(k, w)) {
+		x.e = umax(x.e, w);
+	}
+	if (x.e < x.s)
+		x.e = x.s;
+	return x;
+}
+
+static int build_device_index(struct analysis *a)
+{
+	for (size_t i = 0; i < a->n_devs; i++) {
+		a->devs[i].n_order = a->devs[i].n_running = 0;
+		a->devs[i].maxlen = 0;
+	}
+	for (size_t i = 0; i < a->n_kerns; i++) {
+		const struct kern *k = &a->kerns[i];
+		struct device *d = &a->devs[kern_dev(a, k)];
+		if (!k->start && !kern_grid(a, k))
+			continue; /* never started: cannot hold SMs */
+		struct ext x = kern_ext(a, (int32_t)i, a->watermark);
+		if (kern_running(k, a->watermark)) {
+			if (array_grow((void **)&d->running, &d->cap_running, d->n_running + 1, sizeof x))
+				return -1;
+			d->running[d->n_running++] = x;
+			continue;
+		}
+		if (array_grow((void **)&d->order, &d->cap_order, d->n_order + 1, sizeof x))
+			return -1;
+		d->order[d->n_order++] = x;
+		if (x.e - x.s > d->maxlen)
+			d->maxlen = x.e - x.s;
+	}
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].n_order)
+			qsort(a->devs[i].order, a->devs[i].n_order, sizeof(struct ext), cmp_ext);
+	return 0;
+}
+
+/* ---- update: verdicts ---- */
+
+struct verdict {
+	int ready_known;
+	uint64_t ready, first;
+	int first_known;
+};
+
+static int32_t stream_prio(const struct analysis *a, int32_t ki)
+{
+	return a->streams[a->kerns[ki].stream].s.priority;
+}
+
+/* Ready = max(submission, previous kernel's end on the stream).  Returns 0
+ * if unknown, -1 if it depends on a kernel still running. */
+static int ready_time(const struct analysis *a, int32_t ki, uint64_t *ready)
+{
+	const struct kern *k = &a->kerns[ki];
+	const struct stream *s = &a->streams[k->stream];
+	uint64_t sub = k->sub;
+	uint64_t prev_end = 0;
+	if (k->pos > 0) {
+		const struct kern *p = &a->kerns[s->kernels[k->pos - 1]];
+		if (kern_running(p, a->watermark))
+			return -1;
+		prev_end = p->end;
+	}
+	*ready = umax(sub, prev_end);
+	return *ready != 0;
+}
+
+struct cand {
+	int32_t k;
+	uint64_t overlap;
+	uint32_t blocks;
+	int from_blocks;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+	int incomplete;
+};
+
+static int same_stream(const struct kern *x, const struct kern *y)
+{
+	return x->stream == y->stream;
+}
+
+static int cand_consider(struct analysis *a, struct cands *c, const struct kern *v,
+			 const struct ext *x, uint64_t lo, uint64_t hi)
+{
+	const struct kern *k = &a->kerns[x->k];
+	if (k == v || same_stream(k, v) || x->s >= hi || x->e <= lo)
+		return 0;
+	if (kern_running(k, a->watermark))
+		c->incomplete = 1;
+	const struct grid *g = kern_grid(a, k);
+	struct cand cd = { x->k, 0, 0, g != NULL };
+	cd.overlap = g ? grid_overlap(a, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
+	if (!cd.overlap)
+		return 0;
+	if (array_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v))
+		return -1;
+	c->v[c->n++] = cd;
+	return 0;
+}
+
+/* Kernels on v's device resident during [lo, hi). */
+static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
+			 struct cands *c)
+{
+	const struct device *d = &a->devs[kern_dev(a, v)];
+	c->n = 0;
+	c->incomplete = 0;
+	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;
+	size_t l = 0, r = d->n_order;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (d->order[m].s < from)
+			l = m + 1;
+		else
+			r = m;
+	}
+	for (size_t i = l; i < d->n_order && d->order[i].s < hi; i++)
+		if (cand_consider(a, c, v, &d->order[i], lo, hi))
+			return -1;
+	for (size_t i = 0; i < d->n_running; i++)
+		if (cand_consider(a, c, v, &d->running[i], lo, hi))
+			return -1;
+	return 0;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct smtop_culprit *p = x, *q = y;
+	if (p->overlap_ns != q->overlap_ns)
+		return p->overlap_ns > q->overlap_ns ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	return (p->grid_id > q->grid_id) - (p->grid_id < q->grid_id);
+}
+
+static int lower_priority(int32_t culprit, int32_t victim)
+{
+	return culprit != SMTOP_PRIORITY_UNKNOWN && victim != SMTOP_PRIORITY_UNKNOWN &&
+	       culprit > victim;
+}
+
+/* ---- time-slicing ---- */
+
+/* Index of the first cluster whose activity [s, e + gap) reaches past t. */
+static size_t clusters_reaching(const struct clusters *c, uint64_t t, uint64_t gap)
+{
+	size_t l = 0, r = c->n;
+	if (t < gap)
+		return 0;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (c->v[m].e + gap <= t)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* Is the process active somewhere in [lo, hi): a block event less than the
+ * gap before some time of it? */
+static int activity_in(const struct clusters *x, uint64_t lo, uint64_t hi)
+{
+	size_t i = clusters_reaching(x, lo, ANALYSIS_SLICE_GAP_NS);
+	return i < x->n && x->v[i].s < hi;
+}
+
+/* Do the activities of two processes ([t, t + gap) around each block event)
+ * meet inside [lo, hi)? */
+static int activities_meet(const struct clusters *x, const struct clusters *y, uint64_t lo,
+			   uint64_t hi)
+{
+	const uint64_t gap = ANALYSIS_SLICE_GAP_NS;
+	size_t i = clusters_reaching(x, lo, gap), j = clusters_reaching(y, lo, gap);
+	while (i < x->n && j < y->n && x->v[i].s < hi && y->v[j].s < hi) {
+		uint64_t xe = x->v[i].e + gap, ye = y->v[j].e + gap;
+		if (overlap(umax(x->v[i].s, lo), umin(xe, hi), umax(y->v[j].s, lo), umin(ye, hi)))
+			return 1;
+		if (xe < ye)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* Could v's episode be time-slicing judged from block events: v and every
+ * culprit have block records and every culprit is another process's. */
+static int slice_by_events(const struct analysis *a, const struct kern *v, const struct cands *c)
+{
+	if (!kern_grid(a, v) || !c->n)
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (kern_pid(a, &a->kerns[c->v[i].k]) == kern_pid(a, v) || !c->v[i].from_blocks)
+			return 0;
+	return 1;
+}
+
+/* The end of the window the time-slicing test reads: a gap past v's last
+ * block end. */
+static uint64_t slice_window_end(const struct analysis *a, const struct kern *v)
+{
+	return kern_grid(a, v)->last_end + ANALYSIS_SLICE_GAP_NS;
+}
+
+/* Every block event before the window's end is in: blocks that ended before
+ * the watermark are, and a block still running belongs to a kernel still
+ * running.  So wait while a kernel of v's or a culprit's process that began
+ * before the window's end (plus a gap for clock slack) still runs. */
+static int slice_data_complete(const struct analysis *a, const struct kern *v,
+			       const struct cands *c)
+{
+	if (a->watermark == ANALYSIS_WATERMARK_ALL || !slice_by_events(a, v, c))
+		return 1;
+	uint64_t hi = slice_window_end(a, v) + ANALYSIS_SLICE_GAP_NS;
+	if (a->watermark < hi)
+		return 0;
+	const struct device *d = &a->devs[kern_grid(a, v)->dev];
+	for (size_t i = 0; i < d->n_running; i++) {
+		const struct kern *k = &a->kerns[d->running[i].k];
+		if (d->running[i].s >= hi)
+			continue;
+		if (kern_pid(a, k) == kern_pid(a, v))
+			return 0;
+		for (size_t j = 0; j < c->n; j++)
+			if (kern_pid(a, &a->kerns[c->v[j].k]) == kern_pid(a, k))
+				return 0;
+	}
+	return 1;
+}
+
+/* Time-sliced contexts take turns on the whole device: block events (starts
+ * and ends) of one process never come within a context switch of the
+ * other's, though a preempted block's recorded interval stays open across
+ * the other's slice.  docs/analysis.md states the rule and its limits. */
+static int looks_timesliced(struct analysis *a, const struct kern *v, uint64_t ready,
+			    uint64_t first, const struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (kern_pid(a, &a->kerns[c->v[i].k]) == kern_pid(a, v))
+			return 0;
+	if (!slice_by_events(a, v, c)) {
+		/* Kernel intervals only: other processes never overlap v's run. */
+		struct ext vx = kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
+		vx.s = first;
+		for (size_t i = 0; i < c->n; i++) {
+			struct ext x = kern_ext(a, c->v[i].k, a->watermark);
+			if (overlap(x.s, x.e, vx.s, vx.e))
+				return 0;
+		}
+		return 1;
+	}
+	const struct grid *vg = kern_grid(a, v);
+	const struct device *d = &a->devs[vg->dev];
+	const struct activity *own = activity_find(d, kern_pid(a, v));
+	uint64_t hi = slice_window_end(a, v);
+	int other_active = 0;
+	uint32_t done = kern_pid(a, v);
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t pid = kern_pid(a, &a->kerns[c->v[i].k]);
+		const struct activity *x = pid == done ? NULL : activity_find(d, pid);
+		if (!x)
+			continue;
+		done = pid;
+		if (own && activities_meet(&own->ev, &x->ev, ready, hi))
+			return 0;
+		other_active |= activity_in(&x->ev, ready, hi);
+	}
+	return other_active;
+}
+
+static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
+				      uint64_t ready, uint64_t first, int started,
+				      const struct cands *c)
+{
+	if (started && looks_timesliced(a, v, ready, first, c))
+		return SMTOP_EV_TIMESLICE;
+	int32_t pv = stream_prio(a, (int32_t)(v - a->kerns));
+	const struct grid *vg = kern_grid(a, v);
+	uint64_t last = vg ? vg->last_start : (started ? first : a->watermark);
+	if (!started)
+		last = a->watermark;
+	int resident = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kern *k = &a->kerns[c->v[i].k];
+		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
+			continue;
+		const struct grid *g = kern_grid(a, k);
+		int dispatched = g ? grid_started_between(a, g, ready, last)
+				   : (k->start > ready && k->start < last);
+		if (dispatched)
+			return SMTOP_EV_INVERSION_DISPATCH;
+		resident = 1;
+	}
+	return resident ? SMTOP_EV_INVERSION_RESIDENT : SMTOP_EV_BLOCKING;
+}
+
+static int make_event(struct analysis *a, const struct kern *v, uint64_t ready, uint64_t first,
+		      int started, uint64_t wait, const struct cands *c, struct smtop_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->culprits = calloc(c->n, sizeof *ev->culprits);
+	if (!ev->culprits)
+		return -1;
+	ev->kind = classify(a, v, ready, first, started, c);
+	ev->pid = kern_pid(a, v);
+	ev->device_id = v->device_id;
+	ev->context_id = kern_ctx(a, v);
+	ev->stream_id = v->stream_id;
+	ev->correlation_id = v->correlation_id;
+	ev->grid_id = v->grid_id;
+	ev->priority = stream_prio(a, (int32_t)(v - a->kerns));
+	ev->ready = ready;
+	ev->start = started ? first : 0;
+	ev->wait_ns = wait;
+	ev->name = v->name;
+	ev->from_blocks = kern_grid(a, v) != NULL;
+	uint64_t total = 0;
+	for (size_t i = 0; i < c->n; i++)
+		total += c->v[i].overlap;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kern *k = &a->kerns[c->v[i].k];
+		struct smtop_culprit *cu = &ev->culprits[i];
+		cu->pid = kern_pid(a, k);
+		cu->device_id = k->device_id;
+		cu->context_id = kern_ctx(a, k);
+		cu->stream_id = k->stream_id;
+		cu->correlation_id = k->correlation_id;
+		cu->grid_id = k->grid_id;
+		cu->priority = stream_prio(a, c->v[i].k);
+		cu->overlap_ns = c->v[i].overlap;
+		cu->weight = (double)c->v[i].overlap / (double)total;
+		cu->blocks = c->v[i].blocks;
+		cu->name = k->name;
+		if (!c->v[i].from_blocks)
+			ev->from_blocks = 0;
+	}
+	ev->n_culprits = c->n;
+	qsort(ev->culprits, c->n, sizeof *ev->culprits, cmp_cand);
+	return 0;
+}
+
+static int events_push(struct vec_event *v, const struct smtop_event *ev)
+{
+	if (array_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+		return -1;
+	v->v[v->n++] = *ev;
+	return 0;
+}
+
+static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wait)
+{
+	if (array_grow((void **)&s->waits, &s->cap_waits, s->n_waits + 1, sizeof *s->waits) == 0) {
+		s->waits[s->n_waits++] = wait;
+		s->waits_sorted = 0;
+	}
+	(void)a;
+}
+
+/* Victim's first start: its first block, else its kernel start. */
+static int first_start(const struct analysis *a, const struct kern *v, uint64_t *first)
+{
+	const struct grid *g = kern_grid(a, v);
+	*first = g ? g->first_start : v->start;
+	return *first != 0;
+}
+
+/* Returns 1 when decided, 0 when it must wait for more data, -1 on OOM. */
+static int decide(struct analysis *a, int32_t ki, struct cands *c)
+{
+	struct kern *v = &a->kerns[ki];
+	struct stream *s = &a->streams[v->stream];
+	uint64_t ready, first;
+	if (kern_running(v, a->watermark))
+		return 0;
+	int rk = ready_time(a, ki, &ready);
+	if (rk < 0)
+		return 0;
+	if (rk == 0 || !first_start(a, v, &first)) {
+		s->waits_unknown++;
+		return 1;
+	}
+	uint64_t wait = first > ready ? first - ready : 0;
+	if (wait > a->p.blocking_threshold_ns) {
+		if (find_culprits(a, v, ready, first, c))
+			return -1;
+		if (c->incomplete || !slice_data_complete(a, v, c))
+			return 0;
+		if (c->n) {
+			struct smtop_event ev;
+			if (make_event(a, v, ready, first, 1, wait, c, &ev))
+				return -1;
+			if (events_push(&a->events, &ev)) {
+				free(ev.culprits);
+				return -1;
+			}
+			a->events_sorted = 0;
+			s->events[ev.kind]++;
+			s->delay[ev.kind] += wait;
+		}
+	}
+	stream_record_wait(a, s, wait);
+	return 1;
+}
+
+/* A kernel not yet decided but already waiting longer than the threshold. */
+static int provisional(struct analysis *a, int32_t ki, struct cands *c)
+{
+	const struct kern *v = &a->kerns[ki];
+	uint64_t ready, first;
+	if (ready_time(a, ki, &ready) <= 0)
+		return 0;
+	int started = first_start(a, v, &first) && first < a->watermark;
+	uint64_t end = started ? first : a->watermark;
+	uint64_t wait = end > ready ? end - ready : 0;
+	if (wait <= a->p.blocking_threshold_ns)
+		return 0;
+	if (find_culprits(a, v, ready, end, c))
+		return -1;
+	if (!c->n)
+		return 0;
+	struct smtop_event ev;
+	if (make_event(a, v, ready, first, started, wait, c, &ev))
+		return -1;
+	if (events_push(&a->prov, &ev)) {
+		free(ev.culprits);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct smtop_event *p = x, *q = y;
+	if (p->ready != q->ready)
+		return p->ready < q->ready ? -1 : 1;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	if (p->grid_id != q->grid_id)
+		return p->grid_id < q->grid_id ? -1 : 1;
+	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
+}
+
+static int cmp_stream_order(const void *x, const void *y, void *ctx)
+{
+	const struct analysis *sort_ctx = ctx;
+	const struct smtop_stream *p = &sort_ctx->streams[*(const size_t *)x].s;
+	const struct smtop_stream *q = &sort_ctx->streams[*(const size_t *)y].s;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	return (p->stream_id > q->stream_id) - (p->stream_id < q->stream_id);
+}
+
+static int decide_all(struct analysis *a, struct cands *c)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < a->n_undecided; i++) {
+		int32_t ki = a->undecided[i];
+		int r = decide(a, ki, c);
+		if (r < 0) {
+			/* Keep the rest so a later update can finish them. */
+			memmove(&a->undecided[keep], &a->undecided[i],
+				(a->n_undecided - i) * sizeof *a->undecided);
+			a->n_undecided = keep + a->n_undecided - i;
+			return -1;
+		}
+		if (r)
+			a->kerns[ki].decided = 1;
+		else
+			a->undecided[keep++] = ki;
+	}
+	a->n_undecided = keep;
+	return 0;
+}
+
+int analysis_update(struct analysis *a, uint64_t watermark)
+{
+	struct cands c = { 0 };
+	int rc = 0;
+	a->watermark = watermark;
+	/* every block is in: no profile grows any more */
+	if (watermark == ANALYSIS_WATERMARK_ALL)
+		analysis_compact(a);
+	sort_streams(a);
+	for (size_t i = 0; i < a->n_streams; i++)
+		a->stream_order[i] = i;
+	if (a->n_streams)
+		qsort_r(a->stream_order, a->n_streams, sizeof *a->stream_order, cmp_stream_order, a);
+	if (build_device_index(a) || decide_all(a, &c))
+		rc = -1;
+	events_clear(&a->prov);
+	for (size_t i = 0; rc == 0 && i < a->n_undecided; i++)
+		if (provisional(a, a->undecided[i], &c))
+			rc = -1;
+	free(c.v);
+	if (!a->events_sorted && a->events.n) {
+		qsort(a->events.v, a->events.n, sizeof *a->events.v, cmp_event);
+		a->events_sorted = 1;
+	}
+	if (a->prov.n)
+		qsort(a->prov.v, a->prov.n, sizeof *a->prov.v, cmp_event);
+	return rc;
+}
+
+/* ---- public: results ---- */
+
+size_t analysis_event_count(const struct analysis *a)
+{
+	return a->events.n;
+}
+
+const struct smtop_event *analysis_event(const struct analysis *a, size_t i)
+{
+	return i < a->events.n ? &a->events.v[i] : NULL;
+}
+
+size_t analysis_provisional_count(const struct analysis *a)
+{
+	return a->prov.n;
+}
+
+const struct smtop_event *analysis_provisional(const struct analysis *a, size_t i)
+{
+	return i < a->prov.n ? &a->prov.v[i] : NULL;
+}
+
+size_t analysis_stream_count(const struct analysis *a)
+{
+	return a->n_streams;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t p = *(const uint64_t *)x, q = *(const uint64_t *)y;
+	return (p > q) - (p < q);
+}
+
+/* Nearest-rank percentiles of sorted values. */
+static struct analysis_percentiles percentiles(const uint64_t *v, size_t n)
+{
+	struct analysis_percentiles p = { n, 0, 0, 0, 0 };
+	if (!n)
+		return p;
+	const unsigned pct[3] = { 50, 90, 99 };
+	uint64_t *out[3] = { &p.p50, &p.p90, &p.p99 };
+	for (int i = 0; i < 3; i++) {
+		size_t rank = (pct[i] * n + 99) / 100;
+		*out[i] = v[rank ? rank - 1 : 0];
+	}
+	p.max = v[n - 1];
+	return p;
+}
+
+static struct analysis_percentiles turnaround(const struct analysis *a, const struct smtop_stream *s)
+{
+	struct analysis_percentiles none = { 0 };
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_reqs; i++)
+		n += a->reqs[i].pid == s->pid && a->reqs[i].stream_id == s->stream_id;
+	if (!n)
+		return none;
+	uint64_t *v = malloc(n * sizeof *v);
+	if (!v)
+		return none;
+	n = 0;
+	for (size_t i = 0; i < a->n_reqs; i++)
+		if (a->reqs[i].pid == s->pid && a->reqs[i].stream_id == s->stream_id)
+			v[n++] = a->reqs[i].turnaround;
+	qsort(v, n, sizeof *v, cmp_u64);
+	struct analysis_percentiles p = percentiles(v, n);
+	free(v);
+	return p;
+}
+
+static void stream_usage(const struct analysis *a, const struct stream *s,
+			 struct analysis_stream_summary *out)
+{
+	for (size_t j = 0; j < s->n_kernels; j++) {
+		const struct kern *k = &a->kerns[s->kernels[j]];
+		const struct grid *g = kern_grid(a, k);
+		if (k->end > k->start && k->start)
+			out->busy_ns += k->end - k->start;
+		if (g) {
+			out->kernels_with_blocks++;
+			out->block_time_ns += g->block_time;
+		}
+	}
+}
+
+int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream_summary *out)
+{
+	if (i >= a->n_streams)
+		return -1;
+	struct stream *s = &a->streams[a->stream_order ? a->stream_order[i] : i];
+	memset(out, 0, sizeof *out);
+	out->pid = s->s.pid;
+	out->device_id = s->s.device_id;
+	out->context_id = s->s.context_id;
+	out->stream_id = s->s.stream_id;
+	out->priority = s->s.priority;
+	out->kernels = s->n_kernels;
+	out->waits_unknown = s->waits_unknown;
+	stream_usage(a, s, out);
+	int32_t di = -1;
+	for (size_t d = 0; d < a->n_devs; d++)
+		if (a->devs[d].id == s->s.device_id)
+			di = (int32_t)d;
+	if (di >= 0 && a->devs[di].t_max > a->devs[di].t_min) {
+		const struct device *d = &a->devs[di];
+		double span = (double)(d->t_max - d->t_min);
+		uint32_t sms = d->sm_count ? d->sm_count : d->sm_seen;
+		out->sm_share_from_blocks = out->kernels_with_blocks == out->kernels &&
+					    out->kernels && sms;
+		if (out->sm_share_from_blocks)
+			out->sm_share = (double)out->block_time_ns / ((double)sms * span);
+		else
+			out->sm_share = (double)out->busy_ns / span;
+	}
+	if (!s->waits_sorted && s->n_waits) {
+		qsort(s->waits, s->n_waits, sizeof *s->waits, cmp_u64);
+		s->waits_sorted = 1;
+	}
+	out->wait = percentiles(s->waits, s->n_waits);
+	out->turnaround = turnaround(a, &s->s);
+	memcpy(out->events, s->events, sizeof out->events);
+	memcpy(out->delay_ns, s->delay, sizeof out->delay_ns);
+	return 0;
+}
+
+void analysis_compact(struct analysis *a)
+{
+	hot_sweep_before(a, UINT64_MAX);
+}
+
+void analysis_memory(const struct analysis *a, struct analysis_memory *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kernels = a->n_kerns * sizeof *a->kerns + a->cap_undecided * sizeof *a->undecided;
+	for (size_t i = 0; i < a->n_streams; i++)
+		out->kernels += a->streams[i].n_kernels * sizeof(int32_t) +
+				a->streams[i].n_waits * sizeof(uint64_t);
+	out->grids = a->n_grids * sizeof *a->grids;
+	for (size_t i = 0; i < a->n_grids; i++)
+		if (a->grids[i].form == GRID_EXACT)
+			out->grids += a->grids[i].exact_cap * sizeof(struct span);
+		else if (a->grids[i].form == GRID_PROFILE)
+			out->profiles += sizeof(struct profile) +
+					 ((struct profile *)a->grids[i].data)->start_runs.cap *
+						 sizeof(struct span);
+	out->packed = a->packs_len;
+	out->index = (a->kern_map.cap + a->grid_map.cap) * sizeof(int32_t) +
+		     a->stream_map.cap * sizeof(struct slot) + a->cap_hot * sizeof *a->hot;
+	for (size_t i = 0; i < a->n_devs; i++) {
+		const struct device *d = &a->devs[i];
+		out->index += (d->cap_order + d->cap_running) * sizeof(struct ext) +
+			      d->cap_acts * sizeof *d->acts;
+		for (size_t j = 0; j < d->n_acts; j++)
+			out->index += d->acts[j].ev.cap * sizeof(struct span);
+	}
+	const struct vec_event *ev[2] = { &a->events, &a->prov };
+	for (int k = 0; k < 2; k++) {
+		out->events += ev[k]->n * sizeof *ev[k]->v;
+		for (size_t i = 0; i < ev[k]->n; i++)
+			out->events += ev[k]->v[i].n_culprits * sizeof(struct smtop_culprit);
+	}
+	out->total = out->kernels + out->grids + out->profiles + out->packed + out->index +
+		     out->events + a->n_streams * sizeof *a->streams + a->cap_reqs * sizeof *a->reqs;
+}
+
+void analysis_totals(const struct analysis *a, struct analysis_totals *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kernels = a->n_kerns;
+	out->kernels_with_blocks = a->kernels_with_blocks_cache;
+	out->kernels_pending = a->n_undecided;
+	out->blocks = a->blocks;
+	for (size_t i = 0; i < a->events.n; i++) {
+		out->events[a->events.v[i].kind]++;
+		out->delay_ns[a->events.v[i].kind] += a->events.v[i].wait_ns;
+	}
+}
+
+int analysis_has_blocks(const struct analysis *a)
+{
+	return a->blocks > 0;
+}
+
+unsigned analysis_limits(const struct analysis *a)
+{
+	unsigned l = 0;
+	if (a->kernels_with_blocks_cache < a->n_kerns)
+		l |= ANALYSIS_LIMIT_WAIT_FROM_KERNELS | ANALYSIS_LIMIT_DISPATCH_UNTOLD |
+		     ANALYSIS_LIMIT_SM_SHARE_ESTIMATE | ANALYSIS_LIMIT_CULPRIT_WEIGHT_KERNEL;
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].sm_seen && !a->devs[i].sm_count)
+			l |= ANALYSIS_LIMIT_SM_COUNT_GUESSED;
+	return l;
+}
+
+const char *analysis_limit_text(enum analysis_limit l)
+{
+	switch (l) {
+	case ANALYSIS_LIMIT_WAIT_FROM_KERNELS:
+		return "waits of kernels without block records end at the kernel's CUPTI start, "
+		       "not its first block";
+	case ANALYSIS_LIMIT_DISPATCH_UNTOLD:
+		return "without block records a low-priority kernel that was already running "
+		       "cannot be seen dispatching new blocks: dispatch inversions may be "
+		       "reported as resident";
+	case ANALYSIS_LIMIT_SM_SHARE_ESTIMATE:
+		return "SM share of streams without block records is kernel busy time over the "
+		       "span, not SM-time";
+	case ANALYSIS_LIMIT_CULPRIT_WEIGHT_KERNEL:
+		return "culprits without block records are weighted by kernel-interval overlap, "
+		       "not block-time";
+	case ANALYSIS_LIMIT_SM_COUNT_GUESSED:
+		return "SM count of a device is the highest SM index seen plus one (no device "
+		       "record)";
+	}
+	return "unknown limit";
+}
+
+const char *analysis_kind_name(enum smtop_event_kind k)
+{
+	switch (k) {
+	case SMTOP_EV_BLOCKING:
+		return "blocking";
+	case SMTOP_EV_INVERSION_RESIDENT:
+		return "inversion_resident";
+	case SMTOP_EV_INVERSION_DISPATCH:
+		return "inversion_dispatch";
+	case SMTOP_EV_TIMESLICE:
+		return "timeslice";
+	}
+	return "unknown";
+}

@@ -1,0 +1,146 @@
+/* Scheduling analysis: ready times, waits, blocking episodes, priority
+ * inversions and time-slicing, found from kernel records and (when present)
+ * per-block records.  Pure: no I/O, no clock.  docs/analysis.md gives the
+ * exact definitions this file implements.
+ *
+ * Feeding: add streams, devices, kernels, blocks and requests in any order,
+ * then call analysis_update(a, watermark).  The watermark is a promise from
+ * the caller: every kernel and request that started before it has been added
+ * (a kernel may still be running: end 0 or end > watermark; add it again
+ * with the same pid, context and grid id once it has ended), and every block
+ * that ended before it has been added.  Saved sessions pass
+ * ANALYSIS_WATERMARK_ALL.  A kernel's verdict is final once it and every
+ * kernel that could be its culprit ended at or before the watermark; until
+ * then it may appear as a provisional event.  Feeding a session in pieces
+ * with rising watermarks gives the same final answer as feeding it at once.
+ *
+ * Strings (kernel names) are borrowed: they must outlive the analysis, as
+ * the session reader's strings do. */
+#ifndef SMTOP_ANALYSIS_H
+#define SMTOP_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/core/records.h"
+
+#define ANALYSIS_WATERMARK_ALL UINT64_MAX
+#define ANALYSIS_DEFAULT_THRESHOLD_NS 20000u
+/* Grids with at most this many blocks keep every block; larger ones keep a
+ * per-grid profile of ANALYSIS_PROFILE_BINS time bins (see docs). */
+#define ANALYSIS_EXACT_BLOCKS 32
+#define ANALYSIS_PROFILE_BINS 32
+/* Time-slicing test: block events of two processes at least this far apart
+ * are taken for separate time slices (a context switch on the H200 left
+ * 160 us or more between them; concurrent work, under 5 us). */
+#define ANALYSIS_SLICE_GAP_NS 32000u
+
+struct analysis;
+
+struct analysis_params {
+	uint64_t blocking_threshold_ns; /* a wait must be strictly longer */
+};
+
+/* Conclusions that are weaker because block records are missing
+ * (analysis_limits returns an OR of these). */
+enum analysis_limit {
+	ANALYSIS_LIMIT_WAIT_FROM_KERNELS = 1 << 0,   /* waits end at CUPTI start, not first block */
+	ANALYSIS_LIMIT_DISPATCH_UNTOLD = 1 << 1,     /* resident vs dispatch inversion not told apart */
+	ANALYSIS_LIMIT_SM_SHARE_ESTIMATE = 1 << 2,   /* SM share from kernel busy time */
+	ANALYSIS_LIMIT_CULPRIT_WEIGHT_KERNEL = 1 << 3, /* culprits weighted by kernel time, not block time */
+	ANALYSIS_LIMIT_SM_COUNT_GUESSED = 1 << 4,    /* SM count from the highest SM seen */
+};
+#define ANALYSIS_LIMIT_COUNT 5
+
+struct analysis_percentiles {
+	size_t n;                        /* samples; the rest is 0 when n == 0 */
+	uint64_t p50, p90, p99, max;
+};
+
+struct analysis_stream_summary {
+	uint32_t pid, device_id, context_id, stream_id;
+	int32_t priority;                /* SMTOP_PRIORITY_UNKNOWN if not known */
+	size_t kernels;                  /* kernels seen on the stream */
+	size_t kernels_with_blocks;
+	size_t waits_unknown;            /* kernels whose ready time is unknown */
+	uint64_t busy_ns;                /* sum of ended kernels' durations */
+	uint64_t block_time_ns;          /* sum of block durations, 0 without blocks */
+	double sm_share;                 /* share of the device's SM-time over its span */
+	int sm_share_from_blocks;        /* 0: estimated from kernel busy time */
+	struct analysis_percentiles wait;
+	struct analysis_percentiles turnaround; /* requests, n == 0 if none */
+	size_t events[SMTOP_EV_TIMESLICE + 1]; /* as victim, indexed by kind */
+	uint64_t delay_ns[SMTOP_EV_TIMESLICE + 1]; /* summed waits of those events */
+};
+
+struct analysis_totals {
+	size_t kernels, kernels_with_blocks, kernels_pending, blocks;
+	size_t events[SMTOP_EV_TIMESLICE + 1];
+	uint64_t delay_ns[SMTOP_EV_TIMESLICE + 1];
+};
+
+void analysis_params_default(struct analysis_params *p);
+
+/* Returns NULL when out of memory.  p may be NULL for the defaults. */
+struct analysis *analysis_new(const struct analysis_params *p);
+void analysis_free(struct analysis *a);
+const struct analysis_params *analysis_get_params(const struct analysis *a);
+
+/* Each returns 0, or -1 when out of memory (the analysis stays usable). */
+int analysis_add_stream(struct analysis *a, const struct smtop_stream *s);
+int analysis_add_device(struct analysis *a, const struct smtop_device *d);
+int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k);
+int analysis_add_block(struct analysis *a, uint32_t pid, uint32_t context_id,
+		       const struct smtop_block *b);
+int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
+			const struct smtop_block *b, size_t n);
+int analysis_add_request(struct analysis *a, const struct smtop_request *r);
+
+/* Decides every kernel that can be decided at watermark and rebuilds the
+ * provisional events.  Returns 0, or -1 when out of memory. */
+int analysis_update(struct analysis *a, uint64_t watermark);
+
+/* Final events, ordered by ready time (then device, pid, context, grid). */
+size_t analysis_event_count(const struct analysis *a);
+const struct smtop_event *analysis_event(const struct analysis *a, size_t i);
+
+/* Events of kernels not yet decided at the last watermark (a victim still
+ * waiting has start 0 and wait_ns counted up to the watermark). */
+size_t analysis_provisional_count(const struct analysis *a);
+const struct smtop_event *analysis_provisional(const struct analysis *a, size_t i);
+
+size_t analysis_stream_count(const struct analysis *a);
+/* Fills out for stream i (ordered by device, pid, context, stream). */
+int analysis_stream_summary(struct analysis *a, size_t i,
+			    struct analysis_stream_summary *out);
+
+void analysis_totals(const struct analysis *a, struct analysis_totals *out);
+
+/* Packs every grid's time profile now (profiles are otherwise packed once
+ * their blocks have stopped coming); verdicts do not change.  For a session
+ * read to its end. */
+void analysis_compact(struct analysis *a);
+
+/* Bytes the analysis holds, by what for (from its counts, not from malloc). */
+struct analysis_memory {
+	size_t kernels;         /* kernels, their streams' order, waits */
+	size_t grids;           /* per-grid summaries and the blocks of small grids */
+	size_t profiles;        /* time profiles still taking blocks */
+	size_t packed;          /* packed profiles */
+	size_t index;           /* hashes, the culprit index, block activity */
+	size_t events;          /* final and provisional events with their culprits */
+	size_t total;           /* all of the above and the rest */
+};
+void analysis_memory(const struct analysis *a, struct analysis_memory *out);
+
+/* 1 if any block record was added. */
+int analysis_has_blocks(const struct analysis *a);
+/* OR of enum analysis_limit for the data seen so far. */
+unsigned analysis_limits(const struct analysis *a);
+/* One line saying what the limit means and what would lift it. */
+const char *analysis_limit_text(enum analysis_limit l);
+/* Stable lower-case name of an event kind ("blocking", "inversion_resident",
+ * "inversion_dispatch", "timeslice"). */
+const char *analysis_kind_name(enum smtop_event_kind k);
+
+#endif

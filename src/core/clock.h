@@ -1,0 +1,16 @@
+/* Monotonic time in nanoseconds: how long a step took or may still take
+ * (never when something happened). */
+#ifndef SMTOP_CORE_CLOCK_H
+#define SMTOP_CORE_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t clock_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,1333 @@
+#include "src/core/model.h"
+#include "src/core/names.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "src/core/array.h"
+#include "src/core/binning.h"
+
+static char *dup_str(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* CUPTI names are mangled; the identifier is what fits in a lane. */
+/* ---- interned kernel names ------------------------------------------------
+ * A session launches the same few hundred kernels again and again: one copy
+ * of each name (and of its short form) keeps kernels at a fixed size. */
+
+struct model_name {
+	char *name, *short_name;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int names_grow(struct model *m)
+{
+	size_t cap = m->names_cap ? m->names_cap * 2 : 256;
+	struct model_name *t = calloc(cap, sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < m->names_cap; i++) {
+		if (!m->names[i].name)
+			continue;
+		size_t j = str_hash(m->names[i].name) & (cap - 1);
+		while (t[j].name)
+			j = (j + 1) & (cap - 1);
+		t[j] = m->names[i];
+	}
+	free(m->names);
+	m->names = t;
+	m->names_cap = cap;
+	return 0;
+}
+
+
+static const struct model_name *intern(struct model *m, const char *name)
+{
+	if ((m->n_names + 1) * 2 > m->names_cap && names_grow(m))
+		return NULL;
+	size_t j = str_hash(name) & (m->names_cap - 1);
+	while (m->names[j].name) {
+		if (strcmp(m->names[j].name, name) == 0)
+			return &m->names[j];
+		j = (j + 1) & (m->names_cap - 1);
+	}
+	char *n = strdup(name), *sn = names_short(name);
+	if (!n || !sn) {
+		free(n);
+		free(sn);
+		return NULL;
+	}
+	m->names[j] = (struct model_name){ n, sn };
+	m->n_names++;
+	return &m->names[j];
+}
+
+/* ---- bins ---------------------------------------------------------------- */
+
+/* A batch touches every level of every SM: with 4 KiB pages that is a TLB
+ * miss per level and SM, so bins live on huge pages where the kernel allows.
+ * Not cleared here: a ring is cleared when it first takes data and the
+ * detail level when it is filled, so the detail level's pages stay out of
+ * memory until a fine zoom asks for it. */
+static struct model_bin *bins_alloc(size_t count)
+{
+	size_t bytes = count * sizeof(struct model_bin);
+	size_t huge = 2u << 20;
+	bytes = (bytes + huge - 1) / huge * huge;
+	struct model_bin *b = aligned_alloc(huge, bytes);
+	if (!b)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(b, bytes, MADV_HUGEPAGE);
+#endif
+	return b;
+}
+
+static void level_init(struct model_level *l, struct model_bin *bins, size_t n, uint64_t width,
+		       int ring)
+{
+	l->bins = bins;
+	l->own = NULL;
+	l->stride = n + MODEL_ROW_PAD;
+	l->n = l->span = n;
+	l->width = width;
+	l->ring = ring;
+	l->hi = INT64_MIN;
+	l->first = INT64_MAX;
+	l->lo = 0;
+	l->used = 0;
+}
+
+static void level_reset(struct model_level *l, uint32_t n_sm)
+{
+	for (size_t i = 0; i < (size_t)n_sm * l->stride; i++)
+		binning_bin_clear(&l->bins[i]);
+	l->hi = INT64_MIN;
+	l->used = 0;
+}
+
+/* A ring starts this small and doubles as its data spans more bins: the
+ * coarse levels of a session of seconds hold a few bins each. */
+#define RING_MIN_BINS 4
+
+/* Bytes of one level's place in the bins' allocation. */
+static size_t level_place(uint32_t n_sm)
+{
+	/* a few bins between levels keep the same SM of each level off one cache set */
+	return (size_t)n_sm * (MODEL_RING_BINS + MODEL_ROW_PAD) + 56;
+}
+
+/* Moves ring k to n bins per SM (a power of two, n >= its current size):
+ * the bins it holds keep their index, the rest are empty.  A full-size ring
+ * takes its place in the shared allocation (huge pages), a smaller one
+ * memory of its own, so that the places of short rings are never touched. */
+static int ring_resize(struct model *m, int k, size_t n)
+{
+	struct model_level *l = &m->levels[k];
+	size_t stride = n + MODEL_ROW_PAD;
+	struct model_bin *nb = n == l->span ? m->bins + level_place(m->n_sm) * (size_t)k
+					    : malloc((size_t)m->n_sm * stride * sizeof *nb);
+	if (!nb)
+		return -1;
+	/* a ring without data yet is cleared when it takes its first */
+	for (size_t i = 0; l->hi != INT64_MIN && i < (size_t)m->n_sm * stride; i++)
+		binning_bin_clear(&nb[i]);
+	if (l->hi != INT64_MIN && l->bins) {
+		int64_t from = l->hi - (int64_t)l->n + 1;
+		for (uint32_t sm = 0; sm < m->n_sm; sm++)
+			for (int64_t i = from; i <= l->hi; i++)
+				nb[(size_t)sm * stride + (size_t)((uint64_t)i & (n - 1))] =
+					l->bins[(size_t)sm * l->stride + binning_ring_slot(l, i)];
+	}
+	free(l->own);
+	l->own = n == l->span ? NULL : nb;
+	l->bins = nb;
+	l->n = n;
+	l->stride = stride;
+	return 0;
+}
+
+/* Before a batch over bins [lo, hi] (relative ns [smin, emax)) is binned:
+ * each ring grows to hold its data from its lowest bin on, up to its span,
+ * so that no bin with data ever leaves the memory while still in the span. */
+static int rings_fit(struct model *m, int64_t smin, int64_t emax)
+{
+	int64_t first = binning_floor_div(smin, (int64_t)MODEL_BASE_NS);
+	int64_t last = binning_floor_div(emax - 1, (int64_t)MODEL_BASE_NS);
+	for (int k = 0; k < MODEL_LEVELS; k++) {
+		struct model_level *l = &m->levels[k];
+		int64_t hi = last >> (2 * k), lo = first >> (2 * k);
+		if (l->hi != INT64_MIN && l->hi > hi)
+			hi = l->hi;
+		if (l->first < lo)
+			lo = l->first;
+		l->first = lo;
+		if (lo <= hi - (int64_t)l->span)
+			lo = hi - (int64_t)l->span + 1;
+		size_t n = l->n;
+		while (n < l->span && (int64_t)n < hi - lo + 1)
+			n *= 2;
+		if (n != l->n && ring_resize(m, k, n))
+			return -1;
+	}
+	return 0;
+}
+
+#define floor_div binning_floor_div
+#define ring_slot binning_ring_slot
+
+/* Adds [s, e) (relative ns) of one block with `threads` threads to the
+ * detail level, bin by bin (it is filled once per window, not per frame). */
+static void detail_add(struct model_level *l, uint32_t sm, uint16_t stream, int64_t s, int64_t e,
+		       uint64_t threads)
+{
+	int64_t w = (int64_t)l->width;
+	int64_t b0 = floor_div(s, w), b1 = floor_div(e - 1, w);
+	if (b0 < l->lo)
+		b0 = l->lo;
+	if (b1 > l->lo + (int64_t)l->n - 1)
+		b1 = l->lo + (int64_t)l->n - 1;
+	l->used = 1;
+	struct model_bin *row = &l->bins[(size_t)sm * l->stride];
+	for (int64_t i = b0; i <= b1; i++) {
+		int64_t bs = i * w, be = bs + w;
+		int64_t os = s > bs ? s : bs, oe = e < be ? e : be;
+		if (oe <= os)
+			continue;
+		uint64_t amt = threads * (uint64_t)(oe - os);
+		struct model_bin *b = &row[i - l->lo];
+		b->occ += amt;
+		binning_bin_note(b, stream, amt);
+	}
+}
+
+/* ---- streams and kernels ------------------------------------------------- */
+
+static void stream_rank(struct model *m)
+{
+	for (size_t i = 0; i < m->n_streams; i++)
+		m->stream_order[i] = (uint32_t)i;
+	/* insertion sort: few streams, called when one appears or changes */
+	for (size_t i = 1; i < m->n_streams; i++) {
+		uint32_t x = m->stream_order[i];
+		size_t j = i;
+		while (j > 0) {
+			const struct model_stream *a = &m->streams[m->stream_order[j - 1]];
+			const struct model_stream *b = &m->streams[x];
+			int64_t pa = a->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : a->priority;
+			int64_t pb = b->priority == SMTOP_PRIORITY_UNKNOWN ? INT64_MAX : b->priority;
+			/* Streams that ran nothing (frameworks create pools of them)
+			 * go last, so letters and colours go to the busy ones. */
+			int ia = a->n_kernels == 0 && !a->will_run, ib = b->n_kernels == 0 && !b->will_run;
+			int before = ib < ia || (ib == ia && (pb < pa || (pb == pa && (b->pid < a->pid ||
+				     (b->pid == a->pid && b->stream_id < a->stream_id)))));
+			if (!before)
+				break;
+			m->stream_order[j] = m->stream_order[j - 1];
+			j--;
+		}
+		m->stream_order[j] = x;
+	}
+	for (size_t r = 0; r < m->n_streams; r++) {
+		struct model_stream *s = &m->streams[m->stream_order[r]];
+		s->rank = (int)r;
+		s->letter = r < 26 ? (char)('A' + r) : '+';
+	}
+}
+
+static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ctx, uint32_t id,
+			int create)
+{
+	for (size_t i = 0; i < m->n_streams; i++) {
+		struct model_stream *s = &m->streams[i];
+		if (s->pid == pid && s->device_id == dev && s->context_id == ctx && s->stream_id == id)
+			return (long)i;
+	}
+	if (!create)
+		return -1;
+	size_t cap = m->cap_streams;
+	if (array_grow((void **)&m->streams, &m->cap_streams, m->n_streams + 1, sizeof *m->streams))
+		return -1;
+	if (array_grow((void **)&m->stream_order, &cap, m->n_streams + 1, sizeof *m->stream_order))
+		return -1;
+	struct model_stream *s = &m->streams[m->n_streams];
+	memset(s, 0, sizeof *s);
+	s->pid = pid;
+	s->device_id = dev;
+	s->context_id = ctx;
+	s->stream_id = id;
+	s->priority = SMTOP_PRIORITY_UNKNOWN;
+	m->n_streams++;
+	stream_rank(m);
+	return (long)(m->n_streams - 1);
+}
+
+static uint64_t khash_key(uint32_t pid, uint32_t ctx, uint64_t grid)
+{
+	uint64_t h = grid * 0x9e3779b97f4a7c15ULL;
+	h ^= ((uint64_t)pid << 32 | ctx) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ (h >> 29);
+}
+
+static int khash_put(struct model *m, uint32_t idx);
+
+static int khash_rehash(struct model *m)
+{
+	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024;
+	uint32_t *h = calloc(cap, sizeof *h);
+	if (!h)
+		return -1;
+	free(m->khash);
+	m->khash = h;
+	m->khash_cap = cap;
+	for (size_t i = 0; i < m->n_kernels; i++)
+		khash_put(m, (uint32_t)i);
+	return 0;
+}
+
+static int khash_put(struct model *m, uint32_t idx)
+{
+	const struct model_kernel *k = &m->kernels[idx];
+	size_t mask = m->khash_cap - 1;
+	size_t i = khash_key(k->pid, k->context_id, k->grid_id) & mask;
+	while (m->khash[i]) {
+		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
+		if (o->pid == k->pid && o->context_id == k->context_id && o->grid_id == k->grid_id) {
+			m->khash[i] = idx + 1; /* a relaunch with a reused id wins */
+			return 0;
+		}
+		i = (i + 1) & mask;
+	}
+	m->khash[i] = idx + 1;
+	return 0;
+}
+
+long model_find_kernel(const struct model *m, uint32_t pid, uint32_t ctx, uint64_t grid)
+{
+	if (!m->khash_cap)
+		return -1;
+	size_t mask = m->khash_cap - 1;
+	size_t i = khash_key(pid, ctx, grid) & mask;
+	while (m->khash[i]) {
+		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
+		if (o->pid == pid && o->context_id == ctx && o->grid_id == grid)
+			return (long)m->khash[i] - 1;
+		i = (i + 1) & mask;
+	}
+	return -1;
+}
+
+/* Times relative to the origin, clamped (binning_rel). */
+#define MODEL_REL_MAX BINNING_REL_MAX
+
+static int64_t rel_time(const struct model *m, uint64_t t)
+{
+	return binning_rel(t, m->origin);
+}
+
+/* t + n * step, stopping at UINT64_MAX. */
+static uint64_t time_after(uint64_t t, uint64_t n, uint64_t step)
+{
+	if (step && n > (UINT64_MAX - t) / step)
+		return UINT64_MAX;
+	return t + n * step;
+}
+
+static void note_time(struct model *m, uint64_t s, uint64_t e)
+{
+	if (!s)
+		return;
+	if (!m->has_origin) {
+		/* whole seconds keep bin edges stable across runs */
+		m->origin = (int64_t)(s - s % 1000000000ULL);
+		m->has_origin = 1;
+	}
+	if (!m->t_first || s < m->t_first)
+		m->t_first = s;
+	if (e > m->t_last)
+		m->t_last = e;
+	if (s > m->t_last)
+		m->t_last = s;
+}
+
+int model_init(struct model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->threshold_ns = 0;
+	for (int i = 0; i < MODEL_LEVELS; i++)
+		m->levels[i].hi = INT64_MIN;
+	m->last_kernel = -1;
+	m->binning = binning_new();
+	if (!m->binning)
+		return -1;
+	return khash_rehash(m);
+}
+
+void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->n_streams; i++)
+		free(m->streams[i].kernels);
+	free(m->streams);
+	free(m->stream_order);
+	for (size_t i = 0; i < m->names_cap; i++) {
+		free(m->names[i].name);
+		free(m->names[i].short_name);
+	}
+	free(m->names);
+	free(m->kernels);
+	free(m->khash);
+	for (size_t i = 0; i < m->n_events; i++)
+		free(m->events[i].ev.culprits);
+	free(m->events);
+	for (size_t i = 0; i < m->n_nvtx; i++)
+		free(m->nvtx[i].text);
+	free(m->nvtx);
+	for (int i = 0; i < MODEL_LEVELS; i++)
+		free(m->levels[i].own);
+	free(m->bins);
+	binning_free(m->binning);
+	for (size_t i = 0; i < m->n_pending_grids; i++)
+		free(m->pending[i].blocks);
+	free(m->pending);
+	free(m->phash);
+	free(m->dev_name);
+	memset(m, 0, sizeof *m);
+}
+
+int model_set_device(struct model *m, const struct smtop_device *d)
+{
+	if (m->has_device && d->sm_count == m->n_sm) {
+		m->dev.max_threads_per_sm = d->max_threads_per_sm;
+		return 0;
+	}
+	if (!d->sm_count || d->sm_count > MODEL_MAX_SMS)
+		return -1;
+	free(m->dev_name);
+	m->dev = *d;
+	m->dev_name = dup_str(d->name);
+	m->dev.name = m->dev_name;
+	m->dev.uuid = NULL;
+	m->n_sm = d->sm_count;
+	/* one allocation: huge pages are not wasted on rounding each level */
+	for (int i = 0; i < MODEL_LEVELS; i++) {
+		free(m->levels[i].own);
+		m->levels[i].own = m->levels[i].bins = NULL;
+	}
+	free(m->bins);
+	m->bins = NULL;
+	if (binning_set_sms(m->binning, d->sm_count))
+		return -1;
+	size_t per_level = level_place(m->n_sm);
+	m->bins = bins_alloc(per_level * MODEL_LEVELS + (size_t)m->n_sm * (MODEL_DETAIL_BINS + MODEL_ROW_PAD));
+	if (!m->bins)
+		return -1;
+	uint64_t w = MODEL_BASE_NS;
+	for (int i = 0; i < MODEL_LEVELS; i++, w *= 4) {
+		level_init(&m->levels[i], NULL, MODEL_RING_BINS, w, 1);
+		m->levels[i].n = 1;
+		if (ring_resize(m, i, RING_MIN_BINS))
+			return -1;
+	}
+	level_init(&m->detail, m->bins + per_level * MODEL_LEVELS, MODEL_DETAIL_BINS, 1, 0);
+	m->has_device = 1;
+	m->generation++;
+	return 0;
+}
+
+int model_add_stream(struct model *m, const struct smtop_stream *s)
+{
+	long i = stream_find(m, s->pid, s->device_id, s->context_id, s->stream_id, 1);
+	if (i < 0)
+		return -1;
+	if (m->streams[i].priority != s->priority) {
+		m->streams[i].priority = s->priority;
+		stream_rank(m);
+	}
+	m->generation++;
+	return 0;
+}
+
+static void kernel_compute_ready(struct model *m, struct model_stream *s, size_t pos)
+{
+	struct model_kernel *k = &m->kernels[s->kernels[pos]];
+	if (k->event >= 0)
+		return; /* the analysis said when it became ready */
+	if (!k->submitted) {
+		k->ready = 0;
+		return;
+	}
+	uint64_t r = k->submitted;
+	if (pos > 0) {
+		uint64_t pe = m->kernels[s->kernels[pos - 1]].end;
+		if (pe > r)
+			r = pe;
+	}
+	k->ready = r;
+}
+
+void model_note_gpu(struct model *m, uint32_t device_id)
+{
+	if (!(m->gpus_used & 1ull << (device_id % 64))) {
+		m->gpus_used |= 1ull << (device_id % 64);
+		m->n_gpus_used++;
+	}
+}
+
+int model_add_kernel(struct model *m, const struct smtop_kernel *k)
+{
+	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
+	if (si < 0)
+		return -1;
+	model_note_gpu(m, k->device_id);
+	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
+		return -1;
+	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
+		return -1;
+	struct model_kernel *mk = &m->kernels[m->n_kernels];
+	memset(mk, 0, sizeof *mk);
+	mk->start = k->start;
+	mk->end = k->end;
+	mk->submitted = k->submitted;
+	mk->grid_id = k->grid_id;
+	mk->pid = k->pid;
+	mk->device_id = k->device_id;
+	mk->context_id = k->context_id;
+	mk->stream_id = k->stream_id;
+	mk->correlation_id = k->correlation_id;
+	mk->stream = (uint32_t)si;
+	memcpy(mk->grid, k->grid, sizeof mk->grid);
+	memcpy(mk->block, k->block, sizeof mk->block);
+	int64_t t = (int64_t)k->block[0] * (k->block[1] ? k->block[1] : 1) *
+		    (k->block[2] ? k->block[2] : 1);
+	mk->threads = t > 0 ? (uint32_t)t : 0;
+	mk->registers = k->registers;
+	mk->static_smem = k->static_smem;
+	mk->dynamic_smem = k->dynamic_smem;
+	mk->event = -1;
+	const struct model_name *nm = intern(m, k->name ? k->name : "?");
+	if (!nm)
+		return -1;
+	mk->name = nm->name;
+	mk->short_name = nm->short_name;
+	uint32_t idx = (uint32_t)m->n_kernels++;
+	khash_put(m, idx);
+	m->last_kernel = -1; /* a relaunch with a reused grid id takes over */
+
+	struct model_stream *s = &m->streams[si];
+	if (array_grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
+		return -1;
+	if (s->n_kernels && m->kernels[s->kernels[s->n_kernels - 1]].start > k->start)
+		s->unsorted = 1;
+	s->kernels[s->n_kernels++] = idx;
+	if (!s->unsorted)
+		kernel_compute_ready(m, s, s->n_kernels - 1);
+	if (k->end > k->start)
+		s->busy_ns += k->end - k->start;
+	note_time(m, k->start, k->end);
+	m->generation++;
+	return 0;
+}
+
+static int model_bin_staged(struct model *m);
+
+/* Whether a kernel ran on the GPU the view draws (its SM rows are that GPU's). */
+static int model_draws(const struct model *m, uint32_t device_id)
+{
+	return !m->one_gpu || device_id == m->dev.device_id;
+}
+
+/* Into the binning stage; the bins follow in batches (model_flush). */
+static int stage_block(struct model *m, const struct model_kernel *k, const struct smtop_block *b)
+{
+	if (!model_draws(m, k->device_id))
+		return 0;
+	int r = binning_push(m->binning, b->sm, rel_time(m, b->start), rel_time(m, b->end),
+			     k->threads ? k->threads : 1,
+			     (uint16_t)k->stream);
+	if (r > 0)
+		return model_bin_staged(m);
+	return r;
+}
+
+/* ---- blocks waiting for their kernel ------------------------------------------
+ * Kernel records come up to a flush period after their blocks (and a running
+ * kernel's blocks before its record at all): at 20 M blocks/s that is up to a
+ * million blocks.  They wait grouped by grid, so that a flush looks each grid
+ * up once instead of every block again. */
+
+static int phash_rebuild(struct model *m, size_t cap)
+{
+	uint32_t *h = calloc(cap, sizeof *h);
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < m->n_pending_grids; i++) {
+		const struct model_pending *g = &m->pending[i];
+		size_t j = khash_key(g->pid, g->context_id, g->grid_id) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (uint32_t)i + 1;
+	}
+	free(m->phash);
+	m->phash = h;
+	m->phash_cap = cap;
+	return 0;
+}
+
+static struct model_pending *pending_grid(struct model *m, uint32_t pid, uint32_t ctx,
+					  uint64_t grid)
+{
+	if ((m->n_pending_grids + 1) * 2 > m->phash_cap &&
+	    phash_rebuild(m, m->phash_cap ? m->phash_cap * 2 : 256))
+		return NULL;
+	size_t mask = m->phash_cap - 1, j = khash_key(pid, ctx, grid) & mask;
+	for (; m->phash[j]; j = (j + 1) & mask) {
+		struct model_pending *g = &m->pending[m->phash[j] - 1];
+		if (g->grid_id == grid && g->pid == pid && g->context_id == ctx)
+			return g;
+	}
+	if (array_grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
+		return NULL;
+	m->phash[j] = (uint32_t)m->n_pending_grids + 1;
+	struct model_pending *g = &m->pending[m->n_pending_grids++];
+	*g = (struct model_pending){ pid, ctx, grid, NULL, 0, 0 };
+	return g;
+}
+
+/* Parks b[0..n), blocks of one grid; past MODEL_PENDING_MAX they are lost
+ * to the view (counted in blocks_orphan). */
+static int pending_push(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+			uint32_t ctx)
+{
+	size_t room = MODEL_PENDING_MAX - m->n_pending, take = n < room ? n : room;
+	m->blocks_orphan += n - take;
+	if (!take)
+		return 0;
+	struct model_pending *g = pending_grid(m, pid, ctx, b->grid_id);
+	if (!g || array_grow((void **)&g->blocks, &g->cap, g->n + take, sizeof *g->blocks))
+		return -1;
+	memcpy(&g->blocks[g->n], b, take * sizeof *b);
+	g->n += take;
+	m->n_pending += take;
+	return 0;
+}
+
+static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
+			       uint32_t pid, uint32_t ctx);
+
+/* Places the waiting grids whose kernel (and the device) is now known. */
+static int pending_retry(struct model *m)
+{
+	size_t keep = 0;
+	int rc = 0;
+	for (size_t i = 0; i < m->n_pending_grids; i++) {
+		struct model_pending g = m->pending[i];
+		if (!rc && m->has_device && model_find_kernel(m, g.pid, g.context_id, g.grid_id) >= 0) {
+			m->n_pending -= g.n;
+			rc = model_add_blocks_to(m, g.blocks, g.n, g.pid, g.context_id);
+			free(g.blocks);
+			continue;
+		}
+		m->pending[keep++] = g;
+	}
+	if (keep == m->n_pending_grids)
+		return rc;
+	m->n_pending_grids = keep;
+	size_t cap = 256;
+	while (cap < keep * 2 + 2)
+		cap *= 2;
+	return phash_rebuild(m, cap) ? -1 : rc;
+}
+
+static int block_place(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx,
+		       int may_pend)
+{
+	if (!m->has_device)
+		return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
+	if (b->sm >= m->n_sm) {
+		m->blocks_bad_sm++;
+		return 0;
+	}
+	if (b->end <= b->start)
+		return 0;
+	/* a chunk holds runs of one grid's blocks: look it up once per run */
+	long ki = m->last_kernel;
+	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid || ctx != m->last_ctx) {
+		ki = model_find_kernel(m, pid, ctx, b->grid_id);
+		if (ki < 0)
+			return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
+		m->last_kernel = ki;
+		m->last_grid = b->grid_id;
+		m->last_pid = pid;
+		m->last_ctx = ctx;
+	}
+	struct model_kernel *k = &m->kernels[ki];
+	if (!k->first_block || b->start < k->first_block)
+		k->first_block = b->start;
+	if (b->end > k->last_block)
+		k->last_block = b->end;
+	k->blocks_seen++;
+	if (b->sm < 256)
+		k->sm_mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	m->streams[k->stream].blocks++;
+	m->blocks++;
+	note_time(m, b->start, b->end);
+	return stage_block(m, k, b);
+}
+
+int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		    uint32_t context_id)
+{
+	int r = block_place(m, b, pid, context_id, 1);
+	m->generation++;
+	return r < 0 ? -1 : 0;
+}
+
+/* A chunk is runs of one kernel's blocks on one SM: the kernel is looked up,
+ * its counters change and the stage grows, once per run (b[0] is valid). */
+static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, long ki,
+			int *rc)
+{
+	struct model_kernel *k = &m->kernels[ki];
+	uint64_t first = UINT64_MAX, last = 0;
+	size_t j = 0;
+	for (; j < n; j++) {
+		const struct smtop_block *y = &b[j];
+		if (y->grid_id != b->grid_id || y->sm != b->sm || y->end <= y->start)
+			break;
+		first = y->start < first ? y->start : first;
+		last = y->end > last ? y->end : last;
+	}
+	int r = model_draws(m, k->device_id)
+		? binning_push_blocks(m->binning, b->sm, b, j, m->origin, k->threads ? k->threads : 1,
+				      (uint16_t)k->stream)
+		: 0;
+	if (r && (r < 0 || model_bin_staged(m)))
+		*rc = -1;
+	if (!k->first_block || first < k->first_block)
+		k->first_block = first;
+	if (last > k->last_block)
+		k->last_block = last;
+	k->blocks_seen += j;
+	if (b->sm < 256)
+		k->sm_mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	m->streams[k->stream].blocks += j;
+	m->blocks += j;
+	note_time(m, first, last);
+	return j;
+}
+
+/* Blocks of one grid from b[0] on (the run a chunk holds). */
+static size_t grid_run(const struct smtop_block *b, size_t n)
+{
+	size_t j = 1;
+	while (j < n && b[j].grid_id == b[0].grid_id)
+		j++;
+	return j;
+}
+
+static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
+			       uint32_t pid, uint32_t context_id)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc;) {
+		const struct smtop_block *x = &b[i];
+		long ki = -1;
+		if (m->has_device && m->has_origin && x->sm < m->n_sm && x->end > x->start) {
+			ki = m->last_kernel;
+			if (ki < 0 || x->grid_id != m->last_grid || pid != m->last_pid ||
+			    context_id != m->last_ctx)
+				ki = model_find_kernel(m, pid, context_id, x->grid_id);
+			if (ki < 0) {
+				/* the grid's record has not come: its run waits */
+				size_t r = grid_run(x, n - i);
+				rc = pending_push(m, x, r, pid, context_id);
+				i += r;
+				continue;
+			}
+		}
+		if (ki < 0) {
+			/* the one-block way: bad SMs, empty blocks, the first block */
+			rc = block_place(m, x, pid, context_id, 1) < 0 ? -1 : 0;
+			i++;
+			continue;
+		}
+		m->last_kernel = ki;
+		m->last_grid = x->grid_id;
+		m->last_pid = pid;
+		m->last_ctx = context_id;
+		i += place_run(m, x, n - i, ki, &rc);
+	}
+	return rc;
+}
+
+int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+		     uint32_t context_id)
+{
+	int rc = model_add_blocks_to(m, b, n, pid, context_id);
+	m->generation++;
+	return rc;
+}
+
+void model_set_pool(struct model *m, struct pool *p)
+{
+	m->pool = p;
+}
+
+/* Fullness without a known limit is relative to the busiest finest bin. */
+static int model_bin_staged(struct model *m)
+{
+	if (!m->has_device || !binning_staged(m->binning))
+		return 0;
+	int64_t smin, emax;
+	binning_extent(m->binning, &smin, &emax);
+	if (rings_fit(m, smin, emax))
+		return -1;
+	double *peak = m->dev.max_threads_per_sm ? NULL : &m->peak_threads;
+	if (binning_apply(m->binning, m->levels, m->n_sm, (uint32_t)m->n_streams, m->pool, peak))
+		return -1;
+	m->generation++;
+	return 0;
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+/* Event and culprit names are kernel names: interned with them. */
+static const char *intern_name(struct model *m, const char *s)
+{
+	const struct model_name *nm = intern(m, s ? s : "");
+	return nm ? nm->name : NULL;
+}
+
+int model_add_event(struct model *m, const struct smtop_event *e)
+{
+	if (!model_draws(m, e->device_id))
+		return 0; /* its SMs are not on screen */
+	if (array_grow((void **)&m->events, &m->cap_events, m->n_events + 1, sizeof *m->events))
+		return -1;
+	struct model_event *me = &m->events[m->n_events];
+	memset(me, 0, sizeof *me);
+	me->ev = *e;
+	me->ev.name = intern_name(m, e->name);
+	me->ev.culprits = NULL;
+	if (!me->ev.name)
+		return -1;
+	if (e->n_culprits) {
+		me->ev.culprits = calloc(e->n_culprits, sizeof *e->culprits);
+		if (!me->ev.culprits)
+			return -1;
+		for (size_t i = 0; i < e->n_culprits; i++) {
+			me->ev.culprits[i] = e->culprits[i];
+			me->ev.culprits[i].name = intern_name(m, e->culprits[i].name);
+			if (!me->ev.culprits[i].name) {
+				free(me->ev.culprits);
+				return -1;
+			}
+		}
+	}
+	me->kernel = -1;
+	if (m->n_events && m->events[m->n_events - 1].ev.ready > e->ready)
+		m->events_unsorted = 1;
+	if (e->wait_ns > m->max_wait_ns)
+		m->max_wait_ns = e->wait_ns;
+	m->n_events++;
+	note_time(m, e->ready, e->start);
+	m->generation++;
+	return 0;
+}
+
+int model_add_nvtx(struct model *m, const struct smtop_nvtx *n)
+{
+	if (array_grow((void **)&m->nvtx, &m->cap_nvtx, m->n_nvtx + 1, sizeof *m->nvtx))
+		return -1;
+	struct model_nvtx *x = &m->nvtx[m->n_nvtx++];
+	x->start = n->start;
+	x->end = n->end ? n->end : n->start;
+	x->pid = n->pid;
+	x->tid = n->tid;
+	x->color = n->color;
+	x->text = dup_or_empty(n->text);
+	if (m->n_nvtx > 1 && m->nvtx[m->n_nvtx - 2].start > x->start)
+		m->nvtx_unsorted = 1;
+	if (x->end - x->start > m->max_nvtx_ns)
+		m->max_nvtx_ns = x->end - x->start;
+	m->generation++;
+	return 0;
+}
+
+/* ---- flush ----------------------------------------------------------------- */
+
+static const struct model *sort_model; /* qsort has no user pointer in C11 */
+
+static int cmp_kernel_idx(const void *a, const void *b)
+{
+	const struct model_kernel *x = &sort_model->kernels[*(const uint32_t *)a];
+	const struct model_kernel *y = &sort_model->kernels[*(const uint32_t *)b];
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct model_event *x = a, *y = b;
+	return (x->ev.ready > y->ev.ready) - (x->ev.ready < y->ev.ready);
+}
+
+static int cmp_nvtx(const void *a, const void *b)
+{
+	const struct model_nvtx *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Events whose kernel is known keep their links (kernels and streams never
+ * move); only new ones, or all after a re-sort, are looked up, so a live
+ * flush costs what arrived, not the session. */
+static void link_events(struct model *m, int all)
+{
+	for (size_t i = 0; i < m->n_events; i++) {
+		struct model_event *e = &m->events[i];
+		if (e->kernel >= 0 && !all)
+			continue;
+		e->culprit_streams = 0;
+		for (size_t c = 0; c < e->ev.n_culprits; c++) {
+			const struct smtop_culprit *cu = &e->ev.culprits[c];
+			long s = stream_find(m, cu->pid, cu->device_id, cu->context_id,
+					     cu->stream_id, 0);
+			if (s >= 0 && s < 64)
+				e->culprit_streams |= 1ULL << s;
+		}
+		long k = model_find_kernel(m, e->ev.pid, e->ev.context_id, e->ev.grid_id);
+		e->kernel = (int32_t)k;
+		if (k >= 0) {
+			m->kernels[k].event = (int32_t)i;
+			if (e->ev.ready)
+				m->kernels[k].ready = e->ev.ready;
+		}
+	}
+}
+
+int model_flush(struct model *m)
+{
+	stream_rank(m);
+	sort_model = m;
+	for (size_t i = 0; i < m->n_streams; i++) {
+		struct model_stream *s = &m->streams[i];
+		if (!s->unsorted)
+			continue;
+		qsort(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_kernel_idx);
+		s->unsorted = 0;
+		for (size_t j = 0; j < s->n_kernels; j++)
+			kernel_compute_ready(m, s, j);
+	}
+	int relink = m->events_unsorted;
+	if (m->events_unsorted) {
+		for (size_t i = 0; i < m->n_events; i++)
+			if (m->events[i].kernel >= 0)
+				m->kernels[m->events[i].kernel].event = -1;
+		qsort(m->events, m->n_events, sizeof *m->events, cmp_event);
+		m->events_unsorted = 0;
+	}
+	link_events(m, relink);
+	if (m->nvtx_unsorted) {
+		qsort(m->nvtx, m->n_nvtx, sizeof *m->nvtx, cmp_nvtx);
+		m->nvtx_unsorted = 0;
+	}
+	/* retry blocks that came before their kernel, when a kernel (or the
+	 * device) has come since the last try; keep the rest */
+	if (m->n_kernels == m->pending_tried_kernels && m->has_device == m->pending_tried_device) {
+		m->generation++;
+		return model_bin_staged(m);
+	}
+	m->pending_tried_kernels = m->n_kernels;
+	m->pending_tried_device = m->has_device;
+	if (pending_retry(m))
+		return -1;
+	m->generation++;
+	return model_bin_staged(m);
+}
+
+void model_trim(struct model *m)
+{
+	if (m->binning && !binning_staged(m->binning))
+		binning_trim(m->binning);
+}
+
+/* ---- replay: a session cut at a clock that moves on ------------------------ */
+
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id)
+{
+	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
+		return 0;
+	long ki = model_find_kernel(m, pid, context_id, b->grid_id);
+	if (ki < 0)
+		return 0;
+	struct model_kernel *k = &m->kernels[ki];
+	if (b->end > k->last_block)
+		k->last_block = b->end;
+	note_time(m, b->start, b->end);
+	m->generation++;
+	/* binned with the rest at the next model_flush */
+	return stage_block(m, k, b) < 0 ? -1 : 0;
+}
+
+int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
+			  uint32_t stream_id)
+{
+	long i = stream_find(m, pid, device_id, context_id, stream_id, 1);
+	if (i < 0)
+		return -1;
+	if (!m->streams[i].will_run) {
+		m->streams[i].will_run = 1;
+		stream_rank(m);
+		m->generation++;
+	}
+	return 0;
+}
+
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end)
+{
+	if (i >= m->n_kernels || end <= m->kernels[i].end)
+		return;
+	struct model_kernel *k = &m->kernels[i];
+	uint64_t was = k->end > k->start ? k->end - k->start : 0;
+	m->streams[k->stream].busy_ns += end - k->start - was;
+	k->end = end;
+	note_time(m, k->start, end);
+	m->generation++;
+}
+
+void model_event_set_start(struct model *m, size_t i, uint64_t start)
+{
+	if (i >= m->n_events)
+		return;
+	struct smtop_event *e = &m->events[i].ev;
+	e->start = start;
+	e->wait_ns = start > e->ready ? start - e->ready : 0;
+	if (e->wait_ns > m->max_wait_ns)
+		m->max_wait_ns = e->wait_ns;
+	note_time(m, e->ready, e->start);
+	m->generation++;
+}
+
+/* ---- detail ---------------------------------------------------------------- */
+
+void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1)
+{
+	m->detail_ready = 0;
+	if (!m->has_device || t1 <= t0)
+		return;
+	uint64_t w = (t1 - t0 + MODEL_DETAIL_BINS - 1) / MODEL_DETAIL_BINS;
+	if (w < 1)
+		w = 1;
+	level_reset(&m->detail, m->n_sm);
+	m->detail.width = w;
+	m->detail.lo = floor_div(rel_time(m, t0), (int64_t)w);
+	m->detail_t0 = t0;
+	m->detail_t1 = t1;
+}
+
+int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+			   uint32_t ctx)
+{
+	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
+		return 0;
+	long ki = model_find_kernel(m, pid, ctx, b->grid_id);
+	if (ki < 0)
+		return 0;
+	const struct model_kernel *k = &m->kernels[ki];
+	if (!model_draws(m, k->device_id))
+		return 0;
+	detail_add(&m->detail, b->sm, (uint16_t)k->stream, rel_time(m, b->start),
+		   rel_time(m, b->end), k->threads ? k->threads : 1);
+	return 0;
+}
+
+void model_detail_end(struct model *m)
+{
+	m->detail_ready = m->has_device && m->detail_t1 > m->detail_t0;
+	m->generation++;
+}
+
+/* ---- queries ---------------------------------------------------------------- */
+
+static int level_covers(const struct model_level *l, const struct model *m, uint64_t t0,
+			uint64_t t1)
+{
+	if (!l->bins)
+		return 0;
+	int64_t b0 = floor_div(rel_time(m, t0), (int64_t)l->width);
+	int64_t b1 = floor_div(rel_time(m, t1) - 1, (int64_t)l->width);
+	if (!l->ring)
+		return b0 >= l->lo && b1 < l->lo + (int64_t)l->n;
+	if (l->hi == INT64_MIN)
+		return 1; /* nothing yet: all idle */
+	return b0 > l->hi - (int64_t)l->span;
+}
+
+/* The finest level that holds the window, preferring bins no wider than a
+ * column; the detail level when it is finer. */
+static const struct model_level *pick_level(const struct model *m, uint64_t t0, uint64_t t1,
+					    uint64_t col_ns)
+{
+	const struct model_level *best = NULL;
+	for (int i = MODEL_LEVELS - 1; i >= 0; i--) {
+		const struct model_level *l = &m->levels[i];
+		if (!level_covers(l, m, t0, t1))
+			break;
+		best = l;
+		if (l->width <= col_ns)
+			break;
+	}
+	if (!best)
+		best = &m->levels[MODEL_LEVELS - 1];
+	if (m->detail_ready && t0 >= m->detail_t0 && t1 <= m->detail_t1 &&
+	    m->detail.width < best->width && best->width > col_ns)
+		best = &m->detail;
+	return best;
+}
+
+uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns)
+{
+	if (!m->has_device)
+		return 0;
+	return pick_level(m, t0, t1, col_ns)->width;
+}
+
+int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns)
+{
+	if (!m->has_device || !m->blocks)
+		return 0;
+	if (m->detail_ready && t0 >= m->detail_t0 && t1 <= m->detail_t1 &&
+	    m->detail.width <= col_ns)
+		return 0;
+	/* bins up to two columns wide still read well; past that the blocks
+	 * of the window are worth reading */
+	return pick_level(m, t0, t1, col_ns)->width > 2 * col_ns;
+}
+
+void model_memory(const struct model *m, struct model_memory *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int k = 0; k < MODEL_LEVELS && m->has_device; k++)
+		out->rings += (size_t)m->n_sm * m->levels[k].stride * sizeof(struct model_bin);
+	if (m->detail.used || m->detail_ready)
+		out->detail = (size_t)m->n_sm * m->detail.stride * sizeof(struct model_bin);
+	out->stage = m->binning ? binning_memory(m->binning) : 0;
+	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
+	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
+		       m->names_cap * sizeof *m->names;
+	for (size_t i = 0; i < m->n_streams; i++)
+		out->kernels += sizeof *m->streams + m->streams[i].cap_kernels * sizeof(uint32_t);
+	for (size_t i = 0; i < m->names_cap; i++)
+		if (m->names[i].name)
+			out->kernels += strlen(m->names[i].name) + strlen(m->names[i].short_name) + 2;
+	out->events = m->n_events * sizeof *m->events + m->n_nvtx * sizeof *m->nvtx;
+	for (size_t i = 0; i < m->n_events; i++)
+		out->events += m->events[i].ev.n_culprits * sizeof(struct smtop_culprit);
+	for (size_t i = 0; i < m->n_nvtx; i++)
+		out->events += m->nvtx[i].text ? strlen(m->nvtx[i].text) + 1 : 0;
+	out->pending = m->cap_pending * sizeof *m->pending + m->phash_cap * sizeof *m->phash;
+	for (size_t i = 0; i < m->n_pending_grids; i++)
+		out->pending += m->pending[i].cap * sizeof(struct smtop_block);
+	out->total = out->rings + out->detail + out->stage + out->kernels + out->events +
+		     out->pending;
+}
+
+double model_sm_capacity(const struct model *m)
+{
+	if (m->has_device && m->dev.max_threads_per_sm)
+		return m->dev.max_threads_per_sm;
+	return m->peak_threads > 0 ? m->peak_threads : 1;
+}
+
+struct cand {
+	uint16_t s;
+	double amt;
+};
+
+static void cand_add(struct cand *c, int *n, uint16_t s, double amt)
+{
+	if (s == MODEL_NO_STREAM || amt <= 0)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (c[i].s == s) {
+			c[i].amt += amt;
+			return;
+		}
+	if (*n < 16)
+		c[(*n)++] = (struct cand){ s, amt };
+}
+
+const struct model_bin *model_level_bin(const struct model_level *l, uint32_t sm, int64_t i)
+{
+	if (l->ring) {
+		if (l->hi == INT64_MIN || i > l->hi || i <= l->hi - (int64_t)l->n)
+			return NULL;
+		return &l->bins[(size_t)sm * l->stride + ring_slot(l, i)];
+	}
+	if (i < l->lo || i >= l->lo + (int64_t)l->n)
+		return NULL;
+	return &l->bins[(size_t)sm * l->stride + (size_t)(i - l->lo)];
+}
+
+/* Indices of the bins l holds; a column wider than them reads only those. */
+static void level_held(const struct model_level *l, int64_t *lo, int64_t *hi)
+{
+	if (!l->ring) {
+		*lo = l->lo;
+		*hi = l->lo + (int64_t)l->n - 1;
+	} else if (l->hi == INT64_MIN) {
+		*lo = 1;
+		*hi = 0;
+	} else {
+		*lo = l->hi < INT64_MIN + (int64_t)l->n ? INT64_MIN : l->hi - (int64_t)l->n + 1;
+		*hi = l->hi;
+	}
+}
+
+void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
+		      uint64_t col_ns, size_t ncols, struct model_cell *out)
+{
+	for (size_t c = 0; c < ncols; c++)
+		out[c] = (struct model_cell){ -1, -1, 0, 0 };
+	if (!m->has_device || !col_ns || sm >= m->n_sm)
+		return;
+	if (sm + n_sm > m->n_sm)
+		n_sm = m->n_sm - sm;
+	const struct model_level *l = pick_level(m, t0, time_after(t0, ncols, col_ns), col_ns);
+	int64_t w = (int64_t)l->width, held_lo, held_hi;
+	double cap = model_sm_capacity(m);
+	level_held(l, &held_lo, &held_hi);
+	for (size_t c = 0; c < ncols; c++) {
+		int64_t cs = rel_time(m, time_after(t0, c, col_ns));
+		int64_t ce = cs + (col_ns > (uint64_t)MODEL_REL_MAX ? MODEL_REL_MAX : (int64_t)col_ns);
+		/* bins whose middle falls in the column; the one under the
+		 * column's middle when bins are wider than columns */
+		int64_t b0 = floor_div(cs - w / 2 + w - 1, w);
+		int64_t b1 = floor_div(ce - w / 2 - 1, w);
+		if (b1 < b0)
+			b0 = b1 = floor_div(cs + (ce - cs) / 2, w);
+		struct cand cd[16];
+		int nc = 0;
+		double occ = 0;
+		int64_t i0 = b0 > held_lo ? b0 : held_lo, i1 = b1 < held_hi ? b1 : held_hi;
+		for (uint32_t s = sm; s < sm + n_sm; s++)
+			for (int64_t i = i0; i <= i1; i++) {
+				const struct model_bin *b = model_level_bin(l, s, i);
+				if (!b || !b->occ)
+					continue;
+				occ += b->occ;
+				cand_add(cd, &nc, b->top, b->top_amt);
+				cand_add(cd, &nc, b->second, b->second_amt);
+			}
+		if (occ <= 0)
+			continue;
+		int best = -1, second = -1;
+		for (int i = 0; i < nc; i++) {
+			if (best < 0 || cd[i].amt > cd[best].amt) {
+				second = best;
+				best = i;
+			} else if (second < 0 || cd[i].amt > cd[second].amt) {
+				second = i;
+			}
+		}
+		struct model_cell *o = &out[c];
+		o->stream = best >= 0 ? cd[best].s : -1;
+		o->second = second >= 0 ? cd[second].s : -1;
+		o->fullness = (float)(occ / ((double)(b1 - b0 + 1) * (double)w * n_sm * cap));
+		o->share = best >= 0 ? (float)(cd[best].amt / occ) : 0;
+	}
+}
+
+long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t t)
+{
+	const struct model_stream *s = &m->streams[stream];
+	size_t lo = 0, hi = s->n_kernels;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->kernels[s->kernels[mid]].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream, size_t i)
+{
+	const struct model_stream *s = &m->streams[stream];
+	return i < s->n_kernels ? &m->kernels[s->kernels[i]] : NULL;
+}
+
+const struct model_stream *model_stream_by_rank(const struct model *m, size_t rank)
+{
+	return rank < m->n_streams ? &m->streams[m->stream_order[rank]] : NULL;
+}
+
+size_t model_event_at(const struct model *m, uint64_t t)
+{
+	size_t lo = 0, hi = m->n_events;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->events[mid].ev.ready < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t model_nvtx_from(const struct model *m, uint64_t t)
+{
+	uint64_t from = t > m->max_nvtx_ns ? t - m->max_nvtx_ns : 0;
+	size_t lo = 0, hi = m->n_nvtx;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->nvtx[mid].start < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
+		       uint32_t context_id, uint32_t stream_id)
+{
+	return stream_find((struct model *)m, pid, device_id, context_id, stream_id, 0);
+}
+
+uint64_t model_kernel_wait(const struct model_kernel *k)
+{
+	uint64_t first = k->first_block ? k->first_block : k->start;
+	if (!k->ready || !first || first < k->ready)
+		return 0;
+	return first - k->ready;
+}
+
+const char *model_event_kind_name(enum smtop_event_kind k)
+{
+	switch (k) {
+	case SMTOP_EV_BLOCKING:
+		return "BLOCKING";
+	case SMTOP_EV_INVERSION_RESIDENT:
+		return "INVERSION (resident)";
+	case SMTOP_EV_INVERSION_DISPATCH:
+		return "INVERSION (dispatch)";
+	case SMTOP_EV_TIMESLICE:
+		return "TIMESLICE";
+	}
+	return "?";
+}

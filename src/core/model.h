@@ -1,0 +1,289 @@
+/* The viewer's model: what the screen needs, built incrementally from plain
+ * records, with no I/O.  See docs/ui.md ("The model") for the design.
+ *
+ * Occupancy lives in a pyramid of time bins per SM: level k has bins of
+ * MODEL_BASE_NS * 4^k and keeps the most recent MODEL_RING_BINS bins of each
+ * SM (a ring), so memory is bounded (at most about 45 MB for 132 SMs; a ring
+ * is only as long as its data's span needs, so a session of seconds keeps
+ * about half of that) and a frame reads at most a few bins per cell whatever
+ * the session size.  Blocks are binned
+ * in batches (src/core/binning.c), on a thread pool when one is set.  The coarsest level
+ * spans about 19 hours, so it always covers the whole session; fine levels
+ * cover only the recent past.  A window finer than what the rings still hold
+ * is drawn from the detail level, which the loader fills on request with the
+ * blocks of the visible window (model_detail_*).
+ *
+ * Feeding order: model_set_device first, then streams, kernels, blocks,
+ * events and NVTX ranges in any order; call model_flush after each batch
+ * (it sorts lanes, computes ready times, and resolves blocks that arrived
+ * before their kernel). */
+#ifndef SMTOP_MODEL_H
+#define SMTOP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/core/records.h"
+
+#define MODEL_BASE_NS 4000ULL          /* finest bin: 4 us (1 us bins cost 3x the build time) */
+#define MODEL_LEVELS 13                /* 4 us .. 4 us * 4^12 (67 s) */
+#define MODEL_RING_BINS 1024           /* bins kept per SM and level */
+#define MODEL_DETAIL_BINS 2048         /* bins of the detail window */
+#define MODEL_MAX_STREAMS 64           /* colour/letter slots; more share "+" */
+#define MODEL_PENDING_MAX (1u << 20)   /* blocks waiting for their kernel */
+#define MODEL_NO_STREAM 0xffff
+#define MODEL_ROW_PAD 3                /* bins between SM rows */
+#define MODEL_MAX_SMS 1024             /* more is damaged data (bins: ~350 MB at this count) */
+
+struct model_kernel {
+	uint64_t start, end;
+	uint64_t submitted;              /* CUPTI latency timestamp, 0 if unknown */
+	uint64_t ready;                 /* 0 = unknown */
+	uint64_t first_block, last_block; /* from block records; 0 = none seen */
+	uint64_t grid_id;
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	uint32_t stream;                /* index into model streams */
+	int32_t grid[3], block[3];
+	uint32_t threads;               /* per block; 0 = unknown */
+	uint32_t registers, static_smem, dynamic_smem;
+	uint64_t blocks_seen;
+	uint64_t sm_mask[4];            /* SMs its blocks ran on (first 256) */
+	int32_t event;                  /* index of the event it is the victim of, -1 */
+	const char *name;               /* as given; interned, owned by the model */
+	const char *short_name;         /* identifier for narrow places */
+};
+
+struct model_stream {
+	uint32_t pid, device_id, context_id, stream_id;
+	int32_t priority;               /* SMTOP_PRIORITY_UNKNOWN if not known */
+	int rank;                       /* order by priority then id: letter and colour */
+	char letter;                    /* 'A' + rank, '+' past 26 */
+	uint32_t *kernels;              /* indices into model kernels, by start */
+	size_t n_kernels, cap_kernels;
+	int unsorted;
+	int will_run;                   /* replay: ranked as busy before its first kernel */
+	uint64_t blocks;
+	uint64_t busy_ns;
+};
+
+struct model_event {
+	struct smtop_event ev;          /* deep copy; strings owned by the model */
+	int32_t kernel;                 /* victim kernel, -1 if not (yet) known */
+	uint64_t culprit_streams;       /* bit per model stream index (< 64) */
+};
+
+struct model_nvtx {
+	uint64_t start, end;
+	uint32_t pid, tid;
+	int32_t color;
+	char *text;
+};
+
+/* One bin: resident thread-ns of everyone (exact: integer sums do not depend
+ * on the order blocks came in) and of the two heaviest streams. */
+struct model_bin {
+	uint64_t occ;
+	uint64_t top_amt;
+	float second_amt;
+	uint16_t top, second;
+};
+
+struct model_level {
+	uint64_t width;                 /* ns per bin */
+	int64_t hi;                     /* highest absolute bin index held */
+	int64_t lo;                     /* detail level only: first bin index */
+	int used;                       /* received data since reset */
+	int ring;                       /* 1: ring of the last span bins; 0: fixed [lo, lo+n) */
+	size_t span;                    /* bins per SM the level stands for (rings:
+					 * MODEL_RING_BINS, (hi - span, hi]) */
+	size_t n;                       /* bins per SM in memory: the newest n of the span;
+					 * a ring grows as its data spans more bins, and
+					 * the older bins of its span are empty until then */
+	size_t stride;                  /* n plus padding: rows of SMs off one cache set */
+	int64_t first;                  /* rings: lowest bin index data was staged for */
+	struct model_bin *bins;         /* n_sm * stride */
+	struct model_bin *own;          /* a ring below its full size: its own storage */
+};
+
+/* A cell of the SM timeline: one group of SMs over one column of time. */
+struct model_cell {
+	int stream;                     /* dominant model stream, -1 idle */
+	int second;                     /* runner-up stream, -1 none */
+	float fullness;                 /* 0..1 (or more when the limit is a guess) */
+	float share;                    /* dominant's part of the resident work */
+};
+
+struct binning;
+struct pool;
+
+/* Blocks of one grid waiting for their kernel record (or the device). */
+struct model_pending {
+	uint32_t pid, context_id;
+	uint64_t grid_id;
+	struct smtop_block *blocks;
+	size_t n, cap;
+};
+
+struct model {
+	int has_device;
+	struct smtop_device dev;        /* name points to dev_name */
+	char *dev_name;
+	int one_gpu;                    /* draw only dev's blocks and episodes (smtop
+					 * sessions, whose device ids agree everywhere) */
+	uint64_t gpus_used;             /* bit (device id % 64) of each GPU that ran a kernel */
+	uint32_t n_gpus_used;
+	uint32_t n_sm;
+	int64_t origin;                 /* ns; bins count from here */
+	int has_origin;
+	uint64_t t_first, t_last;       /* over everything added; 0 = nothing */
+
+	struct model_stream *streams;
+	size_t n_streams, cap_streams;
+	uint32_t *stream_order;         /* rank -> stream index */
+
+	struct model_kernel *kernels;
+	size_t n_kernels, cap_kernels;
+	uint32_t *khash;                /* open addressing, kernel index + 1 */
+	struct model_name *names;       /* interned kernel names */
+	size_t n_names, names_cap;
+	size_t khash_cap;
+
+	struct model_event *events;
+	size_t n_events, cap_events;
+	int events_unsorted;
+	uint64_t max_wait_ns;
+
+	struct model_nvtx *nvtx;
+	size_t n_nvtx, cap_nvtx;
+	int nvtx_unsorted;
+	uint64_t max_nvtx_ns;
+
+	struct model_bin *bins;         /* storage of all levels */
+	struct binning *binning;        /* blocks placed but not yet in the bins */
+	struct pool *pool;              /* threads that bin them; NULL: the caller's */
+	uint32_t last_pid, last_ctx;    /* the kernel of the last block placed */
+	uint64_t last_grid;
+	long last_kernel;
+	struct model_level levels[MODEL_LEVELS];
+	struct model_level detail;
+	uint64_t detail_t0, detail_t1;
+	int detail_ready;
+
+	struct model_pending *pending;  /* by grid; a hash finds a grid's */
+	size_t n_pending_grids, cap_pending;
+	uint32_t *phash;                /* pending index + 1, open addressing */
+	size_t phash_cap;
+	size_t n_pending;               /* blocks waiting, all grids */
+	size_t pending_tried_kernels;   /* n_kernels at the last retry */
+	int pending_tried_device;
+
+	double peak_threads;            /* highest mean resident threads of a finest bin */
+	uint64_t blocks, blocks_orphan, blocks_bad_sm;
+	uint64_t drops;                 /* set by the loader: collector drops */
+	int drops_known;                /* 0: shown as N/A (an nsys export has none) */
+	int live;                       /* set by the loader */
+	int loading;                    /* set by the loader: more is waiting than it read */
+	uint64_t lag_ns;                /* set by the loader: now - newest record */
+	uint64_t threshold_ns;          /* blocking threshold the analysis used */
+	const char *session_label;      /* set by the loader, not owned */
+	uint64_t generation;            /* bumped on every change */
+};
+
+/* Returns 0 or -1 (out of memory). */
+int model_init(struct model *m);
+void model_free(struct model *m);
+
+int model_set_device(struct model *m, const struct smtop_device *d);
+int model_add_stream(struct model *m, const struct smtop_stream *s);
+int model_add_kernel(struct model *m, const struct smtop_kernel *k);
+/* Counts a GPU that runs kernels (model_add_kernel does; a replay tells them
+ * all up front): the header says "GPU d of N" once N > 1. */
+void model_note_gpu(struct model *m, uint32_t device_id);
+/* b on CUPTI time; pid and context name the process whose gridId it is.
+ * Counts and kernel fields change at once; the bins at the next model_flush
+ * (or when a batch of BINNING_STAGE_MAX blocks is waiting). */
+int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		    uint32_t context_id);
+/* The same for n blocks of one process and context (a decoded chunk). */
+int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
+		     uint32_t context_id);
+/* Bins on p's threads from now on (p outlives m, or is replaced first);
+ * NULL bins on the caller's thread.  The bins do not depend on it. */
+void model_set_pool(struct model *m, struct pool *p);
+int model_add_event(struct model *m, const struct smtop_event *e);
+int model_add_nvtx(struct model *m, const struct smtop_nvtx *n);
+/* Sorts, computes ready times, links events, resolves pending blocks, bins
+ * the blocks added since the last flush. */
+int model_flush(struct model *m);
+/* Gives back what only the binning of new blocks needs (its stage and
+ * scratch, some 10 MB while loading), after a flush, once a session has been
+ * read to its end; blocks added later make them again. */
+void model_trim(struct model *m);
+
+/* Replay (src/session/session_replay.c) shows a session cut at a clock that moves on:
+ * a block is added cut at the clock (model_add_block), then each later part
+ * of it through model_extend_block, which adds its occupancy without
+ * counting the block again; a running kernel's end and a waiting victim's
+ * start grow the same way.  Both only ever grow. */
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+		       uint32_t context_id);
+void model_kernel_set_end(struct model *m, size_t i, uint64_t end);
+/* The stream runs kernels later on: its letter is kept from the start. */
+int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
+			  uint32_t stream_id);
+void model_event_set_start(struct model *m, size_t i, uint64_t start);
+
+/* The detail window: bins of (t1 - t0) / MODEL_DETAIL_BINS for [t0, t1),
+ * filled by the loader with the blocks of that window. */
+void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1);
+int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
+			   uint32_t context_id);
+void model_detail_end(struct model *m);
+/* 1 when a window of col_ns per column would be drawn from bins more than
+ * two columns wide: the loader should fill the detail level for [t0, t1). */
+int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
+
+/* Samples SMs [sm, sm + n_sm) over ncols columns of col_ns from t0. */
+void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
+		      uint64_t col_ns, size_t ncols, struct model_cell *out);
+/* Bin idx (absolute bin index) of SM sm in level l, NULL when the level
+ * holds no such bin (outside its span) or knows it empty (a ring's bins
+ * older than those in memory). */
+const struct model_bin *model_level_bin(const struct model_level *l, uint32_t sm, int64_t idx);
+/* Width in ns of the bins a window would be drawn from. */
+uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
+
+/* Kernel lanes: index in s->kernels of the last kernel starting before t, -1. */
+long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t t);
+const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream,
+					       size_t i);
+const struct model_stream *model_stream_by_rank(const struct model *m, size_t rank);
+long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
+		       uint32_t context_id, uint32_t stream_id);
+long model_find_kernel(const struct model *m, uint32_t pid, uint32_t context_id,
+		       uint64_t grid_id);
+
+/* Events sorted by ready time: first with ready >= t (n_events if none). */
+size_t model_event_at(const struct model *m, uint64_t t);
+/* NVTX ranges sorted by start: first that may overlap t. */
+size_t model_nvtx_from(const struct model *m, uint64_t t);
+
+/* Bytes the model holds, by what for (from its counts, not from malloc). */
+struct model_memory {
+	size_t rings;                   /* occupancy rings in memory */
+	size_t detail;                  /* the detail level, once filled */
+	size_t stage;                   /* blocks staged for binning, sweep scratch */
+	size_t stage_peak;              /* the most the stage took (trimmed since) */
+	size_t kernels;                 /* kernels, their hash, lanes, names */
+	size_t events;                  /* events with culprits, NVTX ranges */
+	size_t pending;                 /* blocks waiting for their kernel */
+	size_t total;
+};
+void model_memory(const struct model *m, struct model_memory *out);
+
+/* Fullness reference: max threads per SM when known, else the peak seen. */
+double model_sm_capacity(const struct model *m);
+uint64_t model_kernel_wait(const struct model_kernel *k);
+const char *model_event_kind_name(enum smtop_event_kind k);
+
+#endif

@@ -15,6 +15,7 @@
 
 #include "collectors/drops.h"
 #include "collectors/log.h"
+#include "collectors/ptrset.h"
 #include "collectors/ring.h"
 #include "collectors/writer_thread.h"
 #include "db/blockcodec.h"
@@ -22,7 +23,6 @@
 
 #define BLOCKS_MAX_CONTEXTS 64
 #define BLOCKS_MAX_GROUPS 8             /* drain threads per context, at most */
-#define BLOCKS_SET_SLOTS 8192           /* power of two */
 #define BLOCKS_DRAIN_PERIOD_NS 5000000L
 /* A claimed slot still half-written after this many drains (~0.5 s) belongs to
  * a block that died between its claim and its stores: skip it. */
@@ -166,12 +166,6 @@ enum blocks_ctx_state {
 	BLOCKS_CTX_FINISHED,            /* final drain done */
 };
 
-/* A set of pointers (functions or modules already handled). */
-struct blocks_set {
-	size_t n;
-	const void *slot[BLOCKS_SET_SLOTS];
-};
-
 /* One lane's blocks on their way into a chunk (the lane is one SM). */
 struct blocks_stage {
 	struct smtop_block *b;          /* DB_BLOCKCODEC_MAX_BLOCKS, at first use */
@@ -217,7 +211,7 @@ struct blocks_ctx {
 	uint64_t fresh[SMTOP_TRACE_LANES]; /* slots copied in this drain */
 	struct blocks_stage stage[SMTOP_TRACE_LANES];
 	pthread_mutex_t setup_lock;     /* the sets, module stores */
-	struct blocks_set funcs, modules;
+	struct ptrset funcs, modules;
 };
 
 static struct ring *blocks_ring;
@@ -274,37 +268,6 @@ int blocks_init(struct ring *ring, uint32_t pid)
 	}
 	blocks_enabled = 1;
 	return 0;
-}
-
-/* ---- pointer sets --------------------------------------------------------- */
-
-static size_t blocks_set_hash(const void *p)
-{
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (size_t)x & (BLOCKS_SET_SLOTS - 1);
-}
-
-/* Returns 1 when p was new (and is now in the set).  A full set starts over:
- * handling a module twice only repeats an idempotent store. */
-static int blocks_set_add(struct blocks_set *s, const void *p)
-{
-	size_t i = blocks_set_hash(p);
-
-	if (s->n >= BLOCKS_SET_SLOTS / 2) {
-		memset(s, 0, sizeof(*s));
-	}
-	while (s->slot[i]) {
-		if (s->slot[i] == p)
-			return 0;
-		i = (i + 1) & (BLOCKS_SET_SLOTS - 1);
-	}
-	s->slot[i] = p;
-	s->n++;
-	return 1;
 }
 
 /* ---- capture mode -------------------------------------------------------- */
@@ -391,19 +354,15 @@ static int blocks_alloc(struct blocks_ctx *c)
 		return (int)r;
 	if ((r = blocks_cu.mem_host_alloc(&host, bytes, 0)) != CUDA_SUCCESS)
 		return (int)r;
-	if (blocks_patch_mode &&
-	    (r = blocks_cu.mem_alloc(&c->open_blocks, blocks_open_bytes())) != CUDA_SUCCESS)
-		return (int)r;
 	c->host = host;
 	c->ring_value = (uint64_t)c->ring;
 	return 0;
 }
 
-/* Zeroed slots are never complete (tags start at 1), whatever the memory held. */
-static int blocks_init_ring(struct blocks_ctx *c)
+/* The ring's header in the pinned image: every lane open to its capacity. */
+static void blocks_fill_header(struct blocks_ctx *c)
 {
 	struct smtop_trace_ring *h = c->host;
-	CUresult r;
 
 	memset(h, 0, sizeof(*h));
 	for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++)
@@ -413,9 +372,15 @@ static int blocks_init_ring(struct blocks_ctx *c)
 	h->abi_version = SMTOP_TRACE_ABI_VERSION;
 	h->patch_flags = blocks_patch_flags;
 	h->open_blocks = (uint64_t)c->open_blocks;
-	if (c->open_blocks &&
-	    (r = blocks_cu.memset_d8_async(c->open_blocks, 0, blocks_open_bytes(), c->setup_stream)) != CUDA_SUCCESS)
-		return (int)r;
+}
+
+/* Zeroed slots are never complete (tags start at 1), whatever the memory held. */
+static int blocks_init_ring(struct blocks_ctx *c)
+{
+	struct smtop_trace_ring *h = c->host;
+	CUresult r;
+
+	blocks_fill_header(c);
 	if ((r = blocks_cu.memset_d8_async(c->ring, 0, blocks_ring_bytes(), c->setup_stream)) != CUDA_SUCCESS ||
 	    (r = blocks_cu.memcpy_htod_async(c->ring, h, sizeof(*h), c->setup_stream)) != CUDA_SUCCESS ||
 	    (r = blocks_cu.stream_synchronize(c->setup_stream)) != CUDA_SUCCESS)
@@ -598,11 +563,11 @@ void blocks_on_launch(CUcontext ctx, CUfunction f)
 	if (state != BLOCKS_CTX_IDLE && state != BLOCKS_CTX_READY)
 		return;
 	pthread_mutex_lock(&c->setup_lock);
-	if (blocks_set_add(&c->funcs, f)) {
+	if (ptrset_add(&c->funcs, f)) {
 		blocks_tls_own = 1;
 		mode = blocks_relax();
 		mod = blocks_module_of(f);
-		if (mod && blocks_set_add(&c->modules, mod))
+		if (mod && ptrset_add(&c->modules, mod))
 			blocks_hand_ring(c, mod);
 		blocks_unrelax(mode);
 		blocks_tls_own = 0;
@@ -640,14 +605,7 @@ static int blocks_start_patched(struct blocks_ctx *c, void *launch_stream)
 	c->open_blocks = (CUdeviceptr)(uintptr_t)open;
 	c->host = h = host;
 	c->ring_value = (uint64_t)c->ring;
-	memset(h, 0, sizeof(*h));
-	for (unsigned l = 0; l < SMTOP_TRACE_LANES; l++)
-		h->limit[l] = BLOCKS_LANE_CAPACITY;
-	h->capacity = BLOCKS_LANE_CAPACITY;
-	h->lanes = SMTOP_TRACE_LANES;
-	h->abi_version = SMTOP_TRACE_ABI_VERSION;
-	h->patch_flags = blocks_patch_flags;
-	h->open_blocks = (uint64_t)c->open_blocks;
+	blocks_fill_header(c);
 	if (m->memset(open, 0, blocks_open_bytes(), launch_stream) != 0 ||
 	    m->memset(ring, 0, blocks_ring_bytes(), launch_stream) != 0 ||
 	    m->upload(ring, h, sizeof(*h), launch_stream) != 0 || m->sync(launch_stream) != 0)
@@ -737,8 +695,8 @@ void blocks_on_module_unload(CUcontext ctx)
 	if (!c)
 		return;
 	pthread_mutex_lock(&c->setup_lock);
-	memset(&c->funcs, 0, sizeof(c->funcs));
-	memset(&c->modules, 0, sizeof(c->modules));
+	ptrset_clear(&c->funcs);
+	ptrset_clear(&c->modules);
 	pthread_mutex_unlock(&c->setup_lock);
 }
 

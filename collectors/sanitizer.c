@@ -38,6 +38,7 @@
 #include "collectors/blocks.h"
 #include "collectors/launches.h"
 #include "collectors/log.h"
+#include "collectors/ptrset.h"
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
@@ -47,7 +48,6 @@
 #define SZ_ENTER_PATCH "smtop_sz_block_enter"
 #define SZ_EXIT_PATCH "smtop_sz_block_exit"
 #define SZ_PATCH_FILE "smtop-patches.fatbin"
-#define SZ_SET_SLOTS 16384              /* functions given their ring; a power of two */
 #define SZ_MAX_CONTEXTS 64
 #define SZ_MAX_STREAMS 4096
 #define SZ_MAX_FUNCS 8192               /* functions whose attributes are known */
@@ -123,8 +123,7 @@ static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them al
 
 /* Functions whose launches already carry their context's ring. */
 static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
-static const void *sz_set[SZ_SET_SLOTS];
-static size_t sz_set_n;
+static struct ptrset sz_set;
 
 /* Contexts and streams, numbered by this backend (CUPTI's ids are out of
  * reach); the host thread asks the driver about each once. */
@@ -394,37 +393,13 @@ static void sz_func_attributes(CUfunction f, struct launch_info *info)
 
 /* ---- callbacks ---------------------------------------------------------------- */
 
-static size_t sz_hash(const void *p)
-{
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (size_t)x & (SZ_SET_SLOTS - 1);
-}
-
-/* 1 when f was not in the set (it is now).  A set half full starts over:
- * giving a function its ring again is harmless. */
+/* 1 when f was not given its ring yet (it is now taken as given). */
 static int sz_set_add(const void *f)
 {
-	size_t i = sz_hash(f);
-	int added = 1;
+	int added;
 
 	pthread_mutex_lock(&sz_set_lock);
-	if (sz_set_n >= SZ_SET_SLOTS / 2) {
-		memset(sz_set, 0, sizeof(sz_set));
-		sz_set_n = 0;
-	}
-	while (sz_set[i] && added) {
-		if (sz_set[i] == f)
-			added = 0;
-		i = (i + 1) & (SZ_SET_SLOTS - 1);
-	}
-	if (added) {
-		sz_set[i] = f;
-		sz_set_n++;
-	}
+	added = ptrset_add(&sz_set, f);
 	pthread_mutex_unlock(&sz_set_lock);
 	return added;
 }
@@ -432,8 +407,7 @@ static int sz_set_add(const void *f)
 static void sz_set_clear(void)
 {
 	pthread_mutex_lock(&sz_set_lock);
-	memset(sz_set, 0, sizeof(sz_set));
-	sz_set_n = 0;
+	ptrset_clear(&sz_set);
 	pthread_mutex_unlock(&sz_set_lock);
 }
 

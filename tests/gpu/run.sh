@@ -25,7 +25,7 @@ record() { # record NAME CMD...  -> $OUT_DIR/NAME.smtop
 	rm -f "$OUT_DIR/$name.smtop"
 	# A hung workload or collector must not hang the suite: SIGINT after the
 	# limit, forwarded by smtop like any other.
-	timeout -s INT "${SMTOP_GPU_LIMIT:-150}" $SMTOP record -q -o "$OUT_DIR/$name.smtop" -- "$@" \
+	timeout -s INT "${SMTOP_GPU_LIMIT:-150}" $SMTOP record ${SMTOP_RECORD_ARGS:-} -q -o "$OUT_DIR/$name.smtop" -- "$@" \
 		> "$OUT_DIR/$name.out" 2> "$OUT_DIR/$name.err"
 	rc=$?
 	cat "$OUT_DIR/$name.err"
@@ -125,16 +125,7 @@ section_overhead() {
 }
 
 # record_sm_all NAME CMD...: record with every block (--sm all).
-record_sm_all() {
-	name=$1
-	shift
-	rm -f "$OUT_DIR/$name.smtop"
-	timeout -s INT "${SMTOP_GPU_LIMIT:-150}" $SMTOP record --sm all -q -o "$OUT_DIR/$name.smtop" -- "$@" \
-		> "$OUT_DIR/$name.out" 2> "$OUT_DIR/$name.err"
-	rc=$?
-	cat "$OUT_DIR/$name.err"
-	return $rc
-}
+record_sm_all() { SMTOP_RECORD_ARGS="--sm all" record "$@"; }
 
 # report_totals SESSION: "blocking R D" counts of smtop report --json.
 report_totals() {
@@ -170,7 +161,7 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 	python3 tests/gpu/block_gap.py "$OUT_DIR/torch2gap-csv/blocks.csv"
 	for d in priority-vs-training head-of-line equal-priority; do
 		record_sm_all "all-$d" build/smtop-demo "$d" --seconds 3
-		python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/all-$d.smtop" | head -1
+		python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/all-$d.smtop" > "$OUT_DIR/all-$d.check"; head -1 "$OUT_DIR/all-$d.check"
 		echo "$d --sm all: blocking resident dispatch = $(report_totals "$OUT_DIR/all-$d.smtop")"
 	done
 }

@@ -74,16 +74,21 @@ def main():
     for t in TIMED:
         if t in names:
             dst.execute(f'DELETE FROM "{t}" WHERE start >= ? OR (end IS NOT NULL AND end > 0 AND end < ?)', (k1, k0))
+    finish(dst, names, f"kept [{t0}, {t1}) of {os.path.basename(a.src)}")
+    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms")
+
+
+def finish(dst, names, note):
+    """Drops what the analysis stored (it is computed again), says what was
+    kept, and compacts the file."""
     for t in ("smtop_events", "smtop_event_culprits", "smtop_summary"):
         if t in names:
             dst.execute(f'DELETE FROM "{t}"')
-    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)",
-                (f"kept [{t0}, {t1}) of {os.path.basename(a.src)}",))
+    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)", (note,))
     dst.commit()
     dst.execute("PRAGMA journal_mode=DELETE")
     dst.execute("VACUUM")
     dst.close()
-    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms")
 
 
 def clock_offset(db, device):
@@ -122,18 +127,11 @@ def trim_whole_kernels(a, dst, names, t0, t1):
     for t in TIMED:
         if t in names and t != "CUPTI_ACTIVITY_KIND_KERNEL":
             dst.execute(f'DELETE FROM "{t}" WHERE start < ? OR start >= ?', (t0, t1))
-    for t in ("smtop_events", "smtop_event_culprits", "smtop_summary"):
-        if t in names:
-            dst.execute(f'DELETE FROM "{t}"')
-    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)",
-                (f"kept the kernels wholly inside [{t0}, {t1}) of {os.path.basename(a.src)}, with all their blocks",))
     # The reader takes host times before this for unknown: what they waited
     # for may have been cut.
     dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed_from_ns', ?)", (str(t0),))
-    dst.commit()
-    dst.execute("PRAGMA journal_mode=DELETE")
-    dst.execute("VACUUM")
-    dst.close()
+    finish(dst, names, f"kept the kernels wholly inside [{t0}, {t1}) of {os.path.basename(a.src)}, "
+                       "with all their blocks")
     print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms, {len(keep)} grid ids kept")
 
 

@@ -13,15 +13,16 @@
 #include "db/procid.h"
 #include "db/schema.h"
 #include "db/strmap.h"
+#include "src/core/gpu_clock.h"
 
 /* Estimating the clock when the session has none stored: chunks per sample,
  * samples spread over the session, the shortest base a drift is read over,
  * the fastest drift believed (1000 ppm; the H200 showed 2-13) and the room
  * left around the predicted kernel starts. */
 #define OFFSET_SAMPLE_CHUNKS 64
-#define CLOCK_WINDOWS 8
-#define CLOCK_MIN_BASE_NS 50000000ull
-#define CLOCK_MAX_DRIFT 1e-3
+#define CLOCK_WINDOWS GPU_CLOCK_MAX_SAMPLES
+#define CLOCK_MIN_BASE_NS GPU_CLOCK_MIN_BASE_NS
+#define CLOCK_MAX_DRIFT GPU_CLOCK_MAX_DRIFT
 #define CLOCK_MARGIN_NS 10000000ull
 #define NS_PER_S 1000000000ll
 /* Devices with a clock of their own (each GPU has its own %globaltimer: two
@@ -66,10 +67,10 @@ struct db_reader {
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
 	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_new;
 	sqlite3_stmt *st_next_device, *st_chunk_walk;
-	struct db_clock clock;       /* the first device's with blocks, and the fallback */
+	struct gpu_clock clock;       /* the first device's with blocks, and the fallback */
 	int clock_known, clock_from_meta;
 	uint64_t trimmed_from;       /* a trimmed session holds what happened from here on */
-	struct db_clock dev_clock[READER_CLOCK_DEVICES];
+	struct gpu_clock dev_clock[READER_CLOCK_DEVICES];
 	unsigned char dev_clock_kind[READER_CLOCK_DEVICES]; /* CLOCK_NONE, _ESTIMATED, _STORED */
 	uint64_t dev_min_start[READER_CLOCK_DEVICES], dev_max_end[READER_CLOCK_DEVICES];
 	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
@@ -474,7 +475,7 @@ static int reader_prepare_queries(struct db_reader *r)
  * clock_drift_ppb plus suffix (".D" for device D); 0 if there is none.
  * clock_ref_ns and clock_drift_ppb came with the drift; sessions from before
  * hold clock_offset_ns alone. */
-static int reader_meta_clock(struct db_reader *r, const char *suffix, struct db_clock *c)
+static int reader_meta_clock(struct db_reader *r, const char *suffix, struct gpu_clock *c)
 {
 	char key[48];
 	const char *v;
@@ -845,13 +846,6 @@ static int int64_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-static int double_cmp(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
-
 /* The start of block 0 of each (process, grid) among the OFFSET_SAMPLE_CHUNKS
  * chunks of device dev that start at globaltimer time `from` or later, sorted.  Block 0 is
  * dispatched first, so it stands for the grid's first block; a grid whose
@@ -921,17 +915,10 @@ static const struct grid_first *find_grid(const struct grid_first *firsts, size_
 	return NULL;
 }
 
-/* One sample of the clock: at globaltimer time g, CUPTI - globaltimer = diff
- * (the median over the window's grids of kernel start minus block 0 start). */
-struct clock_point {
-	double g;
-	int64_t diff;
-};
-
 /* The sample from device dev's chunks starting at `from`: its kernels are
  * looked up within `margin` of where `guess` puts them on CUPTI's clock. */
-static int offset_window(struct db_reader *r, int64_t dev, uint64_t from, const struct db_clock *guess,
-			 uint64_t margin, struct clock_point *pt)
+static int offset_window(struct db_reader *r, int64_t dev, uint64_t from, const struct gpu_clock *guess,
+			 uint64_t margin, struct gpu_clock_sample *pt)
 {
 	struct grid_first *firsts;
 	size_t n = offset_block0s(r, dev, from, &firsts), nd = 0;
@@ -943,9 +930,9 @@ static int offset_window(struct db_reader *r, int64_t dev, uint64_t from, const 
 		free(firsts);
 		return 0;
 	}
-	uint64_t lo = db_clock_cupti(guess, firsts[0].start), hi = lo;
+	uint64_t lo = gpu_clock_cupti(guess, firsts[0].start), hi = lo;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t t = db_clock_cupti(guess, firsts[i].start);
+		uint64_t t = gpu_clock_cupti(guess, firsts[i].start);
 
 		lo = t < lo ? t : lo;
 		hi = t > hi ? t : hi;
@@ -977,51 +964,15 @@ static int offset_window(struct db_reader *r, int64_t dev, uint64_t from, const 
 	return nd > 0;
 }
 
-/* v in int64's range (a damaged file can hold any time). */
-static int64_t clamp_i64(double v)
-{
-	if (v >= 9.2e18)
-		return INT64_MAX;
-	if (v <= -9.2e18)
-		return INT64_MIN;
-	return (int64_t)v;
-}
-
-/* Offset and drift through the samples: the median of the slopes between
- * samples far enough apart (Theil-Sen: one odd window cannot tilt it), then
- * the median offset at the first sample under that slope. */
-static void clock_fit(const struct clock_point *p, size_t n, struct db_clock *c)
-{
-	double slopes[CLOCK_WINDOWS * CLOCK_WINDOWS], at[CLOCK_WINDOWS], slope = 0;
-	size_t ns = 0;
-
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++)
-			if (p[j].g - p[i].g >= CLOCK_MIN_BASE_NS || p[i].g - p[j].g >= CLOCK_MIN_BASE_NS)
-				slopes[ns++] = (double)(p[j].diff - p[i].diff) / (p[j].g - p[i].g);
-	if (ns) {
-		qsort(slopes, ns, sizeof *slopes, double_cmp);
-		slope = slopes[ns / 2];
-	}
-	if (slope > CLOCK_MAX_DRIFT || slope < -CLOCK_MAX_DRIFT)
-		slope = 0; /* no clock drifts like that: damaged or foreign data */
-	for (size_t i = 0; i < n; i++)
-		at[i] = (double)p[i].diff - slope * (p[i].g - p[0].g);
-	qsort(at, n, sizeof *at, double_cmp);
-	c->ref_ns = p[0].g >= 1.8e19 ? UINT64_MAX : (uint64_t)p[0].g;
-	c->offset_ns = clamp_i64(at[n / 2]);
-	c->drift_ppb = (int64_t)(slope * 1e9 + (slope < 0 ? -0.5 : 0.5));
-}
-
 /* Samples device dev's clock in CLOCK_WINDOWS windows spread over the
  * blocks' span and fits offset and drift through them.  Until one window has
  * found its kernels (within a second of the blocks), the rest look near where
  * it puts them.  A window may find none: a trimmed session's first chunks can
  * hold only grids whose block 0 was cut away.  0 if no window found any. */
-static int reader_estimate_device(struct db_reader *r, int64_t dev, struct db_clock *out)
+static int reader_estimate_device(struct db_reader *r, int64_t dev, struct gpu_clock *out)
 {
-	struct clock_point pts[CLOCK_WINDOWS];
-	struct db_clock guess = { 0 };
+	struct gpu_clock_sample pts[CLOCK_WINDOWS];
+	struct gpu_clock guess = { 0 };
 	uint64_t lo = r->chunk_min_start, span = r->chunk_max_end - r->chunk_min_start;
 	int windows = span >= CLOCK_MIN_BASE_NS ? CLOCK_WINDOWS : 1;
 	size_t n = 0;
@@ -1038,7 +989,7 @@ static int reader_estimate_device(struct db_reader *r, int64_t dev, struct db_cl
 		n++;
 	}
 	if (n)
-		clock_fit(pts, n, out);
+		gpu_clock_fit(pts, n, out);
 	return n > 0;
 }
 
@@ -1062,7 +1013,7 @@ static void reader_estimate_offset(struct db_reader *r)
 }
 
 /* The clock that takes device dev's %globaltimer to CUPTI time. */
-static const struct db_clock *reader_clock(const struct db_reader *r, int64_t dev)
+static const struct gpu_clock *reader_clock(const struct db_reader *r, int64_t dev)
 {
 	if (dev >= 0 && dev < READER_CLOCK_DEVICES && r->dev_clock_kind[dev] != CLOCK_NONE)
 		return &r->dev_clock[dev];
@@ -1106,7 +1057,7 @@ static int reader_emit_chunk(struct db_reader *r, sqlite3_stmt *st, uint64_t t0,
 		r->blocks, DB_BLOCKCODEC_MAX_BLOCKS);
 	uint32_t pid = pid_of(sqlite3_column_int64(st, 1));
 	uint32_t ctx = (uint32_t)sqlite3_column_int64(st, 3);
-	const struct db_clock *clock = reader_clock(r, sqlite3_column_int64(st, 2));
+	const struct gpu_clock *clock = reader_clock(r, sqlite3_column_int64(st, 2));
 
 	if (n < 0) {
 		snprintf(r->err, sizeof r->err, "%s: block chunk %lld is damaged", r->path,
@@ -1116,8 +1067,8 @@ static int reader_emit_chunk(struct db_reader *r, sqlite3_stmt *st, uint64_t t0,
 	for (long i = 0; i < n; i++) {
 		struct smtop_block *b = &r->blocks[i];
 
-		b->start = db_clock_cupti(clock, b->start);
-		b->end = db_clock_cupti(clock, b->end);
+		b->start = gpu_clock_cupti(clock, b->start);
+		b->end = gpu_clock_cupti(clock, b->end);
 		if (b->start < t1 && b->end > t0 && fn(ud, b, pid, ctx) != 0)
 			return 1;
 	}
@@ -1146,7 +1097,7 @@ static int reader_walk_chunks(struct db_reader *r, sqlite3_stmt *st, int64_t *wm
 /* CUPTI time t on the %globaltimer clock, clamped to int64 (a window may
  * reach UINT64_MAX and a damaged file may hold any offset).  The drift is
  * read at t - offset: off by drift squared times the distance, nothing. */
-static int64_t globaltimer_of(uint64_t t, const struct db_clock *c)
+static int64_t globaltimer_of(uint64_t t, const struct gpu_clock *c)
 {
 	int64_t offset = c->offset_ns, g;
 
@@ -1549,13 +1500,13 @@ static void reader_clock_span(struct db_reader *r, uint64_t *b0, uint64_t *b1)
 	for (size_t d = 0; d < READER_CLOCK_DEVICES; d++) {
 		if (!r->dev_min_start[d])
 			continue;
-		reader_widen(&lo, &hi, db_clock_cupti(reader_clock(r, (int64_t)d), r->dev_min_start[d]),
-			     db_clock_cupti(reader_clock(r, (int64_t)d), r->dev_max_end[d]));
+		reader_widen(&lo, &hi, gpu_clock_cupti(reader_clock(r, (int64_t)d), r->dev_min_start[d]),
+			     gpu_clock_cupti(reader_clock(r, (int64_t)d), r->dev_max_end[d]));
 		seen++;
 	}
 	if (!seen) { /* only devices past the table: not tracked one by one */
-		lo = db_clock_cupti(&r->clock, r->chunk_min_start);
-		hi = db_clock_cupti(&r->clock, r->chunk_max_end);
+		lo = gpu_clock_cupti(&r->clock, r->chunk_min_start);
+		hi = gpu_clock_cupti(&r->clock, r->chunk_max_end);
 	}
 	*b0 = lo;
 	*b1 = hi;

@@ -11,39 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/core/gpu_clock.h"
 #include "src/core/records.h"
 
 struct db_reader;
-
-/* %globaltimer to CUPTI time: CUPTI = g + offset + (g - ref) * drift.  The
- * GPU's timer and the host clock CUPTI reports run at slightly different
- * rates: on the H200 the offset moved by 2.2 to 13 ppm, 62 us over one 30 s
- * session, so one constant offset put blocks tens of microseconds away from
- * their kernels after a few seconds (docs/session-format.md). */
-struct db_clock {
-	int64_t offset_ns;           /* at ref_ns */
-	uint64_t ref_ns;             /* a %globaltimer time */
-	int64_t drift_ppb;           /* offset change per second of globaltimer, ns */
-};
-
-static inline uint64_t db_clock_cupti(const struct db_clock *c, uint64_t g)
-{
-	uint64_t t = g + (uint64_t)c->offset_ns;
-
-	if (c->drift_ppb) {
-		double d = (double)(int64_t)(g - c->ref_ns) * (double)c->drift_ppb * 1e-9;
-
-		t += (uint64_t)(int64_t)(d < 0 ? d - 0.5 : d + 0.5);
-	}
-	return t;
-}
 
 /* Each GPU has a %globaltimer of its own (two H200s of one host were 79 us
  * apart), so each device with blocks has its own clock. */
 struct db_device_clock {
 	uint16_t device_id;
 	int stored;                  /* 1: read from the session, 0: estimated */
-	struct db_clock clock;
+	struct gpu_clock clock;
 };
 
 struct db_process_info {
@@ -70,7 +48,7 @@ struct db_session_info {
 				      * still marked running are gone: nothing more comes */
 	int ended_clean;             /* 1 if the workload exited normally */
 	const char *end_reason;      /* may be NULL */
-	struct db_clock clock;       /* CUPTI time from globaltimer: the first device's
+	struct gpu_clock clock;       /* CUPTI time from globaltimer: the first device's
 				      * with blocks (the only one on one GPU) */
 	int clock_known;
 	size_t n_clocks;             /* devices with blocks and a known clock (none in a
@@ -141,7 +119,7 @@ struct db_chunk {
 	uint32_t pid, context_id;
 	uint16_t device_id, sm;
 	uint32_t count;              /* blocks, from the chunk's header */
-	struct db_clock clock;       /* decoded times to CUPTI time: db_clock_cupti */
+	struct gpu_clock clock;       /* decoded times to CUPTI time: gpu_clock_cupti */
 	const void *data;
 	size_t len;
 };

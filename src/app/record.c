@@ -349,7 +349,7 @@ static void describe_status(int status, char *buf, size_t len, int *clean, int *
 	}
 }
 
-static void store_clock_keys(struct db_writer *w, const char *suffix, const struct db_clock *c)
+static void store_clock_keys(struct db_writer *w, const char *suffix, const struct gpu_clock *c)
 {
 	char key[48], value[32];
 	snprintf(key, sizeof key, "clock_ref_ns%s", suffix);

@@ -35,7 +35,7 @@ struct session_chunk {
 	uint16_t device_id, sm;
 	uint32_t count;
 	int64_t id;
-	struct db_clock clock;
+	struct gpu_clock clock;
 	size_t raw, len;                /* bytes in the batch's raw buffer */
 	size_t first;                   /* its first block in the batch's blocks */
 	size_t src;                     /* the file it came from */
@@ -642,8 +642,8 @@ static void batch_decode_chunk(void *ud, size_t i, int worker)
 	c->n = db_blockcodec_decode(b->raw + c->raw, c->len, c->sm, c->device_id, out, c->count);
 	uint64_t end = 0;
 	for (long k = 0; k < c->n; k++) {
-		out[k].start = db_clock_cupti(&c->clock, out[k].start);
-		out[k].end = db_clock_cupti(&c->clock, out[k].end);
+		out[k].start = gpu_clock_cupti(&c->clock, out[k].start);
+		out[k].end = gpu_clock_cupti(&c->clock, out[k].end);
 		if (out[k].end > end)
 			end = out[k].end;
 	}

@@ -157,8 +157,8 @@ static void steps_alone(const char *path, int threads)
 		long n = db_blockcodec_decode(raw.c[i].data, raw.c[i].len, raw.c[i].sm,
 					      raw.c[i].device_id, blocks + at, raw.c[i].count);
 		for (long k = 0; k < n; k++) {
-			blocks[at + k].start = db_clock_cupti(&raw.c[i].clock, blocks[at + k].start);
-			blocks[at + k].end = db_clock_cupti(&raw.c[i].clock, blocks[at + k].end);
+			blocks[at + k].start = gpu_clock_cupti(&raw.c[i].clock, blocks[at + k].start);
+			blocks[at + k].end = gpu_clock_cupti(&raw.c[i].clock, blocks[at + k].end);
 		}
 		at += raw.c[i].count;
 	}

@@ -554,7 +554,7 @@ static void attach_replay(void)
 	real_ns = 1000000000ULL;
 	replay_init(&rp, m.t_first, m.t_last, fake_real, NULL);
 	rp.marks = (struct replay_marks){ NULL, synthetic_marks };
-	a.replay = &rp;
+	player_attach(&a, &rp);
 }
 
 Test(views, space_starts_a_replay_that_the_window_follows)
@@ -678,7 +678,7 @@ static struct recorded *recorded_open(void)
 	uint64_t t[GUIDE_MAX_STOPS];
 	replay_set_stops(&x->r, t, guide_times(&x->g, t, GUIDE_MAX_STOPS));
 	app_init(&x->a, &x->f.m);
-	x->a.replay = &x->r;
+	player_attach(&x->a, &x->r);
 	x->a.guide = &x->g;
 	x->a.lesson = lessons_for_command(x->f.s.info.command);
 	x->a.lesson_panel = 1;

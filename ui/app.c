@@ -3,13 +3,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/player.h"
+#include "src/core/replay.h"
 
 #define APP_MIN_COL_NS 1000ULL          /* 1 us per column */
 
 uint64_t app_session_t0(const struct app *a)
 {
 	return a->model->t_first;
+}
+
+int app_replaying(const struct app *a)
+{
+	return a->replay && a->replay->active;
 }
 
 int app_cols(const struct app *a)
@@ -405,7 +410,7 @@ static int pane_key(struct app *a, int key)
 	case APP_KEY_DOWN: case 'j': move(a, 1); break;
 	case APP_KEY_HOME: a->follow = 0; a->t0 = a->model->t_first; break;
 	case APP_KEY_END:
-		a->follow = a->model->live || player_active(a);
+		a->follow = a->model->live || app_replaying(a);
 		a->t0 = a->model->t_last > a->col_ns * (uint64_t)cols ?
 			a->model->t_last - a->col_ns * (uint64_t)cols : 0;
 		if (!a->follow && a->t0 < a->model->t_first)
@@ -440,6 +445,17 @@ static int pane_key(struct app *a, int key)
 	return 1;
 }
 
+/* e: the lesson beside the view, in a saved session or a replay alike. */
+static int lesson_key(struct app *a)
+{
+	if (!a->lesson && !a->guide) {
+		snprintf(a->msg, sizeof a->msg, "no lesson: the session was not recorded from a demo scenario");
+		return 1;
+	}
+	a->lesson_panel = !a->lesson_panel;
+	return 1;
+}
+
 int app_handle_key(struct app *a, int key)
 {
 	a->msg[0] = 0;
@@ -450,7 +466,9 @@ int app_handle_key(struct app *a, int key)
 			a->help = 0;
 		return 1;
 	}
-	if (player_key(a, key))
+	if (key == 'e')
+		return lesson_key(a);
+	if (a->mode && a->mode->key(a, key))
 		return 1;
 	return pane_key(a, key);
 }
@@ -506,8 +524,8 @@ int app_tick(struct app *a, uint64_t dt_ns)
 	const struct model *m = a->model;
 	uint64_t span = a->col_ns * (uint64_t)app_cols(a);
 	(void)dt_ns;
-	if (player_active(a))
-		return player_tick(a);
+	if (app_replaying(a) && a->mode)
+		return a->mode->tick(a);
 	if (a->follow && m->live) {
 		int changed = follow_events(a);
 		uint64_t t0 = m->t_last > span ? m->t_last - span : 0;

@@ -46,6 +46,16 @@ struct app_layout {
 	int details_x, details_w;
 };
 
+struct app;
+
+/* A mode that takes keys and ticks before the app's own: the replay player
+ * (ui/player.c, player_attach).  The app calls it through these pointers and
+ * so never calls the player's file, which calls the app's. */
+struct app_mode {
+	int (*key)(struct app *a, int key);     /* 1: handled, 0: the app's own */
+	int (*tick)(struct app *a);             /* while a replay is under way */
+};
+
 struct app {
 	const struct model *model;
 	uint64_t t0;                    /* window start, ns on CUPTI time */
@@ -72,6 +82,7 @@ struct app {
 	struct app_layout layout;
 	/* replay and lessons (ui/player.c, ui/lesson_view.c); NULL when absent */
 	struct replay *replay;          /* saved sessions: the replay clock */
+	const struct app_mode *mode;    /* takes keys and ticks first (the player), or NULL */
 	const struct lesson *lesson;    /* the demo scenario's lesson */
 	const struct guide *guide;      /* stops of a guided replay */
 	int lesson_panel;               /* lesson shown beside the view */
@@ -105,5 +116,7 @@ void app_goto_event(struct app *a, long i);
 uint64_t app_round_scale(uint64_t ns);
 /* Window start as offset from the session's first record, for labels. */
 uint64_t app_session_t0(const struct app *a);
+/* 1 while a replay is under way. */
+int app_replaying(const struct app *a);
 
 #endif

@@ -9,7 +9,7 @@
 
 int player_active(const struct app *a)
 {
-	return a->replay && a->replay->active;
+	return app_replaying(a);
 }
 
 /* The scale at which the window spans PLAYER_WINDOW_REAL_NS of real time,
@@ -122,16 +122,6 @@ static void play_pause(struct app *a)
 	snprintf(a->msg, sizeof a->msg, r->paused ? "paused" : "playing");
 }
 
-static int lesson_key(struct app *a)
-{
-	if (!a->lesson && !a->guide) {
-		snprintf(a->msg, sizeof a->msg, "no lesson: the session was not recorded from a demo scenario");
-		return 1;
-	}
-	a->lesson_panel = !a->lesson_panel;
-	return 1;
-}
-
 static int active_key(struct app *a, int key)
 {
 	struct replay *r = a->replay;
@@ -162,8 +152,6 @@ static int active_key(struct app *a, int key)
 
 int player_key(struct app *a, int key)
 {
-	if (key == 'e')
-		return lesson_key(a);
 	if (!a->replay)
 		return 0;
 	if (player_active(a))
@@ -247,4 +235,12 @@ void player_status(const struct app *a, char *buf, size_t len)
 	snprintf(buf, len, "replay %llu.%06llu ms %s %s (1 us = %s) %s %s",
 		 (unsigned long long)(at / 1000000ULL), (unsigned long long)(at % 1000000ULL), dot,
 		 sp, d, dot, state);
+}
+
+static const struct app_mode player_mode = { player_key, player_tick };
+
+void player_attach(struct app *a, struct replay *r)
+{
+	a->replay = r;
+	a->mode = &player_mode;
 }

@@ -14,6 +14,9 @@
 /* Real time the window shows when a replay starts (the scale follows the speed). */
 #define PLAYER_WINDOW_REAL_NS 5000000000ULL
 
+/* Makes r the app's replay clock and the player its mode (keys and ticks
+ * go to the player first). */
+void player_attach(struct app *a, struct replay *r);
 /* 1 while a replay is under way. */
 int player_active(const struct app *a);
 /* Handles a replay or lesson key; returns 1 if it did (0: the app's own). */

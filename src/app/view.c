@@ -196,7 +196,7 @@ static int view_loop(struct view *v, const struct cli *c, int replay)
 	a.ascii = c->ascii;
 	a.lesson = lessons_for_command(v->s.info.command);
 	if (v->replaying) {
-		a.replay = &v->replay;
+		player_attach(&a, &v->replay);
 		a.guide = &v->guide;
 		if (c->speed > 0)
 			replay_set_speed(&v->replay, c->speed);

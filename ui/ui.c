@@ -77,96 +77,177 @@ static int resize(struct canvas *c)
 	return canvas_resize(c, w, h);
 }
 
-int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *err,
-	   size_t errlen)
+/* One screen the loop runs: the viewer or the session list. */
+struct ui_screen {
+	void *self;
+	int (*running)(void *self);             /* 0 ends the loop */
+	void (*interrupt)(void *self);          /* Ctrl-C or a signal came */
+	void (*draw)(struct canvas *c, void *self);
+	int (*key)(void *self, int key);        /* 1: redraw */
+	int (*mouse)(void *self, int x, int y);
+	int (*step)(void *self);                /* after every read; 1: redraw */
+	int (*wait_ms)(void *self);             /* how long the next read may wait */
+};
+
+/* The one main loop: draws when something changed or the terminal was
+ * resized, reads a key or a click (or times out), hands it over, steps. */
+static void ui_loop(const struct ui_screen *s, struct canvas *c)
 {
-	struct tty_caps caps;
-	if (tty_open(&caps, err, errlen))
+	int dirty = 1;
+	while (s->running(s->self)) {
+		if (tty_interrupted()) {
+			s->interrupt(s->self);
+			break;
+		}
+		int w = c->w, h = c->h;
+		if (resize(c) < 0)
+			break;
+		if (dirty || w != c->w || h != c->h) {
+			s->draw(c, s->self);
+			tty_blit(c);
+			dirty = 0;
+		}
+		struct tty_input in;
+		tty_read(&in, s->wait_ms(s->self));
+		if (in.mouse)
+			dirty |= s->mouse(s->self, in.x, in.y);
+		else if (in.key == APP_KEY_RESIZE)
+			dirty = 1;
+		else if (in.key)
+			dirty |= s->key(s->self, in.key);
+		dirty |= s->step(s->self);
+	}
+}
+
+/* The terminal and a canvas of its size; -1 with one line in err. */
+static int ui_open(struct tty_caps *caps, struct canvas *c, char *err, size_t errlen)
+{
+	if (tty_open(caps, err, errlen))
 		return -1;
-	a->colors = caps.colors;
-	a->ascii = a->ascii || !caps.utf8; /* --ascii forces it */
-	struct canvas c;
-	if (canvas_init(&c, 0, 0)) {
+	if (canvas_init(c, 0, 0)) {
 		tty_close();
 		snprintf(err, errlen, "smtop: out of memory");
 		return -1;
 	}
+	resize(c);
+	return 0;
+}
+
+static void ui_close(struct canvas *c)
+{
+	canvas_free(c);
+	tty_close();
+}
+
+/* ---- the viewer ---- */
+
+struct ui_viewer {
+	struct app *a;
+	struct model *m;
+	const struct ui_source *src;
+};
+
+static int viewer_running(void *self) { return !((struct ui_viewer *)self)->a->quit; }
+static void viewer_interrupt(void *self) { (void)self; }
+
+static void viewer_draw(struct canvas *c, void *self)
+{
+	struct ui_viewer *v = self;
+	screen_draw(c, v->a, v->m);
+}
+
+static int viewer_key(void *self, int key) { return app_handle_key(((struct ui_viewer *)self)->a, key); }
+
+static int viewer_mouse(void *self, int x, int y)
+{
+	return app_handle_mouse(((struct ui_viewer *)self)->a, x, y);
+}
+
+/* A key resets the tick only visually; data still flows. */
+static int viewer_step(void *self)
+{
+	struct ui_viewer *v = self;
+	return ui_step(v->a, v->m, v->src, (uint64_t)UI_TICK_MS * 1000000ULL);
+}
+
+/* A loader catching up polls again at once (its poll is bounded). */
+static int viewer_wait_ms(void *self)
+{
+	struct ui_viewer *v = self;
+	return v->m->loading || v->a->fetch.on ? 0 : UI_TICK_MS;
+}
+
+int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *err,
+	   size_t errlen)
+{
+	struct ui_viewer v = { a, m, src };
+	const struct ui_screen s = { &v, viewer_running, viewer_interrupt, viewer_draw,
+				     viewer_key, viewer_mouse, viewer_step, viewer_wait_ms };
+	struct tty_caps caps;
+	struct canvas c;
+	if (ui_open(&caps, &c, err, errlen))
+		return -1;
+	a->colors = caps.colors;
+	a->ascii = a->ascii || !caps.utf8; /* --ascii forces it */
 	/* app_init fitted the session to a guessed width; fit again to the real
 	 * one unless the caller moved the window */
-	resize(&c);
 	uint64_t before = a->t0;
 	screen_layout(a, m, c.w, c.h);
 	if (before == m->t_first && !a->follow)
 		app_fit(a);
 	app_tick(a, 0);
-	int dirty = 1;
-	while (!a->quit && !tty_interrupted()) {
-		if (resize(&c) < 0)
-			break;
-		if (dirty) {
-			screen_draw(&c, a, m);
-			tty_blit(&c);
-			dirty = 0;
-		}
-		struct tty_input in;
-		/* a loader catching up polls again at once (its poll is bounded) */
-		tty_read(&in, m->loading || a->fetch.on ? 0 : UI_TICK_MS);
-		if (in.mouse)
-			dirty |= app_handle_mouse(a, in.x, in.y);
-		else if (in.key == APP_KEY_RESIZE)
-			dirty = 1;
-		else if (in.key)
-			dirty |= app_handle_key(a, in.key);
-		/* a key resets the tick only visually; data still flows */
-		dirty |= ui_step(a, m, src, (uint64_t)UI_TICK_MS * 1000000ULL);
-	}
-	canvas_free(&c);
-	tty_close();
+	ui_loop(&s, &c);
+	ui_close(&c);
 	return 0;
+}
+
+/* ---- the session list ---- */
+
+struct ui_list {
+	struct sessions_view *v;
+	struct model *m;
+	const struct ui_source *bg;
+};
+
+static int list_running(void *self) { return ((struct ui_list *)self)->v->result == SESSIONS_STAY; }
+static void list_interrupt(void *self) { ((struct ui_list *)self)->v->result = SESSIONS_QUIT; }
+static void list_draw(struct canvas *c, void *self) { sessions_draw(c, ((struct ui_list *)self)->v); }
+static int list_key(void *self, int key) { return sessions_handle_key(((struct ui_list *)self)->v, key); }
+
+static int list_mouse(void *self, int x, int y)
+{
+	return sessions_handle_mouse(((struct ui_list *)self)->v, x, y);
+}
+
+/* A live view behind the list keeps reading its session. */
+static int list_step(void *self)
+{
+	struct ui_list *l = self;
+	if (l->bg && l->bg->poll && l->m)
+		l->bg->poll(l->bg->ud, l->m);
+	return 0;
+}
+
+static int list_wait_ms(void *self)
+{
+	(void)self;
+	return UI_TICK_MS;
 }
 
 int ui_run_sessions(struct sessions_view *v, struct model *m, const struct ui_source *bg,
 		    char *err, size_t errlen)
 {
+	struct ui_list l = { v, m, bg };
+	const struct ui_screen s = { &l, list_running, list_interrupt, list_draw,
+				     list_key, list_mouse, list_step, list_wait_ms };
 	struct tty_caps caps;
 	struct canvas c;
-	if (tty_open(&caps, err, errlen))
+	if (ui_open(&caps, &c, err, errlen))
 		return -1;
 	v->colors = caps.colors;
 	v->ascii = v->ascii || !caps.utf8;
-	if (canvas_init(&c, 0, 0)) {
-		tty_close();
-		snprintf(err, errlen, "smtop: out of memory");
-		return -1;
-	}
-	int dirty = 1;
 	v->result = SESSIONS_STAY;
-	while (v->result == SESSIONS_STAY) {
-		if (tty_interrupted()) {
-			v->result = SESSIONS_QUIT;
-			break;
-		}
-		int w = c.w, h = c.h;
-		if (resize(&c) < 0)
-			break;
-		if (dirty || w != c.w || h != c.h) {
-			sessions_draw(&c, v);
-			tty_blit(&c);
-			dirty = 0;
-		}
-		struct tty_input in;
-		tty_read(&in, UI_TICK_MS);
-		if (in.mouse)
-			dirty |= sessions_handle_mouse(v, in.x, in.y);
-		else if (in.key == APP_KEY_RESIZE)
-			dirty = 1;
-		else if (in.key)
-			dirty |= sessions_handle_key(v, in.key);
-		/* a live view behind the list keeps reading its session */
-		if (bg && bg->poll && m)
-			bg->poll(bg->ud, m);
-	}
-	canvas_free(&c);
-	tty_close();
+	ui_loop(&s, &c);
+	ui_close(&c);
 	return 0;
 }

@@ -9,8 +9,6 @@
 
 #include "src/core/analysis.h"
 #include "src/session/library.h"
-#include "src/app/ls.h"
-#include "src/app/view.h"
 #include "ui/sessions.h"
 #include "ui/tty.h"
 #include "ui/ui.h"
@@ -24,8 +22,8 @@ static int load(const struct cli *c, struct library *lib, char *err, size_t errl
 	int missing_ok;
 
 	memset(lib, 0, sizeof *lib);
-	view_params(c, &p);
-	if (ls_dir(c, dir, sizeof dir, &missing_ok, err, errlen) != 0)
+	cli_analysis_params(c, &p);
+	if (library_dir(c->command == CLI_LS ? c->file : NULL, dir, sizeof dir, &missing_ok, err, errlen) != 0)
 		return -1;
 	if (missing_ok && stat(dir, &sb) != 0 && errno == ENOENT) {
 		lib->dir = strdup(dir);
@@ -71,7 +69,7 @@ int browse_list(const struct cli *c, const char *current, struct model *m,
 	return r;
 }
 
-int browse_main(const struct cli *c)
+int browse_main(const struct cli *c, browse_open_fn *open)
 {
 	struct library lib;
 	struct tty_caps caps;
@@ -100,8 +98,8 @@ int browse_main(const struct cli *c)
 		if (r != BROWSE_OPEN)
 			break;
 		/* the list names sessions by file; so does the viewer's header */
-		rc = view_session(c, chosen, strrchr(chosen, '/') ? strrchr(chosen, '/') + 1 : chosen,
-				  verr, sizeof verr);
+		rc = open(c, chosen, strrchr(chosen, '/') ? strrchr(chosen, '/') + 1 : chosen,
+			  verr, sizeof verr);
 		if (rc >= 0)
 			break;
 		/* it did not open: back to the list, saying why */

@@ -1,6 +1,6 @@
 /* The session list on a terminal: the first screen of `smtop ls` and of
  * `smtop open` without a file, and what o shows over the viewer.  Glue
- * between the library, the list view and the viewer commands. */
+ * between the library and the list view; the viewer is its caller's. */
 #ifndef SMTOP_BROWSE_H
 #define SMTOP_BROWSE_H
 
@@ -24,8 +24,14 @@ enum browse_result {
 int browse_list(const struct cli *c, const char *current, struct model *m,
 		const struct ui_source *bg, const char *msg, char *chosen, size_t len);
 
-/* smtop ls on a terminal, smtop open without FILE: the list, then the viewer.
+/* Shows a session chosen in the list (view_session): its exit status, or
+ * -1 with err when it cannot be opened. */
+typedef int browse_open_fn(const struct cli *c, const char *path, const char *label, char *err,
+			   size_t errlen);
+
+/* smtop ls on a terminal, smtop open without FILE: the list, then open on
+ * what it chose (back to the list, saying why, when it does not open).
  * Returns the exit status. */
-int browse_main(const struct cli *c);
+int browse_main(const struct cli *c, browse_open_fn *open);
 
 #endif

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/core/analysis.h"
+
 /* Longest argument shown in a message, escapes included. */
 #define CLI_SHOWN_MAX 200
 
@@ -321,4 +323,10 @@ int cli_parse(int argc, char **argv, struct cli *c, FILE *err)
 	if (c->command == CLI_HELP || c->command == CLI_VERSION)
 		return 0;
 	return check_complete(c, err);
+}
+
+void cli_analysis_params(const struct cli *c, struct analysis_params *p)
+{
+	analysis_params_default(p);
+	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
 }

@@ -58,4 +58,9 @@ int cli_parse(int argc, char **argv, struct cli *c, FILE *err_out);
 
 void cli_usage(FILE *out);
 
+struct analysis_params;
+
+/* The analysis' parameters the options ask for (--threshold-us). */
+void cli_analysis_params(const struct cli *c, struct analysis_params *p);
+
 #endif

@@ -1,4 +1,3 @@
-#include "src/core/json.h"
 #include "src/app/ls.h"
 
 #include <errno.h>
@@ -10,10 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/core/analysis.h"
 #include "src/app/browse.h"
-#include "src/session/library.h"
 #include "src/app/view.h"
+#include "src/core/analysis.h"
+#include "src/core/json.h"
+#include "src/session/library.h"
 
 #define LS_CMD_MAX_W 48
 
@@ -23,18 +23,6 @@ static const char *const state_names[] = {
 	[LIBRARY_OPEN] = "recording",
 	[LIBRARY_NSYS] = "nsys",
 };
-
-/* The library ls shows: DIR, or the default one (missing: empty, not an error). */
-int ls_dir(const struct cli *c, char *buf, size_t len, int *missing_ok, char *err, size_t errlen)
-{
-	*missing_ok = 0;
-	if (c->command == CLI_LS && c->file) {
-		snprintf(buf, len, "%s", c->file);
-		return 0;
-	}
-	*missing_ok = 1;
-	return library_default_dir(buf, len, err, errlen);
-}
 
 static int utf8_cols(const char *s)
 {
@@ -137,13 +125,13 @@ int ls_main(const struct cli *c)
 	struct stat sb;
 	int missing_ok, rc;
 
-	if (ls_dir(c, dir, sizeof dir, &missing_ok, err, sizeof err) != 0) {
+	if (library_dir(c->command == CLI_LS ? c->file : NULL, dir, sizeof dir, &missing_ok, err, sizeof err) != 0) {
 		fprintf(stderr, "smtop: %s\n", err);
 		return 1;
 	}
 	if (!c->json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
-		return browse_main(c);
-	view_params(c, &p);
+		return browse_main(c, view_session);
+	cli_analysis_params(c, &p);
 	if (missing_ok && stat(dir, &sb) != 0 && errno == ENOENT) {
 		memset(&lib, 0, sizeof lib);
 		lib.dir = dir;

@@ -14,8 +14,5 @@ int ls_rm_main(const struct cli *c);
 /* smtop mv FILE NEWNAME */
 int ls_mv_main(const struct cli *c);
 
-/* The directory ls shows: ls DIR, else the default library (*missing_ok
- * set: a library not created yet is empty).  Returns 0 or -1 (err set). */
-int ls_dir(const struct cli *c, char *buf, size_t len, int *missing_ok, char *err, size_t errlen);
 
 #endif

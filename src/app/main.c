@@ -32,7 +32,7 @@ static int run_report(const struct cli *c)
 	struct analysis_params p;
 	struct session s;
 	char err[512];
-	view_params(c, &p);
+	cli_analysis_params(c, &p);
 	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
 	    session_poll(&s, err, sizeof err) < 0) {
 		fprintf(stderr, "smtop: %s\n", err);
@@ -57,7 +57,7 @@ static int run_export(const struct cli *c)
 	struct export_window w;
 	char err[512];
 	int rc = 0;
-	view_params(c, &p);
+	cli_analysis_params(c, &p);
 	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
 	    session_poll(&s, err, sizeof err) < 0 ||
 	    export_window(&s, c->from_ns, c->has_to, c->to_ns, &w, err, sizeof err) != 0) {
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 		return view_default(&c);
 	case CLI_OPEN:
 		if (c.n_files == 0)
-			return browse_main(&c);
+			return browse_main(&c, view_session);
 		return view_open_many(&c, c.files, (size_t)c.n_files, NULL);
 	case CLI_RUN:
 		return view_live(&c, c.argv, NULL);

@@ -129,12 +129,6 @@ static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, int 
 	return session_detail_more(&v->s, SESSION_DETAIL_CHUNKS);
 }
 
-void view_params(const struct cli *c, struct analysis_params *p)
-{
-	analysis_params_default(p);
-	p->blocking_threshold_ns = (uint64_t)(c->threshold_us * 1000.0 + 0.5);
-}
-
 /* --device names a GPU the session has (a live one may list it later). */
 static int view_check_device(struct view *v, char *err, size_t errlen)
 {
@@ -155,7 +149,7 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 {
 	struct analysis_params p;
 	const char *path = paths[0];
-	view_params(c, &p);
+	cli_analysis_params(c, &p);
 	if (session_open_many(&v->s, paths, n, &p, err, errlen) != 0)
 		return -1;
 	if (model_init(&v->m) != 0) {

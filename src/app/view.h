@@ -10,8 +10,6 @@
 
 struct analysis_params;
 
-/* The analysis thresholds the command line asks for. */
-void view_params(const struct cli *c, struct analysis_params *p);
 
 /* smtop open FILE */
 int view_open(const struct cli *c, const char *path, const char *label);

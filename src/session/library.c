@@ -16,6 +16,16 @@
 
 #define LIBRARY_NAME_CMD_MAX 48
 
+int library_dir(const char *given, char *buf, size_t len, int *missing_ok, char *err, size_t errlen)
+{
+	*missing_ok = !given;
+	if (given) {
+		snprintf(buf, len, "%s", given);
+		return 0;
+	}
+	return library_default_dir(buf, len, err, errlen);
+}
+
 int library_default_dir(char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *xdg = getenv("XDG_DATA_HOME");

@@ -49,6 +49,10 @@ struct library {
  * $HOME/.local/share/smtop/sessions.  Returns 0, or -1 with one line in err. */
 int library_default_dir(char *buf, size_t len, char *err, size_t errlen);
 
+/* The library to show: given (smtop ls DIR), else the default one
+ * (*missing_ok set: a library not created yet is empty).  0, or -1 (err). */
+int library_dir(const char *given, char *buf, size_t len, int *missing_ok, char *err, size_t errlen);
+
 /* Creates dir and its missing parents with mode 0700.  Returns 0, or -1 with
  * one line in err naming the directory. */
 int library_make_dir(const char *dir, char *err, size_t errlen);

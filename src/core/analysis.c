@@ -14,44 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/core/varint.h"
 #include "src/core/array.h"
+#include "src/core/clusters.h"
+#include "src/core/profile.h"
+#include "src/core/varint.h"
 
 #define NB ANALYSIS_PROFILE_BINS
-#define PROFILE_MIN_SHIFT 5 /* 32 ns, the %globaltimer tick */
+_Static_assert(ANALYSIS_PROFILE_BINS == PROFILE_BINS, "the analysis' profiles are src/core/profile.h's");
 #define NKINDS (SMTOP_EV_TIMESLICE + 1)
 #define START_LINK_MIN_NS 1024
-
-struct span {
-	uint64_t s, e;
-};
-
-/* Points (times) grouped into clusters: sorted, disjoint [s, e] spans whose
- * ends are points and inside which consecutive points are at most `link`
- * apart.  The clusters depend only on the set of points, not on the order
- * they came in. */
-struct clusters {
-	struct span *v;
-	size_t n, cap, hint;
-};
-
-/* Block time and block starts per time bin; bins are 2^shift ns wide and
- * aligned to multiples of their width, so merging bins is exact and the
- * final profile does not depend on the order blocks came in. */
-struct profile {
-	uint64_t base;          /* bin number (time >> shift) of bin 0 */
-	uint64_t lo, hi;        /* covered extent, inclusive */
-	unsigned shift;
-	uint64_t time[NB];
-	uint32_t starts[NB];
-	struct clusters start_runs; /* block starts, linked by start_link() */
-};
 
 /* What a grid's data pointer holds. */
 enum grid_form {
 	GRID_EXACT,             /* struct span[n], while n <= ANALYSIS_EXACT_BLOCKS */
 	GRID_PROFILE,           /* struct profile, while blocks come */
-	GRID_PACKED,            /* the profile packed (prof_pack) at offset data in packs */
+	GRID_PACKED,            /* the profile packed (profile_pack) at offset data in packs */
 };
 
 struct grid {
@@ -296,338 +273,6 @@ static uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
 	return hi > lo ? hi - lo : 0;
 }
 
-/* ---- clusters of points ---- */
-
-/* Index of the first cluster that starts after t. */
-static size_t clusters_after(const struct clusters *c, uint64_t t)
-{
-	if (!c->n || t >= c->v[c->n - 1].s)
-		return c->n;
-	size_t l = 0, r = c->n;
-	while (l < r) {
-		size_t m = (l + r) / 2;
-		if (c->v[m].s <= t)
-			l = m + 1;
-		else
-			r = m;
-	}
-	return l;
-}
-
-/* Adds point t.  A point only ever joins its two neighbouring clusters, so
- * the result is that of the whole set whatever the order. */
-static int clusters_insert(struct clusters *c, uint64_t t, uint64_t link)
-{
-	size_t i = clusters_after(c, t);
-	struct span *p = i ? &c->v[i - 1] : NULL;
-	if (p && t <= p->e) {
-		c->hint = i - 1;
-		return 0;
-	}
-	int to_prev = p && t - p->e <= link;
-	int to_next = i < c->n && c->v[i].s - t <= link;
-	if (to_prev && to_next) {
-		p->e = c->v[i].e;
-		memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof *c->v);
-		c->n--;
-		c->hint = i - 1;
-	} else if (to_prev) {
-		p->e = t;
-		c->hint = i - 1;
-	} else if (to_next) {
-		c->v[i].s = t;
-		c->hint = i;
-	} else {
-		if (c->n == c->cap) {
-			/* Most grids keep one or two clusters: start small. */
-			size_t cap = c->cap ? 2 * c->cap : 2;
-			struct span *v = realloc(c->v, cap * sizeof *v);
-			if (!v)
-				return -1;
-			c->v = v;
-			c->cap = cap;
-		}
-		memmove(&c->v[i + 1], &c->v[i], (c->n - i) * sizeof *c->v);
-		c->v[i] = (struct span){ t, t };
-		c->n++;
-		c->hint = i;
-	}
-	return 0;
-}
-
-/* Blocks come in time order per SM: most points fall in the cluster of the
- * one before or extend the last cluster. */
-static inline int clusters_add(struct clusters *c, uint64_t t, uint64_t link)
-{
-	if (c->n) {
-		struct span *h = &c->v[c->hint], *last = &c->v[c->n - 1];
-		if (t >= h->s && t <= h->e)
-			return 0;
-		if (t > last->e && t - last->e <= link) {
-			last->e = t;
-			c->hint = c->n - 1;
-			return 0;
-		}
-	}
-	return clusters_insert(c, t, link);
-}
-
-/* Is there a point in the open interval (r, l)?  1 yes, 0 no, -1 cannot
- * tell: (r, l) lies inside one cluster and is not longer than link (a
- * longer interval inside a cluster must hold a point). */
-static int clusters_any_between(const struct clusters *c, uint64_t r, uint64_t l, uint64_t link)
-{
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) { /* first cluster ending after r */
-		size_t m = (lo + hi) / 2;
-		if (c->v[m].e <= r)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (lo == c->n)
-		return 0;
-	const struct span *x = &c->v[lo];
-	if (x->s > r)
-		return x->s < l;
-	if (x->e < l)
-		return 1;
-	return l - r > link ? 1 : -1;
-}
-
-/* ---- per-grid profile ---- */
-
-static int prof_fits(unsigned shift, uint64_t lo, uint64_t hi)
-{
-	return (hi >> shift) - (lo >> shift) < NB;
-}
-
-/* Widens the bins until [lo, hi] fits; the smallest fitting width only
- * grows with the extent, so the result is the same in any input order. */
-static void prof_cover(struct profile *p, uint64_t lo, uint64_t hi)
-{
-	lo = umin(lo, p->lo);
-	hi = umax(hi, p->hi);
-	unsigned ns = p->shift;
-	while (!prof_fits(ns, lo, hi))
-		ns++;
-	uint64_t nb = lo >> ns;
-	p->lo = lo;
-	p->hi = hi;
-	if (ns == p->shift && nb == p->base)
-		return;
-	uint64_t time[NB] = { 0 };
-	uint32_t starts[NB] = { 0 };
-	for (unsigned i = 0; i < NB; i++) {
-		if (!p->time[i] && !p->starts[i])
-			continue;
-		uint64_t j = (((p->base + i) << p->shift) >> ns) - nb;
-		time[j] += p->time[i];
-		starts[j] += p->starts[i];
-	}
-	memcpy(p->time, time, sizeof time);
-	memcpy(p->starts, starts, sizeof starts);
-	p->shift = ns;
-	p->base = nb;
-}
-
-static void prof_add(struct profile *p, uint64_t s, uint64_t e)
-{
-	uint64_t last = e > s ? e - 1 : s;
-	if (s < p->lo || last > p->hi)
-		prof_cover(p, s, last);
-	unsigned sh = p->shift;
-	p->starts[(s >> sh) - p->base]++;
-	if (e <= s)
-		return;
-	uint64_t b0 = s >> sh, b1 = (e - 1) >> sh;
-	if (b0 == b1) {
-		p->time[b0 - p->base] += e - s;
-		return;
-	}
-	/* Inner bins are covered whole; only the two ends are partial. */
-	p->time[b0 - p->base] += ((b0 + 1) << sh) - s;
-	for (uint64_t b = b0 + 1; b < b1; b++)
-		p->time[b - p->base] += 1ull << sh;
-	p->time[b1 - p->base] += e - (b1 << sh);
-}
-
-static struct profile *prof_new(uint64_t s, uint64_t e)
-{
-	struct profile *p = calloc(1, sizeof *p);
-	if (!p)
-		return NULL;
-	p->shift = PROFILE_MIN_SHIFT;
-	p->lo = s;
-	p->hi = e > s ? e - 1 : s;
-	p->base = s >> p->shift;
-	prof_cover(p, p->lo, p->hi);
-	return p;
-}
-
-/* Bins are assumed uniformly filled: exact for windows on bin edges. */
-static uint64_t prof_overlap(const struct profile *p, uint64_t a, uint64_t b, uint32_t *blocks)
-{
-	uint64_t width = 1ull << p->shift;
-	double sum = 0, starts = 0, resident = 0;
-	for (unsigned i = 0; i < NB; i++) {
-		uint64_t lo = (p->base + i) << p->shift, hi = lo + width;
-		uint64_t cov = overlap(lo, hi, a, b);
-		if (!cov)
-			continue;
-		double f = (double)cov / (double)width;
-		sum += (double)p->time[i] * f;
-		starts += (double)p->starts[i] * f;
-		if (a >= lo && a < hi)
-			resident = (double)p->time[i] / (double)width;
-	}
-	*blocks = (uint32_t)(starts + resident + 0.5);
-	return (uint64_t)(sum + 0.5);
-}
-
-/* Estimated number of block starts in the open interval (r, l). */
-static double prof_starts_between(const struct profile *p, uint64_t r, uint64_t l)
-{
-	uint64_t width = 1ull << p->shift;
-	double n = 0;
-	for (unsigned i = 0; i < NB; i++) {
-		uint64_t lo = (p->base + i) << p->shift;
-		uint64_t cov = overlap(lo, lo + width, r + 1, l);
-		if (cov)
-			n += (double)p->starts[i] * (double)cov / (double)width;
-	}
-	return n;
-}
-
-/* ---- packed profiles ----
- * shift (a byte), base, lo - (base << shift), hi - lo, the first bin that
- * is not empty and how many follow (a byte each), then time and starts of
- * those bins, then the clusters of block starts (their count, and each one's
- * start from the previous one's end, the first from lo, and its length), all
- * as LEB128 varints: about 120 bytes for a typical grid instead of 448 and
- * its clusters.  Packing is exact: prof_unpack gives the profile back. */
-
-#define PACKED_MAX (3 + 3 * 10 + 2 * NB * 10)
-
-/* The most bytes prof_pack writes for p. */
-static size_t prof_packed_max(const struct profile *p)
-{
-	return PACKED_MAX + 10 + p->start_runs.n * 2 * 10;
-}
-
-/* Packs p into out (prof_packed_max bytes); returns the bytes used. */
-static size_t prof_pack(const struct profile *p, uint8_t *out)
-{
-	unsigned f = 0, l = NB;
-	while (f < NB && !p->time[f] && !p->starts[f])
-		f++;
-	while (l > f && !p->time[l - 1] && !p->starts[l - 1])
-		l--;
-	uint8_t *o = out;
-	*o++ = (uint8_t)p->shift;
-	o = varint_put(o, p->base);
-	o = varint_put(o, p->lo - (p->base << p->shift));
-	o = varint_put(o, p->hi - p->lo);
-	*o++ = (uint8_t)f;
-	*o++ = (uint8_t)(l - f);
-	for (unsigned i = f; i < l; i++) {
-		o = varint_put(o, p->time[i]);
-		o = varint_put(o, p->starts[i]);
-	}
-	const struct clusters *c = &p->start_runs;
-	uint64_t prev = p->lo;
-	o = varint_put(o, c->n);
-	for (size_t i = 0; i < c->n; i++) {
-		o = varint_put(o, c->v[i].s - prev);
-		o = varint_put(o, c->v[i].e - c->v[i].s);
-		prev = c->v[i].e;
-	}
-	return (size_t)(o - out);
-}
-
-/* Reads the bins into p (its clusters left empty); returns where the
- * clusters of starts begin. */
-static const uint8_t *prof_unpack_bins(const uint8_t *in, struct profile *p)
-{
-	uint64_t v, cnt;
-	memset(p, 0, sizeof *p);
-	p->shift = *in++;
-	in = varint_get_fast(in, &p->base);
-	in = varint_get_fast(in, &v);
-	p->lo = (p->base << p->shift) + v;
-	in = varint_get_fast(in, &v);
-	p->hi = p->lo + v;
-	unsigned f = *in++;
-	cnt = *in++;
-	for (unsigned i = f; i < f + cnt; i++) {
-		in = varint_get_fast(in, &p->time[i]);
-		in = varint_get_fast(in, &v);
-		p->starts[i] = (uint32_t)v;
-	}
-	return in;
-}
-
-/* The next packed cluster of starts, after the one that ended at *prev. */
-static const uint8_t *run_next(const uint8_t *in, uint64_t *prev, struct span *x)
-{
-	uint64_t d, len;
-	in = varint_get_fast(in, &d);
-	in = varint_get_fast(in, &len);
-	x->s = *prev + d;
-	x->e = x->s + len;
-	*prev = x->e;
-	return in;
-}
-
-/* Reads the bins into p (its clusters left empty); returns the bytes the
- * packing took. */
-static size_t prof_unpack(const uint8_t *in, struct profile *p)
-{
-	const uint8_t *from = in;
-	uint64_t n, prev = 0;
-	struct span x;
-	in = prof_unpack_bins(in, p);
-	in = varint_get_fast(in, &n);
-	for (uint64_t i = 0; i < n; i++)
-		in = run_next(in, &prev, &x);
-	return (size_t)(in - from);
-}
-
-/* Reads the packed clusters of starts at in into c (allocated); returns the
- * end of the packing, NULL when out of memory. */
-static const uint8_t *runs_unpack(const uint8_t *in, uint64_t lo, struct clusters *c)
-{
-	uint64_t n, prev = lo;
-	in = varint_get_fast(in, &n);
-	*c = (struct clusters){ 0 };
-	if (n && !(c->v = malloc(n * sizeof *c->v)))
-		return NULL;
-	c->n = c->cap = n;
-	for (uint64_t i = 0; i < n; i++)
-		in = run_next(in, &prev, &c->v[i]);
-	return in;
-}
-
-/* clusters_any_between on packed clusters of starts. */
-static int runs_any_between(const uint8_t *in, uint64_t lo, uint64_t r, uint64_t l,
-			    uint64_t link)
-{
-	uint64_t n, prev = lo;
-	struct span x;
-	in = varint_get_fast(in, &n);
-	for (uint64_t i = 0; i < n; i++) {
-		in = run_next(in, &prev, &x);
-		if (x.e <= r)
-			continue;
-		if (x.s > r)
-			return x.s < l;
-		if (x.e < l)
-			return 1;
-		return l - r > link ? 1 : -1;
-	}
-	return 0;
-}
-
 static const uint8_t *grid_packed(const struct analysis *a, const struct grid *g)
 {
 	return a->packs + (uintptr_t)g->data;
@@ -641,7 +286,7 @@ static const struct profile *grid_profile(const struct analysis *a, const struct
 		return g->data;
 	if (g->form != GRID_PACKED)
 		return NULL;
-	prof_unpack(grid_packed(a, g), tmp);
+	profile_unpack(grid_packed(a, g), tmp);
 	return tmp;
 }
 
@@ -658,7 +303,7 @@ static uint64_t grid_overlap(const struct analysis *an, const struct grid *g, ui
 	struct profile tmp;
 	const struct profile *p = grid_profile(an, g, &tmp);
 	if (p)
-		return prof_overlap(p, a, b, blocks);
+		return profile_overlap(p, a, b, blocks);
 	const struct span *exact = grid_exact(g);
 	uint64_t sum = 0;
 	*blocks = 0;
@@ -698,12 +343,12 @@ static int grid_started_between(const struct analysis *a, const struct grid *g, 
 		p = g->data;
 		known = clusters_any_between(&p->start_runs, r, l, start_link(a));
 	} else if (g->form == GRID_PACKED) {
-		const uint8_t *runs = prof_unpack_bins(grid_packed(a, g), &tmp);
+		const uint8_t *runs = profile_unpack_bins(grid_packed(a, g), &tmp);
 		p = &tmp;
-		known = runs_any_between(runs, tmp.lo, r, l, start_link(a));
+		known = profile_runs_any_between(runs, tmp.lo, r, l, start_link(a));
 	}
 	if (p)
-		return known >= 0 ? known : prof_starts_between(p, r, l) >= 0.5;
+		return known >= 0 ? known : profile_starts_between(p, r, l) >= 0.5;
 	const struct span *exact = grid_exact(g);
 	for (uint32_t i = 0; i < g->n; i++)
 		if (exact[i].s > r && exact[i].s < l)
@@ -711,12 +356,6 @@ static int grid_started_between(const struct analysis *a, const struct grid *g, 
 	return 0;
 }
 
-static void prof_free(struct profile *p)
-{
-	if (p)
-		free(p->start_runs.v);
-	free(p);
-}
 
 /* An unpacked profile is hot: it is packed once its blocks have stopped
  * coming (hot_sweep). */
@@ -734,15 +373,15 @@ static int grid_to_profile(struct analysis *a, int32_t gi)
 	const struct span *exact = grid_exact(g);
 	if (hot_push(a, gi))
 		return -1;
-	struct profile *p = prof_new(exact[0].s, exact[0].e);
+	struct profile *p = profile_new(exact[0].s, exact[0].e);
 	if (!p) {
 		a->n_hot--;
 		return -1;
 	}
 	for (uint32_t i = 0; i < g->n; i++) {
-		prof_add(p, exact[i].s, exact[i].e);
+		profile_add(p, exact[i].s, exact[i].e);
 		if (clusters_add(&p->start_runs, exact[i].s, start_link(a))) {
-			prof_free(p);
+			profile_free(p);
 			a->n_hot--;
 			return -1;
 		}
@@ -766,8 +405,8 @@ static int grid_unpack(struct analysis *a, int32_t gi)
 		return -1;
 	}
 	const uint8_t *from = grid_packed(a, g);
-	const uint8_t *runs = prof_unpack_bins(from, p);
-	const uint8_t *end = runs_unpack(runs, p->lo, &p->start_runs);
+	const uint8_t *runs = profile_unpack_bins(from, p);
+	const uint8_t *end = profile_runs_unpack(runs, p->lo, &p->start_runs);
 	if (!end) {
 		free(p);
 		a->n_hot--;
@@ -812,7 +451,7 @@ static void packs_squeeze(struct analysis *a)
 	for (size_t i = 0; i < n; i++) {
 		struct grid *g = &a->grids[order[i]];
 		struct profile tmp;
-		size_t from = (uintptr_t)g->data, len = prof_unpack(a->packs + from, &tmp);
+		size_t from = (uintptr_t)g->data, len = profile_unpack(a->packs + from, &tmp);
 		memmove(a->packs + to, a->packs + from, len);
 		g->data = (void *)(uintptr_t)to;
 		to += len;
@@ -827,10 +466,10 @@ static int grid_pack(struct analysis *a, struct grid *g)
 	struct profile *p = g->data;
 	if (a->packs_dead > a->packs_len / 2 && a->packs_dead > (1u << 16))
 		packs_squeeze(a);
-	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + prof_packed_max(p), 1))
+	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + profile_packed_max(p), 1))
 		return -1;
-	size_t len = prof_pack(p, a->packs + a->packs_len);
-	prof_free(p);
+	size_t len = profile_pack(p, a->packs + a->packs_len);
+	profile_free(p);
 	g->data = (void *)(uintptr_t)a->packs_len;
 	g->form = GRID_PACKED;
 	a->packs_len += len;
@@ -978,7 +617,7 @@ static int grid_add_profiled(struct analysis *a, struct grid *g, uint64_t s, uin
 	if (clusters_add(&p->start_runs, s, start_link(a)))
 		return -1;
 	g->n++;
-	prof_add(p, s, e);
+	profile_add(p, s, e);
 	return 0;
 }
 
@@ -1083,7 +722,7 @@ void analysis_free(struct analysis *a)
 		return;
 	for (size_t i = 0; i < a->n_grids; i++)
 		if (a->grids[i].form == GRID_PROFILE)
-			prof_free(a->grids[i].data);
+			profile_free(a->grids[i].data);
 		else if (a->grids[i].form == GRID_EXACT)
 			free(a->grids[i].data);
 	free(a->packs);

@@ -50,7 +50,7 @@
 #define SZ_PATCH_FILE "smtop-patches.fatbin"
 #define SZ_MAX_CONTEXTS 64
 #define SZ_MAX_STREAMS 4096
-#define SZ_MAX_FUNCS 8192               /* functions whose attributes are known */
+#define SZ_MAX_FUNCS 8192               /* functions whose attributes are known; a power of two */
 #define SZ_HOST_PERIOD_NS 20000000L
 /* A kernel still short of blocks this long after its last one lost some
  * (the lanes counted them): its record goes out with what came. */
@@ -351,16 +351,27 @@ static struct sz_context *sz_context_of(CUcontext ctx, CUdevice device)
 
 static struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c)
 {
+	struct sz_stream *slot = NULL;
+
 	for (size_t i = sz_n_streams; i-- > 0;)
 		if (sz_streams[i].stream == stream && !sz_streams[i].gone)
 			return &sz_streams[i];
-	if (sz_n_streams == SZ_MAX_STREAMS)
-		return NULL;
-	sz_streams[sz_n_streams] = (struct sz_stream){
+	if (sz_n_streams < SZ_MAX_STREAMS) {
+		slot = &sz_streams[sz_n_streams++];
+	} else {
+		/* a program that makes and destroys streams all along: reuse the
+		 * entry of one gone and already described */
+		for (size_t i = 0; i < sz_n_streams && !slot; i++)
+			if (sz_streams[i].gone && sz_streams[i].described)
+				slot = &sz_streams[i];
+		if (!slot)
+			return NULL;
+	}
+	*slot = (struct sz_stream){
 		.stream = stream, .id = sz_next_stream_id++,
 		.context_id = c ? c->id : 0, .device_id = c ? (uint32_t)c->device : 0,
 	};
-	return &sz_streams[sz_n_streams++];
+	return slot;
 }
 
 static uint32_t sz_stream_id(void *stream)
@@ -376,19 +387,30 @@ static uint32_t sz_stream_id(void *stream)
 	return id;
 }
 
-/* The attributes a launch record carries, when the host thread knew them. */
+/* The attributes a launch record carries, when the host thread knew them
+ * (an open-addressing table by function: this runs at every launch). */
 static void sz_func_attributes(CUfunction f, struct launch_info *info)
 {
-	for (size_t i = 0; i < sz_n_funcs; i++) {
-		if (sz_funcs[i].f != f)
-			continue;
-		info->registers = sz_funcs[i].registers;
-		info->static_smem = sz_funcs[i].static_smem;
-		info->local_mem = sz_funcs[i].local_mem;
-		return;
+	uint64_t x = (uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(x >> 40) & (SZ_MAX_FUNCS - 1);
+
+	for (size_t probes = 0; probes < SZ_MAX_FUNCS; probes++, i = (i + 1) & (SZ_MAX_FUNCS - 1)) {
+		struct sz_func *e = &sz_funcs[i];
+
+		if (e->f == f) {
+			info->registers = e->registers;
+			info->static_smem = e->static_smem;
+			info->local_mem = e->local_mem;
+			return;
+		}
+		if (!e->f) {
+			if (sz_n_funcs * 2 < SZ_MAX_FUNCS) { /* past half full, new ones go without */
+				*e = (struct sz_func){ .f = f };
+				sz_n_funcs++;
+			}
+			return;
+		}
 	}
-	if (sz_n_funcs < SZ_MAX_FUNCS)
-		sz_funcs[sz_n_funcs++] = (struct sz_func){ .f = f };
 }
 
 /* ---- callbacks ---------------------------------------------------------------- */
@@ -666,8 +688,8 @@ static void sz_describe_new(void)
 				s = sz_streams[i];
 				what = 2;
 			}
-		for (size_t i = 0; !what && i < sz_n_funcs; i++)
-			if (!sz_funcs[i].asked) {
+		for (size_t i = 0; !what && sz_n_funcs && i < SZ_MAX_FUNCS; i++)
+			if (sz_funcs[i].f && !sz_funcs[i].asked) {
 				sz_funcs[i].asked = 1;
 				f = &sz_funcs[i];
 				what = 3;

@@ -62,6 +62,7 @@ struct db_reader {
 	int has_kernel, has_chunk, has_stream, has_nvtx, has_request, has_gpu, has_ctx;
 	int has_process, has_nsys_processes, has_meta, has_memcpy, has_memset, has_runtime;
 	int has_cuda_device, has_cuda_gpu, has_null_stream;
+	int ops_memcpy, ops_memset, ops_sync, ops_api; /* readable for db_reader_new_* */
 	const char *export_meta;     /* META_DATA_EXPORT, or EXPORT_META_DATA (3.0); NULL before 3.0 */
 	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
@@ -262,6 +263,17 @@ static const char *reader_first_column(struct db_reader *r, const char *table,
 	return NULL;
 }
 
+/* A GPU activity table whose rows name their process, context and stream. */
+static int reader_places_rows(struct db_reader *r, const char *table)
+{
+	static const char *const cols[] = { "start", "end", "contextId", "streamId",
+					    "correlationId", "globalPid" };
+	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+		if (!reader_has_column(r, table, cols[i]))
+			return 0;
+	return 1;
+}
+
 static void reader_find_tables(struct db_reader *r)
 {
 	r->has_kernel = reader_has_table(r, "CUPTI_ACTIVITY_KIND_KERNEL") &&
@@ -285,6 +297,14 @@ static void reader_find_tables(struct db_reader *r)
 	r->has_memcpy = reader_has_table(r, "CUPTI_ACTIVITY_KIND_MEMCPY");
 	r->has_memset = reader_has_table(r, "CUPTI_ACTIVITY_KIND_MEMSET");
 	r->has_runtime = reader_has_table(r, "CUPTI_ACTIVITY_KIND_RUNTIME");
+	r->ops_memcpy = reader_places_rows(r, "CUPTI_ACTIVITY_KIND_MEMCPY");
+	r->ops_memset = reader_places_rows(r, "CUPTI_ACTIVITY_KIND_MEMSET");
+	r->ops_sync = reader_places_rows(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") &&
+		      reader_has_column(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "syncType");
+	r->ops_api = reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid") &&
+		     reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId") &&
+		     reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId") &&
+		     reader_has_table(r, "StringIds");
 	/* only GPUs a process could see appear there; an empty table says nothing */
 	r->has_cuda_device = reader_has_table(r, "TARGET_INFO_CUDA_DEVICE") &&
 			     reader_int(r, "SELECT count(*) FROM TARGET_INFO_CUDA_DEVICE", 0) > 0;
@@ -1441,6 +1461,164 @@ int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud)
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read requests");
+}
+
+/* ---- copies, memsets, synchronisations, API calls ---- */
+
+/* Where the rows of one walk go: the member for its table. */
+struct row_sink {
+	db_memcpy_fn memcpy;
+	db_memset_fn memset;
+	db_sync_fn sync;
+	db_api_fn api;
+	void *ud;
+};
+
+typedef int (*row_emit_fn)(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k);
+
+static int emit_memcpy(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
+{
+	(void)r;
+	struct smtop_memcpy m = {
+		.start = (uint64_t)sqlite3_column_int64(st, 1),
+		.end = (uint64_t)sqlite3_column_int64(st, 2),
+		.device_id = (uint32_t)sqlite3_column_int64(st, 3),
+		.context_id = (uint32_t)sqlite3_column_int64(st, 4),
+		.stream_id = (uint32_t)sqlite3_column_int64(st, 5),
+		.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),
+		.pid = pid_of(sqlite3_column_int64(st, 7)),
+		.bytes = (uint64_t)sqlite3_column_int64(st, 8),
+		.copy_kind = sqlite3_column_int(st, 9),
+	};
+	return k->memcpy(k->ud, &m);
+}
+
+static int emit_memset(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
+{
+	(void)r;
+	struct smtop_memset m = {
+		.start = (uint64_t)sqlite3_column_int64(st, 1),
+		.end = (uint64_t)sqlite3_column_int64(st, 2),
+		.device_id = (uint32_t)sqlite3_column_int64(st, 3),
+		.context_id = (uint32_t)sqlite3_column_int64(st, 4),
+		.stream_id = (uint32_t)sqlite3_column_int64(st, 5),
+		.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),
+		.pid = pid_of(sqlite3_column_int64(st, 7)),
+		.bytes = (uint64_t)sqlite3_column_int64(st, 8),
+		.value = (uint32_t)sqlite3_column_int64(st, 9),
+	};
+	return k->memset(k->ud, &m);
+}
+
+static int emit_sync(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
+{
+	(void)r;
+	struct smtop_sync y = {
+		.start = (uint64_t)sqlite3_column_int64(st, 1),
+		.end = (uint64_t)sqlite3_column_int64(st, 2),
+		.context_id = (uint32_t)sqlite3_column_int64(st, 3),
+		.stream_id = (uint32_t)sqlite3_column_int64(st, 4),
+		.correlation_id = (uint32_t)sqlite3_column_int64(st, 5),
+		.pid = pid_of(sqlite3_column_int64(st, 6)),
+		.type = sqlite3_column_int(st, 7),
+	};
+	return k->sync(k->ud, &y);
+}
+
+static int emit_api(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
+{
+	int64_t tid = sqlite3_column_int64(st, 3);
+	struct smtop_api c = {
+		.start = (uint64_t)sqlite3_column_int64(st, 1),
+		.end = (uint64_t)sqlite3_column_int64(st, 2),
+		.pid = pid_of(tid),
+		.tid = (uint32_t)(tid & 0xffffff),
+		.correlation_id = (uint32_t)sqlite3_column_int64(st, 4),
+		.name = reader_text(r, sqlite3_column_text(st, 5)),
+		.return_value = sqlite3_column_int(st, 6),
+		.is_driver = sqlite3_column_int(st, 7) != 0,
+		.cbid = (uint32_t)sqlite3_column_int64(st, 8),
+	};
+	return k->api(k->ud, &c);
+}
+
+/* Hands out the rows of sql (rowid first, rowid > ?1) past *wm. */
+static int reader_new_rows(struct db_reader *r, const char *sql, const char *what, int64_t *wm,
+			   row_emit_fn emit, const struct row_sink *k)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return reader_fail(r, what);
+	sqlite3_bind_int64(st, 1, *wm);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*wm = sqlite3_column_int64(st, 0);
+		if (emit(r, st, k) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : reader_fail(r, what);
+}
+
+int db_reader_new_memcpys(struct db_reader *r, int64_t *watermark, db_memcpy_fn fn, void *ud)
+{
+	char sql[400];
+
+	if (!r->ops_memcpy)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT rowid, start, end, %s, contextId, streamId, correlationId,"
+		 " globalPid, %s, %s FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE rowid > ?1 ORDER BY rowid",
+		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMCPY", "deviceId", "0"),
+		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMCPY", "bytes", "0"),
+		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", "0"));
+	return reader_new_rows(r, sql, "cannot read copies", watermark, emit_memcpy,
+			       &(struct row_sink){ .memcpy = fn, .ud = ud });
+}
+
+int db_reader_new_memsets(struct db_reader *r, int64_t *watermark, db_memset_fn fn, void *ud)
+{
+	char sql[400];
+
+	if (!r->ops_memset)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT rowid, start, end, %s, contextId, streamId, correlationId,"
+		 " globalPid, %s, %s FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE rowid > ?1 ORDER BY rowid",
+		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMSET", "deviceId", "0"),
+		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMSET", "bytes", "0"),
+		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMSET", "value", "0"));
+	return reader_new_rows(r, sql, "cannot read memsets", watermark, emit_memset,
+			       &(struct row_sink){ .memset = fn, .ud = ud });
+}
+
+int db_reader_new_syncs(struct db_reader *r, int64_t *watermark, db_sync_fn fn, void *ud)
+{
+	if (!r->ops_sync)
+		return 0;
+	return reader_new_rows(r, "SELECT rowid, start, end, contextId, streamId, correlationId,"
+			       " globalPid, syncType FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+			       " WHERE rowid > ?1 ORDER BY rowid", "cannot read synchronisations",
+			       watermark, emit_sync, &(struct row_sink){ .sync = fn, .ud = ud });
+}
+
+int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, void *ud)
+{
+	char sql[500];
+
+	if (!r->ops_api)
+		return 0;
+	/* eventClass follows nsys in both kinds of file: 1 is the driver API */
+	snprintf(sql, sizeof sql, "SELECT a.rowid, a.start, a.end, a.globalTid, a.correlationId,"
+		 " s.value, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME a"
+		 " LEFT JOIN StringIds s ON s.id = a.nameId WHERE a.rowid > ?1 ORDER BY a.rowid",
+		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "returnValue", "0"),
+		 reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "eventClass")
+			 ? "a.eventClass = 1" : "0",
+		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "cbid", "0"));
+	return reader_new_rows(r, sql, "cannot read API calls", watermark, emit_api,
+			       &(struct row_sink){ .api = fn, .ud = ud });
 }
 
 /* ---- session info ---- */

@@ -68,6 +68,10 @@ typedef int (*db_block_fn)(void *ud, const struct smtop_block *b, uint32_t pid,
 			   uint32_t context_id);
 typedef int (*db_nvtx_fn)(void *ud, const struct smtop_nvtx *n);
 typedef int (*db_request_fn)(void *ud, const struct smtop_request *r);
+typedef int (*db_memcpy_fn)(void *ud, const struct smtop_memcpy *m);
+typedef int (*db_memset_fn)(void *ud, const struct smtop_memset *m);
+typedef int (*db_sync_fn)(void *ud, const struct smtop_sync *y);
+typedef int (*db_api_fn)(void *ud, const struct smtop_api *c);
 
 /* Opens path read-only (WAL readers do not block the writer).  On failure
  * returns -1 and writes one line naming the file and the problem. */
@@ -132,6 +136,16 @@ int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn
 
 int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
 int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud);
+
+/* Copies, memsets, synchronisations and runtime/driver API calls stored
+ * after *watermark (a rowid), in rowid order; each advances it.  A table
+ * the file lacks, or one without the columns that place its rows (process,
+ * context, stream; nvprof's), gives none.  API names come from StringIds.
+ * A callback returning non-zero stops the walk.  -1 on error, else 0. */
+int db_reader_new_memcpys(struct db_reader *r, int64_t *watermark, db_memcpy_fn fn, void *ud);
+int db_reader_new_memsets(struct db_reader *r, int64_t *watermark, db_memset_fn fn, void *ud);
+int db_reader_new_syncs(struct db_reader *r, int64_t *watermark, db_sync_fn fn, void *ud);
+int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, void *ud);
 
 /* The short name ("conv2d_fwd") of a kernel name handed out by this reader
  * (smtop_kernel.name is the mangled name); other pointers come back as given. */

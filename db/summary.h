@@ -12,8 +12,9 @@
 /* The analysis that computed the stored row (smtop_meta summary_analysis).
  * A row without it, or of another, is computed again and replaced: the same
  * file gives other counts once the analysis reads it better (2: a clock per
- * GPU; rows before it carry no version). */
-#define DB_SUMMARY_ANALYSIS 2
+ * GPU; 3: ready times read copies, memsets, event waits and launch calls;
+ * rows before 2 carry no version). */
+#define DB_SUMMARY_ANALYSIS 3
 
 /* Rows are only ever appended to a session, so these grow with it. */
 struct db_summary_key {

@@ -905,3 +905,226 @@ Test(analysis, recorded_concurrency_as_processes_is_not_timeslice)
 		db_reader_close(r2);
 	}
 }
+
+/* ---- ready time bounds (docs/analysis.md, "ready time") ---- */
+
+/* A low-priority culprit (grid 1, stream 1) fills the 4 SMs over
+ * [1000, 101000); on stream 2 a high-priority kernel (grid 2, correlation
+ * id 2) ends at 5000 and grid 4 (correlation id 4) gets its first block at
+ * 101000.  Grid 4's submitted time is `sub` (0: none).  The caller adds what
+ * else bounds grid 4 before analysis_update. */
+static struct analysis *bounded_victim(struct trace *t, uint64_t sub)
+{
+	trace_device(t, 0, 4);
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 1500, 2000, 5000);
+	trace_kernel(t, 1, 0, 2, 4, sub, 101000, 111000);
+	trace_blocks(t, 1, 0, 1, 4, 1000, 101000);
+	trace_blocks(t, 1, 0, 2, 4, 2000, 5000);
+	trace_blocks(t, 1, 0, 4, 4, 101000, 111000);
+	struct analysis *a = analysis_new(NULL);
+	cr_assert_not_null(a);
+	for (size_t i = 0; i < t->n_streams; i++)
+		analysis_add_stream(a, &t->streams[i]);
+	analysis_add_device(a, &t->devices[0]);
+	for (size_t i = 0; i < t->n_kernels; i++)
+		analysis_add_kernel(a, &t->kernels[i]);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		analysis_add_block(a, t->blocks[i].pid, t->blocks[i].context_id, &t->blocks[i].b);
+	return a;
+}
+
+static const struct smtop_event *sole_event(struct analysis *a)
+{
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_assert_eq(analysis_event_count(a), 1);
+	return analysis_event(a, 0);
+}
+
+static struct smtop_memcpy copy_on(uint32_t stream, uint32_t corr, uint64_t start, uint64_t end)
+{
+	return (struct smtop_memcpy){ .start = start, .end = end, .pid = 1, .device_id = 0,
+				      .context_id = 1, .stream_id = stream,
+				      .correlation_id = corr, .bytes = 4096 };
+}
+
+static struct smtop_sync wait_on(uint32_t stream, uint32_t corr, uint64_t end, int32_t type)
+{
+	return (struct smtop_sync){ .start = end - 1000, .end = end, .pid = 1, .context_id = 1,
+				    .stream_id = stream, .correlation_id = corr, .type = type };
+}
+
+static struct smtop_api launch_of(uint32_t corr, uint64_t end, const char *name)
+{
+	return (struct smtop_api){ .start = end - 2000, .end = end, .pid = 1, .tid = 7,
+				   .correlation_id = corr, .name = name };
+}
+
+Test(ready, previous_kernel_sets_it_without_other_bounds)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 5000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_AFTER_KERNEL);
+	cr_expect_eq(e->ready_correlation_id, 2);
+	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "stream_order");
+	cr_expect_str_eq(analysis_bound_op(e->ready_bound), "kernel");
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(ready, copy_and_memset_are_stream_order)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	/* a copy after grid 2, then a memset; a copy of another stream and one
+	 * of the same stream id in another context bound nothing */
+	struct smtop_memcpy c = copy_on(2, 3, 6000, 40000), other = copy_on(1, 9, 6000, 90000);
+	struct smtop_memcpy ctx2 = copy_on(2, 10, 7000, 95000);
+	ctx2.context_id = 2;
+	struct smtop_memset m = { .start = 41000, .end = 60000, .pid = 1, .device_id = 0,
+				  .context_id = 1, .stream_id = 2, .correlation_id = 3 };
+	cr_assert_eq(analysis_add_memcpy(a, &c), 0);
+	cr_assert_eq(analysis_add_memcpy(a, &other), 0);
+	cr_assert_eq(analysis_add_memcpy(a, &ctx2), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 40000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_AFTER_MEMCPY);
+	cr_expect_eq(e->wait_ns, 101000 - 40000);
+	analysis_free(a);
+	trace_free(t);
+
+	t = trace_new();
+	a = bounded_victim(t, 0);
+	cr_assert_eq(analysis_add_memcpy(a, &c), 0);
+	cr_assert_eq(analysis_add_memset(a, &m), 0);
+	e = sole_event(a);
+	cr_expect_eq(e->ready, 60000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_AFTER_MEMSET);
+	cr_expect_str_eq(analysis_bound_op(e->ready_bound), "memset");
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(ready, event_wait_holds_back_the_next_operation)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	/* called between grid 2 (correlation 2) and grid 4 (correlation 4) */
+	struct smtop_sync w = wait_on(2, 3, 70000, ANALYSIS_SYNC_STREAM_WAIT_EVENT);
+	/* a stream synchronize is the host waiting: no bound */
+	struct smtop_sync s = wait_on(2, 3, 80000, 3);
+	/* a wait before grid 2 was grid 2's to wait for */
+	struct smtop_sync early = wait_on(2, 1, 90000, ANALYSIS_SYNC_STREAM_WAIT_EVENT);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	cr_assert_eq(analysis_add_sync(a, &s), 0);
+	cr_assert_eq(analysis_add_sync(a, &early), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 70000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_EVENT_WAIT);
+	cr_expect_eq(e->ready_correlation_id, 3);
+	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "event_wait");
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* A copy between the wait and the kernel took the wait: the kernel is
+ * held back by the copy's end, not the wait's. */
+Test(ready, event_wait_applies_to_the_first_operation_after_it)
+{
+	/* grid 4 gets correlation id 8: the wait is call 5, a copy call 6 */
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	struct smtop_kernel k = t->kernels[2];
+	analysis_free(a);
+	k.correlation_id = 8;
+	a = analysis_new(NULL);
+	for (size_t i = 0; i < t->n_streams; i++)
+		analysis_add_stream(a, &t->streams[i]);
+	analysis_add_device(a, &t->devices[0]);
+	analysis_add_kernel(a, &t->kernels[0]);
+	analysis_add_kernel(a, &t->kernels[1]);
+	analysis_add_kernel(a, &k);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		analysis_add_block(a, t->blocks[i].pid, t->blocks[i].context_id, &t->blocks[i].b);
+	struct smtop_sync w = wait_on(2, 5, 70000, ANALYSIS_SYNC_STREAM_WAIT_EVENT);
+	struct smtop_memcpy c = copy_on(2, 6, 6000, 20000);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	cr_assert_eq(analysis_add_memcpy(a, &c), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 20000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_AFTER_MEMCPY);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(ready, launch_call_end_without_submitted)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	struct smtop_api l = launch_of(4, 50000, "cudaLaunchKernel_v7000");
+	struct smtop_api other = launch_of(4, 95000, "cudaLaunchKernel");
+	other.pid = 2; /* same correlation id in another process */
+	struct smtop_api get = launch_of(4, 99000, "cudaGetDevice");
+	get.pid = 3;
+	cr_assert_eq(analysis_add_api(a, &l), 0);
+	cr_assert_eq(analysis_add_api(a, &other), 0);
+	cr_assert_eq(analysis_add_api(a, &get), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 50000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_LAUNCH_CALL);
+	cr_expect_eq(e->ready_correlation_id, 4);
+	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "launch_call");
+	cr_expect_null(analysis_bound_op(e->ready_bound));
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* CUPTI's submitted time, where recorded, is the host's bound; the launch
+ * call is not read then. */
+Test(ready, submitted_before_launch_call)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 30000);
+	struct smtop_api l = launch_of(4, 50000, "cudaLaunchKernel");
+	cr_assert_eq(analysis_add_api(a, &l), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 30000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_HOST_SUBMIT);
+	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "host_submit");
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* A wait that the host or a dependency explains is no episode: with ready
+ * moved to the bound, 5 us are left. */
+Test(ready, explained_wait_is_no_episode)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	struct smtop_api l = launch_of(4, 96000, "cuLaunchKernel");
+	cr_assert_eq(analysis_add_api(a, &l), 0);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	struct analysis_stream_summary s;
+	for (size_t i = 0; i < analysis_stream_count(a); i++) {
+		cr_assert_eq(analysis_stream_summary(a, i, &s), 0);
+		if (s.stream_id == 2)
+			cr_expect_eq(s.wait.max, 101000 - 96000);
+	}
+	analysis_free(a);
+	trace_free(t);
+
+	t = trace_new();
+	a = bounded_victim(t, 0);
+	struct smtop_sync w = wait_on(2, 3, 100000, ANALYSIS_SYNC_STREAM_WAIT_EVENT);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+}

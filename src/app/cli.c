@@ -40,8 +40,11 @@ void cli_usage(FILE *out)
 	      "                             space pause, < > speed, . , step a block start,\n"
 	      "                             n N step an episode, g guided, e lesson, r stop\n"
 	      "  info FILE...               print what a session holds\n"
-	      "  report FILE... [--json] [--top N]\n"
-	      "                             print blocking episodes and priority inversions\n"
+	      "  report FILE... [--json] [--top N] [--explain]\n"
+	      "                             print blocking episodes and priority inversions;\n"
+	      "                             --explain: why each was ready when (stream order,\n"
+	      "                             event wait, host submission or launch call), its\n"
+	      "                             first block, and what was resident meanwhile\n"
 	      "  export FILE... --perfetto OUT.json | --csv DIR [--from T] [--to T]\n"
 	      "                             write a Perfetto/chrome://tracing trace (- for\n"
 	      "                             stdout) or kernels.csv, blocks.csv, events.csv;\n"
@@ -178,6 +181,8 @@ static int parse_flag(const char *a, struct cli *c)
 {
 	if (!strcmp(a, "--json"))
 		c->json = 1;
+	else if (!strcmp(a, "--explain"))
+		c->explain = 1;
 	else if (!strcmp(a, "--ascii"))
 		c->ascii = 1;
 	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))

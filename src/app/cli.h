@@ -34,6 +34,7 @@ struct cli {
 	int demo_list;               /* demo --list */
 	char **argv;                 /* record/run: the workload, NULL-terminated */
 	int json;                    /* report --json */
+	int explain;                 /* report --explain */
 	double threshold_us;         /* blocking threshold, default 20 */
 	int top;                     /* report: episodes listed */
 	int ascii;                   /* --ascii: no UTF-8 glyphs */

@@ -41,7 +41,8 @@ static int run_report(const struct cli *c)
 	}
 	if (!s.ended)
 		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
-	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top };
+	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top,
+				     .explain = c->explain };
 	int rc = c->json ? report_json(stdout, s.analysis, &ro) : report_text(stdout, s.analysis, &ro);
 	if (session_store_events(&s, err, sizeof err) < 0 && !c->quiet)
 		fprintf(stderr, "smtop: events not stored: %s\n", err);

@@ -52,8 +52,29 @@ struct kern {
 	const char *name;
 	uint32_t correlation_id, stream_id, device_id;
 	int32_t stream, grid;
-	uint32_t pos : 31;      /* index in its stream's start order */
+	uint32_t pos : 30;      /* index in its stream's start order */
 	uint32_t decided : 1;
+	uint32_t sub_queued : 1; /* sub is CUPTI's queued: the launch call's end comes first */
+};
+
+/* A copy or memset, as stream order needs it. */
+struct memop {
+	uint64_t start, end;
+	uint32_t pid, ctx, dev, sid, corr;
+	uint32_t kind;          /* SMTOP_READY_AFTER_MEMCPY or _MEMSET */
+};
+
+/* A cudaStreamWaitEvent on a stream (sync records carry no device: a
+ * context belongs to one). */
+struct swait {
+	uint64_t end;
+	uint32_t pid, ctx, sid, corr;
+};
+
+/* The end of a launch call, by pid and correlation id; end 0: empty slot. */
+struct launch {
+	uint64_t end;
+	uint32_t pid, corr;
 };
 
 struct stream {
@@ -156,6 +177,15 @@ struct analysis {
 	 * those unpacked again leave dead bytes, dropped when they are many */
 	uint8_t *packs;
 	size_t packs_len, packs_cap, packs_dead;
+	/* what ready times read besides kernels, sorted at update */
+	struct memop *memops;
+	size_t n_memops, cap_memops;
+	int memops_sorted;
+	struct swait *swaits;
+	size_t n_swaits, cap_swaits;
+	int swaits_sorted;
+	struct launch *launches; /* open addressing, cap a power of 2 */
+	size_t n_launches, cap_launches;
 };
 
 /* ---- small containers ---- */
@@ -752,6 +782,9 @@ void analysis_free(struct analysis *a)
 	free(a->stream_map.slots);
 	free(a->undecided);
 	free(a->hot);
+	free(a->memops);
+	free(a->swaits);
+	free(a->launches);
 	free(a);
 }
 
@@ -816,6 +849,7 @@ static void kern_set(struct kern *kn, const struct smtop_kernel *k)
 	kn->start = k->start;
 	kn->end = k->end;
 	kn->sub = k->submitted ? k->submitted : k->queued;
+	kn->sub_queued = !k->submitted && k->queued;
 	kn->grid_id = k->grid_id;
 	kn->name = k->name;
 	kn->correlation_id = k->correlation_id;
@@ -915,6 +949,98 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r)
 	return 0;
 }
 
+static int memop_add(struct analysis *a, const struct memop *m)
+{
+	if (!m->start || m->end < m->start)
+		return 0; /* times unknown: bounds nothing */
+	if (array_grow((void **)&a->memops, &a->cap_memops, a->n_memops + 1, sizeof *a->memops))
+		return -1;
+	a->memops[a->n_memops++] = *m;
+	a->memops_sorted = 0;
+	return 0;
+}
+
+int analysis_add_memcpy(struct analysis *a, const struct smtop_memcpy *m)
+{
+	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
+					     m->stream_id, m->correlation_id,
+					     SMTOP_READY_AFTER_MEMCPY });
+}
+
+int analysis_add_memset(struct analysis *a, const struct smtop_memset *m)
+{
+	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
+					     m->stream_id, m->correlation_id,
+					     SMTOP_READY_AFTER_MEMSET });
+}
+
+int analysis_add_sync(struct analysis *a, const struct smtop_sync *y)
+{
+	/* other types are the host waiting for the GPU: the host's next
+	 * launch call already bounds what it submits afterwards */
+	if (y->type != ANALYSIS_SYNC_STREAM_WAIT_EVENT || !y->end || !y->correlation_id)
+		return 0;
+	if (array_grow((void **)&a->swaits, &a->cap_swaits, a->n_swaits + 1, sizeof *a->swaits))
+		return -1;
+	a->swaits[a->n_swaits++] = (struct swait){ y->end, y->pid, y->context_id, y->stream_id,
+						   y->correlation_id };
+	a->swaits_sorted = 0;
+	return 0;
+}
+
+static size_t launch_home(const struct analysis *a, uint32_t pid, uint32_t corr)
+{
+	return mix(pid, corr) & (a->cap_launches - 1);
+}
+
+static const struct launch *launch_find(const struct analysis *a, uint32_t pid, uint32_t corr)
+{
+	if (!a->cap_launches)
+		return NULL;
+	for (size_t i = launch_home(a, pid, corr);; i = (i + 1) & (a->cap_launches - 1)) {
+		const struct launch *l = &a->launches[i];
+		if (!l->end)
+			return NULL;
+		if (l->pid == pid && l->corr == corr)
+			return l;
+	}
+}
+
+static void launch_put_nogrow(struct analysis *a, const struct launch *x)
+{
+	size_t i = launch_home(a, x->pid, x->corr);
+	while (a->launches[i].end && (a->launches[i].pid != x->pid || a->launches[i].corr != x->corr))
+		i = (i + 1) & (a->cap_launches - 1);
+	if (!a->launches[i].end)
+		a->n_launches++;
+	a->launches[i] = *x;
+}
+
+int analysis_add_api(struct analysis *a, const struct smtop_api *c)
+{
+	/* Only a kernel's launch call bounds it; the rest would cost memory
+	 * for every cudaGetDevice of a framework. */
+	if (!c->end || !c->correlation_id || (c->name && !strstr(c->name, "Launch")))
+		return 0;
+	if ((a->n_launches + 1) * 2 > a->cap_launches) {
+		size_t nc = a->cap_launches ? a->cap_launches * 2 : 64;
+		struct launch *nl = calloc(nc, sizeof *nl);
+		if (!nl)
+			return -1;
+		struct launch *old = a->launches;
+		size_t oc = a->cap_launches;
+		a->launches = nl;
+		a->cap_launches = nc;
+		a->n_launches = 0;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].end)
+				launch_put_nogrow(a, &old[i]);
+		free(old);
+	}
+	launch_put_nogrow(a, &(struct launch){ c->end, c->pid, c->correlation_id });
+	return 0;
+}
+
 /* ---- update: indexes ---- */
 
 static uint64_t start_key(const struct analysis *a, int32_t ki)
@@ -985,6 +1111,42 @@ static struct ext kern_ext(const struct analysis *a, int32_t ki, uint64_t w)
 	return x;
 }
 
+static int cmp_u32(uint32_t x, uint32_t y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmp_memop(const void *x, const void *y)
+{
+	const struct memop *p = x, *q = y;
+	int c;
+	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
+	    (c = cmp_u32(p->dev, q->dev)) || (c = cmp_u32(p->sid, q->sid)))
+		return c;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return cmp_u32(p->corr, q->corr);
+}
+
+static int cmp_swait(const void *x, const void *y)
+{
+	const struct swait *p = x, *q = y;
+	int c;
+	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
+	    (c = cmp_u32(p->sid, q->sid)))
+		return c;
+	return cmp_u32(p->corr, q->corr);
+}
+
+static void sort_ready_inputs(struct analysis *a)
+{
+	if (!a->memops_sorted && a->n_memops)
+		qsort(a->memops, a->n_memops, sizeof *a->memops, cmp_memop);
+	if (!a->swaits_sorted && a->n_swaits)
+		qsort(a->swaits, a->n_swaits, sizeof *a->swaits, cmp_swait);
+	a->memops_sorted = a->swaits_sorted = 1;
+}
+
 static int build_device_index(struct analysis *a)
 {
 	for (size_t i = 0; i < a->n_devs; i++) {
@@ -1028,22 +1190,93 @@ static int32_t stream_prio(const struct analysis *a, int32_t ki)
 	return a->streams[a->kerns[ki].stream].s.priority;
 }
 
-/* Ready = max(submission, previous kernel's end on the stream).  Returns 0
- * if unknown, -1 if it depends on a kernel still running. */
-static int ready_time(const struct analysis *a, int32_t ki, uint64_t *ready)
+/* A ready time and the bound that set it. */
+struct ready {
+	uint64_t t;
+	enum smtop_ready_bound bound;
+	uint32_t corr;
+};
+
+/* Ties keep the bound found first, in the order of docs/analysis.md. */
+static void ready_raise(struct ready *r, uint64_t t, enum smtop_ready_bound b, uint32_t corr)
+{
+	if (t > r->t)
+		*r = (struct ready){ t, b, corr };
+}
+
+/* The copy or memset just before k on its stream in (start, correlation id)
+ * order, or NULL. */
+static const struct memop *memop_before(const struct analysis *a, const struct kern *k)
+{
+	struct memop key = { k->start, 0, kern_pid(a, k), kern_ctx(a, k), k->device_id,
+			     k->stream_id, k->correlation_id, 0 };
+	size_t lo = 0, hi = a->n_memops;
+	while (lo < hi) { /* first one not before k */
+		size_t m = (lo + hi) / 2;
+		if (cmp_memop(&a->memops[m], &key) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo)
+		return NULL;
+	const struct memop *p = &a->memops[lo - 1];
+	return p->pid == key.pid && p->ctx == key.ctx && p->dev == key.dev && p->sid == key.sid
+		? p : NULL;
+}
+
+/* Waits of k's stream called after its previous operation's call (after
+ * correlation id `after`) and before k's own. */
+static void ready_waits(const struct analysis *a, const struct kern *k, uint32_t after,
+			struct ready *r)
+{
+	struct swait key = { 0, kern_pid(a, k), kern_ctx(a, k), k->stream_id, after };
+	size_t lo = 0, hi = a->n_swaits;
+	while (lo < hi) { /* first one past key */
+		size_t m = (lo + hi) / 2;
+		if (cmp_swait(&a->swaits[m], &key) <= 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < a->n_swaits; lo++) {
+		const struct swait *w = &a->swaits[lo];
+		if (w->pid != key.pid || w->ctx != key.ctx || w->sid != key.sid ||
+		    w->corr >= k->correlation_id)
+			break;
+		ready_raise(r, w->end, SMTOP_READY_EVENT_WAIT, w->corr);
+	}
+}
+
+/* Ready = the latest of stream order, event waits and the host (see
+ * docs/analysis.md).  Returns 0 if unknown, -1 if it depends on a kernel
+ * still running. */
+static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 {
 	const struct kern *k = &a->kerns[ki];
 	const struct stream *s = &a->streams[k->stream];
-	uint64_t sub = k->sub;
-	uint64_t prev_end = 0;
+	uint32_t after = 0;
+	*r = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0 };
 	if (k->pos > 0) {
 		const struct kern *p = &a->kerns[s->kernels[k->pos - 1]];
 		if (kern_running(p, a->watermark))
 			return -1;
-		prev_end = p->end;
+		ready_raise(r, p->end, SMTOP_READY_AFTER_KERNEL, p->correlation_id);
+		after = p->correlation_id;
 	}
-	*ready = umax(sub, prev_end);
-	return *ready != 0;
+	const struct memop *m = memop_before(a, k);
+	if (m) {
+		ready_raise(r, m->end, (enum smtop_ready_bound)m->kind, m->corr);
+		after = m->corr > after ? m->corr : after;
+	}
+	ready_waits(a, k, after, r);
+	const struct launch *l = k->sub && !k->sub_queued ? NULL
+				 : launch_find(a, kern_pid(a, k), k->correlation_id);
+	if (l)
+		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
+	else
+		ready_raise(r, k->sub, SMTOP_READY_HOST_SUBMIT, k->correlation_id);
+	return r->t != 0;
 }
 
 struct cand {
@@ -1282,9 +1515,11 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 	return resident ? SMTOP_EV_INVERSION_RESIDENT : SMTOP_EV_BLOCKING;
 }
 
-static int make_event(struct analysis *a, const struct kern *v, uint64_t ready, uint64_t first,
-		      int started, uint64_t wait, const struct cands *c, struct smtop_event *ev)
+static int make_event(struct analysis *a, const struct kern *v, const struct ready *r,
+		      uint64_t first, int started, uint64_t wait, const struct cands *c,
+		      struct smtop_event *ev)
 {
+	uint64_t ready = r->t;
 	memset(ev, 0, sizeof *ev);
 	ev->culprits = calloc(c->n, sizeof *ev->culprits);
 	if (!ev->culprits)
@@ -1298,6 +1533,8 @@ static int make_event(struct analysis *a, const struct kern *v, uint64_t ready, 
 	ev->grid_id = v->grid_id;
 	ev->priority = stream_prio(a, (int32_t)(v - a->kerns));
 	ev->ready = ready;
+	ev->ready_bound = r->bound;
+	ev->ready_correlation_id = r->corr;
 	ev->start = started ? first : 0;
 	ev->wait_ns = wait;
 	ev->name = v->name;
@@ -1357,10 +1594,12 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 {
 	struct kern *v = &a->kerns[ki];
 	struct stream *s = &a->streams[v->stream];
+	struct ready r;
 	uint64_t ready, first;
 	if (kern_running(v, a->watermark))
 		return 0;
-	int rk = ready_time(a, ki, &ready);
+	int rk = ready_time(a, ki, &r);
+	ready = r.t;
 	if (rk < 0)
 		return 0;
 	if (rk == 0 || !first_start(a, v, &first)) {
@@ -1375,7 +1614,7 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 			return 0;
 		if (c->n) {
 			struct smtop_event ev;
-			if (make_event(a, v, ready, first, 1, wait, c, &ev))
+			if (make_event(a, v, &r, first, 1, wait, c, &ev))
 				return -1;
 			if (events_push(&a->events, &ev)) {
 				free(ev.culprits);
@@ -1394,9 +1633,11 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 {
 	const struct kern *v = &a->kerns[ki];
+	struct ready r;
 	uint64_t ready, first;
-	if (ready_time(a, ki, &ready) <= 0)
+	if (ready_time(a, ki, &r) <= 0)
 		return 0;
+	ready = r.t;
 	int started = first_start(a, v, &first) && first < a->watermark;
 	uint64_t end = started ? first : a->watermark;
 	uint64_t wait = end > ready ? end - ready : 0;
@@ -1407,7 +1648,7 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 	if (!c->n)
 		return 0;
 	struct smtop_event ev;
-	if (make_event(a, v, ready, first, started, wait, c, &ev))
+	if (make_event(a, v, &r, first, started, wait, c, &ev))
 		return -1;
 	if (events_push(&a->prov, &ev)) {
 		free(ev.culprits);
@@ -1477,6 +1718,7 @@ int analysis_update(struct analysis *a, uint64_t watermark)
 	if (watermark == ANALYSIS_WATERMARK_ALL)
 		analysis_compact(a);
 	sort_streams(a);
+	sort_ready_inputs(a);
 	for (size_t i = 0; i < a->n_streams; i++)
 		a->stream_order[i] = i;
 	if (a->n_streams)
@@ -1634,6 +1876,8 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 	for (size_t i = 0; i < a->n_streams; i++)
 		out->kernels += a->streams[i].n_kernels * sizeof(int32_t) +
 				a->streams[i].n_waits * sizeof(uint64_t);
+	out->kernels += a->cap_memops * sizeof *a->memops + a->cap_swaits * sizeof *a->swaits +
+			a->cap_launches * sizeof *a->launches;
 	out->grids = a->n_grids * sizeof *a->grids;
 	for (size_t i = 0; i < a->n_grids; i++)
 		if (a->grids[i].form == GRID_EXACT)
@@ -1728,4 +1972,37 @@ const char *analysis_kind_name(enum smtop_event_kind k)
 		return "timeslice";
 	}
 	return "unknown";
+}
+
+const char *analysis_bound_name(enum smtop_ready_bound b)
+{
+	switch (b) {
+	case SMTOP_READY_AFTER_KERNEL:
+	case SMTOP_READY_AFTER_MEMCPY:
+	case SMTOP_READY_AFTER_MEMSET:
+		return "stream_order";
+	case SMTOP_READY_EVENT_WAIT:
+		return "event_wait";
+	case SMTOP_READY_HOST_SUBMIT:
+		return "host_submit";
+	case SMTOP_READY_LAUNCH_CALL:
+		return "launch_call";
+	case SMTOP_READY_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+const char *analysis_bound_op(enum smtop_ready_bound b)
+{
+	switch (b) {
+	case SMTOP_READY_AFTER_KERNEL:
+		return "kernel";
+	case SMTOP_READY_AFTER_MEMCPY:
+		return "memcpy";
+	case SMTOP_READY_AFTER_MEMSET:
+		return "memset";
+	default:
+		return NULL;
+	}
 }

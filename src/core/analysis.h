@@ -34,6 +34,9 @@
  * are taken for separate time slices (a context switch on the H200 left
  * 160 us or more between them; concurrent work, under 5 us). */
 #define ANALYSIS_SLICE_GAP_NS 32000u
+/* CUpti_ActivitySynchronizationType's CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_
+ * STREAM_WAIT_EVENT (cupti_activity.h; 3 is STREAM_SYNCHRONIZE). */
+#define ANALYSIS_SYNC_STREAM_WAIT_EVENT 2
 
 struct analysis;
 
@@ -95,6 +98,18 @@ int analysis_add_block(struct analysis *a, uint32_t pid, uint32_t context_id,
 int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
 			const struct smtop_block *b, size_t n);
 int analysis_add_request(struct analysis *a, const struct smtop_request *r);
+/* What ready times read besides kernels (docs/analysis.md, "ready time"):
+ * copies and memsets hold their stream back until they end, a
+ * cudaStreamWaitEvent (a sync record of type ANALYSIS_SYNC_STREAM_WAIT_EVENT)
+ * holds back the next operation on its stream, and a kernel without CUPTI's
+ * submitted timestamp is not ready before its launch call (the API record
+ * with its pid and correlation id) returned.  Other sync types and API calls
+ * whose name has no "Launch" are ignored.  The watermark's promise covers
+ * them as it covers kernels: every one that started before it was added. */
+int analysis_add_memcpy(struct analysis *a, const struct smtop_memcpy *m);
+int analysis_add_memset(struct analysis *a, const struct smtop_memset *m);
+int analysis_add_sync(struct analysis *a, const struct smtop_sync *y);
+int analysis_add_api(struct analysis *a, const struct smtop_api *c);
 
 /* Decides every kernel that can be decided at watermark and rebuilds the
  * provisional events.  Returns 0, or -1 when out of memory. */
@@ -142,5 +157,11 @@ const char *analysis_limit_text(enum analysis_limit l);
 /* Stable lower-case name of an event kind ("blocking", "inversion_resident",
  * "inversion_dispatch", "timeslice"). */
 const char *analysis_kind_name(enum smtop_event_kind k);
+/* Stable lower-case name of the bound that set a ready time: "stream_order",
+ * "event_wait", "host_submit", "launch_call" or "unknown". */
+const char *analysis_bound_name(enum smtop_ready_bound b);
+/* For stream order, the operation that ended last: "kernel", "memcpy",
+ * "memset"; NULL for the other bounds. */
+const char *analysis_bound_op(enum smtop_ready_bound b);
 
 #endif

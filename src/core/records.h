@@ -142,6 +142,18 @@ enum smtop_event_kind {
 	SMTOP_EV_TIMESLICE,             /* another process held the GPU (time-slicing) */
 };
 
+/* What set a kernel's ready time (docs/analysis.md): the latest of its
+ * bounds.  Stored nowhere; the analysis finds it again from the records. */
+enum smtop_ready_bound {
+	SMTOP_READY_UNKNOWN = 0,
+	SMTOP_READY_AFTER_KERNEL,       /* stream order: the previous kernel's end */
+	SMTOP_READY_AFTER_MEMCPY,       /* stream order: a copy's end */
+	SMTOP_READY_AFTER_MEMSET,       /* stream order: a memset's end */
+	SMTOP_READY_EVENT_WAIT,         /* a cudaStreamWaitEvent on the stream */
+	SMTOP_READY_HOST_SUBMIT,        /* CUPTI's submitted (else queued) timestamp */
+	SMTOP_READY_LAUNCH_CALL,        /* the end of the kernel's launch call */
+};
+
 /* A kernel whose blocks were resident while the victim waited. */
 struct smtop_culprit {
 	uint32_t pid, device_id, context_id, stream_id, correlation_id;
@@ -166,6 +178,8 @@ struct smtop_event {
 	const char *name;               /* victim kernel name */
 	size_t n_culprits;
 	struct smtop_culprit *culprits; /* heaviest first */
+	enum smtop_ready_bound ready_bound; /* what set ready */
+	uint32_t ready_correlation_id;  /* the operation or call behind it, 0 unknown */
 };
 
 /* The unit that travels through the collector's ring to the writer. */

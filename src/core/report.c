@@ -113,7 +113,52 @@ static void text_streams(FILE *out, struct analysis *a)
 	fprintf(out, "  (~: SM share estimated from kernel busy time)\n");
 }
 
-static void text_event(FILE *out, const struct smtop_event *e)
+/* What set the ready time, as a clause after "because". */
+static void text_bound(FILE *out, const struct smtop_event *e)
+{
+	const char *op = analysis_bound_op(e->ready_bound);
+	switch (e->ready_bound) {
+	case SMTOP_READY_AFTER_KERNEL:
+	case SMTOP_READY_AFTER_MEMCPY:
+	case SMTOP_READY_AFTER_MEMSET:
+		fprintf(out, "of stream order: the %s before it on its stream (correlation id %" PRIu32
+			") ended", op, e->ready_correlation_id);
+		break;
+	case SMTOP_READY_EVENT_WAIT:
+		fprintf(out, "of an event wait: the stream's cudaStreamWaitEvent (correlation id %" PRIu32
+			") ended", e->ready_correlation_id);
+		break;
+	case SMTOP_READY_HOST_SUBMIT:
+		fputs("of the host: CUPTI's submission time of the kernel", out);
+		break;
+	case SMTOP_READY_LAUNCH_CALL:
+		fprintf(out, "of the host: its launch call (correlation id %" PRIu32 ") returned",
+			e->ready_correlation_id);
+		break;
+	case SMTOP_READY_UNKNOWN:
+		fputs("N/A", out);
+		break;
+	}
+}
+
+/* --explain: the episode's reasoning in three lines before its culprits. */
+static void text_explain(FILE *out, const struct smtop_event *e)
+{
+	char w[16];
+	fprintf(out, "             ready at %" PRIu64 " ns because ", e->ready);
+	text_bound(out, e);
+	if (e->start)
+		fprintf(out, "\n             %s at %" PRIu64 " ns, %s later\n",
+			e->from_blocks ? "first block" : "started", e->start,
+			fmt_ns(w, sizeof w, e->wait_ns));
+	else
+		fprintf(out, "\n             not started yet, %s so far\n", fmt_ns(w, sizeof w, e->wait_ns));
+	fprintf(out, "             resident meanwhile (%zu kernel%s, share of %s in the wait):\n",
+		e->n_culprits, e->n_culprits == 1 ? "" : "s",
+		e->from_blocks ? "block-time" : "kernel time");
+}
+
+static void text_event(FILE *out, const struct smtop_event *e, int explain)
 {
 	char w[16], pr[16], ready[24];
 	snprintf(ready, sizeof ready, "%" PRIu64, e->ready);
@@ -122,6 +167,8 @@ static void text_event(FILE *out, const struct smtop_event *e)
 		fmt_ns(w, sizeof w, e->wait_ns), analysis_kind_name(e->kind), e->device_id, e->pid,
 		e->stream_id, fmt_prio(pr, sizeof pr, e->priority), e->name ? e->name : "N/A",
 		ready, e->from_blocks ? "" : "  (from kernel intervals)");
+	if (explain)
+		text_explain(out, e);
 	for (size_t i = 0; i < e->n_culprits; i++) {
 		const struct smtop_culprit *c = &e->culprits[i];
 		fprintf(out, "             %5.1f%%  pid %" PRIu32 " stream %" PRIu32 " prio %s  %s",
@@ -176,7 +223,7 @@ int report_text(FILE *out, struct analysis *a, const struct report_options *o)
 		return -1;
 	fprintf(out, "\nepisodes, worst first (%zu of %zu):\n", shown(n, o), n);
 	for (size_t i = 0; i < shown(n, o); i++)
-		text_event(out, ev[i]);
+		text_event(out, ev[i], o->explain);
 	free(ev);
 	text_totals(out, a);
 	text_limits(out, a);
@@ -257,8 +304,16 @@ static void json_event(FILE *out, const struct smtop_event *e)
 	json_prio(out, e->priority);
 	fputs(", \"name\": ", out);
 	json_write_str(out, e->name);
-	fprintf(out, ", \"ready_ns\": %" PRIu64 ", \"start_ns\": %" PRIu64 ", \"wait_ns\": %" PRIu64
-		", \"from_blocks\": %s, \"culprits\": [", e->ready, e->start, e->wait_ns,
+	fprintf(out, ", \"ready_ns\": %" PRIu64 ", \"ready_bound\": \"%s\", \"ready_bound_op\": ",
+		e->ready, analysis_bound_name(e->ready_bound));
+	json_write_str(out, analysis_bound_op(e->ready_bound));
+	fputs(", \"ready_bound_correlation_id\": ", out);
+	if (e->ready_correlation_id)
+		fprintf(out, "%" PRIu32, e->ready_correlation_id);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"start_ns\": %" PRIu64 ", \"wait_ns\": %" PRIu64
+		", \"from_blocks\": %s, \"culprits\": [", e->start, e->wait_ns,
 		e->from_blocks ? "true" : "false");
 	for (size_t i = 0; i < e->n_culprits; i++) {
 		fputs(i ? ", " : "", out);

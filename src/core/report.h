@@ -14,6 +14,7 @@ struct analysis;
 struct report_options {
 	const char *source;     /* session path shown in the header, may be NULL */
 	size_t max_episodes;    /* worst episodes listed; 0 lists all */
+	int explain;            /* text: why each episode's ready time, and what ran meanwhile */
 };
 
 /* Both return 0, or -1 if writing failed.  Call analysis_update first. */

@@ -61,7 +61,10 @@ struct session_held {
 };
 
 /* Work for the analysis, in the order the loader read it. */
-enum session_op_kind { OP_KERNELS, OP_STREAMS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE };
+enum session_op_kind {
+	OP_KERNELS, OP_STREAMS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE,
+	OP_MEMCPYS, OP_MEMSETS, OP_SYNCS, OP_APIS,
+};
 
 struct session_op {
 	enum session_op_kind kind;
@@ -141,6 +144,22 @@ static int op_run(struct analysis *a, struct session_op *op)
 		break;
 	case OP_DEVICE:
 		rc = analysis_add_device(a, &op->dev);
+		break;
+	case OP_MEMCPYS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_memcpy(a, &((struct smtop_memcpy *)op->v)[i]);
+		break;
+	case OP_MEMSETS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_memset(a, &((struct smtop_memset *)op->v)[i]);
+		break;
+	case OP_SYNCS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_sync(a, &((struct smtop_sync *)op->v)[i]);
+		break;
+	case OP_APIS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_api(a, &((struct smtop_api *)op->v)[i]);
 		break;
 	case OP_BATCH: {
 		const struct session_batch *b = op->v;
@@ -413,6 +432,38 @@ static int feed_request(void *ud, const struct smtop_request *r)
 	return 0;
 }
 
+/* Copies, memsets, waits and API calls go to the analysis as read: what
+ * bounds a kernel's ready time started before it, so it never runs ahead of
+ * the kernels. */
+static int collect(struct session_loader *L, const void *rec, size_t size)
+{
+	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * size, 1))
+		return 1;
+	memcpy((char *)L->small + L->n_small * size, rec, size);
+	L->n_small++;
+	return 0;
+}
+
+static int feed_memcpy(void *ud, const struct smtop_memcpy *m)
+{
+	return collect(((struct session *)ud)->loader, m, sizeof *m);
+}
+
+static int feed_memset(void *ud, const struct smtop_memset *m)
+{
+	return collect(((struct session *)ud)->loader, m, sizeof *m);
+}
+
+static int feed_sync(void *ud, const struct smtop_sync *y)
+{
+	return collect(((struct session *)ud)->loader, y, sizeof *y);
+}
+
+static int feed_api(void *ud, const struct smtop_api *c)
+{
+	return collect(((struct session *)ud)->loader, c, sizeof *c);
+}
+
 /* The records collected for the analysis become one op it owns. */
 static int submit_collected(struct session *s, enum session_op_kind kind, void **v, size_t *n,
 			    size_t *cap)
@@ -504,6 +555,40 @@ static int out_of_memory(struct session *s, char *err, size_t errlen)
 	return -1;
 }
 
+/* The new rows of the tables ready times read, when their counts moved (a
+ * synchronisation record comes with an API call). */
+static int poll_ready_tables(struct session *s, struct session_source *src, int *changed)
+{
+	struct session_loader *L = s->loader;
+	struct db_reader *r = src->reader;
+	int rc = 0;
+	if (src->info.memcpys != src->memcpys_seen) {
+		L->n_small = 0;
+		rc |= db_reader_new_memcpys(r, &src->memcpy_mark, feed_memcpy, s) ||
+		      submit_collected(s, OP_MEMCPYS, &L->small, &L->n_small, &L->cap_small);
+		src->memcpys_seen = src->info.memcpys;
+		*changed = 1;
+	}
+	if (!rc && src->info.memsets != src->memsets_seen) {
+		L->n_small = 0;
+		rc |= db_reader_new_memsets(r, &src->memset_mark, feed_memset, s) ||
+		      submit_collected(s, OP_MEMSETS, &L->small, &L->n_small, &L->cap_small);
+		src->memsets_seen = src->info.memsets;
+		*changed = 1;
+	}
+	if (!rc && src->info.api_calls != src->apis_seen) {
+		L->n_small = 0;
+		rc |= db_reader_new_syncs(r, &src->sync_mark, feed_sync, s) ||
+		      submit_collected(s, OP_SYNCS, &L->small, &L->n_small, &L->cap_small);
+		L->n_small = 0;
+		rc |= rc || db_reader_new_apis(r, &src->api_mark, feed_api, s) ||
+		      submit_collected(s, OP_APIS, &L->small, &L->n_small, &L->cap_small);
+		src->apis_seen = src->info.api_calls;
+		*changed = 1;
+	}
+	return rc ? -1 : 0;
+}
+
 /* Streams and requests are few; re-read them only when their counts move. */
 static int poll_small_tables(struct session *s, struct session_source *src, int *changed)
 {
@@ -524,7 +609,7 @@ static int poll_small_tables(struct session *s, struct session_source *src, int 
 		src->requests_seen = src->info.requests;
 		*changed = 1;
 	}
-	return 0;
+	return poll_ready_tables(s, src, changed);
 }
 
 /* ---- session info ------------------------------------------------------------ */

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""A second, deliberately simple reading of ready times and waits
+(docs/analysis.md, "Per kernel"), from the session's tables with plain SQL,
+checked against what `smtop report --json` says.
+
+  check_waits.py SMTOP FILE...
+
+For each kernel: ready = the latest of
+  - the end of the kernel just before it on its stream (pid, device, context,
+    stream; (start, correlation id) order) and of the copy or memset just
+    before it there;
+  - the end of each stream-wait-event record (syncType 2) on its stream whose
+    call came after those operations' calls and before its own (correlation
+    ids);
+  - the host: CUPTI's submitted, else the end of its launch call (the API
+    call with its pid and correlation id), else CUPTI's queued.
+Its start is its first block on CUPTI time (the session clock of its GPU)
+when it has blocks, else its CUPTI start.
+
+Checked: every episode's ready_ns and ready_bound exactly, its start_ns within
+START_SLACK_NS (first blocks) or exactly (kernel starts), wait_ns = start -
+ready; per stream the number of decided waits, their maximum and the unknown
+ones.  In sessions without blocks, where residency is the kernels' intervals,
+also the other way: every kernel that waited past the threshold while a
+kernel of another stream on its device ran is an episode.  Prints one line a
+file; exits 1 on any disagreement.  Files smtop refuses (nvprof) are skipped.
+"""
+import bisect
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
+from check_session import grid_extents, session_clock  # noqa: E402
+
+STREAM_WAIT_EVENT = 2      # CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT
+START_SLACK_NS = 2000      # first block start: the reader's clock vs this one's rounding
+
+
+def cols(db, table):
+    return {r[1] for r in db.execute(f"PRAGMA table_info('{table}')")}
+
+
+def pid_of(g):
+    return (g >> 24) & 0xffffff
+
+
+def rows(db, table, want, optional=()):
+    """Rows of table as dicts, or [] if a wanted column is missing."""
+    have = cols(db, table)
+    if not have or not set(want) <= have:
+        return []
+    names = list(want) + [c for c in optional if c in have]
+    out = []
+    for r in db.execute(f"SELECT {', '.join(names)} FROM {table} ORDER BY rowid"):
+        d = dict(zip(names, r))
+        for c in optional:
+            d.setdefault(c, None)
+        out.append(d)
+    return out
+
+
+def read(db):
+    ks = rows(db, "CUPTI_ACTIVITY_KIND_KERNEL",
+              ("start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+               "gridId"), ("submitted", "queued"))
+    place = ("start", "end", "contextId", "streamId", "correlationId", "globalPid")
+    ops = []
+    for table, bound in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"),
+                         ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
+        for r in rows(db, table, place, ("deviceId",)):
+            if r["start"] and r["end"] >= r["start"]:
+                ops.append(((pid_of(r["globalPid"]), r["deviceId"] or 0, r["contextId"], r["streamId"]),
+                            r["start"], r["correlationId"] or 0, r["end"], bound))
+    waits = {}
+    for r in rows(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", place + ("syncType",)):
+        if r["syncType"] == STREAM_WAIT_EVENT and r["end"] and r["correlationId"]:
+            key = (pid_of(r["globalPid"]), r["contextId"], r["streamId"])
+            waits.setdefault(key, []).append((r["correlationId"], r["end"]))
+    launches = {}
+    if {"globalTid", "correlationId", "nameId"} <= cols(db, "CUPTI_ACTIVITY_KIND_RUNTIME"):
+        for tid, corr, end, name in db.execute(
+                "SELECT a.globalTid, a.correlationId, a.end, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME a"
+                " LEFT JOIN StringIds s ON s.id = a.nameId ORDER BY a.rowid"):
+            if end and corr and (name is None or "Launch" in name):
+                launches[(pid_of(tid), corr)] = end
+    return ks, ops, waits, launches
+
+
+def first_starts(db):
+    """{(globalPid, deviceId, gridId): first block start on CUPTI time}."""
+    if "smtop_block_chunk" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master")}:
+        return {}
+    out = {}
+    clocks = {}
+    for (gpid, dev, grid), (s, _) in grid_extents(db).items():
+        if dev not in clocks:
+            clocks[dev] = session_clock(db, dev)
+        if clocks[dev]:
+            out[(gpid, dev, grid)] = clocks[dev](s)
+    return out
+
+
+def ready_times(ks, ops, waits, launches):
+    """{kernel index: (ready, bound, start of the stream's kernel order)}"""
+    streams = {}
+    for i, k in enumerate(ks):
+        key = (pid_of(k["globalPid"]), k["deviceId"], k["contextId"], k["streamId"])
+        streams.setdefault(key, []).append(i)
+    by_stream = {}
+    for key, s, corr, end, bound in ops:
+        by_stream.setdefault(key, []).append((s, corr, end, bound))
+    for v in by_stream.values():
+        v.sort()
+    res = {}
+    for (pid, dev, ctx, sid), idx in streams.items():
+        idx.sort(key=lambda i: (ks[i]["start"] or 1 << 64, ks[i]["correlationId"] or 0,
+                                ks[i]["gridId"]))
+        mine = by_stream.get((pid, dev, ctx, sid), [])
+        for n, i in enumerate(idx):
+            k = ks[i]
+            corr = k["correlationId"] or 0
+            best = (0, "unknown")
+            after = 0
+
+            def raise_to(t, b):
+                nonlocal best
+                if t and t > best[0]:
+                    best = (t, b)
+            if n:
+                p = ks[idx[n - 1]]
+                raise_to(p["end"], "stream_order/kernel")
+                after = p["correlationId"] or 0
+            before = [o for o in mine if (o[0], o[1]) < (k["start"], corr)]
+            if before:
+                s, c, end, bound = before[-1]
+                raise_to(end, "stream_order/" + bound)
+                after = max(after, c)
+            for wc, wend in sorted(waits.get((pid, ctx, sid), [])):
+                if after < wc < corr:
+                    raise_to(wend, "event_wait")
+            sub, queued = k["submitted"] or 0, k["queued"] or 0
+            launch = None if sub else launches.get((pid, corr))
+            if sub:
+                raise_to(sub, "host_submit")
+            elif launch:
+                raise_to(launch, "launch_call")
+            else:
+                raise_to(queued, "host_submit")
+            res[i] = best
+    return res, streams
+
+
+def bound_of(e):
+    b, op = e.get("ready_bound", "missing"), e.get("ready_bound_op")
+    return b + ("/" + op if op else "")
+
+
+def check(smtop, path):
+    """Returns (ok, line)."""
+    p = subprocess.run([smtop, "report", path, "--json", "-q", "--top", "1000000000"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return True, f"skip: {path}: smtop refuses it ({p.stderr.strip()})"
+    rep = json.loads(p.stdout)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    ks, ops, waits, launches = read(db)
+    firsts = first_starts(db)
+    db.close()
+    ready, streams = ready_times(ks, ops, waits, launches)
+    bad = []
+    th = rep["threshold_ns"]
+
+    def start_of(k):
+        f = firsts.get((k["globalPid"], k["deviceId"], k["gridId"]))
+        return (f, True) if f is not None else (k["start"], False)
+
+    by_key = {}
+    for i, k in enumerate(ks):
+        by_key[(pid_of(k["globalPid"]), k["contextId"], k["streamId"], k["correlationId"])] = i
+    if rep["episodes_total"] != len(rep["episodes"]):
+        bad.append("not every episode listed")
+    seen = set()
+    for e in rep["episodes"]:
+        i = by_key.get((e["pid"], e["context"], e["stream"], e["correlation_id"]))
+        what = f"episode of correlation id {e['correlation_id']} (stream {e['stream']})"
+        if i is None:
+            bad.append(f"{what}: no such kernel")
+            continue
+        seen.add(i)
+        k = ks[i]
+        r, b = ready[i]
+        if e["ready_ns"] != r:
+            bad.append(f"{what}: ready {e['ready_ns']} ({bound_of(e)}), here {r} ({b})")
+        elif bound_of(e) != b:
+            bad.append(f"{what}: bound {bound_of(e)}, here {b}")
+        s, from_block = start_of(k)
+        if from_block and abs(e["start_ns"] - s) > START_SLACK_NS:
+            bad.append(f"{what}: start {e['start_ns']}, first block here {s}")
+        if not from_block and e["start_ns"] != s:
+            bad.append(f"{what}: start {e['start_ns']}, kernel start {s}")
+        if e["wait_ns"] != max(0, e["start_ns"] - e["ready_ns"]):
+            bad.append(f"{what}: wait {e['wait_ns']} is not start - ready")
+        if max(0, s - r) <= th and not (from_block and max(0, s - r) > th - START_SLACK_NS):
+            bad.append(f"{what}: waited {max(0, s - r)} ns here, not past {th}")
+
+    # per stream: decided waits, their maximum, the unknown ones
+    rs = {(s["pid"], s["device"], s["context"], s["stream"]): s for s in rep["streams"]}
+    for key, idx in streams.items():
+        s = rs.get(key)
+        if s is None:
+            bad.append(f"stream {key}: not in the report")
+            continue
+        w = []
+        unknown = 0
+        for i in idx:
+            st, _ = start_of(ks[i])
+            if not ready[i][0] or not st:
+                unknown += 1
+            else:
+                w.append(max(0, st - ready[i][0]))
+        if s["waits_unknown"] != unknown:
+            bad.append(f"stream {key}: {s['waits_unknown']} unknown waits, here {unknown}")
+        n = s["wait_ns"]["n"] if s["wait_ns"] else 0
+        if n != len(w):
+            bad.append(f"stream {key}: {n} waits, here {len(w)}")
+        elif w and abs(s["wait_ns"]["max"] - max(w)) > (START_SLACK_NS if firsts else 0):
+            bad.append(f"stream {key}: longest wait {s['wait_ns']['max']}, here {max(w)}")
+
+    # without blocks, residency is the kernel intervals: the episodes are known
+    if not firsts:
+        by_dev = {}
+        for j, o in enumerate(ks):
+            if o["start"]:
+                by_dev.setdefault(o["deviceId"], []).append((o["start"], j))
+        longest = {d: max(ks[j]["end"] - s for s, j in v) for d, v in by_dev.items()}
+        for v in by_dev.values():
+            v.sort()
+        for i, k in enumerate(ks):
+            r = ready[i][0]
+            if not r or not k["start"] or k["start"] - r <= th or i in seen:
+                continue
+            key = (pid_of(k["globalPid"]), k["deviceId"], k["contextId"], k["streamId"])
+            lst = by_dev[k["deviceId"]]
+            lo = bisect.bisect_left(lst, (r - longest[k["deviceId"]], -1))
+            for s, j in lst[lo:bisect.bisect_left(lst, (k["start"], -1))]:
+                o = ks[j]
+                okey = (pid_of(o["globalPid"]), o["deviceId"], o["contextId"], o["streamId"])
+                if okey != key and min(o["end"], k["start"]) > max(s, r):
+                    bad.append(f"kernel of correlation id {k['correlationId']} (stream "
+                               f"{k['streamId']}) waited {k['start'] - r} ns behind correlation id "
+                               f"{o['correlationId']}, and the report has no episode")
+                    break
+    name = os.path.basename(path)
+    if bad:
+        return False, f"FAIL: {name}: " + "; ".join(bad[:8]) + (f" (+{len(bad) - 8} more)" if len(bad) > 8 else "")
+    bounds = {}
+    for e in rep["episodes"]:
+        bounds[bound_of(e)] = bounds.get(bound_of(e), 0) + 1
+    return True, (f"ok: {name}: {len(ks)} kernels, {len(rep['episodes'])} episodes agree"
+                  f" (ready set by {', '.join(f'{b} {n}' for b, n in sorted(bounds.items())) or 'none'})")
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    ok = True
+    for path in sys.argv[2:]:
+        good, line = check(sys.argv[1], path)
+        print(line)
+        ok &= good
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

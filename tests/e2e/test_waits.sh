@@ -1,0 +1,82 @@
+#!/bin/sh
+# Ready times and waits read a second time, by tests/e2e/check_waits.py from
+# the session tables with plain SQL, against smtop report --json: every
+# recorded session and every Nsight Systems export in tests/fixtures.
+. tests/e2e/lib.sh
+# On copies: smtop report stores its events in the smtop sessions it reads.
+FX=$E2E_TMP/waits
+mkdir -p "$FX"
+cp tests/fixtures/*.smtop tests/fixtures/nsys/*.sqlite "$FX"/
+if ! command -v python3 >/dev/null; then
+	echo "  skipped: no python3"
+	exit 0
+fi
+for f in "$FX"/*.smtop "$FX"/*.sqlite; do
+	v=$(python3 tests/e2e/check_waits.py "$SMTOP" "$f" 2>&1)
+	printf '%s\n' "$v" | sed 's/^/    /'
+	check "$(basename "$f"): ready times and waits agree with plain SQL" \
+		sh -c '! printf "%s" "$1" | grep -q -e "^FAIL" -e Traceback' _ "$v"
+done
+
+# The PyTorch export's three old episodes (13 to 15 ms) were launch calls
+# that returned late (lazy module loading), not the scheduler.
+v=$("$SMTOP" report "$FX/nsys-2025.3-h200-torch.sqlite" --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['episodes_total'], max(s['wait_ns']['max'] for s in r['streams'] if s['wait_ns']))")
+check "torch export: no episode, the longest wait under 20 us ($v)" sh -c "[ '${v% *}' -eq 0 ] && [ '${v#* }' -lt 20000 ]"
+v=$("$SMTOP" report "$FX/nsys-3.16.1.sqlite" --explain)
+check "--explain names the launch call" contains "$v" "because of the host: its launch call (correlation id"
+check "--explain lists what was resident" contains "$v" "resident meanwhile ("
+
+# Every bound at work, in a copy of equal-priority.smtop (which has none but
+# the host's): rows added with plain SQL before five of its episodes' victims
+# (by correlation id, worst first) move their ready times; both readings must
+# still agree, and the report must name the new bounds.
+B=$E2E_TMP/bounds.smtop
+cp tests/fixtures/equal-priority.smtop "$B"
+v=$(python3 - "$B" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def k(corr):
+    return db.execute("SELECT globalPid, deviceId, contextId, streamId, start, submitted"
+                      " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = ?", (corr,)).fetchone()
+def sync(corr, end, kind):
+    g, d, c, s, _, _ = k(corr)
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start, end, contextId, streamId,"
+               " correlationId, globalPid, syncType) VALUES(?,?,?,?,?,?,?)",
+               (end - 2000, end, c, s, corr - 1, g, kind))
+# a copy ending 5 us after the host submitted 108697
+g, d, c, s, start, sub = k(108697)
+db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, contextId, streamId,"
+           " correlationId, globalPid, bytes, copyKind) VALUES(?,?,?,?,?,?,?,4096,1)",
+           (sub + 1000, sub + 5000, d, c, s, 108697 - 2, g))
+# a stream-wait-event ending 8 us after 108551 was submitted
+sync(108551, k(108551)[5] + 8000, 2)
+# 108808 without CUPTI's times: its launch call returned 3 us after them
+sub = k(108808)[5]
+db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET submitted = 0, queued = 0 WHERE correlationId = 108808")
+db.execute("DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 108808")
+db.execute("INSERT OR IGNORE INTO StringIds(value) VALUES('cudaLaunchKernel')")
+name = db.execute("SELECT id FROM StringIds WHERE value = 'cudaLaunchKernel'").fetchone()[0]
+db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start, end, eventClass, globalTid, correlationId,"
+           " nameId, returnValue) VALUES(?,?,0,?,108808,?,0)", (sub - 2000, sub + 3000, g + 1, name))
+# a wait that ends after 108686 started explains all of its wait
+sync(108686, k(108686)[4] + 1000, 2)
+# a stream synchronize (type 3) is no bound
+sync(108675, k(108675)[4], 3)
+db.commit()
+PY
+)
+v=$(python3 tests/e2e/check_waits.py "$SMTOP" "$B" 2>&1)
+printf '%s\n' "$v" | sed 's/^/    /'
+check "bounds added with SQL: ready times and waits agree with plain SQL" \
+	sh -c '! printf "%s" "$1" | grep -q -e "^FAIL" -e Traceback' _ "$v"
+v=$("$SMTOP" report "$B" --json -q | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+e = {x['correlation_id']: x for x in r['episodes']}
+def b(c):
+    return (e[c]['ready_bound'] + '/' + (e[c]['ready_bound_op'] or '')) if c in e else 'none'
+print(b(108697), b(108551), b(108808), b(108686), b(108675))")
+check "bounds added with SQL: memcpy, event wait, launch call, explained, host ($v)" \
+	[ "$v" = "stream_order/memcpy event_wait/ launch_call/ none host_submit/" ]
+
+e2e_done

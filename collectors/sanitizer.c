@@ -118,6 +118,7 @@ static struct ring *sz_ring;
 static uint32_t sz_pid;
 static char sz_patch_path[PATH_MAX];
 static _Atomic uint64_t sz_modules_patched, sz_patch_failures, sz_launches;
+static uint32_t sz_correlation; /* under sz_ids_lock */
 static _Thread_local int sz_tls_own;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 
@@ -508,6 +509,9 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 	c = sz_context_of(ld->context, ld->device);
 	s = sz_stream_of(ld->stream, c);
 	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, sz_realtime_ns(), is_graph, &info);
+	/* No CUPTI to number launches: each gets its own, so the replays of a
+	 * graph (one grid id for all) stay apart. */
+	info.correlation_id = ++sz_correlation;
 	sz_func_attributes(ld->function, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
 	pthread_mutex_lock(&sz_launch_lock);

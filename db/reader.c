@@ -1974,6 +1974,8 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->schema_version = r->schema_version;
 	info->path = r->path;
 	info->command = info_meta(r, "command");
+	info->collector = info_meta(r, "collector_backend");
+	info->trimmed = info_meta(r, "trimmed");
 	info->created_ns = (v = reader_meta(r, "created_ns")) ? strtoull(v, NULL, 10) : 0;
 	info->ended = (v = reader_meta(r, "ended")) ? atoi(v) : 0;
 	info->ended_clean = (v = reader_meta(r, "ended_clean")) ? atoi(v) : 0;

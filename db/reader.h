@@ -41,6 +41,8 @@ struct db_session_info {
 				      * Nsight Systems before schema 3.0 (2022.4) */
 	const char *path;
 	const char *command;         /* recorded command line, may be NULL */
+	const char *collector;       /* meta collector_backend ("sanitizer"), NULL: CUPTI's */
+	const char *trimmed;         /* meta trimmed: what a trim kept, NULL if whole */
 	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */
 	uint64_t t_first, t_last;    /* earliest start, latest end over kernels and blocks */
 	int ended;                   /* 1 if the session was finalised, or abandoned */

@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "db/reader.h"
@@ -88,6 +89,11 @@ void info_print(FILE *out, const struct db_session_info *si)
 	print_duration(out, si);
 	print_devices(out, si);
 	print_processes(out, si);
+	if (si->collector && !strcmp(si->collector, "sanitizer"))
+		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
+			"no copies, sets, API calls or NVTX\n", "recorded with");
+	if (si->trimmed)
+		fprintf(out, "%-14s %s\n", "trimmed", si->trimmed);
 	fprintf(out, "%-14s %" PRIu64 "\n", "kernels", si->kernels);
 	fprintf(out, "%-14s %" PRIu64 "\n", "blocks", si->blocks);
 	fprintf(out, "%-14s %" PRIu64 "\n", "streams", si->streams);

@@ -42,6 +42,9 @@ for f in sm-all-unmarked torch-sm-all; do
 	v=$(json $FX/$f.smtop "print(r['basis'], r['kernels'] == r['kernels_with_blocks'], sorted({s['priority'] for s in r['streams'] if s['kernels']}))")
 	check "$f: judged from blocks, every kernel has them, priorities -5 and 0 ($v)" [ "$v" = "blocks True [-5, 0]" ]
 done
+out=$("$SMTOP" info $FX/torch-sm-all.smtop)
+check "torch-sm-all: info says how it was recorded" contains "$out" "recorded with  --sm all (Compute Sanitizer)"
+check "torch-sm-all: info says it was trimmed" contains "$out" "trimmed        kept the kernels wholly inside"
 out=$("$SMTOP" info $FX/sm-all-unmarked.smtop)
 check "sm-all-unmarked: 100 kernels (graph replays included)" contains "$out" "kernels        100"
 check "sm-all-unmarked: 114690 blocks, the grids' sum" contains "$out" "blocks         114690"

@@ -51,6 +51,22 @@ Test(cli, device_picks_the_gpu_the_viewer_draws)
 	cr_expect_eq(c.device, -1, "the first recorded GPU by default");
 }
 
+Test(cli, sm_picks_the_collector_backend)
+{
+	char l1[] = "smtop record --sm all -o s.smtop -- python3 t.py", l2[] = "smtop demo priority-vs-training --sm marked",
+	     l3[] = "smtop record -- ./app", l4[] = "smtop record --sm every -- ./app", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0, "%s", err);
+	cr_expect_str_eq(c.sm_mode, "all");
+	cr_expect_str_eq(c.argv[0], "python3");
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0, "%s", err);
+	cr_expect_str_eq(c.sm_mode, "marked");
+	cr_assert_eq(parse(&c, l3, err, sizeof err), 0, "%s", err);
+	cr_expect_null(c.sm_mode, "unset: smtop record picks the default");
+	cr_assert_neq(parse(&c, l4, err, sizeof err), 0);
+	cr_expect(strstr(err, "--sm needs 'all'") != NULL, "%s", err);
+}
+
 Test(cli, report_options)
 {
 	char line[] = "smtop report s.smtop --json --threshold-us 35.5 --top 5", err[256] = "";

@@ -1128,3 +1128,36 @@ Test(ready, explained_wait_is_no_episode)
 	analysis_free(a);
 	trace_free(t);
 }
+
+/* Live: a kernel not started yet is held back by the copy queued before it
+ * on its stream, as a provisional episode says. */
+Test(ready, copy_before_a_kernel_not_started_yet)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	analysis_free(a);
+	a = analysis_new(NULL);
+	for (size_t i = 0; i < t->n_streams; i++)
+		analysis_add_stream(a, &t->streams[i]);
+	analysis_add_device(a, &t->devices[0]);
+	struct smtop_kernel c = t->kernels[0], v = t->kernels[2];
+	c.end = 0;
+	v.start = v.end = 0;
+	analysis_add_kernel(a, &c);
+	analysis_add_kernel(a, &t->kernels[1]);
+	analysis_add_kernel(a, &v);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		if (t->blocks[i].b.grid_id != 4 && t->blocks[i].b.end <= 60000)
+			analysis_add_block(a, 1, 1, &t->blocks[i].b);
+	struct smtop_memcpy m = copy_on(2, 3, 6000, 30000);
+	cr_assert_eq(analysis_add_memcpy(a, &m), 0);
+	cr_assert_eq(analysis_update(a, 60000), 0);
+	cr_assert_eq(analysis_provisional_count(a), 1);
+	const struct smtop_event *p = analysis_provisional(a, 0);
+	cr_expect_eq(p->start, 0);
+	cr_expect_eq(p->ready, 30000);
+	cr_expect_eq(p->ready_bound, SMTOP_READY_AFTER_MEMCPY);
+	cr_expect_eq(p->wait_ns, 60000 - 30000);
+	analysis_free(a);
+	trace_free(t);
+}

@@ -79,6 +79,18 @@ Test(cli, report_options)
 	cr_assert_eq(c.top, 5);
 }
 
+Test(cli, report_explain)
+{
+	char l1[] = "smtop report s.smtop --explain", l2[] = "smtop report s.smtop", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, l1, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(c.command, CLI_REPORT);
+	cr_expect(c.explain);
+	cr_expect(!c.json);
+	cr_assert_eq(parse(&c, l2, err, sizeof err), 0, "%s", err);
+	cr_expect(!c.explain, "off unless asked");
+}
+
 Test(cli, defaults)
 {
 	char line[] = "smtop", err[256] = "";

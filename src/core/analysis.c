@@ -1208,8 +1208,9 @@ static void ready_raise(struct ready *r, uint64_t t, enum smtop_ready_bound b, u
  * order, or NULL. */
 static const struct memop *memop_before(const struct analysis *a, const struct kern *k)
 {
-	struct memop key = { k->start, 0, kern_pid(a, k), kern_ctx(a, k), k->device_id,
-			     k->stream_id, k->correlation_id, 0 };
+	/* a kernel not started yet (live) comes after everything on its stream */
+	struct memop key = { k->start ? k->start : UINT64_MAX, 0, kern_pid(a, k), kern_ctx(a, k),
+			     k->device_id, k->stream_id, k->correlation_id, 0 };
 	size_t lo = 0, hi = a->n_memops;
 	while (lo < hi) { /* first one not before k */
 		size_t m = (lo + hi) / 2;

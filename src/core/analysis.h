@@ -3,8 +3,9 @@
  * per-block records.  Pure: no I/O, no clock.  docs/analysis.md gives the
  * exact definitions this file implements.
  *
- * Feeding: add streams, devices, kernels, blocks and requests in any order,
- * then call analysis_update(a, watermark).  The watermark is a promise from
+ * Feeding: add streams, devices, kernels, blocks, requests, and the copies,
+ * memsets, synchronisations and API calls that bound ready times, in any
+ * order, then call analysis_update(a, watermark).  The watermark is a promise from
  * the caller: every kernel and request that started before it has been added
  * (a kernel may still be running: end 0 or end > watermark; add it again
  * with the same pid, context and grid id once it has ended), and every block

@@ -143,7 +143,7 @@ def ready_times(ks, ops, waits, launches):
                 p = ks[idx[n - 1]]
                 raise_to(p["end"], "stream_order/kernel")
                 after = p["correlationId"] or 0
-            before = [o for o in mine if (o[0], o[1]) < (k["start"], corr)]
+            before = [o for o in mine if (o[0], o[1]) < (k["start"] or 1 << 64, corr)]
             if before:
                 s, c, end, bound = before[-1]
                 raise_to(end, "stream_order/" + bound)

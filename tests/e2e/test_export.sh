@@ -25,6 +25,8 @@ for f in smoke priority-vs-training head-of-line resnet50-two-streams two-gpus; 
 	check "$f: blocks.csv rows = blocks ($b)" [ "$b" = "$(field "$FX/$f.smtop" blocks)" ]
 	check "$f: events.csv rows = the report's episodes ($e)" [ "$e" = "$episodes" ]
 done
+v=$(python3 -c "import csv,sys; print(sorted({r['ready_bound'] for r in csv.DictReader(open(sys.argv[1]))}))" "$E2E_TMP/priority-vs-training-csv/events.csv")
+check "events.csv names each episode's ready bound ($v)" [ "$v" = "['host_submit']" ]
 
 # A window: every slice inside it, kernels cut to it
 "$SMTOP" export $FX/priority-vs-training.smtop --from 10ms --to 20000 --perfetto "$E2E_TMP/w.json"

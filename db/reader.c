@@ -1563,34 +1563,34 @@ static int reader_new_rows(struct db_reader *r, const char *sql, const char *wha
 	return rc == SQLITE_DONE ? 0 : reader_fail(r, what);
 }
 
-int db_reader_new_memcpys(struct db_reader *r, int64_t *watermark, db_memcpy_fn fn, void *ud)
+/* Copies and memsets share their first columns: rowid, start, end,
+ * device, context, stream, correlation, process, then bytes and `last`. */
+static int reader_new_ops(struct db_reader *r, int64_t *watermark, const char *table, const char *last,
+			  const char *what, row_emit_fn emit, const struct row_sink *sink)
 {
 	char sql[400];
 
+	snprintf(sql, sizeof sql, "SELECT rowid, start, end, %s, contextId, streamId, correlationId,"
+		 " globalPid, %s, %s FROM %s WHERE rowid > ?1 ORDER BY rowid",
+		 col_or(r, table, "deviceId", "0"), col_or(r, table, "bytes", "0"), col_or(r, table, last, "0"),
+		 table);
+	return reader_new_rows(r, sql, what, watermark, emit, sink);
+}
+
+int db_reader_new_memcpys(struct db_reader *r, int64_t *watermark, db_memcpy_fn fn, void *ud)
+{
 	if (!r->ops_memcpy)
 		return 0;
-	snprintf(sql, sizeof sql, "SELECT rowid, start, end, %s, contextId, streamId, correlationId,"
-		 " globalPid, %s, %s FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE rowid > ?1 ORDER BY rowid",
-		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMCPY", "deviceId", "0"),
-		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMCPY", "bytes", "0"),
-		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", "0"));
-	return reader_new_rows(r, sql, "cannot read copies", watermark, emit_memcpy,
-			       &(struct row_sink){ .memcpy = fn, .ud = ud });
+	return reader_new_ops(r, watermark, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", "cannot read copies",
+			      emit_memcpy, &(struct row_sink){ .memcpy = fn, .ud = ud });
 }
 
 int db_reader_new_memsets(struct db_reader *r, int64_t *watermark, db_memset_fn fn, void *ud)
 {
-	char sql[400];
-
 	if (!r->ops_memset)
 		return 0;
-	snprintf(sql, sizeof sql, "SELECT rowid, start, end, %s, contextId, streamId, correlationId,"
-		 " globalPid, %s, %s FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE rowid > ?1 ORDER BY rowid",
-		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMSET", "deviceId", "0"),
-		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMSET", "bytes", "0"),
-		 col_or(r, "CUPTI_ACTIVITY_KIND_MEMSET", "value", "0"));
-	return reader_new_rows(r, sql, "cannot read memsets", watermark, emit_memset,
-			       &(struct row_sink){ .memset = fn, .ud = ud });
+	return reader_new_ops(r, watermark, "CUPTI_ACTIVITY_KIND_MEMSET", "value", "cannot read memsets",
+			      emit_memset, &(struct row_sink){ .memset = fn, .ud = ud });
 }
 
 int db_reader_new_syncs(struct db_reader *r, int64_t *watermark, db_sync_fn fn, void *ud)

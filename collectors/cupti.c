@@ -497,10 +497,10 @@ int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 		snprintf(reason, len, "out of memory");
 		return -1;
 	}
-	if (cupti_option("SMTOP_CUPTI_CALLBACKS") && cupti_subscribe(reason, len) != 0)
+	if (cupti_subscribe(reason, len) != 0)
 		goto fail_convert;
 	atomic_store(&cupti_active, 1);
-	if ((cupti_subscriber && cupti_enable_callbacks(reason, len) != 0) || cupti_enable_activity(reason, len) != 0)
+	if (cupti_enable_callbacks(reason, len) != 0 || cupti_enable_activity(reason, len) != 0)
 		goto fail_subscribed;
 	atomic_store(&cupti_flush_stop, 0);
 	if (!cupti_option("SMTOP_FLUSH"))
@@ -514,8 +514,7 @@ int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 fail_subscribed:
 	atomic_store(&cupti_active, 0);
 	cupti_disable_activity();
-	if (cupti_subscriber)
-		cuptiUnsubscribe(cupti_subscriber);
+	cuptiUnsubscribe(cupti_subscriber);
 fail_convert:
 	convert_destroy(cupti_convert);
 	cupti_convert = NULL;

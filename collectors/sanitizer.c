@@ -143,7 +143,7 @@ struct sz_stream {
 
 struct sz_func {
 	CUfunction f;
-	int asked, known;
+	int asked;
 	uint32_t registers, static_smem, local_mem;
 };
 
@@ -172,15 +172,6 @@ static const char *sz_error(SanitizerResult r)
 	if (!sz.result_string || sz.result_string(r, &s) != SANITIZER_SUCCESS || !s)
 		return "unknown Compute Sanitizer error";
 	return s;
-}
-
-/* The host's wall clock, the epoch %globaltimer counts from. */
-static uint64_t sz_realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- the library ---------------------------------------------------------- */
@@ -508,7 +499,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ld->context, ld->device);
 	s = sz_stream_of(ld->stream, c);
-	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, sz_realtime_ns(), is_graph, &info);
+	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, clock_real_ns(), is_graph, &info);
 	/* No CUPTI to number launches: each gets its own, so the replays of a
 	 * graph (one grid id for all) stay apart. */
 	info.correlation_id = ++sz_correlation;
@@ -715,7 +706,6 @@ static void sz_describe_new(void)
 			f->registers = copy.registers;
 			f->static_smem = copy.static_smem;
 			f->local_mem = copy.local_mem;
-			f->known = 1;
 			pthread_mutex_unlock(&sz_ids_lock);
 		} else {
 			return;

@@ -12,6 +12,7 @@
 
 #include "db/blockcodec.h"
 #include "db/names.h"
+#include "src/core/clock.h"
 #include "src/core/names.h"
 #include "db/procid.h"
 #include "db/schema.h"
@@ -92,14 +93,6 @@ struct db_writer {
 	int disk_full;
 	char err[512];
 };
-
-static uint64_t writer_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* SQLite reports SQLITE_FULL only for ENOSPC; a file-size limit (EFBIG) or a
  * quota comes back as SQLITE_IOERR_WRITE, with the cause left in errno. */
@@ -682,14 +675,14 @@ int db_writer_set_process_status(struct db_writer *w, const char *status, const 
 	return writer_run_always(w, running
 			  ? "UPDATE smtop_process SET status=?1, reason=?2, end=NULL WHERE globalPid=?4"
 			  : "UPDATE smtop_process SET status=?1, reason=?2, end=?3 WHERE globalPid=?4",
-			  status, reason, (int64_t)writer_now_ns());
+			  status, reason, (int64_t)clock_real_ns());
 }
 
 int db_writer_finish_session(struct db_writer *w, int clean, const char *reason)
 {
 	char now[32];
 
-	snprintf(now, sizeof now, "%" PRIu64, writer_now_ns());
+	snprintf(now, sizeof now, "%" PRIu64, clock_real_ns());
 	writer_checkpoint(w);
 	if (writer_exec(w, "BEGIN IMMEDIATE") != 0)
 		return -1;
@@ -764,7 +757,7 @@ static int writer_create_session(struct db_writer *w, const struct db_writer_opt
 	char now[32], version[16], recorder[128];
 	struct db_procid self;
 
-	snprintf(now, sizeof now, "%" PRIu64, writer_now_ns());
+	snprintf(now, sizeof now, "%" PRIu64, clock_real_ns());
 	snprintf(version, sizeof version, "%d", SCHEMA_VERSION);
 	if (writer_exec(w, "BEGIN IMMEDIATE") != 0 || schema_create(w->db, w->err, sizeof w->err) != 0)
 		goto fail;
@@ -805,7 +798,7 @@ static int writer_join_process(struct db_writer *w, const struct db_writer_optio
 	sqlite3_bind_int64(st, 2, opt->pid);
 	sqlite3_bind_int64(st, 3, opt->ppid);
 	bind_text(st, 4, opt->command);
-	bind_u64(st, 5, writer_now_ns());
+	bind_u64(st, 5, clock_real_ns());
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : writer_fail(w, rc, "cannot register the process");

@@ -72,6 +72,11 @@ static int sanitizer_in(const char *dir, const char *rel, char *buf, size_t len)
 	return 0;
 }
 
+static int version_order(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The newest /usr/local/cuda-X.Y, by version (cuda-13.0 after cuda-12.9). */
 static int sanitizer_in_newest_toolkit(char *buf, size_t len)
 {
@@ -79,16 +84,9 @@ static int sanitizer_in_newest_toolkit(char *buf, size_t len)
 	int found = -1;
 	if (glob("/usr/local/cuda-*/compute-sanitizer/libsanitizer-public.so", 0, NULL, &g) != 0)
 		return -1;
-	for (size_t i = g.gl_pathc; i-- > 0 && found != 0;) {
-		size_t best = i;
-		for (size_t j = 0; j < i; j++)
-			if (strverscmp(g.gl_pathv[j], g.gl_pathv[best]) > 0)
-				best = j;
-		char *t = g.gl_pathv[best];
-		g.gl_pathv[best] = g.gl_pathv[i];
-		g.gl_pathv[i] = t;
-		found = realpath(t, buf) && strlen(buf) < len ? 0 : -1;
-	}
+	qsort(g.gl_pathv, g.gl_pathc, sizeof *g.gl_pathv, version_order);
+	for (size_t i = g.gl_pathc; i-- > 0 && found != 0;)
+		found = realpath(g.gl_pathv[i], buf) && strlen(buf) < len ? 0 : -1;
 	globfree(&g);
 	return found;
 }
@@ -176,11 +174,12 @@ static void child_exec(const struct record_opts *o, const char *session,
 {
 	setenv("CUDA_INJECTION64_PATH", injector, 1);
 	setenv("SMTOP_SESSION", session, 1);
-	setenv("SMTOP_SM", o->sm_mode ? o->sm_mode : RECORD_SM_DEFAULT, 1);
+	const char *sm = o->sm_mode ? o->sm_mode : RECORD_SM_DEFAULT;
+	setenv("SMTOP_SM", sm, 1);
 	/* Without it the collector refuses in one line and the workload runs
 	 * untraced. */
 	char sanitizer[PATH_MAX];
-	if (!strcmp(getenv("SMTOP_SM"), "all") && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
+	if (!strcmp(sm, "all") && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
 		setenv("SMTOP_SANITIZER_LIB", sanitizer, 1);
 	else
 		unsetenv("SMTOP_SANITIZER_LIB");

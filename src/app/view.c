@@ -50,13 +50,6 @@ struct view {
 	struct guide guide;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Finalises the session as soon as the workload ends, while the view stays. */
 static void reap_child(struct view *v)
 {
@@ -105,7 +98,7 @@ static int view_poll(void *ud, struct model *m)
 	reap_child(v);
 	int changed = session_poll(&v->s, err, sizeof err);
 	if (v->s.latest_end)
-		v->m.lag_ns = v->s.ended && !v->s.behind ? 0 : now_ns() - v->s.latest_end;
+		v->m.lag_ns = v->s.ended && !v->s.behind ? 0 : clock_real_ns() - v->s.latest_end;
 	if (changed < 0)
 		return -1;
 	/* "LIVE (lag …)" keeps counting while nothing new arrives */

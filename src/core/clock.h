@@ -1,5 +1,6 @@
 /* Monotonic time in nanoseconds: how long a step took or may still take
- * (never when something happened). */
+ * (never when something happened); and the wall clock, when something
+ * happened (the epoch of CUPTI's timestamps and of %globaltimer). */
 #ifndef SMTOP_CORE_CLOCK_H
 #define SMTOP_CORE_CLOCK_H
 
@@ -10,6 +11,13 @@ static inline uint64_t clock_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t clock_real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 

@@ -11,6 +11,7 @@
 #include "src/app/browse.h"
 #include "src/app/info.h"
 #include "src/app/ls.h"
+#include "src/app/paper.h"
 #include "src/app/record.h"
 #include "src/core/report.h"
 #include "src/session/session.h"
@@ -120,6 +121,8 @@ int main(int argc, char **argv)
 	case CLI_RUN:
 		return view_live(&c, c.argv, NULL);
 	case CLI_DEMO:
+		if (c.demo_name && !strcmp(c.demo_name, "paper"))
+			return paper_main(c.demo_seconds > 0 ? c.demo_seconds : 3.0, c.sm_mode, c.json);
 		return view_demo(&c);
 	case CLI_REPORT:
 		return run_report(&c);

@@ -435,10 +435,12 @@ section_mps() {
 # with the MPS demo's among them when the machine runs a daemon.
 section_fixtures() {
 	echo "== fixtures"
+	tests/gpu/record_fixtures.sh "$OUT_DIR/fixtures" || bad "record_fixtures.sh"
 	mdir=$(mktemp -d /tmp/smtop-mps.XXXXXX)
-	mps_start "$mdir" && mps=1 || mps=0
-	SMTOP_FIXTURE_MPS=$mps tests/gpu/record_fixtures.sh "$OUT_DIR/fixtures" || bad "record_fixtures.sh"
-	[ $mps -eq 1 ] && mps_stop "$mdir"
+	if mps_start "$mdir"; then
+		tests/gpu/record_fixtures.sh "$OUT_DIR/fixtures" mps || bad "record_fixtures.sh mps"
+		mps_stop "$mdir"
+	fi
 }
 
 section_layers() {

@@ -423,7 +423,7 @@ section_paper() {
 	echo "== paper"
 	mdir=$(mktemp -d /tmp/smtop-mps.XXXXXX)
 	mps_start "$mdir" || echo "paper: no MPS daemon, its rows are skipped"
-	XDG_DATA_HOME="$OUT_DIR/paper-lib" $SMTOP demo paper > "$OUT_DIR/paper.txt" 2> "$OUT_DIR/paper.err"
+	XDG_DATA_HOME="$(cd "$OUT_DIR" && pwd)/paper-lib" $SMTOP demo paper > "$OUT_DIR/paper.txt" 2> "$OUT_DIR/paper.err"
 	echo "demo paper exit $?"
 	[ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && mps_stop "$mdir"
 	cat "$OUT_DIR/paper.txt"

@@ -11,6 +11,7 @@
 # included).
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-build/fixtures}
+[ $# -gt 0 ] && shift
 tmp=${SMTOP_GPU_OUT:-build/gpu-out}
 mkdir -p "$out" "$tmp"
 # name before-ms after-ms: the window around the worst episode (green

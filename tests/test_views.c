@@ -763,3 +763,25 @@ Test(views, replay_episode_details_while_the_victim_waits)
 	free(text);
 	recorded_close(x);
 }
+
+/* Blocks whose kernel is unknown are named for why: live, the kernel's record
+ * is on its way; in a trimmed session the trim cut it; else it is missing. */
+Test(views, status_line_says_why_blocks_lack_their_kernel)
+{
+	struct smtop_block b = { .grid_id = 987654, .sm = 3, .start = UI_SUPPORT_US(10),
+				 .end = UI_SUPPORT_US(20) };
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_assert_gt(m.n_pending, 0);
+	static const struct { int live, trimmed; const char *word; } cases[] = {
+		{ 1, 0, "awaiting kernel records 1" }, { 0, 1, "trimmed 1" }, { 0, 0, "unmatched 1" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		m.live = cases[i].live;
+		m.trimmed = cases[i].trimmed;
+		ui_support_render(&c, &a, &m, 160, 50);
+		char *t = canvas_dump_text_str(&c);
+		cr_expect(strstr(t, cases[i].word) != NULL, "%s: %s", cases[i].word, strrchr(t, '\n') ? t + strlen(t) - 200 : t);
+		free(t);
+	}
+	m.live = 0;
+}

@@ -98,8 +98,12 @@ void status_draw_footer(struct canvas *c, int y, const struct app *a, const stru
 			     fmt_count(b, sizeof b, m->blocks), dot, dr, dot,
 			     fmt_duration(th, sizeof th, m->threshold_ns, m->threshold_ns != 0));
 	}
+	/* Blocks whose kernel is not known: live, its record is still on its way
+	 * (CUPTI delivers kernels a flush period after their blocks); in a
+	 * trimmed session the trim cut it; otherwise it is missing. */
+	const char *pending = m->live ? "awaiting kernel records" : m->trimmed ? "trimmed" : "unmatched";
 	if (m->n_pending && n > 0 && (size_t)n < sizeof t)
-		n += snprintf(t + n, sizeof t - (size_t)n, " %s unmatched %s", dot,
+		n += snprintf(t + n, sizeof t - (size_t)n, " %s %s %s", dot, pending,
 			      fmt_count(b, sizeof b, m->n_pending));
 	if (n > 0 && (size_t)n < sizeof t)
 		snprintf(t + n, sizeof t - (size_t)n, " %s %s", dot, a->msg[0] ? a->msg : keys(a));

@@ -182,6 +182,7 @@ struct model {
 	uint64_t drops;                 /* set by the loader: collector drops */
 	int drops_known;                /* 0: shown as N/A (an nsys export has none) */
 	int live;                       /* set by the loader */
+	int trimmed;                    /* set by the loader: a trim cut the session */
 	int loading;                    /* set by the loader: more is waiting than it read */
 	uint64_t lag_ns;                /* set by the loader: now - newest record */
 	uint64_t threshold_ns;          /* blocking threshold the analysis used */

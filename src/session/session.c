@@ -878,6 +878,9 @@ void session_model_meta(const struct session *s, struct model *m)
 	m->drops = s->info.drops_cupti + s->info.drops_ring + s->info.drops_blocks;
 	m->drops_known = !s->info.is_nsys;
 	m->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
+	m->trimmed = 0;
+	for (size_t i = 0; i < s->n_src; i++)
+		m->trimmed |= s->src[i].info.trimmed != NULL;
 	/* a model built again (a replay) bins on the loader's threads too */
 	if (s->loader)
 		model_set_pool(m, s->loader->pool);

@@ -1,9 +1,9 @@
 #!/bin/sh
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
-# the H200).  Sections (default: all but the last five): collector torch
+# the H200).  Sections (default: all but the last six): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps request_timeline
-# live_lag nvtx fixtures paper;
+# live_lag nvtx fixtures paper observer;
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -432,6 +432,21 @@ section_paper() {
 	expect_eq "paper: rows measured" "$rows" 15
 	slower=$(grep -cE '[0-9]\.[0-9]{2} +\+[0-9]+%' "$OUT_DIR/paper.txt")
 	echo "paper: $slower of $rows rows slower beside training than alone"
+}
+
+# The observer effect: the placement demo's kernels under each backend,
+# registers and the most blocks resident per SM against the occupancy
+# calculator (tests/gpu/observer.py).
+section_observer() {
+	echo "== observer"
+	for mode in marked all; do
+		SMTOP_RECORD_ARGS="--sm $mode" record "place-$mode" build/smtop-demo placement --seconds 3
+		rm -rf "$OUT_DIR/place-$mode-csv"
+		$SMTOP export "$OUT_DIR/place-$mode.smtop" --csv "$OUT_DIR/place-$mode-csv" -q
+		echo "--sm $mode:"
+		python3 tests/gpu/observer.py "$OUT_DIR/place-$mode.out" "$OUT_DIR/place-$mode-csv" ||
+			bad "observer: --sm $mode recorded none of the placement kernels' blocks"
+	done
 }
 
 section_layers() {

@@ -8,7 +8,6 @@
 #include "src/core/analysis.h"
 #include "src/app/cli.h"
 #include "src/session/export.h"
-#include "src/app/browse.h"
 #include "src/app/info.h"
 #include "src/app/ls.h"
 #include "src/app/record.h"
@@ -115,7 +114,7 @@ int main(int argc, char **argv)
 		return view_default(&c);
 	case CLI_OPEN:
 		if (c.n_files == 0)
-			return browse_main(&c, view_session);
+			return view_browse(&c);
 		return view_open_many(&c, c.files, (size_t)c.n_files, NULL);
 	case CLI_RUN:
 		return view_live(&c, c.argv, NULL);

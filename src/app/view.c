@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "src/core/analysis.h"
-#include "src/app/browse.h"
 #include "src/core/clock.h"
 #include "src/core/guide.h"
 #include "src/core/lessons.h"
@@ -24,7 +23,7 @@
 #include "src/session/session_replay.h"
 #include "ui/app.h"
 #include "ui/player.h"
-#include "ui/tty.h"
+#include "ui/sessions.h"
 #include "ui/ui.h"
 
 #define VIEW_DEFAULT_DEMO "priority-vs-training"
@@ -42,12 +41,28 @@ struct view {
 	int child_done;
 	uint64_t lag_drawn;             /* lag_ns the last reported change showed */
 	char label[256];
-	char next[PATH_MAX];            /* a session picked in the list (o) to show next */
+	int began;                      /* view_begin succeeded */
 	/* a saved session replays: the feed makes the model follow the clock */
 	int replaying;
 	struct session_replay feed;
 	struct replay replay;
 	struct guide guide;
+	/* the viewer's state outlives a visit to the session list (o) */
+	struct app a;
+	struct ui_source src;
+};
+
+/* One terminal and what it shows in turn: a view, the session list over
+ * it, or the list alone (smtop ls, or a picked session that did not open). */
+struct flow {
+	const struct cli *c;
+	struct ui_term term;
+	struct view v;
+	int shown;                      /* v is begun and on screen (or under the list) */
+	char path[PATH_MAX];            /* a picked session's file: v.s.path points here */
+	struct library lib;             /* read before the first list, else by each list */
+	int lib_read;
+	char msg[PATH_MAX + 128];       /* why a picked session did not open, for the list */
 };
 
 /* Finalises the session as soon as the workload ends, while the view stays. */
@@ -136,9 +151,33 @@ static int view_check_device(struct view *v, char *err, size_t errlen)
 	return -1;
 }
 
-/* replay: the model is fed by the replay feed, not by the poll */
-static int view_begin(struct view *v, const struct cli *c, const char *const *paths, size_t n,
-		      const char *label, int replay, char *err, size_t errlen)
+/* The viewer's state for v, kept from its first screen to its last. */
+static void view_app(struct view *v, const struct cli *c, int replay)
+{
+	struct app *a = &v->a;
+	app_init(a, &v->m);
+	a->ascii = c->ascii;
+	a->lesson = lessons_for_command(v->s.info.command);
+	if (v->replaying) {
+		player_attach(a, &v->replay);
+		a->guide = &v->guide;
+		if (c->speed > 0)
+			replay_set_speed(&v->replay, c->speed);
+	}
+	if (replay) {
+		a->lesson_panel = 1;
+		player_begin(a, v->replay.t_first, c->guided);
+	}
+	/* live: bounded work per poll, so that frames keep coming when behind */
+	if (v->m.live && !v->replaying)
+		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
+	v->src = (struct ui_source){ .ud = v, .poll = view_poll, .detail = view_detail };
+}
+
+/* Opens the session of paths into v.  replay: the model is fed by the
+ * replay feed, not by the poll. */
+static int view_load(struct view *v, const struct cli *c, const char *const *paths, size_t n,
+		     const char *label, int replay, char *err, size_t errlen)
 {
 	struct analysis_params p;
 	const char *path = paths[0];
@@ -167,168 +206,16 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 	return 0;
 }
 
-static void view_end(struct view *v)
+/* The paths' session as a view, ready for the viewer; -1 with err.  v
+ * needs view_end either way. */
+static int view_begin(struct view *v, const struct cli *c, const char *const *paths, size_t n,
+		      const char *label, int replay, char *err, size_t errlen)
 {
-	if (v->replaying)
-		session_replay_close(&v->feed);
-	model_free(&v->m);
-	session_close(&v->s);
-}
-
-static int view_loop(struct view *v, const struct cli *c, int replay)
-{
-	struct app a;
-	char err[512];
-	app_init(&a, &v->m);
-	a.ascii = c->ascii;
-	a.lesson = lessons_for_command(v->s.info.command);
-	if (v->replaying) {
-		player_attach(&a, &v->replay);
-		a.guide = &v->guide;
-		if (c->speed > 0)
-			replay_set_speed(&v->replay, c->speed);
-	}
-	if (replay) {
-		a.lesson_panel = 1;
-		player_begin(&a, v->replay.t_first, c->guided);
-	}
-	/* live: bounded work per poll, so that frames keep coming when behind */
-	if (v->m.live && !v->replaying)
-		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
-	struct ui_source src = { .ud = v, .poll = view_poll, .detail = view_detail };
-	for (;;) {
-		if (ui_run(&a, &v->m, &src, err, sizeof err) != 0) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
-		}
-		if (!a.library)
-			return 0;
-		/* o: the session list over this view; back resumes it (a replay
-		 * waits, paused, meanwhile) */
-		a.library = a.quit = 0;
-		if (player_active(&a) && !v->replay.paused) {
-			replay_set_paused(&v->replay, 1);
-			snprintf(a.msg, sizeof a.msg, "paused");
-		}
-		if (browse_list(c, v->s.path, &v->m, &src, NULL, v->next, sizeof v->next) != BROWSE_BACK)
-			return 0;
-	}
-}
-
-/* Shows path (replay: replaying it), then whatever the session list (o)
- * opens next, until q. */
-static int view_sessions(const struct cli *c, const char *path, const char *label, int replay,
-			 char *err, size_t errlen)
-{
-	char cur[PATH_MAX], next[PATH_MAX];
-	struct tty_caps caps;
-	int rc = 0, tty = 0;
-	snprintf(cur, sizeof cur, "%s", path);
-	for (int first = 1;; first = 0) {
-		struct view v;
-		memset(&v, 0, sizeof v);
-		const char *curp = cur;
-		if (view_begin(&v, c, &curp, 1, label, first && replay, err, errlen) != 0) {
-			view_end(&v);
-			if (first) {
-				rc = -1;
-				break;
-			}
-			/* picked in the list but does not open: back to the list, saying why */
-			rc = 0;
-			if (browse_list(c, NULL, NULL, NULL, err, next, sizeof next) != BROWSE_OPEN)
-				break;
-		} else {
-			/* one terminal for this view, the list and the views after it */
-			if (!tty && tty_open(&caps, err, errlen) == 0)
-				tty = 1;
-			rc = view_loop(&v, c, first && replay);
-			snprintf(next, sizeof next, "%s", v.next);
-			view_end(&v);
-			if (!next[0])
-				break;
-		}
-		snprintf(cur, sizeof cur, "%s", next);
-		/* the list names sessions by file; so does the header */
-		label = strrchr(cur, '/') ? strrchr(cur, '/') + 1 : cur;
-	}
-	if (tty)
-		tty_close();
-	return rc;
-}
-
-/* Shows path, then whatever the session list (o) opens next, until q.
- * Returns the viewer's exit status, or -1 with err when path cannot be
- * opened. */
-int view_session(const struct cli *c, const char *path, const char *label, char *err,
-		 size_t errlen)
-{
-	return view_sessions(c, path, label, 0, err, errlen);
-}
-
-static int need_terminal(const char *path)
-{
-	if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
-		return 0;
-	fprintf(stderr, "smtop: the viewer needs a terminal (for text, use smtop report %s)\n", path);
-	return -1;
-}
-
-static int view_saved(const struct cli *c, const char *path, const char *label, int replay)
-{
-	char err[PATH_MAX + 128];
-	if (need_terminal(path) != 0)
-		return 1;
-	int rc = view_sessions(c, path, label, replay, err, sizeof err);
-	if (rc < 0) {
-		fprintf(stderr, "smtop: %s\n", err);
-		return 1;
-	}
-	return rc;
-}
-
-int view_open(const struct cli *c, const char *path, const char *label)
-{
-	return view_saved(c, path, label, 0);
-}
-
-/* Several sessions as one view (replay: replaying them).  A session picked
- * in its session list (o) opens afterwards, on its own. */
-static int view_many(const struct cli *c, const char *const *paths, size_t n, const char *label,
-		     int replay)
-{
-	char err[PATH_MAX + 128];
-	struct view v;
-	if (need_terminal(paths[0]) != 0)
-		return 1;
-	memset(&v, 0, sizeof v);
-	if (view_begin(&v, c, paths, n, label, replay, err, sizeof err) != 0) {
-		fprintf(stderr, "smtop: %s\n", err);
-		view_end(&v);
-		return 1;
-	}
-	int rc = view_loop(&v, c, replay);
-	view_end(&v);
-	if (v.next[0])
-		return view_open(c, v.next, NULL);
-	return rc;
-}
-
-/* One session gets the session list's loop (view_session) too. */
-int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label)
-{
-	if (n == 1)
-		return view_open(c, paths[0], label);
-	return view_many(c, paths, n, label, 0);
-}
-
-int view_replay(const struct cli *c, const char *const *paths, size_t n)
-{
-	if (n > 1)
-		return view_many(c, paths, n, NULL, 1);
-	/* the file's name: the header keeps room for the device */
-	const char *base = strrchr(paths[0], '/');
-	return view_saved(c, paths[0], base && base[1] ? base + 1 : paths[0], 1);
+	if (view_load(v, c, paths, n, label, replay, err, errlen) != 0)
+		return -1;
+	view_app(v, c, replay);
+	v->began = 1;
+	return 0;
 }
 
 static int wait_ms(struct record_child *child, int ms, int *status)
@@ -342,7 +229,7 @@ static int wait_ms(struct record_child *child, int ms, int *status)
 	return 0;
 }
 
-/* The viewer quit while the workload runs: stop it, politely first. */
+/* The viewer left while the workload runs: stop it, politely first. */
 static int stop_child(struct record_child *child)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGKILL };
@@ -355,12 +242,6 @@ static int stop_child(struct record_child *child)
 	return status;
 }
 
-static int log_path_for(const char *session, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s.log", session);
-	return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
 /* The view's own analysis, read to the finalised session's end, is the
  * library's summary of it: nothing is read twice. */
 static void store_summary(struct view *v)
@@ -370,6 +251,216 @@ static void store_summary(struct view *v)
 	v->s.budget_ns = 0; /* read to the end, the analysis done with it */
 	if (session_poll(&v->s, err, sizeof err) >= 0 && v->s.ended)
 		library_store_session(&v->s, err, sizeof err);
+}
+
+/* A live view first stops a workload still running and finalises its
+ * session.  Returns the status smtop exits with for a stopped workload, 0
+ * when there was none to stop. */
+static int view_end(struct view *v)
+{
+	int code = 0;
+	if (v->child && !v->child_done) {
+		code = record_finish(v->child, stop_child(v->child));
+		v->child_done = 1;
+	}
+	if (v->child && v->began)
+		store_summary(v);
+	if (v->replaying)
+		session_replay_close(&v->feed);
+	model_free(&v->m);
+	session_close(&v->s);
+	return code;
+}
+
+/* ---- one terminal: the viewer and the session list in turn ---- */
+
+enum flow_step { FLOW_VIEWER, FLOW_LIST, FLOW_DONE };
+
+static void flow_init(struct flow *f, const struct cli *c)
+{
+	memset(f, 0, sizeof *f);
+	f->c = c;
+}
+
+/* Reads the library; a default library not created yet is empty. */
+static int flow_read_library(struct flow *f, char *err, size_t errlen)
+{
+	const struct cli *c = f->c;
+	struct library *lib = &f->lib;
+	char dir[PATH_MAX];
+	struct analysis_params p;
+	struct stat sb;
+	int missing_ok;
+
+	memset(lib, 0, sizeof *lib);
+	f->lib_read = 1;
+	cli_analysis_params(c, &p);
+	if (library_dir(c->command == CLI_LS ? c->file : NULL, dir, sizeof dir, &missing_ok, err, errlen) != 0)
+		return -1;
+	if (missing_ok && stat(dir, &sb) != 0 && errno == ENOENT) {
+		lib->dir = strdup(dir);
+		lib->threshold_ns = p.blocking_threshold_ns;
+		return 0;
+	}
+	return library_scan(lib, dir, &p, err, errlen);
+}
+
+/* The viewer until q (done) or o (the list over it). */
+static enum flow_step flow_viewer(struct flow *f)
+{
+	struct view *v = &f->v;
+	ui_run(&f->term, &v->a, &v->m, &v->src);
+	if (!v->a.library)
+		return FLOW_DONE;
+	/* a replay waits, paused, while the list is shown */
+	v->a.library = v->a.quit = 0;
+	if (player_active(&v->a) && !v->replay.paused) {
+		replay_set_paused(&v->replay, 1);
+		snprintf(v->a.msg, sizeof v->a.msg, "paused");
+	}
+	return FLOW_LIST;
+}
+
+/* A session picked in the list replaces the view; one that does not open
+ * leaves the list alone on screen, saying why. */
+static enum flow_step flow_open(struct flow *f, const char *path)
+{
+	if (f->shown)
+		view_end(&f->v);
+	f->shown = 0;
+	memset(&f->v, 0, sizeof f->v);
+	snprintf(f->path, sizeof f->path, "%s", path);
+	const char *p = f->path;
+	/* the list names sessions by file; so does the viewer's header */
+	const char *label = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+	if (view_begin(&f->v, f->c, &p, 1, label, 0, f->msg, sizeof f->msg) != 0) {
+		view_end(&f->v);
+		return FLOW_LIST;
+	}
+	f->msg[0] = 0;
+	f->shown = 1;
+	return FLOW_VIEWER;
+}
+
+/* The session list, over the view when one is shown (whose source keeps
+ * being polled): back to it, another session in its place, or done. */
+static enum flow_step flow_list(struct flow *f)
+{
+	struct view *v = f->shown ? &f->v : NULL;
+	struct sessions_view sv;
+	char err[PATH_MAX + 128], chosen[PATH_MAX];
+	const char *msg = f->msg[0] ? f->msg : NULL;
+
+	/* an unreadable library still shows, empty, with the reason */
+	if (!f->lib_read && flow_read_library(f, err, sizeof err) != 0)
+		msg = err;
+	sessions_init(&sv, &f->lib, v ? v->s.path : NULL);
+	sv.ascii = f->c->ascii;
+	if (msg)
+		snprintf(sv.msg, sizeof sv.msg, "%s", msg);
+	f->msg[0] = 0;
+	ui_run_sessions(&f->term, &sv, v ? &v->m : NULL, v ? &v->src : NULL);
+	if (sv.result == SESSIONS_OPEN)
+		snprintf(chosen, sizeof chosen, "%s", sessions_selected(&sv)->path);
+	library_free(&f->lib);
+	f->lib_read = 0;
+	if (sv.result == SESSIONS_OPEN)
+		return flow_open(f, chosen);
+	return sv.result == SESSIONS_BACK && v ? FLOW_VIEWER : FLOW_DONE;
+}
+
+/* Opens the terminal once and shows f's view (the list when there is none)
+ * until q, then ends the view shown last.  Returns the exit status. */
+static int flow_run(struct flow *f)
+{
+	char err[512];
+	int rc = 0;
+	if (ui_term_open(&f->term, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		rc = 1;
+	} else {
+		enum flow_step step = f->shown ? FLOW_VIEWER : FLOW_LIST;
+		while (step != FLOW_DONE)
+			step = step == FLOW_VIEWER ? flow_viewer(f) : flow_list(f);
+		ui_term_close(&f->term);
+	}
+	if (f->lib_read)
+		library_free(&f->lib);
+	if (f->shown) {
+		int code = view_end(&f->v);
+		rc = rc ? rc : code;
+	}
+	return rc;
+}
+
+static int need_terminal(const char *path)
+{
+	if (isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
+		return 0;
+	fprintf(stderr, "smtop: the viewer needs a terminal (for text, use smtop report %s)\n", path);
+	return -1;
+}
+
+/* paths as one view (replay: replaying them), then whatever the session
+ * list (o) opens, until q. */
+static int view_saved(const struct cli *c, const char *const *paths, size_t n, const char *label,
+		      int replay)
+{
+	char err[PATH_MAX + 128];
+	struct flow f;
+	if (need_terminal(paths[0]) != 0)
+		return 1;
+	flow_init(&f, c);
+	if (view_begin(&f.v, c, paths, n, label, replay, err, sizeof err) != 0) {
+		view_end(&f.v);
+		fprintf(stderr, "smtop: %s\n", err);
+		return 1;
+	}
+	f.shown = 1;
+	return flow_run(&f);
+}
+
+int view_open(const struct cli *c, const char *path, const char *label)
+{
+	return view_saved(c, &path, 1, label, 0);
+}
+
+int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label)
+{
+	return view_saved(c, paths, n, label, 0);
+}
+
+int view_replay(const struct cli *c, const char *const *paths, size_t n)
+{
+	if (n > 1)
+		return view_saved(c, paths, n, NULL, 1);
+	/* the file's name: the header keeps room for the device */
+	const char *base = strrchr(paths[0], '/');
+	return view_saved(c, paths, 1, base && base[1] ? base + 1 : paths[0], 1);
+}
+
+int view_browse(const struct cli *c)
+{
+	char err[PATH_MAX + 128];
+	struct flow f;
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "smtop: the session list needs a terminal (for text, use smtop ls | cat)\n");
+		return 1;
+	}
+	flow_init(&f, c);
+	/* before the screen opens, so the reason stays readable */
+	if (flow_read_library(&f, err, sizeof err) != 0) {
+		library_free(&f.lib);
+		fprintf(stderr, "smtop: %s\n", err);
+		return 1;
+	}
+	return flow_run(&f);
+}
+
+static int log_path_for(const char *session, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s.log", session);
+	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
 int view_live(const struct cli *c, char *const *argv, const char *label)
@@ -395,32 +486,24 @@ int view_live(const struct cli *c, char *const *argv, const char *label)
 	int rc = record_start(&o, &child);
 	if (rc != 0)
 		return rc == RECORD_EXEC_FAILED ? 127 : 1;
-	struct view v;
-	memset(&v, 0, sizeof v);
-	v.child = &child;
-	int code = 1, began;
+	struct flow f;
 	char err[PATH_MAX + 128];
+	int code;
 	const char *live_path = child.session_path;
-	began = view_begin(&v, c, &live_path, 1, label, 0, err, sizeof err) == 0;
-	if (began)
-		code = view_loop(&v, c, 0);
-	else
+	flow_init(&f, c);
+	f.v.child = &child;
+	if (view_begin(&f.v, c, &live_path, 1, label, 0, err, sizeof err) == 0) {
+		f.shown = 1;
+		/* a session picked in the list (o) opens once this one is finalised */
+		code = flow_run(&f);
+	} else {
 		fprintf(stderr, "smtop: %s\n", err);
-	if (!v.child_done) {
-		int status = stop_child(&child);
-		int wcode = record_finish(&child, status);
-		if (code == 0)
-			code = wcode;
+		view_end(&f.v);
+		code = 1;
 	}
-	if (began)
-		store_summary(&v);
-	view_end(&v);
 	if (!c->quiet)
 		fprintf(stderr, "smtop: session saved to %s (workload output in %s)\n", child.session_path, log_path);
 	record_child_free(&child);
-	/* a session picked in the list (o) opens once this one is finalised */
-	if (v.next[0])
-		return view_open(c, v.next, NULL);
 	return code;
 }
 

@@ -1,6 +1,7 @@
 /* The viewer commands: open a saved session, or record a workload (or a
  * demo scenario) and show it live.  Glue between the session loader, the
- * recorder and the terminal loop. */
+ * recorder, the session library and the terminal loops: the viewer and the
+ * session list (o) take turns on one terminal, opened once. */
 #ifndef SMTOP_VIEW_H
 #define SMTOP_VIEW_H
 
@@ -19,11 +20,11 @@ int view_replay(const struct cli *c, const char *const *paths, size_t n);
 
 /* smtop open FILE FILE...: one view of several sessions (src/session/session.h). */
 int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label);
-/* The viewer on path, then on whatever the session list (o) opens next, on
- * a terminal the caller checked.  Returns the exit status, or -1 with one
- * line in err when path cannot be opened. */
-int view_session(const struct cli *c, const char *path, const char *label, char *err,
-		 size_t errlen);
+
+/* smtop ls on a terminal, smtop open without FILE: the session list, then
+ * the viewer on what it opens (back to the list, saying why, when it does
+ * not open). */
+int view_browse(const struct cli *c);
 
 /* smtop run -- CMD, smtop demo NAME: record and view live. */
 int view_live(const struct cli *c, char *const *argv, const char *label);

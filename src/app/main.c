@@ -10,10 +10,10 @@
 #include "src/session/export.h"
 #include "src/app/info.h"
 #include "src/app/ls.h"
+#include "src/app/open.h"
 #include "src/app/record.h"
 #include "src/core/report.h"
 #include "src/session/session.h"
-#include "src/app/view.h"
 
 #define SMTOP_VERSION "0.1.0"
 
@@ -111,21 +111,19 @@ int main(int argc, char **argv)
 	case CLI_RECORD:
 		return run_record(&c);
 	case CLI_DEFAULT:
-		return view_default(&c);
+		return open_default_main(&c);
 	case CLI_OPEN:
-		if (c.n_files == 0)
-			return view_browse(&c);
-		return view_open_many(&c, c.files, (size_t)c.n_files, NULL);
+		return open_main(&c);
 	case CLI_RUN:
-		return view_live(&c, c.argv, NULL);
+		return open_run_main(&c);
 	case CLI_DEMO:
-		return view_demo(&c);
+		return open_demo_main(&c);
 	case CLI_REPORT:
 		return run_report(&c);
 	case CLI_INFO:
 		return info_main_many(c.files, (size_t)c.n_files);
 	case CLI_REPLAY:
-		return view_replay(&c, c.files, (size_t)c.n_files);
+		return open_replay_main(&c);
 	case CLI_EXPORT:
 		return run_export(&c);
 	case CLI_LS:

@@ -1,4 +1,4 @@
-#include "src/app/view.h"
+#include "src/app/open.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,21 +18,21 @@
 #include "src/session/library.h"
 #include "src/core/model.h"
 #include "src/app/record.h"
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 #include "src/session/session.h"
-#include "src/session/session_replay.h"
+#include "src/session/replay_feed.h"
 #include "ui/app.h"
-#include "ui/player.h"
+#include "ui/replay_player.h"
 #include "ui/sessions.h"
 #include "ui/ui.h"
 
-#define VIEW_DEFAULT_DEMO "priority-vs-training"
-#define VIEW_BUNDLED "tests/fixtures/priority-vs-training.smtop"
+#define OPEN_DEFAULT_DEMO "priority-vs-training"
+#define OPEN_BUNDLED "tests/fixtures/priority-vs-training.smtop"
 /* Grace periods when the viewer quits before the workload: SIGINT first (most
  * programs clean up), then SIGTERM, then SIGKILL. */
-#define VIEW_STOP_GRACE_MS 3000
+#define OPEN_STOP_GRACE_MS 3000
 /* A live view whose data stopped coming redraws when its lag moved this much. */
-#define VIEW_LAG_REDRAW_NS 100000000ull
+#define OPEN_LAG_REDRAW_NS 100000000ull
 
 struct view {
 	struct session s;
@@ -44,8 +44,8 @@ struct view {
 	int began;                      /* view_begin succeeded */
 	/* a saved session replays: the feed makes the model follow the clock */
 	int replaying;
-	struct session_replay feed;
-	struct replay replay;
+	struct replay_feed feed;
+	struct replay_clock replay;
 	struct guide guide;
 	/* the viewer's state outlives a visit to the session list (o) */
 	struct app a;
@@ -90,13 +90,13 @@ static const char *short_name(void *ud, const char *name)
 /* A saved session can replay: the clock, its marks and the guided stops. */
 static int replay_setup(struct view *v, int model_whole, char *err, size_t errlen)
 {
-	if (session_replay_open(&v->feed, &v->s, &v->m, model_whole, err, errlen) != 0)
+	if (replay_feed_open(&v->feed, &v->s, &v->m, model_whole, err, errlen) != 0)
 		return -1;
-	replay_init(&v->replay, v->feed.t_first, v->feed.t_last, monotonic_ns, NULL);
-	v->replay.marks = (struct replay_marks){ &v->feed, session_replay_find };
+	replay_clock_init(&v->replay, v->feed.t_first, v->feed.t_last, monotonic_ns, NULL);
+	v->replay.marks = (struct replay_clock_marks){ &v->feed, replay_feed_find };
 	guide_build(&v->guide, v->s.analysis, v->feed.t_last, short_name, &v->s);
 	uint64_t t[GUIDE_MAX_STOPS];
-	replay_set_stops(&v->replay, t, guide_times(&v->guide, t, GUIDE_MAX_STOPS));
+	replay_clock_set_stops(&v->replay, t, guide_times(&v->guide, t, GUIDE_MAX_STOPS));
 	v->replaying = 1;
 	return 0;
 }
@@ -107,8 +107,8 @@ static int view_poll(void *ud, struct model *m)
 	char err[512];
 	(void)m;
 	if (v->replaying) {
-		replay_update(&v->replay);
-		return session_replay_feed(&v->feed, v->replay.clock, err, sizeof err);
+		replay_clock_update(&v->replay);
+		return replay_feed_to(&v->feed, v->replay.clock, err, sizeof err);
 	}
 	reap_child(v);
 	int changed = session_poll(&v->s, err, sizeof err);
@@ -117,7 +117,7 @@ static int view_poll(void *ud, struct model *m)
 	if (changed < 0)
 		return -1;
 	/* "LIVE (lag …)" keeps counting while nothing new arrives */
-	if (v->m.lag_ns > v->lag_drawn + VIEW_LAG_REDRAW_NS || v->m.lag_ns < v->lag_drawn)
+	if (v->m.lag_ns > v->lag_drawn + OPEN_LAG_REDRAW_NS || v->m.lag_ns < v->lag_drawn)
 		changed = 1;
 	if (changed)
 		v->lag_drawn = v->m.lag_ns;
@@ -131,7 +131,7 @@ static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, int 
 	struct view *v = ud;
 	(void)m;
 	if (v->replaying)
-		return start ? session_replay_add_detail(&v->feed, t0, t1) : 0;
+		return start ? replay_feed_add_detail(&v->feed, t0, t1) : 0;
 	if (start)
 		session_detail_start(&v->s, t0, t1);
 	return session_detail_more(&v->s, SESSION_DETAIL_CHUNKS);
@@ -159,14 +159,14 @@ static void view_app(struct view *v, const struct cli *c, int replay)
 	a->ascii = c->ascii;
 	a->lesson = lessons_for_command(v->s.info.command);
 	if (v->replaying) {
-		player_attach(a, &v->replay);
+		replay_player_attach(a, &v->replay);
 		a->guide = &v->guide;
 		if (c->speed > 0)
-			replay_set_speed(&v->replay, c->speed);
+			replay_clock_set_speed(&v->replay, c->speed);
 	}
 	if (replay) {
 		a->lesson_panel = 1;
-		player_begin(a, v->replay.t_first, c->guided);
+		replay_player_begin(a, v->replay.t_first, c->guided);
 	}
 	/* live: bounded work per poll, so that frames keep coming when behind */
 	if (v->m.live && !v->replaying)
@@ -236,7 +236,7 @@ static int stop_child(struct record_child *child)
 	int status = -1;
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 		record_forward_signal(child, sigs[i]);
-		if (wait_ms(child, VIEW_STOP_GRACE_MS, &status))
+		if (wait_ms(child, OPEN_STOP_GRACE_MS, &status))
 			return status;
 	}
 	return status;
@@ -266,7 +266,7 @@ static int view_end(struct view *v)
 	if (v->child && v->began)
 		store_summary(v);
 	if (v->replaying)
-		session_replay_close(&v->feed);
+		replay_feed_close(&v->feed);
 	model_free(&v->m);
 	session_close(&v->s);
 	return code;
@@ -314,8 +314,8 @@ static enum flow_step flow_viewer(struct flow *f)
 		return FLOW_DONE;
 	/* a replay waits, paused, while the list is shown */
 	v->a.library = v->a.quit = 0;
-	if (player_active(&v->a) && !v->replay.paused) {
-		replay_set_paused(&v->replay, 1);
+	if (replay_player_active(&v->a) && !v->replay.paused) {
+		replay_clock_set_paused(&v->replay, 1);
 		snprintf(v->a.msg, sizeof v->a.msg, "paused");
 	}
 	return FLOW_LIST;
@@ -420,26 +420,24 @@ static int view_saved(const struct cli *c, const char *const *paths, size_t n, c
 	return flow_run(&f);
 }
 
-int view_open(const struct cli *c, const char *path, const char *label)
+int open_main(const struct cli *c)
 {
-	return view_saved(c, &path, 1, label, 0);
+	if (c->n_files == 0)
+		return open_browse(c);
+	return view_saved(c, c->files, (size_t)c->n_files, NULL, 0);
 }
 
-int view_open_many(const struct cli *c, const char *const *paths, size_t n, const char *label)
+int open_replay_main(const struct cli *c)
 {
-	return view_saved(c, paths, n, label, 0);
-}
-
-int view_replay(const struct cli *c, const char *const *paths, size_t n)
-{
-	if (n > 1)
-		return view_saved(c, paths, n, NULL, 1);
+	const char *const *paths = c->files;
+	if (c->n_files > 1)
+		return view_saved(c, paths, (size_t)c->n_files, NULL, 1);
 	/* the file's name: the header keeps room for the device */
 	const char *base = strrchr(paths[0], '/');
 	return view_saved(c, paths, 1, base && base[1] ? base + 1 : paths[0], 1);
 }
 
-int view_browse(const struct cli *c)
+int open_browse(const struct cli *c)
 {
 	char err[PATH_MAX + 128];
 	struct flow f;
@@ -463,7 +461,8 @@ static int log_path_for(const char *session, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-int view_live(const struct cli *c, char *const *argv, const char *label)
+/* Records argv and shows it live, then whatever the session list (o) opens. */
+static int view_live(const struct cli *c, char *const *argv, const char *label)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "smtop: the live viewer needs a terminal (use smtop record to record without it)\n");
@@ -517,7 +516,12 @@ static int sibling_path(const char *name, char *buf, size_t len)
 	return (w > 0 && (size_t)w < len && access(buf, X_OK) == 0) ? 0 : -1;
 }
 
-int view_demo(const struct cli *c)
+int open_run_main(const struct cli *c)
+{
+	return view_live(c, c->argv, NULL);
+}
+
+int open_demo_main(const struct cli *c)
 {
 	char demo[PATH_MAX];
 	if (sibling_path("smtop-demo", demo, sizeof demo) != 0) {
@@ -551,24 +555,25 @@ static int bundled_path(char *buf, size_t len)
 		return -1;
 	static const char *const rel[] = { "/../", "/../share/smtop/" };
 	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-		int w = snprintf(buf, len, "%s%s%s", exe, rel[i], VIEW_BUNDLED);
+		int w = snprintf(buf, len, "%s%s%s", exe, rel[i], OPEN_BUNDLED);
 		if (w > 0 && (size_t)w < len && access(buf, R_OK) == 0)
 			return 0;
 	}
 	return -1;
 }
 
-int view_default(const struct cli *c)
+int open_default_main(const struct cli *c)
 {
 	if (have_gpu()) {
 		struct cli d = *c;
-		d.demo_name = VIEW_DEFAULT_DEMO;
-		return view_demo(&d);
+		d.demo_name = OPEN_DEFAULT_DEMO;
+		return open_demo_main(&d);
 	}
 	char path[PATH_MAX];
 	if (bundled_path(path, sizeof path) != 0) {
-		fprintf(stderr, "smtop: no GPU here, and the bundled session %s is missing\n", VIEW_BUNDLED);
+		fprintf(stderr, "smtop: no GPU here, and the bundled session %s is missing\n", OPEN_BUNDLED);
 		return 1;
 	}
-	return view_open(c, path, "no GPU here: bundled H200 session, demo priority-vs-training");
+	const char *p = path;
+	return view_saved(c, &p, 1, "no GPU here: bundled H200 session, demo priority-vs-training", 0);
 }

@@ -24,6 +24,64 @@ void convert_destroy(struct convert_state *s)
 	free(s);
 }
 
+static struct convert_stream_seen *convert_stream_slot(struct convert_state *s, uint32_t id)
+{
+	/* kernels come in runs on one stream */
+	if (s->last_stream < s->n_streams && s->streams[s->last_stream].s.stream_id == id)
+		return &s->streams[s->last_stream];
+	for (size_t i = 0; i < s->n_streams; i++)
+		if (s->streams[i].s.stream_id == id)
+			return &s->streams[s->last_stream = i];
+	if (s->n_streams == CONVERT_MAX_STREAMS)
+		return NULL;
+	s->last_stream = s->n_streams;
+	struct convert_stream_seen *q = &s->streams[s->n_streams++];
+	memset(q, 0, sizeof *q);
+	q->s.stream_id = id;
+	return q;
+}
+
+static void convert_stream_note_kernel(struct convert_stream_seen *q, uint32_t ctx)
+{
+	for (uint32_t i = 0; i < q->n_ctx; i++)
+		if (q->ctx[i] == ctx)
+			return;
+	if (q->n_ctx < CONVERT_STREAM_CONTEXTS)
+		q->ctx[q->n_ctx++] = ctx;
+}
+
+int convert_stream_context(struct convert_state *s, const struct smtop_record *r,
+			   struct smtop_record *out)
+{
+	struct convert_stream_seen *q;
+	if (r->kind == SMTOP_REC_KERNEL) {
+		q = convert_stream_slot(s, r->u.kernel.stream_id);
+		if (q)
+			convert_stream_note_kernel(q, r->u.kernel.context_id);
+	} else if (r->kind == SMTOP_REC_STREAM) {
+		q = convert_stream_slot(s, r->u.stream.stream_id);
+		if (q && !q->recorded) {
+			q->s = r->u.stream;
+			q->recorded = 1;
+		}
+	} else {
+		return 0;
+	}
+	if (!q || !q->recorded)
+		return 0;
+	for (uint32_t i = 0; i < q->n_ctx; i++) {
+		if (q->ctx[i] == q->s.context_id || (q->told & 1u << i))
+			continue;
+		q->told |= 1u << i;
+		memset(out, 0, sizeof *out);
+		out->kind = SMTOP_REC_STREAM;
+		out->u.stream = q->s;
+		out->u.stream.context_id = q->ctx[i];
+		return 1;
+	}
+	return 0;
+}
+
 uint64_t convert_timestamp(uint64_t t)
 {
 	/* CUPTI 13 spells "unknown" as 0; older releases used all ones. */

@@ -15,6 +15,18 @@
 
 #define CONVERT_MAX_CONTEXTS 256
 #define CONVERT_MAX_OPEN_MARKERS 4096
+#define CONVERT_MAX_STREAMS 4096
+#define CONVERT_STREAM_CONTEXTS 4
+
+/* A stream as CUPTI's stream record told it, and the contexts its kernels
+ * ran in (see convert_stream_context). */
+struct convert_stream_seen {
+	struct smtop_stream s;
+	int recorded;                           /* the stream record has come */
+	uint32_t n_ctx;
+	uint32_t ctx[CONVERT_STREAM_CONTEXTS];  /* kernel contexts, the first one recorded's aside */
+	uint32_t told;                          /* bit i: a record for ctx[i] went out */
+};
 
 /* An NVTX range whose start marker arrived and whose end has not. */
 struct convert_open_marker {
@@ -35,6 +47,8 @@ struct convert_state {
 	size_t n_open;
 	struct convert_open_marker open[CONVERT_MAX_OPEN_MARKERS];
 	uint64_t unmatched_markers; /* range ends without a start, or evicted starts */
+	size_t n_streams, last_stream;
+	struct convert_stream_seen streams[CONVERT_MAX_STREAMS];
 };
 
 /* Returns a heap state; NULL when out of memory. */
@@ -47,6 +61,15 @@ void convert_note_context(struct convert_state *s, uint32_t context_id, uint32_t
  * none (unsupported kind, the start of a range, marker data). */
 int convert_activity(struct convert_state *s, const CUpti_Activity *a,
 		     struct smtop_record *out);
+
+/* CUPTI's stream record of a green context's stream names the primary
+ * context, while the stream's kernels name the green one, so their stream
+ * (and its priority) would not be found.  Stream ids are unique within a
+ * process: after each converted kernel or stream record r, this fills out
+ * with r's stream again under a context its kernels ran in, and returns 1,
+ * until every such pairing went out once; 0 when there is none. */
+int convert_stream_context(struct convert_state *s, const struct smtop_record *r,
+			   struct smtop_record *out);
 
 /* A CUPTI timestamp, or 0 when CUPTI did not know it. */
 uint64_t convert_timestamp(uint64_t t);

@@ -156,9 +156,15 @@ static void cupti_convert_buffer(uint8_t *buffer, size_t valid)
 			records_free_owned(&out[n]);
 			continue;
 		}
-		if (++n == CUPTI_PUSH_CHUNK) {
-			ring_push_many(cupti_ring, out, n);
-			n = 0;
+		struct smtop_record last = out[n++]; /* read, never freed, below */
+		for (;;) {
+			if (n == CUPTI_PUSH_CHUNK) {
+				ring_push_many(cupti_ring, out, n);
+				n = 0;
+			}
+			if (!convert_stream_context(cupti_convert, &last, &out[n]))
+				break;
+			n++;
 		}
 	}
 	pthread_mutex_unlock(&cupti_convert_lock);

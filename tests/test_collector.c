@@ -183,6 +183,48 @@ Test(convert, stream_takes_its_device_from_the_context)
 	cr_assert_eq(r.u.stream.device_id, 5);
 }
 
+/* A green context's stream: CUPTI's stream record names the primary context
+ * (1), its kernels the green one (2 and, for a second green context, 3). */
+Test(convert, green_context_streams_are_told_under_their_kernels_context)
+{
+	CUpti_ActivityKernel10 k;
+	CUpti_ActivityStream s;
+	struct smtop_record r, kr, extra;
+
+	cupti_support_kernel(&k, "green");
+	k.contextId = 2;
+	k.streamId = 17;
+	cr_assert_eq(conv(&k, &kr), 1);
+	cr_assert_eq(convert_stream_context(cs, &kr, &extra), 0, "no stream record yet");
+	cupti_support_stream(&s, 1, 17, 4294967291u);
+	cr_assert_eq(conv(&s, &r), 1);
+	cr_assert_eq(convert_stream_context(cs, &r, &extra), 1, "the kernel came first");
+	cr_assert_eq(extra.kind, SMTOP_REC_STREAM);
+	cr_assert_eq(extra.u.stream.context_id, 2);
+	cr_assert_eq(extra.u.stream.stream_id, 17);
+	cr_assert_eq(extra.u.stream.priority, -5);
+	cr_assert_eq(convert_stream_context(cs, &r, &extra), 0, "told once");
+	cr_assert_eq(convert_stream_context(cs, &kr, &extra), 0, "told once, by kernel too");
+	records_free_owned(&kr);
+
+	k.contextId = 3;
+	cr_assert_eq(conv(&k, &kr), 1);
+	cr_assert_eq(convert_stream_context(cs, &kr, &extra), 1, "a second context");
+	cr_assert_eq(extra.u.stream.context_id, 3);
+	cr_assert_eq(extra.u.stream.priority, -5);
+	records_free_owned(&kr);
+
+	/* a stream whose kernels run in its own context needs nothing */
+	cupti_support_stream(&s, 2, 21, 0);
+	cr_assert_eq(conv(&s, &r), 1);
+	cr_assert_eq(convert_stream_context(cs, &r, &extra), 0);
+	k.contextId = 2;
+	k.streamId = 21;
+	cr_assert_eq(conv(&k, &kr), 1);
+	cr_assert_eq(convert_stream_context(cs, &kr, &extra), 0);
+	records_free_owned(&kr);
+}
+
 Test(convert, memcpy_memset_sync)
 {
 	CUpti_ActivityMemcpy6 m;

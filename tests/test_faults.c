@@ -76,7 +76,8 @@ static void overwrite(const char *path, long off, const void *bytes, size_t n)
 
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
-	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+	(void)ctx;
+	return model_detail_add_block(ud, b, pid) == 0 ? 0 : 1;
 }
 
 /* Everything `smtop open` does with a file, without a terminal: open, load

@@ -222,6 +222,29 @@ Test(model, blocks_before_device_wait_too)
 	cr_expect_eq(m.blocks, 1);
 }
 
+/* A green context's kernels run in their own context while their blocks come
+ * through the primary context's ring: they meet on (process, device, grid
+ * id); a kernel of the same grid id on another device stays apart. */
+Test(model, blocks_join_their_kernel_across_contexts_not_devices)
+{
+	dev(2048);
+	struct smtop_kernel k = { .start = US(0), .end = US(50), .grid_id = 7, .pid = 1,
+				  .context_id = 2, .stream_id = 17, .grid = { 1, 1, 1 },
+				  .block = { 64, 1, 1 }, .name = "green" };
+	cr_assert_eq(model_add_kernel(&m, &k), 0);
+	struct smtop_block b = { .grid_id = 7, .sm = 1, .start = US(0), .end = US(40) };
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	model_flush(&m);
+	cr_expect_eq(m.n_pending, 0);
+	cr_expect_eq(m.blocks, 1);
+	cr_expect_eq(m.kernels[0].blocks_seen, 1);
+	b.device_id = 1;
+	cr_assert_eq(model_add_block(&m, &b, 1, 2), 0);
+	model_flush(&m);
+	cr_expect_eq(m.kernels[0].blocks_seen, 1, "device 1's grid 7 is another kernel");
+	cr_expect_eq(m.n_pending, 1);
+}
+
 Test(model, bad_sm_counted)
 {
 	dev(2048);
@@ -257,7 +280,7 @@ Test(model, detail_window_serves_fine_zoom)
 	model_flush(&m);
 	model_detail_begin(&m, US(0), US(20));
 	struct smtop_block b = { .grid_id = 1, .sm = 0, .start = US(0), .end = US(10) };
-	model_detail_add_block(&m, &b, 1, 1);
+	model_detail_add_block(&m, &b, 1);
 	model_detail_end(&m);
 	cr_expect_leq(model_resolution(&m, US(0), US(20), 1000), 1000);
 	cr_expect_not(model_wants_detail(&m, US(0), US(20), 1000));

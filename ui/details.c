@@ -94,7 +94,7 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 					: "behind (share of kernel-time overlap):");
 	for (size_t i = 0; i < e->n_culprits && row < r.h; i++) {
 		const struct smtop_culprit *cu = &e->culprits[i];
-		long ck = model_find_kernel(m, cu->pid, cu->context_id, cu->grid_id);
+		long ck = model_find_kernel(m, cu->pid, cu->device_id, cu->grid_id);
 		char b[48] = "", n[32];
 		if (cu->blocks)
 			snprintf(b, sizeof b, ", %s blocks", fmt_count(n, sizeof n, cu->blocks));

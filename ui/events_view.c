@@ -25,7 +25,7 @@ void events_view_line(char *buf, size_t len, const struct model *m, size_t i)
 		char b[32] = "";
 		if (c->blocks)
 			snprintf(b, sizeof b, " (%u blocks)", c->blocks);
-		long ck = model_find_kernel(m, c->pid, c->context_id, c->grid_id);
+		long ck = model_find_kernel(m, c->pid, c->device_id, c->grid_id);
 		const char *cn = ck >= 0 ? m->kernels[ck].short_name : (c->name ? c->name : "?");
 		snprintf(cu, sizeof cu, "  culprit %c:%s%s%s",
 			 stream_letter(m, c->pid, c->device_id, c->context_id, c->stream_id), cn, b,

@@ -35,7 +35,7 @@ struct grid {
 	uint64_t grid_id;
 	uint64_t first_start, last_start, last_end, block_time;
 	void *data;             /* as form says */
-	uint32_t pid, ctx;
+	uint32_t pid, device_id;
 	uint32_t n;
 	int32_t kernel;         /* -1 until its kernel record arrives */
 	int32_t dev;            /* index into devices */
@@ -577,23 +577,26 @@ static uint64_t key2_of(uint64_t grid_id, uint32_t correlation_id)
 	return grid_id ? grid_id : (correlation_id | (1ull << 63));
 }
 
-static uint64_t key1(uint32_t pid, uint32_t ctx)
+static uint64_t key1(uint32_t pid, uint32_t ctx_or_device)
 {
-	return (uint64_t)pid << 32 | ctx;
+	return (uint64_t)pid << 32 | ctx_or_device;
 }
 
+/* Kernels and grids meet on (process, device, grid id), not on the context:
+ * grid ids are unique per device, and the blocks of a green context's
+ * kernels come through the primary context, which owns the module. */
 static void kern_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
 {
 	const struct kern *k = &a->kerns[i];
 	const struct smtop_stream *s = &a->streams[k->stream].s;
-	*k1 = key1(s->pid, s->context_id);
+	*k1 = key1(s->pid, k->device_id);
 	*k2 = key2_of(k->grid_id, k->correlation_id);
 }
 
 static void grid_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
 {
 	const struct grid *g = &a->grids[i];
-	*k1 = key1(g->pid, g->ctx);
+	*k1 = key1(g->pid, g->device_id);
 	*k2 = g->grid_id;
 }
 
@@ -612,8 +615,7 @@ static int32_t kern_dev(const struct analysis *a, const struct kern *k)
 	return a->streams[k->stream].dev;
 }
 
-static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
-			   const struct smtop_block *b)
+static int32_t grid_create(struct analysis *a, uint32_t pid, const struct smtop_block *b)
 {
 	int32_t dev = device_index(a, b->device_id);
 	int32_t act = dev < 0 ? -1 : activity_index(&a->devs[dev], pid);
@@ -623,7 +625,7 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 	struct grid *g = &a->grids[gi];
 	memset(g, 0, sizeof *g);
 	g->pid = pid;
-	g->ctx = ctx;
+	g->device_id = b->device_id;
 	g->grid_id = b->grid_id;
 	g->dev = dev;
 	g->form = GRID_EXACT;
@@ -632,7 +634,7 @@ static int32_t grid_create(struct analysis *a, uint32_t pid, uint32_t ctx,
 	if (imap_put(a, &a->grid_map, grid_key, gi))
 		return -1;
 	a->n_grids++;
-	g->kernel = imap_get(a, &a->kern_map, kern_key, key1(pid, ctx), b->grid_id);
+	g->kernel = imap_get(a, &a->kern_map, kern_key, key1(pid, b->device_id), b->grid_id);
 	if (g->kernel >= 0) {
 		a->kerns[g->kernel].grid = gi;
 		a->kernels_with_blocks_cache++;
@@ -879,7 +881,7 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 	a->n_kerns++;
 	if (s->dev < 0)
 		s->dev = dev;
-	kn->grid = k->grid_id ? imap_get(a, &a->grid_map, grid_key, key1(k->pid, k->context_id),
+	kn->grid = k->grid_id ? imap_get(a, &a->grid_map, grid_key, key1(k->pid, k->device_id),
 					 k->grid_id) : -1;
 	if (kn->grid >= 0) {
 		a->grids[kn->grid].kernel = ki;
@@ -894,7 +896,7 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 
 int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
 {
-	int32_t ki = imap_get(a, &a->kern_map, kern_key, key1(k->pid, k->context_id),
+	int32_t ki = imap_get(a, &a->kern_map, kern_key, key1(k->pid, k->device_id),
 			      key2_of(k->grid_id, k->correlation_id));
 	if (ki < 0)
 		return kern_create(a, k);
@@ -912,17 +914,17 @@ int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
 int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
 			const struct smtop_block *b, size_t n)
 {
-	uint64_t k1 = key1(pid, context_id);
+	(void)context_id; /* the join does not use it: see kern_key */
 	for (size_t i = 0, j; i < n; i = j) {
 		int32_t gi = a->last_grid;
 		if (gi < 0 || a->grids[gi].grid_id != b[i].grid_id || a->grids[gi].pid != pid ||
-		    a->grids[gi].ctx != context_id) {
-			gi = imap_get(a, &a->grid_map, grid_key, k1, b[i].grid_id);
-			if (gi < 0 && (gi = grid_create(a, pid, context_id, &b[i])) < 0)
+		    a->grids[gi].device_id != b[i].device_id) {
+			gi = imap_get(a, &a->grid_map, grid_key, key1(pid, b[i].device_id), b[i].grid_id);
+			if (gi < 0 && (gi = grid_create(a, pid, &b[i])) < 0)
 				return -1;
 			a->last_grid = gi;
 		}
-		for (j = i + 1; j < n && b[j].grid_id == b[i].grid_id; j++)
+		for (j = i + 1; j < n && b[j].grid_id == b[i].grid_id && b[j].device_id == b[i].device_id; j++)
 			;
 		if (grid_add_run(a, gi, b + i, j - i))
 			return -1;

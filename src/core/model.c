@@ -272,10 +272,13 @@ static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ct
 	return (long)(m->n_streams - 1);
 }
 
-static uint64_t khash_key(uint32_t pid, uint32_t ctx, uint64_t grid)
+/* Blocks find their kernel by (process, device, grid id): grid ids are
+ * unique per device, while the context a block came through need not be its
+ * kernel's (a green context's blocks come through the primary context). */
+static uint64_t khash_key(uint32_t pid, uint32_t device_id, uint64_t grid)
 {
 	uint64_t h = grid * 0x9e3779b97f4a7c15ULL;
-	h ^= ((uint64_t)pid << 32 | ctx) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= ((uint64_t)pid << 32 | device_id) * 0xc2b2ae3d27d4eb4fULL;
 	return h ^ (h >> 29);
 }
 
@@ -299,10 +302,10 @@ static int khash_put(struct model *m, uint32_t idx)
 {
 	const struct model_kernel *k = &m->kernels[idx];
 	size_t mask = m->khash_cap - 1;
-	size_t i = khash_key(k->pid, k->context_id, k->grid_id) & mask;
+	size_t i = khash_key(k->pid, k->device_id, k->grid_id) & mask;
 	while (m->khash[i]) {
 		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
-		if (o->pid == k->pid && o->context_id == k->context_id && o->grid_id == k->grid_id) {
+		if (o->pid == k->pid && o->device_id == k->device_id && o->grid_id == k->grid_id) {
 			m->khash[i] = idx + 1; /* a relaunch with a reused id wins */
 			return 0;
 		}
@@ -312,15 +315,15 @@ static int khash_put(struct model *m, uint32_t idx)
 	return 0;
 }
 
-long model_find_kernel(const struct model *m, uint32_t pid, uint32_t ctx, uint64_t grid)
+long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id, uint64_t grid)
 {
 	if (!m->khash_cap)
 		return -1;
 	size_t mask = m->khash_cap - 1;
-	size_t i = khash_key(pid, ctx, grid) & mask;
+	size_t i = khash_key(pid, device_id, grid) & mask;
 	while (m->khash[i]) {
 		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
-		if (o->pid == pid && o->context_id == ctx && o->grid_id == grid)
+		if (o->pid == pid && o->device_id == device_id && o->grid_id == grid)
 			return (long)m->khash[i] - 1;
 		i = (i + 1) & mask;
 	}
@@ -572,7 +575,7 @@ static int phash_rebuild(struct model *m, size_t cap)
 		return -1;
 	for (size_t i = 0; i < m->n_pending_grids; i++) {
 		const struct model_pending *g = &m->pending[i];
-		size_t j = khash_key(g->pid, g->context_id, g->grid_id) & (cap - 1);
+		size_t j = khash_key(g->pid, g->device_id, g->grid_id) & (cap - 1);
 		while (h[j])
 			j = (j + 1) & (cap - 1);
 		h[j] = (uint32_t)i + 1;
@@ -584,22 +587,22 @@ static int phash_rebuild(struct model *m, size_t cap)
 }
 
 static struct model_pending *pending_grid(struct model *m, uint32_t pid, uint32_t ctx,
-					  uint64_t grid)
+					  uint32_t dev, uint64_t grid)
 {
 	if ((m->n_pending_grids + 1) * 2 > m->phash_cap &&
 	    phash_rebuild(m, m->phash_cap ? m->phash_cap * 2 : 256))
 		return NULL;
-	size_t mask = m->phash_cap - 1, j = khash_key(pid, ctx, grid) & mask;
+	size_t mask = m->phash_cap - 1, j = khash_key(pid, dev, grid) & mask;
 	for (; m->phash[j]; j = (j + 1) & mask) {
 		struct model_pending *g = &m->pending[m->phash[j] - 1];
-		if (g->grid_id == grid && g->pid == pid && g->context_id == ctx)
+		if (g->grid_id == grid && g->pid == pid && g->device_id == dev)
 			return g;
 	}
 	if (array_grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
 		return NULL;
 	m->phash[j] = (uint32_t)m->n_pending_grids + 1;
 	struct model_pending *g = &m->pending[m->n_pending_grids++];
-	*g = (struct model_pending){ pid, ctx, grid, NULL, 0, 0 };
+	*g = (struct model_pending){ pid, ctx, dev, grid, NULL, 0, 0 };
 	return g;
 }
 
@@ -612,7 +615,7 @@ static int pending_push(struct model *m, const struct smtop_block *b, size_t n, 
 	m->blocks_orphan += n - take;
 	if (!take)
 		return 0;
-	struct model_pending *g = pending_grid(m, pid, ctx, b->grid_id);
+	struct model_pending *g = pending_grid(m, pid, ctx, b->device_id, b->grid_id);
 	if (!g || array_grow((void **)&g->blocks, &g->cap, g->n + take, sizeof *g->blocks))
 		return -1;
 	memcpy(&g->blocks[g->n], b, take * sizeof *b);
@@ -631,7 +634,7 @@ static int pending_retry(struct model *m)
 	int rc = 0;
 	for (size_t i = 0; i < m->n_pending_grids; i++) {
 		struct model_pending g = m->pending[i];
-		if (!rc && m->has_device && model_find_kernel(m, g.pid, g.context_id, g.grid_id) >= 0) {
+		if (!rc && m->has_device && model_find_kernel(m, g.pid, g.device_id, g.grid_id) >= 0) {
 			m->n_pending -= g.n;
 			rc = model_add_blocks_to(m, g.blocks, g.n, g.pid, g.context_id);
 			free(g.blocks);
@@ -661,14 +664,15 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 		return 0;
 	/* a chunk holds runs of one grid's blocks: look it up once per run */
 	long ki = m->last_kernel;
-	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid || ctx != m->last_ctx) {
-		ki = model_find_kernel(m, pid, ctx, b->grid_id);
+	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid ||
+	    b->device_id != m->last_dev) {
+		ki = model_find_kernel(m, pid, b->device_id, b->grid_id);
 		if (ki < 0)
 			return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
 		m->last_kernel = ki;
 		m->last_grid = b->grid_id;
 		m->last_pid = pid;
-		m->last_ctx = ctx;
+		m->last_dev = b->device_id;
 	}
 	struct model_kernel *k = &m->kernels[ki];
 	if (!k->first_block || b->start < k->first_block)
@@ -745,8 +749,8 @@ static int model_add_blocks_to(struct model *m, const struct smtop_block *b, siz
 		if (m->has_device && m->has_origin && x->sm < m->n_sm && x->end > x->start) {
 			ki = m->last_kernel;
 			if (ki < 0 || x->grid_id != m->last_grid || pid != m->last_pid ||
-			    context_id != m->last_ctx)
-				ki = model_find_kernel(m, pid, context_id, x->grid_id);
+			    x->device_id != m->last_dev)
+				ki = model_find_kernel(m, pid, x->device_id, x->grid_id);
 			if (ki < 0) {
 				/* the grid's record has not come: its run waits */
 				size_t r = grid_run(x, n - i);
@@ -764,7 +768,7 @@ static int model_add_blocks_to(struct model *m, const struct smtop_block *b, siz
 		m->last_kernel = ki;
 		m->last_grid = x->grid_id;
 		m->last_pid = pid;
-		m->last_ctx = context_id;
+		m->last_dev = x->device_id;
 		i += place_run(m, x, n - i, ki, &rc);
 	}
 	return rc;
@@ -907,7 +911,7 @@ static void link_events(struct model *m, int all)
 			if (s >= 0 && s < 64)
 				e->culprit_streams |= 1ULL << s;
 		}
-		long k = model_find_kernel(m, e->ev.pid, e->ev.context_id, e->ev.grid_id);
+		long k = model_find_kernel(m, e->ev.pid, e->ev.device_id, e->ev.grid_id);
 		e->kernel = (int32_t)k;
 		if (k >= 0) {
 			m->kernels[k].event = (int32_t)i;
@@ -965,12 +969,11 @@ void model_trim(struct model *m)
 
 /* ---- replay: a session cut at a clock that moves on ------------------------ */
 
-int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
-		       uint32_t context_id)
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid)
 {
 	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
 		return 0;
-	long ki = model_find_kernel(m, pid, context_id, b->grid_id);
+	long ki = model_find_kernel(m, pid, b->device_id, b->grid_id);
 	if (ki < 0)
 		return 0;
 	struct model_kernel *k = &m->kernels[ki];
@@ -1038,12 +1041,11 @@ void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1)
 	m->detail_t1 = t1;
 }
 
-int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
-			   uint32_t ctx)
+int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid)
 {
 	if (!m->has_device || b->sm >= m->n_sm || b->end <= b->start)
 		return 0;
-	long ki = model_find_kernel(m, pid, ctx, b->grid_id);
+	long ki = model_find_kernel(m, pid, b->device_id, b->grid_id);
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];

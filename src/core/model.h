@@ -118,7 +118,7 @@ struct pool;
 
 /* Blocks of one grid waiting for their kernel record (or the device). */
 struct model_pending {
-	uint32_t pid, context_id;
+	uint32_t pid, context_id, device_id;
 	uint64_t grid_id;
 	struct smtop_block *blocks;
 	size_t n, cap;
@@ -161,7 +161,7 @@ struct model {
 	struct model_bin *bins;         /* storage of all levels */
 	struct binning *binning;        /* blocks placed but not yet in the bins */
 	struct pool *pool;              /* threads that bin them; NULL: the caller's */
-	uint32_t last_pid, last_ctx;    /* the kernel of the last block placed */
+	uint32_t last_pid, last_dev;    /* the kernel of the last block placed */
 	uint64_t last_grid;
 	long last_kernel;
 	struct model_level levels[MODEL_LEVELS];
@@ -225,8 +225,7 @@ void model_trim(struct model *m);
  * of it through model_extend_block, which adds its occupancy without
  * counting the block again; a running kernel's end and a waiting victim's
  * start grow the same way.  Both only ever grow. */
-int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid,
-		       uint32_t context_id);
+int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pid);
 void model_kernel_set_end(struct model *m, size_t i, uint64_t end);
 /* The stream runs kernels later on: its letter is kept from the start. */
 int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
@@ -236,8 +235,7 @@ void model_event_set_start(struct model *m, size_t i, uint64_t start);
 /* The detail window: bins of (t1 - t0) / MODEL_DETAIL_BINS for [t0, t1),
  * filled by the loader with the blocks of that window. */
 void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1);
-int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
-			   uint32_t context_id);
+int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_t pid);
 void model_detail_end(struct model *m);
 /* 1 when a window of col_ns per column would be drawn from bins more than
  * two columns wide: the loader should fill the detail level for [t0, t1). */
@@ -260,7 +258,7 @@ const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t s
 const struct model_stream *model_stream_by_rank(const struct model *m, size_t rank);
 long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
 		       uint32_t context_id, uint32_t stream_id);
-long model_find_kernel(const struct model *m, uint32_t pid, uint32_t context_id,
+long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id,
 		       uint64_t grid_id);
 
 /* Events sorted by ready time: first with ready >= t (n_events if none). */

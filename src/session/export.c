@@ -30,7 +30,7 @@ struct xstream {
 };
 
 struct xkernel {
-	uint32_t pid, context_id;
+	uint32_t pid, device_id;
 	uint64_t grid_id;
 	uint32_t stream;                /* index into streams */
 	const char *short_name;
@@ -103,20 +103,20 @@ static int on_stream(void *ud, const struct smtop_stream *st)
 	return 0;
 }
 
-static uint64_t kernel_hash(uint32_t pid, uint32_t ctx, uint64_t grid)
+static uint64_t kernel_hash(uint32_t pid, uint32_t dev, uint64_t grid)
 {
-	uint64_t h = grid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pid << 32 | ctx) * 0xc2b2ae3d27d4eb4full;
+	uint64_t h = grid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pid << 32 | dev) * 0xc2b2ae3d27d4eb4full;
 	return h ^ h >> 29;
 }
 
-static struct xkernel *kernel_slot(struct exporter *x, uint32_t pid, uint32_t ctx, uint64_t grid)
+static struct xkernel *kernel_slot(struct exporter *x, uint32_t pid, uint32_t dev, uint64_t grid)
 {
 	if (!x->cap_kernels)
 		return NULL;
 	size_t mask = x->cap_kernels - 1;
-	for (size_t i = kernel_hash(pid, ctx, grid) & mask;; i = (i + 1) & mask) {
+	for (size_t i = kernel_hash(pid, dev, grid) & mask;; i = (i + 1) & mask) {
 		struct xkernel *k = &x->kernels[i];
-		if (!k->short_name || (k->pid == pid && k->context_id == ctx && k->grid_id == grid))
+		if (!k->short_name || (k->pid == pid && k->device_id == dev && k->grid_id == grid))
 			return k;
 	}
 }
@@ -134,7 +134,7 @@ static int kernels_rehash(struct exporter *x)
 	}
 	for (size_t i = 0; i < n; i++)
 		if (old[i].short_name)
-			*kernel_slot(x, old[i].pid, old[i].context_id, old[i].grid_id) = old[i];
+			*kernel_slot(x, old[i].pid, old[i].device_id, old[i].grid_id) = old[i];
 	free(old);
 	return 0;
 }
@@ -144,7 +144,9 @@ static long stream_of_kernel(struct exporter *x, const struct smtop_kernel *k)
 	return stream_find(x, k->pid, k->device_id, k->context_id, k->stream_id, 1);
 }
 
-/* Blocks find their kernel (name, stream) by (pid, context, grid id). */
+/* Blocks find their kernel (name, stream) by (pid, device, grid id): grid ids
+ * are unique per device, and a green context's blocks come through the
+ * primary context. */
 static int index_kernel(void *ud, const struct smtop_kernel *k)
 {
 	struct exporter *x = ud;
@@ -155,18 +157,18 @@ static int index_kernel(void *ud, const struct smtop_kernel *k)
 		return 0;
 	if ((x->n_kernels + 1) * 2 > x->cap_kernels && kernels_rehash(x) != 0)
 		return 1;
-	struct xkernel *slot = kernel_slot(x, k->pid, k->context_id, k->grid_id);
+	struct xkernel *slot = kernel_slot(x, k->pid, k->device_id, k->grid_id);
 	if (!slot->short_name)
 		x->n_kernels++;
-	*slot = (struct xkernel){ k->pid, k->context_id, k->grid_id, (uint32_t)si,
+	*slot = (struct xkernel){ k->pid, k->device_id, k->grid_id, (uint32_t)si,
 				  session_short_name(x->s, k->name) };
 	return 0;
 }
 
-static const struct xkernel *kernel_find(struct exporter *x, uint32_t pid, uint32_t ctx,
+static const struct xkernel *kernel_find(struct exporter *x, uint32_t pid, uint32_t dev,
 					 uint64_t grid)
 {
-	struct xkernel *k = kernel_slot(x, pid, ctx, grid);
+	struct xkernel *k = kernel_slot(x, pid, dev, grid);
 	return k && k->short_name ? k : NULL;
 }
 
@@ -427,7 +429,7 @@ static int write_block(struct exporter *x, const struct block_ref *r)
 		snprintf(name, sizeof name, "slot %d", lane);
 		meta(x, "thread_name", pid, lane + 1, name, lane);
 	}
-	const struct xkernel *k = kernel_find(x, r->pid, r->ctx, b->grid_id);
+	const struct xkernel *k = kernel_find(x, r->pid, b->device_id, b->grid_id);
 	char fallback[48];
 	if (!k)
 		snprintf(fallback, sizeof fallback, "grid %" PRIu64, b->grid_id);
@@ -666,9 +668,11 @@ static int csv_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32
 {
 	struct csv *c = ud;
 	FILE *o = c->blocks;
-	const struct xkernel *k = kernel_find(&c->x, pid, ctx, b->grid_id);
+	const struct xkernel *k = kernel_find(&c->x, pid, b->device_id, b->grid_id);
+	/* the context that ran the kernel, not the one its blocks came through */
+	uint32_t run_ctx = k ? c->x.streams[k->stream].context_id : ctx;
 	fprintf(o, "%" PRIu32 ",%u,%" PRIu32 ",%u,%" PRIu64 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",",
-		pid, b->device_id, ctx, b->sm, b->grid_id, b->block, b->start, b->end);
+		pid, b->device_id, run_ctx, b->sm, b->grid_id, b->block, b->start, b->end);
 	if (k)
 		fprintf(o, "%" PRIu32, c->x.streams[k->stream].stream_id);
 	fputc(',', o);

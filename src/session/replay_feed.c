@@ -30,37 +30,39 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* ---- kernels, looked up by (pid, context, grid id) ------------------------- */
+/* ---- kernels, looked up by (pid, device, grid id) --------------------------
+ * Not by context: grid ids are unique per device, and a green context's
+ * blocks come through the primary context. */
 
 static const struct smtop_kernel *sort_kernels; /* qsort has no user pointer in C11 */
 
-static int cmp_key(const struct smtop_kernel *a, uint32_t pid, uint32_t ctx, uint64_t grid)
+static int cmp_key(const struct smtop_kernel *a, uint32_t pid, uint32_t dev, uint64_t grid)
 {
 	if (a->pid != pid)
 		return a->pid < pid ? -1 : 1;
-	if (a->context_id != ctx)
-		return a->context_id < ctx ? -1 : 1;
+	if (a->device_id != dev)
+		return a->device_id < dev ? -1 : 1;
 	return (a->grid_id > grid) - (a->grid_id < grid);
 }
 
 static int cmp_by_grid(const void *x, const void *y)
 {
 	const struct smtop_kernel *b = &sort_kernels[*(const size_t *)y];
-	int c = cmp_key(&sort_kernels[*(const size_t *)x], b->pid, b->context_id, b->grid_id);
+	int c = cmp_key(&sort_kernels[*(const size_t *)x], b->pid, b->device_id, b->grid_id);
 	return c ? c : (*(const size_t *)x > *(const size_t *)y) - (*(const size_t *)x < *(const size_t *)y);
 }
 
-static long kernel_index(const struct replay_feed *p, uint32_t pid, uint32_t ctx, uint64_t grid)
+static long kernel_index(const struct replay_feed *p, uint32_t pid, uint32_t dev, uint64_t grid)
 {
 	size_t lo = 0, hi = p->n_kernels;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (cmp_key(&p->kernels[p->by_grid[mid]], pid, ctx, grid) < 0)
+		if (cmp_key(&p->kernels[p->by_grid[mid]], pid, dev, grid) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < p->n_kernels && cmp_key(&p->kernels[p->by_grid[lo]], pid, ctx, grid) == 0)
+	if (lo < p->n_kernels && cmp_key(&p->kernels[p->by_grid[lo]], pid, dev, grid) == 0)
 		return (long)p->by_grid[lo];
 	return -1;
 }
@@ -109,7 +111,7 @@ static int cmp_kernel_start(const void *x, const void *y)
 	const struct smtop_kernel *a = x, *b = y;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
-	return cmp_key(a, b->pid, b->context_id, b->grid_id);
+	return cmp_key(a, b->pid, b->device_id, b->grid_id);
 }
 
 /* Every file's kernels, by start (each file hands its own over in order),
@@ -220,7 +222,7 @@ static int keep_block(void *ud, const struct smtop_block *b, uint32_t pid, uint3
 	sl->decoded++;
 	if (b->start < sl->t0 || b->start >= sl->t1 || b->end <= b->start)
 		return 0;
-	if (kernel_index(p, pid, ctx, b->grid_id) < 0)
+	if (kernel_index(p, pid, b->device_id, b->grid_id) < 0)
 		return 0;
 	if (array_grow((void **)&p->buf, &p->cap_buf, p->n_buf + 1, sizeof *p->buf)) {
 		sl->failed = 1;
@@ -324,9 +326,9 @@ static void show_part(struct replay_feed *p, const struct replay_feed_block *rb,
 	if (first)
 		model_add_block(p->m, part, rb->pid, rb->context_id);
 	else
-		model_extend_block(p->m, part, rb->pid, rb->context_id);
+		model_extend_block(p->m, part, rb->pid);
 	if (p->m->detail_ready)
-		model_detail_add_block(p->m, part, rb->pid, rb->context_id);
+		model_detail_add_block(p->m, part, rb->pid);
 }
 
 /* Blocks in flight grow up to the clock. */
@@ -351,7 +353,7 @@ static void extend_active(struct replay_feed *p, uint64_t c)
 /* A block that starts at the clock shows as just landed: 1 ns long. */
 static int feed_block(struct replay_feed *p, const struct replay_feed_block *rb, uint64_t c)
 {
-	long ki = kernel_index(p, rb->pid, rb->context_id, rb->b.grid_id);
+	long ki = kernel_index(p, rb->pid, rb->b.device_id, rb->b.grid_id);
 	if (ki >= 0 && feed_kernel(p, (size_t)ki, c) != 0)
 		return -1;
 	struct smtop_block part = rb->b;
@@ -494,13 +496,14 @@ fail:
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
 	struct replay_feed *p = ud;
-	if (b->start > p->fed || kernel_index(p, pid, ctx, b->grid_id) < 0)
+	(void)ctx; /* blocks join by device: see cmp_key */
+	if (b->start > p->fed || kernel_index(p, pid, b->device_id, b->grid_id) < 0)
 		return 0;
 	struct smtop_block part = *b;
 	part.end = min_u64(b->end, p->fed);
 	if (part.end <= part.start)
 		part.end = part.start + 1;
-	return model_detail_add_block(p->m, &part, pid, ctx) == 0 ? 0 : 1;
+	return model_detail_add_block(p->m, &part, pid) == 0 ? 0 : 1;
 }
 
 int replay_feed_add_detail(struct replay_feed *p, uint64_t t0, uint64_t t1)
@@ -571,8 +574,9 @@ struct back {
 static int back_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
 	struct back *k = ud;
+	(void)ctx;
 	if (b->start < k->t && b->sm >= k->sm0 && b->sm < k->sm1 && (!k->found || b->start > k->best) &&
-	    kernel_index(k->p, pid, ctx, b->grid_id) >= 0) {
+	    kernel_index(k->p, pid, b->device_id, b->grid_id) >= 0) {
 		k->best = b->start;
 		k->found = 1;
 	}

@@ -1039,7 +1039,8 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
-	return model_detail_add_block(ud, b, pid, ctx) == 0 ? 0 : 1;
+	(void)ctx;
+	return model_detail_add_block(ud, b, pid) == 0 ? 0 : 1;
 }
 
 int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1)

@@ -110,7 +110,7 @@ static double fill_detail_ms(struct model *m, uint64_t t0, uint64_t t1, uint64_t
 							   .end = start + (b / SMS) * 100 + BLOCK_NS };
 				if (blk.end <= t0 || blk.start >= t1)
 					continue;
-				model_detail_add_block(m, &blk, 1, 1);
+				model_detail_add_block(m, &blk, 1);
 				(*nblocks)++;
 			}
 		}

@@ -1,9 +1,9 @@
 #!/bin/sh
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
-# the H200).  Sections (default: all but the last three): collector torch
+# the H200).  Sections (default: all but the last four): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
-# layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead request_timeline
-# live_lag nvtx;
+# layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps request_timeline
+# live_lag nvtx fixtures;
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -13,7 +13,7 @@ mkdir -p "$OUT_DIR"
 SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 fails=0
-sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead mps}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -375,6 +375,70 @@ section_multi_gpu() {
 	$SMTOP info "$OUT_DIR/multi.smtop" | grep -E "GPU|kernels|blocks|dropped|clock"
 	$SMTOP report "$OUT_DIR/multi.smtop" --top 3 | head -20
 	python3 tests/gpu/check_multi_gpu.py "$OUT_DIR/multi.smtop" "$OUT_DIR/multi.out" || fails=$((fails + 1))
+}
+
+# mps_start DIR: a private MPS control daemon, its pipe and log folders
+# under DIR, for this shell's CUDA programs; 1 with the refusal printed if
+# the machine will not run one.  smtop itself never starts or stops MPS.
+mps_start() {
+	mkdir -p "$1/pipe" "$1/log"
+	export CUDA_MPS_PIPE_DIRECTORY="$1/pipe" CUDA_MPS_LOG_DIRECTORY="$1/log"
+	if ! command -v nvidia-cuda-mps-control >/dev/null; then
+		echo "mps: nvidia-cuda-mps-control is not installed"
+		unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+		return 1
+	fi
+	if ! nvidia-cuda-mps-control -d; then
+		echo "mps: nvidia-cuda-mps-control -d failed"; cat "$1/log/"*.log 2>/dev/null
+		unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+		return 1
+	fi
+	sleep 1
+	[ -e "$1/pipe/control" ] || { echo "mps: no control pipe in $1/pipe"; mps_stop "$1"; return 1; }
+}
+
+mps_stop() {
+	echo quit | nvidia-cuda-mps-control
+	sleep 1
+	tail -5 "$1/log/control.log" 2>/dev/null
+	unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+
+# MPS for real: the demo's two processes as MPS clients share SMs at once,
+# while without MPS (the timeslice demo) they take turns.
+section_mps() {
+	echo "== mps"
+	mdir=$(mktemp -d /tmp/smtop-mps.XXXXXX)
+	if ! mps_start "$mdir"; then
+		bad "mps: the machine refused an MPS daemon"
+		return
+	fi
+	record demo-mps build/smtop-demo mps --seconds 3
+	echo "demo mps exit $?"
+	mps_stop "$mdir"
+	tail -5 "$OUT_DIR/demo-mps.out"
+	expect_no_block_drops "demo mps" "$OUT_DIR/demo-mps.smtop"
+	$SMTOP report "$OUT_DIR/demo-mps.smtop" --json > "$OUT_DIR/demo-mps.json"
+	$SMTOP report "$OUT_DIR/demo-mps.smtop" --top 3 | head -30
+	for d in mps timeslice; do
+		[ -e "$OUT_DIR/demo-$d.smtop" ] || record "demo-$d" build/smtop-demo "$d" --seconds 3
+		rm -rf "$OUT_DIR/$d-csv"
+		$SMTOP export "$OUT_DIR/demo-$d.smtop" --csv "$OUT_DIR/$d-csv" -q
+	done
+	python3 tests/gpu/cross_process.py "$OUT_DIR/mps-csv/blocks.csv" --expect shared &&
+		ok "mps: both processes' blocks start side by side on the same SMs" || bad "mps: no sharing"
+	python3 tests/gpu/cross_process.py "$OUT_DIR/timeslice-csv/blocks.csv" --expect apart &&
+		ok "timeslice: the processes take turns" || bad "timeslice: the processes shared SMs"
+}
+
+# The committed fixtures, recorded again (tests/gpu/record_fixtures.sh),
+# with the MPS demo's among them when the machine runs a daemon.
+section_fixtures() {
+	echo "== fixtures"
+	mdir=$(mktemp -d /tmp/smtop-mps.XXXXXX)
+	mps_start "$mdir" && mps=1 || mps=0
+	SMTOP_FIXTURE_MPS=$mps tests/gpu/record_fixtures.sh "$OUT_DIR/fixtures" || bad "record_fixtures.sh"
+	[ $mps -eq 1 ] && mps_stop "$mdir"
 }
 
 section_layers() {

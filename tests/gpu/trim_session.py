@@ -98,26 +98,32 @@ def clock_offset(db, device):
 
 
 def trim_whole_kernels(a, dst, names, t0, t1):
+    # Blocks meet their kernel on (process, device, grid id), as in smtop:
+    # a green context's blocks come through the primary context.
     grids = {}
-    for pid, dev, ctx, grid, start, end in dst.execute(
-            "SELECT globalPid, deviceId, contextId, gridId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+    for pid, dev, grid, start, end in dst.execute(
+            "SELECT globalPid, deviceId, gridId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL"):
         inside = start >= t0 and end <= t1 and end > 0
-        key = (pid, dev, ctx, grid)
+        key = (pid, dev, grid)
         grids[key] = grids.get(key, True) and inside
     keep = {k for k, ok in grids.items() if ok}
-    dst.execute("CREATE TEMP TABLE keep(pid, dev, ctx, grid)")
-    dst.executemany("INSERT INTO temp.keep VALUES (?, ?, ?, ?)", keep)
+    dst.execute("CREATE TEMP TABLE keep(pid, dev, grid)")
+    dst.executemany("INSERT INTO temp.keep VALUES (?, ?, ?)", keep)
     dst.execute("""DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE NOT EXISTS (SELECT 1 FROM temp.keep k
-                   WHERE k.pid = globalPid AND k.dev = deviceId AND k.ctx = contextId AND k.grid = gridId)""")
+                   WHERE k.pid = globalPid AND k.dev = deviceId AND k.grid = gridId)""")
     margin = 1_000_000
     offsets = {}
-    rows = dst.execute("SELECT id, globalPid, deviceId, contextId, data FROM smtop_block_chunk").fetchall()
-    for cid, pid, dev, ctx, data in rows:
+    rows = dst.execute("SELECT id, globalPid, deviceId, start, end FROM smtop_block_chunk").fetchall()
+    for cid, pid, dev, c0, c1 in rows:
         if dev not in offsets:
             offsets[dev] = clock_offset(dst, dev)
         off = offsets[dev]
+        if c1 + off < t0 - margin or c0 + off > t1 + margin:
+            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
+            continue
+        data = dst.execute("SELECT data FROM smtop_block_chunk WHERE id = ?", (cid,)).fetchone()[0]
         blocks = [b for b in chunk_codec.decode_chunk(data)
-                  if (pid, dev, ctx, b[2]) in keep and t0 - margin <= b[0] + off <= t1 + margin]
+                  if (pid, dev, b[2]) in keep and t0 - margin <= b[0] + off <= t1 + margin]
         if not blocks:
             dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
             continue

@@ -48,7 +48,7 @@ static size_t place(const struct model *m, const struct model_ref *r, struct pla
 		const struct smtop_block *b = &r->v[i].b;
 		if (b->sm >= m->n_sm || b->end <= b->start)
 			continue;
-		long k = model_find_kernel(m, r->v[i].pid, r->v[i].ctx, b->grid_id);
+		long k = model_find_kernel(m, r->v[i].pid, b->device_id, b->grid_id);
 		if (k < 0)
 			continue;
 		const struct model_kernel *mk = &m->kernels[k];

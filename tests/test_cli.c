@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "src/app/cli.h"
+#include "src/app/paper.h"
 
 /* cli keeps pointers into argv, as main's argv lives for the whole run. */
 static char *argv[32];
@@ -228,4 +229,31 @@ Test(cli, help_and_version_win)
 	cr_assert_eq(c.command, CLI_HELP);
 	cr_assert_eq(parse(&c, l2, err, sizeof err), 0);
 	cr_assert_eq(c.command, CLI_VERSION);
+}
+
+/* demo paper reads each scenario's turnaround from the demo's own output:
+ * the lines recorded on the H200 beside the fixtures. */
+Test(cli, paper_reads_the_demos_summary_lines)
+{
+	static const char *const outs[] = { "tests/fixtures/green-contexts.out",
+					    "tests/fixtures/timeslice.out" };
+	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+		FILE *f = fopen(outs[i], "r");
+		cr_assert_not_null(f, "%s", outs[i]);
+		char line[1024];
+		struct paper_turnaround t;
+		int found = 0;
+		while (fgets(line, sizeof line, f))
+			if (paper_parse_summary(line, &t) == 0)
+				found++;
+		fclose(f);
+		cr_assert_eq(found, 1, "%s: one summary line", outs[i]);
+		cr_expect_gt(t.requests, 0);
+		cr_expect_gt(t.p50, t.solo_p50, "%s: inference is slower beside training", outs[i]);
+	}
+	struct paper_turnaround t;
+	char train[] = "train scenario=timeslice model=resnet batch=32 priority=0 steps=8";
+	char cut[] = "summary scenario=timeslice median_ms=35.6";
+	cr_expect_neq(paper_parse_summary(train, &t), 0);
+	cr_expect_neq(paper_parse_summary(cut, &t), 0, "no p99 or solo figures");
 }

@@ -11,6 +11,7 @@
 #include "src/app/info.h"
 #include "src/app/ls.h"
 #include "src/app/open.h"
+#include "src/app/paper.h"
 #include "src/app/record.h"
 #include "src/core/report.h"
 #include "src/session/session.h"
@@ -117,6 +118,8 @@ int main(int argc, char **argv)
 	case CLI_RUN:
 		return open_run_main(&c);
 	case CLI_DEMO:
+		if (c.demo_name && !strcmp(c.demo_name, "paper"))
+			return paper_main(c.demo_seconds > 0 ? c.demo_seconds : 3.0, c.sm_mode, c.json);
 		return open_demo_main(&c);
 	case CLI_REPORT:
 		return run_report(&c);

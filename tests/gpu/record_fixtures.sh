@@ -1,12 +1,14 @@
 #!/bin/sh
 # Records the sessions committed in tests/fixtures/ (on the H200):
-#   tests/gpu/record_fixtures.sh OUTDIR
+#   tests/gpu/record_fixtures.sh OUTDIR [DEMO...]
 # Each demo runs 3 s under `smtop record`; smtop's report picks its worst
 # episode and the session is trimmed to a window around it, small enough to
 # commit, keeping whole kernels: every kept kernel with all its blocks, no
-# block without its kernel.  With SMTOP_FIXTURE_MPS=1 (an MPS daemon runs
-# for this shell: `make test-gpu` section fixtures starts a private one) the
-# MPS demo is recorded too.  The smoke and PyTorch sessions are kept whole.
+# block without its kernel.  The smoke and PyTorch sessions are kept whole.
+# With DEMOs, only those are recorded: `make test-gpu` section fixtures
+# records the others first and then `mps` alone, while a private MPS daemon
+# runs (an MPS daemon makes every CUDA process its client, the other demos'
+# included).
 cd "$(dirname "$0")/../.." || exit 1
 out=${1:-build/fixtures}
 tmp=${SMTOP_GPU_OUT:-build/gpu-out}
@@ -17,10 +19,12 @@ demos="priority-vs-training 10 30
 equal-priority 3 7
 head-of-line 10 30
 green-contexts 4 4
-timeslice 15 15"
-[ "${SMTOP_FIXTURE_MPS:-0}" = 1 ] && demos="$demos
+timeslice 15 15
 mps 10 10"
+only=$*
+[ -n "$only" ] || only="priority-vs-training equal-priority head-of-line green-contexts timeslice"
 echo "$demos" | while read -r d before after; do
+	case " $only " in *" $d "*) ;; *) continue ;; esac
 	rm -f "$tmp/fx-$d.smtop"
 	timeout -s INT 120 build/smtop record -q -o "$tmp/fx-$d.smtop" -- build/smtop-demo "$d" --seconds 3 \
 		> "$out/$d.out" 2>&1 || echo "$d: exit status $?"
@@ -30,6 +34,7 @@ echo "$demos" | while read -r d before after; do
 		--before-ms "$before" --after-ms "$after" --whole-kernels
 	build/smtop info "$out/$d.smtop" | grep -E "^(kernels|blocks|dropped|GPU span)"
 done
+[ -z "$*" ] || exit 0
 rm -f "$out/smoke.smtop" "$out/resnet50-two-streams.smtop"
 build/smtop record -q -o "$out/smoke.smtop" -- build/gpu/collector_smoke > "$out/smoke.txt" 2>&1
 build/smtop record -q -o "$out/resnet50-two-streams.smtop" -- python3 tests/gpu/torch_resnet.py \

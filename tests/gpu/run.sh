@@ -1,9 +1,9 @@
 #!/bin/sh
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
-# the H200).  Sections (default: all but the last four): collector torch
+# the H200).  Sections (default: all but the last five): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps request_timeline
-# live_lag nvtx fixtures;
+# live_lag nvtx fixtures paper;
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -12,6 +12,7 @@ OUT_DIR=${SMTOP_GPU_OUT:-build/gpu-out}
 mkdir -p "$OUT_DIR"
 SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
+. tests/gpu/mps_lib.sh
 fails=0
 sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead mps}
 
@@ -377,33 +378,6 @@ section_multi_gpu() {
 	python3 tests/gpu/check_multi_gpu.py "$OUT_DIR/multi.smtop" "$OUT_DIR/multi.out" || fails=$((fails + 1))
 }
 
-# mps_start DIR: a private MPS control daemon, its pipe and log folders
-# under DIR, for this shell's CUDA programs; 1 with the refusal printed if
-# the machine will not run one.  smtop itself never starts or stops MPS.
-mps_start() {
-	mkdir -p "$1/pipe" "$1/log"
-	export CUDA_MPS_PIPE_DIRECTORY="$1/pipe" CUDA_MPS_LOG_DIRECTORY="$1/log"
-	if ! command -v nvidia-cuda-mps-control >/dev/null; then
-		echo "mps: nvidia-cuda-mps-control is not installed"
-		unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-		return 1
-	fi
-	if ! nvidia-cuda-mps-control -d; then
-		echo "mps: nvidia-cuda-mps-control -d failed"; cat "$1/log/"*.log 2>/dev/null
-		unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-		return 1
-	fi
-	sleep 1
-	[ -e "$1/pipe/control" ] || { echo "mps: no control pipe in $1/pipe"; mps_stop "$1"; return 1; }
-}
-
-mps_stop() {
-	echo quit | nvidia-cuda-mps-control
-	sleep 1
-	tail -5 "$1/log/control.log" 2>/dev/null
-	unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-}
-
 # MPS for real: the demo's two processes as MPS clients share SMs at once,
 # while without MPS (the timeslice demo) they take turns.
 section_mps() {
@@ -435,10 +409,29 @@ section_mps() {
 # with the MPS demo's among them when the machine runs a daemon.
 section_fixtures() {
 	echo "== fixtures"
+	tests/gpu/record_fixtures.sh "$OUT_DIR/fixtures" || bad "record_fixtures.sh"
 	mdir=$(mktemp -d /tmp/smtop-mps.XXXXXX)
-	mps_start "$mdir" && mps=1 || mps=0
-	SMTOP_FIXTURE_MPS=$mps tests/gpu/record_fixtures.sh "$OUT_DIR/fixtures" || bad "record_fixtures.sh"
-	[ $mps -eq 1 ] && mps_stop "$mdir"
+	if mps_start "$mdir"; then
+		tests/gpu/record_fixtures.sh "$OUT_DIR/fixtures" mps || bad "record_fixtures.sh mps"
+		mps_stop "$mdir"
+	fi
+}
+
+# smtop demo paper, with a private MPS daemon for its MPS rows: every row
+# runs and inference is slower beside training than alone.
+section_paper() {
+	echo "== paper"
+	mdir=$(mktemp -d /tmp/smtop-mps.XXXXXX)
+	mps_start "$mdir" || echo "paper: no MPS daemon, its rows are skipped"
+	XDG_DATA_HOME="$(cd "$OUT_DIR" && pwd)/paper-lib" $SMTOP demo paper > "$OUT_DIR/paper.txt" 2> "$OUT_DIR/paper.err"
+	echo "demo paper exit $?"
+	[ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && mps_stop "$mdir"
+	cat "$OUT_DIR/paper.txt"
+	# the +p50 column follows the beside-p99 figure (the paper's column, a name)
+	rows=$(grep -cE '[0-9]\.[0-9]{2} +[+-][0-9]+%' "$OUT_DIR/paper.txt")
+	expect_eq "paper: rows measured" "$rows" 15
+	slower=$(grep -cE '[0-9]\.[0-9]{2} +\+[0-9]+%' "$OUT_DIR/paper.txt")
+	echo "paper: $slower of $rows rows slower beside training than alone"
 }
 
 section_layers() {

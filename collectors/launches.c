@@ -19,7 +19,6 @@ struct launches {
 	struct launch_entry *e;
 	int64_t bound;                  /* least first-block-start minus launch */
 	int bound_known;
-	uint64_t now;
 	uint64_t orphans;
 };
 
@@ -118,7 +117,7 @@ static void launches_remove(struct launches *l, struct launch_entry *gone)
 	}
 }
 
-int launches_add(struct launches *l, const struct launch_info *info)
+int launches_add(struct launches *l, uint64_t now, const struct launch_info *info)
 {
 	struct launch_entry e = { .used = 1, .info = *info };
 
@@ -130,7 +129,7 @@ int launches_add(struct launches *l, const struct launch_info *info)
 	e.expected = (uint64_t)(info->grid[0] > 0 ? info->grid[0] : 1) *
 		     (uint64_t)(info->grid[1] > 0 ? info->grid[1] : 1) *
 		     (uint64_t)(info->grid[2] > 0 ? info->grid[2] : 1);
-	e.last_seen = l->now;
+	e.last_seen = now;
 	/* A graph replayed launches its kernel nodes with the same grid id
 	 * each time: the launches of one grid id queue up, the oldest first
 	 * along the probe chain (backward-shift deletion keeps their order). */
@@ -181,8 +180,8 @@ static void launches_note_bound(struct launches *l, const struct launch_entry *e
  * that launch still lacks goes on to the next launch of the grid id (a
  * graph replayed).  Complete kernels go into out.  Returns the records
  * written. */
-static size_t launches_add_run(struct launches *l, uint32_t context_id, uint64_t grid,
-			       uint64_t count, uint64_t start, uint64_t end,
+static size_t launches_add_run(struct launches *l, uint64_t now, uint32_t context_id,
+			       uint64_t grid, uint64_t count, uint64_t start, uint64_t end,
 			       struct smtop_record *out, size_t max)
 {
 	size_t done = 0;
@@ -202,7 +201,7 @@ static size_t launches_add_run(struct launches *l, uint32_t context_id, uint64_t
 		if (!e->seen || end > e->end)
 			e->end = end;
 		e->seen += take;
-		e->last_seen = l->now;
+		e->last_seen = now;
 		count -= take;
 		if (e->seen < e->expected)
 			break;
@@ -215,8 +214,8 @@ static size_t launches_add_run(struct launches *l, uint32_t context_id, uint64_t
 	return done;
 }
 
-size_t launches_note_blocks(struct launches *l, uint32_t context_id, const struct smtop_block *b,
-			    size_t n, struct smtop_record *out, size_t max)
+size_t launches_note_blocks(struct launches *l, uint64_t now, uint32_t context_id,
+			    const struct smtop_block *b, size_t n, struct smtop_record *out, size_t max)
 {
 	size_t done = 0;
 
@@ -231,7 +230,8 @@ size_t launches_note_blocks(struct launches *l, uint32_t context_id, const struc
 			if (b[j].end > end)
 				end = b[j].end;
 		}
-		done += launches_add_run(l, context_id, grid, j - i, start, end, out + done, max - done);
+		done += launches_add_run(l, now, context_id, grid, j - i, start, end, out + done,
+					 max - done);
 		i = j;
 	}
 	return done;
@@ -259,11 +259,6 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
 int64_t launches_clock_bound(const struct launches *l)
 {
 	return l->bound_known ? l->bound : 0;
-}
-
-void launches_set_now(struct launches *l, uint64_t now)
-{
-	l->now = now;
 }
 
 size_t launches_pending(const struct launches *l)

@@ -31,16 +31,20 @@ struct launch_info {
 struct launches *launches_create(uint32_t pid);
 void launches_destroy(struct launches *l);
 
+/* now, here and below: the host's monotonic ns at the call, from which a
+ * kernel's idle age (launches_take_stale) counts; the caller reads the
+ * clock, so the tests give times of their own. */
+
 /* A launch whose blocks are to come.  -1 when out of memory. */
-int launches_add(struct launches *l, const struct launch_info *info);
+int launches_add(struct launches *l, uint64_t now, const struct launch_info *info);
 
 /* n blocks of context context_id, in any order: each counts for its kernel
  * (by grid id).  Kernels whose grid is now complete are written into out
  * (at most max; the rest stay for the next call) as SMTOP_REC_KERNEL records
  * that own their name.  Returns how many were written.  A block of no known
  * launch counts in launches_orphans. */
-size_t launches_note_blocks(struct launches *l, uint32_t context_id, const struct smtop_block *b,
-			    size_t n, struct smtop_record *out, size_t max);
+size_t launches_note_blocks(struct launches *l, uint64_t now, uint32_t context_id,
+			    const struct smtop_block *b, size_t n, struct smtop_record *out, size_t max);
 
 /* Kernels still short of blocks whose last block came more than idle_ns
  * before now (host monotonic ns; idle_ns 0: all of them), at most max, as
@@ -55,9 +59,6 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
  * offset from above; submitted = launched + that bound, which can only make
  * a wait look shorter than it was, never longer. */
 int64_t launches_clock_bound(const struct launches *l);
-
-/* The host's monotonic clock for launches_note_blocks' idle ages. */
-void launches_set_now(struct launches *l, uint64_t now);
 
 size_t launches_pending(const struct launches *l);
 uint64_t launches_orphans(const struct launches *l);

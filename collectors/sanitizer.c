@@ -506,8 +506,8 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 	sz_func_attributes(ld->function, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
 	pthread_mutex_lock(&sz_launch_lock);
-	launches_set_now(sz_launches_table, clock_mono_ns()); /* its age starts now */
-	if (launches_add(sz_launches_table, &info) != 0)
+	/* its idle age starts now */
+	if (launches_add(sz_launches_table, clock_mono_ns(), &info) != 0)
 		log_debug("out of memory: the kernel record of %s is lost", info.name ? info.name : "?");
 	pthread_mutex_unlock(&sz_launch_lock);
 	if (!ld->function || !sz_set_add(ld->function))
@@ -556,8 +556,8 @@ static void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, 
 		size_t take = n < SZ_OUT ? n : SZ_OUT;
 
 		pthread_mutex_lock(&sz_launch_lock);
-		launches_set_now(sz_launches_table, clock_mono_ns());
-		done = launches_note_blocks(sz_launches_table, context_id, b, take, out, SZ_OUT);
+		done = launches_note_blocks(sz_launches_table, clock_mono_ns(), context_id, b, take, out,
+					    SZ_OUT);
 		pthread_mutex_unlock(&sz_launch_lock);
 		sz_push(out, done);
 		b += take;

@@ -1476,37 +1476,29 @@ struct row_sink {
 
 typedef int (*row_emit_fn)(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k);
 
+/* The columns copies and memsets share (reader_new_ops' order), as the
+ * initialisers of either record: only the last column differs. */
+#define READER_OP_COLUMNS(st)                                                  \
+	.start = (uint64_t)sqlite3_column_int64(st, 1),                        \
+	.end = (uint64_t)sqlite3_column_int64(st, 2),                          \
+	.device_id = (uint32_t)sqlite3_column_int64(st, 3),                    \
+	.context_id = (uint32_t)sqlite3_column_int64(st, 4),                   \
+	.stream_id = (uint32_t)sqlite3_column_int64(st, 5),                    \
+	.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),               \
+	.pid = pid_of(sqlite3_column_int64(st, 7)),                            \
+	.bytes = (uint64_t)sqlite3_column_int64(st, 8)
+
 static int emit_memcpy(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
 {
 	(void)r;
-	struct smtop_memcpy m = {
-		.start = (uint64_t)sqlite3_column_int64(st, 1),
-		.end = (uint64_t)sqlite3_column_int64(st, 2),
-		.device_id = (uint32_t)sqlite3_column_int64(st, 3),
-		.context_id = (uint32_t)sqlite3_column_int64(st, 4),
-		.stream_id = (uint32_t)sqlite3_column_int64(st, 5),
-		.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),
-		.pid = pid_of(sqlite3_column_int64(st, 7)),
-		.bytes = (uint64_t)sqlite3_column_int64(st, 8),
-		.copy_kind = sqlite3_column_int(st, 9),
-	};
+	struct smtop_memcpy m = { READER_OP_COLUMNS(st), .copy_kind = sqlite3_column_int(st, 9) };
 	return k->memcpy(k->ud, &m);
 }
 
 static int emit_memset(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
 {
 	(void)r;
-	struct smtop_memset m = {
-		.start = (uint64_t)sqlite3_column_int64(st, 1),
-		.end = (uint64_t)sqlite3_column_int64(st, 2),
-		.device_id = (uint32_t)sqlite3_column_int64(st, 3),
-		.context_id = (uint32_t)sqlite3_column_int64(st, 4),
-		.stream_id = (uint32_t)sqlite3_column_int64(st, 5),
-		.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),
-		.pid = pid_of(sqlite3_column_int64(st, 7)),
-		.bytes = (uint64_t)sqlite3_column_int64(st, 8),
-		.value = (uint32_t)sqlite3_column_int64(st, 9),
-	};
+	struct smtop_memset m = { READER_OP_COLUMNS(st), .value = (uint32_t)sqlite3_column_int64(st, 9) };
 	return k->memset(k->ud, &m);
 }
 
@@ -1564,7 +1556,8 @@ static int reader_new_rows(struct db_reader *r, const char *sql, const char *wha
 }
 
 /* Copies and memsets share their first columns: rowid, start, end,
- * device, context, stream, correlation, process, then bytes and `last`. */
+ * device, context, stream, correlation, process, then bytes and `last`
+ * (READER_OP_COLUMNS reads them). */
 static int reader_new_ops(struct db_reader *r, int64_t *watermark, const char *table, const char *last,
 			  const char *what, row_emit_fn emit, const struct row_sink *sink)
 {

@@ -883,12 +883,12 @@ Test(launches, a_kernel_is_complete_when_its_last_block_comes)
 	struct smtop_block b[6];
 	struct smtop_record out[4];
 
-	cr_assert_eq(launches_add(l, &i), 0);
+	cr_assert_eq(launches_add(l, 0, &i), 0);
 	for (uint32_t k = 0; k < 6; k++)
 		b[k] = block_of(5, k, 5000 + 10 * k, 9000 - 100 * k);
-	cr_assert_eq(launches_note_blocks(l, 1, b, 5, out, 4), 0, "5 of 6 blocks: not yet");
+	cr_assert_eq(launches_note_blocks(l, 0, 1, b, 5, out, 4), 0, "5 of 6 blocks: not yet");
 	cr_assert_eq(launches_pending(l), 1);
-	cr_assert_eq(launches_note_blocks(l, 1, b + 5, 1, out, 4), 1);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, b + 5, 1, out, 4), 1);
 	struct smtop_kernel *k = &out[0].u.kernel;
 	cr_assert_eq(out[0].kind, SMTOP_REC_KERNEL);
 	cr_assert_eq(k->pid, 42);
@@ -914,11 +914,11 @@ Test(launches, submission_is_mapped_by_the_least_lag)
 	struct smtop_block x = block_of(1, 0, 1100, 1200), y = block_of(2, 0, 1150, 1300);
 	struct smtop_record out[2];
 
-	launches_add(l, &a);
-	launches_add(l, &b);
-	cr_assert_eq(launches_note_blocks(l, 1, &x, 1, out, 2), 1);
+	launches_add(l, 0, &a);
+	launches_add(l, 0, &b);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &x, 1, out, 2), 1);
 	cr_assert_eq(out[0].u.kernel.submitted, 1100);
-	cr_assert_eq(launches_note_blocks(l, 1, &y, 1, out + 1, 1), 1);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &y, 1, out + 1, 1), 1);
 	/* lag of b is 950 < 1000: the bound tightens to 950 */
 	cr_assert_eq(launches_clock_bound(l), 950);
 	cr_assert_eq(out[1].u.kernel.submitted, 200 + 950);
@@ -938,11 +938,11 @@ Test(launches, replays_of_one_grid_id_fill_in_order)
 
 	for (int r = 0; r < 3; r++) {
 		struct launch_info i = launch_of(9, 1, 2, 1, 10 + r);
-		cr_assert_eq(launches_add(l, &i), 0);
+		cr_assert_eq(launches_add(l, 0, &i), 0);
 	}
 	for (uint32_t k = 0; k < 5; k++)
 		b[k] = block_of(9, k % 2, 100 + 100 * k, 150 + 100 * k);
-	n = launches_note_blocks(l, 1, b, 5, out, 4);
+	n = launches_note_blocks(l, 0, 1, b, 5, out, 4);
 	cr_assert_eq(n, 2, "5 blocks: two replays of 2 blocks complete");
 	cr_assert_eq(launches_pending(l), 1);
 	cr_assert_eq(launches_orphans(l), 0);
@@ -957,12 +957,12 @@ Test(launches, contexts_keep_their_grid_ids_apart)
 	struct smtop_block x = block_of(3, 0, 10, 20);
 	struct smtop_record out[2];
 
-	launches_add(l, &a);
-	launches_add(l, &b);
-	cr_assert_eq(launches_note_blocks(l, 2, &x, 1, out, 2), 1);
+	launches_add(l, 0, &a);
+	launches_add(l, 0, &b);
+	cr_assert_eq(launches_note_blocks(l, 0, 2, &x, 1, out, 2), 1);
 	cr_assert_eq(out[0].u.kernel.context_id, 2);
 	cr_assert_eq(launches_pending(l), 1);
-	cr_assert_eq(launches_note_blocks(l, 3, &x, 1, out + 1, 1), 0, "context 3 launched nothing");
+	cr_assert_eq(launches_note_blocks(l, 0, 3, &x, 1, out + 1, 1), 0, "context 3 launched nothing");
 	cr_assert_eq(launches_orphans(l), 1);
 	free_records(out, 1);
 	launches_destroy(l);
@@ -977,11 +977,9 @@ Test(launches, stale_kernels_go_out_with_what_came)
 	struct smtop_block x = block_of(1, 0, 500, 700);
 	struct smtop_record out[4];
 
-	launches_set_now(l, 1000);
-	launches_add(l, &a);
-	launches_add(l, &b);
-	launches_set_now(l, 5000);
-	launches_note_blocks(l, 1, &x, 1, out, 4);
+	launches_add(l, 1000, &a);
+	launches_add(l, 1000, &b);
+	launches_note_blocks(l, 5000, 1, &x, 1, out, 4);
 	cr_assert_eq(launches_take_stale(l, 5500, 1000, out, 4), 1, "only b has been idle past 1000 ns");
 	cr_assert_eq(out[0].u.kernel.grid_id, 2);
 	cr_assert_eq(out[0].u.kernel.start, 0, "no block came: unknown, not 0 ns long");
@@ -1005,12 +1003,12 @@ Test(launches, thousands_in_flight_complete_in_any_order)
 
 	for (uint64_t g = 1; g <= N; g++) {
 		struct launch_info i = launch_of(g, 1, 1, 1, 0);
-		cr_assert_eq(launches_add(l, &i), 0);
+		cr_assert_eq(launches_add(l, 0, &i), 0);
 	}
 	for (uint64_t k = 0; k < N; k++) {
 		uint64_t g = 1 + (k * 7919) % N; /* a permutation of 1..N */
 		struct smtop_block x = block_of(g, 0, 10 * g, 10 * g + 5);
-		size_t n = launches_note_blocks(l, 1, &x, 1, out, 1);
+		size_t n = launches_note_blocks(l, 0, 1, &x, 1, out, 1);
 		cr_assert_eq(n, 1, "grid %llu", (unsigned long long)g);
 		cr_assert_eq(out[0].u.kernel.grid_id, g);
 		done += n;

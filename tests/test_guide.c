@@ -5,7 +5,7 @@
 
 #include "src/core/analysis.h"
 #include "src/core/guide.h"
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 #include "tests/support/replay_support.h"
 
 #define PVT REPLAY_SUPPORT_PVT
@@ -110,16 +110,16 @@ Test(guide, guided_replay_pauses_at_the_first_inversion)
 	struct guide g;
 	guide_build(&g, f.s.analysis, f.p.t_last, NULL, NULL);
 	uint64_t t[GUIDE_MAX_STOPS];
-	struct replay r;
+	struct replay_clock r;
 	fake_now_ns = 1000 * MS;
-	replay_init(&r, f.p.t_first, f.p.t_last, fake_now, NULL);
-	r.marks = (struct replay_marks){ &f.p, session_replay_find };
-	replay_set_stops(&r, t, guide_times(&g, t, GUIDE_MAX_STOPS));
-	replay_start(&r, f.p.t_first);
-	replay_set_guided(&r, 1);
+	replay_clock_init(&r, f.p.t_first, f.p.t_last, fake_now, NULL);
+	r.marks = (struct replay_clock_marks){ &f.p, replay_feed_find };
+	replay_clock_set_stops(&r, t, guide_times(&g, t, GUIDE_MAX_STOPS));
+	replay_clock_start(&r, f.p.t_first);
+	replay_clock_set_guided(&r, 1);
 	for (int tick = 0; tick < 400 && r.at_stop < 0; tick++) {
 		fake_now_ns += 50 * MS;
-		replay_update(&r);
+		replay_clock_update(&r);
 		cr_assert_eq(replay_support_feed(&f, r.clock), 0);
 	}
 	long first = first_of(f.s.analysis, 1);
@@ -128,9 +128,9 @@ Test(guide, guided_replay_pauses_at_the_first_inversion)
 	cr_expect_eq(f.m.n_events, (size_t)first + 1, "the episode has just begun");
 	cr_expect_eq(f.m.events[first].ev.wait_ns, 0, "its wait starts now");
 	/* going on: the wait grows with the clock */
-	replay_set_paused(&r, 0);
+	replay_clock_set_paused(&r, 0);
 	fake_now_ns += 20 * MS;
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_assert_eq(replay_support_feed(&f, r.clock), 0);
 	cr_expect_eq(f.m.events[first].ev.wait_ns,
 		     r.clock < analysis_event(f.s.analysis, (size_t)first)->start ?

@@ -1,5 +1,5 @@
-/* The replay clock (src/core/replay.c) driven by a fake real-time clock and fake
- * marks; then the replay feed (src/session/session_replay.c) on sessions recorded
+/* The replay clock (src/core/replay_clock.c) driven by a fake real-time clock and fake
+ * marks; then the replay feed (src/session/replay_feed.c) on sessions recorded
  * on the H200. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -11,9 +11,9 @@
 #include "src/core/analysis.h"
 #include "src/core/guide.h"
 #include "src/core/model.h"
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 #include "src/session/session.h"
-#include "src/session/session_replay.h"
+#include "src/session/replay_feed.h"
 #include "tests/support/model_ref.h"
 #include "tests/support/replay_support.h"
 
@@ -35,12 +35,12 @@ static void wait_real(uint64_t ns)
 }
 
 /* A 40 ms session, replaying from its start. */
-static struct replay r;
+static struct replay_clock r;
 
 static void setup(void)
 {
 	fake_now_ns = 5000 * MS;
-	replay_init(&r, T0, T0 + 40 * MS, fake_now, NULL);
+	replay_clock_init(&r, T0, T0 + 40 * MS, fake_now, NULL);
 }
 
 TestSuite(replay, .init = setup);
@@ -49,71 +49,71 @@ Test(replay, starts_idle_showing_everything)
 {
 	cr_expect_not(r.active);
 	cr_expect_eq(r.clock, T0 + 40 * MS, "not replaying: the whole session is shown");
-	cr_expect_float_eq(r.speed, REPLAY_SPEED_DEFAULT, 1e-9);
+	cr_expect_float_eq(r.speed, REPLAY_CLOCK_SPEED_DEFAULT, 1e-9);
 	wait_real(1000 * MS);
-	cr_expect_not(replay_update(&r), "an idle replay does not move");
+	cr_expect_not(replay_clock_update(&r), "an idle replay does not move");
 }
 
 Test(replay, speed_maps_real_time_to_gpu_time)
 {
-	replay_set_speed(&r, 1e4);
-	replay_start(&r, T0);
+	replay_clock_set_speed(&r, 1e4);
+	replay_clock_start(&r, T0);
 	wait_real(10 * MS);
-	cr_expect(replay_update(&r));
+	cr_expect(replay_clock_update(&r));
 	cr_expect_eq(r.clock, T0 + 1 * US, "x1e4: 10 ms of real time is 1 us of GPU time");
 	wait_real(990 * MS);
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 100 * US);
 }
 
 Test(replay, updates_do_not_accumulate_rounding)
 {
-	replay_set_speed(&r, 3);
-	replay_start(&r, T0);
+	replay_clock_set_speed(&r, 3);
+	replay_clock_start(&r, T0);
 	for (int i = 0; i < 3000; i++) {
 		wait_real(1);
-		replay_update(&r);
+		replay_clock_update(&r);
 	}
 	cr_expect_eq(r.clock, T0 + 1000, "3000 ticks of 1 ns at x3: 1000 ns, not 0");
 }
 
 Test(replay, pause_freezes_and_resume_goes_on_from_there)
 {
-	replay_start(&r, T0);
+	replay_clock_start(&r, T0);
 	wait_real(500 * MS);
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 500 * US);
-	replay_set_paused(&r, 1);
+	replay_clock_set_paused(&r, 1);
 	wait_real(5000 * MS);
-	cr_expect_not(replay_update(&r), "paused: the clock stays");
+	cr_expect_not(replay_clock_update(&r), "paused: the clock stays");
 	cr_expect_eq(r.clock, T0 + 500 * US);
-	replay_set_paused(&r, 0);
+	replay_clock_set_paused(&r, 0);
 	cr_expect_eq(r.clock, T0 + 500 * US, "resuming does not jump over the pause");
 	wait_real(100 * MS);
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 600 * US);
 }
 
 Test(replay, pause_takes_the_time_played_until_then)
 {
-	replay_start(&r, T0);
+	replay_clock_start(&r, T0);
 	wait_real(200 * MS);
-	replay_set_paused(&r, 1); /* no update in between */
+	replay_clock_set_paused(&r, 1); /* no update in between */
 	cr_expect_eq(r.clock, T0 + 200 * US);
 }
 
 Test(replay, speed_change_midway_keeps_the_clock_continuous)
 {
-	replay_start(&r, T0);
+	replay_clock_start(&r, T0);
 	wait_real(300 * MS);                    /* 300 us at x1000 */
-	replay_set_speed(&r, 100);              /* no update before: the change updates */
+	replay_clock_set_speed(&r, 100);              /* no update before: the change updates */
 	cr_expect_eq(r.clock, T0 + 300 * US);
 	wait_real(100 * MS);                    /* 1 ms at x100 */
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 1300 * US);
-	replay_set_speed(&r, r.speed * 2);
+	replay_clock_set_speed(&r, r.speed * 2);
 	wait_real(100 * MS);                    /* 500 us at x200 */
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 1800 * US);
 }
 
@@ -132,44 +132,44 @@ ParameterizedTestParameters(replay, speed_is_clamped)
 
 ParameterizedTest(struct speed_case *c, replay, speed_is_clamped)
 {
-	replay_set_speed(&r, c->asked);
+	replay_clock_set_speed(&r, c->asked);
 	cr_expect_float_eq(r.speed, c->got, 1e-9, "asked %g", c->asked);
 }
 
 Test(replay, end_of_session_stops_the_clock)
 {
-	replay_set_speed(&r, 1);
-	replay_start(&r, T0 + 39 * MS);
+	replay_clock_set_speed(&r, 1);
+	replay_clock_start(&r, T0 + 39 * MS);
 	wait_real(5 * MS);
-	cr_expect(replay_update(&r));
+	cr_expect(replay_clock_update(&r));
 	cr_expect_eq(r.clock, T0 + 40 * MS, "clamped at the end");
 	cr_expect(r.ended);
 	cr_expect(r.paused);
 	wait_real(5 * MS);
-	cr_expect_not(replay_update(&r));
-	replay_set_paused(&r, 0);
+	cr_expect_not(replay_clock_update(&r));
+	replay_clock_set_paused(&r, 0);
 	cr_expect(r.paused, "at the end there is nothing to resume");
 }
 
 Test(replay, huge_real_gaps_do_not_overflow)
 {
-	replay_set_speed(&r, 1);
-	replay_start(&r, T0);
+	replay_clock_set_speed(&r, 1);
+	replay_clock_start(&r, T0);
 	fake_now_ns = UINT64_MAX - 1;
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 40 * MS);
 }
 
 Test(replay, start_and_seek_clamp_to_the_session)
 {
-	replay_start(&r, T0 - 5 * MS);
+	replay_clock_start(&r, T0 - 5 * MS);
 	cr_expect(r.active);
 	cr_expect_eq(r.clock, T0);
 	cr_expect_not(r.paused);
-	replay_seek(&r, T0 + 99 * MS);
+	replay_clock_seek(&r, T0 + 99 * MS);
 	cr_expect_eq(r.clock, T0 + 40 * MS);
 	cr_expect(r.ended);
-	replay_stop(&r);
+	replay_clock_stop(&r);
 	cr_expect_not(r.active);
 	cr_expect_eq(r.clock, T0 + 40 * MS);
 }
@@ -184,15 +184,15 @@ struct fake_marks {
 	size_t n_events;
 };
 
-static int fake_find(void *ud, enum replay_mark kind, int dir, uint64_t t, uint32_t sm0,
+static int fake_find(void *ud, enum replay_clock_mark kind, int dir, uint64_t t, uint32_t sm0,
 		     uint32_t sm1, uint64_t *out)
 {
 	const struct fake_marks *f = ud;
-	const uint64_t *v = kind == REPLAY_MARK_EVENT ? f->events : f->dispatch;
-	size_t n = kind == REPLAY_MARK_EVENT ? f->n_events : f->n_dispatch;
+	const uint64_t *v = kind == REPLAY_CLOCK_MARK_EVENT ? f->events : f->dispatch;
+	size_t n = kind == REPLAY_CLOCK_MARK_EVENT ? f->n_events : f->n_dispatch;
 	long best = -1;
 	for (size_t i = 0; i < n; i++) {
-		if (kind == REPLAY_MARK_DISPATCH && (f->sm[i] < sm0 || f->sm[i] >= sm1))
+		if (kind == REPLAY_CLOCK_MARK_DISPATCH && (f->sm[i] < sm0 || f->sm[i] >= sm1))
 			continue;
 		if (dir > 0 && v[i] > t) {
 			best = (long)i;
@@ -214,73 +214,73 @@ static struct fake_marks marks = { starts, sms, 5, events, 2 };
 
 Test(replay, step_to_the_next_dispatch_pauses_there)
 {
-	r.marks = (struct replay_marks){ &marks, fake_find };
-	replay_start(&r, T0);
-	cr_expect_eq(replay_step(&r, REPLAY_MARK_DISPATCH, 1, 0, 132), 0);
+	r.marks = (struct replay_clock_marks){ &marks, fake_find };
+	replay_clock_start(&r, T0);
+	cr_expect_eq(replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, 1, 0, 132), 0);
 	cr_expect_eq(r.clock, T0 + 10);
 	cr_expect(r.paused);
-	replay_step(&r, REPLAY_MARK_DISPATCH, 1, 0, 132);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, 1, 0, 132);
 	cr_expect_eq(r.clock, T0 + 500, "two blocks start together: one step");
-	replay_step(&r, REPLAY_MARK_DISPATCH, 1, 0, 132);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, 1, 0, 132);
 	cr_expect_eq(r.clock, T0 + 2 * MS);
 	wait_real(1000 * MS);
-	cr_expect_not(replay_update(&r), "a step leaves the replay paused");
+	cr_expect_not(replay_clock_update(&r), "a step leaves the replay paused");
 }
 
 Test(replay, dispatch_steps_only_count_the_sms_in_view)
 {
-	r.marks = (struct replay_marks){ &marks, fake_find };
-	replay_start(&r, T0);
-	replay_step(&r, REPLAY_MARK_DISPATCH, 1, 100, 132);
+	r.marks = (struct replay_clock_marks){ &marks, fake_find };
+	replay_clock_start(&r, T0);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, 1, 100, 132);
 	cr_expect_eq(r.clock, T0 + 2 * MS, "SMs 100-131: the block on SM 100");
-	replay_step(&r, REPLAY_MARK_DISPATCH, -1, 5, 10);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, -1, 5, 10);
 	cr_expect_eq(r.clock, T0 + 500, "back, SMs 5-9: the block on SM 7");
 }
 
 Test(replay, step_back_and_at_the_ends)
 {
-	r.marks = (struct replay_marks){ &marks, fake_find };
-	replay_start(&r, T0 + 2 * MS);
-	replay_step(&r, REPLAY_MARK_DISPATCH, -1, 0, 132);
+	r.marks = (struct replay_clock_marks){ &marks, fake_find };
+	replay_clock_start(&r, T0 + 2 * MS);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, -1, 0, 132);
 	cr_expect_eq(r.clock, T0 + 500);
-	replay_step(&r, REPLAY_MARK_DISPATCH, -1, 0, 132);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, -1, 0, 132);
 	cr_expect_eq(r.clock, T0 + 10);
-	cr_expect_eq(replay_step(&r, REPLAY_MARK_DISPATCH, -1, 0, 132), -1, "nothing before");
+	cr_expect_eq(replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, -1, 0, 132), -1, "nothing before");
 	cr_expect_eq(r.clock, T0 + 10, "the clock stays");
-	replay_seek(&r, T0 + 3 * MS);
-	cr_expect_eq(replay_step(&r, REPLAY_MARK_DISPATCH, 1, 0, 132), -1, "nothing after");
+	replay_clock_seek(&r, T0 + 3 * MS);
+	cr_expect_eq(replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, 1, 0, 132), -1, "nothing after");
 	cr_expect_eq(r.clock, T0 + 3 * MS);
 }
 
 Test(replay, step_to_events)
 {
-	r.marks = (struct replay_marks){ &marks, fake_find };
-	replay_start(&r, T0);
+	r.marks = (struct replay_clock_marks){ &marks, fake_find };
+	replay_clock_start(&r, T0);
 	wait_real(100 * MS);                    /* plays to 100 us first */
-	cr_expect_eq(replay_step(&r, REPLAY_MARK_EVENT, 1, 0, 0), 0);
+	cr_expect_eq(replay_clock_step(&r, REPLAY_CLOCK_MARK_EVENT, 1, 0, 0), 0);
 	cr_expect_eq(r.clock, T0 + 1 * MS);
-	replay_step(&r, REPLAY_MARK_EVENT, 1, 0, 0);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_EVENT, 1, 0, 0);
 	cr_expect_eq(r.clock, T0 + 20 * MS);
-	cr_expect_eq(replay_step(&r, REPLAY_MARK_EVENT, 1, 0, 0), -1);
-	replay_step(&r, REPLAY_MARK_EVENT, -1, 0, 0);
+	cr_expect_eq(replay_clock_step(&r, REPLAY_CLOCK_MARK_EVENT, 1, 0, 0), -1);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_EVENT, -1, 0, 0);
 	cr_expect_eq(r.clock, T0 + 1 * MS);
 }
 
 Test(replay, step_without_marks_fails_cleanly)
 {
-	replay_start(&r, T0);
-	cr_expect_eq(replay_step(&r, REPLAY_MARK_DISPATCH, 1, 0, 132), -1);
+	replay_clock_start(&r, T0);
+	cr_expect_eq(replay_clock_step(&r, REPLAY_CLOCK_MARK_DISPATCH, 1, 0, 132), -1);
 	cr_expect_eq(r.clock, T0);
 }
 
 Test(replay, steps_and_seeks_play_on_at_the_new_place)
 {
-	r.marks = (struct replay_marks){ &marks, fake_find };
-	replay_start(&r, T0);
-	replay_step(&r, REPLAY_MARK_EVENT, 1, 0, 0);
-	replay_set_paused(&r, 0);
+	r.marks = (struct replay_clock_marks){ &marks, fake_find };
+	replay_clock_start(&r, T0);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_EVENT, 1, 0, 0);
+	replay_clock_set_paused(&r, 0);
 	wait_real(1000 * MS);
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 2 * MS, "1 s at x1000 from the event at 1 ms");
 }
 
@@ -289,35 +289,35 @@ Test(replay, steps_and_seeks_play_on_at_the_new_place)
 Test(replay, guided_pauses_at_each_stop_and_goes_on)
 {
 	uint64_t stops[] = { T0 + 5 * MS, T0 + 1 * MS }; /* sorted on the way in */
-	replay_set_stops(&r, stops, 2);
-	replay_start(&r, T0);
-	replay_set_guided(&r, 1);
+	replay_clock_set_stops(&r, stops, 2);
+	replay_clock_start(&r, T0);
+	replay_clock_set_guided(&r, 1);
 	wait_real(3000 * MS);                   /* would reach 3 ms */
-	cr_expect(replay_update(&r));
+	cr_expect(replay_clock_update(&r));
 	cr_expect_eq(r.clock, T0 + 1 * MS, "held at the first stop");
 	cr_expect_eq(r.at_stop, 0);
 	cr_expect(r.paused);
 	wait_real(3000 * MS);
-	cr_expect_not(replay_update(&r));
-	replay_set_paused(&r, 0);
+	cr_expect_not(replay_clock_update(&r));
+	replay_clock_set_paused(&r, 0);
 	cr_expect_eq(r.at_stop, -1, "going on clears the stop");
 	wait_real(10000 * MS);
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 5 * MS);
 	cr_expect_eq(r.at_stop, 1);
-	replay_set_paused(&r, 0);
+	replay_clock_set_paused(&r, 0);
 	wait_real(100 * MS);
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 5100 * US, "past the last stop it plays on");
 }
 
 Test(replay, unguided_ignores_stops)
 {
 	uint64_t stops[] = { T0 + 1 * MS };
-	replay_set_stops(&r, stops, 1);
-	replay_start(&r, T0);
+	replay_clock_set_stops(&r, stops, 1);
+	replay_clock_start(&r, T0);
 	wait_real(3000 * MS);
-	replay_update(&r);
+	replay_clock_update(&r);
 	cr_expect_eq(r.clock, T0 + 3 * MS);
 	cr_expect_eq(r.at_stop, -1);
 }
@@ -325,16 +325,16 @@ Test(replay, unguided_ignores_stops)
 Test(replay, seeking_onto_a_stop_shows_it_and_back_rearms_it)
 {
 	uint64_t stops[] = { T0 + 1 * MS, T0 + 20 * MS };
-	replay_set_stops(&r, stops, 2);
-	r.marks = (struct replay_marks){ &marks, fake_find };
-	replay_start(&r, T0);
-	replay_set_guided(&r, 1);
-	replay_step(&r, REPLAY_MARK_EVENT, 1, 0, 0);
+	replay_clock_set_stops(&r, stops, 2);
+	r.marks = (struct replay_clock_marks){ &marks, fake_find };
+	replay_clock_start(&r, T0);
+	replay_clock_set_guided(&r, 1);
+	replay_clock_step(&r, REPLAY_CLOCK_MARK_EVENT, 1, 0, 0);
 	cr_expect_eq(r.at_stop, 0, "the step landed on a stop");
-	replay_seek(&r, T0 + 10 * MS);
+	replay_clock_seek(&r, T0 + 10 * MS);
 	cr_expect_eq(r.at_stop, -1);
 	cr_expect_eq(r.next_stop, 1);
-	replay_seek(&r, T0);
+	replay_clock_seek(&r, T0);
 	cr_expect_eq(r.next_stop, 0, "going back makes earlier stops count again");
 }
 
@@ -357,7 +357,7 @@ static void feed(struct fixture *f, uint64_t clock)
 /* Blocks the replay can show (their kernel is recorded) and that start by t,
  * counted straight from the reader. */
 struct count {
-	struct session_replay *p;
+	struct replay_feed *p;
 	uint64_t t;
 	uint64_t n;
 	uint64_t next;                  /* first start after t */
@@ -506,9 +506,9 @@ Test(replay_feed, next_dispatch_is_the_next_block_start)
 	uint64_t c = f.p.t_first + 7 * MS, t;
 	feed(&f, c);
 	struct count n = count_blocks(&f, c);
-	cr_assert_eq(session_replay_find(&f.p, REPLAY_MARK_DISPATCH, 1, c, 0, 132, &t), 0);
+	cr_assert_eq(replay_feed_find(&f.p, REPLAY_CLOCK_MARK_DISPATCH, 1, c, 0, 132, &t), 0);
 	cr_expect_eq(t, n.next, "%llu vs %llu", (unsigned long long)(t - c), (unsigned long long)(n.next - c));
-	cr_assert_eq(session_replay_find(&f.p, REPLAY_MARK_DISPATCH, -1, c, 0, 132, &t), 0);
+	cr_assert_eq(replay_feed_find(&f.p, REPLAY_CLOCK_MARK_DISPATCH, -1, c, 0, 132, &t), 0);
 	cr_expect_leq(t, c);
 	struct count before = count_blocks(&f, t - 1), at = count_blocks(&f, t);
 	cr_expect_gt(at.n, before.n, "a block starts at the previous mark");
@@ -521,9 +521,9 @@ Test(replay_feed, next_event_is_the_next_ready_time)
 	struct fixture f;
 	fixture_open(&f, PVT);
 	uint64_t t;
-	cr_assert_eq(session_replay_find(&f.p, REPLAY_MARK_EVENT, 1, f.p.t_first, 0, 132, &t), 0);
+	cr_assert_eq(replay_feed_find(&f.p, REPLAY_CLOCK_MARK_EVENT, 1, f.p.t_first, 0, 132, &t), 0);
 	cr_expect_eq(t, analysis_event(f.s.analysis, 0)->ready);
-	cr_expect_eq(session_replay_find(&f.p, REPLAY_MARK_EVENT, -1, t, 0, 132, &t), -1);
+	cr_expect_eq(replay_feed_find(&f.p, REPLAY_CLOCK_MARK_EVENT, -1, t, 0, 132, &t), -1);
 	fixture_close(&f);
 }
 
@@ -569,20 +569,20 @@ Test(replay_feed, several_files_replay_as_one)
 				"tests/fixtures/nsys/nsys-3.28.1.sqlite" };
 	struct analysis_params ap;
 	struct session s, ws;
-	struct session_replay p;
+	struct replay_feed p;
 	struct model m, w;
 	char err[512];
 	analysis_params_default(&ap);
 	cr_assert_eq(session_open_many(&s, paths, 2, &ap, err, sizeof err), 0, "%s", err);
 	cr_assert_geq(session_poll(&s, err, sizeof err), 0, "%s", err);
 	cr_assert_eq(model_init(&m), 0);
-	cr_assert_eq(session_replay_open(&p, &s, &m, 0, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(replay_feed_open(&p, &s, &m, 0, err, sizeof err), 0, "%s", err);
 	cr_expect_eq(p.n_kernels, 30 + 48, "every file's kernels");
 	for (size_t i = 1; i < p.n_kernels; i++)
 		cr_expect_leq(p.kernels[i - 1].start, p.kernels[i].start, "kernels by start (%zu)", i);
 
 	uint64_t c = p.t_first + (p.t_last - p.t_first) / 2;
-	cr_assert_eq(session_replay_feed(&p, c, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(replay_feed_to(&p, c, err, sizeof err), 1, "%s", err);
 	struct count n = { &p, c, 0, 0 };
 	cr_assert_eq(session_kernels(&s, 0, INT64_MAX, kernel_start, &n), 0);
 	cr_expect_gt(n.n, 0);
@@ -596,7 +596,7 @@ Test(replay_feed, several_files_replay_as_one)
 	}
 	cr_expect(pid_a && pid_b, "both processes have run by half way");
 
-	cr_assert_eq(session_replay_feed(&p, p.t_last, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(replay_feed_to(&p, p.t_last, err, sizeof err), 1, "%s", err);
 	cr_assert_eq(model_init(&w), 0);
 	cr_assert_eq(session_open_many(&ws, paths, 2, &ap, err, sizeof err), 0, "%s", err);
 	ws.model = &w;
@@ -616,7 +616,7 @@ Test(replay_feed, several_files_replay_as_one)
 	}
 	session_close(&ws);
 	model_free(&w);
-	session_replay_close(&p);
+	replay_feed_close(&p);
 	model_free(&m);
 	session_close(&s);
 }

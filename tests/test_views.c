@@ -514,9 +514,9 @@ Test(views, detail_read_goes_on_over_steps)
 #include "src/core/guide.h"
 #include "src/core/lessons.h"
 #include "src/core/analysis.h"
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 #include "tests/support/replay_support.h"
-#include "ui/player.h"
+#include "ui/replay_player.h"
 
 static uint64_t real_ns;
 
@@ -527,7 +527,7 @@ static uint64_t fake_real(void *ud)
 }
 
 /* Block starts of the synthetic model's kernels (ui_support.c). */
-static int synthetic_marks(void *ud, enum replay_mark kind, int dir, uint64_t t, uint32_t sm0,
+static int synthetic_marks(void *ud, enum replay_clock_mark kind, int dir, uint64_t t, uint32_t sm0,
 			   uint32_t sm1, uint64_t *out)
 {
 	static const uint64_t disp[] = { 0, 500, 650, 750, 1100, 1200, 1600, 1700 };
@@ -535,8 +535,8 @@ static int synthetic_marks(void *ud, enum replay_mark kind, int dir, uint64_t t,
 	(void)ud;
 	(void)sm0;
 	(void)sm1;
-	const uint64_t *v = kind == REPLAY_MARK_EVENT ? ev : disp;
-	size_t n = kind == REPLAY_MARK_EVENT ? 3 : 8;
+	const uint64_t *v = kind == REPLAY_CLOCK_MARK_EVENT ? ev : disp;
+	size_t n = kind == REPLAY_CLOCK_MARK_EVENT ? 3 : 8;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = dir > 0 ? k : n - 1 - k;
 		if ((dir > 0 && UI_SUPPORT_US(v[i]) > t) || (dir < 0 && UI_SUPPORT_US(v[i]) < t)) {
@@ -547,35 +547,35 @@ static int synthetic_marks(void *ud, enum replay_mark kind, int dir, uint64_t t,
 	return -1;
 }
 
-static struct replay rp;
+static struct replay_clock rp;
 
 static void attach_replay(void)
 {
 	real_ns = 1000000000ULL;
-	replay_init(&rp, m.t_first, m.t_last, fake_real, NULL);
-	rp.marks = (struct replay_marks){ NULL, synthetic_marks };
-	player_attach(&a, &rp);
+	replay_clock_init(&rp, m.t_first, m.t_last, fake_real, NULL);
+	rp.marks = (struct replay_clock_marks){ NULL, synthetic_marks };
+	replay_player_attach(&a, &rp);
 }
 
 Test(views, space_starts_a_replay_that_the_window_follows)
 {
 	attach_replay();
 	app_handle_key(&a, ' ');
-	cr_expect(player_active(&a));
+	cr_expect(replay_player_active(&a));
 	cr_expect_eq(rp.clock, m.t_first, "the window showed the whole session: from its start");
 	cr_expect(a.follow);
 	real_ns += 500000000ULL;                /* 500 ms at x1000: 500 us */
-	replay_update(&rp);
+	replay_clock_update(&rp);
 	cr_expect(app_tick(&a, 50000000ULL));
 	cr_expect_eq(rp.clock, UI_SUPPORT_US(500));
 	cr_expect_eq(app_t1(&a), rp.clock, "the window ends at the replay clock");
 	app_handle_key(&a, ' ');
 	cr_expect(rp.paused);
 	real_ns += 500000000ULL;
-	cr_expect_not(replay_update(&rp));
+	cr_expect_not(replay_clock_update(&rp));
 	cr_expect_not(app_tick(&a, 50000000ULL), "paused: nothing moves");
 	app_handle_key(&a, 'r');
-	cr_expect_not(player_active(&a));
+	cr_expect_not(replay_player_active(&a));
 	cr_expect_eq(rp.clock, m.t_last, "stopped: the whole session again");
 }
 
@@ -615,9 +615,9 @@ Test(views, replay_status_line_shows_clock_speed_and_state)
 {
 	attach_replay();
 	app_handle_key(&a, 'r');
-	replay_set_speed(&rp, 1e4);
-	replay_seek(&rp, UI_SUPPORT_US(1234));
-	replay_set_paused(&rp, 1);
+	replay_clock_set_speed(&rp, 1e4);
+	replay_clock_seek(&rp, UI_SUPPORT_US(1234));
+	replay_clock_set_paused(&rp, 1);
 	app_tick(&a, 0);
 	ui_support_render(&c, &a, &m, 132, 50);
 	char *t = canvas_dump_text_str(&c);
@@ -625,7 +625,7 @@ Test(views, replay_status_line_shows_clock_speed_and_state)
 		  "%s", strrchr(t, '\n') ? t + strlen(t) - 200 : t);
 	cr_expect(strstr(t, "REPLAY") != NULL);
 	free(t);
-	replay_set_speed(&rp, 1e6);
+	replay_clock_set_speed(&rp, 1e6);
 	ui_support_render(&c, &a, &m, 132, 50);
 	t = canvas_dump_text_str(&c);
 	cr_expect(strstr(t, "x1000000 (1 us = 1.00 s)") != NULL, "the top speed in full");
@@ -661,7 +661,7 @@ Test(views, lesson_key_without_a_lesson_says_so)
 
 struct recorded {
 	struct replay_fixture f;
-	struct replay r;
+	struct replay_clock r;
 	struct guide g;
 	struct app a;
 };
@@ -672,13 +672,13 @@ static struct recorded *recorded_open(void)
 	cr_assert_eq(replay_support_open(&x->f, PVT), 0);
 	x->f.m.session_label = "demo: priority-vs-training";
 	real_ns = 1000000000ULL;
-	replay_init(&x->r, x->f.p.t_first, x->f.p.t_last, fake_real, NULL);
-	x->r.marks = (struct replay_marks){ &x->f.p, session_replay_find };
+	replay_clock_init(&x->r, x->f.p.t_first, x->f.p.t_last, fake_real, NULL);
+	x->r.marks = (struct replay_clock_marks){ &x->f.p, replay_feed_find };
 	guide_build(&x->g, x->f.s.analysis, x->f.p.t_last, replay_support_short_name, x->f.s.reader);
 	uint64_t t[GUIDE_MAX_STOPS];
-	replay_set_stops(&x->r, t, guide_times(&x->g, t, GUIDE_MAX_STOPS));
+	replay_clock_set_stops(&x->r, t, guide_times(&x->g, t, GUIDE_MAX_STOPS));
 	app_init(&x->a, &x->f.m);
-	player_attach(&x->a, &x->r);
+	replay_player_attach(&x->a, &x->r);
 	x->a.guide = &x->g;
 	x->a.lesson = lessons_for_command(x->f.s.info.command);
 	x->a.lesson_panel = 1;
@@ -688,8 +688,8 @@ static struct recorded *recorded_open(void)
 /* The clock put at t, the model fed up to it, the window following it. */
 static void recorded_at(struct recorded *x, uint64_t t, int guided)
 {
-	player_begin(&x->a, t, guided);
-	replay_set_paused(&x->r, 1);
+	replay_player_begin(&x->a, t, guided);
+	replay_clock_set_paused(&x->r, 1);
 	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
 	app_tick(&x->a, 0);
 }
@@ -752,7 +752,7 @@ Test(views, replay_episode_details_while_the_victim_waits)
 	free(text);
 	/* past the victim's start: the whole episode */
 	const struct smtop_event *e = analysis_event(x->f.s.analysis, 0);
-	replay_seek(&x->r, e->start + 1000);
+	replay_clock_seek(&x->r, e->start + 1000);
 	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
 	app_tick(&x->a, 0);
 	ui_support_render(&c, &x->a, &x->f.m, 160, 50);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 
 #define APP_MIN_COL_NS 1000ULL          /* 1 us per column */
 
@@ -373,7 +373,7 @@ static int input_key(struct app *a, int key)
 	return 1;
 }
 
-/* A saved session replays through ui/player.c instead. */
+/* A saved session replays through ui/replay_player.c instead. */
 static void space(struct app *a)
 {
 	if (a->model->live) {

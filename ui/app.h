@@ -11,7 +11,7 @@
 
 struct guide;
 struct lesson;
-struct replay;
+struct replay_clock;
 
 enum app_key {
 	APP_KEY_UP = 0x110000,          /* above every Unicode code point */
@@ -49,8 +49,9 @@ struct app_layout {
 struct app;
 
 /* A mode that takes keys and ticks before the app's own: the replay player
- * (ui/player.c, player_attach).  The app calls it through these pointers and
- * so never calls the player's file, which calls the app's. */
+ * (ui/replay_player.c, replay_player_attach).  The app calls it through
+ * these pointers and so never calls the player's file, which calls the
+ * app's. */
 struct app_mode {
 	int (*key)(struct app *a, int key);     /* 1: handled, 0: the app's own */
 	int (*tick)(struct app *a);             /* while a replay is under way */
@@ -80,8 +81,8 @@ struct app {
 	int dense;                      /* two SM groups per cell with half blocks */
 	char msg[96];                   /* one-shot message for the status line */
 	struct app_layout layout;
-	/* replay and lessons (ui/player.c, ui/lesson_view.c); NULL when absent */
-	struct replay *replay;          /* saved sessions: the replay clock */
+	/* replay and lessons (ui/replay_player.c, ui/lesson_view.c); NULL when absent */
+	struct replay_clock *replay;          /* saved sessions: the replay clock */
 	const struct app_mode *mode;    /* takes keys and ticks first (the player), or NULL */
 	const struct lesson *lesson;    /* the demo scenario's lesson */
 	const struct guide *guide;      /* stops of a guided replay */

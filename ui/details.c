@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 #include "src/core/fmt.h"
 #include "ui/legend.h"
-#include "ui/player.h"
+#include "ui/replay_player.h"
 
 static int popcount256(const uint64_t *mask)
 {
@@ -76,7 +76,7 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 	canvas_print(c, r.x, r.y + row++, r.w, inv && a->colors ? CANVAS_RED : CANVAS_DEFAULT,
 		     CANVAS_DEFAULT, CANVAS_BOLD, model_event_kind_name(e->kind));
 	/* replaying, a victim still waiting has its start cut at the clock */
-	int waiting = player_active(a) && e->start >= a->replay->clock;
+	int waiting = replay_player_active(a) && e->start >= a->replay->clock;
 	fmt_duration(w, sizeof w, e->wait_ns, e->start >= e->ready && e->ready);
 	snprintf(t, sizeof t, "%c:%s %s %s%s",
 		 letter_of(m, e->pid, e->device_id, e->context_id, e->stream_id),

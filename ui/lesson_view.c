@@ -5,8 +5,8 @@
 
 #include "src/core/guide.h"
 #include "src/core/lessons.h"
-#include "src/core/replay.h"
-#include "ui/player.h"
+#include "src/core/replay_clock.h"
+#include "ui/replay_player.h"
 
 int lesson_view_width(const struct app *a, int w)
 {
@@ -117,8 +117,8 @@ static void stop_facts(char *buf, size_t len, const struct guide *g, const struc
 static int caption(struct canvas *c, struct canvas_rect r, int *y, const struct app *a,
 		   const struct model *m)
 {
-	const struct replay *rp = a->replay;
-	if (!player_active(a) || !a->guide || !rp->guided)
+	const struct replay_clock *rp = a->replay;
+	if (!replay_player_active(a) || !a->guide || !rp->guided)
 		return 0;
 	uint64_t base = m->t_first ? m->t_first : rp->t_first;
 	char t[512], at[32];
@@ -184,7 +184,7 @@ void lesson_view_draw(struct canvas *c, struct canvas_rect r, const struct app *
 void lesson_view_caption(struct canvas *c, const struct app *a, const struct model *m)
 {
 	const struct app_layout *l = &a->layout;
-	if (l->too_small || !player_active(a) || a->replay->at_stop < 0 || a->help)
+	if (l->too_small || !replay_player_active(a) || a->replay->at_stop < 0 || a->help)
 		return;
 	int w = c->w - 2;
 	if (w < 24)

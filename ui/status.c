@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "src/core/fmt.h"
-#include "ui/player.h"
+#include "ui/replay_player.h"
 
 void status_draw_header(struct canvas *c, int y, const struct app *a, const struct model *m)
 {
@@ -19,11 +19,11 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 		snprintf(sms, sizeof sms, "%u SMs", m->n_sm);
 	if (m->live)
 		snprintf(lag, sizeof lag, "LIVE (lag %s)", fmt_duration(w0, sizeof w0, m->lag_ns, 1));
-	else if (player_active(a))
+	else if (replay_player_active(a))
 		snprintf(lag, sizeof lag, "REPLAY");
 	else
 		snprintf(lag, sizeof lag, "saved session");
-	const char *state = a->follow ? "" : (m->live || player_active(a) ? " (paused)" : "");
+	const char *state = a->follow ? "" : (m->live || replay_player_active(a) ? " (paused)" : "");
 	uint64_t base = m->t_first, t1 = app_t1(a);
 	uint64_t res = model_resolution(m, a->t0, t1, a->col_ns);
 	/* a live window may begin before the first record: say so with a minus */
@@ -61,7 +61,7 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 
 static const char *keys(const struct app *a)
 {
-	if (player_active(a))
+	if (replay_player_active(a))
 		return "space play/pause  . , step  n N episode  < > speed  g guided  r stop  ? help";
 	if (a->ascii)
 		return "? help  space pause  +/- zoom  <> pan  n/N events  w worst  / search  q quit";
@@ -86,10 +86,10 @@ void status_draw_footer(struct canvas *c, int y, const struct app *a, const stru
 	if (m->drops_known)
 		fmt_count(dr, sizeof dr, m->drops);
 	int n = 0;
-	if (player_active(a)) {
+	if (replay_player_active(a)) {
 		/* the clock and the speed first: they are what a class watches */
 		char rp[160];
-		player_status(a, rp, sizeof rp);
+		replay_player_status(a, rp, sizeof rp);
 		n = snprintf(t, sizeof t, "%s %s kernels %s %s blocks %s", rp, dot,
 			     fmt_count(k, sizeof k, m->n_kernels), dot, fmt_count(b, sizeof b, m->blocks));
 	} else {

@@ -18,9 +18,6 @@ static int colors;
 static short pairs[17][17];            /* fg+1, bg+1 -> pair, 0 = not yet */
 static short next_pair = 1;
 static volatile sig_atomic_t interrupted;
-/* Opens nest: the session list and the viewer take turns on one terminal. */
-static int depth;
-static struct tty_caps open_caps;
 
 static void restore(void)
 {
@@ -74,10 +71,11 @@ static void setup_colors(void)
 
 int tty_open(struct tty_caps *caps, char *err, size_t errlen)
 {
+	/* a second screen would take the terminal from under the loop drawing
+	 * on the first: the screens of a run share one (ui_term_open) */
 	if (screen) {
-		depth++;
-		*caps = open_caps;
-		return 0;
+		snprintf(err, errlen, "smtop: the terminal is already open");
+		return -1;
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		snprintf(err, errlen, "smtop: not a terminal (stdin and stdout must be a tty); "
@@ -116,18 +114,11 @@ int tty_open(struct tty_caps *caps, char *err, size_t errlen)
 	setup_colors();
 	caps->colors = colors;
 	caps->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-	open_caps = *caps;
-	depth = 1;
 	return 0;
 }
 
 void tty_close(void)
 {
-	if (depth > 1) {
-		depth--;
-		return;
-	}
-	depth = 0;
 	restore();
 	if (screen) {
 		delscreen(screen);

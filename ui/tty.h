@@ -20,8 +20,8 @@ struct tty_input {
 	int x, y;
 };
 
-/* Returns 0, or -1 with one line in err (not a terminal, unknown TERM).
- * Opening an open terminal nests: only the matching last tty_close ends it. */
+/* Returns 0, or -1 with one line in err (not a terminal, unknown TERM, or
+ * already open: the screens of a run share one, ui/ui.h's ui_term). */
 int tty_open(struct tty_caps *caps, char *err, size_t errlen);
 void tty_close(void);
 void tty_size(int *w, int *h);

@@ -119,23 +119,22 @@ static void ui_loop(const struct ui_screen *s, struct canvas *c)
 	}
 }
 
-/* The terminal and a canvas of its size; -1 with one line in err. */
-static int ui_open(struct tty_caps *caps, struct canvas *c, char *err, size_t errlen)
+int ui_term_open(struct ui_term *t, char *err, size_t errlen)
 {
-	if (tty_open(caps, err, errlen))
+	if (tty_open(&t->caps, err, errlen))
 		return -1;
-	if (canvas_init(c, 0, 0)) {
+	if (canvas_init(&t->c, 0, 0)) {
 		tty_close();
 		snprintf(err, errlen, "smtop: out of memory");
 		return -1;
 	}
-	resize(c);
+	resize(&t->c);
 	return 0;
 }
 
-static void ui_close(struct canvas *c)
+void ui_term_close(struct ui_term *t)
 {
-	canvas_free(c);
+	canvas_free(&t->c);
 	tty_close();
 }
 
@@ -177,28 +176,23 @@ static int viewer_wait_ms(void *self)
 	return v->m->loading || v->a->fetch.on ? 0 : UI_TICK_MS;
 }
 
-int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *err,
-	   size_t errlen)
+void ui_run(struct ui_term *t, struct app *a, struct model *m, const struct ui_source *src)
 {
 	struct ui_viewer v = { a, m, src };
 	const struct ui_screen s = { &v, viewer_running, viewer_interrupt, viewer_draw,
 				     viewer_key, viewer_mouse, viewer_step, viewer_wait_ms };
-	struct tty_caps caps;
-	struct canvas c;
-	if (ui_open(&caps, &c, err, errlen))
-		return -1;
-	a->colors = caps.colors;
-	a->ascii = a->ascii || !caps.utf8; /* --ascii forces it */
+	/* the terminal may have changed size while another screen had it */
+	resize(&t->c);
+	a->colors = t->caps.colors;
+	a->ascii = a->ascii || !t->caps.utf8; /* --ascii forces it */
 	/* app_init fitted the session to a guessed width; fit again to the real
 	 * one unless the caller moved the window */
 	uint64_t before = a->t0;
-	screen_layout(a, m, c.w, c.h);
+	screen_layout(a, m, t->c.w, t->c.h);
 	if (before == m->t_first && !a->follow)
 		app_fit(a);
 	app_tick(a, 0);
-	ui_loop(&s, &c);
-	ui_close(&c);
-	return 0;
+	ui_loop(&s, &t->c);
 }
 
 /* ---- the session list ---- */
@@ -234,20 +228,15 @@ static int list_wait_ms(void *self)
 	return UI_TICK_MS;
 }
 
-int ui_run_sessions(struct sessions_view *v, struct model *m, const struct ui_source *bg,
-		    char *err, size_t errlen)
+void ui_run_sessions(struct ui_term *t, struct sessions_view *v, struct model *m,
+		     const struct ui_source *bg)
 {
 	struct ui_list l = { v, m, bg };
 	const struct ui_screen s = { &l, list_running, list_interrupt, list_draw,
 				     list_key, list_mouse, list_step, list_wait_ms };
-	struct tty_caps caps;
-	struct canvas c;
-	if (ui_open(&caps, &c, err, errlen))
-		return -1;
-	v->colors = caps.colors;
-	v->ascii = v->ascii || !caps.utf8;
+	resize(&t->c);
+	v->colors = t->caps.colors;
+	v->ascii = v->ascii || !t->caps.utf8;
 	v->result = SESSIONS_STAY;
-	ui_loop(&s, &c);
-	ui_close(&c);
-	return 0;
+	ui_loop(&s, &t->c);
 }

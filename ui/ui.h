@@ -9,6 +9,8 @@
 
 #include "src/core/model.h"
 #include "ui/app.h"
+#include "ui/canvas.h"
+#include "ui/tty.h"
 
 struct ui_source {
 	void *ud;
@@ -26,21 +28,30 @@ struct ui_source {
 
 #define UI_TICK_MS 50
 
-/* Runs until q or SIGINT.  a must be app_init'ed on m.  Returns 0, or -1
- * with one line in err when the terminal cannot be used. */
-int ui_run(struct app *a, struct model *m, const struct ui_source *src, char *err,
-	   size_t errlen);
+/* The terminal, opened once for all the screens of a run: the viewer and
+ * the session list take turns on it and share its canvas. */
+struct ui_term {
+	struct tty_caps caps;
+	struct canvas c;
+};
+
+/* Returns 0, or -1 with one line in err when the terminal cannot be used. */
+int ui_term_open(struct ui_term *t, char *err, size_t errlen);
+void ui_term_close(struct ui_term *t);
+
+/* Runs the viewer on t until q, o (a->library) or SIGINT.  a must be
+ * app_init'ed on m. */
+void ui_run(struct ui_term *t, struct app *a, struct model *m, const struct ui_source *src);
 
 /* One step without a terminal (tests, dumps): polls, ticks, fetches detail. */
 int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_t dt_ns);
 
 struct sessions_view;
 
-/* Runs the session list until it has a result (v->result: open, back or
- * quit).  bg and m, when given, are a live view behind the list: its source
- * keeps being polled.  Returns 0, or -1 with one line in err when the
- * terminal cannot be used. */
-int ui_run_sessions(struct sessions_view *v, struct model *m, const struct ui_source *bg,
-		    char *err, size_t errlen);
+/* Runs the session list on t until it has a result (v->result: open, back
+ * or quit).  bg and m, when given, are a live view behind the list: its
+ * source keeps being polled. */
+void ui_run_sessions(struct ui_term *t, struct sessions_view *v, struct model *m,
+		     const struct ui_source *bg);
 
 #endif

@@ -9,8 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/app/browse.h"
-#include "src/app/view.h"
+#include "src/app/open.h"
 #include "src/core/analysis.h"
 #include "src/core/json.h"
 #include "src/session/library.h"
@@ -130,7 +129,7 @@ int ls_main(const struct cli *c)
 		return 1;
 	}
 	if (!c->json && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
-		return browse_main(c, view_session);
+		return open_browse(c);
 	cli_analysis_params(c, &p);
 	if (missing_ok && stat(dir, &sb) != 0 && errno == ENOENT) {
 		memset(&lib, 0, sizeof lib);

@@ -8,14 +8,13 @@
 #include "src/core/analysis.h"
 #include "src/app/cli.h"
 #include "src/session/export.h"
-#include "src/app/browse.h"
 #include "src/app/info.h"
 #include "src/app/ls.h"
+#include "src/app/open.h"
 #include "src/app/paper.h"
 #include "src/app/record.h"
 #include "src/core/report.h"
 #include "src/session/session.h"
-#include "src/app/view.h"
 
 #define SMTOP_VERSION "0.1.0"
 
@@ -113,23 +112,21 @@ int main(int argc, char **argv)
 	case CLI_RECORD:
 		return run_record(&c);
 	case CLI_DEFAULT:
-		return view_default(&c);
+		return open_default_main(&c);
 	case CLI_OPEN:
-		if (c.n_files == 0)
-			return browse_main(&c, view_session);
-		return view_open_many(&c, c.files, (size_t)c.n_files, NULL);
+		return open_main(&c);
 	case CLI_RUN:
-		return view_live(&c, c.argv, NULL);
+		return open_run_main(&c);
 	case CLI_DEMO:
 		if (c.demo_name && !strcmp(c.demo_name, "paper"))
 			return paper_main(c.demo_seconds > 0 ? c.demo_seconds : 3.0, c.sm_mode, c.json);
-		return view_demo(&c);
+		return open_demo_main(&c);
 	case CLI_REPORT:
 		return run_report(&c);
 	case CLI_INFO:
 		return info_main_many(c.files, (size_t)c.n_files);
 	case CLI_REPLAY:
-		return view_replay(&c, c.files, (size_t)c.n_files);
+		return open_replay_main(&c);
 	case CLI_EXPORT:
 		return run_export(&c);
 	case CLI_LS:

@@ -59,7 +59,7 @@ typedef const char *(*guide_name_fn)(void *ud, const char *name);
 size_t guide_build(struct guide *g, const struct analysis *a, uint64_t t_end,
 		   guide_name_fn short_name, void *ud);
 
-/* The stops' times, for replay_set_stops. */
+/* The stops' times, for replay_clock_set_stops. */
 size_t guide_times(const struct guide *g, uint64_t *out, size_t max);
 
 int guide_is_inversion(enum smtop_event_kind k);

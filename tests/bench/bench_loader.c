@@ -46,7 +46,7 @@
 #include "ui/screen.h"
 
 #define FIXTURE "tests/fixtures/priority-vs-training.smtop"
-#define LIVE_BUDGET_NS 30000000ull     /* as src/app/view.c gives the live view */
+#define LIVE_BUDGET_NS 30000000ull     /* as src/app/open.c gives the live view */
 #define TICK_NS 50000000ull            /* UI_TICK_MS */
 #define PERIOD_NS 50000000ull          /* the collector's writer period */
 

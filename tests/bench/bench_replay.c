@@ -11,7 +11,7 @@
 #include "src/core/analysis.h"
 #include "src/core/model.h"
 #include "src/session/session.h"
-#include "src/session/session_replay.h"
+#include "src/session/replay_feed.h"
 #include "tests/support/replay_support.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	int n = 0;
 	for (uint64_t c = f.p.t_first + span / 2; n < 1000; n++) {
-		if (session_replay_find(&f.p, REPLAY_MARK_DISPATCH, 1, c, 0, 132, &next) != 0)
+		if (replay_feed_find(&f.p, REPLAY_CLOCK_MARK_DISPATCH, 1, c, 0, 132, &next) != 0)
 			break;
 		c = next;
 	}

@@ -180,7 +180,7 @@ tui_keys m
 check "m: dense SM view (half blocks)" contains "$(tui_cap)" "▀"
 tui_keys m
 check "m again: letters" lacks "$(tui_cap)" "▀"
-# space replays a saved session from the window's start (ui/player.c; every
+# space replays a saved session from the window's start (ui/replay_player.c; every
 # replay key is in test_replay.sh); the replay clock, in us, from the footer
 rclock() { footer | sed -n 's/.*replay \([0-9.]*\) ms.*/\1/p' | awk '{ printf "%d\n", $1 * 1000 }'; }
 tui_keys + + + l

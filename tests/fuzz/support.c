@@ -15,7 +15,7 @@
 #include "src/core/report.h"
 #include "src/session/export.h"
 #include "src/session/session.h"
-#include "src/session/session_replay.h"
+#include "src/session/replay_feed.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
@@ -451,13 +451,13 @@ static void export_session(struct session *s, const char *path)
  * the first kernel to past the last, with a detail window at each. */
 static void replay_session(struct session *s, const char *path)
 {
-	struct session_replay feed;
+	struct replay_feed feed;
 	struct model m;
 	char err[512];
 
 	if (model_init(&m) != 0)
 		return;
-	if (session_replay_open(&feed, s, &m, 0, err, sizeof err) != 0) {
+	if (replay_feed_open(&feed, s, &m, 0, err, sizeof err) != 0) {
 		check_one_line(err, path);
 		model_free(&m);
 		return;
@@ -465,14 +465,14 @@ static void replay_session(struct session *s, const char *path)
 	uint64_t t0 = feed.t_first, span = feed.t_last - feed.t_first;
 	for (int i = 0; i <= 4; i++) {
 		uint64_t clock = i < 4 ? t0 + span / 4 * (uint64_t)i : UINT64_MAX;
-		if (session_replay_feed(&feed, clock, err, sizeof err) < 0) {
+		if (replay_feed_to(&feed, clock, err, sizeof err) < 0) {
 			check_one_line(err, path);
 			break;
 		}
 		uint64_t d1 = clock < t0 + span / 8 ? t0 + span / 8 : clock;
-		session_replay_detail(&feed, d1 - span / 8, d1 + 1);
+		replay_feed_detail(&feed, d1 - span / 8, d1 + 1);
 	}
-	session_replay_close(&feed);
+	replay_feed_close(&feed);
 	model_free(&m);
 }
 

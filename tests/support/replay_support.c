@@ -12,7 +12,7 @@ int replay_support_open(struct replay_fixture *f, const char *path)
 	analysis_params_default(&ap);
 	if (session_open(&f->s, path, &ap, err, sizeof err) != 0 ||
 	    session_poll(&f->s, err, sizeof err) < 0 || model_init(&f->m) != 0 ||
-	    session_replay_open(&f->p, &f->s, &f->m, 0, err, sizeof err) != 0) {
+	    replay_feed_open(&f->p, &f->s, &f->m, 0, err, sizeof err) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -21,7 +21,7 @@ int replay_support_open(struct replay_fixture *f, const char *path)
 
 void replay_support_close(struct replay_fixture *f)
 {
-	session_replay_close(&f->p);
+	replay_feed_close(&f->p);
 	model_free(&f->m);
 	session_close(&f->s);
 }
@@ -29,7 +29,7 @@ void replay_support_close(struct replay_fixture *f)
 int replay_support_feed(struct replay_fixture *f, uint64_t clock)
 {
 	char err[512];
-	if (session_replay_feed(&f->p, clock, err, sizeof err) < 0) {
+	if (replay_feed_to(&f->p, clock, err, sizeof err) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}

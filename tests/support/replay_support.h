@@ -7,20 +7,20 @@
 
 #include "src/core/model.h"
 #include "src/session/session.h"
-#include "src/session/session_replay.h"
+#include "src/session/replay_feed.h"
 
 #define REPLAY_SUPPORT_PVT "tests/fixtures/priority-vs-training.smtop"
 
 struct replay_fixture {
 	struct session s;
 	struct model m;
-	struct session_replay p;
+	struct replay_feed p;
 };
 
 /* Returns 0, or -1 with the reason on stderr. */
 int replay_support_open(struct replay_fixture *f, const char *path);
 void replay_support_close(struct replay_fixture *f);
-/* session_replay_feed up to clock: 0, or -1 with the reason on stderr. */
+/* replay_feed_to up to clock: 0, or -1 with the reason on stderr. */
 int replay_support_feed(struct replay_fixture *f, uint64_t clock);
 /* Short kernel names from the fixture's reader (a guide_name_fn). */
 const char *replay_support_short_name(void *reader, const char *name);

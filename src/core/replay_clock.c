@@ -1,9 +1,9 @@
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t clamp_time(const struct replay *r, uint64_t t)
+static uint64_t clamp_time(const struct replay_clock *r, uint64_t t)
 {
 	if (t < r->t_first)
 		return r->t_first;
@@ -12,7 +12,7 @@ static uint64_t clamp_time(const struct replay *r, uint64_t t)
 
 /* From here on the clock counts from (now, clock): speed changes, pauses
  * and seeks never make it jump. */
-static void anchor(struct replay *r)
+static void anchor(struct replay_clock *r)
 {
 	r->anchor_real = r->now(r->now_ud);
 	r->anchor_clock = r->clock;
@@ -20,7 +20,7 @@ static void anchor(struct replay *r)
 
 /* The stops after the clock are still ahead; one exactly at the clock is
  * where the clock waits (its caption shows). */
-static void sync_stops(struct replay *r)
+static void sync_stops(struct replay_clock *r)
 {
 	r->next_stop = 0;
 	while (r->next_stop < r->n_stops && r->stops[r->next_stop] < r->clock)
@@ -30,14 +30,14 @@ static void sync_stops(struct replay *r)
 		r->at_stop = (int)r->next_stop++;
 }
 
-void replay_init(struct replay *r, uint64_t t_first, uint64_t t_last, replay_now_fn now,
-		 void *now_ud)
+void replay_clock_init(struct replay_clock *r, uint64_t t_first, uint64_t t_last,
+		       replay_clock_now_fn now, void *now_ud)
 {
 	memset(r, 0, sizeof *r);
 	r->t_first = t_first;
 	r->t_last = t_last > t_first ? t_last : t_first;
 	r->clock = r->t_last;
-	r->speed = REPLAY_SPEED_DEFAULT;
+	r->speed = REPLAY_CLOCK_SPEED_DEFAULT;
 	r->now = now;
 	r->now_ud = now_ud;
 	r->at_stop = -1;
@@ -45,7 +45,7 @@ void replay_init(struct replay *r, uint64_t t_first, uint64_t t_last, replay_now
 	anchor(r);
 }
 
-void replay_seek(struct replay *r, uint64_t t)
+void replay_clock_seek(struct replay_clock *r, uint64_t t)
 {
 	r->clock = clamp_time(r, t);
 	r->ended = r->clock >= r->t_last;
@@ -57,22 +57,22 @@ void replay_seek(struct replay *r, uint64_t t)
 	anchor(r);
 }
 
-void replay_start(struct replay *r, uint64_t t)
+void replay_clock_start(struct replay_clock *r, uint64_t t)
 {
 	r->active = 1;
 	r->paused = 0;
-	replay_seek(r, t);
+	replay_clock_seek(r, t);
 }
 
-void replay_stop(struct replay *r)
+void replay_clock_stop(struct replay_clock *r)
 {
 	r->active = 0;
 	r->guided = 0;
 	r->paused = 0;
-	replay_seek(r, r->t_last);
+	replay_clock_seek(r, r->t_last);
 }
 
-int replay_update(struct replay *r)
+int replay_clock_update(struct replay_clock *r)
 {
 	if (!r->active || r->paused || r->ended)
 		return 0;
@@ -98,31 +98,32 @@ int replay_update(struct replay *r)
 	return moved;
 }
 
-void replay_set_paused(struct replay *r, int paused)
+void replay_clock_set_paused(struct replay_clock *r, int paused)
 {
 	if (!paused && r->ended)
 		return;
-	replay_update(r);
+	replay_clock_update(r);
 	r->paused = paused;
 	if (!paused)
 		r->at_stop = -1;
 	anchor(r);
 }
 
-void replay_set_speed(struct replay *r, double x)
+void replay_clock_set_speed(struct replay_clock *r, double x)
 {
-	replay_update(r);
-	if (!(x >= REPLAY_SPEED_MIN)) /* NaN too */
-		x = REPLAY_SPEED_MIN;
-	if (x > REPLAY_SPEED_MAX)
-		x = REPLAY_SPEED_MAX;
+	replay_clock_update(r);
+	if (!(x >= REPLAY_CLOCK_SPEED_MIN)) /* NaN too */
+		x = REPLAY_CLOCK_SPEED_MIN;
+	if (x > REPLAY_CLOCK_SPEED_MAX)
+		x = REPLAY_CLOCK_SPEED_MAX;
 	r->speed = x;
 	anchor(r);
 }
 
-int replay_step(struct replay *r, enum replay_mark kind, int dir, uint32_t sm0, uint32_t sm1)
+int replay_clock_step(struct replay_clock *r, enum replay_clock_mark kind, int dir, uint32_t sm0,
+		      uint32_t sm1)
 {
-	replay_update(r);
+	replay_clock_update(r);
 	r->paused = 1;
 	uint64_t t;
 	if (!r->marks.find || r->marks.find(r->marks.ud, kind, dir, r->clock, sm0, sm1, &t) != 0 ||
@@ -130,7 +131,7 @@ int replay_step(struct replay *r, enum replay_mark kind, int dir, uint32_t sm0, 
 		anchor(r);
 		return -1;
 	}
-	replay_seek(r, t);
+	replay_clock_seek(r, t);
 	r->paused = 1;
 	return 0;
 }
@@ -141,10 +142,10 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void replay_set_stops(struct replay *r, const uint64_t *t, size_t n)
+void replay_clock_set_stops(struct replay_clock *r, const uint64_t *t, size_t n)
 {
-	if (n > REPLAY_MAX_STOPS)
-		n = REPLAY_MAX_STOPS;
+	if (n > REPLAY_CLOCK_MAX_STOPS)
+		n = REPLAY_CLOCK_MAX_STOPS;
 	if (n)
 		memcpy(r->stops, t, n * sizeof *t);
 	r->n_stops = n;
@@ -152,7 +153,7 @@ void replay_set_stops(struct replay *r, const uint64_t *t, size_t n)
 	sync_stops(r);
 }
 
-void replay_set_guided(struct replay *r, int on)
+void replay_clock_set_guided(struct replay_clock *r, int on)
 {
 	r->guided = on;
 	sync_stops(r);
@@ -160,7 +161,7 @@ void replay_set_guided(struct replay *r, int on)
 		r->paused = 1;
 }
 
-uint64_t replay_gpu_ns(const struct replay *r, uint64_t real_ns)
+uint64_t replay_clock_gpu_ns(const struct replay_clock *r, uint64_t real_ns)
 {
 	return (uint64_t)((double)real_ns / r->speed);
 }

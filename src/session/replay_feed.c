@@ -1,4 +1,4 @@
-#include "src/session/session_replay.h"
+#include "src/session/replay_feed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +52,7 @@ static int cmp_by_grid(const void *x, const void *y)
 	return c ? c : (*(const size_t *)x > *(const size_t *)y) - (*(const size_t *)x < *(const size_t *)y);
 }
 
-static long kernel_index(const struct session_replay *p, uint32_t pid, uint32_t dev, uint64_t grid)
+static long kernel_index(const struct replay_feed *p, uint32_t pid, uint32_t dev, uint64_t grid)
 {
 	size_t lo = 0, hi = p->n_kernels;
 	while (lo < hi) {
@@ -69,7 +69,7 @@ static long kernel_index(const struct session_replay *p, uint32_t pid, uint32_t 
 
 static int keep_kernel(void *ud, const struct smtop_kernel *k)
 {
-	struct session_replay *p = ud;
+	struct replay_feed *p = ud;
 	if (array_grow((void **)&p->kernels, &p->cap_kernels, p->n_kernels + 1, sizeof *p->kernels))
 		return 1;
 	p->kernels[p->n_kernels++] = *k;
@@ -85,7 +85,7 @@ static int cmp_nvtx_end(const void *x, const void *y)
 
 static int keep_nvtx(void *ud, const struct smtop_nvtx *n)
 {
-	struct session_replay *p = ud;
+	struct replay_feed *p = ud;
 	if (array_grow((void **)&p->nvtx, &p->cap_nvtx, p->n_nvtx + 1, sizeof *p->nvtx))
 		return 1;
 	p->nvtx[p->n_nvtx] = *n;
@@ -93,10 +93,10 @@ static int keep_nvtx(void *ud, const struct smtop_nvtx *n)
 	return 0;
 }
 
-static int rebuild(struct session_replay *p);
+static int rebuild(struct replay_feed *p);
 
 /* The first reader's error among the session's files, "" if none. */
-static const char *read_error(const struct session_replay *p)
+static const char *read_error(const struct replay_feed *p)
 {
 	for (size_t i = 0; i < p->s->n_src; i++) {
 		const char *e = db_reader_error(p->s->src[i].reader);
@@ -116,7 +116,7 @@ static int cmp_kernel_start(const void *x, const void *y)
 
 /* Every file's kernels, by start (each file hands its own over in order),
  * and NVTX ranges. */
-static int read_records(struct session_replay *p)
+static int read_records(struct replay_feed *p)
 {
 	struct session *s = p->s;
 	if (session_kernels(s, 0, INT64_MAX, keep_kernel, p) != 0)
@@ -131,7 +131,7 @@ static int read_records(struct session_replay *p)
 
 /* The span a replay covers: that of the kernels (blocks of known kernels lie
  * within it, give or take the clock offset's error). */
-static void replay_span(struct session_replay *p)
+static void replay_span(struct replay_feed *p)
 {
 	const struct db_session_info *in = &p->s->info;
 	p->t_first = in->t_first;
@@ -147,22 +147,22 @@ static void replay_span(struct session_replay *p)
 		p->t_last = p->t_first;
 }
 
-int session_replay_open(struct session_replay *p, struct session *s, struct model *m,
-			int model_whole, char *err, size_t errlen)
+int replay_feed_open(struct replay_feed *p, struct session *s, struct model *m,
+		     int model_whole, char *err, size_t errlen)
 {
 	memset(p, 0, sizeof *p);
 	p->s = s;
 	p->m = m;
 	if (read_records(p) != 0) {
 		snprintf(err, errlen, "%s: %s", s->path, read_error(p)[0] ? read_error(p) : "out of memory");
-		session_replay_close(p);
+		replay_feed_close(p);
 		return -1;
 	}
 	p->by_grid = malloc((p->n_kernels ? p->n_kernels : 1) * sizeof *p->by_grid);
 	p->kernel_fed = calloc(p->n_kernels ? p->n_kernels : 1, 1);
 	if (!p->by_grid || !p->kernel_fed) {
 		snprintf(err, errlen, "%s: out of memory", s->path);
-		session_replay_close(p);
+		replay_feed_close(p);
 		return -1;
 	}
 	for (size_t i = 0; i < p->n_kernels; i++)
@@ -185,13 +185,13 @@ int session_replay_open(struct session_replay *p, struct session *s, struct mode
 	if (!model_whole && rebuild(p) != 0) {
 		snprintf(err, errlen, "%s: cannot start the replay (%s)", s->path,
 			 read_error(p)[0] ? read_error(p) : "out of memory");
-		session_replay_close(p);
+		replay_feed_close(p);
 		return -1;
 	}
 	return 0;
 }
 
-void session_replay_close(struct session_replay *p)
+void replay_feed_close(struct replay_feed *p)
 {
 	free(p->kernels);
 	free(p->by_grid);
@@ -207,7 +207,7 @@ void session_replay_close(struct session_replay *p)
 /* ---- blocks, read ahead in slices ------------------------------------------ */
 
 struct slice {
-	struct session_replay *p;
+	struct replay_feed *p;
 	uint64_t t0, t1;
 	size_t decoded;                 /* blocks the reader handed over, kept or not */
 	int failed;
@@ -218,7 +218,7 @@ struct slice {
 static int keep_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
 	struct slice *sl = ud;
-	struct session_replay *p = sl->p;
+	struct replay_feed *p = sl->p;
 	sl->decoded++;
 	if (b->start < sl->t0 || b->start >= sl->t1 || b->end <= b->start)
 		return 0;
@@ -228,14 +228,14 @@ static int keep_block(void *ud, const struct smtop_block *b, uint32_t pid, uint3
 		sl->failed = 1;
 		return 1;
 	}
-	p->buf[p->n_buf++] = (struct session_replay_block){ *b, pid, ctx, b->start };
+	p->buf[p->n_buf++] = (struct replay_feed_block){ *b, pid, ctx, b->start };
 	return 0;
 }
 
 static int cmp_block(const void *x, const void *y)
 {
-	const struct smtop_block *a = &((const struct session_replay_block *)x)->b;
-	const struct smtop_block *b = &((const struct session_replay_block *)y)->b;
+	const struct smtop_block *a = &((const struct replay_feed_block *)x)->b;
+	const struct smtop_block *b = &((const struct replay_feed_block *)y)->b;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
 	if (a->sm != b->sm)
@@ -246,7 +246,7 @@ static int cmp_block(const void *x, const void *y)
 }
 
 /* Appends the blocks starting in the next slice, sorted by start. */
-static int read_slice(struct session_replay *p)
+static int read_slice(struct replay_feed *p)
 {
 	if (p->next_buf) {
 		memmove(p->buf, p->buf + p->next_buf, (p->n_buf - p->next_buf) * sizeof *p->buf);
@@ -276,16 +276,16 @@ static int read_slice(struct session_replay *p)
 
 /* ---- feeding --------------------------------------------------------------- */
 
-static int push_cut(struct session_replay_cut **v, size_t *n, size_t *cap, size_t item,
+static int push_cut(struct replay_feed_cut **v, size_t *n, size_t *cap, size_t item,
 		    size_t model)
 {
 	if (array_grow((void **)v, cap, *n + 1, sizeof **v))
 		return -1;
-	(*v)[(*n)++] = (struct session_replay_cut){ item, model };
+	(*v)[(*n)++] = (struct replay_feed_cut){ item, model };
 	return 0;
 }
 
-static int feed_kernel(struct session_replay *p, size_t i, uint64_t c)
+static int feed_kernel(struct replay_feed *p, size_t i, uint64_t c)
 {
 	if (p->kernel_fed[i])
 		return 0;
@@ -303,10 +303,10 @@ static int feed_kernel(struct session_replay *p, size_t i, uint64_t c)
 	return 0;
 }
 
-static int feed_kernels(struct session_replay *p, uint64_t c)
+static int feed_kernels(struct replay_feed *p, uint64_t c)
 {
 	for (size_t i = 0; i < p->n_open_kernels;) {
-		const struct session_replay_cut *o = &p->open_kernels[i];
+		const struct replay_feed_cut *o = &p->open_kernels[i];
 		uint64_t end = p->kernels[o->item].end;
 		model_kernel_set_end(p->m, o->model, min_u64(end, c));
 		if (end <= c)
@@ -320,7 +320,7 @@ static int feed_kernels(struct session_replay *p, uint64_t c)
 	return 0;
 }
 
-static void show_part(struct session_replay *p, const struct session_replay_block *rb,
+static void show_part(struct replay_feed *p, const struct replay_feed_block *rb,
 		      const struct smtop_block *part, int first)
 {
 	if (first)
@@ -332,10 +332,10 @@ static void show_part(struct session_replay *p, const struct session_replay_bloc
 }
 
 /* Blocks in flight grow up to the clock. */
-static void extend_active(struct session_replay *p, uint64_t c)
+static void extend_active(struct replay_feed *p, uint64_t c)
 {
 	for (size_t i = 0; i < p->n_active;) {
-		struct session_replay_block *a = &p->active[i];
+		struct replay_feed_block *a = &p->active[i];
 		if (c > a->fed_to) {
 			struct smtop_block part = a->b;
 			part.start = a->fed_to;
@@ -351,7 +351,7 @@ static void extend_active(struct session_replay *p, uint64_t c)
 }
 
 /* A block that starts at the clock shows as just landed: 1 ns long. */
-static int feed_block(struct session_replay *p, const struct session_replay_block *rb, uint64_t c)
+static int feed_block(struct replay_feed *p, const struct replay_feed_block *rb, uint64_t c)
 {
 	long ki = kernel_index(p, rb->pid, rb->b.device_id, rb->b.grid_id);
 	if (ki >= 0 && feed_kernel(p, (size_t)ki, c) != 0)
@@ -370,7 +370,7 @@ static int feed_block(struct session_replay *p, const struct session_replay_bloc
 	return 0;
 }
 
-static int feed_blocks(struct session_replay *p, uint64_t c)
+static int feed_blocks(struct replay_feed *p, uint64_t c)
 {
 	extend_active(p, c);
 	for (;;) {
@@ -386,11 +386,11 @@ static int feed_blocks(struct session_replay *p, uint64_t c)
 
 /* Victims still waiting show their wait so far; the name is the short one
  * the lanes use, as the kernel itself has not come yet. */
-static int feed_events(struct session_replay *p, uint64_t c)
+static int feed_events(struct replay_feed *p, uint64_t c)
 {
 	const struct analysis *an = p->s->analysis;
 	for (size_t i = 0; i < p->n_open_events;) {
-		const struct session_replay_cut *o = &p->open_events[i];
+		const struct replay_feed_cut *o = &p->open_events[i];
 		uint64_t start = analysis_event(an, o->item)->start;
 		model_event_set_start(p->m, o->model, min_u64(start, c));
 		if (start <= c)
@@ -416,7 +416,7 @@ static int feed_events(struct session_replay *p, uint64_t c)
 }
 
 /* NVTX ranges show once they have ended (a mark at its time). */
-static int feed_nvtx(struct session_replay *p, uint64_t c)
+static int feed_nvtx(struct replay_feed *p, uint64_t c)
 {
 	for (; p->nvtx_fed < p->n_nvtx; p->nvtx_fed++) {
 		const struct smtop_nvtx *n = &p->nvtx[p->nvtx_fed];
@@ -434,7 +434,7 @@ static int stream_to_model(void *ud, const struct smtop_stream *st)
 }
 
 /* An empty model with the device and streams, as a live view starts. */
-static int rebuild(struct session_replay *p)
+static int rebuild(struct replay_feed *p)
 {
 	struct model *m = p->m;
 	const char *label = m->session_label;
@@ -468,7 +468,7 @@ static int rebuild(struct session_replay *p)
 	return 0;
 }
 
-int session_replay_feed(struct session_replay *p, uint64_t clock, char *err, size_t errlen)
+int replay_feed_to(struct replay_feed *p, uint64_t clock, char *err, size_t errlen)
 {
 	/* the end of the replay shows everything, uncut */
 	uint64_t c = clock >= p->t_last ? REPLAY_ALL : clock;
@@ -495,7 +495,7 @@ fail:
 
 static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
 {
-	struct session_replay *p = ud;
+	struct replay_feed *p = ud;
 	(void)ctx; /* blocks join by device: see cmp_key */
 	if (b->start > p->fed || kernel_index(p, pid, b->device_id, b->grid_id) < 0)
 		return 0;
@@ -506,22 +506,22 @@ static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uin
 	return model_detail_add_block(p->m, &part, pid) == 0 ? 0 : 1;
 }
 
-int session_replay_add_detail(struct session_replay *p, uint64_t t0, uint64_t t1)
+int replay_feed_add_detail(struct replay_feed *p, uint64_t t0, uint64_t t1)
 {
 	return session_blocks(p->s, t0, t1, detail_block, p);
 }
 
-int session_replay_detail(struct session_replay *p, uint64_t t0, uint64_t t1)
+int replay_feed_detail(struct replay_feed *p, uint64_t t0, uint64_t t1)
 {
 	model_detail_begin(p->m, t0, t1);
-	int rc = session_replay_add_detail(p, t0, t1);
+	int rc = replay_feed_add_detail(p, t0, t1);
 	model_detail_end(p->m);
 	return rc;
 }
 
 /* ---- marks: where stepping goes ----------------------------------------------- */
 
-static int event_mark(const struct session_replay *p, int dir, uint64_t t, uint64_t *out)
+static int event_mark(const struct replay_feed *p, int dir, uint64_t t, uint64_t *out)
 {
 	const struct analysis *an = p->s->analysis;
 	size_t n = analysis_event_count(an);
@@ -542,7 +542,7 @@ static int event_mark(const struct session_replay *p, int dir, uint64_t t, uint6
 }
 
 /* The next block start on the SMs asked for, reading ahead as needed. */
-static int next_dispatch(struct session_replay *p, uint64_t t, uint32_t sm0, uint32_t sm1,
+static int next_dispatch(struct replay_feed *p, uint64_t t, uint32_t sm0, uint32_t sm1,
 			 uint64_t *out)
 {
 	size_t i = p->next_buf;
@@ -564,7 +564,7 @@ static int next_dispatch(struct session_replay *p, uint64_t t, uint32_t sm0, uin
 }
 
 struct back {
-	struct session_replay *p;
+	struct replay_feed *p;
 	uint64_t t;
 	uint32_t sm0, sm1;
 	uint64_t best;
@@ -584,7 +584,7 @@ static int back_block(void *ud, const struct smtop_block *b, uint32_t pid, uint3
 }
 
 /* The last block start before t: windows that double backwards. */
-static int prev_dispatch(struct session_replay *p, uint64_t t, uint32_t sm0, uint32_t sm1,
+static int prev_dispatch(struct replay_feed *p, uint64_t t, uint32_t sm0, uint32_t sm1,
 			 uint64_t *out)
 {
 	struct back k = { p, t, sm0, sm1, 0, 0 };
@@ -601,11 +601,11 @@ static int prev_dispatch(struct session_replay *p, uint64_t t, uint32_t sm0, uin
 	}
 }
 
-int session_replay_find(void *ud, enum replay_mark kind, int dir, uint64_t t, uint32_t sm0,
-			uint32_t sm1, uint64_t *out)
+int replay_feed_find(void *ud, enum replay_clock_mark kind, int dir, uint64_t t, uint32_t sm0,
+		     uint32_t sm1, uint64_t *out)
 {
-	struct session_replay *p = ud;
-	if (kind == REPLAY_MARK_EVENT)
+	struct replay_feed *p = ud;
+	if (kind == REPLAY_CLOCK_MARK_EVENT)
 		return event_mark(p, dir, t, out);
 	return dir > 0 ? next_dispatch(p, t, sm0, sm1, out) : prev_dispatch(p, t, sm0, sm1, out);
 }

@@ -1,13 +1,13 @@
-#include "ui/player.h"
+#include "ui/replay_player.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "src/core/guide.h"
-#include "src/core/replay.h"
+#include "src/core/replay_clock.h"
 #include "src/core/fmt.h"
 
-int player_active(const struct app *a)
+int replay_player_active(const struct app *a)
 {
 	return app_replaying(a);
 }
@@ -16,8 +16,8 @@ int player_active(const struct app *a)
  * or the whole session when that is shorter. */
 static uint64_t replay_scale(const struct app *a)
 {
-	const struct replay *r = a->replay;
-	uint64_t span = replay_gpu_ns(r, PLAYER_WINDOW_REAL_NS);
+	const struct replay_clock *r = a->replay;
+	uint64_t span = replay_clock_gpu_ns(r, PLAYER_WINDOW_REAL_NS);
 	if (r->t_last - r->t_first < span)
 		span = r->t_last - r->t_first;
 	return app_round_scale(span / (uint64_t)app_cols(a));
@@ -30,11 +30,11 @@ static void forget_kernel(struct app *a)
 	a->sel_kernel = -1;
 }
 
-void player_begin(struct app *a, uint64_t t, int guided)
+void replay_player_begin(struct app *a, uint64_t t, int guided)
 {
-	struct replay *r = a->replay;
-	replay_start(r, t);
-	replay_set_guided(r, guided);
+	struct replay_clock *r = a->replay;
+	replay_clock_start(r, t);
+	replay_clock_set_guided(r, guided);
 	a->follow = 1;
 	a->col_ns = replay_scale(a);
 	a->sel_event = -1;
@@ -48,7 +48,7 @@ void player_begin(struct app *a, uint64_t t, int guided)
 
 static void stop(struct app *a)
 {
-	replay_stop(a->replay);
+	replay_clock_stop(a->replay);
 	a->follow = 0;
 	a->select_at = 0;
 	app_fit(a);
@@ -69,26 +69,26 @@ static void sms_in_view(const struct app *a, uint32_t *sm0, uint32_t *sm1)
 		*sm1 = n;
 }
 
-static void step(struct app *a, enum replay_mark kind, int dir)
+static void step(struct app *a, enum replay_clock_mark kind, int dir)
 {
 	uint32_t sm0, sm1;
 	sms_in_view(a, &sm0, &sm1);
 	uint64_t before = a->replay->clock;
-	if (replay_step(a->replay, kind, dir, sm0, sm1) != 0) {
+	if (replay_clock_step(a->replay, kind, dir, sm0, sm1) != 0) {
 		snprintf(a->msg, sizeof a->msg, "no %s %s", dir > 0 ? "later" : "earlier",
-			 kind == REPLAY_MARK_EVENT ? "blocking or inversion episode" : "block start on these SMs");
+			 kind == REPLAY_CLOCK_MARK_EVENT ? "blocking or inversion episode" : "block start on these SMs");
 		return;
 	}
 	a->follow = 1;
 	if (a->replay->clock < before)
 		forget_kernel(a);
 	/* as n and N outside a replay: the events pane shows the episode */
-	if (kind == REPLAY_MARK_EVENT) {
+	if (kind == REPLAY_CLOCK_MARK_EVENT) {
 		a->select_at = a->replay->clock;
 		a->pane = APP_PANE_EVENTS;
 	}
 	snprintf(a->msg, sizeof a->msg, "step%s: %s %s", dir > 0 ? "" : " back",
-		 dir > 0 ? "next" : "previous", kind == REPLAY_MARK_EVENT ? "episode" : "block start");
+		 dir > 0 ? "next" : "previous", kind == REPLAY_CLOCK_MARK_EVENT ? "episode" : "block start");
 }
 
 /* 1000000 rather than 1e+06; halvings keep their digits (62.5). */
@@ -102,7 +102,7 @@ static void speed_text(char *buf, size_t len, double x)
 
 static void set_speed(struct app *a, double x)
 {
-	replay_set_speed(a->replay, x);
+	replay_clock_set_speed(a->replay, x);
 	char d[32], sp[32];
 	fmt_duration(d, sizeof d, (uint64_t)(a->replay->speed * 1000.0 + 0.5), 1);
 	speed_text(sp, sizeof sp, a->replay->speed);
@@ -112,19 +112,19 @@ static void set_speed(struct app *a, double x)
 /* Space and Enter go on from a stop; at the end, space plays again. */
 static void play_pause(struct app *a)
 {
-	struct replay *r = a->replay;
+	struct replay_clock *r = a->replay;
 	if (r->ended) {
-		player_begin(a, r->t_first, r->guided);
+		replay_player_begin(a, r->t_first, r->guided);
 		return;
 	}
-	replay_set_paused(r, !r->paused);
+	replay_clock_set_paused(r, !r->paused);
 	a->follow = 1;
 	snprintf(a->msg, sizeof a->msg, r->paused ? "paused" : "playing");
 }
 
 static int active_key(struct app *a, int key)
 {
-	struct replay *r = a->replay;
+	struct replay_clock *r = a->replay;
 	switch (key) {
 	case ' ': play_pause(a); return 1;
 	case APP_KEY_ENTER:
@@ -134,12 +134,12 @@ static int active_key(struct app *a, int key)
 		return 1;
 	case '<': set_speed(a, r->speed / 2); return 1;
 	case '>': set_speed(a, r->speed * 2); return 1;
-	case '.': step(a, REPLAY_MARK_DISPATCH, 1); return 1;
-	case ',': step(a, REPLAY_MARK_DISPATCH, -1); return 1;
-	case 'n': step(a, REPLAY_MARK_EVENT, 1); return 1;
-	case 'N': step(a, REPLAY_MARK_EVENT, -1); return 1;
+	case '.': step(a, REPLAY_CLOCK_MARK_DISPATCH, 1); return 1;
+	case ',': step(a, REPLAY_CLOCK_MARK_DISPATCH, -1); return 1;
+	case 'n': step(a, REPLAY_CLOCK_MARK_EVENT, 1); return 1;
+	case 'N': step(a, REPLAY_CLOCK_MARK_EVENT, -1); return 1;
 	case 'g':
-		replay_set_guided(r, !r->guided);
+		replay_clock_set_guided(r, !r->guided);
 		if (r->guided)
 			a->lesson_panel = 1;
 		snprintf(a->msg, sizeof a->msg, r->guided ? "guided: pauses at each key moment"
@@ -150,22 +150,22 @@ static int active_key(struct app *a, int key)
 	return 0;
 }
 
-int player_key(struct app *a, int key)
+int replay_player_key(struct app *a, int key)
 {
 	if (!a->replay)
 		return 0;
-	if (player_active(a))
+	if (replay_player_active(a))
 		return active_key(a, key);
 	/* a saved session: space, r and g start a replay from the window
 	 * (from the start when the window shows it), g a guided one */
 	uint64_t from = a->t0 > a->replay->t_first ? a->t0 : a->replay->t_first;
 	switch (key) {
 	case ' ': case 'r':
-		player_begin(a, from, 0);
+		replay_player_begin(a, from, 0);
 		snprintf(a->msg, sizeof a->msg, "replaying");
 		return 1;
 	case 'g':
-		player_begin(a, a->replay->t_first, 1);
+		replay_player_begin(a, a->replay->t_first, 1);
 		snprintf(a->msg, sizeof a->msg, "guided replay: it pauses at each key moment");
 		return 1;
 	}
@@ -187,9 +187,9 @@ static int select_event_at(struct app *a, uint64_t t)
 	return 1;
 }
 
-int player_tick(struct app *a)
+int replay_player_tick(struct app *a)
 {
-	const struct replay *r = a->replay;
+	const struct replay_clock *r = a->replay;
 	int changed = 0;
 	if (a->select_at && select_event_at(a, a->select_at)) {
 		a->select_at = 0;
@@ -216,9 +216,9 @@ int player_tick(struct app *a)
 	return 1;
 }
 
-void player_status(const struct app *a, char *buf, size_t len)
+void replay_player_status(const struct app *a, char *buf, size_t len)
 {
-	const struct replay *r = a->replay;
+	const struct replay_clock *r = a->replay;
 	const char *dot = a->ascii ? "|" : "·";
 	uint64_t base = a->model->t_first ? a->model->t_first : r->t_first;
 	uint64_t at = r->clock > base ? r->clock - base : 0;
@@ -237,10 +237,10 @@ void player_status(const struct app *a, char *buf, size_t len)
 		 sp, d, dot, state);
 }
 
-static const struct app_mode player_mode = { player_key, player_tick };
+static const struct app_mode replay_player_mode = { replay_player_key, replay_player_tick };
 
-void player_attach(struct app *a, struct replay *r)
+void replay_player_attach(struct app *a, struct replay_clock *r)
 {
 	a->replay = r;
-	a->mode = &player_mode;
+	a->mode = &replay_player_mode;
 }

@@ -1,0 +1,67 @@
+/* The analysis' grids: each block's grid (the kernel's blocks, joined on
+ * process, device and grid id), its extents and either its few blocks or a
+ * time profile, packed when its blocks have stopped coming; the devices'
+ * and processes' activity; and the keys kernels and grids meet on. */
+#ifndef SMTOP_ANALYSIS_GRIDS_H
+#define SMTOP_ANALYSIS_GRIDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/core/analysis_state.h"
+
+/* Blocks added between two looks at the hot profiles (analysis_grids_hot_sweep). */
+#define SWEEP_BLOCKS 65536u
+
+int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smtop_block *b);
+
+/* Blocks b[0..n) of grid gi (a chunk's run of one grid): the device's and
+ * the grid's extents and the grid's blocks or profile. */
+int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n);
+
+uint64_t analysis_grids_overlap(const struct analysis *an, const struct grid *g, uint64_t a,
+				uint64_t b, uint32_t *blocks);
+
+/* Did the grid start a block after r and before l (both exclusive)?  First
+ * and last starts answer most cases, the clusters of starts the rest; only
+ * an interval not longer than the link inside one cluster falls back on the
+ * profile's estimate. */
+int analysis_grids_started_between(const struct analysis *a, const struct grid *g, uint64_t r,
+				   uint64_t l);
+
+void analysis_grids_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+
+void analysis_grids_hot_sweep(struct analysis *a);
+
+/* Packs the hot profiles that ended before `before` (all with UINT64_MAX). */
+void analysis_grids_hot_sweep_before(struct analysis *a, uint64_t before);
+
+int32_t analysis_grids_device_index(struct analysis *a, uint32_t id);
+
+void analysis_grids_device_extend(struct device *d, uint64_t s, uint64_t e);
+
+uint64_t analysis_grids_key1(uint32_t pid, uint32_t ctx_or_device);
+
+uint64_t analysis_grids_key2_of(uint64_t grid_id, uint32_t correlation_id);
+
+/* Kernels and grids meet on (process, device, grid id), not on the context:
+ * grid ids are unique per device, and the blocks of a green context's
+ * kernels come through the primary context, which owns the module. */
+void analysis_grids_kern_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+
+uint32_t analysis_grids_kern_pid(const struct analysis *a, const struct kern *k);
+
+uint32_t analysis_grids_kern_ctx(const struct analysis *a, const struct kern *k);
+
+int32_t analysis_grids_kern_dev(const struct analysis *a, const struct kern *k);
+
+const struct activity *analysis_grids_activity_find(const struct device *d, uint32_t pid);
+
+const struct grid *analysis_grids_kern_grid(const struct analysis *a, const struct kern *k);
+
+int analysis_grids_kern_running(const struct kern *k, uint64_t w);
+
+/* Resident extent: blocks when known, else the kernel's own interval. */
+struct ext analysis_grids_kern_ext(const struct analysis *a, int32_t ki, uint64_t w);
+
+#endif

@@ -1,0 +1,226 @@
+/* The analysis' own state, shared by its files (src/core/analysis*.c) and
+ * by no one else: callers see struct analysis only through
+ * src/core/analysis.h. */
+#ifndef SMTOP_ANALYSIS_STATE_H
+#define SMTOP_ANALYSIS_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/core/analysis.h"
+#include "src/core/clusters.h"
+#include "src/core/profile.h"
+
+#define NB ANALYSIS_PROFILE_BINS
+_Static_assert(ANALYSIS_PROFILE_BINS == PROFILE_BINS, "the analysis' profiles are src/core/profile.h's");
+#define NKINDS (SMTOP_EV_TIMESLICE + 1)
+
+/* What a grid's data pointer holds. */
+enum grid_form {
+	GRID_EXACT,             /* struct span[n], while n <= ANALYSIS_EXACT_BLOCKS */
+	GRID_PROFILE,           /* struct profile, while blocks come */
+	GRID_PACKED,            /* the profile packed (profile_pack) at offset data in packs */
+};
+
+struct grid {
+	uint64_t grid_id;
+	uint64_t first_start, last_start, last_end, block_time;
+	void *data;             /* as form says */
+	uint32_t pid, device_id;
+	uint32_t n;
+	int32_t kernel;         /* -1 until its kernel record arrives */
+	int32_t dev;            /* index into devices */
+	uint8_t form;           /* enum grid_form */
+	uint8_t exact_cap;
+	uint16_t act;           /* index into its device's activities */
+};
+
+/* A kernel as verdicts need it; pid and context are its stream's. */
+struct kern {
+	uint64_t start, end;
+	uint64_t sub;           /* submission: CUPTI's submitted, else queued; 0 unknown */
+	uint64_t grid_id;
+	const char *name;
+	uint32_t correlation_id, stream_id, device_id;
+	int32_t stream, grid;
+	uint32_t pos : 30;      /* index in its stream's start order */
+	uint32_t decided : 1;
+	uint32_t sub_queued : 1; /* sub is CUPTI's queued: the launch call's end comes first */
+};
+
+/* A copy or memset, as stream order needs it. */
+struct memop {
+	uint64_t start, end;
+	uint32_t pid, ctx, dev, sid, corr;
+	uint32_t kind;          /* SMTOP_READY_AFTER_MEMCPY or _MEMSET */
+};
+
+/* A cudaStreamWaitEvent on a stream (sync records carry no device: a
+ * context belongs to one). */
+struct swait {
+	uint64_t end;
+	uint32_t pid, ctx, sid, corr;
+};
+
+/* The end of a launch call, by pid and correlation id; end 0: empty slot. */
+struct launch {
+	uint64_t end;
+	uint32_t pid, corr;
+};
+
+struct stream {
+	struct smtop_stream s;
+	int32_t dev;            /* index into devices, -1 until a kernel comes */
+	int32_t *kernels;
+	size_t n_kernels, cap_kernels;
+	int sorted;
+	uint64_t *waits;
+	size_t n_waits, cap_waits;
+	int waits_sorted;
+	size_t waits_unknown;
+	size_t events[NKINDS];
+	uint64_t delay[NKINDS];
+};
+
+/* A kernel's resident extent, for finding culprits by time. */
+struct ext {
+	uint64_t s, e;
+	int32_t k;
+};
+
+/* A process's block events (starts and ends) on one device, clustered by
+ * ANALYSIS_SLICE_GAP_NS: what the time-slicing test reads. */
+struct activity {
+	uint32_t pid;
+	struct clusters ev;
+};
+
+struct device {
+	uint32_t id;
+	uint32_t sm_count;      /* 0 unless analysis_add_device told us */
+	uint32_t sm_seen;       /* highest SM index seen + 1 */
+	uint64_t t_min, t_max;
+	struct ext *order;      /* ended kernels sorted by start */
+	size_t n_order, cap_order;
+	uint64_t maxlen;
+	struct ext *running;    /* kernels still running at the watermark */
+	size_t n_running, cap_running;
+	struct activity *acts;  /* per process */
+	size_t n_acts, cap_acts;
+};
+
+struct request {
+	uint32_t pid, stream_id;
+	uint64_t turnaround;
+};
+
+struct slot {
+	uint64_t k1, k2;
+	int32_t val;            /* -1: empty */
+};
+
+struct map {
+	struct slot *slots;
+	size_t cap, n;
+};
+
+/* A hash of indices into kerns or grids, keyed by what the entry holds:
+ * 4 bytes a slot instead of a copy of the key. */
+struct imap {
+	int32_t *slots;         /* -1: empty */
+	size_t cap, n;
+};
+
+struct vec_event {
+	struct smtop_event *v;
+	size_t n, cap;
+};
+
+struct analysis {
+	struct analysis_params p;
+	uint64_t watermark;
+	struct grid *grids;
+	size_t n_grids, cap_grids;
+	struct kern *kerns;
+	size_t n_kerns, cap_kerns;
+	struct stream *streams;
+	size_t n_streams, cap_streams;
+	size_t *stream_order;
+	struct device *devs;
+	size_t n_devs, cap_devs;
+	struct request *reqs;
+	size_t n_reqs, cap_reqs;
+	struct imap grid_map, kern_map;
+	struct map stream_map;
+	int32_t *undecided;
+	size_t n_undecided, cap_undecided;
+	struct vec_event events, prov;
+	int events_sorted;
+	int32_t last_grid;      /* cache: blocks come in runs of one grid */
+	uint64_t blocks;
+	size_t kernels_with_blocks_cache;
+	/* grids whose profile is unpacked, and when to look at them again */
+	int32_t *hot;
+	size_t n_hot, cap_hot;
+	uint64_t blocks_at_sweep;
+	uint64_t block_end_max; /* latest block end added */
+	/* packed profiles, one after the other (no allocation of their own);
+	 * those unpacked again leave dead bytes, dropped when they are many */
+	uint8_t *packs;
+	size_t packs_len, packs_cap, packs_dead;
+	/* what ready times read besides kernels, sorted at update */
+	struct memop *memops;
+	size_t n_memops, cap_memops;
+	int memops_sorted;
+	struct swait *swaits;
+	size_t n_swaits, cap_swaits;
+	int swaits_sorted;
+	struct launch *launches; /* open addressing, cap a power of 2 */
+	size_t n_launches, cap_launches;
+};
+
+
+/* The kernels a verdict weighs as culprits (the time-slicing test reads
+ * them too). */
+struct cand {
+	int32_t k;
+	uint64_t overlap;
+	uint32_t blocks;
+	int from_blocks;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+	int incomplete;
+};
+
+static inline uint64_t umin(uint64_t x, uint64_t y) { return x < y ? x : y; }
+static inline uint64_t umax(uint64_t x, uint64_t y) { return x > y ? x : y; }
+
+static inline uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
+{
+	uint64_t lo = umax(s, a), hi = umin(e, b);
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The key of entry i of an index map (struct imap). */
+typedef void (*imap_key_fn)(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+
+int32_t analysis_state_map_get(const struct map *m, uint64_t k1, uint64_t k2);
+
+int analysis_state_map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val);
+
+int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
+				uint64_t k1, uint64_t k2);
+
+/* Adds entry v, whose key key() reads from the entry itself. */
+int analysis_state_imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v);
+
+const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid, uint32_t corr);
+
+void analysis_state_launch_put(struct analysis *a, const struct launch *x);
+
+void analysis_state_events_clear(struct vec_event *v);
+
+#endif

@@ -1,0 +1,139 @@
+#include "src/core/analysis_timeslice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/core/analysis_grids.h"
+#include "src/core/analysis_state.h"
+#include "src/core/clusters.h"
+
+/* ---- time-slicing ---- */
+
+/* Index of the first cluster whose activity [s, e + gap) reaches past t. */
+static size_t clusters_reaching(const struct clusters *c, uint64_t t, uint64_t gap)
+{
+	size_t l = 0, r = c->n;
+	if (t < gap)
+		return 0;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (c->v[m].e + gap <= t)
+			l = m + 1;
+		else
+			r = m;
+	}
+	return l;
+}
+
+/* Is the process active somewhere in [lo, hi): a block event less than the
+ * gap before some time of it? */
+static int activity_in(const struct clusters *x, uint64_t lo, uint64_t hi)
+{
+	size_t i = clusters_reaching(x, lo, ANALYSIS_SLICE_GAP_NS);
+	return i < x->n && x->v[i].s < hi;
+}
+
+/* Do the activities of two processes ([t, t + gap) around each block event)
+ * meet inside [lo, hi)? */
+static int activities_meet(const struct clusters *x, const struct clusters *y, uint64_t lo,
+			   uint64_t hi)
+{
+	const uint64_t gap = ANALYSIS_SLICE_GAP_NS;
+	size_t i = clusters_reaching(x, lo, gap), j = clusters_reaching(y, lo, gap);
+	while (i < x->n && j < y->n && x->v[i].s < hi && y->v[j].s < hi) {
+		uint64_t xe = x->v[i].e + gap, ye = y->v[j].e + gap;
+		if (overlap(umax(x->v[i].s, lo), umin(xe, hi), umax(y->v[j].s, lo), umin(ye, hi)))
+			return 1;
+		if (xe < ye)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* Could v's episode be time-slicing judged from block events: v and every
+ * culprit have block records and every culprit is another process's. */
+static int slice_by_events(const struct analysis *a, const struct kern *v, const struct cands *c)
+{
+	if (!analysis_grids_kern_grid(a, v) || !c->n)
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v) || !c->v[i].from_blocks)
+			return 0;
+	return 1;
+}
+
+/* The end of the window the time-slicing test reads: a gap past v's last
+ * block end. */
+static uint64_t slice_window_end(const struct analysis *a, const struct kern *v)
+{
+	return analysis_grids_kern_grid(a, v)->last_end + ANALYSIS_SLICE_GAP_NS;
+}
+
+/* Every block event before the window's end is in: blocks that ended before
+ * the watermark are, and a block still running belongs to a kernel still
+ * running.  So wait while a kernel of v's or a culprit's process that began
+ * before the window's end (plus a gap for clock slack) still runs. */
+int analysis_timeslice_data_complete(const struct analysis *a, const struct kern *v,
+				     const struct cands *c)
+{
+	if (a->watermark == ANALYSIS_WATERMARK_ALL || !slice_by_events(a, v, c))
+		return 1;
+	uint64_t hi = slice_window_end(a, v) + ANALYSIS_SLICE_GAP_NS;
+	if (a->watermark < hi)
+		return 0;
+	const struct device *d = &a->devs[analysis_grids_kern_grid(a, v)->dev];
+	for (size_t i = 0; i < d->n_running; i++) {
+		const struct kern *k = &a->kerns[d->running[i].k];
+		if (d->running[i].s >= hi)
+			continue;
+		if (analysis_grids_kern_pid(a, k) == analysis_grids_kern_pid(a, v))
+			return 0;
+		for (size_t j = 0; j < c->n; j++)
+			if (analysis_grids_kern_pid(a, &a->kerns[c->v[j].k]) == analysis_grids_kern_pid(a, k))
+				return 0;
+	}
+	return 1;
+}
+
+/* Time-sliced contexts take turns on the whole device: block events (starts
+ * and ends) of one process never come within a context switch of the
+ * other's, though a preempted block's recorded interval stays open across
+ * the other's slice.  docs/analysis.md states the rule and its limits. */
+int analysis_timeslice_looks(struct analysis *a, const struct kern *v, uint64_t ready,
+			     uint64_t first, const struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v))
+			return 0;
+	if (!slice_by_events(a, v, c)) {
+		/* Kernel intervals only: other processes never overlap v's run. */
+		struct ext vx = analysis_grids_kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
+		vx.s = first;
+		for (size_t i = 0; i < c->n; i++) {
+			struct ext x = analysis_grids_kern_ext(a, c->v[i].k, a->watermark);
+			if (overlap(x.s, x.e, vx.s, vx.e))
+				return 0;
+		}
+		return 1;
+	}
+	const struct grid *vg = analysis_grids_kern_grid(a, v);
+	const struct device *d = &a->devs[vg->dev];
+	const struct activity *own = analysis_grids_activity_find(d, analysis_grids_kern_pid(a, v));
+	uint64_t hi = slice_window_end(a, v);
+	int other_active = 0;
+	uint32_t done = analysis_grids_kern_pid(a, v);
+	for (size_t i = 0; i < c->n; i++) {
+		uint32_t pid = analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]);
+		const struct activity *x = pid == done ? NULL : analysis_grids_activity_find(d, pid);
+		if (!x)
+			continue;
+		done = pid;
+		if (own && activities_meet(&own->ev, &x->ev, ready, hi))
+			return 0;
+		other_active |= activity_in(&x->ev, ready, hi);
+	}
+	return other_active;
+}
+

@@ -1,0 +1,464 @@
+#include "src/core/analysis_verdicts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/core/analysis_grids.h"
+#include "src/core/analysis_state.h"
+#include "src/core/analysis_timeslice.h"
+#include "src/core/array.h"
+
+static int cmp_u32(uint32_t x, uint32_t y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmp_memop(const void *x, const void *y)
+{
+	const struct memop *p = x, *q = y;
+	int c;
+	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
+	    (c = cmp_u32(p->dev, q->dev)) || (c = cmp_u32(p->sid, q->sid)))
+		return c;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return cmp_u32(p->corr, q->corr);
+}
+
+static int cmp_swait(const void *x, const void *y)
+{
+	const struct swait *p = x, *q = y;
+	int c;
+	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
+	    (c = cmp_u32(p->sid, q->sid)))
+		return c;
+	return cmp_u32(p->corr, q->corr);
+}
+
+static void sort_ready_inputs(struct analysis *a)
+{
+	if (!a->memops_sorted && a->n_memops)
+		qsort(a->memops, a->n_memops, sizeof *a->memops, cmp_memop);
+	if (!a->swaits_sorted && a->n_swaits)
+		qsort(a->swaits, a->n_swaits, sizeof *a->swaits, cmp_swait);
+	a->memops_sorted = a->swaits_sorted = 1;
+}
+
+/* ---- update: verdicts ---- */
+
+struct verdict {
+	int ready_known;
+	uint64_t ready, first;
+	int first_known;
+};
+
+static int32_t stream_prio(const struct analysis *a, int32_t ki)
+{
+	return a->streams[a->kerns[ki].stream].s.priority;
+}
+
+/* A ready time and the bound that set it. */
+struct ready {
+	uint64_t t;
+	enum smtop_ready_bound bound;
+	uint32_t corr;
+};
+
+/* Ties keep the bound found first, in the order of docs/analysis.md. */
+static void ready_raise(struct ready *r, uint64_t t, enum smtop_ready_bound b, uint32_t corr)
+{
+	if (t > r->t)
+		*r = (struct ready){ t, b, corr };
+}
+
+/* The copy or memset just before k on its stream in (start, correlation id)
+ * order, or NULL. */
+static const struct memop *memop_before(const struct analysis *a, const struct kern *k)
+{
+	/* a kernel not started yet (live) comes after everything on its stream */
+	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
+			     k->device_id, k->stream_id, k->correlation_id, 0 };
+	size_t lo = 0, hi = a->n_memops;
+	while (lo < hi) { /* first one not before k */
+		size_t m = (lo + hi) / 2;
+		if (cmp_memop(&a->memops[m], &key) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo)
+		return NULL;
+	const struct memop *p = &a->memops[lo - 1];
+	return p->pid == key.pid && p->ctx == key.ctx && p->dev == key.dev && p->sid == key.sid
+		? p : NULL;
+}
+
+/* Waits of k's stream called after its previous operation's call (after
+ * correlation id `after`) and before k's own. */
+static void ready_waits(const struct analysis *a, const struct kern *k, uint32_t after,
+			struct ready *r)
+{
+	struct swait key = { 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k), k->stream_id, after };
+	size_t lo = 0, hi = a->n_swaits;
+	while (lo < hi) { /* first one past key */
+		size_t m = (lo + hi) / 2;
+		if (cmp_swait(&a->swaits[m], &key) <= 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < a->n_swaits; lo++) {
+		const struct swait *w = &a->swaits[lo];
+		if (w->pid != key.pid || w->ctx != key.ctx || w->sid != key.sid ||
+		    w->corr >= k->correlation_id)
+			break;
+		ready_raise(r, w->end, SMTOP_READY_EVENT_WAIT, w->corr);
+	}
+}
+
+/* Ready = the latest of stream order, event waits and the host (see
+ * docs/analysis.md).  Returns 0 if unknown, -1 if it depends on a kernel
+ * still running. */
+static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
+{
+	const struct kern *k = &a->kerns[ki];
+	const struct stream *s = &a->streams[k->stream];
+	uint32_t after = 0;
+	*r = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0 };
+	if (k->pos > 0) {
+		const struct kern *p = &a->kerns[s->kernels[k->pos - 1]];
+		if (analysis_grids_kern_running(p, a->watermark))
+			return -1;
+		ready_raise(r, p->end, SMTOP_READY_AFTER_KERNEL, p->correlation_id);
+		after = p->correlation_id;
+	}
+	const struct memop *m = memop_before(a, k);
+	if (m) {
+		ready_raise(r, m->end, (enum smtop_ready_bound)m->kind, m->corr);
+		after = m->corr > after ? m->corr : after;
+	}
+	ready_waits(a, k, after, r);
+	const struct launch *l = k->sub && !k->sub_queued ? NULL
+				 : analysis_state_launch_find(a, analysis_grids_kern_pid(a, k), k->correlation_id);
+	if (l)
+		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
+	else
+		ready_raise(r, k->sub, SMTOP_READY_HOST_SUBMIT, k->correlation_id);
+	return r->t != 0;
+}
+
+
+static int same_stream(const struct kern *x, const struct kern *y)
+{
+	return x->stream == y->stream;
+}
+
+static int cand_consider(struct analysis *a, struct cands *c, const struct kern *v,
+			 const struct ext *x, uint64_t lo, uint64_t hi)
+{
+	const struct kern *k = &a->kerns[x->k];
+	if (k == v || same_stream(k, v) || x->s >= hi || x->e <= lo)
+		return 0;
+	if (analysis_grids_kern_running(k, a->watermark))
+		c->incomplete = 1;
+	const struct grid *g = analysis_grids_kern_grid(a, k);
+	struct cand cd = { x->k, 0, 0, g != NULL };
+	cd.overlap = g ? analysis_grids_overlap(a, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
+	if (!cd.overlap)
+		return 0;
+	if (array_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v))
+		return -1;
+	c->v[c->n++] = cd;
+	return 0;
+}
+
+/* Kernels on v's device resident during [lo, hi). */
+static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
+			 struct cands *c)
+{
+	const struct device *d = &a->devs[analysis_grids_kern_dev(a, v)];
+	c->n = 0;
+	c->incomplete = 0;
+	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;
+	size_t l = 0, r = d->n_order;
+	while (l < r) {
+		size_t m = (l + r) / 2;
+		if (d->order[m].s < from)
+			l = m + 1;
+		else
+			r = m;
+	}
+	for (size_t i = l; i < d->n_order && d->order[i].s < hi; i++)
+		if (cand_consider(a, c, v, &d->order[i], lo, hi))
+			return -1;
+	for (size_t i = 0; i < d->n_running; i++)
+		if (cand_consider(a, c, v, &d->running[i], lo, hi))
+			return -1;
+	return 0;
+}
+
+static int cmp_cand(const void *x, const void *y)
+{
+	const struct smtop_culprit *p = x, *q = y;
+	if (p->overlap_ns != q->overlap_ns)
+		return p->overlap_ns > q->overlap_ns ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	return (p->grid_id > q->grid_id) - (p->grid_id < q->grid_id);
+}
+
+static int lower_priority(int32_t culprit, int32_t victim)
+{
+	return culprit != SMTOP_PRIORITY_UNKNOWN && victim != SMTOP_PRIORITY_UNKNOWN &&
+	       culprit > victim;
+}
+
+static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
+				      uint64_t ready, uint64_t first, int started,
+				      const struct cands *c)
+{
+	if (started && analysis_timeslice_looks(a, v, ready, first, c))
+		return SMTOP_EV_TIMESLICE;
+	int32_t pv = stream_prio(a, (int32_t)(v - a->kerns));
+	const struct grid *vg = analysis_grids_kern_grid(a, v);
+	uint64_t last = vg ? vg->last_start : (started ? first : a->watermark);
+	if (!started)
+		last = a->watermark;
+	int resident = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kern *k = &a->kerns[c->v[i].k];
+		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
+			continue;
+		const struct grid *g = analysis_grids_kern_grid(a, k);
+		int dispatched = g ? analysis_grids_started_between(a, g, ready, last)
+				   : (k->start > ready && k->start < last);
+		if (dispatched)
+			return SMTOP_EV_INVERSION_DISPATCH;
+		resident = 1;
+	}
+	return resident ? SMTOP_EV_INVERSION_RESIDENT : SMTOP_EV_BLOCKING;
+}
+
+static int make_event(struct analysis *a, const struct kern *v, const struct ready *r,
+		      uint64_t first, int started, uint64_t wait, const struct cands *c,
+		      struct smtop_event *ev)
+{
+	uint64_t ready = r->t;
+	memset(ev, 0, sizeof *ev);
+	ev->culprits = calloc(c->n, sizeof *ev->culprits);
+	if (!ev->culprits)
+		return -1;
+	ev->kind = classify(a, v, ready, first, started, c);
+	ev->pid = analysis_grids_kern_pid(a, v);
+	ev->device_id = v->device_id;
+	ev->context_id = analysis_grids_kern_ctx(a, v);
+	ev->stream_id = v->stream_id;
+	ev->correlation_id = v->correlation_id;
+	ev->grid_id = v->grid_id;
+	ev->priority = stream_prio(a, (int32_t)(v - a->kerns));
+	ev->ready = ready;
+	ev->ready_bound = r->bound;
+	ev->ready_correlation_id = r->corr;
+	ev->start = started ? first : 0;
+	ev->wait_ns = wait;
+	ev->name = v->name;
+	ev->from_blocks = analysis_grids_kern_grid(a, v) != NULL;
+	uint64_t total = 0;
+	for (size_t i = 0; i < c->n; i++)
+		total += c->v[i].overlap;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kern *k = &a->kerns[c->v[i].k];
+		struct smtop_culprit *cu = &ev->culprits[i];
+		cu->pid = analysis_grids_kern_pid(a, k);
+		cu->device_id = k->device_id;
+		cu->context_id = analysis_grids_kern_ctx(a, k);
+		cu->stream_id = k->stream_id;
+		cu->correlation_id = k->correlation_id;
+		cu->grid_id = k->grid_id;
+		cu->priority = stream_prio(a, c->v[i].k);
+		cu->overlap_ns = c->v[i].overlap;
+		cu->weight = (double)c->v[i].overlap / (double)total;
+		cu->blocks = c->v[i].blocks;
+		cu->name = k->name;
+		if (!c->v[i].from_blocks)
+			ev->from_blocks = 0;
+	}
+	ev->n_culprits = c->n;
+	qsort(ev->culprits, c->n, sizeof *ev->culprits, cmp_cand);
+	return 0;
+}
+
+static int events_push(struct vec_event *v, const struct smtop_event *ev)
+{
+	if (array_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+		return -1;
+	v->v[v->n++] = *ev;
+	return 0;
+}
+
+static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wait)
+{
+	if (array_grow((void **)&s->waits, &s->cap_waits, s->n_waits + 1, sizeof *s->waits) == 0) {
+		s->waits[s->n_waits++] = wait;
+		s->waits_sorted = 0;
+	}
+	(void)a;
+}
+
+/* Victim's first start: its first block, else its kernel start. */
+static int first_start(const struct analysis *a, const struct kern *v, uint64_t *first)
+{
+	const struct grid *g = analysis_grids_kern_grid(a, v);
+	*first = g ? g->first_start : v->start;
+	return *first != 0;
+}
+
+/* Returns 1 when decided, 0 when it must wait for more data, -1 on OOM. */
+static int decide(struct analysis *a, int32_t ki, struct cands *c)
+{
+	struct kern *v = &a->kerns[ki];
+	struct stream *s = &a->streams[v->stream];
+	struct ready r;
+	uint64_t ready, first;
+	if (analysis_grids_kern_running(v, a->watermark))
+		return 0;
+	int rk = ready_time(a, ki, &r);
+	ready = r.t;
+	if (rk < 0)
+		return 0;
+	if (rk == 0 || !first_start(a, v, &first)) {
+		s->waits_unknown++;
+		return 1;
+	}
+	uint64_t wait = first > ready ? first - ready : 0;
+	if (wait > a->p.blocking_threshold_ns) {
+		if (find_culprits(a, v, ready, first, c))
+			return -1;
+		if (c->incomplete || !analysis_timeslice_data_complete(a, v, c))
+			return 0;
+		if (c->n) {
+			struct smtop_event ev;
+			if (make_event(a, v, &r, first, 1, wait, c, &ev))
+				return -1;
+			if (events_push(&a->events, &ev)) {
+				free(ev.culprits);
+				return -1;
+			}
+			a->events_sorted = 0;
+			s->events[ev.kind]++;
+			s->delay[ev.kind] += wait;
+		}
+	}
+	stream_record_wait(a, s, wait);
+	return 1;
+}
+
+/* A kernel not yet decided but already waiting longer than the threshold. */
+static int provisional(struct analysis *a, int32_t ki, struct cands *c)
+{
+	const struct kern *v = &a->kerns[ki];
+	struct ready r;
+	uint64_t ready, first;
+	if (ready_time(a, ki, &r) <= 0)
+		return 0;
+	ready = r.t;
+	int started = first_start(a, v, &first) && first < a->watermark;
+	uint64_t end = started ? first : a->watermark;
+	uint64_t wait = end > ready ? end - ready : 0;
+	if (wait <= a->p.blocking_threshold_ns)
+		return 0;
+	if (find_culprits(a, v, ready, end, c))
+		return -1;
+	if (!c->n)
+		return 0;
+	struct smtop_event ev;
+	if (make_event(a, v, &r, first, started, wait, c, &ev))
+		return -1;
+	if (events_push(&a->prov, &ev)) {
+		free(ev.culprits);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct smtop_event *p = x, *q = y;
+	if (p->ready != q->ready)
+		return p->ready < q->ready ? -1 : 1;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	if (p->grid_id != q->grid_id)
+		return p->grid_id < q->grid_id ? -1 : 1;
+	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
+}
+
+static int cmp_stream_order(const void *x, const void *y, void *ctx)
+{
+	const struct analysis *sort_ctx = ctx;
+	const struct smtop_stream *p = &sort_ctx->streams[*(const size_t *)x].s;
+	const struct smtop_stream *q = &sort_ctx->streams[*(const size_t *)y].s;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	return (p->stream_id > q->stream_id) - (p->stream_id < q->stream_id);
+}
+
+static int decide_all(struct analysis *a, struct cands *c)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < a->n_undecided; i++) {
+		int32_t ki = a->undecided[i];
+		int r = decide(a, ki, c);
+		if (r < 0) {
+			/* Keep the rest so a later update can finish them. */
+			memmove(&a->undecided[keep], &a->undecided[i],
+				(a->n_undecided - i) * sizeof *a->undecided);
+			a->n_undecided = keep + a->n_undecided - i;
+			return -1;
+		}
+		if (r)
+			a->kerns[ki].decided = 1;
+		else
+			a->undecided[keep++] = ki;
+	}
+	a->n_undecided = keep;
+	return 0;
+}
+
+void analysis_verdicts_prepare(struct analysis *a)
+{
+	sort_ready_inputs(a);
+	for (size_t i = 0; i < a->n_streams; i++)
+		a->stream_order[i] = i;
+	if (a->n_streams)
+		qsort_r(a->stream_order, a->n_streams, sizeof *a->stream_order, cmp_stream_order, a);
+}
+
+int analysis_verdicts_decide(struct analysis *a, int rc)
+{
+	struct cands c = { 0 };
+	if (rc == 0 && decide_all(a, &c))
+		rc = -1;
+	analysis_state_events_clear(&a->prov);
+	for (size_t i = 0; rc == 0 && i < a->n_undecided; i++)
+		if (provisional(a, a->undecided[i], &c))
+			rc = -1;
+	free(c.v);
+	if (!a->events_sorted && a->events.n) {
+		qsort(a->events.v, a->events.n, sizeof *a->events.v, cmp_event);
+		a->events_sorted = 1;
+	}
+	if (a->prov.n)
+		qsort(a->prov.v, a->prov.n, sizeof *a->prov.v, cmp_event);
+	return rc;
+}

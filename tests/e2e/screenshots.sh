@@ -48,6 +48,11 @@ shot head-of-line head-of-line.smtop
 shot priority-vs-training priority-vs-training.smtop w
 shot kernel-details priority-vs-training.smtop w Tab Tab
 shot help head-of-line.smtop '?'
+# the sharing mechanisms: green contexts (disjoint SM sets), time-slicing and
+# MPS (two processes)
+shot green-contexts green-contexts.smtop
+shot timeslice timeslice.smtop w
+shot mps mps.smtop w
 # PyTorch's own kernels, every block recorded with --sm all; w: its worst episode
 shot sm-all-torch torch-sm-all.smtop
 shot sm-all-torch-worst torch-sm-all.smtop w

@@ -279,7 +279,14 @@ Test(library, summary_cached_in_the_file)
 	fill_library(dir, sizeof dir);
 	cr_assert_eq(library_scan(&lib, dir, NULL, err, sizeof err), 0, "%s", err);
 	for (size_t i = 0; i < 3; i++) {
-		cr_expect(lib.e[i].stored && !lib.e[i].cached, "%s computed and stored", lib.e[i].name);
+		/* smoke.smtop holds the summary its recording stored (the trimmed
+		 * sessions lost theirs with the trim) */
+		if (strcmp(lib.e[i].name, "smoke.smtop") == 0)
+			cr_expect(lib.e[i].cached && !lib.e[i].stored, "%s read from its file",
+				  lib.e[i].name);
+		else
+			cr_expect(lib.e[i].stored && !lib.e[i].cached, "%s computed and stored",
+				  lib.e[i].name);
 	}
 	library_free(&lib);
 
@@ -552,9 +559,13 @@ static int scan_read_only(const char *dir)
 
 	if (library_scan(&lib, dir, NULL, err, sizeof err) != 0 || lib.n != 4)
 		return 1;
-	for (size_t i = 0; i < 3; i++)
-		if (lib.e[i].error || lib.e[i].stored || lib.e[i].cached || !lib.e[i].sum.kernels)
+	for (size_t i = 0; i < 3; i++) {
+		/* c.smtop (smoke.smtop) holds the summary its recording stored */
+		int cached = strcmp(lib.e[i].name, "c.smtop") == 0;
+		if (lib.e[i].error || lib.e[i].stored || lib.e[i].cached != cached ||
+		    !lib.e[i].sum.kernels)
 			return 2;
+	}
 	library_free(&lib);
 	return 0;
 }

@@ -135,6 +135,37 @@ Test(model, dominant_stream_and_fullness)
 	cr_expect_eq(c[0].stream, -1, "SM 1 idle");
 }
 
+/* Two streams holding an SM for the same thread-time, their blocks binned in
+ * one order and then the other, in separate batches. */
+static void equal_streams(int first, struct model_cell *c)
+{
+	dev(2048);
+	struct smtop_stream s = { .pid = 1, .context_id = 1, .stream_id = 1, .priority = 0 };
+	model_add_stream(&m, &s);
+	s.stream_id = 2;
+	model_add_stream(&m, &s);
+	kern(1, 1, 512, 0, 0, 100, "one");
+	kern(2, 2, 512, 0, 0, 100, "two");
+	blk((uint64_t)first, 0, 0, 100);
+	model_flush(&m);
+	blk((uint64_t)(3 - first), 0, 0, 100);
+	model_flush(&m);
+	model_sample_sms(&m, 0, 1, US(0), 64000, 1, c);
+}
+
+Test(model, equal_streams_rank_by_stream_not_by_arrival)
+{
+	struct model_cell a[1], b[1];
+	equal_streams(1, a);
+	model_free(&m);
+	model_init(&m);
+	equal_streams(2, b);
+	cr_expect_neq(a[0].stream, -1);
+	cr_expect_neq(a[0].second, -1, "both streams in the bin");
+	cr_expect_eq(a[0].stream, b[0].stream, "the dominant stream whichever batch came first");
+	cr_expect_eq(a[0].second, b[0].second);
+}
+
 Test(model, absurd_sm_count_refused)
 {
 	struct smtop_device d = { .sm_count = MODEL_MAX_SMS + 1, .name = "damaged" };

@@ -259,8 +259,8 @@ Test(nsys, several_files_one_session)
 
 	cr_assert_eq(session_open_many(&s, paths, 3, NULL, err, sizeof err), 0, "%s", err);
 	cr_assert_geq(session_poll(&s, err, sizeof err), 0, "%s", err);
-	cr_assert_eq(s.info.kernels, 30 + 48 + 5);
-	cr_assert_eq(s.info.blocks, 1980, "the smtop session's blocks");
+	cr_assert_eq(s.info.kernels, 30 + 48 + 3);
+	cr_assert_eq(s.info.blocks, 528, "the smtop session's blocks");
 	cr_assert_eq(s.info.n_devices, 1);
 	cr_assert_eq(s.info.is_nsys, 0, "not every file is an export");
 	cr_assert_eq(session_kernels(&s, 0, INT64_MAX, count, &n), 0);

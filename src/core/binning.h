@@ -54,7 +54,9 @@ static inline void binning_bin_clear(struct model_bin *b)
 }
 
 /* Space-saving top-2 (the caller adds amt to occ): exact when a bin holds at
- * most two streams, a good guess of the dominant one otherwise. */
+ * most two streams, a good guess of the dominant one otherwise.  Two streams
+ * of equal amounts rank by stream number, so that which came first (the
+ * batches' order) does not decide the dominant one. */
 static inline void binning_bin_note(struct model_bin *b, uint16_t s, uint64_t amt)
 {
 	if (b->top == s || b->top == MODEL_NO_STREAM) {
@@ -70,7 +72,8 @@ static inline void binning_bin_note(struct model_bin *b, uint16_t s, uint64_t am
 	} else {
 		return;
 	}
-	if (b->second_amt > (float)b->top_amt) {
+	if (b->second_amt > (float)b->top_amt ||
+	    (b->second_amt == (float)b->top_amt && b->second < b->top)) {
 		uint16_t t = b->top;
 		uint64_t ta = b->top_amt;
 		b->top = b->second;

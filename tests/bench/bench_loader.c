@@ -629,7 +629,7 @@ int main(int argc, char **argv)
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000000ull;
 	int threads = pool_default_threads();
 
-	printf("fixture %s (H200, 700,544 blocks):\n", FIXTURE);
+	printf("fixture %s (H200, 126,680 blocks):\n", FIXTURE);
 	steps_alone(FIXTURE, threads);
 	thread_counts(FIXTURE, 5);
 

@@ -48,15 +48,21 @@ shot head-of-line head-of-line.smtop
 shot priority-vs-training priority-vs-training.smtop w
 shot kernel-details priority-vs-training.smtop w Tab Tab
 shot help head-of-line.smtop '?'
+# the sharing mechanisms: green contexts (disjoint SM sets), time-slicing and
+# MPS (two processes)
+shot green-contexts green-contexts.smtop
+shot timeslice timeslice.smtop w
+shot mps mps.smtop w
 # PyTorch's own kernels, every block recorded with --sm all; w: its worst episode
 shot sm-all-torch torch-sm-all.smtop
 shot sm-all-torch-worst torch-sm-all.smtop w
 # replays: n steps the clock to the first episode and pauses there (guided:
-# the first stop, with its caption); Enter goes on to the next stop
+# the first stop, with its caption); Enter goes on to the next stop (in
+# head-of-line, where its kernel starts)
 VIEW="replay --speed 1e3" shot replay-priority-vs-training priority-vs-training.smtop n
 VIEW="replay --guided --speed 1e3" shot guided-priority-vs-training priority-vs-training.smtop n
 VIEW="replay --guided --speed 1e3" shot guided-head-of-line head-of-line.smtop n
-VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.smtop Enter Enter
+VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.smtop Enter
 # two H200s: the second GPU's SMs (one GPU is drawn at a time)
 VIEW="open --device 1" shot two-gpus-device-1 two-gpus.smtop
 library_shot session-library 160 13 j j

@@ -33,7 +33,7 @@ for f in "$LIB"/*.smtop; do
 done
 check "ls: a stray file is listed with its error" sh -c 'printf "%s\n" "$1" | grep "notes.txt" | grep -q "not a SQLite database"' _ "$out"
 check "ls: the stray file comes last" sh -c '[ "$(printf "%s\n" "$1" | tail -1 | grep -c notes.txt)" -eq 1 ]' _ "$out"
-check "ls: GPU and counts of the priority demo" sh -c 'printf "%s\n" "$1" | grep priority-vs-training.smtop | grep -q "NVIDIA H200 .* 384 *700,544"' _ "$out"
+check "ls: GPU and counts of the priority demo" sh -c 'printf "%s\n" "$1" | grep priority-vs-training.smtop | grep -q "NVIDIA H200 .* 177 *126,680"' _ "$out"
 
 # inversions in the table are the report's
 inv=$("$SMTOP" report "$LIB/priority-vs-training.smtop" --json -q | python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['inversion_resident']['count'] + t['inversion_dispatch']['count'])")

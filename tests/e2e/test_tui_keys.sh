@@ -54,7 +54,8 @@ check "PgDn pans a whole window" eq "$(win_us start)" "$end"
 tui_keys PageUp
 check "PgUp pans a whole window back" eq "$(win_us start)" "$start"
 tui_keys End
-check "End shows the session's end ($(win_us end) us)" sh -c "[ $(win_us end) -le $W0e ] && [ $(win_us end) -ge 40000 ] && [ $(win_us start) -gt 0 ]"
+# the session spans 39.581 ms (smtop info: GPU span)
+check "End shows the session's end ($(win_us end) us)" sh -c "[ $(win_us end) -le $W0e ] && [ $(win_us end) -ge 39581 ] && [ $(win_us start) -gt 0 ]"
 tui_keys Home
 check "Home shows its start" eq "$(win_us start)" "0"
 
@@ -80,22 +81,23 @@ check "= shows the whole session" sh -c "[ '$(scale)' = '$S0' ] && [ $(win_us st
 
 # ---- events: n N w, Tab, Enter ----------------------------------------------
 tui_keys n
-check "n selects the first event ($(sel_event))" eq "$(sel_event)" "4.442ms"
+check "n selects the first event ($(sel_event))" eq "$(sel_event)" "3.076ms"
 tui_keys n
-check "n selects the next one" eq "$(sel_event)" "5.197ms"
+check "n selects the next one" eq "$(sel_event)" "4.460ms"
 tui_keys N
-check "N selects the previous one" eq "$(sel_event)" "4.442ms"
+check "N selects the previous one" eq "$(sel_event)" "3.076ms"
 check "n makes the events pane active" eq "$(active_pane)" "events"
-check "the details show the episode's culprit" contains "$(tui_cap)" "% B:gemm_kernel, 967 blocks"
+check "the details show the episode's culprit" contains "$(tui_cap)" "% B:gemm_kernel, 509 blocks"
 tui_keys w
-check "w selects the worst inversion" eq "$(sel_event)" "11.476ms"
-check "w shows how long it waited" contains "$(tui_cap)" "A:bias_act_fwd_kernel waited 1.58 ms"
+# the worst inversion is ready 9,892.5 us into the session
+check "w selects the worst inversion" eq "$(sel_event)" "9.893ms"
+check "w shows how long it waited" contains "$(tui_cap)" "A:gemm_kernel waited 1.52 ms"
 check "w makes the events pane active" eq "$(active_pane)" "events"
 tui_keys = + + + + Home
-check "zoomed in at the start, the event is out of view" lt "$(win_us end)" 11475
+check "zoomed in at the start, the event is out of view" lt "$(win_us end)" 9892
 tui_keys Enter
 check "Enter on an event moves the window to it ($(win_us start)-$(win_us end) us)" \
-	sh -c "[ $(win_us start) -le 11475 ] && [ $(win_us end) -ge 11475 ]"
+	sh -c "[ $(win_us start) -le 9892 ] && [ $(win_us end) -ge 9893 ]"
 tui_keys Tab
 check "Tab: events -> SMs" eq "$(active_pane)" "SMs"
 tui_keys Tab
@@ -146,20 +148,21 @@ check "Enter goes back too" contains "$(tui_cap)" "SMs, 4 per row"
 # ---- search and filter -------------------------------------------------------
 tui_keys /
 check "/ opens the search prompt" contains "$(footer)" "search kernels: /_"
-tui_type "bias_act"
-check "the prompt shows what is typed" contains "$(footer)" "/bias_act_"
+# 17 bn_bwd_apply_kernel on stream B
+tui_type "bn_bwd_apply"
+check "the prompt shows what is typed" contains "$(footer)" "/bn_bwd_apply_"
 tui_keys BSpace
-check "Backspace removes a character" contains "$(footer)" "/bias_ac_"
-tui_type "t"
+check "Backspace removes a character" contains "$(footer)" "/bn_bwd_appl_"
+tui_type "y"
 tui_keys Enter
-check "Enter finds the kernel and shows its details" contains "$(tui_cap)" "│ A:bias_act_fwd_kernel"
+check "Enter finds the kernel and shows its details" contains "$(tui_cap)" "│ B:bn_bwd_apply_kernel"
 check "a search hit makes the streams pane active" eq "$(active_pane)" "streams"
 c1=$(corr)
 tui_keys /
-tui_type "bias_act"
+tui_type "bn_bwd_apply"
 tui_keys Enter
 check "searching again finds the next match ($c1 -> $(corr))" ne "$(corr)" "$c1"
-check "... of the same name" contains "$(tui_cap)" "│ A:bias_act_fwd_kernel"
+check "... of the same name" contains "$(tui_cap)" "│ B:bn_bwd_apply_kernel"
 tui_keys / z z z Enter
 check "no match says so" contains "$(footer)" 'no kernel matches "zzz"'
 tui_keys / x Escape
@@ -219,9 +222,12 @@ check "q quits with status 0" contains "$s" "EXIT=0"
 check "the terminal is restored" lacks "$s" "┌"
 
 # ---- space on a live session: pause and follow again ------------------------
-# A session whose recording has not ended reads as live.
+# A session whose recording has not ended reads as live; one that names its
+# recorder (as the fixtures do) reads as incomplete once that process is gone,
+# so the copy names none.
 cp "$FX/head-of-line.smtop" "$E2E_TMP/live.smtop"
-sqlite3 "$E2E_TMP/live.smtop" "UPDATE smtop_meta SET value = '0' WHERE key = 'ended'"
+sqlite3 "$E2E_TMP/live.smtop" "UPDATE smtop_meta SET value = '0' WHERE key = 'ended';
+	DELETE FROM smtop_meta WHERE key = 'recorder'"
 tui_start 132 50 "$SMTOP" open "$E2E_TMP/live.smtop"
 tui_wait 'LIVE'
 end=$(win_us end)
@@ -257,10 +263,10 @@ for enc in x10 sgr; do
 	check "$enc click in the one-SM-per-row view selects that SM" eq "$(sel_sm)" "SM  45"
 	check "$enc its details name it" contains "$(tui_cap)" "SM 45 over the window"
 	tui_keys Escape
-	y=$(row_of '^│ +22\.210ms')
+	y=$(row_of '^│ +2\.142ms')
 	tui_click 20 "$y" $enc
-	check "$enc click on an event row selects it" eq "$(sel_event)" "22.210ms"
-	check "$enc the details show that episode" contains "$(tui_cap)" "│ ready 22.210ms  started 40.122ms"
+	check "$enc click on an event row selects it" eq "$(sel_event)" "2.142ms"
+	check "$enc the details show that episode" contains "$(tui_cap)" "│ ready 2.142ms  started 20.075ms"
 	tui_keys q
 	tui_wait 'EXIT=' 3
 	check "$enc run quits cleanly" contains "$(tui_cap)" "EXIT=0"

@@ -27,7 +27,7 @@ check "--explain names the launch call" contains "$v" "because of the host: its 
 check "--explain lists what was resident" contains "$v" "resident meanwhile ("
 
 # Every bound at work, in a copy of equal-priority.smtop (which has none but
-# the host's): rows added with plain SQL before five of its episodes' victims
+# the host's): rows added with plain SQL before its four episodes' victims
 # (by correlation id, worst first) move their ready times; both readings must
 # still agree, and the report must name the new bounds.
 B=$E2E_TMP/bounds.smtop
@@ -43,25 +43,26 @@ def sync(corr, end, kind):
     db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start, end, contextId, streamId,"
                " correlationId, globalPid, syncType) VALUES(?,?,?,?,?,?,?)",
                (end - 2000, end, c, s, corr - 1, g, kind))
-# a copy ending 5 us after the host submitted 108697
-g, d, c, s, start, sub = k(108697)
+# a copy ending 5 us after the host submitted 128647
+g, d, c, s, start, sub = k(128647)
 db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, contextId, streamId,"
            " correlationId, globalPid, bytes, copyKind) VALUES(?,?,?,?,?,?,?,4096,1)",
-           (sub + 1000, sub + 5000, d, c, s, 108697 - 2, g))
-# a stream-wait-event ending 8 us after 108551 was submitted
-sync(108551, k(108551)[5] + 8000, 2)
-# 108808 without CUPTI's times: its launch call returned 3 us after them
-sub = k(108808)[5]
-db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET submitted = 0, queued = 0 WHERE correlationId = 108808")
-db.execute("DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 108808")
+           (sub + 1000, sub + 5000, d, c, s, 128647 - 2, g))
+# and a stream synchronize (type 3) ending as it starts, which is no bound:
+# taken for one, it would explain the whole wait
+sync(128647, start, 3)
+# a stream-wait-event ending 8 us after 128644 was submitted
+sync(128644, k(128644)[5] + 8000, 2)
+# 128069 without CUPTI's times: its launch call returned 3 us after them
+sub = k(128069)[5]
+db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET submitted = 0, queued = 0 WHERE correlationId = 128069")
+db.execute("DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 128069")
 db.execute("INSERT OR IGNORE INTO StringIds(value) VALUES('cudaLaunchKernel')")
 name = db.execute("SELECT id FROM StringIds WHERE value = 'cudaLaunchKernel'").fetchone()[0]
 db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start, end, eventClass, globalTid, correlationId,"
-           " nameId, returnValue) VALUES(?,?,0,?,108808,?,0)", (sub - 2000, sub + 3000, g + 1, name))
-# a wait that ends after 108686 started explains all of its wait
-sync(108686, k(108686)[4] + 1000, 2)
-# a stream synchronize (type 3) is no bound
-sync(108675, k(108675)[4], 3)
+           " nameId, returnValue) VALUES(?,?,0,?,128069,?,0)", (sub - 2000, sub + 3000, g + 1, name))
+# a wait that ends after 128641 started explains all of its wait
+sync(128641, k(128641)[4] + 1000, 2)
 db.commit()
 PY
 )
@@ -75,8 +76,8 @@ r = json.load(sys.stdin)
 e = {x['correlation_id']: x for x in r['episodes']}
 def b(c):
     return (e[c]['ready_bound'] + '/' + (e[c]['ready_bound_op'] or '')) if c in e else 'none'
-print(b(108697), b(108551), b(108808), b(108686), b(108675))")
-check "bounds added with SQL: memcpy, event wait, launch call, explained, host ($v)" \
-	[ "$v" = "stream_order/memcpy event_wait/ launch_call/ none host_submit/" ]
+print(b(128647), b(128644), b(128069), b(128641))")
+check "bounds added with SQL: memcpy (a stream synchronize beside it no bound), event wait, launch call, explained ($v)" \
+	[ "$v" = "stream_order/memcpy event_wait/ launch_call/ none" ]
 
 e2e_done

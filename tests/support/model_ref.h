@@ -43,7 +43,7 @@ int model_ref_same_bins(const struct model *a, const struct model *b);
 
 /* 1 if a's and b's rings are at the same positions with the same occupancy
  * in every bin (their top-2 guesses may differ where blocks came in another
- * order and a bin holds more than two streams, or two tie). */
+ * order and a bin holds more than two streams). */
 int model_ref_same_occupancy(const struct model *a, const struct model *b);
 
 #endif

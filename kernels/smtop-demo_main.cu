@@ -333,7 +333,9 @@ static int run_pair_processes(struct demo_opts *o, int inf_prio, int tr_prio)
 		close(a[0]);
 		close(b[1]);
 		demo_train_role(&tr);
-		_exit(tr.rc);
+		/* exit, not _exit: the collector in this process finalises its
+		 * part of the session at exit (the parent never touched CUDA) */
+		exit(tr.rc);
 	}
 	pid_t pi = pt < 0 ? -1 : fork();
 	if (pi == 0) {
@@ -346,7 +348,7 @@ static int run_pair_processes(struct demo_opts *o, int inf_prio, int tr_prio)
 		close(a[1]);
 		close(b[0]);
 		demo_infer_role(&inf);
-		_exit(inf.rc);
+		exit(inf.rc);
 	}
 	for (int i = 0; i < 2; i++) {
 		close(a[i]);

@@ -144,12 +144,17 @@ Test(session, a_budget_cuts_polls_but_not_results)
 	char err[512];
 	cr_assert_geq(session_poll(&cut.s, err, sizeof err), 0, "%s", err);
 	cr_expect(cut.s.behind, "the first poll stops after one batch");
-	cr_expect(cut.m.live, "a session still loading is followed like a live one");
+	cr_expect(cut.m.loading, "a saved session still loading says so");
+	cr_expect_not(cut.m.live, "a saved session is not live while it loads");
+	cr_expect_gt(cut.m.load.total, 0, "its progress is counted");
+	cr_expect_lt(cut.m.load.done, cut.m.load.total);
 	cr_expect_lt(cut.s.stats.blocks, 700544);
 	load_all(&cut);
 	cr_expect_gt(cut.polls, 4, "polls: %d", cut.polls);
 	cr_expect_not(cut.s.behind);
 	cr_expect_not(cut.m.live, "caught up with a saved session");
+	cr_expect_not(cut.m.loading);
+	cr_expect(cut.m.load.finished, "the progress ends at the end of the read");
 	cr_expect_eq(cut.m.blocks, all.m.blocks);
 	expect_same_events(&all, &cut);
 	expect_reference_bins(&cut, FIXTURE);

@@ -18,6 +18,7 @@
 #include "src/core/lessons.h"
 #include "src/session/library.h"
 #include "src/core/model.h"
+#include "src/app/progress_line.h"
 #include "src/app/record.h"
 #include "src/core/replay.h"
 #include "src/session/session.h"
@@ -368,6 +369,7 @@ static void store_summary(struct view *v)
 	char err[512];
 	v->s.model = NULL;
 	v->s.budget_ns = 0; /* read to the end, the analysis done with it */
+	v->s.progress = *progress_line_sink();
 	if (session_poll(&v->s, err, sizeof err) >= 0 && v->s.ended)
 		library_store_session(&v->s, err, sizeof err);
 }
@@ -412,6 +414,7 @@ int view_live(const struct cli *c, char *const *argv, const char *label)
 		if (code == 0)
 			code = wcode;
 	}
+	progress_line_setup(c->quiet);
 	if (began)
 		store_summary(&v);
 	view_end(&v);

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/core/progress.h"
 #include "src/core/records.h"
 
 #define MODEL_BASE_NS 4000ULL          /* finest bin: 4 us (1 us bins cost 3x the build time) */
@@ -183,6 +184,8 @@ struct model {
 	int drops_known;                /* 0: shown as N/A (an nsys export has none) */
 	int live;                       /* set by the loader */
 	int loading;                    /* set by the loader: more is waiting than it read */
+	struct progress load;           /* set by the loader: how far a finished session's
+					 * reading is (total 0: not counted) */
 	uint64_t lag_ns;                /* set by the loader: now - newest record */
 	uint64_t threshold_ns;          /* blocking threshold the analysis used */
 	const char *session_label;      /* set by the loader, not owned */

@@ -13,6 +13,7 @@
 #include "db/events.h"
 #include "src/core/analysis.h"
 #include "src/core/array.h"
+#include "src/core/clock.h"
 #include "src/core/model.h"
 #include "src/core/pool.h"
 
@@ -505,11 +506,47 @@ static void feed_devices(struct session *s, struct session_source *src)
 		s->model_device_set = session_model_gpu(s, s->model) == 1;
 }
 
+static struct progress_sink session_default_progress;
+
+void session_set_default_progress(const struct progress_sink *sink)
+{
+	session_default_progress = sink ? *sink : (struct progress_sink){ 0 };
+}
+
+static int all_ended(const struct session *s)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (!s->src[i].info.ended && !s->src[i].info.is_nsys)
+			return 0;
+	return 1;
+}
+
+/* Only a finished session has a total to count against: a live one grows
+ * as it is read. */
+static void load_report(struct session *s, int done)
+{
+	if (!s->info.blocks || s->load.finished)
+		return;
+	if (!s->load.begun_ns) {
+		if (!all_ended(s))
+			return;
+		const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+		snprintf(s->load_what, sizeof s->load_what, "reading %s%s", base,
+			 s->n_src > 1 ? " and more" : "");
+		progress_begin(&s->load, s->load_what, s->info.blocks, clock_mono_ns());
+	}
+	if (done)
+		progress_finish(&s->load, &s->progress, clock_mono_ns());
+	else
+		progress_report(&s->load, &s->progress, s->stats.blocks, clock_mono_ns());
+}
+
 int session_open_many(struct session *s, const char *const *paths, size_t n,
 		      const struct analysis_params *p, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
 	s->view_device = -1;
+	s->progress = session_default_progress;
 	if (n < 1 || n > SESSION_MAX_SOURCES) {
 		snprintf(err, errlen, "between 1 and %d session files can be opened together",
 			 SESSION_MAX_SOURCES);
@@ -852,6 +889,7 @@ static int poll_blocks(struct session *s, double start, char *err, size_t errlen
 		if (r < 0)
 			return out_of_memory(s, err, errlen);
 		rc |= r;
+		load_report(s, 0);
 		if (!full)
 			break;
 		if (s->budget_ns && (now_s() - start) * 1e9 >= (double)s->budget_ns) {
@@ -908,12 +946,14 @@ static int session_feed_model(struct session *s)
 		changed = 1;
 	}
 	session_model_meta(s, s->model);
-	/* the recording ended (or was found abandoned) and was read: "LIVE" must go */
-	int live = !s->ended || s->behind;
+	/* a recording that ended (or was found abandoned) is not live, even while
+	 * its blocks are still being read: the status line says how far instead */
+	int live = !s->ended;
 	if (s->model->live != live)
 		changed = 1;
 	s->model->live = live;
 	s->model->loading = s->behind;
+	s->model->load = s->load;
 	double t = now_s();
 	model_flush(s->model);
 	s->stats.model_s += now_s() - t;
@@ -964,6 +1004,8 @@ int session_poll(struct session *s, char *err, size_t errlen)
 			return -1;
 	}
 	int rc = poll_blocks(s, start, err, errlen);
+	if (!s->behind && rc == 0)
+		load_report(s, 1);
 	for (size_t i = 0; i < s->n_src; i++)
 		changed |= bm[i] != s->src[i].block_mark;
 	/* An Nsight Systems export is complete; every smtop file must have ended. */

@@ -516,7 +516,7 @@ static int summarize_step(void *arg)
 {
 	const struct summary_job *j = arg;
 	char err[PATH_MAX + 128];
-	if (library_summarize(j->path, NULL, err, sizeof err) == 0)
+	if (library_finalize(j->path, NULL, err, sizeof err) == 0)
 		return 0;
 	if (!j->quiet)
 		fprintf(stderr, "smtop: summary not stored: %s\n", err);

@@ -49,6 +49,10 @@ struct view {
 	struct session_replay feed;
 	struct replay replay;
 	struct guide guide;
+	/* a saved session is shown while it loads; its replay is set up once
+	 * every block is in */
+	int replay_pending;
+	struct app *app;
 };
 
 /* Finalises the session as soon as the workload ends, while the view stays. */
@@ -87,6 +91,23 @@ static int replay_setup(struct view *v, int model_whole, char *err, size_t errle
 	return 0;
 }
 
+static void view_attach_player(struct view *v, struct app *a, const struct cli *c);
+
+/* The last block is in: the session can replay from here on. */
+static int view_loaded(struct view *v)
+{
+	char err[512];
+	v->replay_pending = 0;
+	if (replay_setup(v, 1, err, sizeof err) != 0) {
+		if (v->app)
+			snprintf(v->app->msg, sizeof v->app->msg, "%.*s", (int)sizeof v->app->msg - 1, err);
+		return 1;
+	}
+	if (v->app)
+		view_attach_player(v, v->app, NULL);
+	return 1;
+}
+
 static int view_poll(void *ud, struct model *m)
 {
 	struct view *v = ud;
@@ -98,6 +119,8 @@ static int view_poll(void *ud, struct model *m)
 	}
 	reap_child(v);
 	int changed = session_poll(&v->s, err, sizeof err);
+	if (changed >= 0 && v->replay_pending && !v->s.behind)
+		changed |= view_loaded(v);
 	if (v->s.latest_end)
 		v->m.lag_ns = v->s.ended && !v->s.behind ? 0 : clock_real_ns() - v->s.latest_end;
 	if (changed < 0)
@@ -153,6 +176,11 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 	}
 	v->s.model = replay ? NULL : &v->m;
 	v->s.view_device = c->device;
+	/* the first frame comes before the blocks: stored results, then a
+	 * budget per poll as a live view has */
+	v->s.show_stored = !replay;
+	if (!replay)
+		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
 	if (label || n == 1)
 		snprintf(v->label, sizeof v->label, "%s", label ? label : path);
 	else
@@ -163,6 +191,10 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 	if (replay && !v->s.ended)
 		analysis_update(v->s.analysis, ANALYSIS_WATERMARK_ALL);
 	/* a finished session can replay (a growing one is followed live) */
+	if (!replay && v->s.ended && !v->child && v->s.behind) {
+		v->replay_pending = 1;
+		return 0;
+	}
 	if (replay || (v->s.ended && !v->child))
 		return replay_setup(v, !replay, err, errlen);
 	return 0;
@@ -183,12 +215,9 @@ static int view_loop(struct view *v, const struct cli *c, int replay)
 	app_init(&a, &v->m);
 	a.ascii = c->ascii;
 	a.lesson = lessons_for_command(v->s.info.command);
-	if (v->replaying) {
-		player_attach(&a, &v->replay);
-		a.guide = &v->guide;
-		if (c->speed > 0)
-			replay_set_speed(&v->replay, c->speed);
-	}
+	v->app = &a;
+	if (v->replaying)
+		view_attach_player(v, &a, c);
 	if (replay) {
 		a.lesson_panel = 1;
 		player_begin(&a, v->replay.t_first, c->guided);
@@ -214,6 +243,14 @@ static int view_loop(struct view *v, const struct cli *c, int replay)
 		if (browse_list(c, v->s.path, &v->m, &src, NULL, v->next, sizeof v->next) != BROWSE_BACK)
 			return 0;
 	}
+}
+
+static void view_attach_player(struct view *v, struct app *a, const struct cli *c)
+{
+	player_attach(a, &v->replay);
+	a->guide = &v->guide;
+	if (c && c->speed > 0)
+		replay_set_speed(&v->replay, c->speed);
 }
 
 /* Shows path (replay: replaying it), then whatever the session list (o)

@@ -16,6 +16,7 @@
 #include "src/core/clock.h"
 #include "src/core/model.h"
 #include "src/core/pool.h"
+#include "src/session/results.h"
 
 /* Kernel records reach the file up to a flush period late and out of order
  * across streams; a live session's verdicts wait this long behind the data. */
@@ -59,6 +60,7 @@ struct session_batch {
 struct session_held {
 	struct smtop_kernel k;
 	size_t src;
+	int in_model;                   /* given to the model when read (show_stored) */
 };
 
 /* Work for the analysis, in the order the loader read it. */
@@ -365,12 +367,20 @@ static int submit_collected(struct session *s, enum session_op_kind kind, void *
  * their start, so that a loader behind the data shows kernels and blocks up
  * to one edge (and the analysis' watermark never passes blocks not yet
  * read). */
+static int all_ended(const struct session *s);
+
+/* A finished session's lanes show whole at once (show_stored): its
+ * kernels go to the model as read, and wait only for the analysis. */
 static int hold_kernel(void *ud, const struct smtop_kernel *k)
 {
-	struct session_loader *L = ((struct session *)ud)->loader;
+	struct session *s = ud;
+	struct session_loader *L = s->loader;
+	int now = s->model && s->show_stored && all_ended(s);
+	if (now && model_add_kernel(s->model, k) != 0)
+		return 1;
 	if (array_grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
-	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src };
+	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src, .in_model = now };
 	return 0;
 }
 
@@ -399,7 +409,7 @@ static int release_kernels(struct session *s)
 		uint64_t end = k->end < upto ? k->end : upto;
 		if (end > s->latest_end)
 			s->latest_end = end;
-		if (s->model && model_add_kernel(s->model, k) != 0)
+		if (s->model && !L->held[i].in_model && model_add_kernel(s->model, k) != 0)
 			return -1;
 		if (array_grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
 			return -1;
@@ -502,8 +512,13 @@ static void feed_devices(struct session *s, struct session_source *src)
 		op_submit(s, op);
 	}
 	src->devices_seen = src->info.n_devices;
-	if (s->model && !s->model_device_set)
+	if (s->model && !s->model_device_set) {
 		s->model_device_set = session_model_gpu(s, s->model) == 1;
+		/* before any kernel or block: the stored bins count from the origin
+		 * they were made with */
+		if (s->model_device_set && s->show_stored)
+			s->stored_shown = results_show(s);
+	}
 }
 
 static struct progress_sink session_default_progress;
@@ -931,6 +946,9 @@ static int session_feed_model(struct session *s)
 	if (!L->athread_on || pthread_mutex_trylock(&L->alock) == 0) {
 		size_t n = analysis_event_count(s->analysis);
 		changed = n != s->events_fed;
+		/* the stored episodes are the analysis' own (same key): shown once */
+		if (s->stored_shown & RESULTS_EVENTS)
+			s->events_fed = n;
 		for (; s->events_fed < n; s->events_fed++)
 			model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
 		if (L->athread_on)
@@ -957,6 +975,11 @@ static int session_feed_model(struct session *s)
 	double t = now_s();
 	model_flush(s->model);
 	s->stats.model_s += now_s() - t;
+	/* every block is in the rings now: they draw what the summary did */
+	if (!s->behind && s->model->summary_on) {
+		model_summary_drop(s->model);
+		changed = 1;
+	}
 	return changed;
 }
 
@@ -1071,9 +1094,14 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 		return out_of_memory(s, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *analysis_event(s->analysis, i);
-	char params[64];
-	snprintf(params, sizeof params, "threshold_us=%.3f",
-		 (double)analysis_get_params(s->analysis)->blocking_threshold_ns / 1e3);
+	char params[256];
+	struct db_summary_key key;
+	int nsys;
+	if (db_summary_key_of(s->path, &key, &nsys, err, errlen) != 0) {
+		free(ev);
+		return -1;
+	}
+	results_events_params(s, &key, params, sizeof params);
 	int rc = db_events_store(s->path, ev, n, params, err, errlen);
 	free(ev);
 	return rc;

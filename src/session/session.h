@@ -92,6 +92,11 @@ struct session {
 	struct progress_sink progress;
 	struct progress load;
 	char load_what[96];
+	/* the viewer: a finished session's stored occupancy and episodes go to
+	 * the model before its blocks (src/session/results.h), and its kernels
+	 * as they are read */
+	int show_stored;
+	int stored_shown;               /* RESULTS_* */
 };
 
 /* The sink every session opened from now on reports its reading to (the

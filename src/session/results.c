@@ -1,0 +1,105 @@
+#include "src/session/results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/events.h"
+#include "src/core/analysis.h"
+#include "src/core/model.h"
+#include "src/core/occupancy.h"
+#include "src/session/session.h"
+
+/* One smtop file, finished: nothing more will change what is stored. */
+static int results_apply(const struct session *s)
+{
+	return s->n_src == 1 && !s->info.is_nsys && s->info.ended;
+}
+
+void results_events_params(const struct session *s, const struct db_summary_key *key, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "threshold_us=%.3f analysis=%d kernels=%lld chunks=%lld streams=%lld",
+		 (double)analysis_get_params(s->analysis)->blocking_threshold_ns / 1e3,
+		 DB_SUMMARY_ANALYSIS, (long long)key->kernel_rows, (long long)key->chunk_rows,
+		 (long long)key->stream_rows);
+}
+
+static int show_occupancy(struct session *s, const struct db_summary_key *key)
+{
+	uint8_t *data;
+	size_t len;
+	char err[512];
+	struct occupancy o;
+	if (db_occupancy_load(s->path, s->model->dev.device_id, OCCUPANCY_VERSION, key, &data, &len,
+			      err, sizeof err) != 0)
+		return 0;
+	int shown = occupancy_decode(&o, data, len) == 0 && occupancy_to_model(&o, s->model) == 0;
+	if (shown)
+		occupancy_free(&o);
+	free(data);
+	return shown ? RESULTS_OCCUPANCY : 0;
+}
+
+static int show_events(struct session *s, const struct db_summary_key *key)
+{
+	struct smtop_event *ev;
+	size_t n;
+	char params[256], want[256], err[512];
+	if (db_events_load(s->path, &ev, &n, params, sizeof params, err, sizeof err) != 0)
+		return 0;
+	results_events_params(s, key, want, sizeof want);
+	int current = strcmp(params, want) == 0;
+	for (size_t i = 0; current && i < n; i++)
+		if (model_add_event(s->model, &ev[i]) != 0)
+			current = 0;
+	db_events_free(ev, n);
+	return current ? RESULTS_EVENTS : 0;
+}
+
+int results_show(struct session *s)
+{
+	struct db_summary_key key;
+	char err[512];
+	int nsys;
+	if (!s->model || !s->model->has_device || !results_apply(s) ||
+	    db_summary_key_of(s->path, &key, &nsys, err, sizeof err) != 0 || nsys)
+		return 0;
+	return show_occupancy(s, &key) | show_events(s, &key);
+}
+
+static int store_occupancy(struct session *s, const struct db_summary_key *key, char *err,
+			   size_t errlen)
+{
+	struct occupancy o;
+	uint8_t *data;
+	size_t len;
+	int rc = s->model ? occupancy_from_model(s->model, &o) : 1;
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	rc = occupancy_encode(&o, &data, &len);
+	occupancy_free(&o);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
+	rc = db_occupancy_store(s->path, s->model->dev.device_id, OCCUPANCY_VERSION, key, data, len,
+				err, errlen);
+	free(data);
+	return rc;
+}
+
+int results_store(struct session *s, char *err, size_t errlen)
+{
+	struct db_summary_key key;
+	int nsys;
+	if (!results_apply(s))
+		return 1;
+	if (db_summary_key_of(s->path, &key, &nsys, err, errlen) != 0)
+		return -1;
+	if (nsys)
+		return 1;
+	if (store_occupancy(s, &key, err, errlen) != 0)
+		return -1;
+	return session_store_events(s, err, errlen) < 0 ? -1 : 0;
+}

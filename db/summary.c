@@ -348,3 +348,33 @@ out:
 	sqlite3_close(db);
 	return rc;
 }
+
+int db_meta_store(const char *path, const char *key, const char *value, char *err,
+		  size_t errlen)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	enum schema_kind kind;
+	int rc = -1;
+	if (summary_open(path, 1, &db, &kind, err, errlen) != 0)
+		goto out;
+	if (kind != SCHEMA_SMTOP) {
+		snprintf(err, errlen, "%s: not a smtop session", path);
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_meta(key, value) VALUES(?1, ?2)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		snprintf(err, errlen, "%s: cannot write: %s", path, sqlite3_errmsg(db));
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return rc;
+}

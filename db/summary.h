@@ -69,6 +69,10 @@ int db_summary_key_of(const char *path, struct db_summary_key *key, int *is_nsys
 int db_occupancy_load(const char *path, uint32_t device_id, int version,
 		      const struct db_summary_key *key, uint8_t **data, size_t *len, char *err,
 		      size_t errlen);
+/* Sets smtop_meta key to value (smtop sessions only).  0, or -1 with err. */
+int db_meta_store(const char *path, const char *key, const char *value, char *err,
+		  size_t errlen);
+
 /* Replaces it (smtop sessions only; the table is created when missing). */
 int db_occupancy_store(const char *path, uint32_t device_id, int version,
 		       const struct db_summary_key *key, const uint8_t *data, size_t len,

@@ -4,11 +4,13 @@
  * stored episodes are the analysis' own, and anything that changed the
  * session (or an export, never written) means no stored results. */
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db/reader.h"
 #include "src/core/analysis.h"
 #include "src/core/model.h"
 #include "src/core/occupancy.h"
@@ -232,4 +234,46 @@ Test(occupancy, nsys_exports_are_never_written)
 	cr_expect_eq(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
 	cr_expect_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
 	cr_expect_eq(db_support_sql_int(path, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'smtop_%'"), 0);
+}
+
+static void read_info(const char *path, uint64_t out[4])
+{
+	struct db_reader *r;
+	struct db_session_info in;
+	char err[512];
+	cr_assert_eq(db_reader_open(&r, path, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_reader_info(r, &in), 0);
+	out[0] = in.blocks;
+	out[1] = in.t_first;
+	out[2] = in.t_last;
+	out[3] = in.kernels;
+	db_reader_close(r);
+}
+
+static void sql(const char *path, const char *q)
+{
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, q, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
+Test(occupancy, stored_chunk_counts_stand_for_a_read_of_every_row)
+{
+	char path[512], err[512];
+	db_support_temp_path(path, sizeof path, "pvt.smtop");
+	copy_file(FIXTURE, path);
+	uint64_t counted[4], stored[4], stale[4];
+	read_info(path, counted);
+	cr_assert_eq(library_finalize(path, NULL, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_support_sql_int(path, "SELECT count(*) FROM smtop_meta WHERE key = 'chunk_stats'"), 1);
+	read_info(path, stored);
+	cr_expect_eq(memcmp(counted, stored, sizeof counted), 0, "the same counts and span");
+	/* figures for other rows (a trimmed file, say) are not believed */
+	sql(path, "UPDATE smtop_meta SET value = '1 5 5 999 1 2 3 0 1 2' WHERE key = 'chunk_stats'");
+	read_info(path, stale);
+	cr_expect_eq(memcmp(counted, stale, sizeof counted), 0, "counted again");
+	sql(path, "UPDATE smtop_meta SET value = 'garbage' WHERE key = 'chunk_stats'");
+	read_info(path, stale);
+	cr_expect_eq(memcmp(counted, stale, sizeof counted), 0);
 }

@@ -176,11 +176,11 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 	}
 	v->s.model = replay ? NULL : &v->m;
 	v->s.view_device = c->device;
-	/* the first frame comes before the blocks: stored results, then a
-	 * budget per poll as a live view has */
+	/* the first frame comes before the blocks: stored results and one
+	 * batch, then a budget per poll as a live view has */
 	v->s.show_stored = !replay;
 	if (!replay)
-		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
+		v->s.budget_ns = 1;
 	if (label || n == 1)
 		snprintf(v->label, sizeof v->label, "%s", label ? label : path);
 	else
@@ -188,6 +188,8 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 	v->m.session_label = v->label;
 	if (session_poll(&v->s, err, errlen) < 0 || view_check_device(v, err, errlen) != 0)
 		return -1;
+	if (!replay)
+		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
 	if (replay && !v->s.ended)
 		analysis_update(v->s.analysis, ANALYSIS_WATERMARK_ALL);
 	/* a finished session can replay (a growing one is followed live) */

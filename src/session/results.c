@@ -99,6 +99,10 @@ int results_store(struct session *s, char *err, size_t errlen)
 		return -1;
 	if (nsys)
 		return 1;
+	char stats[4096];
+	if (db_reader_chunk_stats(s->reader, stats, sizeof stats) == 0 &&
+	    db_meta_store(s->path, "chunk_stats", stats, err, errlen) != 0)
+		return -1;
 	if (store_occupancy(s, &key, err, errlen) != 0)
 		return -1;
 	return session_store_events(s, err, errlen) < 0 ? -1 : 0;

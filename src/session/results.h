@@ -3,7 +3,8 @@
  * the whole session (smtop_occupancy, src/core/occupancy.h) and the
  * analysis' episodes (smtop_events), each keyed by the session's length
  * and the version that computed it; a key that differs means computing
- * again.  Only a single smtop session keeps them: Nsight Systems exports
+ * again; and the chunk table's counts (smtop_meta chunk_stats), which
+ * otherwise take a read of every chunk row.  Only a single smtop session keeps them: Nsight Systems exports
  * and views of several files are never written to. */
 #ifndef SMTOP_SESSION_RESULTS_H
 #define SMTOP_SESSION_RESULTS_H

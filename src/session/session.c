@@ -30,6 +30,9 @@
  * behind before the reader waits for it. */
 #define SESSION_BATCHES 3
 #define SESSION_OPS 64
+/* A finished session shown before its blocks reads its kernels this many a
+ * poll: 806 k kernels (a 1 G-block session) took two seconds in one. */
+#define SESSION_KERNEL_SLICE 32768
 
 /* One chunk of a batch: where its bytes and its decoded blocks are. */
 struct session_chunk {
@@ -107,6 +110,7 @@ struct session_loader {
 	uint64_t last_mark;
 	int marked;
 	int trimmed;                    /* a finished session's loading memory went back */
+	uint64_t kernels_read;          /* by hold_kernel, all files */
 };
 
 static double clock_s(clockid_t which)
@@ -381,6 +385,7 @@ static int hold_kernel(void *ud, const struct smtop_kernel *k)
 	if (array_grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
 	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src, .in_model = now };
+	L->kernels_read++;
 	return 0;
 }
 
@@ -996,18 +1001,25 @@ static int loader_failed(struct session *s, char *err, size_t errlen)
 	return failed;
 }
 
-/* Devices, streams, requests and the new kernels (held back) of one file.
- * Returns 0 or -1 (err set). */
-static int poll_source(struct session *s, size_t i, int *changed, char *err, size_t errlen)
+/* Devices, streams, requests and the new kernels (held back) of one file;
+ * a finished session shown with a budget reads its kernels a slice a poll
+ * (*more set while some are left).  Returns 0 or -1 (err set). */
+static int poll_source(struct session *s, size_t i, int *changed, int *more, char *err,
+		       size_t errlen)
 {
 	struct session_source *src = &s->src[i];
 	int64_t km = src->kernel_mark;
+	int sliced = s->show_stored && s->budget_ns && all_ended(s);
+	uint64_t before = s->loader->kernels_read;
 	feed_devices(s, src);
 	s->loader->cur_src = i;
 	if (poll_small_tables(s, src, changed) != 0 ||
-	    db_reader_new_kernels(src->reader, &src->kernel_mark, hold_kernel, s) != 0)
+	    db_reader_new_kernels_max(src->reader, &src->kernel_mark,
+				      sliced ? SESSION_KERNEL_SLICE : -1, hold_kernel, s) != 0)
 		return read_error(src, err, errlen);
 	*changed |= km != src->kernel_mark;
+	if (sliced && s->loader->kernels_read - before == SESSION_KERNEL_SLICE)
+		*more = 1;
 	return 0;
 }
 
@@ -1021,12 +1033,16 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	if (s->model)
 		model_set_pool(s->model, L->pool);
 	int64_t bm[SESSION_MAX_SOURCES];
+	int more_kernels = 0;
 	for (size_t i = 0; i < s->n_src; i++) {
 		bm[i] = s->src[i].block_mark;
-		if (poll_source(s, i, &changed, err, errlen) != 0)
+		if (poll_source(s, i, &changed, &more_kernels, err, errlen) != 0)
 			return -1;
 	}
-	int rc = poll_blocks(s, start, err, errlen);
+	/* blocks follow every kernel, as when they are all read at once */
+	int rc = more_kernels ? 0 : poll_blocks(s, start, err, errlen);
+	if (more_kernels)
+		s->behind = 1;
 	if (!s->behind && rc == 0)
 		load_report(s, 1);
 	for (size_t i = 0; i < s->n_src; i++)

@@ -19,10 +19,13 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 		snprintf(sms, sizeof sms, "%u SMs", m->n_sm);
 	if (m->live)
 		snprintf(lag, sizeof lag, "LIVE (lag %s)", fmt_duration(w0, sizeof w0, m->lag_ns, 1));
-	else if (m->loading && m->load.total) {
+	else if (m->loading) {
 		char sep[8];
 		snprintf(sep, sizeof sep, " %s ", dot);
-		snprintf(lag, sizeof lag, "loading %s", progress_format(&m->load, sep, w0, sizeof w0));
+		if (m->load.total)
+			snprintf(lag, sizeof lag, "loading %s", progress_format(&m->load, sep, w0, sizeof w0));
+		else
+			snprintf(lag, sizeof lag, "loading");
 	}
 	else if (player_active(a))
 		snprintf(lag, sizeof lag, "REPLAY");

@@ -1029,6 +1029,7 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	double start = now_s();
 	if (session_read_info(s, err, errlen) != 0)
 		return -1;
+	load_report(s, 0);
 	int changed = 0;
 	if (s->model)
 		model_set_pool(s->model, L->pool);

@@ -236,8 +236,11 @@ static int load_culprits(sqlite3 *db, struct smtop_event *ev, const int64_t *ids
 
 	if (sqlite3_prepare_v2(db, "SELECT eventId,globalPid,deviceId,contextId,streamId,"
 			       "correlationId,gridId,priority,overlapNs,weight,blocks,name"
-			       " FROM smtop_event_culprits ORDER BY eventId, rank", -1, &st, NULL) != SQLITE_OK)
+			       " FROM smtop_event_culprits WHERE eventId >= ?1 AND eventId <= ?2"
+			       " ORDER BY eventId, rank", -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_int64(st, 1, ids[0]);
+	sqlite3_bind_int64(st, 2, ids[n - 1]);
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 
@@ -309,7 +312,10 @@ static int sort_events(struct smtop_event *ev, const int64_t *ids, size_t n)
 	return 0;
 }
 
-static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n)
+/* Events with an id past *after, at most max (negative: all); *after moves
+ * to the last one read. */
+static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n, int64_t *after,
+		       int64_t max)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
@@ -317,8 +323,10 @@ static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n)
 
 	if (sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
 			       "correlationId,gridId,priority,ready,start,waitNs,name FROM smtop_events"
-			       " ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+			       " WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_int64(st, 1, *after);
+	sqlite3_bind_int64(st, 2, max);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (*n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
@@ -336,6 +344,8 @@ static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n)
 	}
 	sqlite3_finalize(st);
 	/* out of memory midway keeps what was read, as before: a culprit short */
+	if (*n)
+		*after = ids[*n - 1];
 	if (*n && load_culprits(db, *out, ids, *n) == 0)
 		sort_events(*out, ids, *n);
 	free(ids);
@@ -359,6 +369,14 @@ static void load_params(sqlite3 *db, char *params, size_t len)
 int db_events_load(const char *path, struct smtop_event **out, size_t *n,
 		   char *params, size_t paramslen, char *err, size_t errlen)
 {
+	int64_t after = INT64_MIN;
+
+	return db_events_load_slice(path, &after, -1, out, n, params, paramslen, err, errlen);
+}
+
+int db_events_load_slice(const char *path, int64_t *after, int64_t max, struct smtop_event **out,
+			 size_t *n, char *params, size_t paramslen, char *err, size_t errlen)
+{
 	sqlite3 *db = NULL;
 	int smtop = events_open(path, 0, &db, err, errlen), rc = -1;
 
@@ -368,7 +386,7 @@ int db_events_load(const char *path, struct smtop_event **out, size_t *n,
 		params[0] = 0;
 	if (smtop < 0)
 		goto out;
-	if (smtop && load_events(db, out, n) != 0) {
+	if (smtop && load_events(db, out, n, after, max) != 0) {
 		snprintf(err, errlen, "%s: cannot read events: %s", path, sqlite3_errmsg(db));
 		goto out;
 	}

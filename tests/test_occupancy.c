@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db/events.h"
 #include "db/reader.h"
 #include "src/core/analysis.h"
 #include "src/core/model.h"
@@ -190,6 +191,16 @@ Test(occupancy, a_finalised_session_shows_its_results_before_its_blocks)
 	cr_expect_eq(fast.m.blocks, full.m.blocks);
 	cr_expect_eq(fast.m.n_events, full.m.n_events, "the analysis' own are not added again");
 	expect_same_cells(&full.m, &fast.m);
+	/* kernels handed over before their blocks: the same verdicts */
+	size_t n = analysis_event_count(full.s.analysis);
+	cr_assert_eq(analysis_event_count(fast.s.analysis), n);
+	for (size_t i = 0; i < n; i++) {
+		const struct smtop_event *x = analysis_event(full.s.analysis, i);
+		const struct smtop_event *y = analysis_event(fast.s.analysis, i);
+		cr_expect(x->kind == y->kind && x->grid_id == y->grid_id && x->ready == y->ready &&
+			  x->wait_ns == y->wait_ns && x->n_culprits == y->n_culprits,
+			  "event %zu differs", i);
+	}
 	close_model(&fast);
 	close_model(&full);
 }
@@ -276,4 +287,39 @@ Test(occupancy, stored_chunk_counts_stand_for_a_read_of_every_row)
 	sql(path, "UPDATE smtop_meta SET value = 'garbage' WHERE key = 'chunk_stats'");
 	read_info(path, stale);
 	cr_expect_eq(memcmp(counted, stale, sizeof counted), 0);
+}
+
+Test(occupancy, stored_episodes_read_in_slices_are_all_of_them)
+{
+	char path[512], err[512], params[256];
+	db_support_temp_path(path, sizeof path, "pvt.smtop");
+	copy_file(FIXTURE, path);
+	cr_assert_eq(library_finalize(path, NULL, err, sizeof err), 0, "%s", err);
+	struct smtop_event *all, *part;
+	size_t n_all, n, seen = 0, slices = 0;
+	cr_assert_eq(db_events_load(path, &all, &n_all, params, sizeof params, err, sizeof err), 0);
+	cr_assert_gt(n_all, 6, "the fixture has episodes");
+	int64_t after = INT64_MIN;
+	do {
+		cr_assert_eq(db_events_load_slice(path, &after, 3, &part, &n, params, sizeof params,
+						  err, sizeof err), 0, "%s", err);
+		cr_assert_leq(n, 3);
+		for (size_t i = 0; i < n; i++) {
+			int found = 0;
+			for (size_t j = 0; j < n_all && !found; j++)
+				found = all[j].ready == part[i].ready && all[j].grid_id == part[i].grid_id &&
+					all[j].kind == part[i].kind &&
+					all[j].n_culprits == part[i].n_culprits;
+			cr_expect(found, "slice %zu event %zu is one of the stored", slices, i);
+			for (size_t i2 = 1; i2 < n; i2++)
+				cr_expect_leq(part[i2 - 1].start, part[i2].start, "by start in a slice");
+		}
+		seen += n;
+		slices++;
+		db_events_free(part, n);
+	} while (n == 3);
+	cr_expect_eq(seen, n_all, "every episode once");
+	cr_expect_eq(slices, n_all / 3 + 1);
+	cr_expect(strstr(params, "analysis=") != NULL, "the key travels with every slice");
+	db_events_free(all, n_all);
 }

@@ -1,5 +1,6 @@
 #include "src/session/results.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,20 +42,44 @@ static int show_occupancy(struct session *s, const struct db_summary_key *key)
 	return shown ? RESULTS_OCCUPANCY : 0;
 }
 
-static int show_events(struct session *s, const struct db_summary_key *key)
+/* Hands the model the next slice of stored episodes; 1 while more remain. */
+static int events_slice(struct session *s)
 {
 	struct smtop_event *ev;
 	size_t n;
-	char params[256], want[256], err[512];
-	if (db_events_load(s->path, &ev, &n, params, sizeof params, err, sizeof err) != 0)
+	char params[256], err[512];
+	if (db_events_load_slice(s->path, &s->stored_event_mark, RESULTS_EVENT_SLICE, &ev, &n, params,
+				 sizeof params, err, sizeof err) != 0)
 		return 0;
-	results_events_params(s, key, want, sizeof want);
-	int current = strcmp(params, want) == 0;
-	for (size_t i = 0; current && i < n; i++)
-		if (model_add_event(s->model, &ev[i]) != 0)
-			current = 0;
+	for (size_t i = 0; i < n; i++)
+		model_add_event(s->model, &ev[i]);
 	db_events_free(ev, n);
-	return current ? RESULTS_EVENTS : 0;
+	return n == RESULTS_EVENT_SLICE;
+}
+
+static int show_events(struct session *s, const struct db_summary_key *key)
+{
+	char params[256], want[256], err[512];
+	struct smtop_event *ev;
+	size_t n;
+	int64_t none = INT64_MAX;
+	/* the key first, without reading a single event */
+	if (db_events_load_slice(s->path, &none, 0, &ev, &n, params, sizeof params, err,
+				 sizeof err) != 0)
+		return 0;
+	db_events_free(ev, n);
+	results_events_params(s, key, want, sizeof want);
+	if (strcmp(params, want) != 0)
+		return 0;
+	s->stored_event_mark = INT64_MIN;
+	s->stored_events_more = events_slice(s);
+	return RESULTS_EVENTS;
+}
+
+void results_more(struct session *s)
+{
+	if (s->model && s->stored_events_more)
+		s->stored_events_more = events_slice(s);
 }
 
 int results_show(struct session *s)

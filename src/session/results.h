@@ -31,6 +31,13 @@ void results_events_params(const struct session *s, const struct db_summary_key 
  * session). */
 int results_show(struct session *s);
 
+/* Stored episodes go to the model this many a poll: 83 k of them (a 1 G-
+ * block session) take half a second. */
+#define RESULTS_EVENT_SLICE 16384
+
+/* The next slice of stored episodes, while some are left (session_poll). */
+void results_more(struct session *s);
+
 /* Stores the occupancy of s->model (which read the whole session) and the
  * analysis' events.  Returns 0, 1 when the session takes none (see above),
  * or -1 with err. */

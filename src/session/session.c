@@ -1030,7 +1030,8 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	if (session_read_info(s, err, errlen) != 0)
 		return -1;
 	load_report(s, 0);
-	int changed = 0;
+	int changed = s->stored_events_more;
+	results_more(s);
 	if (s->model)
 		model_set_pool(s->model, L->pool);
 	int64_t bm[SESSION_MAX_SOURCES];

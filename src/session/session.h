@@ -97,6 +97,8 @@ struct session {
 	 * as they are read */
 	int show_stored;
 	int stored_shown;               /* RESULTS_* */
+	int64_t stored_event_mark;      /* the last stored episode handed over, by id */
+	int stored_events_more;
 };
 
 /* The sink every session opened from now on reports its reading to (the

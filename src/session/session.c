@@ -33,6 +33,8 @@
 /* A finished session shown before its blocks reads its kernels this many a
  * poll: 806 k kernels (a 1 G-block session) took two seconds in one. */
 #define SESSION_KERNEL_SLICE 32768
+/* Held kernels past this are released through an index by start. */
+#define SESSION_HELD_INDEXED 65536
 
 /* One chunk of a batch: where its bytes and its decoded blocks are. */
 struct session_chunk {
@@ -111,6 +113,10 @@ struct session_loader {
 	int marked;
 	int trimmed;                    /* a finished session's loading memory went back */
 	uint64_t kernels_read;          /* by hold_kernel, all files */
+	/* many held kernels of one file: by start, and which went out */
+	uint32_t *order;
+	size_t n_order, cursor, n_released;
+	unsigned char *released;
 };
 
 static double clock_s(clockid_t which)
@@ -289,6 +295,8 @@ static void loader_free(struct session_loader *L)
 		free(L->batches[i].blocks);
 	}
 	free(L->held);
+	free(L->order);
+	free(L->released);
 	free(L->kern);
 	free(L->small);
 	pthread_cond_destroy(&L->freed);
@@ -351,8 +359,12 @@ static void loader_trim(struct session *s)
 	}
 	if (!L->n_held) {
 		free(L->held);
+		free(L->order);
+		free(L->released);
 		L->held = NULL;
-		L->cap_held = 0;
+		L->order = NULL;
+		L->released = NULL;
+		L->cap_held = L->n_order = L->cursor = L->n_released = 0;
 	}
 	if (s->model)
 		model_trim(s->model);
@@ -396,29 +408,108 @@ static uint64_t source_edge(const struct session_source *src)
 	return src->drained ? UINT64_MAX : src->blocks_end;
 }
 
+/* One held kernel to the model and the analysis' queue. */
+static int release_one(struct session *s, const struct session_held *h, uint64_t upto)
+{
+	struct session_loader *L = s->loader;
+	const struct smtop_kernel *k = &h->k;
+	/* a long kernel's end does not carry the edge past the blocks */
+	uint64_t end = k->end < upto ? k->end : upto;
+	if (end > s->latest_end)
+		s->latest_end = end;
+	if (s->model && !h->in_model && model_add_kernel(s->model, k) != 0)
+		return -1;
+	if (array_grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
+		return -1;
+	L->kern[L->n_kern++] = *k;
+	return 0;
+}
+
+static const struct session_held *held_sort_base;
+
+static int held_by_start(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t sa = held_sort_base[a].k.start, sb = held_sort_base[b].k.start;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* Drops the released kernels and sorts the rest by start (their place in
+ * the held array, the order read, kept). */
+static int held_reindex(struct session_loader *L)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < L->n_held; i++)
+		if (i >= L->n_order || !L->released[i])
+			L->held[keep++] = L->held[i];
+	L->n_held = keep;
+	array_shrink((void **)&L->held, &L->cap_held, L->n_held, sizeof *L->held);
+	free(L->order);
+	free(L->released);
+	L->order = malloc((keep ? keep : 1) * sizeof *L->order);
+	L->released = calloc(keep ? keep : 1, 1);
+	L->n_order = L->cursor = L->n_released = 0;
+	if (!L->order || !L->released)
+		return -1;
+	for (size_t i = 0; i < keep; i++)
+		L->order[i] = (uint32_t)i;
+	held_sort_base = L->held;
+	qsort(L->order, keep, sizeof *L->order, held_by_start);
+	L->n_order = keep;
+	return 0;
+}
+
+/* One file's many held kernels (a finished session read before its blocks):
+ * those due are a prefix of the kernels by start, so a poll costs what it
+ * releases, not a pass over every held kernel (806 k of them, thousands of
+ * polls).  They go out in the order read, as in release_kernels. */
+static int release_indexed(struct session *s)
+{
+	struct session_loader *L = s->loader;
+	if (L->n_order != L->n_held && held_reindex(L) != 0)
+		return -1;
+	uint64_t upto = source_edge(&s->src[0]);
+	size_t from = L->cursor;
+	while (L->cursor < L->n_order && L->held[L->order[L->cursor]].k.start <= upto)
+		L->cursor++;
+	qsort(L->order + from, L->cursor - from, sizeof *L->order, u32_cmp);
+	for (size_t j = from; j < L->cursor; j++) {
+		if (release_one(s, &L->held[L->order[j]], upto) != 0)
+			return -1;
+		L->released[L->order[j]] = 1;
+	}
+	L->n_released += L->cursor - from;
+	/* their memory goes back as they are released, a half at a time */
+	if (L->n_released > L->n_held / 2 && held_reindex(L) != 0)
+		return -1;
+	return submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern);
+}
+
 /* Feeds the held kernels that start at or before their file's edge to the
  * model and queues them for the analysis.  Returns 0, or -1 when out of
  * memory. */
 static int release_kernels(struct session *s)
 {
 	struct session_loader *L = s->loader;
+	if (s->n_src == 1 && (L->n_order || L->n_held >= SESSION_HELD_INDEXED))
+		return release_indexed(s);
 	size_t keep = 0;
 	for (size_t i = 0; i < L->n_held; i++) {
-		const struct smtop_kernel *k = &L->held[i].k;
 		uint64_t upto = source_edge(&s->src[L->held[i].src]);
-		if (k->start > upto) {
+		if (L->held[i].k.start > upto) {
 			L->held[keep++] = L->held[i];
 			continue;
 		}
-		/* a long kernel's end does not carry the edge past the blocks */
-		uint64_t end = k->end < upto ? k->end : upto;
-		if (end > s->latest_end)
-			s->latest_end = end;
-		if (s->model && !L->held[i].in_model && model_add_kernel(s->model, k) != 0)
+		if (release_one(s, &L->held[i], upto) != 0)
 			return -1;
-		if (array_grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
-			return -1;
-		L->kern[L->n_kern++] = *k;
 	}
 	L->n_held = keep;
 	/* a saved session's kernels are all read at once and held while its

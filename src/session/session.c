@@ -33,6 +33,8 @@
 /* A finished session shown before its blocks reads its kernels this many a
  * poll: 806 k kernels (a 1 G-block session) took two seconds in one. */
 #define SESSION_KERNEL_SLICE 32768
+/* Updates of the analysis while a finished session is read with a budget. */
+#define SESSION_UPDATES 32
 /* Held kernels past this are released through an index by start. */
 #define SESSION_HELD_INDEXED 65536
 
@@ -1150,7 +1152,15 @@ int session_poll(struct session *s, char *err, size_t errlen)
 		uint64_t edge = s->latest_end < L->edge ? s->latest_end : L->edge;
 		mark = edge > SESSION_LIVE_SLACK_NS ? edge - SESSION_LIVE_SLACK_NS : 0;
 	}
-	if (changed || !L->marked || mark != L->last_mark) {
+	int due = changed || !L->marked || mark != L->last_mark;
+	/* a finished session read a poll at a time: each update indexes every
+	 * kernel again (thousands of polls, 806 k kernels: an hour), so it
+	 * waits until the mark has moved a 32nd of the session */
+	uint64_t step = s->info.t_last > s->info.t_first ?
+		(s->info.t_last - s->info.t_first) / SESSION_UPDATES : 0;
+	if (due && s->ended && s->behind && L->marked && mark < L->last_mark + step)
+		due = 0;
+	if (due) {
 		op_submit(s, (struct session_op){ .kind = OP_UPDATE, .mark = mark });
 		L->last_mark = mark;
 		L->marked = 1;

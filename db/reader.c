@@ -811,18 +811,22 @@ static void reader_update_stats(struct db_reader *r)
 	}
 }
 
-/* The chunk table's running figures as text, for smtop_meta key
- * chunk_stats: "1 WM ROWS BLOCKS MIN MAX SPAN" then "DEV LO HI" per device. */
+/* The chunk and kernel tables' running figures as text, for smtop_meta key
+ * chunk_stats: "2 WM ROWS BLOCKS MIN MAX SPAN KWM KROWS KDUR KEND" then
+ * "DEV LO HI" per device. */
 int db_reader_chunk_stats(struct db_reader *r, char *buf, size_t len)
 {
 	if (!r->has_chunk || r->is_nsys)
 		return -1;
 	reader_update_stats(r);
 	int64_t rows = reader_int(r, "SELECT count(*) FROM smtop_block_chunk", 0);
-	int n = snprintf(buf, len, "1 %lld %lld %llu %llu %llu %llu", (long long)r->chunk_wm,
-			 (long long)rows, (unsigned long long)r->chunk_blocks,
+	int64_t krows = r->has_kernel ? reader_int(r, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) : 0;
+	int n = snprintf(buf, len, "2 %lld %lld %llu %llu %llu %llu %lld %lld %llu %llu",
+			 (long long)r->chunk_wm, (long long)rows, (unsigned long long)r->chunk_blocks,
 			 (unsigned long long)r->chunk_min_start, (unsigned long long)r->chunk_max_end,
-			 (unsigned long long)r->chunk_max_span);
+			 (unsigned long long)r->chunk_max_span, (long long)r->kernel_wm,
+			 (long long)krows, (unsigned long long)r->kernel_max_dur,
+			 (unsigned long long)r->kernel_max_end);
 	for (int d = 0; d < READER_CLOCK_DEVICES && n > 0 && (size_t)n < len; d++)
 		if (r->dev_min_start[d])
 			n += snprintf(buf + n, len - (size_t)n, " %d %llu %llu", d,
@@ -845,9 +849,9 @@ static int reader_parse_devices(struct db_reader *r, const char *p)
 	return *p ? -1 : 0;
 }
 
-/* A finished session's figures need every chunk row (a page each): the
- * stored ones serve while the table holds exactly the rows they counted
- * (max(id) and count(*), both read from the index).  Anything else, and
+/* A finished session's figures need every chunk row (a page each) and
+ * every kernel row: the stored ones serve while the tables hold exactly
+ * the rows they counted (max(id) and count(*), both read from an index).  Anything else, and
  * the rows are counted as before. */
 static void reader_load_chunk_stats(struct db_reader *r)
 {
@@ -860,13 +864,16 @@ static void reader_load_chunk_stats(struct db_reader *r)
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		snprintf(v, sizeof v, "%s", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
-	long long wm, rows;
-	unsigned long long blocks, lo, hi, span;
+	long long wm, rows, kwm, krows;
+	unsigned long long blocks, lo, hi, span, kdur, kend;
 	int used;
-	if (sscanf(v, "1 %lld %lld %llu %llu %llu %llu%n", &wm, &rows, &blocks, &lo, &hi, &span,
-		   &used) != 6 ||
+	if (sscanf(v, "2 %lld %lld %llu %llu %llu %llu %lld %lld %llu %llu%n", &wm, &rows, &blocks,
+		   &lo, &hi, &span, &kwm, &krows, &kdur, &kend, &used) != 10 ||
 	    wm != reader_int(r, "SELECT max(id) FROM smtop_block_chunk", 0) ||
-	    rows != reader_int(r, "SELECT count(*) FROM smtop_block_chunk", 0))
+	    rows != reader_int(r, "SELECT count(*) FROM smtop_block_chunk", 0) ||
+	    (r->has_kernel &&
+	     (kwm != reader_int(r, "SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) ||
+	      krows != reader_int(r, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0))))
 		return;
 	uint64_t dlo[READER_CLOCK_DEVICES], dhi[READER_CLOCK_DEVICES];
 	memcpy(dlo, r->dev_min_start, sizeof dlo);
@@ -877,6 +884,11 @@ static void reader_load_chunk_stats(struct db_reader *r)
 		return;
 	}
 	r->chunk_wm = wm;
+	if (r->has_kernel) {
+		r->kernel_wm = kwm;
+		r->kernel_max_dur = kdur;
+		r->kernel_max_end = kend;
+	}
 	r->chunk_blocks = blocks;
 	r->chunk_min_start = lo;
 	r->chunk_max_end = hi;

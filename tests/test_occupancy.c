@@ -281,7 +281,7 @@ Test(occupancy, stored_chunk_counts_stand_for_a_read_of_every_row)
 	read_info(path, stored);
 	cr_expect_eq(memcmp(counted, stored, sizeof counted), 0, "the same counts and span");
 	/* figures for other rows (a trimmed file, say) are not believed */
-	sql(path, "UPDATE smtop_meta SET value = '1 5 5 999 1 2 3 0 1 2' WHERE key = 'chunk_stats'");
+	sql(path, "UPDATE smtop_meta SET value = '2 5 5 999 1 2 3 1 1 4 5 0 1 2' WHERE key = 'chunk_stats'");
 	read_info(path, stale);
 	cr_expect_eq(memcmp(counted, stale, sizeof counted), 0, "counted again");
 	sql(path, "UPDATE smtop_meta SET value = 'garbage' WHERE key = 'chunk_stats'");

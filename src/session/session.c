@@ -469,6 +469,31 @@ static int held_reindex(struct session_loader *L)
 	return 0;
 }
 
+/* Drops the released kernels; the rest keep their order by start (no sort:
+ * their indices move down by the released ones before them). */
+static int held_compact(struct session_loader *L)
+{
+	uint32_t *map = malloc((L->n_held ? L->n_held : 1) * sizeof *map);
+	if (!map)
+		return -1;
+	size_t keep = 0;
+	for (size_t i = 0; i < L->n_held; i++) {
+		if (L->released[i])
+			continue;
+		map[i] = (uint32_t)keep;
+		L->held[keep++] = L->held[i];
+	}
+	size_t left = L->n_order - L->cursor;
+	for (size_t j = 0; j < left; j++)
+		L->order[j] = map[L->order[L->cursor + j]];
+	free(map);
+	L->n_held = L->n_order = keep;
+	L->cursor = L->n_released = 0;
+	memset(L->released, 0, keep);
+	array_shrink((void **)&L->held, &L->cap_held, L->n_held, sizeof *L->held);
+	return 0;
+}
+
 /* One file's many held kernels (a finished session read before its blocks):
  * those due are a prefix of the kernels by start, so a poll costs what it
  * releases, not a pass over every held kernel (806 k of them, thousands of
@@ -489,8 +514,8 @@ static int release_indexed(struct session *s)
 		L->released[L->order[j]] = 1;
 	}
 	L->n_released += L->cursor - from;
-	/* their memory goes back as they are released, a half at a time */
-	if (L->n_released > L->n_held / 2 && held_reindex(L) != 0)
+	/* their memory goes back as they are released, an eighth at a time */
+	if (L->n_released > L->n_held / 8 && held_compact(L) != 0)
 		return -1;
 	return submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern);
 }

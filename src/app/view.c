@@ -98,7 +98,10 @@ static int view_loaded(struct view *v)
 {
 	char err[512];
 	v->replay_pending = 0;
-	if (replay_setup(v, 1, err, sizeof err) != 0) {
+	/* the replay's feed replaces the poll: the analysis' last verdicts go
+	 * to the model first */
+	session_sync(&v->s);
+	if (session_poll(&v->s, err, sizeof err) < 0 || replay_setup(v, 1, err, sizeof err) != 0) {
 		if (v->app)
 			snprintf(v->app->msg, sizeof v->app->msg, "%.*s", (int)sizeof v->app->msg - 1, err);
 		return 1;
@@ -193,13 +196,19 @@ static int view_begin(struct view *v, const struct cli *c, const char *const *pa
 	if (replay && !v->s.ended)
 		analysis_update(v->s.analysis, ANALYSIS_WATERMARK_ALL);
 	/* a finished session can replay (a growing one is followed live) */
-	if (!replay && v->s.ended && !v->child && v->s.behind) {
+	if (replay)
+		return replay_setup(v, 0, err, errlen);
+	if (!v->s.ended || v->child)
+		return 0;
+	if (v->s.behind) {
 		v->replay_pending = 1;
 		return 0;
 	}
-	if (replay || (v->s.ended && !v->child))
-		return replay_setup(v, !replay, err, errlen);
-	return 0;
+	/* read in one poll: its verdicts first, as view_loaded */
+	session_sync(&v->s);
+	if (session_poll(&v->s, err, errlen) < 0)
+		return -1;
+	return replay_setup(v, 1, err, errlen);
 }
 
 static void view_end(struct view *v)

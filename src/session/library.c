@@ -337,10 +337,18 @@ int library_finalize(const char *path, const struct analysis_params *p, char *er
 	struct session s;
 	struct model m;
 
-	if (read_whole(path, p, &s, &m, err, errlen) != 0)
+	struct db_summary_head h;
+	struct db_summary sum;
+
+	if (db_summary_read(path, &h, err, errlen) != 0 || read_whole(path, p, &s, &m, err, errlen) != 0)
 		return -1;
-	int rc = library_store_session(&s, err, errlen) != 0 || results_store(&s, err, errlen) < 0 ? -1 : 0;
+	library_summary_of(&s, &h.key, &sum);
+	int rc = results_store(&s, err, errlen) < 0 ? -1 : 0;
 	close_whole(&s, &m);
+	/* written last, once the read-only reader is closed: the last connection
+	 * to close checkpoints the WAL and removes it (a reader cannot) */
+	if (rc == 0 && !h.is_nsys)
+		rc = db_summary_store(path, &sum, err, errlen);
 	return rc;
 }
 

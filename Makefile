@@ -129,7 +129,7 @@ $(B)/e2e/%: tests/e2e/%.c $(APP_LIBS) $(B)/libsmtop-coll.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsmtop-coll.a $(APP_LIBS) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti $(PKG_LIBS) $(LDLIBS_BASE)
 
-test: deps all $(TEST_BIN) $(E2E_PROG_BIN)
+test: deps all $(TEST_BIN) $(E2E_PROG_BIN) $(B)/bench/gen_session
 	@tests/layering.sh
 	@tests/run-all.sh $(TEST_BIN)
 	@$(MAKE) --no-print-directory test-asan && $(MAKE) --no-print-directory test-valgrind && \

@@ -181,84 +181,174 @@ static int32_t priority_col(sqlite3_stmt *st, int i)
 		: sqlite3_column_int(st, i);
 }
 
-static int load_culprits(sqlite3 *db, int64_t id, struct smtop_event *e)
+/* The culprit in the current row of st (columns from 1). */
+static int add_culprit(sqlite3_stmt *st, struct smtop_event *e, size_t *cap)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0;
+	if (e->n_culprits == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4;
+		void *p = realloc(e->culprits, ncap * sizeof *e->culprits);
 
-	if (sqlite3_prepare_v2(db, "SELECT globalPid,deviceId,contextId,streamId,correlationId,"
-			       "gridId,priority,overlapNs,weight,blocks,name FROM smtop_event_culprits"
-			       " WHERE eventId=?1 ORDER BY rank", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct smtop_culprit *c;
-
-		if (e->n_culprits == cap) {
-			void *p = realloc(e->culprits, (cap = cap ? cap * 2 : 4) * sizeof *c);
-
-			if (!p)
-				break;
-			e->culprits = p;
-		}
-		c = &e->culprits[e->n_culprits++];
-		*c = (struct smtop_culprit){
-			.pid = (uint32_t)((uint64_t)sqlite3_column_int64(st, 0) >> 24),
-			.device_id = (uint32_t)sqlite3_column_int64(st, 1),
-			.context_id = (uint32_t)sqlite3_column_int64(st, 2),
-			.stream_id = (uint32_t)sqlite3_column_int64(st, 3),
-			.correlation_id = (uint32_t)sqlite3_column_int64(st, 4),
-			.grid_id = (uint64_t)sqlite3_column_int64(st, 5),
-			.priority = priority_col(st, 6),
-			.overlap_ns = (uint64_t)sqlite3_column_int64(st, 7),
-			.weight = sqlite3_column_double(st, 8),
-			.blocks = (uint32_t)sqlite3_column_int64(st, 9),
-			.name = dup_col(st, 10),
-		};
+		if (!p)
+			return -1;
+		e->culprits = p;
+		*cap = ncap;
 	}
-	sqlite3_finalize(st);
+	e->culprits[e->n_culprits++] = (struct smtop_culprit){
+		.pid = (uint32_t)((uint64_t)sqlite3_column_int64(st, 1) >> 24),
+		.device_id = (uint32_t)sqlite3_column_int64(st, 2),
+		.context_id = (uint32_t)sqlite3_column_int64(st, 3),
+		.stream_id = (uint32_t)sqlite3_column_int64(st, 4),
+		.correlation_id = (uint32_t)sqlite3_column_int64(st, 5),
+		.grid_id = (uint64_t)sqlite3_column_int64(st, 6),
+		.priority = priority_col(st, 7),
+		.overlap_ns = (uint64_t)sqlite3_column_int64(st, 8),
+		.weight = sqlite3_column_double(st, 9),
+		.blocks = (uint32_t)sqlite3_column_int64(st, 10),
+		.name = dup_col(st, 11),
+	};
 	return 0;
 }
 
-static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n)
+/* Index in ids[0..n) (ascending) of id, or n. */
+static size_t find_id(const int64_t *ids, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == id ? lo : n;
+}
+
+/* Every culprit in one pass (one query per event took seconds for tens of
+ * thousands of events), onto the events read by id. */
+static int load_culprits(sqlite3 *db, struct smtop_event *ev, const int64_t *ids, size_t n)
+{
+	sqlite3_stmt *st;
+	size_t cur = n, cap = 0;
+	int64_t cur_id = INT64_MIN;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT eventId,globalPid,deviceId,contextId,streamId,"
+			       "correlationId,gridId,priority,overlapNs,weight,blocks,name"
+			       " FROM smtop_event_culprits WHERE eventId >= ?1 AND eventId <= ?2"
+			       " ORDER BY eventId, rank", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, ids[0]);
+	sqlite3_bind_int64(st, 2, ids[n - 1]);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (id != cur_id) {
+			cur_id = id;
+			cur = find_id(ids, n, id);
+			cap = 0;
+		}
+		if (cur < n)
+			rc = add_culprit(st, &ev[cur], &cap);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static struct smtop_event event_row(sqlite3_stmt *st)
+{
+	return (struct smtop_event){
+		.kind = kind_parse((const char *)sqlite3_column_text(st, 1)),
+		.from_blocks = strcmp((const char *)sqlite3_column_text(st, 2), "blocks") == 0,
+		.pid = (uint32_t)((uint64_t)sqlite3_column_int64(st, 3) >> 24),
+		.device_id = (uint32_t)sqlite3_column_int64(st, 4),
+		.context_id = (uint32_t)sqlite3_column_int64(st, 5),
+		.stream_id = (uint32_t)sqlite3_column_int64(st, 6),
+		.correlation_id = (uint32_t)sqlite3_column_int64(st, 7),
+		.grid_id = (uint64_t)sqlite3_column_int64(st, 8),
+		.priority = priority_col(st, 9),
+		.ready = (uint64_t)sqlite3_column_int64(st, 10),
+		.start = (uint64_t)sqlite3_column_int64(st, 11),
+		.wait_ns = (uint64_t)sqlite3_column_int64(st, 12),
+		.name = dup_col(st, 13),
+	};
+}
+
+struct event_order {
+	uint64_t start;
+	int64_t id;
+	size_t i;
+};
+
+static int event_order_cmp(const void *pa, const void *pb)
+{
+	const struct event_order *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Events by (start, id), as they were always handed out. */
+static int sort_events(struct smtop_event *ev, const int64_t *ids, size_t n)
+{
+	struct event_order *o = malloc((n ? n : 1) * sizeof *o);
+	struct smtop_event *tmp = malloc((n ? n : 1) * sizeof *tmp);
+
+	if (!o || !tmp) {
+		free(o);
+		free(tmp);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		o[i] = (struct event_order){ ev[i].start, ids[i], i };
+	qsort(o, n, sizeof *o, event_order_cmp);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = ev[o[i].i];
+	memcpy(ev, tmp, n * sizeof *ev);
+	free(o);
+	free(tmp);
+	return 0;
+}
+
+/* Events with an id past *after, at most max (negative: all); *after moves
+ * to the last one read. */
+static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n, int64_t *after,
+		       int64_t max)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0;
+	int64_t *ids = NULL;
 
 	if (sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
 			       "correlationId,gridId,priority,ready,start,waitNs,name FROM smtop_events"
-			       " ORDER BY start, id", -1, &st, NULL) != SQLITE_OK)
+			       " WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_int64(st, 1, *after);
+	sqlite3_bind_int64(st, 2, max);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct smtop_event *e;
-
 		if (*n == cap) {
-			void *p = realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof *e);
+			size_t ncap = cap ? cap * 2 : 16;
+			void *p = realloc(*out, ncap * sizeof **out), *q = p ? realloc(ids, ncap * sizeof *ids) : NULL;
 
-			if (!p)
+			if (p)
+				*out = p;
+			if (!p || !q)
 				break;
-			*out = p;
+			ids = q;
+			cap = ncap;
 		}
-		e = &(*out)[(*n)++];
-		*e = (struct smtop_event){
-			.kind = kind_parse((const char *)sqlite3_column_text(st, 1)),
-			.from_blocks = strcmp((const char *)sqlite3_column_text(st, 2), "blocks") == 0,
-			.pid = (uint32_t)((uint64_t)sqlite3_column_int64(st, 3) >> 24),
-			.device_id = (uint32_t)sqlite3_column_int64(st, 4),
-			.context_id = (uint32_t)sqlite3_column_int64(st, 5),
-			.stream_id = (uint32_t)sqlite3_column_int64(st, 6),
-			.correlation_id = (uint32_t)sqlite3_column_int64(st, 7),
-			.grid_id = (uint64_t)sqlite3_column_int64(st, 8),
-			.priority = priority_col(st, 9),
-			.ready = (uint64_t)sqlite3_column_int64(st, 10),
-			.start = (uint64_t)sqlite3_column_int64(st, 11),
-			.wait_ns = (uint64_t)sqlite3_column_int64(st, 12),
-			.name = dup_col(st, 13),
-		};
-		if (load_culprits(db, sqlite3_column_int64(st, 0), e) != 0)
-			break;
+		ids[*n] = sqlite3_column_int64(st, 0);
+		(*out)[(*n)++] = event_row(st);
 	}
 	sqlite3_finalize(st);
+	/* out of memory midway keeps what was read, as before: a culprit short */
+	if (*n)
+		*after = ids[*n - 1];
+	if (*n && load_culprits(db, *out, ids, *n) == 0)
+		sort_events(*out, ids, *n);
+	free(ids);
 	return 0;
 }
 
@@ -279,6 +369,14 @@ static void load_params(sqlite3 *db, char *params, size_t len)
 int db_events_load(const char *path, struct smtop_event **out, size_t *n,
 		   char *params, size_t paramslen, char *err, size_t errlen)
 {
+	int64_t after = INT64_MIN;
+
+	return db_events_load_slice(path, &after, -1, out, n, params, paramslen, err, errlen);
+}
+
+int db_events_load_slice(const char *path, int64_t *after, int64_t max, struct smtop_event **out,
+			 size_t *n, char *params, size_t paramslen, char *err, size_t errlen)
+{
 	sqlite3 *db = NULL;
 	int smtop = events_open(path, 0, &db, err, errlen), rc = -1;
 
@@ -288,7 +386,7 @@ int db_events_load(const char *path, struct smtop_event **out, size_t *n,
 		params[0] = 0;
 	if (smtop < 0)
 		goto out;
-	if (smtop && load_events(db, out, n) != 0) {
+	if (smtop && load_events(db, out, n, after, max) != 0) {
 		snprintf(err, errlen, "%s: cannot read events: %s", path, sqlite3_errmsg(db));
 		goto out;
 	}

@@ -4,6 +4,7 @@
 #define SMTOP_DB_EVENTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "src/core/records.h"
 
@@ -18,6 +19,12 @@ int db_events_store(const char *path, const struct smtop_event *ev, size_t n,
  * analysis_params ("" if none).  A file without events gives n = 0. */
 int db_events_load(const char *path, struct smtop_event **out, size_t *n,
 		   char *params, size_t paramslen, char *err, size_t errlen);
+
+/* The same for at most max events (negative: all) of id past *after, which
+ * moves to the last one read: a caller that must stay responsive reads a
+ * slice at a time (events in a slice by start; slices in the order stored). */
+int db_events_load_slice(const char *path, int64_t *after, int64_t max, struct smtop_event **out,
+			 size_t *n, char *params, size_t paramslen, char *err, size_t errlen);
 
 void db_events_free(struct smtop_event *ev, size_t n);
 

@@ -474,7 +474,7 @@ static int reader_prepare_queries(struct db_reader *r)
 		if (reader_prepare(r, sql, &r->st_kernel_window) != 0)
 			return -1;
 		snprintf(sql, sizeof sql, "SELECT %s FROM CUPTI_ACTIVITY_KIND_KERNEL"
-			 " WHERE rowid > ?1 ORDER BY rowid", r->kernel_cols);
+			 " WHERE rowid > ?1 ORDER BY rowid LIMIT ?2", r->kernel_cols);
 		if (reader_prepare(r, sql, &r->st_kernel_new) != 0)
 			return -1;
 	}
@@ -557,6 +557,8 @@ static void reader_read_trim(struct db_reader *r)
 	r->trimmed_from = v ? strtoull(v, NULL, 10) : 0;
 }
 
+static void reader_load_chunk_stats(struct db_reader *r);
+
 int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen)
 {
 	struct db_reader *r;
@@ -600,6 +602,7 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 	}
 	reader_read_meta_offset(r);
 	reader_read_trim(r);
+	reader_load_chunk_stats(r);
 	*out = r;
 	return 0;
 fail:
@@ -808,6 +811,90 @@ static void reader_update_stats(struct db_reader *r)
 	}
 }
 
+/* The chunk and kernel tables' running figures as text, for smtop_meta key
+ * chunk_stats: "2 WM ROWS BLOCKS MIN MAX SPAN KWM KROWS KDUR KEND" then
+ * "DEV LO HI" per device. */
+int db_reader_chunk_stats(struct db_reader *r, char *buf, size_t len)
+{
+	if (!r->has_chunk || r->is_nsys)
+		return -1;
+	reader_update_stats(r);
+	int64_t rows = reader_int(r, "SELECT count(*) FROM smtop_block_chunk", 0);
+	int64_t krows = r->has_kernel ? reader_int(r, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) : 0;
+	int n = snprintf(buf, len, "2 %lld %lld %llu %llu %llu %llu %lld %lld %llu %llu",
+			 (long long)r->chunk_wm, (long long)rows, (unsigned long long)r->chunk_blocks,
+			 (unsigned long long)r->chunk_min_start, (unsigned long long)r->chunk_max_end,
+			 (unsigned long long)r->chunk_max_span, (long long)r->kernel_wm,
+			 (long long)krows, (unsigned long long)r->kernel_max_dur,
+			 (unsigned long long)r->kernel_max_end);
+	for (int d = 0; d < READER_CLOCK_DEVICES && n > 0 && (size_t)n < len; d++)
+		if (r->dev_min_start[d])
+			n += snprintf(buf + n, len - (size_t)n, " %d %llu %llu", d,
+				      (unsigned long long)r->dev_min_start[d],
+				      (unsigned long long)r->dev_max_end[d]);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int reader_parse_devices(struct db_reader *r, const char *p)
+{
+	int d, used;
+	unsigned long long lo, hi;
+	while (sscanf(p, " %d %llu %llu%n", &d, &lo, &hi, &used) == 3) {
+		if (d < 0 || d >= READER_CLOCK_DEVICES || !lo || hi < lo)
+			return -1;
+		r->dev_min_start[d] = lo;
+		r->dev_max_end[d] = hi;
+		p += used;
+	}
+	return *p ? -1 : 0;
+}
+
+/* A finished session's figures need every chunk row (a page each) and
+ * every kernel row: the stored ones serve while the tables hold exactly
+ * the rows they counted (max(id) and count(*), both read from an index).  Anything else, and
+ * the rows are counted as before. */
+static void reader_load_chunk_stats(struct db_reader *r)
+{
+	sqlite3_stmt *st;
+	char v[4096] = "";
+	if (!r->has_chunk || r->is_nsys ||
+	    sqlite3_prepare_v2(r->db, "SELECT value FROM smtop_meta WHERE key = 'chunk_stats'", -1,
+			       &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(v, sizeof v, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	long long wm, rows, kwm, krows;
+	unsigned long long blocks, lo, hi, span, kdur, kend;
+	int used;
+	if (sscanf(v, "2 %lld %lld %llu %llu %llu %llu %lld %lld %llu %llu%n", &wm, &rows, &blocks,
+		   &lo, &hi, &span, &kwm, &krows, &kdur, &kend, &used) != 10 ||
+	    wm != reader_int(r, "SELECT max(id) FROM smtop_block_chunk", 0) ||
+	    rows != reader_int(r, "SELECT count(*) FROM smtop_block_chunk", 0) ||
+	    (r->has_kernel &&
+	     (kwm != reader_int(r, "SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) ||
+	      krows != reader_int(r, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0))))
+		return;
+	uint64_t dlo[READER_CLOCK_DEVICES], dhi[READER_CLOCK_DEVICES];
+	memcpy(dlo, r->dev_min_start, sizeof dlo);
+	memcpy(dhi, r->dev_max_end, sizeof dhi);
+	if (reader_parse_devices(r, v + used) != 0) {
+		memcpy(r->dev_min_start, dlo, sizeof dlo);
+		memcpy(r->dev_max_end, dhi, sizeof dhi);
+		return;
+	}
+	r->chunk_wm = wm;
+	if (r->has_kernel) {
+		r->kernel_wm = kwm;
+		r->kernel_max_dur = kdur;
+		r->kernel_max_end = kend;
+	}
+	r->chunk_blocks = blocks;
+	r->chunk_min_start = lo;
+	r->chunk_max_end = hi;
+	r->chunk_max_span = span;
+}
+
 static int64_t sat_sub(uint64_t a, uint64_t b)
 {
 	return a > b ? (int64_t)(a - b) : 0;
@@ -835,9 +922,16 @@ int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_f
 
 int db_reader_new_kernels(struct db_reader *r, int64_t *watermark, db_kernel_fn fn, void *ud)
 {
+	return db_reader_new_kernels_max(r, watermark, -1, fn, ud);
+}
+
+int db_reader_new_kernels_max(struct db_reader *r, int64_t *watermark, int64_t max,
+			      db_kernel_fn fn, void *ud)
+{
 	if (!r->has_kernel)
 		return 0;
 	sqlite3_bind_int64(r->st_kernel_new, 1, *watermark);
+	sqlite3_bind_int64(r->st_kernel_new, 2, max); /* negative: no limit */
 	return reader_walk_kernels(r, r->st_kernel_new, watermark, fn, ud);
 }
 

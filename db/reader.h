@@ -87,6 +87,11 @@ void db_reader_close(struct db_reader *r);
 /* Fills info (re-reads counts and status; cheap enough to call per second). */
 int db_reader_info(struct db_reader *r, struct db_session_info *info);
 
+/* The chunk table's counts and spans as one line for smtop_meta key
+ * chunk_stats, which later readers of the same rows take instead of
+ * reading every chunk row.  0, or -1 (no chunks, an export, too long). */
+int db_reader_chunk_stats(struct db_reader *r, char *buf, size_t len);
+
 /* How often the clock offset was estimated from the data (a session that
  * does not store it yet): a growing file's cost. */
 unsigned db_reader_offset_estimates(const struct db_reader *r);
@@ -97,6 +102,9 @@ int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_f
 
 /* Kernels stored after *watermark (a rowid); advances it.  For live sessions. */
 int db_reader_new_kernels(struct db_reader *r, int64_t *watermark, db_kernel_fn fn, void *ud);
+/* The same, at most max of them (negative: all). */
+int db_reader_new_kernels_max(struct db_reader *r, int64_t *watermark, int64_t max,
+			      db_kernel_fn fn, void *ud);
 
 int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud);
 

@@ -27,6 +27,14 @@
 	" inversionsResident INTEGER NOT NULL, inversionsDispatch INTEGER NOT NULL," \
 	" timeslice INTEGER NOT NULL);"
 
+/* The whole session's occupancy per GPU, for a first frame at once
+ * (src/core/occupancy.h packs data); keyed like smtop_summary. */
+#define SCHEMA_OCCUPANCY_SQL \
+	"CREATE TABLE IF NOT EXISTS smtop_occupancy(" \
+	" deviceId INTEGER PRIMARY KEY, version INTEGER NOT NULL," \
+	" kernelRows INTEGER NOT NULL, chunkRows INTEGER NOT NULL," \
+	" streamRows INTEGER NOT NULL, computedNs INTEGER NOT NULL, data BLOB NOT NULL);"
+
 enum schema_kind {
 	SCHEMA_SMTOP,      /* a smtop session of a version we read */
 	SCHEMA_NSYS,       /* an Nsight Systems SQLite export */

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db/reader.h"
@@ -235,6 +237,144 @@ int db_summary_store(const char *path, const struct db_summary *s, char *err, si
 	}
 	rc = 0;
 out:
+	sqlite3_close(db);
+	return rc;
+}
+
+int db_summary_key_of(const char *path, struct db_summary_key *key, int *is_nsys, char *err,
+		      size_t errlen)
+{
+	struct db_summary_head h;
+	if (db_summary_read(path, &h, err, errlen) != 0)
+		return -1;
+	*key = h.key;
+	*is_nsys = h.is_nsys;
+	return 0;
+}
+
+static int occupancy_row(sqlite3 *db, uint32_t device_id, int version,
+			 const struct db_summary_key *key, uint8_t **data, size_t *len)
+{
+	sqlite3_stmt *st;
+	int rc = 1;
+	if (!has_table(db, "smtop_occupancy") ||
+	    sqlite3_prepare_v2(db, "SELECT data FROM smtop_occupancy WHERE deviceId = ?1 AND"
+			       " version = ?2 AND kernelRows = ?3 AND chunkRows = ?4 AND streamRows = ?5",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int64(st, 1, device_id);
+	sqlite3_bind_int(st, 2, version);
+	sqlite3_bind_int64(st, 3, key->kernel_rows);
+	sqlite3_bind_int64(st, 4, key->chunk_rows);
+	sqlite3_bind_int64(st, 5, key->stream_rows);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int n = sqlite3_column_bytes(st, 0);
+		const void *b = sqlite3_column_blob(st, 0);
+		*data = malloc(n > 0 ? (size_t)n : 1);
+		rc = *data ? 0 : -1;
+		if (*data && n > 0)
+			memcpy(*data, b, (size_t)n);
+		*len = n > 0 ? (size_t)n : 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_occupancy_load(const char *path, uint32_t device_id, int version,
+		      const struct db_summary_key *key, uint8_t **data, size_t *len, char *err,
+		      size_t errlen)
+{
+	sqlite3 *db;
+	enum schema_kind kind;
+	int rc = -1;
+	*data = NULL;
+	*len = 0;
+	if (summary_open(path, 0, &db, &kind, err, errlen) != 0)
+		goto out;
+	rc = kind == SCHEMA_SMTOP ? occupancy_row(db, device_id, version, key, data, len) : 1;
+	if (rc < 0)
+		snprintf(err, errlen, "%s: out of memory", path);
+out:
+	sqlite3_close(db);
+	return rc;
+}
+
+static int occupancy_put(sqlite3 *db, uint32_t device_id, int version,
+			 const struct db_summary_key *key, const uint8_t *data, size_t len)
+{
+	sqlite3_stmt *st;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_occupancy(deviceId, version,"
+			       " kernelRows, chunkRows, streamRows, computedNs, data)"
+			       " VALUES(?1,?2,?3,?4,?5,?6,?7)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, device_id);
+	sqlite3_bind_int(st, 2, version);
+	sqlite3_bind_int64(st, 3, key->kernel_rows);
+	sqlite3_bind_int64(st, 4, key->chunk_rows);
+	sqlite3_bind_int64(st, 5, key->stream_rows);
+	sqlite3_bind_int64(st, 6, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	sqlite3_bind_blob(st, 7, data, (int)len, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_occupancy_store(const char *path, uint32_t device_id, int version,
+		       const struct db_summary_key *key, const uint8_t *data, size_t len,
+		       char *err, size_t errlen)
+{
+	sqlite3 *db;
+	enum schema_kind kind;
+	int rc = -1;
+	if (summary_open(path, 1, &db, &kind, err, errlen) != 0)
+		goto out;
+	if (kind != SCHEMA_SMTOP || len > INT32_MAX) {
+		snprintf(err, errlen, "%s: occupancy summaries are stored only in smtop sessions", path);
+		goto out;
+	}
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, SCHEMA_OCCUPANCY_SQL, NULL, NULL, NULL) != SQLITE_OK ||
+	    occupancy_put(db, device_id, version, key, data, len) != 0 ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot store the occupancy summary: %s", path,
+			 sqlite3_errmsg(db));
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_close(db);
+	return rc;
+}
+
+int db_meta_store(const char *path, const char *key, const char *value, char *err,
+		  size_t errlen)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	enum schema_kind kind;
+	int rc = -1;
+	if (summary_open(path, 1, &db, &kind, err, errlen) != 0)
+		goto out;
+	if (kind != SCHEMA_SMTOP) {
+		snprintf(err, errlen, "%s: not a smtop session", path);
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_meta(key, value) VALUES(?1, ?2)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		snprintf(err, errlen, "%s: cannot write: %s", path, sqlite3_errmsg(db));
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return rc;
 }

@@ -57,4 +57,25 @@ int db_summary_matches(const struct db_summary *s, const struct db_summary_key *
  * files that predate it).  Returns 0, or -1 with one line in err. */
 int db_summary_store(const char *path, const struct db_summary *s, char *err, size_t errlen);
 
+/* The current key of path (threshold_ns 0) with a short read-only
+ * connection.  0, or -1 with err. */
+int db_summary_key_of(const char *path, struct db_summary_key *key, int *is_nsys, char *err,
+		      size_t errlen);
+
+/* The occupancy summary of GPU device_id (bytes of occupancy_encode),
+ * version `version`, stored for a session of length key (threshold and
+ * ended aside): *data malloc'd.  1 when there is none for this key and
+ * version (or the file is an nsys export), 0 when found, -1 on error. */
+int db_occupancy_load(const char *path, uint32_t device_id, int version,
+		      const struct db_summary_key *key, uint8_t **data, size_t *len, char *err,
+		      size_t errlen);
+/* Sets smtop_meta key to value (smtop sessions only).  0, or -1 with err. */
+int db_meta_store(const char *path, const char *key, const char *value, char *err,
+		  size_t errlen);
+
+/* Replaces it (smtop sessions only; the table is created when missing). */
+int db_occupancy_store(const char *path, uint32_t device_id, int version,
+		       const struct db_summary_key *key, const uint8_t *data, size_t len,
+		       char *err, size_t errlen);
+
 #endif

@@ -144,7 +144,10 @@ Test(session, a_budget_cuts_polls_but_not_results)
 	char err[512];
 	cr_assert_geq(session_poll(&cut.s, err, sizeof err), 0, "%s", err);
 	cr_expect(cut.s.behind, "the first poll stops after one batch");
-	cr_expect(cut.m.live, "a session still loading is followed like a live one");
+	cr_expect(cut.m.loading, "a saved session still loading says so");
+	cr_expect_not(cut.m.live, "a saved session is not live while it loads");
+	cr_expect_gt(cut.m.load.total, 0, "its progress is counted");
+	cr_expect_lt(cut.m.load.done, cut.m.load.total);
 	cr_expect_lt(cut.s.stats.blocks, 126680);
 	load_all(&cut);
 	/* one batch a poll: the fixture's 126,680 blocks are 4 batches (each
@@ -153,6 +156,8 @@ Test(session, a_budget_cuts_polls_but_not_results)
 	cr_expect_gt(cut.polls, all.polls);
 	cr_expect_not(cut.s.behind);
 	cr_expect_not(cut.m.live, "caught up with a saved session");
+	cr_expect_not(cut.m.loading);
+	cr_expect(cut.m.load.finished, "the progress ends at the end of the read");
 	cr_expect_eq(cut.m.blocks, all.m.blocks);
 	expect_same_events(&all, &cut);
 	expect_reference_bins(&cut, FIXTURE);
@@ -275,4 +280,35 @@ Test(session, a_damaged_chunk_is_named)
 	cr_expect_eq(strchr(err, '\n'), NULL, "one line");
 	cr_expect_gt(l.m.blocks, 90000, "the other chunks still load");
 	load_close(&l);
+}
+
+Test(session, many_held_kernels_go_out_as_the_blocks_reach_them)
+{
+	char path[512];
+	struct workload w;
+	db_support_temp_path(path, sizeof path, "many.smtop");
+	workload_default(&w, 20e6, 1764460800000000000ULL);
+	w.grid = 8; /* 70 k kernels: past the loader's index threshold */
+	workload_write(&w, path, 560000, 1);
+	struct loaded all, cut, shown;
+	load_open(&all, path, 2, 0);
+	load_all(&all);
+	load_open(&cut, path, 2, 1); /* a batch a poll: released a slice at a time */
+	load_all(&cut);
+	load_open(&shown, path, 2, 1);
+	shown.s.show_stored = 1; /* the viewer's way: kernels to the model as read */
+	load_all(&shown);
+	cr_expect_eq(all.m.n_kernels, 70000);
+	cr_expect_gt(cut.polls, 10, "polls: %d", cut.polls);
+	cr_expect_eq(cut.m.n_kernels, all.m.n_kernels);
+	cr_expect_eq(shown.m.n_kernels, all.m.n_kernels);
+	cr_expect_eq(cut.m.blocks, all.m.blocks);
+	cr_expect_eq(shown.m.blocks, all.m.blocks);
+	cr_expect(model_ref_same_bins(&all.m, &cut.m), "bins bit for bit");
+	cr_expect(model_ref_same_bins(&all.m, &shown.m), "bins bit for bit");
+	expect_same_events(&all, &cut);
+	expect_same_events(&all, &shown);
+	load_close(&all);
+	load_close(&cut);
+	load_close(&shown);
 }

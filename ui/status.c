@@ -10,7 +10,7 @@
 void status_draw_header(struct canvas *c, int y, const struct app *a, const struct model *m)
 {
 	const char *dot = a->ascii ? "|" : "·";
-	char left[256], right[160], lag[32], w0[32], w1[32], cw[32], bw[32];
+	char left[256], right[160], lag[64], w0[32], w1[32], cw[32], bw[32];
 	char sms[64] = "N/A SMs";
 	if (m->has_device && m->n_gpus_used > 1)
 		snprintf(sms, sizeof sms, "GPU %u of %u %s %u SMs", m->dev.device_id, m->n_gpus_used,
@@ -19,6 +19,14 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 		snprintf(sms, sizeof sms, "%u SMs", m->n_sm);
 	if (m->live)
 		snprintf(lag, sizeof lag, "LIVE (lag %s)", fmt_duration(w0, sizeof w0, m->lag_ns, 1));
+	else if (m->loading) {
+		char sep[8];
+		snprintf(sep, sizeof sep, " %s ", dot);
+		if (m->load.total)
+			snprintf(lag, sizeof lag, "loading %s", progress_format(&m->load, sep, w0, sizeof w0));
+		else
+			snprintf(lag, sizeof lag, "loading");
+	}
 	else if (replay_player_active(a))
 		snprintf(lag, sizeof lag, "REPLAY");
 	else

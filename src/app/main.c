@@ -12,6 +12,7 @@
 #include "src/app/ls.h"
 #include "src/app/open.h"
 #include "src/app/paper.h"
+#include "src/app/progress_line.h"
 #include "src/app/record.h"
 #include "src/core/report.h"
 #include "src/session/session.h"
@@ -35,6 +36,7 @@ static int run_report(const struct cli *c)
 	cli_analysis_params(c, &p);
 	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
 	    session_poll(&s, err, sizeof err) < 0) {
+		progress_line_clear();
 		fprintf(stderr, "smtop: %s\n", err);
 		session_close(&s);
 		return 1;
@@ -62,6 +64,7 @@ static int run_export(const struct cli *c)
 	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
 	    session_poll(&s, err, sizeof err) < 0 ||
 	    export_window(&s, c->from_ns, c->has_to, c->to_ns, &w, err, sizeof err) != 0) {
+		progress_line_clear();
 		fprintf(stderr, "smtop: %s\n", err);
 		session_close(&s);
 		return 1;
@@ -102,6 +105,10 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	if (cli_parse(argc, argv, &c, stderr) != 0)
 		return 2;
+	/* the commands that print; the viewer shows its progress on screen */
+	if (c.command == CLI_RECORD || c.command == CLI_REPORT || c.command == CLI_INFO ||
+	    c.command == CLI_EXPORT || c.command == CLI_LS)
+		progress_line_setup(c.quiet);
 	switch (c.command) {
 	case CLI_HELP:
 		cli_usage(stdout);

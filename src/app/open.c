@@ -17,6 +17,7 @@
 #include "src/core/lessons.h"
 #include "src/session/library.h"
 #include "src/core/model.h"
+#include "src/app/progress_line.h"
 #include "src/app/record.h"
 #include "src/core/replay_clock.h"
 #include "src/session/session.h"
@@ -47,6 +48,9 @@ struct view {
 	struct replay_feed feed;
 	struct replay_clock replay;
 	struct guide guide;
+	/* a saved session is shown while it loads; its replay is set up once
+	 * every block is in */
+	int replay_pending;
 	/* the viewer's state outlives a visit to the session list (o) */
 	struct app a;
 	struct ui_source src;
@@ -101,6 +105,30 @@ static int replay_setup(struct view *v, int model_whole, char *err, size_t errle
 	return 0;
 }
 
+static void view_attach_player(struct view *v, const struct cli *c)
+{
+	replay_player_attach(&v->a, &v->replay);
+	v->a.guide = &v->guide;
+	if (c && c->speed > 0)
+		replay_clock_set_speed(&v->replay, c->speed);
+}
+
+/* The last block is in: the session can replay from here on. */
+static int view_loaded(struct view *v)
+{
+	char err[512];
+	v->replay_pending = 0;
+	/* the replay's feed replaces the poll: the analysis' last verdicts go
+	 * to the model first */
+	session_sync(&v->s);
+	if (session_poll(&v->s, err, sizeof err) < 0 || replay_setup(v, 1, err, sizeof err) != 0) {
+		snprintf(v->a.msg, sizeof v->a.msg, "%.*s", (int)sizeof v->a.msg - 1, err);
+		return 1;
+	}
+	view_attach_player(v, NULL);
+	return 1;
+}
+
 static int view_poll(void *ud, struct model *m)
 {
 	struct view *v = ud;
@@ -112,6 +140,8 @@ static int view_poll(void *ud, struct model *m)
 	}
 	reap_child(v);
 	int changed = session_poll(&v->s, err, sizeof err);
+	if (changed >= 0 && v->replay_pending && !v->s.behind)
+		changed |= view_loaded(v);
 	if (v->s.latest_end)
 		v->m.lag_ns = v->s.ended && !v->s.behind ? 0 : clock_real_ns() - v->s.latest_end;
 	if (changed < 0)
@@ -158,12 +188,8 @@ static void view_app(struct view *v, const struct cli *c, int replay)
 	app_init(a, &v->m);
 	a->ascii = c->ascii;
 	a->lesson = lessons_for_command(v->s.info.command);
-	if (v->replaying) {
-		replay_player_attach(a, &v->replay);
-		a->guide = &v->guide;
-		if (c->speed > 0)
-			replay_clock_set_speed(&v->replay, c->speed);
-	}
+	if (v->replaying)
+		view_attach_player(v, c);
 	if (replay) {
 		a->lesson_panel = 1;
 		replay_player_begin(a, v->replay.t_first, c->guided);
@@ -191,6 +217,11 @@ static int view_load(struct view *v, const struct cli *c, const char *const *pat
 	}
 	v->s.model = replay ? NULL : &v->m;
 	v->s.view_device = c->device;
+	/* the first frame comes before the blocks: stored results and one
+	 * batch, then a budget per poll as a live view has */
+	v->s.show_stored = !replay;
+	if (!replay)
+		v->s.budget_ns = 1;
 	if (label || n == 1)
 		snprintf(v->label, sizeof v->label, "%s", label ? label : path);
 	else
@@ -198,12 +229,24 @@ static int view_load(struct view *v, const struct cli *c, const char *const *pat
 	v->m.session_label = v->label;
 	if (session_poll(&v->s, err, errlen) < 0 || view_check_device(v, err, errlen) != 0)
 		return -1;
+	if (!replay)
+		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
 	if (replay && !v->s.ended)
 		analysis_update(v->s.analysis, ANALYSIS_WATERMARK_ALL);
 	/* a finished session can replay (a growing one is followed live) */
-	if (replay || (v->s.ended && !v->child))
-		return replay_setup(v, !replay, err, errlen);
-	return 0;
+	if (replay)
+		return replay_setup(v, 0, err, errlen);
+	if (!v->s.ended || v->child)
+		return 0;
+	if (v->s.behind) {
+		v->replay_pending = 1;
+		return 0;
+	}
+	/* read in one poll: its verdicts first, as view_loaded */
+	session_sync(&v->s);
+	if (session_poll(&v->s, err, errlen) < 0)
+		return -1;
+	return replay_setup(v, 1, err, errlen);
 }
 
 /* The paths' session as a view, ready for the viewer; -1 with err.  v
@@ -249,6 +292,7 @@ static void store_summary(struct view *v)
 	char err[512];
 	v->s.model = NULL;
 	v->s.budget_ns = 0; /* read to the end, the analysis done with it */
+	v->s.progress = *progress_line_sink();
 	if (session_poll(&v->s, err, sizeof err) >= 0 && v->s.ended)
 		library_store_session(&v->s, err, sizeof err);
 }
@@ -384,6 +428,10 @@ static int flow_run(struct flow *f)
 			step = step == FLOW_VIEWER ? flow_viewer(f) : flow_list(f);
 		ui_term_close(&f->term);
 	}
+	/* a live session's summary is read after the terminal closed, with
+	 * the progress line on stderr */
+	if (f->shown && f->v.child)
+		progress_line_setup(f->c->quiet);
 	if (f->lib_read)
 		library_free(&f->lib);
 	if (f->shown) {

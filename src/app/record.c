@@ -18,6 +18,7 @@
 #include "db/schema.h"
 #include "db/writer.h"
 #include "src/core/clock.h"
+#include "src/app/progress_line.h"
 #include "src/session/library.h"
 
 #define INJECTOR_NAME "libsmtop-inject.so"
@@ -515,7 +516,7 @@ static int summarize_step(void *arg)
 {
 	const struct summary_job *j = arg;
 	char err[PATH_MAX + 128];
-	if (library_summarize(j->path, NULL, err, sizeof err) == 0)
+	if (library_finalize(j->path, NULL, err, sizeof err) == 0)
 		return 0;
 	if (!j->quiet)
 		fprintf(stderr, "smtop: summary not stored: %s\n", err);
@@ -535,8 +536,13 @@ int record_main(const struct record_opts *o)
 	int code = record_finish(&c, status);
 	/* the library's summary is computed once, now, not at every ls */
 	struct summary_job job = { c.session_path, o->quiet };
-	if (record_skippable_step(summarize_step, &job,
-				  o->quiet ? NULL : "smtop: summarizing the session for the library (Ctrl-C skips it)") ==
+	const char *note = o->quiet ? NULL : "smtop: summarizing the session for the library (Ctrl-C skips it)";
+	/* with a progress line the note comes first, on a line of its own */
+	if (note && progress_line_sink()->fn) {
+		fprintf(stderr, "%s\n", note);
+		note = NULL;
+	}
+	if (record_skippable_step(summarize_step, &job, note) ==
 	    RECORD_STEP_SKIPPED && !o->quiet)
 		fprintf(stderr, "smtop: summary skipped; `smtop ls` computes it when it first lists the session\n");
 	if (!o->quiet)

@@ -397,6 +397,7 @@ void model_free(struct model *m)
 	free(m->nvtx);
 	for (int i = 0; i < MODEL_LEVELS; i++)
 		free(m->levels[i].own);
+	model_summary_drop(m);
 	free(m->bins);
 	binning_free(m->binning);
 	for (size_t i = 0; i < m->n_pending_grids; i++)
@@ -1078,13 +1079,41 @@ static int level_covers(const struct model_level *l, const struct model *m, uint
 	return b0 > l->hi - (int64_t)l->span;
 }
 
+void model_summary_drop(struct model *m)
+{
+	for (int i = 0; i < m->n_summary; i++)
+		free(m->summary[i].own);
+	memset(m->summary, 0, sizeof m->summary);
+	m->n_summary = 0;
+	if (m->summary_on)
+		m->generation++;
+	m->summary_on = 0;
+}
+
+/* The summary holds the whole session: any window is in it (idle outside
+ * the session).  As for the rings: the coarsest level with bins no wider
+ * than a column, else the finest. */
+static const struct model_level *pick_summary(const struct model *m, uint64_t col_ns)
+{
+	const struct model_level *best = NULL;
+	for (int i = m->n_summary - 1; i >= 0; i--) {
+		best = &m->summary[i];
+		if (best->width <= col_ns)
+			break;
+	}
+	return best;
+}
+
 /* The finest level that holds the window, preferring bins no wider than a
  * column; the detail level when it is finer. */
 static const struct model_level *pick_level(const struct model *m, uint64_t t0, uint64_t t1,
 					    uint64_t col_ns)
 {
 	const struct model_level *best = NULL;
-	for (int i = MODEL_LEVELS - 1; i >= 0; i--) {
+	int rings = !(m->summary_on && m->n_summary);
+	if (!rings)
+		best = pick_summary(m, col_ns);
+	for (int i = MODEL_LEVELS - 1; rings && i >= 0; i--) {
 		const struct model_level *l = &m->levels[i];
 		if (!level_covers(l, m, t0, t1))
 			break;
@@ -1126,6 +1155,8 @@ void model_memory(const struct model *m, struct model_memory *out)
 		out->rings += (size_t)m->n_sm * m->levels[k].stride * sizeof(struct model_bin);
 	if (m->detail.used || m->detail_ready)
 		out->detail = (size_t)m->n_sm * m->detail.stride * sizeof(struct model_bin);
+	for (int i = 0; i < m->n_summary; i++)
+		out->summary += (size_t)m->n_sm * m->summary[i].n * sizeof(struct model_bin);
 	out->stage = m->binning ? binning_memory(m->binning) : 0;
 	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
 	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
@@ -1143,7 +1174,7 @@ void model_memory(const struct model *m, struct model_memory *out)
 	out->pending = m->cap_pending * sizeof *m->pending + m->phash_cap * sizeof *m->phash;
 	for (size_t i = 0; i < m->n_pending_grids; i++)
 		out->pending += m->pending[i].cap * sizeof(struct smtop_block);
-	out->total = out->rings + out->detail + out->stage + out->kernels + out->events +
+	out->total = out->rings + out->detail + out->summary + out->stage + out->kernels + out->events +
 		     out->pending;
 }
 

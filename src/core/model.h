@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/core/progress.h"
 #include "src/core/records.h"
 
 #define MODEL_BASE_NS 4000ULL          /* finest bin: 4 us (1 us bins cost 3x the build time) */
@@ -168,6 +169,12 @@ struct model {
 	struct model_level detail;
 	uint64_t detail_t0, detail_t1;
 	int detail_ready;
+	/* the whole session's coarse levels from the file (src/core/occupancy.c):
+	 * while summary_on, frames draw them instead of the rings, which fill
+	 * as the blocks are read */
+	struct model_level summary[MODEL_LEVELS];
+	int n_summary;                  /* finest first */
+	int summary_on;
 
 	struct model_pending *pending;  /* by grid; a hash finds a grid's */
 	size_t n_pending_grids, cap_pending;
@@ -184,6 +191,8 @@ struct model {
 	int live;                       /* set by the loader */
 	int trimmed;                    /* set by the loader: a trim cut the session */
 	int loading;                    /* set by the loader: more is waiting than it read */
+	struct progress load;           /* set by the loader: how far a finished session's
+					 * reading is (total 0: not counted) */
 	uint64_t lag_ns;                /* set by the loader: now - newest record */
 	uint64_t threshold_ns;          /* blocking threshold the analysis used */
 	const char *session_label;      /* set by the loader, not owned */
@@ -242,6 +251,9 @@ void model_detail_end(struct model *m);
  * two columns wide: the loader should fill the detail level for [t0, t1). */
 int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
 
+/* Gives back the summary levels: frames draw the rings again. */
+void model_summary_drop(struct model *m);
+
 /* Samples SMs [sm, sm + n_sm) over ncols columns of col_ns from t0. */
 void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
 		      uint64_t col_ns, size_t ncols, struct model_cell *out);
@@ -271,6 +283,7 @@ size_t model_nvtx_from(const struct model *m, uint64_t t);
 struct model_memory {
 	size_t rings;                   /* occupancy rings in memory */
 	size_t detail;                  /* the detail level, once filled */
+	size_t summary;                 /* the file's summary levels, while drawn */
 	size_t stage;                   /* blocks staged for binning, sweep scratch */
 	size_t stage_peak;              /* the most the stage took (trimmed since) */
 	size_t kernels;                 /* kernels, their hash, lanes, names */

@@ -8,6 +8,7 @@
 
 #include "src/core/analysis.h"
 #include "src/core/array.h"
+#include "src/core/clock.h"
 #include "src/core/json.h"
 #include "src/session/session.h"
 
@@ -66,7 +67,23 @@ struct exporter {
 	int failed;
 	char *err;
 	size_t errlen;
+	struct progress prog;           /* how far into the window the blocks are written */
+	uint64_t blocks_since_report;
 };
+
+/* Blocks come in time order (per GPU), so the time reached is the share done. */
+static void export_progress(struct exporter *x, uint64_t t)
+{
+	if (!x->prog.begun_ns)
+		progress_begin(&x->prog, "writing the export", x->w.t1 - x->w.t0, clock_mono_ns());
+	progress_report(&x->prog, &x->s->progress, t > x->w.t0 ? t - x->w.t0 : 0, clock_mono_ns());
+}
+
+static void export_progress_end(struct exporter *x)
+{
+	if (x->prog.begun_ns)
+		progress_finish(&x->prog, &x->s->progress, clock_mono_ns());
+}
 
 static int fail(struct exporter *x, const char *what)
 {
@@ -475,7 +492,9 @@ static int write_blocks(struct exporter *x)
 		if (write_block_window(x, w0, w1) != 0)
 			return -1;
 		w0 = w1;
+		export_progress(x, w0);
 	}
+	export_progress_end(x);
 	return 0;
 }
 
@@ -679,6 +698,10 @@ static int csv_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32
 	csv_field(o, k ? k->short_name : NULL);
 	fputs("\r\n", o);
 	c->n_blocks++;
+	if (++c->x.blocks_since_report >= 65536) {
+		c->x.blocks_since_report = 0;
+		export_progress(&c->x, b->start);
+	}
 	return 0;
 }
 
@@ -768,6 +791,7 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 		rc = fail(&c.x, "cannot read kernels");
 	if (rc == 0 && session_blocks(s, w->t0, w->t1, csv_block, &c) != 0)
 		rc = fail(&c.x, "cannot read blocks");
+	export_progress_end(&c.x);
 	for (size_t i = 0; rc == 0 && i < analysis_event_count(s->analysis); i++)
 		csv_event(&c, analysis_event(s->analysis, i));
 	rc = csv_close(c.kernels, dir, "kernels.csv", rc, err, errlen);

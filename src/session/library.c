@@ -12,6 +12,8 @@
 #include "db/files.h"
 #include "src/core/analysis.h"
 #include "src/core/fmt.h"
+#include "src/core/model.h"
+#include "src/session/results.h"
 #include "src/session/session.h"
 
 #define LIBRARY_NAME_CMD_MAX 48
@@ -219,21 +221,51 @@ void library_summary_of(struct session *s, const struct db_summary_key *key,
 	out->timeslice = t.events[SMTOP_EV_TIMESLICE];
 }
 
-/* Runs the analysis over the whole file (the costly path). */
+/* Reads the whole file into the analysis and a model (the costly path):
+ * the model is for the occupancy summary the next open draws at once. */
+static int read_whole(const char *path, const struct analysis_params *p, struct session *s,
+		      struct model *m, char *err, size_t errlen)
+{
+	if (model_init(m) != 0) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	if (session_open(s, path, p, err, errlen) != 0) {
+		model_free(m);
+		return -1;
+	}
+	s->model = m;
+	if (session_poll(s, err, errlen) < 0) {
+		session_close(s);
+		model_free(m);
+		return -1;
+	}
+	/* a session still being recorded is judged on what it holds now */
+	if (!s->ended)
+		analysis_update(s->analysis, ANALYSIS_WATERMARK_ALL);
+	return 0;
+}
+
+static void close_whole(struct session *s, struct model *m)
+{
+	session_close(s);
+	model_free(m);
+}
+
+/* The summary, and the results a finished session keeps (stored when the
+ * file lets us: a read-only one only costs the next open its time). */
 static int compute(const char *path, const struct analysis_params *p,
 		   const struct db_summary_key *key, struct db_summary *out, char *err, size_t errlen)
 {
 	struct session s;
+	struct model m;
+	char serr[512];
 
-	if (session_open(&s, path, p, err, errlen) != 0 || session_poll(&s, err, errlen) < 0) {
-		session_close(&s);
+	if (read_whole(path, p, &s, &m, err, errlen) != 0)
 		return -1;
-	}
-	/* a session still being recorded is judged on what it holds now */
-	if (!s.ended)
-		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
 	library_summary_of(&s, key, out);
-	session_close(&s);
+	results_store(&s, serr, sizeof serr);
+	close_whole(&s, &m);
 	return 0;
 }
 
@@ -297,6 +329,27 @@ int library_store_session(struct session *s, char *err, size_t errlen)
 		return 0;
 	library_summary_of(s, &h.key, &sum);
 	return db_summary_store(s->path, &sum, err, errlen);
+}
+
+int library_finalize(const char *path, const struct analysis_params *p, char *err,
+		     size_t errlen)
+{
+	struct session s;
+	struct model m;
+
+	struct db_summary_head h;
+	struct db_summary sum;
+
+	if (db_summary_read(path, &h, err, errlen) != 0 || read_whole(path, p, &s, &m, err, errlen) != 0)
+		return -1;
+	library_summary_of(&s, &h.key, &sum);
+	int rc = results_store(&s, err, errlen) < 0 ? -1 : 0;
+	close_whole(&s, &m);
+	/* written last, once the read-only reader is closed: the last connection
+	 * to close checkpoints the WAL and removes it (a reader cannot) */
+	if (rc == 0 && !h.is_nsys)
+		rc = db_summary_store(path, &sum, err, errlen);
+	return rc;
 }
 
 /* ---- listing ---- */

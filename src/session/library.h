@@ -95,6 +95,12 @@ void library_summary_of(struct session *s, const struct db_summary_key *key,
 int library_summarize(const char *path, const struct analysis_params *p, char *err,
 		      size_t errlen);
 
+/* What a finalised recording keeps for later: the summary, the occupancy
+ * of the whole session and the analysis' episodes (src/session/results.h),
+ * from one read of the file.  Returns 0, or -1 with one line in err. */
+int library_finalize(const char *path, const struct analysis_params *p, char *err,
+		     size_t errlen);
+
 /* Stores the summary of s, which holds the whole of a finalised session
  * (the live viewer's own analysis, so nothing is read twice). */
 int library_store_session(struct session *s, char *err, size_t errlen);

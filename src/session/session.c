@@ -13,8 +13,10 @@
 #include "db/events.h"
 #include "src/core/analysis.h"
 #include "src/core/array.h"
+#include "src/core/clock.h"
 #include "src/core/model.h"
 #include "src/core/pool.h"
+#include "src/session/results.h"
 
 /* Kernel records reach the file up to a flush period late and out of order
  * across streams; a live session's verdicts wait this long behind the data. */
@@ -28,6 +30,13 @@
  * behind before the reader waits for it. */
 #define SESSION_BATCHES 3
 #define SESSION_OPS 64
+/* A finished session shown before its blocks reads its kernels this many a
+ * poll: 806 k kernels (a 1 G-block session) took two seconds in one. */
+#define SESSION_KERNEL_SLICE 32768
+/* Updates of the analysis while a finished session is read with a budget. */
+#define SESSION_UPDATES 32
+/* Held kernels past this are released through an index by start. */
+#define SESSION_HELD_INDEXED 65536
 
 /* One chunk of a batch: where its bytes and its decoded blocks are. */
 struct session_chunk {
@@ -58,6 +67,7 @@ struct session_batch {
 struct session_held {
 	struct smtop_kernel k;
 	size_t src;
+	int in_model;                   /* given to the model when read (show_stored) */
 };
 
 /* Work for the analysis, in the order the loader read it. */
@@ -104,6 +114,11 @@ struct session_loader {
 	uint64_t last_mark;
 	int marked;
 	int trimmed;                    /* a finished session's loading memory went back */
+	uint64_t kernels_read;          /* by hold_kernel, all files */
+	/* many held kernels of one file: by start, and which went out */
+	uint32_t *order;
+	size_t n_order, cursor, n_released;
+	unsigned char *released;
 };
 
 static double clock_s(clockid_t which)
@@ -282,6 +297,8 @@ static void loader_free(struct session_loader *L)
 		free(L->batches[i].blocks);
 	}
 	free(L->held);
+	free(L->order);
+	free(L->released);
 	free(L->kern);
 	free(L->small);
 	pthread_cond_destroy(&L->freed);
@@ -344,8 +361,12 @@ static void loader_trim(struct session *s)
 	}
 	if (!L->n_held) {
 		free(L->held);
+		free(L->order);
+		free(L->released);
 		L->held = NULL;
-		L->cap_held = 0;
+		L->order = NULL;
+		L->released = NULL;
+		L->cap_held = L->n_order = L->cursor = L->n_released = 0;
 	}
 	if (s->model)
 		model_trim(s->model);
@@ -364,12 +385,21 @@ static int submit_collected(struct session *s, enum session_op_kind kind, void *
  * their start, so that a loader behind the data shows kernels and blocks up
  * to one edge (and the analysis' watermark never passes blocks not yet
  * read). */
+static int all_ended(const struct session *s);
+
+/* A finished session's lanes show whole at once (show_stored): its
+ * kernels go to the model as read, and wait only for the analysis. */
 static int hold_kernel(void *ud, const struct smtop_kernel *k)
 {
-	struct session_loader *L = ((struct session *)ud)->loader;
+	struct session *s = ud;
+	struct session_loader *L = s->loader;
+	int now = s->model && s->show_stored && all_ended(s);
+	if (now && model_add_kernel(s->model, k) != 0)
+		return 1;
 	if (array_grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
-	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src };
+	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src, .in_model = now };
+	L->kernels_read++;
 	return 0;
 }
 
@@ -380,29 +410,133 @@ static uint64_t source_edge(const struct session_source *src)
 	return src->drained ? UINT64_MAX : src->blocks_end;
 }
 
+/* One held kernel to the model and the analysis' queue. */
+static int release_one(struct session *s, const struct session_held *h, uint64_t upto)
+{
+	struct session_loader *L = s->loader;
+	const struct smtop_kernel *k = &h->k;
+	/* a long kernel's end does not carry the edge past the blocks */
+	uint64_t end = k->end < upto ? k->end : upto;
+	if (end > s->latest_end)
+		s->latest_end = end;
+	if (s->model && !h->in_model && model_add_kernel(s->model, k) != 0)
+		return -1;
+	if (array_grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
+		return -1;
+	L->kern[L->n_kern++] = *k;
+	return 0;
+}
+
+static const struct session_held *held_sort_base;
+
+static int held_by_start(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t sa = held_sort_base[a].k.start, sb = held_sort_base[b].k.start;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* Drops the released kernels and sorts the rest by start (their place in
+ * the held array, the order read, kept). */
+static int held_reindex(struct session_loader *L)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < L->n_held; i++)
+		if (i >= L->n_order || !L->released[i])
+			L->held[keep++] = L->held[i];
+	L->n_held = keep;
+	array_shrink((void **)&L->held, &L->cap_held, L->n_held, sizeof *L->held);
+	free(L->order);
+	free(L->released);
+	L->order = malloc((keep ? keep : 1) * sizeof *L->order);
+	L->released = calloc(keep ? keep : 1, 1);
+	L->n_order = L->cursor = L->n_released = 0;
+	if (!L->order || !L->released)
+		return -1;
+	for (size_t i = 0; i < keep; i++)
+		L->order[i] = (uint32_t)i;
+	held_sort_base = L->held;
+	qsort(L->order, keep, sizeof *L->order, held_by_start);
+	L->n_order = keep;
+	return 0;
+}
+
+/* Drops the released kernels; the rest keep their order by start (no sort:
+ * their indices move down by the released ones before them). */
+static int held_compact(struct session_loader *L)
+{
+	uint32_t *map = malloc((L->n_held ? L->n_held : 1) * sizeof *map);
+	if (!map)
+		return -1;
+	size_t keep = 0;
+	for (size_t i = 0; i < L->n_held; i++) {
+		if (L->released[i])
+			continue;
+		map[i] = (uint32_t)keep;
+		L->held[keep++] = L->held[i];
+	}
+	size_t left = L->n_order - L->cursor;
+	for (size_t j = 0; j < left; j++)
+		L->order[j] = map[L->order[L->cursor + j]];
+	free(map);
+	L->n_held = L->n_order = keep;
+	L->cursor = L->n_released = 0;
+	memset(L->released, 0, keep);
+	array_shrink((void **)&L->held, &L->cap_held, L->n_held, sizeof *L->held);
+	return 0;
+}
+
+/* One file's many held kernels (a finished session read before its blocks):
+ * those due are a prefix of the kernels by start, so a poll costs what it
+ * releases, not a pass over every held kernel (806 k of them, thousands of
+ * polls).  They go out in the order read, as in release_kernels. */
+static int release_indexed(struct session *s)
+{
+	struct session_loader *L = s->loader;
+	if (L->n_order != L->n_held && held_reindex(L) != 0)
+		return -1;
+	uint64_t upto = source_edge(&s->src[0]);
+	size_t from = L->cursor;
+	while (L->cursor < L->n_order && L->held[L->order[L->cursor]].k.start <= upto)
+		L->cursor++;
+	qsort(L->order + from, L->cursor - from, sizeof *L->order, u32_cmp);
+	for (size_t j = from; j < L->cursor; j++) {
+		if (release_one(s, &L->held[L->order[j]], upto) != 0)
+			return -1;
+		L->released[L->order[j]] = 1;
+	}
+	L->n_released += L->cursor - from;
+	/* their memory goes back as they are released, an eighth at a time */
+	if (L->n_released > L->n_held / 8 && held_compact(L) != 0)
+		return -1;
+	return submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern);
+}
+
 /* Feeds the held kernels that start at or before their file's edge to the
  * model and queues them for the analysis.  Returns 0, or -1 when out of
  * memory. */
 static int release_kernels(struct session *s)
 {
 	struct session_loader *L = s->loader;
+	if (s->n_src == 1 && (L->n_order || L->n_held >= SESSION_HELD_INDEXED))
+		return release_indexed(s);
 	size_t keep = 0;
 	for (size_t i = 0; i < L->n_held; i++) {
-		const struct smtop_kernel *k = &L->held[i].k;
 		uint64_t upto = source_edge(&s->src[L->held[i].src]);
-		if (k->start > upto) {
+		if (L->held[i].k.start > upto) {
 			L->held[keep++] = L->held[i];
 			continue;
 		}
-		/* a long kernel's end does not carry the edge past the blocks */
-		uint64_t end = k->end < upto ? k->end : upto;
-		if (end > s->latest_end)
-			s->latest_end = end;
-		if (s->model && model_add_kernel(s->model, k) != 0)
+		if (release_one(s, &L->held[i], upto) != 0)
 			return -1;
-		if (array_grow((void **)&L->kern, &L->cap_kern, L->n_kern + 1, sizeof *L->kern))
-			return -1;
-		L->kern[L->n_kern++] = *k;
 	}
 	L->n_held = keep;
 	/* a saved session's kernels are all read at once and held while its
@@ -501,8 +635,48 @@ static void feed_devices(struct session *s, struct session_source *src)
 		op_submit(s, op);
 	}
 	src->devices_seen = src->info.n_devices;
-	if (s->model && !s->model_device_set)
+	if (s->model && !s->model_device_set) {
 		s->model_device_set = session_model_gpu(s, s->model) == 1;
+		/* before any kernel or block: the stored bins count from the origin
+		 * they were made with */
+		if (s->model_device_set && s->show_stored)
+			s->stored_shown = results_show(s);
+	}
+}
+
+static struct progress_sink session_default_progress;
+
+void session_set_default_progress(const struct progress_sink *sink)
+{
+	session_default_progress = sink ? *sink : (struct progress_sink){ 0 };
+}
+
+static int all_ended(const struct session *s)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (!s->src[i].info.ended && !s->src[i].info.is_nsys)
+			return 0;
+	return 1;
+}
+
+/* Only a finished session has a total to count against: a live one grows
+ * as it is read. */
+static void load_report(struct session *s, int done)
+{
+	if (!s->info.blocks || s->load.finished)
+		return;
+	if (!s->load.begun_ns) {
+		if (!all_ended(s))
+			return;
+		const char *base = strrchr(s->path, '/') ? strrchr(s->path, '/') + 1 : s->path;
+		snprintf(s->load_what, sizeof s->load_what, "reading %s%s", base,
+			 s->n_src > 1 ? " and more" : "");
+		progress_begin(&s->load, s->load_what, s->info.blocks, clock_mono_ns());
+	}
+	if (done)
+		progress_finish(&s->load, &s->progress, clock_mono_ns());
+	else
+		progress_report(&s->load, &s->progress, s->stats.blocks, clock_mono_ns());
 }
 
 int session_open_many(struct session *s, const char *const *paths, size_t n,
@@ -510,6 +684,7 @@ int session_open_many(struct session *s, const char *const *paths, size_t n,
 {
 	memset(s, 0, sizeof *s);
 	s->view_device = -1;
+	s->progress = session_default_progress;
 	if (n < 1 || n > SESSION_MAX_SOURCES) {
 		snprintf(err, errlen, "between 1 and %d session files can be opened together",
 			 SESSION_MAX_SOURCES);
@@ -852,6 +1027,7 @@ static int poll_blocks(struct session *s, double start, char *err, size_t errlen
 		if (r < 0)
 			return out_of_memory(s, err, errlen);
 		rc |= r;
+		load_report(s, 0);
 		if (!full)
 			break;
 		if (s->budget_ns && (now_s() - start) * 1e9 >= (double)s->budget_ns) {
@@ -896,6 +1072,9 @@ static int session_feed_model(struct session *s)
 	if (!L->athread_on || pthread_mutex_trylock(&L->alock) == 0) {
 		size_t n = analysis_event_count(s->analysis);
 		changed = n != s->events_fed;
+		/* the stored episodes are the analysis' own (same key): shown once */
+		if (s->stored_shown & RESULTS_EVENTS)
+			s->events_fed = n;
 		for (; s->events_fed < n; s->events_fed++)
 			model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
 		if (L->athread_on)
@@ -911,15 +1090,22 @@ static int session_feed_model(struct session *s)
 		changed = 1;
 	}
 	session_model_meta(s, s->model);
-	/* the recording ended (or was found abandoned) and was read: "LIVE" must go */
-	int live = !s->ended || s->behind;
+	/* a recording that ended (or was found abandoned) is not live, even while
+	 * its blocks are still being read: the status line says how far instead */
+	int live = !s->ended;
 	if (s->model->live != live)
 		changed = 1;
 	s->model->live = live;
 	s->model->loading = s->behind;
+	s->model->load = s->load;
 	double t = now_s();
 	model_flush(s->model);
 	s->stats.model_s += now_s() - t;
+	/* every block is in the rings now: they draw what the summary did */
+	if (!s->behind && s->model->summary_on) {
+		model_summary_drop(s->model);
+		changed = 1;
+	}
 	return changed;
 }
 
@@ -936,18 +1122,25 @@ static int loader_failed(struct session *s, char *err, size_t errlen)
 	return failed;
 }
 
-/* Devices, streams, requests and the new kernels (held back) of one file.
- * Returns 0 or -1 (err set). */
-static int poll_source(struct session *s, size_t i, int *changed, char *err, size_t errlen)
+/* Devices, streams, requests and the new kernels (held back) of one file;
+ * a finished session shown with a budget reads its kernels a slice a poll
+ * (*more set while some are left).  Returns 0 or -1 (err set). */
+static int poll_source(struct session *s, size_t i, int *changed, int *more, char *err,
+		       size_t errlen)
 {
 	struct session_source *src = &s->src[i];
 	int64_t km = src->kernel_mark;
+	int sliced = s->show_stored && s->budget_ns && all_ended(s);
+	uint64_t before = s->loader->kernels_read;
 	feed_devices(s, src);
 	s->loader->cur_src = i;
 	if (poll_small_tables(s, src, changed) != 0 ||
-	    db_reader_new_kernels(src->reader, &src->kernel_mark, hold_kernel, s) != 0)
+	    db_reader_new_kernels_max(src->reader, &src->kernel_mark,
+				      sliced ? SESSION_KERNEL_SLICE : -1, hold_kernel, s) != 0)
 		return read_error(src, err, errlen);
 	*changed |= km != src->kernel_mark;
+	if (sliced && s->loader->kernels_read - before == SESSION_KERNEL_SLICE)
+		*more = 1;
 	return 0;
 }
 
@@ -957,16 +1150,24 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	double start = now_s();
 	if (session_read_info(s, err, errlen) != 0)
 		return -1;
-	int changed = 0;
+	load_report(s, 0);
+	int changed = s->stored_events_more;
+	results_more(s);
 	if (s->model)
 		model_set_pool(s->model, L->pool);
 	int64_t bm[SESSION_MAX_SOURCES];
+	int more_kernels = 0;
 	for (size_t i = 0; i < s->n_src; i++) {
 		bm[i] = s->src[i].block_mark;
-		if (poll_source(s, i, &changed, err, errlen) != 0)
+		if (poll_source(s, i, &changed, &more_kernels, err, errlen) != 0)
 			return -1;
 	}
-	int rc = poll_blocks(s, start, err, errlen);
+	/* blocks follow every kernel, as when they are all read at once */
+	int rc = more_kernels ? 0 : poll_blocks(s, start, err, errlen);
+	if (more_kernels)
+		s->behind = 1;
+	if (!s->behind && rc == 0)
+		load_report(s, 1);
 	for (size_t i = 0; i < s->n_src; i++)
 		changed |= bm[i] != s->src[i].block_mark;
 	/* An Nsight Systems export is complete; every smtop file must have ended. */
@@ -979,7 +1180,15 @@ int session_poll(struct session *s, char *err, size_t errlen)
 		uint64_t edge = s->latest_end < L->edge ? s->latest_end : L->edge;
 		mark = edge > SESSION_LIVE_SLACK_NS ? edge - SESSION_LIVE_SLACK_NS : 0;
 	}
-	if (changed || !L->marked || mark != L->last_mark) {
+	int due = changed || !L->marked || mark != L->last_mark;
+	/* a finished session read a poll at a time: each update indexes every
+	 * kernel again (thousands of polls, 806 k kernels: an hour), so it
+	 * waits until the mark has moved a 32nd of the session */
+	uint64_t step = s->info.t_last > s->info.t_first ?
+		(s->info.t_last - s->info.t_first) / SESSION_UPDATES : 0;
+	if (due && s->ended && s->behind && L->marked && mark < L->last_mark + step)
+		due = 0;
+	if (due) {
 		op_submit(s, (struct session_op){ .kind = OP_UPDATE, .mark = mark });
 		L->last_mark = mark;
 		L->marked = 1;
@@ -1032,9 +1241,14 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 		return out_of_memory(s, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *analysis_event(s->analysis, i);
-	char params[64];
-	snprintf(params, sizeof params, "threshold_us=%.3f",
-		 (double)analysis_get_params(s->analysis)->blocking_threshold_ns / 1e3);
+	char params[256];
+	struct db_summary_key key;
+	int nsys;
+	if (db_summary_key_of(s->path, &key, &nsys, err, errlen) != 0) {
+		free(ev);
+		return -1;
+	}
+	results_events_params(s, &key, params, sizeof params);
 	int rc = db_events_store(s->path, ev, n, params, err, errlen);
 	free(ev);
 	return rc;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "db/reader.h"
+#include "src/core/progress.h"
 
 /* A live view's poll budget: frames keep coming while the loader catches up. */
 #define SESSION_LIVE_BUDGET_NS 30000000ull
@@ -85,7 +86,24 @@ struct session {
 		struct db_block_walk w;
 	} detail;
 	struct session_stats stats;
+	/* reading a finished session's blocks: reported to progress (set by
+	 * session_open from session_set_default_progress; the caller may change
+	 * it) and shown by the model's status line */
+	struct progress_sink progress;
+	struct progress load;
+	char load_what[96];
+	/* the viewer: a finished session's stored occupancy and episodes go to
+	 * the model before its blocks (src/session/results.h), and its kernels
+	 * as they are read */
+	int show_stored;
+	int stored_shown;               /* RESULTS_* */
+	int64_t stored_event_mark;      /* the last stored episode handed over, by id */
+	int stored_events_more;
 };
+
+/* The sink every session opened from now on reports its reading to (the
+ * command line's progress line); NULL: none. */
+void session_set_default_progress(const struct progress_sink *sink);
 
 /* Opens path and creates the analysis, with pool_default_threads() loader
  * threads.  Returns 0, or -1 with one line in err. */

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "db/writer.h"
+#include "src/session/library.h"
 
 #define SMS 132
 #define SM_THREADS 2048
@@ -582,7 +583,9 @@ static struct db_writer *open_writer(const char *path, uint32_t pid, int create)
 	return w;
 }
 
-/* What `smtop record` does once the workload has exited. */
+/* What `smtop record` does once the workload has exited: the end, then
+ * (unless GEN_NO_SUMMARY is set, to make a session as older smtops left
+ * them) what the library keeps: summary, occupancy, episodes. */
 static void finalise(const char *path)
 {
 	struct db_writer *w = open_writer(path, 0, 0);
@@ -595,6 +598,20 @@ static void finalise(const char *path)
 		exit(1);
 	}
 	db_writer_close(w);
+}
+
+static double summarise(const char *path)
+{
+	char err[4096];
+	double t = now_s();
+
+	if (getenv("GEN_NO_SUMMARY"))
+		return 0;
+	if (library_finalize(path, NULL, err, sizeof err) != 0) {
+		fprintf(stderr, "gen_session: %s\n", err);
+		exit(1);
+	}
+	return now_s() - t;
 }
 
 static void remove_session(const char *path)
@@ -654,7 +671,9 @@ int main(int argc, char **argv)
 	db_writer_close(o.w);
 	finalise(argv[1]);
 	wall = now_s() - t0;
+	/* the writer's memory, before the summary's reading adds its own */
 	getrusage(RUSAGE_SELF, &ru);
+	double summary_s = summarise(argv[1]);
 	if (stat(argv[1], &sb) != 0) {
 		perror(argv[1]);
 		return 1;
@@ -662,11 +681,11 @@ int main(int argc, char **argv)
 	double gpu_s = (double)(m.now - T0) / 1e9;
 	printf("blocks=%" PRIu64 " kernels=%" PRIu64 " requests=%" PRIu64 " delayed=%" PRIu64
 	       " gpu_s=%.3f gpu_rate=%.1f wall_s=%.2f write_s=%.2f ingest=%.2f ingest_cpu=%.2f"
-	       " bytes=%lld bytes_per_block=%.2f rss_mb=%.1f\n",
+	       " bytes=%lld bytes_per_block=%.2f rss_mb=%.1f summary_s=%.2f\n",
 	       m.emitted, m.kernels, m.requests, m.delayed, gpu_s, (double)m.emitted / gpu_s / 1e6,
 	       wall, o.write_s, (double)m.emitted / o.write_s / 1e6,
 	       (double)m.emitted / o.write_cpu_s / 1e6, (long long)sb.st_size,
-	       (double)sb.st_size / (double)m.emitted, (double)ru.ru_maxrss / 1024.0);
+	       (double)sb.st_size / (double)m.emitted, (double)ru.ru_maxrss / 1024.0, summary_s);
 	free(m.heap);
 	free(o.recs);
 	return 0;

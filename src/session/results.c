@@ -1,0 +1,134 @@
+#include "src/session/results.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/events.h"
+#include "src/core/analysis.h"
+#include "src/core/model.h"
+#include "src/core/occupancy.h"
+#include "src/session/session.h"
+
+/* One smtop file, finished: nothing more will change what is stored. */
+static int results_apply(const struct session *s)
+{
+	return s->n_src == 1 && !s->info.is_nsys && s->info.ended;
+}
+
+void results_events_params(const struct session *s, const struct db_summary_key *key, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "threshold_us=%.3f analysis=%d kernels=%lld chunks=%lld streams=%lld",
+		 (double)analysis_get_params(s->analysis)->blocking_threshold_ns / 1e3,
+		 DB_SUMMARY_ANALYSIS, (long long)key->kernel_rows, (long long)key->chunk_rows,
+		 (long long)key->stream_rows);
+}
+
+static int show_occupancy(struct session *s, const struct db_summary_key *key)
+{
+	uint8_t *data;
+	size_t len;
+	char err[512];
+	struct occupancy o;
+	if (db_occupancy_load(s->path, s->model->dev.device_id, OCCUPANCY_VERSION, key, &data, &len,
+			      err, sizeof err) != 0)
+		return 0;
+	int shown = occupancy_decode(&o, data, len) == 0 && occupancy_to_model(&o, s->model) == 0;
+	if (shown)
+		occupancy_free(&o);
+	free(data);
+	return shown ? RESULTS_OCCUPANCY : 0;
+}
+
+/* Hands the model the next slice of stored episodes; 1 while more remain. */
+static int events_slice(struct session *s)
+{
+	struct smtop_event *ev;
+	size_t n;
+	char params[256], err[512];
+	if (db_events_load_slice(s->path, &s->stored_event_mark, RESULTS_EVENT_SLICE, &ev, &n, params,
+				 sizeof params, err, sizeof err) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		model_add_event(s->model, &ev[i]);
+	db_events_free(ev, n);
+	return n == RESULTS_EVENT_SLICE;
+}
+
+static int show_events(struct session *s, const struct db_summary_key *key)
+{
+	char params[256], want[256], err[512];
+	struct smtop_event *ev;
+	size_t n;
+	int64_t none = INT64_MAX;
+	/* the key first, without reading a single event */
+	if (db_events_load_slice(s->path, &none, 0, &ev, &n, params, sizeof params, err,
+				 sizeof err) != 0)
+		return 0;
+	db_events_free(ev, n);
+	results_events_params(s, key, want, sizeof want);
+	if (strcmp(params, want) != 0)
+		return 0;
+	s->stored_event_mark = INT64_MIN;
+	s->stored_events_more = events_slice(s);
+	return RESULTS_EVENTS;
+}
+
+void results_more(struct session *s)
+{
+	if (s->model && s->stored_events_more)
+		s->stored_events_more = events_slice(s);
+}
+
+int results_show(struct session *s)
+{
+	struct db_summary_key key;
+	char err[512];
+	int nsys;
+	if (!s->model || !s->model->has_device || !results_apply(s) ||
+	    db_summary_key_of(s->path, &key, &nsys, err, sizeof err) != 0 || nsys)
+		return 0;
+	return show_occupancy(s, &key) | show_events(s, &key);
+}
+
+static int store_occupancy(struct session *s, const struct db_summary_key *key, char *err,
+			   size_t errlen)
+{
+	struct occupancy o;
+	uint8_t *data;
+	size_t len;
+	int rc = s->model ? occupancy_from_model(s->model, &o) : 1;
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	rc = occupancy_encode(&o, &data, &len);
+	occupancy_free(&o);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
+	rc = db_occupancy_store(s->path, s->model->dev.device_id, OCCUPANCY_VERSION, key, data, len,
+				err, errlen);
+	free(data);
+	return rc;
+}
+
+int results_store(struct session *s, char *err, size_t errlen)
+{
+	struct db_summary_key key;
+	int nsys;
+	if (!results_apply(s))
+		return 1;
+	if (db_summary_key_of(s->path, &key, &nsys, err, errlen) != 0)
+		return -1;
+	if (nsys)
+		return 1;
+	char stats[4096];
+	if (db_reader_chunk_stats(s->reader, stats, sizeof stats) == 0 &&
+	    db_meta_store(s->path, "chunk_stats", stats, err, errlen) != 0)
+		return -1;
+	if (store_occupancy(s, &key, err, errlen) != 0)
+		return -1;
+	return session_store_events(s, err, errlen) < 0 ? -1 : 0;
+}

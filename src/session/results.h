@@ -1,0 +1,46 @@
+/* What a finished session keeps of its own reading, so that opening it
+ * again shows at once what took the whole file to find: the occupancy of
+ * the whole session (smtop_occupancy, src/core/occupancy.h) and the
+ * analysis' episodes (smtop_events), each keyed by the session's length
+ * and the version that computed it; a key that differs means computing
+ * again; and the chunk table's counts (smtop_meta chunk_stats), which
+ * otherwise take a read of every chunk row.  Only a single smtop session keeps them: Nsight Systems exports
+ * and views of several files are never written to. */
+#ifndef SMTOP_SESSION_RESULTS_H
+#define SMTOP_SESSION_RESULTS_H
+
+#include <stddef.h>
+
+#include "db/summary.h"
+
+struct session;
+
+enum {
+	RESULTS_OCCUPANCY = 1,          /* the model draws the stored occupancy */
+	RESULTS_EVENTS = 2,             /* the model holds the stored episodes */
+};
+
+/* The analysis_params the stored events carry for a session of length key
+ * under s's analysis ("threshold_us=20.000 analysis=3 kernels=... chunks=...
+ * streams=..."). */
+void results_events_params(const struct session *s, const struct db_summary_key *key, char *buf,
+			   size_t len);
+
+/* Hands s->model (its device set) the stored results that are current.
+ * Returns the RESULTS_* found (0: none, or not a single finished smtop
+ * session). */
+int results_show(struct session *s);
+
+/* Stored episodes go to the model this many a poll: 83 k of them (a 1 G-
+ * block session) take 0.4 s, 16 Ki of them 0.1 s of the first frame. */
+#define RESULTS_EVENT_SLICE 4096
+
+/* The next slice of stored episodes, while some are left (session_poll). */
+void results_more(struct session *s);
+
+/* Stores the occupancy of s->model (which read the whole session) and the
+ * analysis' events.  Returns 0, 1 when the session takes none (see above),
+ * or -1 with err. */
+int results_store(struct session *s, char *err, size_t errlen);
+
+#endif

@@ -9,19 +9,14 @@ the most of its blocks resident on one SM at once, read from
 registers lowers the blocks an SM can hold: the last column falls below the
 calculator's."""
 import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from check_demos import max_resident  # noqa: E402
 
 FUNCS = {"tiny-32t": "place_tiny", "wide-1024t": "place_wide", "smem-96KiB": "place_smem",
          "regs-256t": "place_regs"}
-
-
-def most_resident(spans):
-    edges = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
-    most = cur = 0
-    for _, step in edges:
-        cur += step
-        most = max(most, cur)
-    return most
 
 
 def main():
@@ -42,7 +37,7 @@ def main():
             spans.setdefault((k[0], b["sm"], b["grid_id"]), []).append((int(b["start_ns"]), int(b["end_ns"])))
     most = {}
     for (name, _, _), s in spans.items():
-        most[name] = max(most.get(name, 0), most_resident(s))
+        most[name] = max(most.get(name, 0), max_resident(s))
     regs = {name: r for name, r in kernels.values()}
     print("kernel      runtime_regs  runtime_occupancy  smtop_regs  most_resident_per_sm")
     for name, (r, occ) in sorted(said.items()):

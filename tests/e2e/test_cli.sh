@@ -33,4 +33,13 @@ err=$("$SMTOP" info "$S/foreign.db" 2>&1)
 check "foreign database refused" [ $? -eq 1 ]
 check "foreign database: says so" contains "$err" "not a smtop session"
 
+out=$("$SMTOP" demo --list)
+check "demo --list: the scenarios" contains "$out" "priority-vs-training"
+check "demo --list: then the paper's comparison" sh -c 'printf "%s" "$1" | tail -4 | grep -q "smtop demo paper"' _ "$out"
+if [ ! -e /dev/nvidiactl ]; then
+	out=$("$SMTOP" demo paper 2>&1)
+	check "demo paper without a GPU: exit 1" [ $? -eq 1 ]
+	check "demo paper without a GPU: one line saying so" sh -c '[ "$(printf "%s\n" "$1" | wc -l)" -eq 1 ] && printf "%s" "$1" | grep -q "needs an NVIDIA GPU"' _ "$out"
+fi
+
 e2e_done

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "db/reader.h"
+#include "src/core/clock.h"
 #include "db/schema.h"
 
 /* A writer between batches holds the lock for milliseconds; ls should not
@@ -215,7 +215,12 @@ static int store_row(sqlite3 *db, const struct db_summary *s)
 	return rc;
 }
 
-int db_summary_store(const char *path, const struct db_summary *s, char *err, size_t errlen)
+/* Creates schema_sql's table when missing and runs put(db, arg) in one
+ * write transaction of path, which must be a smtop session.  what names
+ * the row in the errors ("summary"), whats its plural ("summaries"). */
+static int summary_write(const char *path, const char *what, const char *whats,
+			 const char *schema_sql, int (*put)(sqlite3 *, const void *),
+			 const void *arg, char *err, size_t errlen)
 {
 	sqlite3 *db;
 	enum schema_kind kind;
@@ -224,14 +229,14 @@ int db_summary_store(const char *path, const struct db_summary *s, char *err, si
 	if (summary_open(path, 1, &db, &kind, err, errlen) != 0)
 		goto out;
 	if (kind != SCHEMA_SMTOP) {
-		snprintf(err, errlen, "%s: summaries are stored only in smtop sessions", path);
+		snprintf(err, errlen, "%s: %s are stored only in smtop sessions", path, whats);
 		goto out;
 	}
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, SCHEMA_SUMMARY_SQL, NULL, NULL, NULL) != SQLITE_OK ||
-	    store_row(db, s) != 0 ||
+	    sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    put(db, arg) != 0 ||
 	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: cannot store the summary: %s", path, sqlite3_errmsg(db));
+		snprintf(err, errlen, "%s: cannot store the %s: %s", path, what, sqlite3_errmsg(db));
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		goto out;
 	}
@@ -239,6 +244,17 @@ int db_summary_store(const char *path, const struct db_summary *s, char *err, si
 out:
 	sqlite3_close(db);
 	return rc;
+}
+
+static int summary_put(sqlite3 *db, const void *arg)
+{
+	return store_row(db, arg);
+}
+
+int db_summary_store(const char *path, const struct db_summary *s, char *err, size_t errlen)
+{
+	return summary_write(path, "summary", "summaries", SCHEMA_SUMMARY_SQL, summary_put, s, err,
+			     errlen);
 }
 
 int db_summary_key_of(const char *path, struct db_summary_key *key, int *is_nsys, char *err,
@@ -299,23 +315,29 @@ out:
 	return rc;
 }
 
-static int occupancy_put(sqlite3 *db, uint32_t device_id, int version,
-			 const struct db_summary_key *key, const uint8_t *data, size_t len)
+struct occupancy_row {
+	uint32_t device_id;
+	int version;
+	const struct db_summary_key *key;
+	const uint8_t *data;
+	size_t len;
+};
+
+static int occupancy_put(sqlite3 *db, const void *arg)
 {
+	const struct occupancy_row *r = arg;
 	sqlite3_stmt *st;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_occupancy(deviceId, version,"
 			       " kernelRows, chunkRows, streamRows, computedNs, data)"
 			       " VALUES(?1,?2,?3,?4,?5,?6,?7)", -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_int64(st, 1, device_id);
-	sqlite3_bind_int(st, 2, version);
-	sqlite3_bind_int64(st, 3, key->kernel_rows);
-	sqlite3_bind_int64(st, 4, key->chunk_rows);
-	sqlite3_bind_int64(st, 5, key->stream_rows);
-	sqlite3_bind_int64(st, 6, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
-	sqlite3_bind_blob(st, 7, data, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 1, r->device_id);
+	sqlite3_bind_int(st, 2, r->version);
+	sqlite3_bind_int64(st, 3, r->key->kernel_rows);
+	sqlite3_bind_int64(st, 4, r->key->chunk_rows);
+	sqlite3_bind_int64(st, 5, r->key->stream_rows);
+	sqlite3_bind_int64(st, 6, (int64_t)clock_real_ns());
+	sqlite3_bind_blob(st, 7, r->data, (int)r->len, SQLITE_STATIC);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	sqlite3_finalize(st);
 	return rc;
@@ -325,28 +347,13 @@ int db_occupancy_store(const char *path, uint32_t device_id, int version,
 		       const struct db_summary_key *key, const uint8_t *data, size_t len,
 		       char *err, size_t errlen)
 {
-	sqlite3 *db;
-	enum schema_kind kind;
-	int rc = -1;
-	if (summary_open(path, 1, &db, &kind, err, errlen) != 0)
-		goto out;
-	if (kind != SCHEMA_SMTOP || len > INT32_MAX) {
+	const struct occupancy_row r = { device_id, version, key, data, len };
+	if (len > INT32_MAX) {
 		snprintf(err, errlen, "%s: occupancy summaries are stored only in smtop sessions", path);
-		goto out;
+		return -1;
 	}
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, SCHEMA_OCCUPANCY_SQL, NULL, NULL, NULL) != SQLITE_OK ||
-	    occupancy_put(db, device_id, version, key, data, len) != 0 ||
-	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: cannot store the occupancy summary: %s", path,
-			 sqlite3_errmsg(db));
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_close(db);
-	return rc;
+	return summary_write(path, "occupancy summary", "occupancy summaries", SCHEMA_OCCUPANCY_SQL,
+			     occupancy_put, &r, err, errlen);
 }
 
 int db_meta_store(const char *path, const char *key, const char *value, char *err,

@@ -554,16 +554,6 @@ static int view_live(const struct cli *c, char *const *argv, const char *label)
 	return code;
 }
 
-/* Programs that travel beside the smtop binary (the demo workloads). */
-static int sibling_path(const char *name, char *buf, size_t len)
-{
-	char exe[PATH_MAX];
-	if (record_exe_dir(exe, sizeof exe) != 0)
-		return -1;
-	int w = snprintf(buf, len, "%s/%s", exe, name);
-	return (w > 0 && (size_t)w < len && access(buf, X_OK) == 0) ? 0 : -1;
-}
-
 int open_run_main(const struct cli *c)
 {
 	return view_live(c, c->argv, NULL);
@@ -593,7 +583,7 @@ static int open_demo_list(const char *demo)
 int open_demo_main(const struct cli *c)
 {
 	char demo[PATH_MAX];
-	if (sibling_path("smtop-demo", demo, sizeof demo) != 0) {
+	if (record_sibling_path("smtop-demo", demo, sizeof demo) != 0) {
 		fprintf(stderr, "smtop: the demo workloads (smtop-demo) were not built beside smtop; run make\n");
 		return 1;
 	}
@@ -605,12 +595,6 @@ int open_demo_main(const struct cli *c)
 	char label[128];
 	snprintf(label, sizeof label, "demo: %s", c->demo_name);
 	return view_live(c, argv, label);
-}
-
-static int have_gpu(void)
-{
-	struct stat st;
-	return stat("/dev/nvidiactl", &st) == 0 && stat("/dev/nvidia0", &st) == 0;
 }
 
 /* The bundled session travels in the source tree beside build/. */
@@ -630,7 +614,7 @@ static int bundled_path(char *buf, size_t len)
 
 int open_default_main(const struct cli *c)
 {
-	if (have_gpu()) {
+	if (record_have_gpu()) {
 		struct cli d = *c;
 		d.demo_name = OPEN_DEFAULT_DEMO;
 		return open_demo_main(&d);

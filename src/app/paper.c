@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -233,15 +232,12 @@ static void paper_print_json(FILE *o, const struct paper_row *rows, size_t n)
 
 int paper_main(double seconds, const char *sm_mode, int json)
 {
-	char exe[PATH_MAX], demo[PATH_MAX + 16];
-	struct stat st;
-	if (stat("/dev/nvidiactl", &st) != 0) {
-		fprintf(stderr, "smtop: demo paper needs an NVIDIA GPU (no /dev/nvidiactl here)\n");
+	char demo[PATH_MAX];
+	if (!record_have_gpu()) {
+		fprintf(stderr, "smtop: demo paper needs an NVIDIA GPU (no /dev/nvidiactl and /dev/nvidia0 here)\n");
 		return 1;
 	}
-	if (record_exe_dir(exe, sizeof exe) != 0 ||
-	    snprintf(demo, sizeof demo, "%s/smtop-demo", exe) >= (int)sizeof demo ||
-	    access(demo, X_OK) != 0) {
+	if (record_sibling_path("smtop-demo", demo, sizeof demo) != 0) {
 		fprintf(stderr, "smtop: the demo workloads (smtop-demo) were not built beside smtop; run make\n");
 		return 1;
 	}

@@ -40,6 +40,21 @@ int record_exe_dir(char *buf, size_t len)
 	return 0;
 }
 
+int record_sibling_path(const char *name, char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	if (record_exe_dir(exe, sizeof exe) != 0)
+		return -1;
+	int w = snprintf(buf, len, "%s/%s", exe, name);
+	return (w > 0 && (size_t)w < len && access(buf, X_OK) == 0) ? 0 : -1;
+}
+
+int record_have_gpu(void)
+{
+	struct stat st;
+	return stat("/dev/nvidiactl", &st) == 0 && stat("/dev/nvidia0", &st) == 0;
+}
+
 int record_find_injector(char *buf, size_t len)
 {
 	const char *env = getenv("SMTOP_INJECT");

@@ -66,6 +66,13 @@ int record_exe_dir(char *buf, size_t len);
  * 0, or -1 when there is none. */
 int record_find_sanitizer(char *buf, size_t len);
 
+/* A program that travels beside the smtop binary (the demo workloads):
+ * 0 with its path in buf when it is there and executable, else -1. */
+int record_sibling_path(const char *name, char *buf, size_t len);
+
+/* 1 when this machine has an NVIDIA GPU's device files. */
+int record_have_gpu(void);
+
 /* Absolute path of the collector library that travels beside the smtop binary. */
 int record_find_injector(char *buf, size_t len);
 

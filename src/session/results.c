@@ -35,10 +35,14 @@ static int show_occupancy(struct session *s, const struct db_summary_key *key)
 	if (db_occupancy_load(s->path, s->model->dev.device_id, OCCUPANCY_VERSION, key, &data, &len,
 			      err, sizeof err) != 0)
 		return 0;
-	int shown = occupancy_decode(&o, data, len) == 0 && occupancy_to_model(&o, s->model) == 0;
-	if (shown)
-		occupancy_free(&o);
+	int decoded = occupancy_decode(&o, data, len) == 0;
 	free(data);
+	if (!decoded)
+		return 0;
+	/* the model copies the bins; a summary it refuses (another SM count or
+	 * origin) is freed all the same */
+	int shown = occupancy_to_model(&o, s->model) == 0;
+	occupancy_free(&o);
 	return shown ? RESULTS_OCCUPANCY : 0;
 }
 

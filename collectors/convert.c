@@ -205,6 +205,24 @@ static void convert_sync(const struct convert_state *s, const CUpti_ActivitySync
 	o->stream_id = y->streamId;
 	o->correlation_id = y->correlationId;
 	o->type = (int32_t)y->type;
+	o->event_id = y->cudaEventId;
+	o->sync_id = y->cudaEventSyncId;
+}
+
+static void convert_cuda_event(const struct convert_state *s, const CUpti_ActivityCudaEvent2 *e,
+			       struct smtop_record *out)
+{
+	struct smtop_cuda_event *o = &out->u.cuda_event;
+
+	out->kind = SMTOP_REC_CUDA_EVENT;
+	o->device_ts = e->deviceTimestamp ? convert_timestamp(e->deviceTimestamp) : 0;
+	o->sync_id = e->cudaEventSyncId;
+	o->pid = s->pid;
+	o->device_id = e->deviceId;
+	o->context_id = e->contextId;
+	o->stream_id = e->streamId;
+	o->correlation_id = e->correlationId;
+	o->event_id = e->eventId;
 }
 
 static void convert_stream(const struct convert_state *s, const CUpti_ActivityStream *y,
@@ -385,6 +403,9 @@ int convert_activity(struct convert_state *s, const CUpti_Activity *a, struct sm
 		return 1;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
 		convert_sync(s, (const CUpti_ActivitySynchronization2 *)a, out);
+		return 1;
+	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+		convert_cuda_event(s, (const CUpti_ActivityCudaEvent2 *)a, out);
 		return 1;
 	case CUPTI_ACTIVITY_KIND_STREAM:
 		convert_stream(s, (const CUpti_ActivityStream *)a, out);

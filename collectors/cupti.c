@@ -42,6 +42,7 @@ static const CUpti_ActivityKind cupti_kinds[] = {
 	CUPTI_ACTIVITY_KIND_MEMCPY,
 	CUPTI_ACTIVITY_KIND_MEMSET,
 	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_CUDA_EVENT,
 	CUPTI_ACTIVITY_KIND_MARKER,
 	CUPTI_ACTIVITY_KIND_MARKER_DATA,
 };
@@ -51,11 +52,11 @@ static const CUpti_ActivityKind cupti_kinds[] = {
 static const char *const cupti_runtime_prefixes[] = {
 	"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
 	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-	"cudaStreamWaitEvent", NULL,
+	"cudaStreamWaitEvent", "cudaEventRecord", NULL,
 };
 static const char *const cupti_driver_prefixes[] = {
 	"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuCtxSynchronize",
-	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", NULL,
+	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuEventRecord", NULL,
 };
 
 static const char *cupti_error(CUptiResult r)
@@ -135,6 +136,8 @@ static int cupti_is_own(const struct smtop_record *r)
 		return blocks_is_own_stream(r->u.memset.context_id, r->u.memset.stream_id);
 	case SMTOP_REC_SYNC:
 		return blocks_is_own_stream(r->u.sync.context_id, r->u.sync.stream_id);
+	case SMTOP_REC_CUDA_EVENT:
+		return blocks_is_own_stream(r->u.cuda_event.context_id, r->u.cuda_event.stream_id);
 	case SMTOP_REC_STREAM:
 		return blocks_is_own_stream(r->u.stream.context_id, r->u.stream.stream_id);
 	default:
@@ -420,6 +423,11 @@ static int cupti_enable_activity(char *reason, size_t len)
 		}
 		log_debug("activity kind %d refused: %s", (int)cupti_kinds[i], cupti_error(r));
 	}
+	/* an event wait is ready when the GPU reached the event: without the
+	 * timestamp the analysis falls back on the work queued before it */
+	r = cuptiActivityEnableCudaEventDeviceTimestamps(1);
+	if (r != CUPTI_SUCCESS)
+		log_debug("CUDA event device timestamps refused: %s", cupti_error(r));
 	r = cupti_option("SMTOP_LATENCY") ? cuptiActivityEnableLatencyTimestamps(1) : CUPTI_SUCCESS;
 	if (r != CUPTI_SUCCESS)
 		log_debug("latency timestamps refused: %s", cupti_error(r));

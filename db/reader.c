@@ -62,7 +62,7 @@ struct db_reader {
 	int has_kernel, has_chunk, has_stream, has_nvtx, has_request, has_gpu, has_ctx;
 	int has_process, has_nsys_processes, has_meta, has_memcpy, has_memset, has_runtime;
 	int has_cuda_device, has_cuda_gpu, has_null_stream;
-	int ops_memcpy, ops_memset, ops_sync, ops_api; /* readable for db_reader_new_* */
+	int ops_memcpy, ops_memset, ops_sync, ops_api, ops_cuda_event; /* readable for db_reader_new_* */
 	const char *export_meta;     /* META_DATA_EXPORT, or EXPORT_META_DATA (3.0); NULL before 3.0 */
 	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
@@ -301,6 +301,10 @@ static void reader_find_tables(struct db_reader *r)
 	r->ops_memset = reader_places_rows(r, "CUPTI_ACTIVITY_KIND_MEMSET");
 	r->ops_sync = reader_places_rows(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") &&
 		      reader_has_column(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "syncType");
+	r->ops_cuda_event = reader_has_column(r, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "eventId") &&
+			    reader_has_column(r, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "streamId") &&
+			    reader_has_column(r, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "correlationId") &&
+			    reader_has_column(r, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "globalPid");
 	r->ops_api = reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid") &&
 		     reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "correlationId") &&
 		     reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId") &&
@@ -1564,6 +1568,7 @@ struct row_sink {
 	db_memcpy_fn memcpy;
 	db_memset_fn memset;
 	db_sync_fn sync;
+	db_cuda_event_fn cuda_event;
 	db_api_fn api;
 	void *ud;
 };
@@ -1607,8 +1612,26 @@ static int emit_sync(struct db_reader *r, sqlite3_stmt *st, const struct row_sin
 		.correlation_id = (uint32_t)sqlite3_column_int64(st, 5),
 		.pid = pid_of(sqlite3_column_int64(st, 6)),
 		.type = sqlite3_column_int(st, 7),
+		.event_id = (uint32_t)sqlite3_column_int64(st, 8),
+		.sync_id = (uint64_t)sqlite3_column_int64(st, 9),
 	};
 	return k->sync(k->ud, &y);
+}
+
+static int emit_cuda_event(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
+{
+	(void)r;
+	struct smtop_cuda_event e = {
+		.device_id = (uint32_t)sqlite3_column_int64(st, 1),
+		.context_id = (uint32_t)sqlite3_column_int64(st, 2),
+		.stream_id = (uint32_t)sqlite3_column_int64(st, 3),
+		.correlation_id = (uint32_t)sqlite3_column_int64(st, 4),
+		.pid = pid_of(sqlite3_column_int64(st, 5)),
+		.event_id = (uint32_t)sqlite3_column_int64(st, 6),
+		.sync_id = (uint64_t)sqlite3_column_int64(st, 7),
+		.device_ts = (uint64_t)sqlite3_column_int64(st, 8),
+	};
+	return k->cuda_event(k->ud, &e);
 }
 
 static int emit_api(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
@@ -1682,12 +1705,33 @@ int db_reader_new_memsets(struct db_reader *r, int64_t *watermark, db_memset_fn 
 
 int db_reader_new_syncs(struct db_reader *r, int64_t *watermark, db_sync_fn fn, void *ud)
 {
+	const char *t = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+	char sql[400];
+
 	if (!r->ops_sync)
 		return 0;
-	return reader_new_rows(r, "SELECT rowid, start, end, contextId, streamId, correlationId,"
-			       " globalPid, syncType FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
-			       " WHERE rowid > ?1 ORDER BY rowid", "cannot read synchronisations",
-			       watermark, emit_sync, &(struct row_sink){ .sync = fn, .ud = ud });
+	/* sessions before event records and old exports lack the event's ids */
+	snprintf(sql, sizeof sql, "SELECT rowid, start, end, contextId, streamId, correlationId,"
+		 " globalPid, syncType, coalesce(%s, 4294967295), coalesce(%s, 4294967295) FROM %s"
+		 " WHERE rowid > ?1 ORDER BY rowid", col_or(r, t, "eventId", "NULL"),
+		 col_or(r, t, "eventSyncId", "NULL"), t);
+	return reader_new_rows(r, sql, "cannot read synchronisations", watermark, emit_sync,
+			       &(struct row_sink){ .sync = fn, .ud = ud });
+}
+
+int db_reader_new_cuda_events(struct db_reader *r, int64_t *watermark, db_cuda_event_fn fn, void *ud)
+{
+	const char *t = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
+	char sql[400];
+
+	if (!r->ops_cuda_event)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT rowid, %s, contextId, streamId, correlationId, globalPid,"
+		 " eventId, coalesce(%s, 4294967295), coalesce(%s, 0) FROM %s WHERE rowid > ?1"
+		 " ORDER BY rowid", col_or(r, t, "deviceId", "0"), col_or(r, t, "eventSyncId", "NULL"),
+		 col_or(r, t, "deviceTimestamp", "NULL"), t);
+	return reader_new_rows(r, sql, "cannot read CUDA event records", watermark, emit_cuda_event,
+			       &(struct row_sink){ .cuda_event = fn, .ud = ud });
 }
 
 int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, void *ud)
@@ -1743,6 +1787,8 @@ static void info_counts(struct db_reader *r, struct db_session_info *info)
 	info->memcpys = reader_rows(r, r->has_memcpy, "CUPTI_ACTIVITY_KIND_MEMCPY", exact);
 	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET", exact);
 	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME", exact);
+	info->syncs = reader_rows(r, r->ops_sync, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", exact) +
+		      reader_rows(r, r->ops_cuda_event, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", exact);
 	info->requests = reader_rows(r, r->has_request, "smtop_request", exact);
 	if (r->has_nvtx) {
 		char sql[160];

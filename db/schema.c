@@ -54,7 +54,14 @@ static const char schema_sql[] =
 	" start INTEGER NOT NULL, end INTEGER NOT NULL,"
 	" deviceId INTEGER, contextId INTEGER NOT NULL, greenContextId INTEGER,"
 	" streamId INTEGER, correlationId INTEGER, globalPid INTEGER,"
-	" syncType INTEGER NOT NULL, eventId INTEGER);"
+	" syncType INTEGER NOT NULL, eventId INTEGER, eventSyncId INTEGER);"
+
+	/* deviceTimestamp (smtop only): when the GPU reached the record, 0 if
+	 * CUPTI did not collect it. */
+	"CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_CUDA_EVENT("
+	" deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,"
+	" streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+	" eventId INTEGER NOT NULL, eventSyncId INTEGER, deviceTimestamp INTEGER);"
 
 	/* eventType follows nsys: 34 mark, 59 push/pop range, 75 domain creation
 	 * (text is the domain name, domainId its id). */
@@ -132,12 +139,85 @@ static const char schema_sql[] =
 
 	SCHEMA_SUMMARY_SQL;
 
+/* Tables and columns added since version 1, given to older files a writer
+ * reopens: a table's first column says whether it is there; a column of a
+ * table that exists needs ALTER TABLE (CREATE TABLE IF NOT EXISTS keeps the
+ * old one). */
+static const char *const schema_added[][3] = {
+	{ "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "eventSyncId", "INTEGER" },
+	{ "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "deviceId", NULL },
+};
+
+static int schema_has_column(sqlite3 *db, const char *table, const char *col)
+{
+	char sql[200];
+	sqlite3_stmt *st;
+	int found;
+
+	snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name='%s'", table, col);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* 1 when a table of the file lacks a column added since, 0 if not, -1 on error. */
+static int schema_outdated(sqlite3 *db)
+{
+	for (size_t i = 0; i < sizeof schema_added / sizeof schema_added[0]; i++) {
+		int has = schema_has_column(db, schema_added[i][0], schema_added[i][1]);
+		if (has <= 0)
+			return has < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+static int schema_add_columns(sqlite3 *db, char **msg)
+{
+	for (size_t i = 0; i < sizeof schema_added / sizeof schema_added[0]; i++) {
+		char sql[200];
+		int has = schema_has_column(db, schema_added[i][0], schema_added[i][1]);
+
+		if (has < 0)
+			return -1;
+		if (has || !schema_added[i][2])
+			continue; /* a new table: schema_sql made it */
+		snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", schema_added[i][0],
+			 schema_added[i][1], schema_added[i][2]);
+		if (sqlite3_exec(db, sql, NULL, NULL, msg) != SQLITE_OK)
+			return -1;
+	}
+	return 0;
+}
+
+int schema_upgrade(sqlite3 *db, char *err, size_t errlen)
+{
+	char *msg = NULL;
+	int old = schema_outdated(db);
+
+	if (old == 0)
+		return 0;
+	if (old > 0 && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) == SQLITE_OK) {
+		if (sqlite3_exec(db, schema_sql, NULL, NULL, &msg) == SQLITE_OK &&
+		    schema_add_columns(db, &msg) == 0 &&
+		    sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) == SQLITE_OK)
+			return 0;
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	snprintf(err, errlen, "%s: cannot add the columns of this smtop version: %s",
+		 sqlite3_db_filename(db, "main"), msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
+
 int schema_create(sqlite3 *db, char *err, size_t errlen)
 {
 	char sql[128];
 	char *msg = NULL;
 
-	if (sqlite3_exec(db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)
+	if (sqlite3_exec(db, schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
+	    schema_add_columns(db, &msg))
 		goto fail;
 	snprintf(sql, sizeof sql, "PRAGMA user_version=%d; PRAGMA application_id=%d;",
 		 SCHEMA_VERSION, SCHEMA_APPLICATION_ID);

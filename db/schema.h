@@ -44,6 +44,11 @@ enum schema_kind {
 /* Creates every table, index and view of the current version. */
 int schema_create(sqlite3 *db, char *err, size_t errlen);
 
+/* Adds to an older file's tables the columns added since version 1 (a
+ * process of this version joining a session an older smtop created); does
+ * nothing when none is missing.  -1 with err set on failure. */
+int schema_upgrade(sqlite3 *db, char *err, size_t errlen);
+
 /* Tells what db holds; refuses newer smtop versions and foreign files with one
  * line naming path and the problem.  Returns -1 on refusal. */
 int schema_check(sqlite3 *db, const char *path, enum schema_kind *kind,

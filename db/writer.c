@@ -23,7 +23,7 @@
 #define WRITER_BUSY_MS 10000
 
 enum writer_stmt {
-	ST_STR_INSERT, ST_STR_SELECT, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_SYNC,
+	ST_STR_INSERT, ST_STR_SELECT, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_SYNC, ST_CUDA_EVENT,
 	ST_NVTX, ST_STREAM, ST_DEVICE, ST_CONTEXT, ST_REQUEST, ST_CHUNK, ST_META,
 	ST_COUNT
 };
@@ -45,7 +45,11 @@ static const char *const writer_sql[ST_COUNT] = {
 	[ST_API] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start,end,eventClass,globalTid,"
 		"correlationId,nameId,returnValue,isDriver,cbid) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
 	[ST_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start,end,contextId,"
-		"streamId,correlationId,globalPid,syncType) VALUES(?1,?2,?3,?4,?5,?6,?7)",
+		"streamId,correlationId,globalPid,syncType,eventId,eventSyncId)"
+		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+	[ST_CUDA_EVENT] = "INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT(deviceId,contextId,streamId,"
+		"correlationId,globalPid,eventId,eventSyncId,deviceTimestamp)"
+		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
 	[ST_NVTX] = "INSERT INTO NVTX_EVENTS(start,end,eventType,color,text,globalTid,textId,"
 		"domainId) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
 	[ST_STREAM] = "INSERT INTO TARGET_INFO_CUDA_STREAM(streamId,processId,contextId,"
@@ -323,7 +327,24 @@ static int write_sync(struct db_writer *w, const struct smtop_sync *s)
 	bind_u64(st, 5, s->correlation_id);
 	sqlite3_bind_int64(st, 6, global_pid(s->pid));
 	sqlite3_bind_int(st, 7, s->type);
+	bind_u64(st, 8, s->event_id);
+	bind_u64(st, 9, s->sync_id);
 	return writer_step(w, ST_SYNC);
+}
+
+static int write_cuda_event(struct db_writer *w, const struct smtop_cuda_event *e)
+{
+	sqlite3_stmt *st = w->st[ST_CUDA_EVENT];
+
+	bind_u64(st, 1, e->device_id);
+	bind_u64(st, 2, e->context_id);
+	bind_u64(st, 3, e->stream_id);
+	bind_u64(st, 4, e->correlation_id);
+	sqlite3_bind_int64(st, 5, global_pid(e->pid));
+	bind_u64(st, 6, e->event_id);
+	bind_u64(st, 7, e->sync_id);
+	bind_u64(st, 8, e->device_ts);
+	return writer_step(w, ST_CUDA_EVENT);
 }
 
 #define NVTX_MARK 34
@@ -545,6 +566,7 @@ static int write_record(struct db_writer *w, const struct smtop_record *r)
 	case SMTOP_REC_DEVICE: return write_device(w, &r->u.device);
 	case SMTOP_REC_CONTEXT: return write_context(w, &r->u.context);
 	case SMTOP_REC_SYNC: return write_sync(w, &r->u.sync);
+	case SMTOP_REC_CUDA_EVENT: return write_cuda_event(w, &r->u.cuda_event);
 	case SMTOP_REC_BLOCKS: return write_blocks(w, &r->u.blocks);
 	case SMTOP_REC_CHUNK: return insert_chunk(w, &r->u.chunk);
 	case SMTOP_REC_REQUEST: return write_request(w, &r->u.request);
@@ -875,6 +897,7 @@ int db_writer_open(struct db_writer **out, const struct db_writer_options *opt,
 		goto fail;
 	if (writer_configure(w, opt->create) != 0 ||
 	    (opt->create && writer_create_session(w, opt, err, errlen) != 0) ||
+	    (!opt->create && opt->pid && schema_upgrade(w->db, w->err, sizeof w->err) != 0) ||
 	    writer_prepare_all(w) != 0 || (opt->pid && writer_join_process(w, opt) != 0)) {
 		if (w->err[0])
 			snprintf(err, errlen, "%s", w->err);

@@ -1161,3 +1161,222 @@ Test(ready, copy_before_a_kernel_not_started_yet)
 	analysis_free(a);
 	trace_free(t);
 }
+
+/* bounded_victim's trace fed again, after `edit` changed its records. */
+static struct analysis *bounded_victim_edited(struct trace *t, void (*edit)(struct trace *t))
+{
+	analysis_free(bounded_victim(t, 0));
+	edit(t);
+	struct analysis *a = analysis_new(NULL);
+	cr_assert_not_null(a);
+	for (size_t i = 0; i < t->n_streams; i++)
+		analysis_add_stream(a, &t->streams[i]);
+	analysis_add_device(a, &t->devices[0]);
+	for (size_t i = 0; i < t->n_kernels; i++)
+		analysis_add_kernel(a, &t->kernels[i]);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		analysis_add_block(a, t->blocks[i].pid, t->blocks[i].context_id, &t->blocks[i].b);
+	return a;
+}
+
+/* grid 4 is call 8: room for an event record (5) and a wait (6) before it */
+static void victim_called_later(struct trace *t)
+{
+	t->kernels[2].correlation_id = 8;
+}
+
+static struct smtop_cuda_event record_on(uint32_t stream, uint32_t corr, uint32_t event,
+					 uint64_t device_ts)
+{
+	return (struct smtop_cuda_event){ .device_ts = device_ts, .sync_id = SMTOP_SYNC_NONE,
+					  .pid = 1, .device_id = 0, .context_id = 1,
+					  .stream_id = stream, .correlation_id = corr,
+					  .event_id = event };
+}
+
+static struct smtop_sync wait_for(uint32_t stream, uint32_t corr, uint64_t end, uint32_t event)
+{
+	struct smtop_sync w = wait_on(stream, corr, end, ANALYSIS_SYNC_STREAM_WAIT_EVENT);
+	w.event_id = event;
+	return w;
+}
+
+/* PyTorch's wait_stream: stream 2 waits on an event recorded on stream 1
+ * after grid 1, so grid 4 waited for grid 1 itself, not for the SMs. */
+Test(ready, event_wait_waits_for_the_recorded_work)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, victim_called_later);
+	struct smtop_cuda_event r = record_on(1, 5, 7, 0);
+	struct smtop_sync w = wait_for(2, 6, 7000, 7);
+	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+
+	/* a wait on another event: only the wait call bounds it */
+	t = trace_new();
+	a = bounded_victim_edited(t, victim_called_later);
+	w = wait_for(2, 6, 7000, 9);
+	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 7000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_EVENT_WAIT);
+	cr_expect_null(analysis_bound_op(e->ready_bound));
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* The event's last record before the wait counts; one recorded after the
+ * wait was called is the next wait's. */
+Test(ready, event_wait_reads_the_record_before_it)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, victim_called_later);
+	/* recorded on stream 3 (nothing ran there) at call 5, on stream 1
+	 * after the wait (call 7): the GPU reached it at 60000 */
+	struct smtop_cuda_event r = record_on(3, 5, 7, 60000), later = record_on(1, 7, 7, 0);
+	struct smtop_sync w = wait_for(2, 6, 7000, 7);
+	cr_assert_eq(analysis_add_cuda_event(a, &later), 0);
+	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 60000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_EVENT_DEVICE);
+	cr_expect_eq(e->ready_correlation_id, 5);
+	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "event_wait");
+	cr_expect_str_eq(analysis_bound_op(e->ready_bound), "event");
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* A copy queued before the record on the recording stream is what the
+ * wait waited for. */
+Test(ready, event_wait_after_a_copy_names_the_copy)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, victim_called_later);
+	struct smtop_memcpy c = copy_on(3, 3, 6000, 80000);
+	struct smtop_cuda_event r = record_on(3, 5, 7, 0);
+	struct smtop_sync w = wait_for(2, 6, 7000, 7);
+	cr_assert_eq(analysis_add_memcpy(a, &c), 0);
+	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 80000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_EVENT_MEMCPY);
+	cr_expect_eq(e->ready_correlation_id, 3);
+	cr_expect_str_eq(analysis_bound_op(e->ready_bound), "memcpy");
+	analysis_free(a);
+	trace_free(t);
+}
+
+static void stream1_legacy_stream2_blocking(struct trace *t)
+{
+	t->streams[0].flags = ANALYSIS_STREAM_LEGACY;
+	t->streams[1].flags = ANALYSIS_STREAM_BLOCKING;
+}
+
+static void stream1_blocking_stream2_legacy(struct trace *t)
+{
+	t->streams[0].flags = ANALYSIS_STREAM_BLOCKING;
+	t->streams[1].flags = ANALYSIS_STREAM_LEGACY;
+}
+
+static void stream1_legacy_stream2_nonblocking(struct trace *t)
+{
+	t->streams[0].flags = ANALYSIS_STREAM_LEGACY;
+	t->streams[1].flags = 2; /* CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING */
+}
+
+/* The legacy default stream and a blocking stream wait for each other's
+ * earlier work: grid 4 waited for grid 1 whichever of them holds it.  A
+ * non-blocking stream does not wait. */
+Test(ready, legacy_default_stream_synchronizes)
+{
+	void (*synced[])(struct trace *) = { stream1_legacy_stream2_blocking,
+					     stream1_blocking_stream2_legacy };
+	for (size_t i = 0; i < 2; i++) {
+		struct trace *t = trace_new();
+		struct analysis *a = bounded_victim_edited(t, synced[i]);
+		cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+		cr_expect_eq(analysis_event_count(a), 0, "case %zu", i);
+		analysis_free(a);
+		trace_free(t);
+	}
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, stream1_legacy_stream2_nonblocking);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 5000);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Stream 1 non-blocking, stream 2 legacy, and a blocking stream 3 whose
+ * only work is a copy before grid 4's call, ending at 60000. */
+static void legacy_waits_for_a_copy(struct trace *t)
+{
+	t->streams[0].flags = 2;
+	t->streams[1].flags = ANALYSIS_STREAM_LEGACY;
+	trace_stream(t, 1, 0, 3, LO);
+	t->streams[2].flags = ANALYSIS_STREAM_BLOCKING;
+}
+
+/* The legacy stream's bound names the operation it waited for. */
+Test(ready, legacy_bound_is_named)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, legacy_waits_for_a_copy);
+	struct smtop_memcpy c = copy_on(3, 3, 6000, 60000);
+	cr_assert_eq(analysis_add_memcpy(a, &c), 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 60000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_LEGACY_MEMCPY);
+	cr_expect_eq(e->ready_correlation_id, 3);
+	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "legacy_stream");
+	cr_expect_str_eq(analysis_bound_op(e->ready_bound), "memcpy");
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Stream 2's kernels come from a graph; grid 3, a node on another branch,
+ * started first and ended at 90000, just before grid 4: it stands for the
+ * dependency grid 4 waited for. */
+static void graph_on_stream2(struct trace *t)
+{
+	for (size_t i = 0; i < t->n_kernels; i++)
+		t->kernels[i].is_graph = t->kernels[i].stream_id == 2;
+	struct smtop_kernel *k = trace_kernel(t, 1, 0, 2, 3, 0, 1700, 90000);
+	k->is_graph = 1;
+	k->correlation_id = 2;
+	trace_blocks(t, 1, 0, 3, 1, 1700, 90000);
+}
+
+static void graph_on_stream2_not_marked(struct trace *t)
+{
+	graph_on_stream2(t);
+	for (size_t i = 0; i < t->n_kernels; i++)
+		t->kernels[i].is_graph = 0;
+}
+
+Test(ready, graph_kernel_waits_for_its_branch)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, graph_on_stream2);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+
+	/* the same without the graph: stream order alone leaves 96 us */
+	t = trace_new();
+	a = bounded_victim_edited(t, graph_on_stream2_not_marked);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 5000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_AFTER_KERNEL);
+	analysis_free(a);
+	trace_free(t);
+}

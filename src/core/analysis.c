@@ -83,6 +83,7 @@ void analysis_free(struct analysis *a)
 	free(a->hot);
 	free(a->memops);
 	free(a->swaits);
+	free(a->cevents);
 	free(a->launches);
 	free(a);
 }
@@ -154,6 +155,7 @@ static void kern_set(struct kern *kn, const struct smtop_kernel *k)
 	kn->correlation_id = k->correlation_id;
 	kn->stream_id = k->stream_id;
 	kn->device_id = k->device_id;
+	kn->is_graph = k->is_graph != 0;
 }
 
 static int kern_create(struct analysis *a, const struct smtop_kernel *k)
@@ -282,8 +284,20 @@ int analysis_add_sync(struct analysis *a, const struct smtop_sync *y)
 	if (array_grow((void **)&a->swaits, &a->cap_swaits, a->n_swaits + 1, sizeof *a->swaits))
 		return -1;
 	a->swaits[a->n_swaits++] = (struct swait){ y->end, y->pid, y->context_id, y->stream_id,
-						   y->correlation_id };
+						   y->correlation_id, y->event_id };
 	a->swaits_sorted = 0;
+	return 0;
+}
+
+int analysis_add_cuda_event(struct analysis *a, const struct smtop_cuda_event *e)
+{
+	if (!e->correlation_id || e->event_id == SMTOP_SYNC_NONE)
+		return 0; /* no wait can find it */
+	if (array_grow((void **)&a->cevents, &a->cap_cevents, a->n_cevents + 1, sizeof *a->cevents))
+		return -1;
+	a->cevents[a->n_cevents++] = (struct cevent){ e->device_ts, e->pid, e->context_id, e->device_id,
+						      e->stream_id, e->correlation_id, e->event_id };
+	a->cevents_sorted = 0;
 	return 0;
 }
 
@@ -534,7 +548,7 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 		out->kernels += a->streams[i].n_kernels * sizeof(int32_t) +
 				a->streams[i].n_waits * sizeof(uint64_t);
 	out->kernels += a->cap_memops * sizeof *a->memops + a->cap_swaits * sizeof *a->swaits +
-			a->cap_launches * sizeof *a->launches;
+			a->cap_cevents * sizeof *a->cevents + a->cap_launches * sizeof *a->launches;
 	out->grids = a->n_grids * sizeof *a->grids;
 	for (size_t i = 0; i < a->n_grids; i++)
 		if (a->grids[i].form == GRID_EXACT)
@@ -639,7 +653,17 @@ const char *analysis_bound_name(enum smtop_ready_bound b)
 	case SMTOP_READY_AFTER_MEMSET:
 		return "stream_order";
 	case SMTOP_READY_EVENT_WAIT:
+	case SMTOP_READY_EVENT_KERNEL:
+	case SMTOP_READY_EVENT_MEMCPY:
+	case SMTOP_READY_EVENT_MEMSET:
+	case SMTOP_READY_EVENT_DEVICE:
 		return "event_wait";
+	case SMTOP_READY_LEGACY_KERNEL:
+	case SMTOP_READY_LEGACY_MEMCPY:
+	case SMTOP_READY_LEGACY_MEMSET:
+		return "legacy_stream";
+	case SMTOP_READY_GRAPH_KERNEL:
+		return "graph_order";
 	case SMTOP_READY_HOST_SUBMIT:
 		return "host_submit";
 	case SMTOP_READY_LAUNCH_CALL:
@@ -654,13 +678,21 @@ const char *analysis_bound_op(enum smtop_ready_bound b)
 {
 	switch (b) {
 	case SMTOP_READY_AFTER_KERNEL:
+	case SMTOP_READY_EVENT_KERNEL:
+	case SMTOP_READY_LEGACY_KERNEL:
+	case SMTOP_READY_GRAPH_KERNEL:
 		return "kernel";
 	case SMTOP_READY_AFTER_MEMCPY:
+	case SMTOP_READY_EVENT_MEMCPY:
+	case SMTOP_READY_LEGACY_MEMCPY:
 		return "memcpy";
 	case SMTOP_READY_AFTER_MEMSET:
+	case SMTOP_READY_EVENT_MEMSET:
+	case SMTOP_READY_LEGACY_MEMSET:
 		return "memset";
+	case SMTOP_READY_EVENT_DEVICE:
+		return "event";
 	default:
 		return NULL;
 	}
 }
-

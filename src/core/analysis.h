@@ -38,6 +38,14 @@
 /* CUpti_ActivitySynchronizationType's CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_
  * STREAM_WAIT_EVENT (cupti_activity.h; 3 is STREAM_SYNCHRONIZE). */
 #define ANALYSIS_SYNC_STREAM_WAIT_EVENT 2
+/* CUpti_ActivityStreamFlag: a stream created without cudaStreamNonBlocking
+ * (it waits for the legacy default stream and the legacy stream for it),
+ * and the legacy default stream itself. */
+#define ANALYSIS_STREAM_BLOCKING 1
+#define ANALYSIS_STREAM_LEGACY 3
+/* How many kernels before a graph's kernel on its stream can stand for the
+ * dependency it waited for (docs/analysis.md, "graph order"). */
+#define ANALYSIS_GRAPH_LOOKBACK 64
 
 struct analysis;
 
@@ -110,6 +118,10 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r);
 int analysis_add_memcpy(struct analysis *a, const struct smtop_memcpy *m);
 int analysis_add_memset(struct analysis *a, const struct smtop_memset *m);
 int analysis_add_sync(struct analysis *a, const struct smtop_sync *y);
+/* A cudaEventRecord: a wait on its event (matched by pid, context, event id
+ * and the last record called before the wait) holds its stream back until
+ * the work queued before the record ended. */
+int analysis_add_cuda_event(struct analysis *a, const struct smtop_cuda_event *e);
 int analysis_add_api(struct analysis *a, const struct smtop_api *c);
 
 /* Decides every kernel that can be decided at watermark and rebuilds the
@@ -159,10 +171,12 @@ const char *analysis_limit_text(enum analysis_limit l);
  * "inversion_dispatch", "timeslice"). */
 const char *analysis_kind_name(enum smtop_event_kind k);
 /* Stable lower-case name of the bound that set a ready time: "stream_order",
- * "event_wait", "host_submit", "launch_call" or "unknown". */
+ * "event_wait", "legacy_stream", "graph_order", "host_submit", "launch_call"
+ * or "unknown". */
 const char *analysis_bound_name(enum smtop_ready_bound b);
-/* For stream order, the operation that ended last: "kernel", "memcpy",
- * "memset"; NULL for the other bounds. */
+/* The operation behind the bound: "kernel", "memcpy", "memset" (the one
+ * that ended last on the stream that held this one back), "event" (an
+ * event's device timestamp); NULL for the host and the wait call itself. */
 const char *analysis_bound_op(enum smtop_ready_bound b);
 
 #endif

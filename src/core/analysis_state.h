@@ -43,7 +43,8 @@ struct kern {
 	const char *name;
 	uint32_t correlation_id, stream_id, device_id;
 	int32_t stream, grid;
-	uint32_t pos : 30;      /* index in its stream's start order */
+	uint32_t pos : 29;      /* index in its stream's start order */
+	uint32_t is_graph : 1;  /* launched from a CUDA graph */
 	uint32_t decided : 1;
 	uint32_t sub_queued : 1; /* sub is CUPTI's queued: the launch call's end comes first */
 };
@@ -60,6 +61,13 @@ struct memop {
 struct swait {
 	uint64_t end;
 	uint32_t pid, ctx, sid, corr;
+	uint32_t event_id;      /* SMTOP_SYNC_NONE: not known */
+};
+
+/* A cudaEventRecord: what a wait on its event waits for. */
+struct cevent {
+	uint64_t device_ts;     /* 0: not collected */
+	uint32_t pid, ctx, dev, sid, corr, event_id;
 };
 
 /* The end of a launch call, by pid and correlation id; end 0: empty slot. */
@@ -175,6 +183,9 @@ struct analysis {
 	struct swait *swaits;
 	size_t n_swaits, cap_swaits;
 	int swaits_sorted;
+	struct cevent *cevents;
+	size_t n_cevents, cap_cevents;
+	int cevents_sorted;
 	struct launch *launches; /* open addressing, cap a power of 2 */
 	size_t n_launches, cap_launches;
 };

@@ -35,13 +35,25 @@ static int cmp_swait(const void *x, const void *y)
 	return cmp_u32(p->corr, q->corr);
 }
 
+static int cmp_cevent(const void *x, const void *y)
+{
+	const struct cevent *p = x, *q = y;
+	int c;
+	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
+	    (c = cmp_u32(p->event_id, q->event_id)))
+		return c;
+	return cmp_u32(p->corr, q->corr);
+}
+
 static void sort_ready_inputs(struct analysis *a)
 {
 	if (!a->memops_sorted && a->n_memops)
 		qsort(a->memops, a->n_memops, sizeof *a->memops, cmp_memop);
 	if (!a->swaits_sorted && a->n_swaits)
 		qsort(a->swaits, a->n_swaits, sizeof *a->swaits, cmp_swait);
-	a->memops_sorted = a->swaits_sorted = 1;
+	if (!a->cevents_sorted && a->n_cevents)
+		qsort(a->cevents, a->n_cevents, sizeof *a->cevents, cmp_cevent);
+	a->memops_sorted = a->swaits_sorted = a->cevents_sorted = 1;
 }
 
 /* ---- update: verdicts ---- */
@@ -93,12 +105,106 @@ static const struct memop *memop_before(const struct analysis *a, const struct k
 		? p : NULL;
 }
 
+static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
+			    uint32_t sid)
+{
+	return analysis_state_map_get(&a->stream_map, analysis_grids_key1(pid, ctx),
+				      (uint64_t)dev << 32 | sid);
+}
+
+/* The last kernel of stream si (-1: none) called before `before`. */
+static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t before,
+			     enum smtop_ready_bound kb, struct ready *r)
+{
+	if (si < 0)
+		return 0;
+	const struct stream *s = &a->streams[si];
+	size_t lo = 0, hi = s->n_kernels;
+	while (lo < hi) { /* first kernel not called before */
+		size_t m = (lo + hi) / 2;
+		if (a->kerns[s->kernels[m]].correlation_id < before)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo)
+		return 0;
+	const struct kern *p = &a->kerns[s->kernels[lo - 1]];
+	if (analysis_grids_kern_running(p, a->watermark))
+		return -1;
+	ready_raise(r, p->end, kb, p->correlation_id);
+	return 0;
+}
+
+/* The last operation on stream (pid, ctx, dev, sid) called before
+ * correlation id `before` raises r (the kernel, copy or memset variant of
+ * bound `kb`).  On a stream operations run in the order they were called,
+ * so (start, correlation id) order is call order.  Returns -1 when that
+ * operation is a kernel still running, else 0. */
+static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
+			 uint32_t sid, uint32_t before, enum smtop_ready_bound kb, struct ready *r)
+{
+	if (raise_last_kernel(a, stream_index(a, pid, ctx, dev, sid), before, kb, r))
+		return -1;
+	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0 };
+	size_t lo = 0, hi = a->n_memops;
+	while (lo < hi) { /* the stream's first copy or memset */
+		size_t m = (lo + hi) / 2;
+		if (cmp_memop(&a->memops[m], &key) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	const struct memop *last = NULL;
+	for (size_t i = lo; i < a->n_memops; i++) {
+		const struct memop *m = &a->memops[i];
+		if (m->pid != pid || m->ctx != ctx || m->dev != dev || m->sid != sid || m->corr >= before)
+			break;
+		last = m;
+	}
+	if (last)
+		ready_raise(r, last->end, kb + (last->kind - SMTOP_READY_AFTER_KERNEL), last->corr);
+	return 0;
+}
+
+/* The last record of event w waits on, called before the wait, or NULL. */
+static const struct cevent *event_recorded(const struct analysis *a, const struct swait *w)
+{
+	if (w->event_id == SMTOP_SYNC_NONE)
+		return NULL;
+	struct cevent key = { 0, w->pid, w->ctx, 0, 0, w->corr, w->event_id };
+	size_t lo = 0, hi = a->n_cevents;
+	while (lo < hi) { /* first record not before the wait */
+		size_t m = (lo + hi) / 2;
+		if (cmp_cevent(&a->cevents[m], &key) < 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	const struct cevent *e = lo ? &a->cevents[lo - 1] : NULL;
+	return e && e->pid == w->pid && e->ctx == w->ctx && e->event_id == w->event_id ? e : NULL;
+}
+
+/* A wait holds its stream back until its call returned and until the work
+ * before the event's record ended (or the GPU reached the record). */
+static int raise_event_wait(const struct analysis *a, const struct swait *w, struct ready *r)
+{
+	ready_raise(r, w->end, SMTOP_READY_EVENT_WAIT, w->corr);
+	const struct cevent *e = event_recorded(a, w);
+	if (!e)
+		return 0;
+	if (raise_last_op(a, e->pid, e->ctx, e->dev, e->sid, e->corr, SMTOP_READY_EVENT_KERNEL, r))
+		return -1;
+	ready_raise(r, e->device_ts, SMTOP_READY_EVENT_DEVICE, e->corr);
+	return 0;
+}
+
 /* Waits of k's stream called after its previous operation's call (after
  * correlation id `after`) and before k's own. */
-static void ready_waits(const struct analysis *a, const struct kern *k, uint32_t after,
-			struct ready *r)
+static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t after,
+		       struct ready *r)
 {
-	struct swait key = { 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k), k->stream_id, after };
+	struct swait key = { 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k), k->stream_id, after, 0 };
 	size_t lo = 0, hi = a->n_swaits;
 	while (lo < hi) { /* first one past key */
 		size_t m = (lo + hi) / 2;
@@ -112,13 +218,57 @@ static void ready_waits(const struct analysis *a, const struct kern *k, uint32_t
 		if (w->pid != key.pid || w->ctx != key.ctx || w->sid != key.sid ||
 		    w->corr >= k->correlation_id)
 			break;
-		ready_raise(r, w->end, SMTOP_READY_EVENT_WAIT, w->corr);
+		if (raise_event_wait(a, w, r))
+			return -1;
+	}
+	return 0;
+}
+
+/* The legacy default stream waits for the work called before on every
+ * blocking stream of its context, and they wait for its work (stream flags
+ * as CUPTI gives them; streams of unknown kind take no part). */
+static int ready_legacy(const struct analysis *a, const struct kern *k, struct ready *r)
+{
+	const struct smtop_stream *mine = &a->streams[k->stream].s;
+	uint32_t wants;
+	if (mine->flags == ANALYSIS_STREAM_LEGACY)
+		wants = ANALYSIS_STREAM_BLOCKING;
+	else if (mine->flags == ANALYSIS_STREAM_BLOCKING)
+		wants = ANALYSIS_STREAM_LEGACY;
+	else
+		return 0;
+	for (size_t i = 0; i < a->n_streams; i++) {
+		const struct smtop_stream *t = &a->streams[i].s;
+		if (t->flags != wants || t->pid != mine->pid || t->context_id != mine->context_id ||
+		    t->device_id != mine->device_id)
+			continue;
+		if (raise_last_op(a, t->pid, t->context_id, t->device_id, t->stream_id,
+				  k->correlation_id, SMTOP_READY_LEGACY_KERNEL, r))
+			return -1;
+	}
+	return 0;
+}
+
+/* A graph's kernels share their stream but run as the graph's edges say,
+ * which no record holds: a kernel of the stream that ended before k's first
+ * block stands for the dependency k waited for. */
+static void ready_graph(const struct analysis *a, const struct kern *k, struct ready *r)
+{
+	const struct stream *s = &a->streams[k->stream];
+	const struct grid *g = analysis_grids_kern_grid(a, k);
+	uint64_t first = g ? g->first_start : k->start;
+	if (!k->is_graph || !first)
+		return;
+	for (size_t n = 0, i = k->pos; i > 0 && n < ANALYSIS_GRAPH_LOOKBACK; i--, n++) {
+		const struct kern *p = &a->kerns[s->kernels[i - 1]];
+		if (p->end && p->end <= first && !analysis_grids_kern_running(p, a->watermark))
+			ready_raise(r, p->end, SMTOP_READY_GRAPH_KERNEL, p->correlation_id);
 	}
 }
 
-/* Ready = the latest of stream order, event waits and the host (see
- * docs/analysis.md).  Returns 0 if unknown, -1 if it depends on a kernel
- * still running. */
+/* Ready = the latest of stream order, event waits, the legacy default
+ * stream, graph order and the host (see docs/analysis.md).  Returns 0 if
+ * unknown, -1 if it depends on a kernel still running. */
 static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 {
 	const struct kern *k = &a->kerns[ki];
@@ -137,7 +287,9 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 		ready_raise(r, m->end, (enum smtop_ready_bound)m->kind, m->corr);
 		after = m->corr > after ? m->corr : after;
 	}
-	ready_waits(a, k, after, r);
+	if (ready_waits(a, k, after, r) || ready_legacy(a, k, r))
+		return -1;
+	ready_graph(a, k, r);
 	const struct launch *l = k->sub && !k->sub_queued ? NULL
 				 : analysis_state_launch_find(a, analysis_grids_kern_pid(a, k), k->correlation_id);
 	if (l)
@@ -146,7 +298,6 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 		ready_raise(r, k->sub, SMTOP_READY_HOST_SUBMIT, k->correlation_id);
 	return r->t != 0;
 }
-
 
 static int same_stream(const struct kern *x, const struct kern *y)
 {

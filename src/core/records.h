@@ -26,6 +26,7 @@ enum smtop_rec_kind {
 	SMTOP_REC_BLOCKS,
 	SMTOP_REC_CHUNK,
 	SMTOP_REC_REQUEST,
+	SMTOP_REC_CUDA_EVENT,
 };
 
 struct smtop_kernel {
@@ -70,6 +71,20 @@ struct smtop_sync {
 	uint64_t start, end;
 	uint32_t pid, context_id, stream_id, correlation_id;
 	int32_t type;                   /* CUpti_ActivitySynchronizationType */
+	uint32_t event_id;              /* the CUDA event waited on; SMTOP_SYNC_NONE if none */
+	uint64_t sync_id;               /* its record's cudaEventSyncId; SMTOP_SYNC_NONE if none */
+};
+
+/* CUPTI's CUPTI_SYNCHRONIZATION_INVALID_VALUE: a field that does not apply. */
+#define SMTOP_SYNC_NONE UINT32_MAX
+
+/* A cudaEventRecord (CUPTI_ACTIVITY_KIND_CUDA_EVENT): the event completes
+ * when the work queued on its stream before the call is done. */
+struct smtop_cuda_event {
+	uint64_t device_ts;             /* when the GPU reached it; 0 if not collected */
+	uint64_t sync_id;               /* matches smtop_sync.sync_id; SMTOP_SYNC_NONE if none */
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	uint32_t event_id;
 };
 
 struct smtop_nvtx {
@@ -152,6 +167,19 @@ enum smtop_ready_bound {
 	SMTOP_READY_EVENT_WAIT,         /* a cudaStreamWaitEvent on the stream */
 	SMTOP_READY_HOST_SUBMIT,        /* CUPTI's submitted (else queued) timestamp */
 	SMTOP_READY_LAUNCH_CALL,        /* the end of the kernel's launch call */
+	/* the work before the event a cudaStreamWaitEvent waits on, on the
+	 * stream that recorded it: a kernel, copy or memset there, or the
+	 * event's device timestamp (the four stay in this order) */
+	SMTOP_READY_EVENT_KERNEL,
+	SMTOP_READY_EVENT_MEMCPY,
+	SMTOP_READY_EVENT_MEMSET,
+	SMTOP_READY_EVENT_DEVICE,
+	/* the legacy default stream's implicit synchronisation: the last
+	 * kernel, copy or memset before it on the streams it waits for */
+	SMTOP_READY_LEGACY_KERNEL,
+	SMTOP_READY_LEGACY_MEMCPY,
+	SMTOP_READY_LEGACY_MEMSET,
+	SMTOP_READY_GRAPH_KERNEL,       /* a kernel of its graph that ended before it started */
 };
 
 /* A kernel whose blocks were resident while the victim waited. */
@@ -191,6 +219,7 @@ struct smtop_record {
 		struct smtop_memset memset;
 		struct smtop_api api;
 		struct smtop_sync sync;
+		struct smtop_cuda_event cuda_event;
 		struct smtop_nvtx nvtx;
 		struct smtop_stream stream;
 		struct smtop_device device;

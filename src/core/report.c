@@ -128,6 +128,26 @@ static void text_bound(FILE *out, const struct smtop_event *e)
 		fprintf(out, "of an event wait: the stream's cudaStreamWaitEvent (correlation id %" PRIu32
 			") ended", e->ready_correlation_id);
 		break;
+	case SMTOP_READY_EVENT_KERNEL:
+	case SMTOP_READY_EVENT_MEMCPY:
+	case SMTOP_READY_EVENT_MEMSET:
+		fprintf(out, "of an event wait: the %s before the event it waits on, on the stream that"
+			" recorded it (correlation id %" PRIu32 "), ended", op, e->ready_correlation_id);
+		break;
+	case SMTOP_READY_EVENT_DEVICE:
+		fprintf(out, "of an event wait: the GPU reached the event it waits on (cudaEventRecord,"
+			" correlation id %" PRIu32 ")", e->ready_correlation_id);
+		break;
+	case SMTOP_READY_LEGACY_KERNEL:
+	case SMTOP_READY_LEGACY_MEMCPY:
+	case SMTOP_READY_LEGACY_MEMSET:
+		fprintf(out, "of the legacy default stream: the %s before it on a stream it synchronizes"
+			" with (correlation id %" PRIu32 ") ended", op, e->ready_correlation_id);
+		break;
+	case SMTOP_READY_GRAPH_KERNEL:
+		fprintf(out, "of graph order: a kernel of its graph (correlation id %" PRIu32
+			") ended before it started", e->ready_correlation_id);
+		break;
 	case SMTOP_READY_HOST_SUBMIT:
 		fputs("of the host: CUPTI's submission time of the kernel", out);
 		break;

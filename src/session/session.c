@@ -73,7 +73,7 @@ struct session_held {
 /* Work for the analysis, in the order the loader read it. */
 enum session_op_kind {
 	OP_KERNELS, OP_STREAMS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE,
-	OP_MEMCPYS, OP_MEMSETS, OP_SYNCS, OP_APIS,
+	OP_MEMCPYS, OP_MEMSETS, OP_SYNCS, OP_CUDA_EVENTS, OP_APIS,
 };
 
 struct session_op {
@@ -171,6 +171,10 @@ static int op_run(struct analysis *a, struct session_op *op)
 	case OP_SYNCS:
 		for (size_t i = 0; i < op->n && !rc; i++)
 			rc = analysis_add_sync(a, &((struct smtop_sync *)op->v)[i]);
+		break;
+	case OP_CUDA_EVENTS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_cuda_event(a, &((struct smtop_cuda_event *)op->v)[i]);
 		break;
 	case OP_APIS:
 		for (size_t i = 0; i < op->n && !rc; i++)
@@ -593,6 +597,11 @@ static int feed_sync(void *ud, const struct smtop_sync *y)
 	return collect(((struct session *)ud)->loader, y, sizeof *y);
 }
 
+static int feed_cuda_event(void *ud, const struct smtop_cuda_event *e)
+{
+	return collect(((struct session *)ud)->loader, e, sizeof *e);
+}
+
 static int feed_api(void *ud, const struct smtop_api *c)
 {
 	return collect(((struct session *)ud)->loader, c, sizeof *c);
@@ -751,14 +760,18 @@ static int poll_ready_tables(struct session *s, struct session_source *src, int 
 		src->memsets_seen = src->info.memsets;
 		*changed = 1;
 	}
-	if (!rc && src->info.api_calls != src->apis_seen) {
+	if (!rc && (src->info.api_calls != src->apis_seen || src->info.syncs != src->syncs_seen)) {
 		L->n_small = 0;
 		rc |= db_reader_new_syncs(r, &src->sync_mark, feed_sync, s) ||
 		      submit_collected(s, OP_SYNCS, &L->small, &L->n_small, &L->cap_small);
 		L->n_small = 0;
+		rc |= rc || db_reader_new_cuda_events(r, &src->cuda_event_mark, feed_cuda_event, s) ||
+		      submit_collected(s, OP_CUDA_EVENTS, &L->small, &L->n_small, &L->cap_small);
+		L->n_small = 0;
 		rc |= rc || db_reader_new_apis(r, &src->api_mark, feed_api, s) ||
 		      submit_collected(s, OP_APIS, &L->small, &L->n_small, &L->cap_small);
 		src->apis_seen = src->info.api_calls;
+		src->syncs_seen = src->info.syncs;
 		*changed = 1;
 	}
 	return rc ? -1 : 0;
@@ -808,6 +821,7 @@ static int merge_info(struct session *s, const struct db_session_info *f, size_t
 	m->memcpys += f->memcpys;
 	m->memsets += f->memsets;
 	m->api_calls += f->api_calls;
+	m->syncs += f->syncs;
 	m->nvtx += f->nvtx;
 	m->streams += f->streams;
 	m->requests += f->requests;

@@ -11,7 +11,15 @@ For each kernel: ready = the latest of
     before it there;
   - the end of each stream-wait-event record (syncType 2) on its stream whose
     call came after those operations' calls and before its own (correlation
-    ids);
+    ids), and for each the event's last record (CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+    same pid, context and event id) called before the wait: the end of the
+    last kernel, copy or memset called before that record on the stream that
+    recorded it, and the record's device timestamp;
+  - the legacy default stream (flag 3) and the blocking streams (flag 1) of
+    its context: the end of the last kernel, copy or memset called before it
+    on each stream of the other kind;
+  - for a kernel launched from a graph, the end of each of the 64 kernels
+    before it on its stream that ended before it started;
   - the host: CUPTI's submitted, else the end of its launch call (the API
     call with its pid and correlation id), else CUPTI's queued.
 Its start is its first block on CUPTI time (the session clock of its GPU)
@@ -36,6 +44,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from check_session import grid_extents, session_clock  # noqa: E402
 
 STREAM_WAIT_EVENT = 2      # CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT
+NONE = 4294967295          # CUPTI_SYNCHRONIZATION_INVALID_VALUE
+BLOCKING, LEGACY = 1, 3    # CUpti_ActivityStreamFlag
+GRAPH_LOOKBACK = 64
 START_SLACK_NS = 2000      # first block start: the reader's clock vs this one's rounding
 
 
@@ -65,7 +76,7 @@ def rows(db, table, want, optional=()):
 def read(db):
     ks = rows(db, "CUPTI_ACTIVITY_KIND_KERNEL",
               ("start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-               "gridId"), ("submitted", "queued"))
+               "gridId"), ("submitted", "queued", "isGraph"))
     # A trimmed session holds what happened from trimmed_from_ns on: host
     # times before it count as unknown (docs/session-format.md).
     cut = 0
@@ -85,10 +96,23 @@ def read(db):
                 ops.append(((pid_of(r["globalPid"]), r["deviceId"] or 0, r["contextId"], r["streamId"]),
                             r["start"], r["correlationId"] or 0, r["end"], bound))
     waits = {}
-    for r in rows(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", place + ("syncType",)):
+    for r in rows(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", place + ("syncType",), ("eventId",)):
         if r["syncType"] == STREAM_WAIT_EVENT and r["end"] and r["correlationId"]:
             key = (pid_of(r["globalPid"]), r["contextId"], r["streamId"])
-            waits.setdefault(key, []).append((r["correlationId"], r["end"]))
+            ev = r["eventId"] if r["eventId"] is not None else NONE
+            waits.setdefault(key, []).append((r["correlationId"], r["end"], ev))
+    records = {}
+    for r in rows(db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
+                  ("deviceId", "contextId", "streamId", "correlationId", "globalPid", "eventId"),
+                  ("deviceTimestamp",)):
+        if r["correlationId"] and r["eventId"] != NONE:
+            key = (pid_of(r["globalPid"]), r["contextId"], r["eventId"])
+            records.setdefault(key, []).append((r["correlationId"], r["deviceId"], r["streamId"],
+                                                r["deviceTimestamp"] or 0))
+    flags = {}
+    for r in rows(db, "TARGET_INFO_CUDA_STREAM", ("processId", "contextId", "streamId", "flag"),
+                  ("deviceId",)):
+        flags[(r["processId"], r["deviceId"] or 0, r["contextId"], r["streamId"])] = r["flag"]
     launches = {}
     if {"globalTid", "correlationId", "nameId"} <= cols(db, "CUPTI_ACTIVITY_KIND_RUNTIME"):
         for tid, corr, end, name in db.execute(
@@ -96,7 +120,7 @@ def read(db):
                 " LEFT JOIN StringIds s ON s.id = a.nameId ORDER BY a.rowid"):
             if end and corr and (name is None or "Launch" in name):
                 launches[(pid_of(tid), corr)] = end
-    return ks, ops, waits, launches
+    return ks, ops, waits, launches, records, flags
 
 
 def first_starts(db):
@@ -113,8 +137,8 @@ def first_starts(db):
     return out
 
 
-def ready_times(ks, ops, waits, launches):
-    """{kernel index: (ready, bound, start of the stream's kernel order)}"""
+def ready_times(ks, ops, waits, launches, records, flags, firsts):
+    """{kernel index: (ready, bound)}, {stream: [kernel indices]}"""
     streams = {}
     for i, k in enumerate(ks):
         key = (pid_of(k["globalPid"]), k["deviceId"], k["contextId"], k["streamId"])
@@ -124,10 +148,29 @@ def ready_times(ks, ops, waits, launches):
         by_stream.setdefault(key, []).append((s, corr, end, bound))
     for v in by_stream.values():
         v.sort()
-    res = {}
-    for (pid, dev, ctx, sid), idx in streams.items():
+    for idx in streams.values():
         idx.sort(key=lambda i: (ks[i]["start"] or 1 << 64, ks[i]["correlationId"] or 0,
                                 ks[i]["gridId"]))
+
+    def last_before(key, corr):
+        """[(end, op, corr)] of the last kernel and the last copy or memset
+        called before corr on stream key."""
+        out = []
+        called = [i for i in streams.get(key, []) if (ks[i]["correlationId"] or 0) < corr]
+        if called:
+            p = ks[called[-1]]
+            out.append((p["end"], "kernel", p["correlationId"]))
+        mine = [o for o in by_stream.get(key, []) if o[1] < corr]
+        if mine:
+            out.append((mine[-1][2], mine[-1][3], mine[-1][1]))
+        return out
+
+    def start_of(k):
+        f = firsts.get((k["globalPid"], k["deviceId"], k["gridId"]))
+        return f if f is not None else k["start"]
+
+    res = {}
+    for (pid, dev, ctx, sid), idx in streams.items():
         mine = by_stream.get((pid, dev, ctx, sid), [])
         for n, i in enumerate(idx):
             k = ks[i]
@@ -148,9 +191,28 @@ def ready_times(ks, ops, waits, launches):
                 s, c, end, bound = before[-1]
                 raise_to(end, "stream_order/" + bound)
                 after = max(after, c)
-            for wc, wend in sorted(waits.get((pid, ctx, sid), [])):
-                if after < wc < corr:
-                    raise_to(wend, "event_wait")
+            for wc, wend, ev in sorted(waits.get((pid, ctx, sid), [])):
+                if not after < wc < corr:
+                    continue
+                raise_to(wend, "event_wait")
+                recs = [r for r in records.get((pid, ctx, ev), []) if r[0] < wc]
+                if recs:
+                    rc, rdev, rsid, ts = max(recs)
+                    for end, op, _ in last_before((pid, rdev, ctx, rsid), rc):
+                        raise_to(end, "event_wait/" + op)
+                    raise_to(ts, "event_wait/event")
+            mine_flag = flags.get((pid, dev, ctx, sid))
+            other = {LEGACY: BLOCKING, BLOCKING: LEGACY}.get(mine_flag)
+            for (fp, fd, fc, fs), f in sorted(flags.items()):
+                if other is not None and f == other and (fp, fd, fc) == (pid, dev, ctx):
+                    for end, op, _ in last_before((fp, fd, fc, fs), corr):
+                        raise_to(end, "legacy_stream/" + op)
+            first = start_of(k)
+            if k["isGraph"] and first:
+                for j in idx[max(0, n - GRAPH_LOOKBACK):n]:
+                    e = ks[j]["end"]
+                    if e and e <= first:
+                        raise_to(e, "graph_order/kernel")
             sub, queued = k["submitted"] or 0, k["queued"] or 0
             launch = None if sub else launches.get((pid, corr))
             if sub:
@@ -176,10 +238,10 @@ def check(smtop, path):
         return True, f"skip: {path}: smtop refuses it ({p.stderr.strip()})"
     rep = json.loads(p.stdout)
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    ks, ops, waits, launches = read(db)
+    ks, ops, waits, launches, records, flags = read(db)
     firsts = first_starts(db)
     db.close()
-    ready, streams = ready_times(ks, ops, waits, launches)
+    ready, streams = ready_times(ks, ops, waits, launches, records, flags, firsts)
     bad = []
     th = rep["threshold_ns"]
 

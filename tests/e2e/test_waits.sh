@@ -80,4 +80,54 @@ print(b(128647), b(128644), b(128069), b(128641))")
 check "bounds added with SQL: memcpy (a stream synchronize beside it no bound), event wait, launch call, explained ($v)" \
 	[ "$v" = "stream_order/memcpy event_wait/ launch_call/ none" ]
 
+# The bounds of event records and the legacy default stream, in another
+# copy: 128647 waits (call 128646) on an event recorded on stream 14 right
+# after its culprit 123987, and 128644 follows a memset on the legacy
+# stream (7) once stream 13 is made a blocking stream.
+B=$E2E_TMP/bounds2.smtop
+cp tests/fixtures/equal-priority.smtop "$B"
+v=$(python3 - "$B" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def k(corr):
+    return db.execute("SELECT globalPid, deviceId, contextId, streamId, start, submitted, end"
+                      " FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = ?", (corr,)).fetchone()
+# the fixture was recorded before event records were stored
+db.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT(deviceId, contextId, greenContextId, streamId,"
+           " correlationId, globalPid, eventId, eventSyncId, deviceTimestamp)")
+db.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ADD COLUMN eventSyncId INTEGER")
+g, d, c, s, start, sub, _ = k(128647)
+db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT(deviceId, contextId, streamId, correlationId,"
+           " globalPid, eventId, eventSyncId) VALUES(?,?,14,123988,?,42,1)", (d, c, g))
+db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start, end, contextId, streamId,"
+           " correlationId, globalPid, syncType, eventId, eventSyncId) VALUES(?,?,?,?,128646,?,2,42,1)",
+           (sub - 3000, sub - 2000, c, s, g))
+culprit_end = k(123987)[6]
+g, d, c, s, start, sub, _ = k(128644)
+db.execute("UPDATE TARGET_INFO_CUDA_STREAM SET flag = 1 WHERE streamId = 13")
+db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET(start, end, deviceId, contextId, streamId,"
+           " correlationId, globalPid, value, bytes) VALUES(?,?,?,?,7,128643,?,0,4096)",
+           (sub + 1000, sub + 8000, d, c, g))
+db.commit()
+print(culprit_end)
+PY
+)
+culprit_end=$v
+v=$(python3 tests/e2e/check_waits.py "$SMTOP" "$B" 2>&1)
+printf '%s\n' "$v" | sed 's/^/    /'
+check "event records and the legacy stream: ready times and waits agree with plain SQL" \
+	sh -c '! printf "%s" "$1" | grep -q -e "^FAIL" -e Traceback' _ "$v"
+v=$("$SMTOP" report "$B" --json -q | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+e = {x['correlation_id']: x for x in r['episodes']}
+def b(c):
+    return (e[c]['ready_bound'] + '/' + (e[c]['ready_bound_op'] or '') + ' ' + str(e[c]['ready_ns'])) if c in e else 'none'
+print(b(128647) + ',' + b(128644))")
+# the culprit ran until the victim's first block: the wait is explained
+check "the event's recorded work explains 128647, the legacy memset bounds 128644 ($v)" \
+	[ "${v%%,*}" = none ] && check "128644 names the legacy stream's memset" contains "$v" ",legacy_stream/memset "
+v=$("$SMTOP" report "$B" --explain -q)
+check "--explain says the legacy default stream" contains "$v" "because of the legacy default stream: the memset before it"
+
 e2e_done

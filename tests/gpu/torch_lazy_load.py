@@ -1,0 +1,52 @@
+"""First launches that load modules lazily, for the ready-time tests (make
+test-gpu section waits).  A priority 0 stream keeps the GPU busy with
+elementwise work while a priority -5 stream runs, for the first time in
+the process, one op after another (convolution, normalisations, pooling,
+softmax, activations).  CUDA loads each kernel's module inside its first
+launch call (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2), which
+can take milliseconds: the kernel cannot be ready before that call
+returned, and the wait inside it is not the scheduler's.
+
+  python3 tests/gpu/torch_lazy_load.py
+
+Prints "key: value" lines: first_ops, module_loading.
+"""
+import os
+
+import torch
+import torch.nn.functional as F
+
+
+def main():
+    lo = torch.cuda.Stream(priority=0)
+    hi = torch.cuda.Stream(priority=-5)
+    big = torch.ones(64 << 20, device="cuda")
+    img = torch.randn(8, 64, 56, 56, device="cuda")
+    wt = torch.randn(64, 64, 3, 3, device="cuda")
+    torch.cuda.synchronize()
+    with torch.cuda.stream(lo):
+        for _ in range(400):
+            big.add_(1.0)
+    ops = [
+        lambda t: F.conv2d(t, wt, padding=1),
+        lambda t: F.batch_norm(t, None, None, training=True),
+        lambda t: F.layer_norm(t, t.shape[-2:]),
+        lambda t: F.max_pool2d(t, 2),
+        lambda t: F.gelu(t),
+        lambda t: F.softmax(t, dim=-1),
+        lambda t: F.silu(t),
+        lambda t: torch.cumsum(t, dim=-1),
+        lambda t: torch.topk(t.flatten(1), 5).values,
+        lambda t: torch.sort(t.flatten(1)[:, :4096], dim=1).values,
+    ]
+    with torch.cuda.stream(hi):
+        t = img
+        for op in ops:
+            t = op(img)
+    torch.cuda.synchronize()
+    print(f"first_ops: {len(ops)}")
+    print(f"module_loading: {os.environ.get('CUDA_MODULE_LOADING', 'LAZY (default)')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -521,6 +521,76 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 			  sz_error(r));
 }
 
+static void sz_push(struct smtop_record *recs, size_t n);
+
+/* The backend's numbers of an operation's context and stream, and its call
+ * number, shared with the launches. */
+struct sz_call {
+	uint32_t corr, dev, ctx_id, stream_id;
+};
+
+static struct sz_call sz_call_of(CUcontext ctx, CUstream stream)
+{
+	struct sz_call k;
+	struct sz_context *c;
+	struct sz_stream *s;
+
+	pthread_mutex_lock(&sz_ids_lock);
+	c = sz_context_of(ctx, 0);
+	s = sz_stream_of(stream, c);
+	k.corr = ++sz_correlation;
+	k.dev = c ? (uint32_t)c->device : 0;
+	k.ctx_id = c ? c->id : 0;
+	k.stream_id = s ? s->id : 0;
+	pthread_mutex_unlock(&sz_ids_lock);
+	return k;
+}
+
+/* Asynchronous copies and memsets hold their stream back; a synchronous
+ * one holds the host, whose next launch call bounds what follows. */
+static void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
+{
+	struct smtop_record rec;
+	struct sz_call k;
+
+	if (domain == SANITIZER_CB_DOMAIN_MEMCPY) {
+		const Sanitizer_MemcpyData *d = data;
+
+		if (!d->isAsync)
+			return;
+		k = sz_call_of(d->srcContext ? d->srcContext : d->dstContext,
+			       d->srcStream ? d->srcStream : d->dstStream);
+		sanitizer_memcpy(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
+	} else {
+		const Sanitizer_MemsetData *d = data;
+
+		if (!d->isAsync)
+			return;
+		k = sz_call_of(d->context, d->stream);
+		sanitizer_memset(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
+	}
+	sz_push(&rec, 1);
+}
+
+/* cudaEventRecord and cudaStreamWaitEvent, numbered with the launches. */
+static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
+{
+	struct smtop_record rec;
+	struct sz_call k = sz_call_of(d->context, d->stream);
+	int64_t bound;
+
+	if (cbid == sz_ids->event_record) {
+		sanitizer_event_record(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
+	} else {
+		pthread_mutex_lock(&sz_launch_lock);
+		bound = launches_clock_bound(sz_launches_table);
+		pthread_mutex_unlock(&sz_launch_lock);
+		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr,
+				      (uint64_t)((int64_t)clock_real_ns() + bound), &rec);
+	}
+	sz_push(&rec, 1);
+}
+
 static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain domain,
 				     Sanitizer_CallbackId cbid, const void *data)
 {
@@ -536,6 +606,12 @@ static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain do
 
 		if (ld)
 			sz_on_launch(ld, 1);
+	} else if (domain == SANITIZER_CB_DOMAIN_EVENTS &&
+		   (cbid == sz_ids->event_record || cbid == sz_ids->event_stream_wait)) {
+		sz_on_event(cbid, data);
+	} else if ((domain == SANITIZER_CB_DOMAIN_MEMCPY && cbid == sz_ids->memcpy_starting) ||
+		   (domain == SANITIZER_CB_DOMAIN_MEMSET && cbid == sz_ids->memset_starting)) {
+		sz_on_copy(domain, data);
 	}
 }
 
@@ -754,6 +830,11 @@ static int sz_subscribe(char *reason, size_t len)
 		SANITIZER_CB_DOMAIN_LAUNCH,
 		SANITIZER_CB_DOMAIN_GRAPHS,
 	};
+	static const Sanitizer_CallbackDomain optional[] = {
+		SANITIZER_CB_DOMAIN_EVENTS,
+		SANITIZER_CB_DOMAIN_MEMCPY,
+		SANITIZER_CB_DOMAIN_MEMSET,
+	};
 	SanitizerResult r = sz.subscribe(&sz_subscriber, sz_callback, NULL);
 
 	if (r != SANITIZER_SUCCESS) {
@@ -767,6 +848,13 @@ static int sz_subscribe(char *reason, size_t len)
 			sz.unsubscribe(sz_subscriber);
 			return -1;
 		}
+	}
+	/* without these the blocks still come; waits behind what they hold
+	 * back then read as blocking */
+	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
+		r = sz.enable_domain(1, sz_subscriber, optional[i]);
+		if (r != SANITIZER_SUCCESS)
+			log_debug("callbacks of domain %d refused: %s", (int)optional[i], sz_error(r));
 	}
 	return 0;
 }

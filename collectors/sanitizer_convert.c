@@ -20,6 +20,10 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.module_unloading = SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 		.launch_begin = SANITIZER_CBID_LAUNCH_BEGIN,
 		.graph_node_launch_begin = SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN,
+		.event_record = SANITIZER_CBID_EVENTS_RECORD,
+		.event_stream_wait = SANITIZER_CBID_EVENTS_STREAM_WAIT,
+		.memcpy_starting = SANITIZER_CBID_MEMCPY_STARTING,
+		.memset_starting = SANITIZER_CBID_MEMSET_STARTING,
 	},
 	{
 		.major = 13,
@@ -31,6 +35,13 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.module_unloading = 10,
 		.launch_begin = 1,
 		.graph_node_launch_begin = 4,
+		/* the events domain kept its numbers and Sanitizer_EventData its
+		 * fields (checked against the H200's 13.0 headers) */
+		.event_record = 3,
+		.event_stream_wait = 4,
+		/* so did the copies and memsets, whose data only grew at its end */
+		.memcpy_starting = 1,
+		.memset_starting = 1,
 	},
 };
 
@@ -90,4 +101,76 @@ void sanitizer_launch_info(const Sanitizer_LaunchData *ld, uint32_t context_id, 
 const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNodeLaunchData *g)
 {
 	return g && g->nodeType == CU_GRAPH_NODE_TYPE_KERNEL ? &g->launchData : NULL;
+}
+
+uint32_t sanitizer_event_id(const void *event)
+{
+	uint32_t id = (uint32_t)((uintptr_t)event >> 4);
+
+	return id == SMTOP_SYNC_NONE ? id - 1 : id;
+}
+
+void sanitizer_event_record(const Sanitizer_EventData *d, uint32_t pid, uint32_t device_id,
+			    uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
+			    struct smtop_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_CUDA_EVENT;
+	out->u.cuda_event = (struct smtop_cuda_event){
+		.sync_id = SMTOP_SYNC_NONE, .pid = pid, .device_id = device_id,
+		.context_id = context_id, .stream_id = stream_id,
+		.correlation_id = correlation_id, .event_id = sanitizer_event_id(d->event),
+	};
+}
+
+void sanitizer_stream_wait(const Sanitizer_EventData *d, uint32_t pid, uint32_t context_id,
+			   uint32_t stream_id, uint32_t correlation_id, uint64_t when,
+			   struct smtop_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_SYNC;
+	out->u.sync = (struct smtop_sync){
+		.start = when, .end = when, .pid = pid, .context_id = context_id,
+		.stream_id = stream_id, .correlation_id = correlation_id,
+		.type = 2, /* CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT */
+		.event_id = sanitizer_event_id(d->event), .sync_id = SMTOP_SYNC_NONE,
+	};
+}
+
+/* CUpti_ActivityMemcpyKind of a sanitizer direction. */
+static int32_t sanitizer_copy_kind(Sanitizer_MemcpyDirection d)
+{
+	switch (d) {
+	case SANITIZER_MEMCPY_DIRECTION_HOST_TO_DEVICE: return 1;   /* HTOD */
+	case SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_HOST: return 2;   /* DTOH */
+	case SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_DEVICE: return 8; /* DTOD */
+	case SANITIZER_MEMCPY_DIRECTION_HOST_TO_HOST: return 9;     /* HTOH */
+	default: return 0;
+	}
+}
+
+void sanitizer_memcpy(const Sanitizer_MemcpyData *d, uint32_t pid, uint32_t device_id,
+		      uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
+		      struct smtop_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_MEMCPY;
+	out->u.memcpy = (struct smtop_memcpy){
+		.bytes = d->size, .pid = pid, .device_id = device_id, .context_id = context_id,
+		.stream_id = stream_id, .correlation_id = correlation_id,
+		.copy_kind = sanitizer_copy_kind(d->direction),
+	};
+}
+
+void sanitizer_memset(const Sanitizer_MemsetData *d, uint32_t pid, uint32_t device_id,
+		      uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
+		      struct smtop_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_MEMSET;
+	out->u.memset = (struct smtop_memset){
+		.bytes = d->width * (d->height ? d->height : 1) * (d->elementSize ? d->elementSize : 1),
+		.pid = pid, .device_id = device_id, .context_id = context_id, .stream_id = stream_id,
+		.correlation_id = correlation_id, .value = d->value,
+	};
 }

@@ -20,6 +20,8 @@ struct sanitizer_numbering {
 	Sanitizer_CallbackId stream_created, stream_destroying;
 	Sanitizer_CallbackId module_loaded, module_unloading;
 	Sanitizer_CallbackId launch_begin, graph_node_launch_begin;
+	Sanitizer_CallbackId event_record, event_stream_wait;
+	Sanitizer_CallbackId memcpy_starting, memset_starting;
 };
 
 /* The numbering of CUDA major version `major` (from the toolkit's
@@ -41,6 +43,31 @@ void sanitizer_launch_info(const Sanitizer_LaunchData *ld, uint32_t context_id, 
 /* The launch data of a kernel node of a graph launch, or NULL for the
  * other node types (copies, sets, allocations). */
 const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNodeLaunchData *g);
+
+/* The events domain as CUPTI's records give it, so the analysis reads both
+ * backends' sessions alike.  The ids are the backend's own numbers;
+ * correlation_id is its call number, shared with launches so the order of
+ * records, waits and launches on a stream is the order of the calls.  A
+ * stream wait happens at `when` (GPU time; its call returns at once). */
+void sanitizer_event_record(const Sanitizer_EventData *d, uint32_t pid, uint32_t device_id,
+			    uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
+			    struct smtop_record *out);
+void sanitizer_stream_wait(const Sanitizer_EventData *d, uint32_t pid, uint32_t context_id,
+			   uint32_t stream_id, uint32_t correlation_id, uint64_t when,
+			   struct smtop_record *out);
+/* An asynchronous copy or memset, as a record without times (the
+ * sanitizer gives none): its place on its stream tells the analysis that
+ * the kernel after it waited for something it cannot time. */
+void sanitizer_memcpy(const Sanitizer_MemcpyData *d, uint32_t pid, uint32_t device_id,
+		      uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
+		      struct smtop_record *out);
+void sanitizer_memset(const Sanitizer_MemsetData *d, uint32_t pid, uint32_t device_id,
+		      uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
+		      struct smtop_record *out);
+/* An event's id: its handle's address bits, unique among the events alive
+ * at once (handles are heap addresses, 16-byte aligned); never
+ * SMTOP_SYNC_NONE. */
+uint32_t sanitizer_event_id(const void *event);
 
 #pragma GCC visibility pop
 

@@ -1380,3 +1380,33 @@ Test(ready, graph_kernel_waits_for_its_branch)
 	analysis_free(a);
 	trace_free(t);
 }
+
+/* A copy whose times are not known (--sm all) between grid 2 and grid 4:
+ * grid 4 may have waited for it, so its wait is unknown, not blocking. */
+Test(ready, untimed_copy_makes_the_wait_unknown)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim(t, 0);
+	struct smtop_memcpy c = copy_on(2, 3, 0, 0), before = copy_on(2, 1, 0, 0);
+	cr_assert_eq(analysis_add_memcpy(a, &before), 0); /* before grid 2: grid 2's */
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 1);
+	analysis_free(a);
+	trace_free(t);
+
+	t = trace_new();
+	a = bounded_victim(t, 0);
+	cr_assert_eq(analysis_add_memcpy(a, &c), 0);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	struct analysis_stream_summary s;
+	size_t unknown = 0;
+	for (size_t i = 0; i < analysis_stream_count(a); i++) {
+		cr_assert_eq(analysis_stream_summary(a, i, &s), 0);
+		if (s.stream_id == 2)
+			unknown = s.waits_unknown;
+	}
+	cr_expect_eq(unknown, 1);
+	analysis_free(a);
+	trace_free(t);
+}

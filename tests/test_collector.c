@@ -18,6 +18,7 @@
 #include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
 #include "db/reader.h"
+#include "src/core/analysis.h"
 #include "db/writer.h"
 #include "tests/support/cupti_support.h"
 
@@ -1093,4 +1094,84 @@ Test(sanitizer, toolkit_version_from_its_files)
 			     "   \"cuda_cccl\" : {\"version\" : \"3.0.1\"}}"), 13);
 	cr_assert_eq(sanitizer_major_of_version_json("{\"cuda_cccl\" : {\"version\" : \"3.0.1\"}}"), 0);
 	cr_assert_eq(sanitizer_major_of_version_json(""), 0);
+}
+
+Test(sanitizer, event_callbacks_become_the_records_cupti_gives)
+{
+	Sanitizer_EventData d = { .event = (CUevent)(uintptr_t)0x7f3a00012340ull,
+				  .context = (CUcontext)(uintptr_t)0x10, .stream = (CUstream)(uintptr_t)0x20 };
+	Sanitizer_EventData other = d;
+	struct smtop_record r, w;
+
+	other.event = (CUevent)(uintptr_t)0x7f3a00012350ull;
+	sanitizer_event_record(&d, 77, 0, 1, 14, 41, &r);
+	cr_assert_eq(r.kind, SMTOP_REC_CUDA_EVENT);
+	cr_assert_eq(r.u.cuda_event.pid, 77);
+	cr_assert_eq(r.u.cuda_event.stream_id, 14);
+	cr_assert_eq(r.u.cuda_event.correlation_id, 41);
+	cr_assert_eq(r.u.cuda_event.device_ts, 0, "the sanitizer gives no GPU time");
+	cr_assert_eq(r.u.cuda_event.sync_id, SMTOP_SYNC_NONE);
+	sanitizer_stream_wait(&d, 77, 1, 13, 42, 5000, &w);
+	cr_assert_eq(w.kind, SMTOP_REC_SYNC);
+	cr_assert_eq(w.u.sync.type, ANALYSIS_SYNC_STREAM_WAIT_EVENT);
+	cr_assert_eq(w.u.sync.stream_id, 13);
+	cr_assert_eq(w.u.sync.end, 5000);
+	cr_assert_eq(w.u.sync.event_id, r.u.cuda_event.event_id, "the wait finds its record");
+	cr_assert_neq(sanitizer_event_id(other.event), r.u.cuda_event.event_id);
+	cr_assert_neq(sanitizer_event_id((void *)(uintptr_t)(0xffffffffull << 4)), SMTOP_SYNC_NONE);
+
+	const struct sanitizer_numbering *old = sanitizer_numbering_of(11), *now = sanitizer_numbering_of(13);
+	cr_assert_eq(old->event_record, SANITIZER_CBID_EVENTS_RECORD);
+	cr_assert_eq(old->event_stream_wait, SANITIZER_CBID_EVENTS_STREAM_WAIT);
+	cr_assert_eq(now->event_record, 3);
+	cr_assert_eq(now->event_stream_wait, 4);
+}
+
+/* wait_stream under --sm all: the high-priority stream waits on an event
+ * recorded after the low one's long kernel.  From the converted callbacks
+ * the analysis sees the dependency; without them, a resident inversion. */
+Test(sanitizer, a_wait_stream_is_no_inversion)
+{
+	Sanitizer_EventData d = { .event = (CUevent)(uintptr_t)0x5550ull };
+	struct smtop_stream lo = { .pid = 1, .context_id = 1, .stream_id = 1, .priority = 0 };
+	struct smtop_stream hi = { .pid = 1, .context_id = 1, .stream_id = 2, .priority = -5 };
+	struct smtop_kernel a = { .start = 1000, .end = 101000, .submitted = 900, .grid_id = 1,
+				  .pid = 1, .context_id = 1, .stream_id = 1, .correlation_id = 1,
+				  .name = "long" };
+	struct smtop_kernel b = { .start = 101000, .end = 111000, .submitted = 1600, .grid_id = 2,
+				  .pid = 1, .context_id = 1, .stream_id = 2, .correlation_id = 4,
+				  .name = "relu" };
+	struct smtop_block blocks[8];
+	struct smtop_record rec, wait;
+
+	for (int i = 0; i < 8; i++)
+		blocks[i] = (struct smtop_block){ .grid_id = i < 4 ? 1 : 2, .sm = (uint16_t)(i % 4),
+						  .start = i < 4 ? 1000 : 101000,
+						  .end = i < 4 ? 101000 : 111000, .block = (uint32_t)(i % 4) };
+	sanitizer_event_record(&d, 1, 0, 1, 1, 2, &rec);
+	sanitizer_stream_wait(&d, 1, 1, 2, 3, 1500, &wait);
+	for (int with_events = 0; with_events < 2; with_events++) {
+		struct analysis *an = analysis_new(NULL);
+		struct smtop_device dev = { .device_id = 0, .sm_count = 4 };
+
+		cr_assert_not_null(an);
+		analysis_add_device(an, &dev);
+		analysis_add_stream(an, &lo);
+		analysis_add_stream(an, &hi);
+		analysis_add_kernel(an, &a);
+		analysis_add_kernel(an, &b);
+		cr_assert_eq(analysis_add_blocks(an, 1, 1, blocks, 8), 0);
+		if (with_events) {
+			cr_assert_eq(analysis_add_cuda_event(an, &rec.u.cuda_event), 0);
+			cr_assert_eq(analysis_add_sync(an, &wait.u.sync), 0);
+		}
+		cr_assert_eq(analysis_update(an, ANALYSIS_WATERMARK_ALL), 0);
+		if (with_events) {
+			cr_expect_eq(analysis_event_count(an), 0);
+		} else {
+			cr_assert_eq(analysis_event_count(an), 1);
+			cr_expect_eq(analysis_event(an, 0)->kind, SMTOP_EV_INVERSION_RESIDENT);
+		}
+		analysis_free(an);
+	}
 }

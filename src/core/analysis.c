@@ -84,6 +84,7 @@ void analysis_free(struct analysis *a)
 	free(a->memops);
 	free(a->swaits);
 	free(a->cevents);
+	free(a->untimed);
 	free(a->launches);
 	free(a);
 }
@@ -252,6 +253,15 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r)
 
 static int memop_add(struct analysis *a, const struct memop *m)
 {
+	if (!m->start && !m->end && m->corr) {
+		/* times unknown: the next kernel on its stream waited for it
+		 * for a time nobody knows */
+		if (array_grow((void **)&a->untimed, &a->cap_untimed, a->n_untimed + 1, sizeof *a->untimed))
+			return -1;
+		a->untimed[a->n_untimed++] = *m;
+		a->untimed_sorted = 0;
+		return 0;
+	}
 	if (!m->start || m->end < m->start)
 		return 0; /* times unknown: bounds nothing */
 	if (array_grow((void **)&a->memops, &a->cap_memops, a->n_memops + 1, sizeof *a->memops))
@@ -548,7 +558,8 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 		out->kernels += a->streams[i].n_kernels * sizeof(int32_t) +
 				a->streams[i].n_waits * sizeof(uint64_t);
 	out->kernels += a->cap_memops * sizeof *a->memops + a->cap_swaits * sizeof *a->swaits +
-			a->cap_cevents * sizeof *a->cevents + a->cap_launches * sizeof *a->launches;
+			a->cap_cevents * sizeof *a->cevents + a->cap_untimed * sizeof *a->untimed +
+			a->cap_launches * sizeof *a->launches;
 	out->grids = a->n_grids * sizeof *a->grids;
 	for (size_t i = 0; i < a->n_grids; i++)
 		if (a->grids[i].form == GRID_EXACT)

@@ -180,6 +180,11 @@ struct analysis {
 	struct memop *memops;
 	size_t n_memops, cap_memops;
 	int memops_sorted;
+	/* copies and memsets without times (--sm all): only their place on
+	 * their stream is known */
+	struct memop *untimed;
+	size_t n_untimed, cap_untimed;
+	int untimed_sorted;
 	struct swait *swaits;
 	size_t n_swaits, cap_swaits;
 	int swaits_sorted;

@@ -53,7 +53,9 @@ static void sort_ready_inputs(struct analysis *a)
 		qsort(a->swaits, a->n_swaits, sizeof *a->swaits, cmp_swait);
 	if (!a->cevents_sorted && a->n_cevents)
 		qsort(a->cevents, a->n_cevents, sizeof *a->cevents, cmp_cevent);
-	a->memops_sorted = a->swaits_sorted = a->cevents_sorted = 1;
+	if (!a->untimed_sorted && a->n_untimed)
+		qsort(a->untimed, a->n_untimed, sizeof *a->untimed, cmp_memop);
+	a->memops_sorted = a->swaits_sorted = a->cevents_sorted = a->untimed_sorted = 1;
 }
 
 /* ---- update: verdicts ---- */
@@ -266,6 +268,27 @@ static void ready_graph(const struct analysis *a, const struct kern *k, struct r
 	}
 }
 
+/* 1 when a copy or memset without times was called on k's stream after
+ * correlation id `after` and before k: k's ready time is not known. */
+static int untimed_before(const struct analysis *a, const struct kern *k, uint32_t after)
+{
+	struct memop key = { 0, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
+			     k->device_id, k->stream_id, after, 0 };
+	size_t lo = 0, hi = a->n_untimed;
+	while (lo < hi) { /* first one past key */
+		size_t m = (lo + hi) / 2;
+		if (cmp_memop(&a->untimed[m], &key) <= 0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (lo == a->n_untimed)
+		return 0;
+	const struct memop *u = &a->untimed[lo];
+	return u->pid == key.pid && u->ctx == key.ctx && u->dev == key.dev && u->sid == key.sid &&
+	       u->corr < k->correlation_id;
+}
+
 /* Ready = the latest of stream order, event waits, the legacy default
  * stream, graph order and the host (see docs/analysis.md).  Returns 0 if
  * unknown, -1 if it depends on a kernel still running. */
@@ -287,6 +310,8 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 		ready_raise(r, m->end, (enum smtop_ready_bound)m->kind, m->corr);
 		after = m->corr > after ? m->corr : after;
 	}
+	if (untimed_before(a, k, after))
+		return 0;
 	if (ready_waits(a, k, after, r) || ready_legacy(a, k, r))
 		return -1;
 	ready_graph(a, k, r);

@@ -21,7 +21,9 @@ For each kernel: ready = the latest of
   - for a kernel launched from a graph, the end of each of the 64 kernels
     before it on its stream that ended before it started;
   - the host: CUPTI's submitted, else the end of its launch call (the API
-    call with its pid and correlation id), else CUPTI's queued.
+    call with its pid and correlation id), else CUPTI's queued;
+unknown when a copy or memset without times (--sm all) was called on its
+stream after its previous operations.
 Its start is its first block on CUPTI time (the session clock of its GPU)
 when it has blocks, else its CUPTI start.
 
@@ -89,12 +91,15 @@ def read(db):
                 k[c] = 0
     place = ("start", "end", "contextId", "streamId", "correlationId", "globalPid")
     ops = []
+    untimed = {}
     for table, bound in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"),
                          ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
         for r in rows(db, table, place, ("deviceId",)):
+            key = (pid_of(r["globalPid"]), r["deviceId"] or 0, r["contextId"], r["streamId"])
             if r["start"] and r["end"] >= r["start"]:
-                ops.append(((pid_of(r["globalPid"]), r["deviceId"] or 0, r["contextId"], r["streamId"]),
-                            r["start"], r["correlationId"] or 0, r["end"], bound))
+                ops.append((key, r["start"], r["correlationId"] or 0, r["end"], bound))
+            elif not r["start"] and not r["end"] and r["correlationId"]:
+                untimed.setdefault(key, []).append(r["correlationId"])
     waits = {}
     for r in rows(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", place + ("syncType",), ("eventId",)):
         if r["syncType"] == STREAM_WAIT_EVENT and r["end"] and r["correlationId"]:
@@ -120,7 +125,7 @@ def read(db):
                 " LEFT JOIN StringIds s ON s.id = a.nameId ORDER BY a.rowid"):
             if end and corr and (name is None or "Launch" in name):
                 launches[(pid_of(tid), corr)] = end
-    return ks, ops, waits, launches, records, flags
+    return ks, ops, waits, launches, records, flags, untimed
 
 
 def first_starts(db):
@@ -137,7 +142,7 @@ def first_starts(db):
     return out
 
 
-def ready_times(ks, ops, waits, launches, records, flags, firsts):
+def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts):
     """{kernel index: (ready, bound)}, {stream: [kernel indices]}"""
     streams = {}
     for i, k in enumerate(ks):
@@ -191,6 +196,9 @@ def ready_times(ks, ops, waits, launches, records, flags, firsts):
                 s, c, end, bound = before[-1]
                 raise_to(end, "stream_order/" + bound)
                 after = max(after, c)
+            if any(after < c < corr for c in untimed.get((pid, dev, ctx, sid), [])):
+                res[i] = (0, "unknown")
+                continue
             for wc, wend, ev in sorted(waits.get((pid, ctx, sid), [])):
                 if not after < wc < corr:
                     continue
@@ -238,10 +246,10 @@ def check(smtop, path):
         return True, f"skip: {path}: smtop refuses it ({p.stderr.strip()})"
     rep = json.loads(p.stdout)
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    ks, ops, waits, launches, records, flags = read(db)
+    ks, ops, waits, launches, records, flags, untimed = read(db)
     firsts = first_starts(db)
     db.close()
-    ready, streams = ready_times(ks, ops, waits, launches, records, flags, firsts)
+    ready, streams = ready_times(ks, ops, waits, launches, records, flags, untimed, firsts)
     bad = []
     th = rep["threshold_ns"]
 

@@ -13,8 +13,9 @@
  * A row without it, or of another, is computed again and replaced: the same
  * file gives other counts once the analysis reads it better (2: a clock per
  * GPU; 3: ready times read copies, memsets, event waits and launch calls;
- * rows before 2 carry no version). */
-#define DB_SUMMARY_ANALYSIS 3
+ * 4: and the work an event waits for, the legacy default stream, graph
+ * order, copies without times; rows before 2 carry no version). */
+#define DB_SUMMARY_ANALYSIS 4
 
 /* Rows are only ever appended to a session, so these grow with it. */
 struct db_summary_key {

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: all but the last six): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps request_timeline
-# live_lag nvtx fixtures paper observer;
+# live_lag nvtx fixtures paper observer, then waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -14,7 +14,7 @@ SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 . tests/gpu/mps_lib.sh
 fails=0
-sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead mps}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead mps waits}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -446,6 +446,17 @@ section_observer() {
 		echo "--sm $mode:"
 		python3 tests/gpu/observer.py "$OUT_DIR/place-$mode.out" "$OUT_DIR/place-$mode-csv" ||
 			bad "observer: --sm $mode recorded none of the placement kernels' blocks"
+	done
+}
+
+# Programs whose kernels wait only for copies, events and module loading:
+# no episode may remain, under either backend (docs/analysis.md).
+section_waits() {
+	echo "== waits: copies, events, lazy loading"
+	sh tests/gpu/waits_fixtures.sh "$OUT_DIR/waits"
+	for f in "$OUT_DIR"/waits/*.report.json; do
+		n=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['episodes_total'])" "$f")
+		expect_eq "waits: $(basename "$f" .report.json) episodes" "$n" 0
 	done
 }
 

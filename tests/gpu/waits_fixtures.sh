@@ -8,7 +8,7 @@
 #   copy-compute     build/gpu/copy_compute (4 streams: copy in, kernel, copy out)
 #   wait-stream      tests/gpu/torch_wait_stream.py (wait_stream / wait_event)
 #   lazy-load        tests/gpu/torch_lazy_load.py (first launches load modules)
-# and wait-stream-sm-all: the second under `smtop record --sm all`.
+# and wait-stream-sm-all, copy-compute-sm-all: under `smtop record --sm all`.
 out=${1:?OUT_DIR}
 host=${2:-/opt/nvidia/nsight-compute/2025.3.1/host}
 nsys=$host/target-linux-x64/nsys
@@ -51,6 +51,7 @@ record copy-compute -- "$repo/build/gpu/copy_compute"
 record wait-stream -- python3 "$repo/tests/gpu/torch_wait_stream.py"
 record lazy-load -- python3 "$repo/tests/gpu/torch_lazy_load.py"
 record wait-stream-sm-all --sm all -- python3 "$repo/tests/gpu/torch_wait_stream.py" --rounds 8
+record copy-compute-sm-all --sm all -- "$repo/build/gpu/copy_compute"
 if [ -x "$nsys" ]; then
 	profile copy-compute "$repo/build/gpu/copy_compute"
 	profile wait-stream python3 "$repo/tests/gpu/torch_wait_stream.py"

@@ -32,6 +32,10 @@ struct collector_backend {
 	/* Makes every callback a no-op: in a forked child, or at the end.
 	 * Takes no lock (a child may hold none of them). */
 	void (*disable)(void);
+	/* A host CLOCK_REALTIME time (ns) on the session's timebase, the one
+	 * its kernels are on (NVTX ranges).  Lock-free, any thread; may be
+	 * NULL (the same clock). */
+	uint64_t (*host_time)(uint64_t realtime_ns);
 };
 
 extern const struct collector_backend collector_backend_cupti;

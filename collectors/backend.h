@@ -7,7 +7,8 @@
  *     at block entry and exit, so every block of every kernel is recorded
  *     (cuBLAS, cuDNN, Triton, CUDA graphs); kernel records come from its
  *     launch callbacks and the blocks (CUPTI cannot run beside it).
- * inject.c picks one by SMTOP_SM, which `smtop record --sm` sets. */
+ * inject.c picks one by SMTOP_SM, which `smtop record --sm` sets ("stub",
+ * a backend that traces nothing, serves the tests without a GPU). */
 #ifndef SMTOP_COLLECTORS_BACKEND_H
 #define SMTOP_COLLECTORS_BACKEND_H
 

@@ -24,6 +24,7 @@ struct nvtxDomainRegistration_st {
 };
 
 struct nvtxStringRegistration_st {
+	struct nvtxStringRegistration_st *next;
 	char *text;
 };
 
@@ -62,6 +63,7 @@ static _Atomic uint64_t nvtx_next_id;
 
 static pthread_mutex_t nvtx_domain_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nvtxDomainRegistration_st *nvtx_domains;
+static struct nvtxStringRegistration_st *nvtx_strings; /* kept reachable, never freed */
 
 static pthread_mutex_t nvtx_pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct smtop_nvtx nvtx_pending[NVTX_PENDING];
@@ -382,6 +384,10 @@ static nvtxStringHandle_t nvtx_register(char *text)
 		return NULL;
 	}
 	s->text = text;
+	pthread_mutex_lock(&nvtx_domain_lock);
+	s->next = nvtx_strings;
+	nvtx_strings = s;
+	pthread_mutex_unlock(&nvtx_domain_lock);
 	return s;
 }
 

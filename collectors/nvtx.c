@@ -597,6 +597,18 @@ static void nvtx_postfork(void)
 	pthread_mutex_unlock(&nvtx_pending_lock);
 }
 
+/* A child that starts CUDA of its own joins the session as a process of
+ * its own: the parent's buffered ranges are not its to hand over, and its
+ * thread has a tid of its own. */
+static void nvtx_postfork_child(void)
+{
+	for (size_t i = 0; i < nvtx_n_pending; i++)
+		nvtx_free(&nvtx_pending[i]);
+	nvtx_n_pending = 0;
+	nvtx_self.tid = 0;
+	nvtx_postfork();
+}
+
 int nvtx_install(const void *get_export_table)
 {
 	NvtxGetExportTableFunc_t get = (NvtxGetExportTableFunc_t)get_export_table;
@@ -616,7 +628,7 @@ int nvtx_install(const void *get_export_table)
 	if (version && version->struct_size >= sizeof(*version) && version->SetInjectionNvtxVersion)
 		version->SetInjectionNvtxVersion(NVTX_VERSION);
 	if (!atomic_flag_test_and_set(&nvtx_atfork_once))
-		pthread_atfork(nvtx_prefork, nvtx_postfork, nvtx_postfork);
+		pthread_atfork(nvtx_prefork, nvtx_postfork, nvtx_postfork_child);
 	return 1;
 }
 

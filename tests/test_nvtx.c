@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
@@ -359,4 +361,25 @@ Test(nvtx, detach_before_attach_frees_the_buffer)
 	cr_assert_eq(stats().lost, 2);
 	nvtx_attach(sink);
 	cr_assert_eq(n_seen, 0, "a closed module stays closed");
+}
+
+Test(nvtx, a_forked_child_hands_over_none_of_the_parents_ranges, .fini = teardown)
+{
+	int status = -1;
+	pid_t pid;
+
+	cr_assert_eq(nvtx_install((const void *)fake_export_table), 1);
+	CORE(MarkA)("parent's");
+	pid = fork();
+	if (pid == 0) {
+		nvtx_attach(sink);
+		CORE(MarkA)("child's");
+		_exit(n_seen == 1 && !strcmp(seen[0].text, "child's") ? 0 : 1);
+	}
+	cr_assert_gt(pid, 0);
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child saw only its own mark");
+	nvtx_attach(sink);
+	cr_assert_eq(n_seen, 1, "the parent keeps its own");
+	cr_assert_str_eq(seen[0].text, "parent's");
 }

@@ -359,7 +359,9 @@ section_busiest() {
 # least one kernel launched in it (CUPTI's latency timestamp under marked,
 # the launch callback's mapped time under all).
 section_nvtx() {
-	for mode in marked all; do
+	# marked last: should a shell keep the assignment after the call, what
+	# follows still records with the default
+	for mode in all marked; do
 		echo "== NVTX ranges from PyTorch (--sm $mode)"
 		SMTOP_RECORD_ARGS="--sm $mode" record "nvtx-$mode" \
 			python3 tests/gpu/torch_resnet.py --batch 1 --iters 30 --warmup 3 --nvtx \
@@ -460,7 +462,7 @@ section_paper() {
 # calculator (tests/gpu/observer.py).
 section_observer() {
 	echo "== observer"
-	for mode in marked all; do
+	for mode in all marked; do
 		SMTOP_RECORD_ARGS="--sm $mode" record "place-$mode" build/smtop-demo placement --seconds 3
 		rm -rf "$OUT_DIR/place-$mode-csv"
 		$SMTOP export "$OUT_DIR/place-$mode.smtop" --csv "$OUT_DIR/place-$mode-csv" -q

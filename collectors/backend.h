@@ -7,7 +7,8 @@
  *     at block entry and exit, so every block of every kernel is recorded
  *     (cuBLAS, cuDNN, Triton, CUDA graphs); kernel records come from its
  *     launch callbacks and the blocks (CUPTI cannot run beside it).
- * inject.c picks one by SMTOP_SM, which `smtop record --sm` sets. */
+ * inject.c picks one by SMTOP_SM, which `smtop record --sm` sets ("stub",
+ * a backend that traces nothing, serves the tests without a GPU). */
 #ifndef SMTOP_COLLECTORS_BACKEND_H
 #define SMTOP_COLLECTORS_BACKEND_H
 
@@ -32,6 +33,10 @@ struct collector_backend {
 	/* Makes every callback a no-op: in a forked child, or at the end.
 	 * Takes no lock (a child may hold none of them). */
 	void (*disable)(void);
+	/* A host CLOCK_REALTIME time (ns) on the session's timebase, the one
+	 * its kernels are on (NVTX ranges).  Lock-free, any thread; may be
+	 * NULL (the same clock). */
+	uint64_t (*host_time)(uint64_t realtime_ns);
 };
 
 extern const struct collector_backend collector_backend_cupti;

@@ -15,12 +15,6 @@ struct convert_state *convert_create(uint32_t pid)
 
 void convert_destroy(struct convert_state *s)
 {
-	if (!s)
-		return;
-	for (size_t i = 0; i < s->n_open; i++) {
-		free(s->open[i].text);
-		free(s->open[i].domain);
-	}
 	free(s);
 }
 
@@ -293,100 +287,6 @@ static void convert_context(struct convert_state *s, const CUpti_ActivityContext
 	o->null_stream_id = c->nullStreamId;
 }
 
-static uint32_t convert_marker_tid(const CUpti_ActivityMarker2 *m)
-{
-	if (m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
-	    m->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
-		return m->objectId.pt.threadId;
-	return 0;
-}
-
-static void convert_nvtx_out(const struct convert_state *s, struct smtop_record *out,
-			     uint64_t start, uint64_t end, uint32_t tid, int32_t color,
-			     char *text, char *domain)
-{
-	struct smtop_nvtx *o = &out->u.nvtx;
-
-	out->kind = SMTOP_REC_NVTX;
-	o->start = start;
-	o->end = end;
-	o->pid = s->pid;
-	o->tid = tid;
-	o->color = color;
-	o->text = text;
-	o->domain = domain;
-}
-
-static void convert_evict_oldest_marker(struct convert_state *s)
-{
-	free(s->open[0].text);
-	free(s->open[0].domain);
-	memmove(&s->open[0], &s->open[1], (s->n_open - 1) * sizeof(s->open[0]));
-	s->n_open--;
-	s->unmatched_markers++;
-}
-
-/* Ranges mostly nest, so the match is usually the newest open one. */
-static long convert_find_open(const struct convert_state *s, uint32_t id)
-{
-	for (size_t i = s->n_open; i-- > 0;)
-		if (s->open[i].id == id)
-			return (long)i;
-	return -1;
-}
-
-static int convert_marker(struct convert_state *s, const CUpti_ActivityMarker2 *m,
-			  struct smtop_record *out)
-{
-	uint64_t t = convert_timestamp(m->timestamp);
-	uint32_t tid = convert_marker_tid(m);
-
-	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
-		struct convert_open_marker *o;
-
-		if (s->n_open == CONVERT_MAX_OPEN_MARKERS)
-			convert_evict_oldest_marker(s);
-		o = &s->open[s->n_open++];
-		o->id = m->id;
-		o->tid = tid;
-		o->color = 0;
-		o->start = t;
-		o->text = convert_strdup(m->name);
-		o->domain = convert_strdup(m->domain);
-		return 0;
-	}
-	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_END) {
-		long i = convert_find_open(s, m->id);
-		struct convert_open_marker o;
-
-		if (i < 0) {
-			s->unmatched_markers++;
-			return 0;
-		}
-		o = s->open[i];
-		memmove(&s->open[i], &s->open[i + 1],
-			(s->n_open - (size_t)i - 1) * sizeof(s->open[0]));
-		s->n_open--;
-		convert_nvtx_out(s, out, o.start, t, o.tid, o.color, o.text, o.domain);
-		return 1;
-	}
-	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
-		convert_nvtx_out(s, out, t, 0, tid, 0, convert_strdup(m->name),
-				 convert_strdup(m->domain));
-		return 1;
-	}
-	return 0;
-}
-
-/* Marker data (color) follows its start marker; it only amends the open range. */
-static void convert_marker_data(struct convert_state *s, const CUpti_ActivityMarkerData2 *d)
-{
-	long i = convert_find_open(s, d->id);
-
-	if (i >= 0 && (d->flags & CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB))
-		s->open[i].color = (int32_t)d->color;
-}
-
 int convert_activity(struct convert_state *s, const CUpti_Activity *a, struct smtop_record *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -416,11 +316,6 @@ int convert_activity(struct convert_state *s, const CUpti_Activity *a, struct sm
 	case CUPTI_ACTIVITY_KIND_CONTEXT:
 		convert_context(s, (const CUpti_ActivityContext3 *)a, out);
 		return 1;
-	case CUPTI_ACTIVITY_KIND_MARKER:
-		return convert_marker(s, (const CUpti_ActivityMarker2 *)a, out);
-	case CUPTI_ACTIVITY_KIND_MARKER_DATA:
-		convert_marker_data(s, (const CUpti_ActivityMarkerData2 *)a);
-		return 0;
 	default:
 		return 0;
 	}

@@ -14,7 +14,6 @@
 #pragma GCC visibility push(hidden)
 
 #define CONVERT_MAX_CONTEXTS 256
-#define CONVERT_MAX_OPEN_MARKERS 4096
 #define CONVERT_MAX_STREAMS 4096
 #define CONVERT_STREAM_CONTEXTS 4
 
@@ -28,25 +27,12 @@ struct convert_stream_seen {
 	uint32_t told;                          /* bit i: a record for ctx[i] went out */
 };
 
-/* An NVTX range whose start marker arrived and whose end has not. */
-struct convert_open_marker {
-	uint32_t id;
-	uint32_t tid;
-	int32_t color;
-	uint64_t start;
-	char *text;
-	char *domain;
-};
-
 struct convert_state {
 	uint32_t pid;
 	/* Stream records carry no device id: contexts tell it. */
 	size_t n_contexts;
 	uint32_t context_ids[CONVERT_MAX_CONTEXTS];
 	uint32_t device_ids[CONVERT_MAX_CONTEXTS];
-	size_t n_open;
-	struct convert_open_marker open[CONVERT_MAX_OPEN_MARKERS];
-	uint64_t unmatched_markers; /* range ends without a start, or evicted starts */
 	size_t n_streams, last_stream;
 	struct convert_stream_seen streams[CONVERT_MAX_STREAMS];
 };
@@ -58,7 +44,7 @@ void convert_destroy(struct convert_state *s);
 void convert_note_context(struct convert_state *s, uint32_t context_id, uint32_t device_id);
 
 /* Fills out from a; returns 1 when out holds a record, 0 when a produced
- * none (unsupported kind, the start of a range, marker data). */
+ * none (an unsupported kind). */
 int convert_activity(struct convert_state *s, const CUpti_Activity *a,
 		     struct smtop_record *out);
 

@@ -18,6 +18,7 @@
 #include "collectors/drops.h"
 #include "collectors/log.h"
 #include "collectors/ring.h"
+#include "src/core/clock.h"
 
 #define CUPTI_PUSH_CHUNK 256
 
@@ -32,6 +33,8 @@ static int cupti_flush_started;
 static _Atomic int cupti_flush_stop;
 static _Thread_local int cupti_tls_runtime_depth;
 static _Thread_local uint32_t cupti_tls_tid;
+/* CUPTI's timestamp minus CLOCK_REALTIME, for host times (NVTX ranges). */
+static _Atomic int64_t cupti_host_offset;
 
 /* Activity kinds: the first is essential, the rest are best effort. */
 static const CUpti_ActivityKind cupti_kinds[] = {
@@ -43,8 +46,6 @@ static const CUpti_ActivityKind cupti_kinds[] = {
 	CUPTI_ACTIVITY_KIND_MEMSET,
 	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 	CUPTI_ACTIVITY_KIND_CUDA_EVENT,
-	CUPTI_ACTIVITY_KIND_MARKER,
-	CUPTI_ACTIVITY_KIND_MARKER_DATA,
 };
 
 /* API calls worth a record: launches, copies, sets and waits.  Everything
@@ -440,6 +441,37 @@ static void cupti_disable_activity(void)
 		cuptiActivityDisable(cupti_kinds[i]);
 }
 
+/* ---- host times ------------------------------------------------------------- */
+
+/* CUPTI's clock and the host's CLOCK_REALTIME share the Unix epoch but need
+ * not be one clock: the offset is taken between two host reads, the
+ * tightest of a few, and again at every flush so a slewed wall clock is
+ * followed. */
+static void cupti_measure_offset(void)
+{
+	uint64_t best = UINT64_MAX;
+	int64_t offset = 0;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t c = 0, t0 = clock_real_ns(), t1;
+
+		if (cuptiGetTimestamp(&c) != CUPTI_SUCCESS || !c)
+			return;
+		t1 = clock_real_ns();
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			offset = (int64_t)(c - (t0 + (t1 - t0) / 2));
+		}
+	}
+	atomic_store_explicit(&cupti_host_offset, offset, memory_order_relaxed);
+}
+
+static uint64_t cupti_host_time(uint64_t realtime_ns)
+{
+	return (uint64_t)((int64_t)realtime_ns +
+			  atomic_load_explicit(&cupti_host_offset, memory_order_relaxed));
+}
+
 /* ---- flush thread ---------------------------------------------------------- */
 
 /* cuptiActivityFlushPeriod only hands back full buffers; a plain flush every
@@ -454,8 +486,10 @@ static void *cupti_flush_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (!atomic_load(&cupti_flush_stop)) {
 		nanosleep(&period, NULL);
-		if (atomic_load(&cupti_active) && !atomic_load(&cupti_flush_stop))
+		if (atomic_load(&cupti_active) && !atomic_load(&cupti_flush_stop)) {
 			cuptiActivityFlushAll(0);
+			cupti_measure_offset();
+		}
 	}
 	return NULL;
 }
@@ -516,6 +550,7 @@ int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	atomic_store(&cupti_active, 1);
 	if (cupti_enable_callbacks(reason, len) != 0 || cupti_enable_activity(reason, len) != 0)
 		goto fail_subscribed;
+	cupti_measure_offset();
 	atomic_store(&cupti_flush_stop, 0);
 	if (!cupti_option("SMTOP_FLUSH"))
 		log_debug("no periodic flush: records arrive as buffers fill");
@@ -541,4 +576,5 @@ const struct collector_backend collector_backend_cupti = {
 	.flush = cupti_flush,
 	.stop_threads = cupti_stop_flush_thread,
 	.disable = cupti_disable,
+	.host_time = cupti_host_time,
 };

@@ -19,5 +19,5 @@ uint64_t drops_take(enum drops_source src)
 
 const char *drops_name(enum drops_source src)
 {
-	return src == DROPS_CUPTI ? "cupti" : "blocks";
+	return src == DROPS_CUPTI ? "cupti" : src == DROPS_NVTX ? "ring" : "blocks";
 }

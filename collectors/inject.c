@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cupti.h>
 
 #include "collectors/backend.h"
 #include "collectors/blocks.h"
 #include "collectors/cupti.h"
 #include "collectors/log.h"
+#include "collectors/nvtx.h"
 #include "collectors/ring.h"
 #include "collectors/writer_thread.h"
 #include "db/writer.h"
@@ -60,6 +60,7 @@ static void inject_atexit(void)
 	if (!inject_running || inject_forked || getpid() != inject_pid)
 		return;
 	inject_running = 0;
+	nvtx_detach();
 	inject_backend->stop_threads();
 	inject_backend->flush(1);
 	blocks_shutdown();
@@ -76,6 +77,7 @@ static void inject_child_after_fork(void)
 {
 	inject_forked = 1;
 	inject_running = 0;
+	nvtx_detach();
 	inject_backend->disable();
 	writer_thread_forget();
 }
@@ -116,35 +118,29 @@ static void inject_install_signals(void)
 	}
 }
 
-/* CUPTI sees NVTX only when NVTX loads it as its injection.  Opt-in: CUPTI
- * 13.0.0 crashed in nvtxNameOsThreadA that way (NVIDIA/NVTX#125). */
-static void inject_nvtx(void)
-{
-	const char *want = getenv("SMTOP_NVTX");
-	Dl_info info;
-
-	if (!want || strcmp(want, "1") != 0 || getenv("NVTX_INJECTION64_PATH"))
-		return;
-	if (dladdr((void *)cuptiGetVersion, &info) && info.dli_fname)
-		setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
-}
-
-/* NVTX's entry, when smtop record points NVTX_INJECTION64_PATH at us: CUPTI
- * implements it, we only hand NVTX over (CUPTI records the ranges once its
- * marker activity is on). */
+/* NVTX's entry: `smtop record` points NVTX_INJECTION64_PATH at this library,
+ * and NVTX calls this at the workload's first NVTX call, which may come
+ * before CUDA's (then the ranges wait for inject_start).  Every copy of
+ * NVTX in the process (the program's, PyTorch's) calls it with its own
+ * table. */
 __attribute__((visibility("default")))
 int InitializeInjectionNvtx2(const void *get_export_table)
 {
-	int (*cupti_init)(const void *) = NULL;
-	Dl_info info;
-	void *h;
+	return nvtx_install(get_export_table);
+}
 
-	if (!dladdr((void *)cuptiGetVersion, &info) || !info.dli_fname)
-		return 0;
-	h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-	if (h)
-		*(void **)&cupti_init = dlsym(h, "InitializeInjectionNvtx2");
-	return cupti_init ? cupti_init(get_export_table) : 0;
+/* NVTX ranges into the ring, on the backend's timebase. */
+static void inject_nvtx_sink(struct smtop_record *rec)
+{
+	struct smtop_nvtx *n = &rec->u.nvtx;
+
+	n->pid = (uint32_t)inject_pid;
+	if (inject_backend->host_time) {
+		n->start = inject_backend->host_time(n->start);
+		if (n->end)
+			n->end = inject_backend->host_time(n->end);
+	}
+	ring_push(inject_ring, rec);
 }
 
 /* The driver loads us with RTLD_LOCAL, yet workloads find smtop_note_request
@@ -182,6 +178,7 @@ static int inject_open(const char *session)
 static void inject_untraced(const char *reason)
 {
 	log_fail("tracing disabled: %s", reason);
+	nvtx_detach();
 	db_writer_set_process_status(inject_writer, "untraced", reason);
 	db_writer_close(inject_writer);
 	inject_writer = NULL;
@@ -195,8 +192,10 @@ static void inject_start(const char *session)
 	char reason[256] = "";
 
 	snprintf(inject_path, sizeof(inject_path), "%s", session);
-	if (inject_open(session) != 0)
+	if (inject_open(session) != 0) {
+		nvtx_detach();
 		return;
+	}
 	inject_ring = ring_create(INJECT_RING_RECORDS);
 	if (!inject_ring) {
 		inject_untraced("out of memory");
@@ -208,7 +207,6 @@ static void inject_start(const char *session)
 		inject_untraced("SMTOP_SM must be 'marked' or 'all'");
 		return;
 	}
-	inject_nvtx();
 	if (inject_backend->start(inject_ring, (uint32_t)inject_pid, reason, sizeof(reason)) != 0) {
 		inject_untraced(reason);
 		return;
@@ -226,6 +224,7 @@ static void inject_start(const char *session)
 		return;
 	}
 	inject_running = 1;
+	nvtx_attach(inject_nvtx_sink);
 	inject_go_global();
 	atexit(inject_atexit);
 	pthread_atfork(NULL, NULL, inject_child_after_fork);
@@ -241,8 +240,10 @@ int InitializeInjection(void)
 		return 1;
 	log_init();
 	session = getenv("SMTOP_SESSION");
-	if (!session || !*session)
+	if (!session || !*session) {
+		nvtx_detach();
 		return 1;
+	}
 	inject_pid = getpid();
 	inject_start(session);
 	return 1;

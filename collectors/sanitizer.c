@@ -623,6 +623,23 @@ static void sz_push(struct smtop_record *recs, size_t n)
 		ring_push_many(sz_ring, recs, n);
 }
 
+/* Host times (NVTX ranges) onto %globaltimer with the launches' bound, as
+ * their submission times: read lock-free on the workload's threads. */
+static _Atomic int64_t sz_clock_bound;
+
+static uint64_t sz_host_time(uint64_t realtime_ns)
+{
+	return (uint64_t)((int64_t)realtime_ns +
+			  atomic_load_explicit(&sz_clock_bound, memory_order_relaxed));
+}
+
+/* Under sz_launch_lock. */
+static void sz_note_bound(void)
+{
+	atomic_store_explicit(&sz_clock_bound, launches_clock_bound(sz_launches_table),
+			      memory_order_relaxed);
+}
+
 static void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, size_t n)
 {
 	struct smtop_record out[SZ_OUT];
@@ -634,6 +651,7 @@ static void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, 
 		pthread_mutex_lock(&sz_launch_lock);
 		done = launches_note_blocks(sz_launches_table, clock_mono_ns(), context_id, b, take, out,
 					    SZ_OUT);
+		sz_note_bound();
 		pthread_mutex_unlock(&sz_launch_lock);
 		sz_push(out, done);
 		b += take;
@@ -649,6 +667,7 @@ static void sz_flush_stale(uint64_t idle_ns)
 	do {
 		pthread_mutex_lock(&sz_launch_lock);
 		done = launches_take_stale(sz_launches_table, clock_mono_ns(), idle_ns, out, SZ_OUT);
+		sz_note_bound();
 		pthread_mutex_unlock(&sz_launch_lock);
 		sz_push(out, done);
 	} while (done == SZ_OUT);
@@ -958,4 +977,5 @@ const struct collector_backend collector_backend_sanitizer = {
 	.stop_threads = sz_stop_threads,
 	.finish = sz_finish,
 	.disable = sz_disable,
+	.host_time = sz_host_time,
 };

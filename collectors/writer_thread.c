@@ -133,6 +133,7 @@ static void writer_thread_flush_counters(void)
 	writer_thread_add_drops("ring", ring_lost);
 	writer_thread_add_drops(drops_name(DROPS_CUPTI), drops_take(DROPS_CUPTI));
 	writer_thread_add_drops(drops_name(DROPS_BLOCKS), drops_take(DROPS_BLOCKS));
+	writer_thread_add_drops(drops_name(DROPS_NVTX), drops_take(DROPS_NVTX));
 }
 
 static void writer_thread_flush_meta(void)

@@ -63,6 +63,8 @@ void cli_usage(FILE *out)
 	      "                             all of every kernel (Compute Sanitizer), or only\n"
 	      "                             those of kernels built with kernels/smtop_trace.cuh\n"
 	      "                             (CUPTI; default)\n"
+	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
+	      "                             out (recorded by default, in both --sm modes)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
 	      "  --ascii                    draw with ASCII only\n"
 	      "  --device N                 the GPU the viewer draws, by CUDA device id\n"
@@ -192,6 +194,8 @@ static int parse_flag(const char *a, struct cli *c)
 		c->ascii = 1;
 	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))
 		c->quiet = 1;
+	else if (!strcmp(a, "--no-nvtx"))
+		c->no_nvtx = 1;
 	else if (!strcmp(a, "--list"))
 		c->demo_list = 1;
 	else if (!strcmp(a, "--guided"))

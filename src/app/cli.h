@@ -40,6 +40,7 @@ struct cli {
 	int ascii;                   /* --ascii: no UTF-8 glyphs */
 	int device;                  /* --device N: the GPU the viewer draws; -1 the first */
 	int quiet;
+	int no_nvtx;                 /* record/run/demo --no-nvtx */
 	double demo_seconds;         /* demo --seconds */
 	double speed;                /* replay --speed: real time per GPU time, 0 = default */
 	int guided;                  /* replay --guided */

@@ -91,7 +91,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 	print_processes(out, si);
 	if (si->collector && !strcmp(si->collector, "sanitizer"))
 		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
-			"no copies, sets, API calls or NVTX\n", "recorded with");
+			"no copies, sets or API calls\n", "recorded with");
 	if (si->trimmed)
 		fprintf(out, "%-14s %s\n", "trimmed", si->trimmed);
 	fprintf(out, "%-14s %" PRIu64 "\n", "kernels", si->kernels);

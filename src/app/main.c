@@ -22,7 +22,7 @@
 static int run_record(const struct cli *c)
 {
 	struct record_opts o = { .out_path = c->out_path, .argv = c->argv, .quiet = c->quiet,
-				  .sm_mode = c->sm_mode };
+				  .sm_mode = c->sm_mode, .no_nvtx = c->no_nvtx };
 	return record_main(&o);
 }
 

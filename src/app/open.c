@@ -517,7 +517,8 @@ static int view_live(const struct cli *c, char *const *argv, const char *label)
 		return 1;
 	}
 	char session_path[PATH_MAX], log_path[PATH_MAX + 8];
-	struct record_opts o = { .out_path = c->out_path, .argv = argv, .quiet = 1, .sm_mode = c->sm_mode };
+	struct record_opts o = { .out_path = c->out_path, .argv = argv, .quiet = 1, .sm_mode = c->sm_mode,
+				 .no_nvtx = c->no_nvtx };
 	if (!o.out_path) {
 		char err[PATH_MAX + 128];
 		if (record_default_path(argv, session_path, sizeof session_path, err, sizeof err) != 0) {

@@ -200,9 +200,9 @@ static void child_exec(const struct record_opts *o, const char *session,
 	else
 		unsetenv("SMTOP_SANITIZER_LIB");
 	/* NVTX reads its injection path once, at its first call, which may come
-	 * before CUDA loads the collector: set it from the start (opt-in). */
-	const char *nvtx = getenv("SMTOP_NVTX");
-	if (nvtx && !strcmp(nvtx, "1"))
+	 * before CUDA loads the collector: set it from the start.  A tool of the
+	 * user's own keeps its place (record_nvtx_note said so). */
+	if (!o->no_nvtx)
 		setenv("NVTX_INJECTION64_PATH", injector, 0);
 	if (o->log_path) {
 		/* The viewer owns the terminal: the workload runs in its own
@@ -225,6 +225,17 @@ static void child_exec(const struct record_opts *o, const char *session,
 	if (write(err_fd, &e, sizeof e) < 0)
 		_exit(127);
 	_exit(127);
+}
+
+/* NVTX loads one injection: when the user named another, the ranges go to
+ * it, and the session will hold none.  Said once, before the workload runs. */
+static void record_nvtx_note(const struct record_opts *o, const char *injector)
+{
+	const char *own = getenv("NVTX_INJECTION64_PATH");
+	if (o->no_nvtx || !own || !*own || !strcmp(own, injector))
+		return;
+	fprintf(stderr, "smtop: NVTX_INJECTION64_PATH is set (%s): NVTX ranges go to it, not to the session\n",
+		own);
 }
 
 /* Fork and exec; the close-on-exec pipe tells exec failure from success. */
@@ -303,6 +314,7 @@ int record_start(const struct record_opts *o, struct record_child *c)
 		return -1;
 	}
 	int exec_errno = 0;
+	record_nvtx_note(o, injector);
 	c->pid = spawn_workload(o, path, injector, &exec_errno);
 	if (c->pid < 0) {
 		fprintf(stderr, "smtop: %s: %s\n", o->argv[0],

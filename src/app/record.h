@@ -11,6 +11,7 @@ struct record_opts {
 	const char *log_path;     /* send the workload's stdout/stderr here, or NULL */
 	const char *sm_mode;      /* "all", "marked" or NULL (RECORD_SM_DEFAULT) */
 	int quiet;
+	int no_nvtx;              /* leave NVTX_INJECTION64_PATH alone */
 };
 
 struct record_child {

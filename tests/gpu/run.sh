@@ -353,13 +353,36 @@ section_busiest() {
 	rm -f "$OUT_DIR/busiest.smtop"
 }
 
-# NVTX ranges (opt-in: SMTOP_NVTX=1) reach the session: one per timed iteration.
+# NVTX ranges reach the session by default under both backends: one range
+# "request N" per timed iteration (torch.cuda.nvtx.range_push/pop), 30 of
+# 30, each on the session's timebase: it holds the host submission of at
+# least one kernel launched in it (CUPTI's latency timestamp under marked,
+# the launch callback's mapped time under all).
 section_nvtx() {
-	echo "== NVTX ranges from PyTorch"
-	SMTOP_NVTX=1 record nvtx python3 tests/gpu/torch_resnet.py --batch 1 --iters 30 --warmup 3 --nvtx
-	tail -1 "$OUT_DIR/nvtx.out"
-	n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT COUNT(*) FROM NVTX_EVENTS WHERE text LIKE 'request %'\").fetchone()[0])" "$OUT_DIR/nvtx.smtop")
-	expect_eq "NVTX ranges" "$n" 30
+	# marked last: should a shell keep the assignment after the call, what
+	# follows still records with the default
+	for mode in all marked; do
+		echo "== NVTX ranges from PyTorch (--sm $mode)"
+		SMTOP_RECORD_ARGS="--sm $mode" record "nvtx-$mode" \
+			python3 tests/gpu/torch_resnet.py --batch 1 --iters 30 --warmup 3 --nvtx \
+			|| bad "nvtx --sm $mode exit status"
+		tail -1 "$OUT_DIR/nvtx-$mode.out"
+		$SMTOP info "$OUT_DIR/nvtx-$mode.smtop" | grep -E "kernels|other|dropped"
+		python3 - "$OUT_DIR/nvtx-$mode.smtop" > "$OUT_DIR/nvtx-$mode.check" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+ranges = db.execute(
+    "SELECT e.start, e.end FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = e.textId"
+    " WHERE COALESCE(e.text, s.value) LIKE 'request %' AND e.end > e.start").fetchall()
+subs = [r[0] for r in db.execute(
+    "SELECT submitted FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE submitted > 0").fetchall()]
+held = sum(1 for s, e in ranges if any(s <= t <= e for t in subs))
+print(len(ranges), held)
+PY
+		read n held < "$OUT_DIR/nvtx-$mode.check"
+		expect_eq "NVTX ranges 'request N' (--sm $mode)" "$n" 30
+		expect_eq "NVTX ranges holding a kernel's submission (--sm $mode)" "$held" 30
+	done
 }
 
 # Two or more GPUs in one process (needs a machine with several).
@@ -439,7 +462,7 @@ section_paper() {
 # calculator (tests/gpu/observer.py).
 section_observer() {
 	echo "== observer"
-	for mode in marked all; do
+	for mode in all marked; do
 		SMTOP_RECORD_ARGS="--sm $mode" record "place-$mode" build/smtop-demo placement --seconds 3
 		rm -rf "$OUT_DIR/place-$mode-csv"
 		$SMTOP export "$OUT_DIR/place-$mode.smtop" --csv "$OUT_DIR/place-$mode-csv" -q

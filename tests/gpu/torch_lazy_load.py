@@ -20,14 +20,16 @@ import torch.nn.functional as F
 def main():
     lo = torch.cuda.Stream(priority=0)
     hi = torch.cuda.Stream(priority=-5)
-    big = torch.ones(64 << 20, device="cuda")
+    big = torch.ones(256 << 20, device="cuda")
     img = torch.randn(8, 64, 56, 56, device="cuda")
     wt = torch.randn(64, 64, 3, 3, device="cuda")
     torch.cuda.synchronize()
     # about half a second of work, so the first launches below (their
-    # modules load for tens of milliseconds in all) all meet it
+    # modules load for tens of milliseconds in all) all meet it; fewer than
+    # the launch queue holds (about a thousand), or the host would wait here
+    # until the work drained
     with torch.cuda.stream(lo):
-        for _ in range(4000):
+        for _ in range(800):
             big.add_(1.0)
     ops = [
         lambda t: F.conv2d(t, wt, padding=1),

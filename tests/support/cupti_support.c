@@ -134,15 +134,6 @@ void cupti_support_marker(CUpti_ActivityMarker2 *m, CUpti_ActivityFlag flags, ui
 	m->domain = domain;
 }
 
-void cupti_support_marker_color(CUpti_ActivityMarkerData2 *d, uint32_t id, uint32_t argb)
-{
-	memset(d, 0, sizeof(*d));
-	d->kind = CUPTI_ACTIVITY_KIND_MARKER_DATA;
-	d->flags = CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB;
-	d->id = id;
-	d->color = argb;
-}
-
 void cupti_support_slot(struct smtop_trace_slot *slots, uint32_t capacity, uint64_t index,
 			uint64_t grid, uint64_t start, uint64_t end, uint32_t block, uint16_t sm)
 {

@@ -37,7 +37,6 @@ void cupti_support_context(CUpti_ActivityContext3 *c, uint32_t context, uint32_t
 void cupti_support_marker(CUpti_ActivityMarker2 *m, CUpti_ActivityFlag flags, uint32_t id,
 			  uint64_t t, uint32_t tid, const char *name, const char *domain);
 
-void cupti_support_marker_color(CUpti_ActivityMarkerData2 *d, uint32_t id, uint32_t argb);
 
 /* Writes slot `index` of a ring image completely, as a finished block does. */
 void cupti_support_slot(struct smtop_trace_slot *slots, uint32_t capacity, uint64_t index,

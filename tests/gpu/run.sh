@@ -167,9 +167,13 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 	done
 }
 
-# The --sm all overhead beside the other ways to trace, interleaved rounds.
+# The --sm all overhead beside the other ways to trace, interleaved rounds,
+# each process pinned alike (SMTOP_CPUS, e.g. the GPU's NUMA-local cores).
+# nsys: on PATH, else NSYS (the H200 machine's comes with Nsight Compute).
 section_sm_all_overhead() {
 	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
+	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
+	NSYS=${NSYS:-$(command -v nsys || echo /opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys)}
 	for w in infer train; do
 		case $w in
 		infer) echo "== sm_all_overhead: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;
@@ -179,15 +183,15 @@ section_sm_all_overhead() {
 		i=0
 		while [ $i -lt "$rounds" ]; do
 			for mode in plain marked all-entry all profiler nsys; do
-				rm -f "$OUT_DIR/ovh.smtop"
+				rm -f "$OUT_DIR/ovh.smtop" "$OUT_DIR"/ovh-nsys.*
 				case $mode in
-				plain) python3 tests/gpu/torch_resnet.py $args ;;
-				marked) $SMTOP record -q --sm marked -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-				all-entry) SMTOP_PATCH=entry $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-				all) $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-				profiler) python3 tests/gpu/torch_resnet.py $args --profile ;;
-				nsys) command -v nsys >/dev/null && nsys profile -o "$OUT_DIR/ovh-nsys" --force-overwrite true \
-					python3 tests/gpu/torch_resnet.py $args ;;
+				plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
+				marked) $PIN $SMTOP record -q --sm marked -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+				all-entry) SMTOP_PATCH=entry $PIN $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+				all) $PIN $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
+				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+					$PIN "$NSYS" profile -t cuda,nvtx -o "$OUT_DIR/ovh-nsys" python3 tests/gpu/torch_resnet.py $args ;;
 				esac 2>/dev/null | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/ovh-$w.txt"
 			done
 			i=$((i + 1))

@@ -1338,6 +1338,9 @@ Test(ready, legacy_bound_is_named)
 	cr_expect_eq(e->ready_correlation_id, 3);
 	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "legacy_stream");
 	cr_expect_str_eq(analysis_bound_op(e->ready_bound), "memcpy");
+	char why[80];
+	analysis_bound_brief(e, why, sizeof why);
+	cr_expect_str_eq(why, "legacy sync: a memcpy ended (#3)");
 	analysis_free(a);
 	trace_free(t);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "src/core/analysis.h"
 #include "src/core/replay_clock.h"
 #include "src/core/fmt.h"
 #include "ui/legend.h"
@@ -89,6 +90,10 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 		snprintf(t, sizeof t, "ready %s  not started yet", t0);
 	else
 		snprintf(t, sizeof t, "ready %s  started %s", t0, t1);
+	line(c, r, &row, t);
+	char why[160];
+	analysis_bound_brief(e, why, sizeof why);
+	snprintf(t, sizeof t, "why: %s", why);
 	line(c, r, &row, t);
 	line(c, r, &row, e->from_blocks ? "behind (share of block-time overlap):"
 					: "behind (share of kernel-time overlap):");

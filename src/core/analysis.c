@@ -16,6 +16,7 @@
  * state of analysis_state.h. */
 #include "src/core/analysis.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -705,5 +706,46 @@ const char *analysis_bound_op(enum smtop_ready_bound b)
 		return "event";
 	default:
 		return NULL;
+	}
+}
+
+void analysis_bound_brief(const struct smtop_event *e, char *buf, size_t len)
+{
+	const char *op = analysis_bound_op(e->ready_bound);
+	uint32_t c = e->ready_correlation_id;
+	switch (e->ready_bound) {
+	case SMTOP_READY_AFTER_KERNEL:
+	case SMTOP_READY_AFTER_MEMCPY:
+	case SMTOP_READY_AFTER_MEMSET:
+		snprintf(buf, len, "the %s before it ended (#%u)", op, c);
+		break;
+	case SMTOP_READY_EVENT_WAIT:
+		snprintf(buf, len, "its stream wait call (#%u)", c);
+		break;
+	case SMTOP_READY_EVENT_KERNEL:
+	case SMTOP_READY_EVENT_MEMCPY:
+	case SMTOP_READY_EVENT_MEMSET:
+		snprintf(buf, len, "its event's %s ended (#%u)", op, c);
+		break;
+	case SMTOP_READY_EVENT_DEVICE:
+		snprintf(buf, len, "the GPU reached its event (#%u)", c);
+		break;
+	case SMTOP_READY_LEGACY_KERNEL:
+	case SMTOP_READY_LEGACY_MEMCPY:
+	case SMTOP_READY_LEGACY_MEMSET:
+		snprintf(buf, len, "legacy sync: a %s ended (#%u)", op, c);
+		break;
+	case SMTOP_READY_GRAPH_KERNEL:
+		snprintf(buf, len, "its graph's kernel ended (#%u)", c);
+		break;
+	case SMTOP_READY_HOST_SUBMIT:
+		snprintf(buf, len, "the host submitted it");
+		break;
+	case SMTOP_READY_LAUNCH_CALL:
+		snprintf(buf, len, "its launch call returned (#%u)", c);
+		break;
+	default:
+		snprintf(buf, len, "N/A");
+		break;
 	}
 }

@@ -178,5 +178,9 @@ const char *analysis_bound_name(enum smtop_ready_bound b);
  * that ended last on the stream that held this one back), "event" (an
  * event's device timestamp); NULL for the host and the wait call itself. */
 const char *analysis_bound_op(enum smtop_ready_bound b);
+/* What set e's ready time in a few words, for narrow panes ("the kernel
+ * before it ended (#12)", # a correlation id); report --explain says it at
+ * length. */
+void analysis_bound_brief(const struct smtop_event *e, char *buf, size_t len);
 
 #endif

@@ -913,7 +913,7 @@ Test(analysis, recorded_concurrency_as_processes_is_not_timeslice)
  * id 2) ends at 5000 and grid 4 (correlation id 4) gets its first block at
  * 101000.  Grid 4's submitted time is `sub` (0: none).  The caller adds what
  * else bounds grid 4 before analysis_update. */
-static struct analysis *bounded_victim(struct trace *t, uint64_t sub)
+static void bounded_victim_trace(struct trace *t, uint64_t sub)
 {
 	trace_device(t, 0, 4);
 	trace_stream(t, 1, 0, 1, LO);
@@ -924,6 +924,11 @@ static struct analysis *bounded_victim(struct trace *t, uint64_t sub)
 	trace_blocks(t, 1, 0, 1, 4, 1000, 101000);
 	trace_blocks(t, 1, 0, 2, 4, 2000, 5000);
 	trace_blocks(t, 1, 0, 4, 4, 101000, 111000);
+}
+
+/* t's streams, device, kernels and blocks in an analysis not updated yet. */
+static struct analysis *analysis_of(const struct trace *t)
+{
 	struct analysis *a = analysis_new(NULL);
 	cr_assert_not_null(a);
 	for (size_t i = 0; i < t->n_streams; i++)
@@ -934,6 +939,26 @@ static struct analysis *bounded_victim(struct trace *t, uint64_t sub)
 	for (size_t i = 0; i < t->n_blocks; i++)
 		analysis_add_block(a, t->blocks[i].pid, t->blocks[i].context_id, &t->blocks[i].b);
 	return a;
+}
+
+static struct analysis *bounded_victim(struct trace *t, uint64_t sub)
+{
+	bounded_victim_trace(t, sub);
+	return analysis_of(t);
+}
+
+/* bounded_victim's trace, after `edit` changed its records. */
+static struct analysis *bounded_victim_edited(struct trace *t, void (*edit)(struct trace *t))
+{
+	bounded_victim_trace(t, 0);
+	edit(t);
+	return analysis_of(t);
+}
+
+/* grid 4 is call 8: room for calls 5 to 7 before it */
+static void victim_called_later(struct trace *t)
+{
+	t->kernels[2].correlation_id = 8;
 }
 
 static const struct smtop_event *sole_event(struct analysis *a)
@@ -1038,19 +1063,7 @@ Test(ready, event_wait_applies_to_the_first_operation_after_it)
 {
 	/* grid 4 gets correlation id 8: the wait is call 5, a copy call 6 */
 	struct trace *t = trace_new();
-	struct analysis *a = bounded_victim(t, 0);
-	struct smtop_kernel k = t->kernels[2];
-	analysis_free(a);
-	k.correlation_id = 8;
-	a = analysis_new(NULL);
-	for (size_t i = 0; i < t->n_streams; i++)
-		analysis_add_stream(a, &t->streams[i]);
-	analysis_add_device(a, &t->devices[0]);
-	analysis_add_kernel(a, &t->kernels[0]);
-	analysis_add_kernel(a, &t->kernels[1]);
-	analysis_add_kernel(a, &k);
-	for (size_t i = 0; i < t->n_blocks; i++)
-		analysis_add_block(a, t->blocks[i].pid, t->blocks[i].context_id, &t->blocks[i].b);
+	struct analysis *a = bounded_victim_edited(t, victim_called_later);
 	struct smtop_sync w = wait_on(2, 5, 70000, ANALYSIS_SYNC_STREAM_WAIT_EVENT);
 	struct smtop_memcpy c = copy_on(2, 6, 6000, 20000);
 	cr_assert_eq(analysis_add_sync(a, &w), 0);
@@ -1160,29 +1173,6 @@ Test(ready, copy_before_a_kernel_not_started_yet)
 	cr_expect_eq(p->wait_ns, 60000 - 30000);
 	analysis_free(a);
 	trace_free(t);
-}
-
-/* bounded_victim's trace fed again, after `edit` changed its records. */
-static struct analysis *bounded_victim_edited(struct trace *t, void (*edit)(struct trace *t))
-{
-	analysis_free(bounded_victim(t, 0));
-	edit(t);
-	struct analysis *a = analysis_new(NULL);
-	cr_assert_not_null(a);
-	for (size_t i = 0; i < t->n_streams; i++)
-		analysis_add_stream(a, &t->streams[i]);
-	analysis_add_device(a, &t->devices[0]);
-	for (size_t i = 0; i < t->n_kernels; i++)
-		analysis_add_kernel(a, &t->kernels[i]);
-	for (size_t i = 0; i < t->n_blocks; i++)
-		analysis_add_block(a, t->blocks[i].pid, t->blocks[i].context_id, &t->blocks[i].b);
-	return a;
-}
-
-/* grid 4 is call 8: room for an event record (5) and a wait (6) before it */
-static void victim_called_later(struct trace *t)
-{
-	t->kernels[2].correlation_id = 8;
 }
 
 static struct smtop_cuda_event record_on(uint32_t stream, uint32_t corr, uint32_t event,

@@ -1,9 +1,9 @@
 #!/bin/sh
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
-# the H200).  Sections (default: all but the last six): collector torch
+# the H200).  Sections (default: all but the last seven): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps request_timeline
-# live_lag nvtx fixtures paper observer, then waits (in the default too);
+# live_lag nvtx fixtures paper observer demos_sm_all, then waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -212,6 +212,25 @@ section_demos() {
 		$SMTOP report "$OUT_DIR/demo-$d.smtop" --top 3 | head -30
 	done
 	python3 tests/gpu/check_demos.py "$OUT_DIR" || fails=$((fails + 1))
+}
+
+# The demos recorded with every block (--sm all): the same verdicts as with
+# the header's tracer (check_demos.py on their sessions and reports).
+section_demos_sm_all() {
+	echo "== demos with --sm all"
+	D=$OUT_DIR/sm-all-demos
+	mkdir -p "$D"
+	for d in priority-vs-training equal-priority head-of-line green-contexts timeslice; do
+		rm -f "$D/demo-$d.smtop"
+		timeout -s INT 150 $SMTOP record --sm all -q -o "$D/demo-$d.smtop" -- \
+			build/smtop-demo "$d" --seconds 3 > "$D/demo-$d.out" 2> "$D/demo-$d.err"
+		echo "demo $d --sm all exit $?"
+		cat "$D/demo-$d.err"
+		expect_no_block_drops "demo $d --sm all" "$D/demo-$d.smtop"
+		$SMTOP report "$D/demo-$d.smtop" --json > "$D/demo-$d.json"
+		$SMTOP report "$D/demo-$d.smtop" --top 2 | sed -n '/^totals/,/^$/p'
+	done
+	python3 tests/gpu/check_demos.py "$D" || fails=$((fails + 1))
 }
 
 # Each part of the collector switched off in turn (docs/collector.md), and

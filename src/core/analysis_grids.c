@@ -337,6 +337,7 @@ int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smt
 	g->form = GRID_EXACT;
 	g->act = (uint16_t)act;
 	g->first_start = UINT64_MAX;
+	g->first_end = UINT64_MAX;
 	if (analysis_state_imap_put(a, &a->grid_map, analysis_grids_key, gi))
 		return -1;
 	a->n_grids++;
@@ -383,6 +384,19 @@ static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e
 	return 0;
 }
 
+/* The most of the grid's blocks resident on one SM at once, as the SM's
+ * sweep (src/core/residency.h) counts them.  Returns 0 or -1. */
+static int grid_note_resident(struct device *d, struct grid *g, int32_t gi, uint16_t sm,
+			      uint64_t s, uint64_t e)
+{
+	int c = residency_add(&d->res, sm, g->pid, gi, s, e);
+	if (c < 0)
+		return -1;
+	if (c > g->most_per_sm)
+		g->most_per_sm = c > UINT16_MAX ? UINT16_MAX : (uint16_t)c;
+	return 0;
+}
+
 /* Blocks b[0..n) of grid gi (a chunk's run of one grid): the device's and
  * the grid's extents and the grid's blocks or profile. */
 int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n)
@@ -407,10 +421,13 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 			g->last_start = s;
 		if (e > g->last_end)
 			g->last_end = e;
+		if (e < g->first_end)
+			g->first_end = e;
 		g->block_time += e - s;
 		struct clusters *ev = &d->acts[g->act].ev;
 		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||
-			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS);
+			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS) ||
+			  grid_note_resident(d, g, gi, b[i].sm, s, e);
 		if (!err)
 			err = g->form == GRID_PROFILE ? grid_add_profiled(a, g, s, e)
 						      : grid_add_exact(a, gi, s, e);

@@ -1055,8 +1055,14 @@ void session_model_meta(const struct session *s, struct model *m)
 	m->drops_known = !s->info.is_nsys;
 	m->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
 	m->trimmed = 0;
-	for (size_t i = 0; i < s->n_src; i++)
+	m->regs_maybe_patched = 0;
+	for (size_t i = 0; i < s->n_src; i++) {
 		m->trimmed |= s->src[i].info.trimmed != NULL;
+		/* under the sanitizer the registers come from cuFuncGetAttribute:
+		 * before or after the block patches, not told apart */
+		m->regs_maybe_patched |= s->src[i].info.collector &&
+					 !strcmp(s->src[i].info.collector, "sanitizer");
+	}
 	/* a model built again (a replay) bins on the loader's threads too */
 	if (s->loader)
 		model_set_pool(m, s->loader->pool);

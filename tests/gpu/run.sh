@@ -434,19 +434,32 @@ section_paper() {
 	echo "paper: $slower of $rows rows slower beside training than alone"
 }
 
-# The observer effect: the placement demo's kernels under each backend,
-# registers and the most blocks resident per SM against the occupancy
-# calculator (tests/gpu/observer.py).
+# The observer effect: the placement demo recorded under each backend; each
+# report's most blocks per SM checked against the exported blocks' own sweep
+# (tests/e2e/check_occupancy.py), then the two reports side by side with what
+# the runtime said inside the workload (tests/gpu/observer.py): registers,
+# occupancy limit and most blocks per SM, per kernel and mode.
 section_observer() {
 	echo "== observer"
 	for mode in marked all; do
-		SMTOP_RECORD_ARGS="--sm $mode" record "place-$mode" build/smtop-demo placement --seconds 3
+		SMTOP_RECORD_ARGS="--sm $mode" record "place-$mode" build/smtop-demo placement --seconds 3 ||
+			bad "observer: recording --sm $mode failed"
+		$SMTOP report "$OUT_DIR/place-$mode.smtop" --json -q > "$OUT_DIR/place-$mode.json" ||
+			bad "observer: smtop report --json on --sm $mode failed"
 		rm -rf "$OUT_DIR/place-$mode-csv"
 		$SMTOP export "$OUT_DIR/place-$mode.smtop" --csv "$OUT_DIR/place-$mode-csv" -q
-		echo "--sm $mode:"
-		python3 tests/gpu/observer.py "$OUT_DIR/place-$mode.out" "$OUT_DIR/place-$mode-csv" ||
-			bad "observer: --sm $mode recorded none of the placement kernels' blocks"
+		out=$(python3 tests/e2e/check_occupancy.py "$OUT_DIR/place-$mode.json" "$OUT_DIR/place-$mode-csv")
+		printf '%s\n' "$out" | tail -6
+		if printf '%s' "$out" | tail -1 | grep -q ' 0 failed checks'; then
+			ok "observer --sm $mode: the report's most per SM = the blocks' own sweep"
+		else
+			bad "observer --sm $mode: the report's occupancy disagrees with the blocks"
+		fi
 	done
+	python3 tests/gpu/observer.py "$OUT_DIR/place-marked.out" "$OUT_DIR/place-marked.json" \
+		"$OUT_DIR/place-all.out" "$OUT_DIR/place-all.json" &&
+		ok "observer: each placement kernel in both reports, smtop's limits = the runtime's" ||
+		bad "observer: a kernel missing, or a limit unlike the runtime's (table above)"
 }
 
 section_layers() {

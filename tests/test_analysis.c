@@ -1232,6 +1232,10 @@ Test(analysis, most_blocks_per_sm_against_the_limit)
 		cr_expect(o[1].full, "396 blocks > 2 x 132, and blocks waited");
 		cr_expect_eq(o[2].most_per_sm, 1);
 		cr_expect(!o[2].waited && !o[2].full);
+		/* a viewer hears of each kernel whose most rose, once */
+		size_t ks[2], n = analysis_most_changed(a, ks, 2), m = analysis_most_changed(a, ks, 2);
+		cr_expect_eq(n + m, 3);
+		cr_expect_eq(analysis_most_changed(a, ks, 2), 0);
 		analysis_free(a);
 	}
 }

@@ -746,28 +746,3 @@ Test(model, trim_gives_the_stage_back)
 	};
 	expect_same_as_reference(b, 3);
 }
-
-/* Whole blocks (a chunk's, model_add_blocks) count in a kernel's most
- * blocks on one SM; touching blocks do not overlap; a block added alone
- * (a replay's, cut at its clock) does not count. */
-Test(model, most_blocks_per_sm_from_whole_blocks)
-{
-	dev(2048);
-	kern(7, 1, 64, 0, 0, 100, "k");
-	kern(8, 1, 64, 0, 100, 200, "j");
-	struct smtop_block b[] = {
-		{ .grid_id = 7, .sm = 0, .start = US(0), .end = US(10) },
-		{ .grid_id = 7, .sm = 0, .start = US(0), .end = US(20) },
-		{ .grid_id = 7, .sm = 0, .start = US(10), .end = US(30) },
-		{ .grid_id = 7, .sm = 0, .start = US(20), .end = US(30) },
-		{ .grid_id = 7, .sm = 1, .start = US(5), .end = US(30) },
-	};
-	cr_assert_eq(model_add_blocks(&m, b, 5, 1, 1), 0);
-	model_flush(&m);
-	cr_expect_eq(m.kernels[0].most_per_sm, 2);
-	blk(8, 0, 100, 110);
-	blk(8, 0, 100, 110);
-	model_flush(&m);
-	cr_expect_eq(m.kernels[1].blocks_seen, 2);
-	cr_expect_eq(m.kernels[1].most_per_sm, 0);
-}

@@ -1,8 +1,8 @@
 /* The most blocks of a kernel resident on one SM at once
  * (src/core/residency.c): touching blocks do not overlap, SMs and kernels
- * are counted apart, processes may lag each other, and blocks in any order
- * give the answer of blocks in start order while the blocks they overlap
- * are kept. */
+ * are counted apart, a process may lag another on the same SM, blocks in
+ * any order give the answer of blocks in start order while the blocks they
+ * overlap are kept, and an SM keeps only what can still overlap. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
@@ -20,10 +20,11 @@ static void feed(const struct blk *v, size_t n, int most[8], struct residency *r
 	for (int i = 0; i < 8; i++)
 		most[i] = 0;
 	for (size_t i = 0; i < n; i++) {
-		int c = residency_add(r, v[i].sm, v[i].series, v[i].owner, v[i].s, v[i].e);
+		int c = residency_add(r, v[i].sm, v[i].series, v[i].owner, v[i].s, v[i].e,
+				      most[v[i].owner]);
+		cr_assert_geq(c, most[v[i].owner]);
 		cr_assert_geq(c, 1);
-		if (c > most[v[i].owner])
-			most[v[i].owner] = c;
+		most[v[i].owner] = c;
 	}
 }
 
@@ -64,8 +65,8 @@ Test(residency, empty_blocks_count_one)
 }
 
 /* One process's blocks come a whole batch behind another's on the same SM:
- * the lagging blocks keep their own open list right. */
-Test(residency, lagging_series)
+ * the lagging process' kernel keeps its blocks. */
+Test(residency, lagging_process)
 {
 	struct blk v[] = {
 		{ 0, 1, 0, 0, 10 }, { 0, 1, 0, 1, 10 }, { 0, 1, 0, 100, 110 },
@@ -76,8 +77,8 @@ Test(residency, lagging_series)
 	cr_expect_eq(most_of(v, 7, 1), 3);
 }
 
-/* The same blocks forwards, backwards and shuffled (all kept: nothing ends
- * before a later start of its series is seen when the order is reversed). */
+/* The same blocks forwards, backwards and shuffled, against brute force:
+ * forwards and backwards exact, any order never above. */
 Test(residency, any_order_same_answer)
 {
 	enum { N = 400 };
@@ -111,7 +112,6 @@ Test(residency, any_order_same_answer)
 	residency_init(&r);
 	feed(back, N, shuf, &r);
 	residency_free(&r);
-	/* an exact count by brute force */
 	for (int o = 0; o < 3; o++) {
 		int best = 0;
 		for (int i = 0; i < N; i++) {
@@ -129,16 +129,36 @@ Test(residency, any_order_same_answer)
 	}
 }
 
-/* In start order an SM keeps only the blocks still resident. */
+/* In start order an SM keeps only the kernels whose blocks may still be
+ * resident, each with its blocks still open; another process' kernels stay
+ * until long after their last end. */
 Test(residency, memory_stays_small)
 {
 	struct residency r;
 	residency_init(&r);
 	for (uint64_t i = 0; i < 100000; i++)
-		cr_assert_leq(residency_add(&r, (uint32_t)(i % 132), 1, (int32_t)(i / 1000), i, i + 500),
-			      4);
-	for (uint32_t sm = 0; sm < r.n_sms; sm++)
-		cr_expect_leq(r.sms[sm].n, 5);
+		cr_assert_leq(residency_add(&r, (uint32_t)(i % 132), 1, (int32_t)(i / 1000), i,
+					    i + 500, 0), 4);
+	for (uint32_t sm = 0; sm < r.n_sms; sm++) {
+		cr_expect_leq(r.sms[sm].n, 2, "SM %u keeps %u kernels", sm, r.sms[sm].n);
+		for (uint32_t j = 0; j < r.sms[sm].n; j++)
+			cr_expect_leq(r.sms[sm].v[j].n, 5);
+	}
 	cr_expect_eq(r.dropped, 0);
+	/* process 2's kernel on SM 0 stays past process 1's later starts ... */
+	cr_expect_eq(residency_add(&r, 0, 2, 500, 0, 10, 0), 1);
+	cr_expect_eq(residency_add(&r, 0, 1, 501, 200000, 200010, 0), 1);
+	int has500 = 0;
+	for (uint32_t j = 0; j < r.sms[0].n; j++)
+		has500 |= r.sms[0].v[j].owner == 500;
+	cr_expect(has500);
+	/* ... until one comes long after its last end */
+	cr_expect_eq(residency_add(&r, 0, 1, 502, RESIDENCY_FORGET_NS + 11, RESIDENCY_FORGET_NS + 20, 0), 1);
+	has500 = 0;
+	for (uint32_t j = 0; j < r.sms[0].n; j++)
+		has500 |= r.sms[0].v[j].owner == 500;
+	cr_expect(!has500);
+	residency_clear(&r);
+	cr_expect_eq(r.n_sms ? r.sms[0].n : 0, 0);
 	residency_free(&r);
 }

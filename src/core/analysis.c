@@ -85,6 +85,7 @@ void analysis_free(struct analysis *a)
 	free(a->memops);
 	free(a->swaits);
 	free(a->launches);
+	free(a->most_changed);
 	free(a);
 }
 
@@ -195,6 +196,9 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 	if (kn->grid >= 0) {
 		a->grids[kn->grid].kernel = ki;
 		a->kernels_with_blocks_cache++;
+		/* its blocks came first: the viewer hears of their most now */
+		if (a->grids[kn->grid].most_per_sm && analysis_grids_most_note(a, kn->grid))
+			return -1;
 	}
 	s->kernels[s->n_kernels++] = ki;
 	s->sorted = 0;

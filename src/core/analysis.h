@@ -171,6 +171,16 @@ size_t analysis_kernel_count(const struct analysis *a);
 void analysis_kernel_occupancy(const struct analysis *a, size_t i,
 			       struct analysis_kernel_occupancy *out);
 
+/* The index of the kernel of (pid, device, grid id; the correlation id
+ * when the grid id is 0), -1 when not added. */
+long analysis_kernel_find(const struct analysis *a, uint32_t pid, uint32_t device_id,
+			  uint64_t grid_id, uint32_t correlation_id);
+
+/* Kernels whose most_per_sm rose since the last call (a viewer copies
+ * them): up to max kernel indices into out, forgotten once returned;
+ * returns how many (call again while it returns max). */
+size_t analysis_most_changed(struct analysis *a, size_t *out, size_t max);
+
 /* 1 if any block record was added. */
 int analysis_has_blocks(const struct analysis *a);
 /* OR of enum analysis_limit for the data seen so far. */

@@ -49,3 +49,31 @@ void analysis_kernel_occupancy(const struct analysis *a, size_t i,
 	out->smem = k->smem;
 	occupancy_of(a, k, out);
 }
+
+/* Grids without their kernel yet stay queued: their kernel reports them. */
+size_t analysis_most_changed(struct analysis *a, size_t *out, size_t max)
+{
+	size_t n = 0, keep = 0;
+	for (size_t i = 0; i < a->n_most_changed; i++) {
+		int32_t gi = a->most_changed[i];
+		struct grid *g = &a->grids[gi];
+		if (n < max && g->kernel >= 0) {
+			out[n++] = (size_t)g->kernel;
+			g->most_queued = 0;
+		} else if (g->kernel >= 0) {
+			a->most_changed[keep++] = gi;
+		} else {
+			g->most_queued = 0;
+		}
+	}
+	a->n_most_changed = keep;
+	return n;
+}
+
+long analysis_kernel_find(const struct analysis *a, uint32_t pid, uint32_t device_id,
+			  uint64_t grid_id, uint32_t correlation_id)
+{
+	return analysis_state_imap_get(a, &a->kern_map, analysis_grids_kern_key,
+				       analysis_grids_key1(pid, device_id),
+				       analysis_grids_key2_of(grid_id, correlation_id));
+}

@@ -36,6 +36,7 @@ struct grid {
 	uint8_t exact_cap;
 	uint16_t act;           /* index into its device's activities */
 	uint16_t most_per_sm;   /* most of its blocks resident on one SM at once */
+	uint8_t most_queued;    /* in most_changed */
 };
 
 /* A kernel as verdicts need it; pid and context are its stream's. */
@@ -186,6 +187,9 @@ struct analysis {
 	int swaits_sorted;
 	struct launch *launches; /* open addressing, cap a power of 2 */
 	size_t n_launches, cap_launches;
+	/* grids whose most_per_sm rose since analysis_most_changed last looked */
+	int32_t *most_changed;
+	size_t n_most_changed, cap_most_changed;
 };
 
 

@@ -389,7 +389,6 @@ void model_free(struct model *m)
 	free(m->names);
 	free(m->kernels);
 	free(m->khash);
-	residency_free(&m->residency);
 	for (size_t i = 0; i < m->n_events; i++)
 		free(m->events[i].ev.culprits);
 	free(m->events);
@@ -653,20 +652,8 @@ static int pending_retry(struct model *m)
 	return phash_rebuild(m, cap) ? -1 : rc;
 }
 
-/* The kernel's most blocks on one SM, from whole blocks (src/core/residency.h). */
-static int note_resident(struct model *m, long ki, const struct smtop_block *b, uint32_t pid)
-{
-	int c = residency_add(&m->residency, b->sm, pid, (int32_t)ki, b->start, b->end);
-	if (c < 0)
-		return -1;
-	if ((uint32_t)c > m->kernels[ki].most_per_sm)
-		m->kernels[ki].most_per_sm = (uint32_t)c;
-	return 0;
-}
-
-/* whole: b is the whole block (not cut at a replay's clock). */
 static int block_place(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx,
-		       int may_pend, int whole)
+		       int may_pend)
 {
 	if (!m->has_device)
 		return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
@@ -699,15 +686,13 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 	m->streams[k->stream].blocks++;
 	m->blocks++;
 	note_time(m, b->start, b->end);
-	if (whole && note_resident(m, ki, b, pid))
-		return -1;
 	return stage_block(m, k, b);
 }
 
 int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 		    uint32_t context_id)
 {
-	int r = block_place(m, b, pid, context_id, 1, 0);
+	int r = block_place(m, b, pid, context_id, 1);
 	m->generation++;
 	return r < 0 ? -1 : 0;
 }
@@ -726,8 +711,6 @@ static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, 
 			break;
 		first = y->start < first ? y->start : first;
 		last = y->end > last ? y->end : last;
-		if (note_resident(m, ki, y, m->last_pid))
-			*rc = -1;
 	}
 	int r = model_draws(m, k->device_id)
 		? binning_push_blocks(m->binning, b->sm, b, j, m->origin, k->threads ? k->threads : 1,
@@ -779,7 +762,7 @@ static int model_add_blocks_to(struct model *m, const struct smtop_block *b, siz
 		}
 		if (ki < 0) {
 			/* the one-block way: bad SMs, empty blocks, the first block */
-			rc = block_place(m, x, pid, context_id, 1, 1) < 0 ? -1 : 0;
+			rc = block_place(m, x, pid, context_id, 1) < 0 ? -1 : 0;
 			i++;
 			continue;
 		}
@@ -1177,7 +1160,7 @@ void model_memory(const struct model *m, struct model_memory *out)
 	out->stage = m->binning ? binning_memory(m->binning) : 0;
 	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
 	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
-		       m->names_cap * sizeof *m->names + residency_memory(&m->residency);
+		       m->names_cap * sizeof *m->names;
 	for (size_t i = 0; i < m->n_streams; i++)
 		out->kernels += sizeof *m->streams + m->streams[i].cap_kernels * sizeof(uint32_t);
 	for (size_t i = 0; i < m->names_cap; i++)

@@ -25,7 +25,6 @@
 
 #include "src/core/progress.h"
 #include "src/core/records.h"
-#include "src/core/residency.h"
 
 #define MODEL_BASE_NS 4000ULL          /* finest bin: 4 us (1 us bins cost 3x the build time) */
 #define MODEL_LEVELS 13                /* 4 us .. 4 us * 4^12 (67 s) */
@@ -50,8 +49,8 @@ struct model_kernel {
 	uint32_t registers, static_smem, dynamic_smem;
 	uint64_t blocks_seen;
 	uint64_t sm_mask[4];            /* SMs its blocks ran on (first 256) */
-	uint32_t most_per_sm;           /* most of its blocks on one SM at once (whole
-					 * blocks: model_add_blocks); 0 none seen */
+	uint32_t most_per_sm;           /* set by the loader from the analysis: most of
+					 * its blocks on one SM at once; 0 unknown */
 	int32_t event;                  /* index of the event it is the victim of, -1 */
 	const char *name;               /* as given; interned, owned by the model */
 	const char *short_name;         /* identifier for narrow places */
@@ -195,7 +194,6 @@ struct model {
 	int trimmed;                    /* set by the loader: a trim cut the session */
 	int regs_maybe_patched;         /* set by the loader: --sm all, registers from the
 					 * driver under the Compute Sanitizer */
-	struct residency residency;     /* blocks open on each SM: kernels' most_per_sm */
 	int loading;                    /* set by the loader: more is waiting than it read */
 	struct progress load;           /* set by the loader: how far a finished session's
 					 * reading is (total 0: not counted) */
@@ -217,8 +215,7 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k);
 void model_note_gpu(struct model *m, uint32_t device_id);
 /* b on CUPTI time; pid and context name the process whose gridId it is.
  * Counts and kernel fields change at once; the bins at the next model_flush
- * (or when a batch of BINNING_STAGE_MAX blocks is waiting).  A block added
- * alone may be cut (a replay's): it does not count in most_per_sm. */
+ * (or when a batch of BINNING_STAGE_MAX blocks is waiting). */
 int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
 		    uint32_t context_id);
 /* The same for n blocks of one process and context (a decoded chunk). */

@@ -6,33 +6,51 @@
  *
  * Blocks are half-open intervals [start, end): a block that starts when
  * another ends does not overlap it (the analysis' convention).  Each SM
- * keeps the blocks still open at the latest start its series (the blocks
- * of one process, which a session stores SM by SM in start order) has
- * reached, so memory stays at the blocks resident at once.  In that order
- * the answer is exact whatever the interleaving of SMs and processes; a
- * block that comes after later-starting blocks of its series is counted
- * against the blocks still kept (exact when they all are, a lower bound
- * otherwise: see docs/analysis.md). */
+ * keeps, for each kernel, the kernel's blocks still open at the latest
+ * start that came for it there, so memory stays at the blocks resident at
+ * once.  A session stores each SM's blocks of a process in start order, and
+ * in that order the answer is exact whatever the interleaving of SMs,
+ * kernels and processes.  A block that comes after later-starting blocks of
+ * its kernel on its SM is counted against the blocks still kept: exact when
+ * all that overlap it are, a lower bound otherwise (docs/analysis.md). */
 #ifndef SMTOP_CORE_RESIDENCY_H
 #define SMTOP_CORE_RESIDENCY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Blocks one SM keeps open at most; past it the earliest ending is dropped
- * (only damaged or wildly out-of-order data gets there: an SM holds at
- * most 32 blocks on every GPU up to sm_120). */
+/* Blocks one kernel keeps open on one SM at most; past it the earliest
+ * ending is dropped (only damaged or wildly out-of-order data gets there:
+ * an SM holds at most 32 blocks on every GPU up to sm_120). */
 #define RESIDENCY_OPEN_MAX 1024u
+#define RESIDENCY_INLINE 4
+/* A kernel's blocks on an SM are forgotten once a block of the same process
+ * starts there after the last of them ended (in start order, no later block
+ * of the kernel can overlap them), or one of another process, which may lag
+ * behind, this long after: blocks come within a flush or two of their end
+ * (the collector's writer commits every 50 ms). */
+#define RESIDENCY_FORGET_NS 100000000ull
 
-struct residency_open {
+struct residency_span {
 	uint64_t s, e;
+};
+
+/* The open blocks of one kernel on one SM. */
+struct residency_list {
 	int32_t owner;                  /* the caller's kernel or grid index */
-	uint32_t series;                /* the process the block came from */
+	uint32_t series;                /* the process its blocks come from */
+	uint32_t n, cap;                /* cap 0: the inline spans */
+	uint64_t last_end;              /* latest end it was given */
+	uint64_t max_s, min_e;          /* of the open blocks: a start in [max_s, min_e)
+					 * overlaps them all and ends none */
+	struct residency_span *heap;
+	struct residency_span inl[RESIDENCY_INLINE];
 };
 
 struct residency_sm {
-	struct residency_open *v;
+	struct residency_list *v;
 	uint32_t n, cap;
+	uint32_t last;                  /* the list the SM's last block went to */
 };
 
 struct residency {
@@ -45,14 +63,18 @@ struct residency {
 void residency_init(struct residency *r);
 void residency_free(struct residency *r);
 
-/* Block [s, e) of owner on SM sm, from series.  Returns the most blocks of
- * owner resident at once on sm that this block takes part in (>= 1; a
- * block with e <= s counts 1 and is kept nowhere), or -1 when out of
- * memory (nothing changed).  The caller keeps the maximum per owner. */
+/* Block [s, e) of owner on SM sm, from series (the process: its blocks
+ * come in start order on each SM), whose most blocks on one SM at once the
+ * caller keeps (most: so far, 0 at first).  Returns the most with this
+ * block (>= 1; a block with e <= s counts 1 and is kept nowhere), or -1
+ * when out of memory (nothing changed). */
 int residency_add(struct residency *r, uint32_t sm, uint32_t series, int32_t owner, uint64_t s,
-		  uint64_t e);
+		  uint64_t e, int most);
 
-/* Bytes held by the open lists. */
+/* Forgets everything at once (a session read to its end). */
+void residency_clear(struct residency *r);
+
+/* Bytes held. */
 size_t residency_memory(const struct residency *r);
 
 #endif

@@ -1068,6 +1068,28 @@ void session_model_meta(const struct session *s, struct model *m)
 		model_set_pool(m, s->loader->pool);
 }
 
+/* The kernels' most blocks on one SM, as far as the analysis has found
+ * them (it is the one place that counts them).  Returns 1 if any changed. */
+static int most_to_model(struct session *s)
+{
+	size_t ks[256], n;
+	int changed = 0;
+	while ((n = analysis_most_changed(s->analysis, ks, 256)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct analysis_kernel_occupancy o;
+			analysis_kernel_occupancy(s->analysis, ks[i], &o);
+			long mk = model_find_kernel(s->model, o.pid, o.device_id, o.grid_id);
+			if (mk >= 0 && s->model->kernels[mk].most_per_sm != o.most_per_sm) {
+				s->model->kernels[mk].most_per_sm = o.most_per_sm;
+				changed = 1;
+			}
+		}
+		if (n < 256)
+			break;
+	}
+	return changed;
+}
+
 /* Final events the model has not seen yet (when the analysis is not busy:
  * else at a later poll), NVTX ranges, then the model's own bookkeeping
  * (lanes sorted, ready times, events linked to kernels, bins). */
@@ -1083,6 +1105,7 @@ static int session_feed_model(struct session *s)
 			s->events_fed = n;
 		for (; s->events_fed < n; s->events_fed++)
 			model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
+		changed |= most_to_model(s);
 		if (L->athread_on)
 			pthread_mutex_unlock(&L->alock);
 	}

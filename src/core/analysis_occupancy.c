@@ -50,7 +50,8 @@ void analysis_kernel_occupancy(const struct analysis *a, size_t i,
 	occupancy_of(a, k, out);
 }
 
-/* Grids without their kernel yet stay queued: their kernel reports them. */
+/* A grid whose kernel has not come leaves the queue: its kernel's record
+ * queues it again (kern_create). */
 size_t analysis_most_changed(struct analysis *a, size_t *out, size_t max)
 {
 	size_t n = 0, keep = 0;

@@ -40,9 +40,12 @@ def smtop_said(path):
     each with one configuration; several are joined with '/')."""
     configs = json.load(open(path))["occupancy"]["configs"]
     out = {}
+    def named(name, fn):
+        # mangled, as CUPTI and the sanitizer give it (_Z10place_tinyPi), or demangled
+        return f"_Z{len(fn)}{fn}" in name or name == fn or name.startswith(fn + "(")
+
     for fn in FUNCS.values():
-        # mangled as CUPTI (or the sanitizer) gives it: _Z10place_tinyPi
-        mine = [c for c in configs if f"{len(fn)}{fn}" in (c["name"] or "")]
+        mine = [c for c in configs if named(c["name"] or "", fn)]
         if not mine:
             continue
         regs = "/".join(str(c["registers"]) for c in mine)

@@ -159,12 +159,12 @@ static void text_intro(FILE *out, const struct configs *cs, const struct report_
 
 static void text_row(FILE *out, const struct config *c, size_t count)
 {
-	char smem[24];
-	snprintf(smem, sizeof smem, "%" PRIu32, c->smem);
-	fprintf(out, "    %8zu %6" PRIu32 " %4" PRIu32 " %8s %5" PRIu32 " %-14s %4" PRIu32
-		" %4" PRIu32 "  %s\n", count, c->threads, c->registers, smem, c->limit.blocks,
-		occupancy_bound_text(c->limit.bound), c->most, c->most_full_min,
-		c->name ? c->name : "N/A");
+	char full[16] = "N/A";
+	if (c->full)
+		snprintf(full, sizeof full, "%" PRIu32, c->most_full_min);
+	fprintf(out, "    %8zu %6" PRIu32 " %4" PRIu32 " %8" PRIu32 " %5" PRIu32 " %-14s %4" PRIu32
+		" %4s  %s\n", count, c->threads, c->registers, c->smem, c->limit.blocks,
+		occupancy_bound_text(c->limit.bound), c->most, full, c->name ? c->name : "N/A");
 }
 
 static void text_list(FILE *out, const struct configs *cs, int (*want)(const struct config *),

@@ -1,8 +1,8 @@
 /* The most blocks of one kernel resident on one SM at once, found by a
  * sweep over each SM's block starts as the blocks come: what a kernel's
  * occupancy limit (src/core/occupancy_limit.h) is measured against.  The
- * analysis (for `smtop report`) and the viewer's model each keep one.
- * Pure: no I/O.
+ * analysis keeps one per device (src/core/analysis_grids.c); the viewer's
+ * model takes its figures from there.  Pure: no I/O.
  *
  * Blocks are half-open intervals [start, end): a block that starts when
  * another ends does not overlap it (the analysis' convention).  Each SM

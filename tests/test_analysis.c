@@ -1402,4 +1402,99 @@ Test(ready, untimed_copy_makes_the_wait_unknown)
 	cr_expect_eq(unknown, 1);
 	analysis_free(a);
 	trace_free(t);
+
+/* ---- each kernel's most blocks on one SM against its occupancy limit ---- */
+
+static const struct smtop_device occ_h200 = {
+	.sm_count = 132, .cc_major = 9, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
+	.max_regs_per_sm = 65536, .max_smem_per_sm = 233472, .warp_size = 32, .name = "H200",
+};
+
+/* Grid gid of `waves` waves of `per_sm` blocks on each of the 132 SMs, each
+ * wave starting when the one before ends (touching: not overlapping). */
+static void occ_grid(struct smtop_block *b, uint64_t gid, int waves, int per_sm, uint64_t t0)
+{
+	size_t n = 0;
+	for (int w = 0; w < waves; w++)
+		for (uint16_t sm = 0; sm < 132; sm++)
+			for (int i = 0; i < per_sm; i++)
+				b[n++] = (struct smtop_block){ .grid_id = gid, .sm = sm,
+							       .start = t0 + (uint64_t)w * 1000,
+							       .end = t0 + (uint64_t)(w + 1) * 1000 };
+}
+
+static struct analysis *occ_session(int backwards)
+{
+	struct analysis *a = analysis_new(NULL);
+	cr_assert(a);
+	cr_assert_eq(analysis_add_device(a, &occ_h200), 0);
+	/* the placement demo's register-heavy kernel: 103 registers, 256 threads, limit 2 */
+	struct smtop_kernel k = { .start = 1000, .end = 4000, .grid_id = 5, .pid = 1,
+				  .context_id = 1, .stream_id = 7, .correlation_id = 10,
+				  .grid = { 792, 1, 1 }, .block = { 256, 1, 1 }, .registers = 103,
+				  .name = "regs" };
+	cr_assert_eq(analysis_add_kernel(a, &k), 0);
+	/* the same launch one block at a time: a full grid below its limit */
+	k.grid_id = 6, k.correlation_id = 11, k.start = 10000, k.end = 13000;
+	k.name = "one_at_a_time";
+	cr_assert_eq(analysis_add_kernel(a, &k), 0);
+	/* a small grid: one wave, never full */
+	k.grid_id = 7, k.correlation_id = 12, k.start = 20000, k.end = 21000, k.name = "small";
+	cr_assert_eq(analysis_add_kernel(a, &k), 0);
+	static struct smtop_block b[792 + 396 + 132];
+	occ_grid(b, 5, 3, 2, 1000);
+	occ_grid(b + 792, 6, 3, 1, 10000);
+	occ_grid(b + 792 + 396, 7, 1, 1, 20000);
+	size_t n = sizeof b / sizeof b[0];
+	for (size_t i = 0; i < n; i++) {
+		const struct smtop_block *x = backwards ? &b[n - 1 - i] : &b[i];
+		cr_assert_eq(analysis_add_blocks(a, 1, 1, x, 1), 0);
+	}
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	return a;
+}
+
+Test(analysis, most_blocks_per_sm_against_the_limit)
+{
+	for (int backwards = 0; backwards < 2; backwards++) {
+		struct analysis *a = occ_session(backwards);
+		cr_assert_eq(analysis_kernel_count(a), 3);
+		struct analysis_kernel_occupancy o[3];
+		for (size_t i = 0; i < 3; i++)
+			analysis_kernel_occupancy(a, i, &o[i]);
+		cr_expect_eq(o[0].most_per_sm, 2, "backwards %d: %u", backwards, o[0].most_per_sm);
+		cr_expect_eq(o[0].limit.blocks, 2);
+		cr_expect_eq(o[0].limit.bound, OCCUPANCY_BOUND_REGISTERS);
+		cr_expect_eq(o[0].threads, 256);
+		cr_expect_eq(o[0].sms, 132);
+		cr_expect_eq(o[0].blocks, 792);
+		cr_expect(o[0].waited && o[0].full);
+		cr_expect_eq(o[1].most_per_sm, 1);
+		cr_expect(o[1].full, "396 blocks > 2 x 132, and blocks waited");
+		cr_expect_eq(o[2].most_per_sm, 1);
+		cr_expect(!o[2].waited && !o[2].full);
+		/* a viewer hears of each kernel whose most rose, once */
+		size_t ks[2], n = analysis_most_changed(a, ks, 2), m = analysis_most_changed(a, ks, 2);
+		cr_expect_eq(n + m, 3);
+		cr_expect_eq(analysis_most_changed(a, ks, 2), 0);
+		analysis_free(a);
+	}
+}
+
+Test(analysis, limit_unknown_without_device_or_registers)
+{
+	struct analysis *a = analysis_new(NULL);
+	struct smtop_kernel k = { .start = 1, .end = 2, .grid_id = 5, .pid = 1, .context_id = 1,
+				  .stream_id = 7, .block = { 256, 1, 1 }, .registers = 32 };
+	cr_assert_eq(analysis_add_kernel(a, &k), 0);
+	struct analysis_kernel_occupancy o;
+	analysis_kernel_occupancy(a, 0, &o);
+	cr_expect_eq(o.limit.bound, OCCUPANCY_BOUND_UNKNOWN);
+	cr_expect_eq(o.most_per_sm, 0);
+	cr_expect_eq(o.blocks, 0);
+	cr_assert_eq(analysis_add_device(a, &occ_h200), 0);
+	analysis_kernel_occupancy(a, 0, &o);
+	cr_expect_eq(o.limit.blocks, 8);
+	cr_expect_eq(o.limit.bound, OCCUPANCY_BOUND_THREADS);
+	analysis_free(a);
 }

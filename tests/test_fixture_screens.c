@@ -637,3 +637,33 @@ Test(fixture_screens, two_gpus_draw_one_gpu_at_a_time)
 	cr_expect(strlen(letters) > 0 && !strpbrk(letters, "acAC"), "GPU 1's rows drew '%s'", letters);
 	free(t);
 }
+
+/* The details pane of a --sm all session: its registers said to be the
+ * driver's under the sanitizer, and every kernel's most blocks per SM the
+ * analysis' own (the model counts none itself). */
+Test(fixture_screens, sm_all_kernel_details)
+{
+	open_fixture("torch-sm-all", 132, 50);
+	press('w');
+	press(APP_KEY_TAB);
+	press(APP_KEY_TAB);
+	cr_assert_geq(a.sel_kernel, 0);
+	char *t = draw(132, 50);
+	cr_expect(has(t, "(--sm all)"), "the registers line names the backend");
+	cr_expect(has(t, "resident ≤ "), "the residency line");
+	cr_expect(has(t, "/SM, limit "), "the residency line");
+	free(t);
+	size_t checked = 0;
+	for (size_t i = 0; i < m.n_kernels; i++) {
+		const struct model_kernel *k = &m.kernels[i];
+		long ak = analysis_kernel_find(s.analysis, k->pid, k->device_id, k->grid_id,
+					       k->correlation_id);
+		cr_assert_geq(ak, 0);
+		struct analysis_kernel_occupancy o;
+		analysis_kernel_occupancy(s.analysis, (size_t)ak, &o);
+		cr_expect_eq(k->most_per_sm, o.most_per_sm, "kernel %zu: %u, the analysis' %u", i,
+			     k->most_per_sm, o.most_per_sm);
+		checked += k->blocks_seen > 0 && k->most_per_sm > 0;
+	}
+	cr_expect_eq(checked, 246, "every kernel with blocks has its most (%zu)", checked);
+}

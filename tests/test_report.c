@@ -44,7 +44,8 @@ static char *render_with(struct analysis *a, int json, size_t max, int explain)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
-	struct report_options o = { "session.sqlite", max, explain };
+	struct report_options o = { .source = "session.sqlite", .max_episodes = max,
+				    .explain = explain };
 	cr_assert_eq(json ? report_json(f, a, &o) : report_text(f, a, &o), 0);
 	fclose(f);
 	return buf;
@@ -279,4 +280,117 @@ Test(report, nsys_torch_export_waits_are_the_launch_calls)
 		cr_expect_lt(strtoull(m + 8, NULL, 10), 20000, "%.300s", w);
 	}
 	free(buf);
+}
+
+/* ---- occupancy: observed vs limit ---- */
+
+/* On an H200: "regs" (103 registers, 256 threads: limit 2) run 1 block an
+ * SM at a time over 3 waves of 132 (full, below its limit), "wide" (1024
+ * threads: limit 2) holds 3 at once on SM 0 (above its limit). */
+static struct analysis *occupancy_sample(void)
+{
+	static const struct smtop_device d = {
+		.sm_count = 132, .cc_major = 9, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
+		.max_regs_per_sm = 65536, .max_smem_per_sm = 233472, .warp_size = 32,
+	};
+	struct analysis *a = analysis_new(NULL);
+	cr_assert_eq(analysis_add_device(a, &d), 0);
+	struct smtop_kernel k = { .start = 1000, .end = 4000, .grid_id = 5, .pid = 1,
+				  .context_id = 1, .stream_id = 7, .correlation_id = 10,
+				  .grid = { 396, 1, 1 }, .block = { 256, 1, 1 }, .registers = 103,
+				  .name = "regs" };
+	cr_assert_eq(analysis_add_kernel(a, &k), 0);
+	k = (struct smtop_kernel){ .start = 5000, .end = 6000, .grid_id = 6, .pid = 1,
+				   .context_id = 1, .stream_id = 7, .correlation_id = 11,
+				   .grid = { 3, 1, 1 }, .block = { 1024, 1, 1 }, .registers = 26,
+				   .name = "wide" };
+	cr_assert_eq(analysis_add_kernel(a, &k), 0);
+	for (int w = 0; w < 3; w++)
+		for (uint16_t sm = 0; sm < 132; sm++) {
+			struct smtop_block b = { .grid_id = 5, .sm = sm,
+						 .start = 1000 + (uint64_t)w * 1000,
+						 .end = 2000 + (uint64_t)w * 1000 };
+			cr_assert_eq(analysis_add_block(a, 1, 1, &b), 0);
+		}
+	for (int i = 0; i < 3; i++) {
+		struct smtop_block b = { .grid_id = 6, .sm = 0, .start = 5000 + (uint64_t)i,
+					 .end = 6000 };
+		cr_assert_eq(analysis_add_block(a, 1, 1, &b), 0);
+	}
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	return a;
+}
+
+static char *render_from(struct analysis *a, int json, const char *registers_from)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	struct report_options o = { .source = "s.smtop", .registers_from = registers_from };
+	cr_assert_eq(json ? report_json(f, a, &o) : report_text(f, a, &o), 0);
+	fclose(f);
+	return buf;
+}
+
+Test(report, occupancy_text_lists_below_and_above)
+{
+	struct analysis *a = occupancy_sample();
+	char *s = render_from(a, 0, NULL);
+	const char *want[] = {
+		"occupancy: observed vs limit",
+		"registers: as CUPTI recorded them",
+		"2 of 2 kernels with block records, 2 launch configurations: 1 full grids, 0 reach "
+		"their limit, 1 stay below it; 1 above it",
+		"full grids below their limit",
+		"           1    256  103        0     2 registers         1    1  regs",
+		"above their limit",
+		"           1   1024   26        0     2 threads           3  N/A  wide",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		cr_expect(strstr(s, want[i]), "missing \"%s\" in\n%s", want[i], s);
+	free(s);
+	s = render_from(a, 0, "sanitizer");
+	cr_expect(strstr(s, "before or after smtop's block patches"), "%s", s);
+	cr_expect(strstr(s, "may be the\n  patches' doing"), "%s", s);
+	free(s);
+	analysis_free(a);
+}
+
+Test(report, occupancy_json)
+{
+	struct analysis *a = occupancy_sample();
+	char *s = render_from(a, 1, "sanitizer");
+	cr_assert(json_valid(s), "invalid JSON:\n%s", s);
+	const char *want[] = {
+		"\"occupancy\": {\"registers_from\": \"sanitizer\", \"registers_maybe_patched\": true,"
+		" \"kernels\": 2, \"kernels_with_blocks\": 2, \"configs\": [",
+		"{\"device\": 0, \"name\": \"regs\", \"threads\": 256, \"registers\": 103, \"smem_bytes\": 0,"
+		" \"sms\": 132, \"limit\": 2, \"limit_by\": \"registers\", \"by_threads\": 8,"
+		" \"by_registers\": 2, \"by_smem\": 228, \"by_blocks\": 32, \"launches\": 1,"
+		" \"launches_with_blocks\": 1, \"blocks_max\": 396, \"most_per_sm\": 1,"
+		" \"launches_full\": 1, \"launches_full_at_limit\": 0, \"most_per_sm_full_min\": 1,"
+		" \"launches_above_limit\": 0}",
+		"\"name\": \"wide\", \"threads\": 1024, \"registers\": 26",
+		"\"most_per_sm\": 3, \"launches_full\": 0, \"launches_full_at_limit\": 0,"
+		" \"most_per_sm_full_min\": null, \"launches_above_limit\": 1}",
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		cr_expect(strstr(s, want[i]), "missing %s in\n%s", want[i], s);
+	free(s);
+	/* without blocks or a device: nulls, not zeros */
+	struct analysis *b = analysis_new(NULL);
+	struct smtop_kernel k = { .start = 1, .end = 2, .grid_id = 5, .pid = 1, .context_id = 1,
+				  .stream_id = 7, .block = { 256, 1, 1 }, .name = "k" };
+	cr_assert_eq(analysis_add_kernel(b, &k), 0);
+	cr_assert_eq(analysis_update(b, ANALYSIS_WATERMARK_ALL), 0);
+	s = render_from(b, 1, NULL);
+	cr_assert(json_valid(s), "invalid JSON:\n%s", s);
+	cr_expect(strstr(s, "\"registers\": null, \"smem_bytes\": 0, \"sms\": 0, \"limit\": null,"
+			    " \"limit_by\": \"unknown\", \"by_threads\": null"), "%s", s);
+	cr_expect(strstr(s, "\"most_per_sm\": null"), "%s", s);
+	cr_expect(strstr(s, "\"registers_from\": \"cupti\", \"registers_maybe_patched\": false"), "%s", s);
+	free(s);
+	analysis_free(b);
+	analysis_free(a);
 }

@@ -6,6 +6,7 @@
 #include "src/core/analysis.h"
 #include "src/core/replay_clock.h"
 #include "src/core/fmt.h"
+#include "src/core/occupancy_limit.h"
 #include "ui/legend.h"
 #include "ui/replay_player.h"
 
@@ -22,6 +23,33 @@ static void line(struct canvas *c, struct canvas_rect r, int *row, const char *f
 	if (*row < r.h)
 		canvas_print(c, r.x, r.y + *row, r.w, CANVAS_DEFAULT, CANVAS_DEFAULT, 0, fmt_text);
 	(*row)++;
+}
+
+/* "resident <= N/SM, limit L (what bounds it)", and what a gap between the
+ * two may mean (docs/ui.md, "Details"). */
+static void residency(struct canvas *c, struct canvas_rect r, int *row, const struct app *a,
+		      const struct model *m, const struct model_kernel *k)
+{
+	char t[256], most[24] = "N/A", lim[48] = "N/A";
+	struct occupancy_limit l;
+	struct occupancy_launch launch = { k->threads, k->registers,
+					   k->static_smem + k->dynamic_smem };
+	int known = m->has_device && occupancy_limit(&m->dev, &launch, &l) == 0;
+	if (k->most_per_sm)
+		snprintf(most, sizeof most, "%s %u/SM", a->ascii ? "<=" : "≤", k->most_per_sm);
+	if (known)
+		snprintf(lim, sizeof lim, "%u (%s)", l.blocks, occupancy_bound_text(l.bound));
+	snprintf(t, sizeof t, "resident %s, limit %s", most, lim);
+	line(c, r, row, t);
+	if (!known || !k->most_per_sm)
+		return;
+	if (k->most_per_sm > l.blocks) {
+		line(c, r, row, "above its limit: see smtop report");
+	} else if (k->most_per_sm < l.blocks && k->blocks_seen > (uint64_t)l.blocks * m->n_sm) {
+		line(c, r, row, "below its limit with blocks waiting");
+		if (m->regs_maybe_patched)
+			line(c, r, row, "--sm all: the patches may have added registers");
+	}
 }
 
 static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
@@ -52,8 +80,10 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	char rg[16] = "N/A";
 	if (k->registers)
 		snprintf(rg, sizeof rg, "%u", k->registers);
-	snprintf(t, sizeof t, "regs %s  smem %u+%u B", rg, k->static_smem, k->dynamic_smem);
+	snprintf(t, sizeof t, "regs %s%s  smem %u+%u B", rg, m->regs_maybe_patched ? " (--sm all)" : "",
+		 k->static_smem, k->dynamic_smem);
 	line(c, r, &row, t);
+	residency(c, r, &row, a, m, k);
 	snprintf(t, sizeof t, "stream s%u pid %u corr %u", k->stream_id, k->pid, k->correlation_id);
 	line(c, r, &row, t);
 }

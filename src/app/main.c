@@ -26,6 +26,15 @@ static int run_record(const struct cli *c)
 	return record_main(&o);
 }
 
+/* Who recorded the registers the occupancy limits read (report_options). */
+static const char *registers_from(const struct session *s)
+{
+	size_t san = 0;
+	for (size_t i = 0; i < s->n_src; i++)
+		san += s->src[i].info.collector && !strcmp(s->src[i].info.collector, "sanitizer");
+	return !san ? "cupti" : san == s->n_src ? "sanitizer" : "mixed";
+}
+
 /* Analyses a whole session, prints the report and stores the events in the
  * session (not in Nsight Systems exports, which smtop never modifies). */
 static int run_report(const struct cli *c)
@@ -44,7 +53,7 @@ static int run_report(const struct cli *c)
 	if (!s.ended)
 		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
 	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top,
-				     .explain = c->explain };
+				     .explain = c->explain, .registers_from = registers_from(&s) };
 	int rc = c->json ? report_json(stdout, s.analysis, &ro) : report_text(stdout, s.analysis, &ro);
 	if (session_store_events(&s, err, sizeof err) < 0 && !c->quiet)
 		fprintf(stderr, "smtop: events not stored: %s\n", err);

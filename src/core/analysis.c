@@ -66,6 +66,7 @@ void analysis_free(struct analysis *a)
 		for (size_t j = 0; j < a->devs[i].n_acts; j++)
 			free(a->devs[i].acts[j].ev.v);
 		free(a->devs[i].acts);
+		residency_free(&a->devs[i].res);
 	}
 	analysis_state_events_clear(&a->events);
 	analysis_state_events_clear(&a->prov);
@@ -87,6 +88,7 @@ void analysis_free(struct analysis *a)
 	free(a->cevents);
 	free(a->untimed);
 	free(a->launches);
+	free(a->most_changed);
 	free(a);
 }
 
@@ -142,6 +144,10 @@ int analysis_add_device(struct analysis *a, const struct smtop_device *d)
 		return -1;
 	if (d->sm_count)
 		a->devs[di].sm_count = d->sm_count;
+	/* the limits only: the record's strings are not the analysis' to keep */
+	a->devs[di].rec = *d;
+	a->devs[di].rec.name = a->devs[di].rec.uuid = NULL;
+	a->devs[di].has_rec = 1;
 	return 0;
 }
 
@@ -158,6 +164,13 @@ static void kern_set(struct kern *kn, const struct smtop_kernel *k)
 	kn->stream_id = k->stream_id;
 	kn->device_id = k->device_id;
 	kn->is_graph = k->is_graph != 0;
+	uint64_t threads = (uint64_t)(k->block[0] > 0 ? k->block[0] : 0) *
+			   (uint64_t)(k->block[1] > 0 ? k->block[1] : 0) *
+			   (uint64_t)(k->block[2] > 0 ? k->block[2] : 0);
+	kn->threads = threads > UINT16_MAX ? UINT16_MAX : (uint16_t)threads;
+	kn->registers = k->registers > UINT16_MAX ? UINT16_MAX : (uint16_t)k->registers;
+	uint64_t smem = (uint64_t)k->static_smem + k->dynamic_smem;
+	kn->smem = smem > UINT32_MAX ? UINT32_MAX : (uint32_t)smem;
 }
 
 static int kern_create(struct analysis *a, const struct smtop_kernel *k)
@@ -187,6 +200,9 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 	if (kn->grid >= 0) {
 		a->grids[kn->grid].kernel = ki;
 		a->kernels_with_blocks_cache++;
+		/* its blocks came first: the viewer hears of their most now */
+		if (a->grids[kn->grid].most_per_sm && analysis_grids_most_note(a, kn->grid))
+			return -1;
 	}
 	s->kernels[s->n_kernels++] = ki;
 	s->sorted = 0;
@@ -578,6 +594,7 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 			      d->cap_acts * sizeof *d->acts;
 		for (size_t j = 0; j < d->n_acts; j++)
 			out->index += d->acts[j].ev.cap * sizeof(struct span);
+		out->index += residency_memory(&d->res);
 	}
 	const struct vec_event *ev[2] = { &a->events, &a->prov };
 	for (int k = 0; k < 2; k++) {

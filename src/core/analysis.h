@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/core/occupancy_limit.h"
 #include "src/core/records.h"
 
 #define ANALYSIS_WATERMARK_ALL UINT64_MAX
@@ -160,6 +161,37 @@ struct analysis_memory {
 	size_t total;           /* all of the above and the rest */
 };
 void analysis_memory(const struct analysis *a, struct analysis_memory *out);
+
+/* A kernel's most blocks resident on one SM at once against its occupancy
+ * limit (docs/analysis.md, "Observed residency and the occupancy limit"). */
+struct analysis_kernel_occupancy {
+	uint32_t pid, device_id, context_id, stream_id, correlation_id;
+	uint64_t grid_id;
+	const char *name;
+	uint32_t threads, registers;    /* per block, per thread; 0 unknown */
+	uint32_t smem;                  /* static + dynamic bytes per block */
+	uint32_t sms;                   /* the device's SMs (guessed: highest seen + 1) */
+	uint64_t blocks;                /* block records; 0: none */
+	uint32_t most_per_sm;           /* 0 without block records */
+	int waited;                     /* a block started after another of its blocks ended */
+	int full;                       /* blocks > limit x sms, and waited: it could fill its limit */
+	struct occupancy_limit limit;   /* bound UNKNOWN: no device record or launch fields */
+};
+
+/* Kernels in the order they were added. */
+size_t analysis_kernel_count(const struct analysis *a);
+void analysis_kernel_occupancy(const struct analysis *a, size_t i,
+			       struct analysis_kernel_occupancy *out);
+
+/* The index of the kernel of (pid, device, grid id; the correlation id
+ * when the grid id is 0), -1 when not added. */
+long analysis_kernel_find(const struct analysis *a, uint32_t pid, uint32_t device_id,
+			  uint64_t grid_id, uint32_t correlation_id);
+
+/* Kernels whose most_per_sm rose since the last call (a viewer copies
+ * them): up to max kernel indices into out, forgotten once returned;
+ * returns how many (call again while it returns max). */
+size_t analysis_most_changed(struct analysis *a, size_t *out, size_t max);
 
 /* 1 if any block record was added. */
 int analysis_has_blocks(const struct analysis *a);

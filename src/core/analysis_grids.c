@@ -227,6 +227,9 @@ void analysis_grids_hot_sweep_before(struct analysis *a, uint64_t before)
 	}
 	a->n_hot = keep;
 	array_shrink((void **)&a->hot, &a->cap_hot, a->n_hot, sizeof *a->hot);
+	/* read to its end: no grid takes blocks any more */
+	for (size_t i = 0; i < a->n_devs && before == UINT64_MAX; i++)
+		residency_clear(&a->devs[i].res);
 }
 
 void analysis_grids_hot_sweep(struct analysis *a)
@@ -337,6 +340,7 @@ int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smt
 	g->form = GRID_EXACT;
 	g->act = (uint16_t)act;
 	g->first_start = UINT64_MAX;
+	g->first_end = UINT64_MAX;
 	if (analysis_state_imap_put(a, &a->grid_map, analysis_grids_key, gi))
 		return -1;
 	a->n_grids++;
@@ -383,6 +387,34 @@ static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e
 	return 0;
 }
 
+/* The most of the grid's blocks resident on one SM at once, as the SM's
+ * sweep (src/core/residency.h) counts them.  Returns 0 or -1. */
+static int grid_note_resident(struct analysis *a, struct device *d, struct grid *g, int32_t gi,
+			      uint16_t sm, uint64_t s, uint64_t e)
+{
+	int c = residency_add(&d->res, sm, g->pid, gi, s, e, g->most_per_sm);
+	if (c < 0)
+		return -1;
+	if (c == g->most_per_sm)
+		return 0;
+	g->most_per_sm = c > UINT16_MAX ? UINT16_MAX : (uint16_t)c;
+	return analysis_grids_most_note(a, gi);
+}
+
+/* Grid gi's most_per_sm rose: a viewer hears of it (analysis_most_changed). */
+int analysis_grids_most_note(struct analysis *a, int32_t gi)
+{
+	struct grid *g = &a->grids[gi];
+	if (g->most_queued)
+		return 0;
+	if (array_grow((void **)&a->most_changed, &a->cap_most_changed, a->n_most_changed + 1,
+		       sizeof *a->most_changed))
+		return -1;
+	a->most_changed[a->n_most_changed++] = gi;
+	g->most_queued = 1;
+	return 0;
+}
+
 /* Blocks b[0..n) of grid gi (a chunk's run of one grid): the device's and
  * the grid's extents and the grid's blocks or profile. */
 int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n)
@@ -407,10 +439,13 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 			g->last_start = s;
 		if (e > g->last_end)
 			g->last_end = e;
+		if (e < g->first_end)
+			g->first_end = e;
 		g->block_time += e - s;
 		struct clusters *ev = &d->acts[g->act].ev;
 		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||
-			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS);
+			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS) ||
+			  grid_note_resident(a, d, g, gi, b[i].sm, s, e);
 		if (!err)
 			err = g->form == GRID_PROFILE ? grid_add_profiled(a, g, s, e)
 						      : grid_add_exact(a, gi, s, e);

@@ -19,6 +19,10 @@ int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smt
  * the grid's extents and the grid's blocks or profile. */
 int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n);
 
+/* Grid gi's most_per_sm rose (or its kernel came): queued once for
+ * analysis_most_changed.  Returns 0 or -1. */
+int analysis_grids_most_note(struct analysis *a, int32_t gi);
+
 uint64_t analysis_grids_overlap(const struct analysis *an, const struct grid *g, uint64_t a,
 				uint64_t b, uint32_t *blocks);
 

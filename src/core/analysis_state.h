@@ -10,6 +10,7 @@
 #include "src/core/analysis.h"
 #include "src/core/clusters.h"
 #include "src/core/profile.h"
+#include "src/core/residency.h"
 
 #define NB ANALYSIS_PROFILE_BINS
 _Static_assert(ANALYSIS_PROFILE_BINS == PROFILE_BINS, "the analysis' profiles are src/core/profile.h's");
@@ -25,6 +26,7 @@ enum grid_form {
 struct grid {
 	uint64_t grid_id;
 	uint64_t first_start, last_start, last_end, block_time;
+	uint64_t first_end;     /* earliest block end: a later start means blocks waited */
 	void *data;             /* as form says */
 	uint32_t pid, device_id;
 	uint32_t n;
@@ -33,6 +35,8 @@ struct grid {
 	uint8_t form;           /* enum grid_form */
 	uint8_t exact_cap;
 	uint16_t act;           /* index into its device's activities */
+	uint16_t most_per_sm;   /* most of its blocks resident on one SM at once */
+	uint8_t most_queued;    /* in most_changed */
 };
 
 /* A kernel as verdicts need it; pid and context are its stream's. */
@@ -47,6 +51,9 @@ struct kern {
 	uint32_t is_graph : 1;  /* launched from a CUDA graph */
 	uint32_t decided : 1;
 	uint32_t sub_queued : 1; /* sub is CUPTI's queued: the launch call's end comes first */
+	uint16_t threads;       /* per block, 0 unknown (at most 65535: more is damage) */
+	uint16_t registers;     /* per thread, 0 unknown */
+	uint32_t smem;          /* static + dynamic bytes per block */
 };
 
 /* A copy or memset, as stream order needs it. */
@@ -115,6 +122,9 @@ struct device {
 	size_t n_running, cap_running;
 	struct activity *acts;  /* per process */
 	size_t n_acts, cap_acts;
+	struct smtop_device rec; /* the device record, strings dropped; has_rec 0: none */
+	int has_rec;
+	struct residency res;   /* blocks open on each SM, for grids' most_per_sm */
 };
 
 struct request {
@@ -193,6 +203,9 @@ struct analysis {
 	int cevents_sorted;
 	struct launch *launches; /* open addressing, cap a power of 2 */
 	size_t n_launches, cap_launches;
+	/* grids whose most_per_sm rose since analysis_most_changed last looked */
+	int32_t *most_changed;
+	size_t n_most_changed, cap_most_changed;
 };
 
 

@@ -49,6 +49,8 @@ struct model_kernel {
 	uint32_t registers, static_smem, dynamic_smem;
 	uint64_t blocks_seen;
 	uint64_t sm_mask[4];            /* SMs its blocks ran on (first 256) */
+	uint32_t most_per_sm;           /* set by the loader from the analysis: most of
+					 * its blocks on one SM at once; 0 unknown */
 	int32_t event;                  /* index of the event it is the victim of, -1 */
 	const char *name;               /* as given; interned, owned by the model */
 	const char *short_name;         /* identifier for narrow places */
@@ -190,6 +192,8 @@ struct model {
 	int drops_known;                /* 0: shown as N/A (an nsys export has none) */
 	int live;                       /* set by the loader */
 	int trimmed;                    /* set by the loader: a trim cut the session */
+	int regs_maybe_patched;         /* set by the loader: --sm all, registers from the
+					 * driver under the Compute Sanitizer */
 	int loading;                    /* set by the loader: more is waiting than it read */
 	struct progress load;           /* set by the loader: how far a finished session's
 					 * reading is (total 0: not counted) */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "src/core/analysis.h"
+#include "src/core/report_occupancy.h"
 
 static const enum smtop_event_kind kinds[] = {
 	SMTOP_EV_BLOCKING, SMTOP_EV_INVERSION_RESIDENT, SMTOP_EV_INVERSION_DISPATCH,
@@ -246,6 +247,8 @@ int report_text(FILE *out, struct analysis *a, const struct report_options *o)
 		text_event(out, ev[i], o->explain);
 	free(ev);
 	text_totals(out, a);
+	if (report_occupancy_text(out, a, o))
+		return -1;
 	text_limits(out, a);
 	return ferror(out) ? -1 : 0;
 }
@@ -412,6 +415,8 @@ int report_json(FILE *out, struct analysis *a, const struct report_options *o)
 	free(ev);
 	fputs("  ],\n", out);
 	json_totals(out, a);
+	if (report_occupancy_json(out, a, o))
+		return -1;
 	json_limits(out, a);
 	fputs("}\n", out);
 	return ferror(out) ? -1 : 0;

@@ -15,6 +15,10 @@ struct report_options {
 	const char *source;     /* session path shown in the header, may be NULL */
 	size_t max_episodes;    /* worst episodes listed; 0 lists all */
 	int explain;            /* text: why each episode's ready time, and what ran meanwhile */
+	/* who recorded the registers the occupancy limits read: "cupti" (--sm
+	 * marked, Nsight Systems exports), "sanitizer" (--sm all), "mixed",
+	 * NULL unknown (said as cupti) */
+	const char *registers_from;
 };
 
 /* Both return 0, or -1 if writing failed.  Call analysis_update first. */

@@ -285,6 +285,20 @@ static int push_cut(struct replay_feed_cut **v, size_t *n, size_t *cap, size_t i
 	return 0;
 }
 
+/* The replayed blocks come cut at the clock: a kernel's most blocks on one
+ * SM is the whole session's, from its analysis (read to its end). */
+static void kernel_most(struct replay_feed *p, const struct smtop_kernel *k)
+{
+	long ak = analysis_kernel_find(p->s->analysis, k->pid, k->device_id, k->grid_id,
+				       k->correlation_id);
+	long mk = model_find_kernel(p->m, k->pid, k->device_id, k->grid_id);
+	if (ak < 0 || mk < 0)
+		return;
+	struct analysis_kernel_occupancy o;
+	analysis_kernel_occupancy(p->s->analysis, (size_t)ak, &o);
+	p->m->kernels[mk].most_per_sm = o.most_per_sm;
+}
+
 static int feed_kernel(struct replay_feed *p, size_t i, uint64_t c)
 {
 	if (p->kernel_fed[i])
@@ -295,6 +309,7 @@ static int feed_kernel(struct replay_feed *p, size_t i, uint64_t c)
 		k.end = k.start;
 	if (model_add_kernel(p->m, &k) != 0)
 		return -1;
+	kernel_most(p, &k);
 	p->kernel_fed[i] = 1;
 	if (p->kernels[i].end > k.end &&
 	    push_cut(&p->open_kernels, &p->n_open_kernels, &p->cap_open_kernels, i,

@@ -1069,11 +1069,39 @@ void session_model_meta(const struct session *s, struct model *m)
 	m->drops_known = !s->info.is_nsys;
 	m->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
 	m->trimmed = 0;
-	for (size_t i = 0; i < s->n_src; i++)
+	m->regs_maybe_patched = 0;
+	for (size_t i = 0; i < s->n_src; i++) {
 		m->trimmed |= s->src[i].info.trimmed != NULL;
+		/* under the sanitizer the registers come from cuFuncGetAttribute:
+		 * before or after the block patches, not told apart */
+		m->regs_maybe_patched |= s->src[i].info.collector &&
+					 !strcmp(s->src[i].info.collector, "sanitizer");
+	}
 	/* a model built again (a replay) bins on the loader's threads too */
 	if (s->loader)
 		model_set_pool(m, s->loader->pool);
+}
+
+/* The kernels' most blocks on one SM, as far as the analysis has found
+ * them (it is the one place that counts them).  Returns 1 if any changed. */
+static int most_to_model(struct session *s)
+{
+	size_t ks[256], n;
+	int changed = 0;
+	while ((n = analysis_most_changed(s->analysis, ks, 256)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct analysis_kernel_occupancy o;
+			analysis_kernel_occupancy(s->analysis, ks[i], &o);
+			long mk = model_find_kernel(s->model, o.pid, o.device_id, o.grid_id);
+			if (mk >= 0 && s->model->kernels[mk].most_per_sm != o.most_per_sm) {
+				s->model->kernels[mk].most_per_sm = o.most_per_sm;
+				changed = 1;
+			}
+		}
+		if (n < 256)
+			break;
+	}
+	return changed;
 }
 
 /* Final events the model has not seen yet (when the analysis is not busy:
@@ -1091,6 +1119,7 @@ static int session_feed_model(struct session *s)
 			s->events_fed = n;
 		for (; s->events_fed < n; s->events_fed++)
 			model_add_event(s->model, analysis_event(s->analysis, s->events_fed));
+		changed |= most_to_model(s);
 		if (L->athread_on)
 			pthread_mutex_unlock(&L->alock);
 	}

@@ -36,6 +36,7 @@ static int feed_kernel(struct analysis *a, struct smtop_block *buf, uint64_t gri
 		.start = t0, .submitted = t0 > 30000 ? t0 - 30000 : 1, .grid_id = grid,
 		.pid = 1, .device_id = 0, .context_id = 1, .stream_id = stream,
 		.correlation_id = (uint32_t)grid, .name = "bench_kernel",
+		.grid = { (int32_t)n, 1, 1 }, .block = { 256, 1, 1 }, .registers = 32,
 	};
 	const uint64_t wave = SMS * BLOCKS_PER_SM, dur = 20000;
 	uint64_t last = t0;

@@ -480,18 +480,42 @@ section_paper() {
 	echo "paper: $slower of $rows rows slower beside training than alone"
 }
 
-# The observer effect: the placement demo's kernels under each backend,
-# registers and the most blocks resident per SM against the occupancy
-# calculator (tests/gpu/observer.py).
+# The observer effect: the placement demo and tests/gpu/observer_full.cu (full
+# grids, alone on the GPU) recorded under each backend; each report's most
+# blocks per SM checked against the exported blocks' own sweep
+# (tests/e2e/check_occupancy.py), then the two reports of each program side by
+# side with what the runtime said inside the workload (tests/gpu/observer.py):
+# registers, occupancy limit, most blocks per SM, full launches at their limit.
+observer_record() { # observer_record NAME MODE CMD...
+	# (record sets $name: these keep their own)
+	obs_name=$1 obs_mode=$2
+	shift 2
+	SMTOP_RECORD_ARGS="--sm $obs_mode" record "$obs_name-$obs_mode" "$@" || bad "observer: recording $obs_name --sm $obs_mode failed"
+	$SMTOP report "$OUT_DIR/$obs_name-$obs_mode.smtop" --json -q > "$OUT_DIR/$obs_name-$obs_mode.json" ||
+		bad "observer: smtop report --json on $obs_name --sm $obs_mode failed"
+	rm -rf "$OUT_DIR/$obs_name-$obs_mode-csv"
+	$SMTOP export "$OUT_DIR/$obs_name-$obs_mode.smtop" --csv "$OUT_DIR/$obs_name-$obs_mode-csv" -q
+	out=$(python3 tests/e2e/check_occupancy.py "$OUT_DIR/$obs_name-$obs_mode.json" "$OUT_DIR/$obs_name-$obs_mode-csv")
+	printf '%s\n' "$out" | tail -6
+	if printf '%s' "$out" | tail -1 | grep -q ' 0 failed checks'; then
+		ok "observer $obs_name --sm $obs_mode: the report's most per SM = the blocks' own sweep"
+	else
+		bad "observer $obs_name --sm $obs_mode: the report's occupancy disagrees with the blocks"
+	fi
+}
+
 section_observer() {
 	echo "== observer"
-	for mode in all marked; do
-		SMTOP_RECORD_ARGS="--sm $mode" record "place-$mode" build/smtop-demo placement --seconds 3
-		rm -rf "$OUT_DIR/place-$mode-csv"
-		$SMTOP export "$OUT_DIR/place-$mode.smtop" --csv "$OUT_DIR/place-$mode-csv" -q
-		echo "--sm $mode:"
-		python3 tests/gpu/observer.py "$OUT_DIR/place-$mode.out" "$OUT_DIR/place-$mode-csv" ||
-			bad "observer: --sm $mode recorded none of the placement kernels' blocks"
+	for mode in marked all; do
+		observer_record place "$mode" build/smtop-demo placement --seconds 3
+		observer_record full "$mode" build/gpu/observer_full
+	done
+	for name in place full; do
+		echo "$name:"
+		python3 tests/gpu/observer.py "$OUT_DIR/$name-marked.out" "$OUT_DIR/$name-marked.json" \
+			"$OUT_DIR/$name-all.out" "$OUT_DIR/$name-all.json" &&
+			ok "observer $name: every kernel in both reports, smtop's limits = the runtime's" ||
+			bad "observer $name: a kernel missing, a limit unlike the runtime's, or a full grid below its limit under --sm marked (table above)"
 	done
 }
 

@@ -1402,6 +1402,7 @@ Test(ready, untimed_copy_makes_the_wait_unknown)
 	cr_expect_eq(unknown, 1);
 	analysis_free(a);
 	trace_free(t);
+}
 
 /* ---- each kernel's most blocks on one SM against its occupancy limit ---- */
 

@@ -20,6 +20,7 @@ struct launches {
 	int64_t bound;                  /* least first-block-start minus launch */
 	int bound_known;
 	uint64_t orphans;
+	launches_fill_fn fill;
 };
 
 static size_t launches_hash(uint32_t context_id, uint64_t grid_id, size_t cap)
@@ -138,9 +139,17 @@ int launches_add(struct launches *l, uint64_t now, const struct launch_info *inf
 	return 0;
 }
 
+void launches_set_fill(struct launches *l, launches_fill_fn fill)
+{
+	l->fill = fill;
+}
+
 static void launches_to_record(struct launches *l, struct launch_entry *e, struct smtop_record *out)
 {
 	struct smtop_kernel *k = &out->u.kernel;
+
+	if (l->fill && !e->info.registers && e->info.function)
+		l->fill(&e->info);
 
 	memset(out, 0, sizeof(*out));
 	out->kind = SMTOP_REC_KERNEL;

@@ -26,10 +26,17 @@ struct launch_info {
 	int32_t is_graph;
 	uint64_t launched;              /* host CLOCK_REALTIME ns at the launch callback */
 	const char *name;
+	const void *function;           /* the launched function, for launches_set_fill */
 };
 
 struct launches *launches_create(uint32_t pid);
 void launches_destroy(struct launches *l);
+
+/* Attributes the launch callback could not ask the driver for (a function's
+ * first launch) are asked of fill when its kernel record goes out, if its
+ * registers are still unknown. */
+typedef void (*launches_fill_fn)(struct launch_info *info);
+void launches_set_fill(struct launches *l, launches_fill_fn fill);
 
 /* now, here and below: the host's monotonic ns at the call, from which a
  * kernel's idle age (launches_take_stale) counts; the caller reads the

@@ -405,6 +405,17 @@ static void sz_func_attributes(CUfunction f, struct launch_info *info)
 	}
 }
 
+/* launches_set_fill's: a function's first launch came before the host
+ * thread had asked the driver about it; by the time its blocks are in, it
+ * usually has (called under sz_launch_lock; sz_ids_lock is never held while
+ * taking that one). */
+static void sz_fill_attributes(struct launch_info *info)
+{
+	pthread_mutex_lock(&sz_ids_lock);
+	sz_func_attributes((CUfunction)(uintptr_t)info->function, info);
+	pthread_mutex_unlock(&sz_ids_lock);
+}
+
 /* ---- callbacks ---------------------------------------------------------------- */
 
 /* 1 when f was not given its ring yet (it is now taken as given). */
@@ -503,6 +514,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 	/* No CUPTI to number launches: each gets its own, so the replays of a
 	 * graph (one grid id for all) stay apart. */
 	info.correlation_id = ++sz_correlation;
+	info.function = ld->function;
 	sz_func_attributes(ld->function, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
 	pthread_mutex_lock(&sz_launch_lock);
@@ -907,6 +919,8 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	if (sz_load(reason, len) != 0 || sz_find_patches(reason, len) != 0)
 		return -1;
 	sz_launches_table = launches_create(pid);
+	if (sz_launches_table)
+		launches_set_fill(sz_launches_table, sz_fill_attributes);
 	if (!sz_launches_table) {
 		snprintf(reason, len, "out of memory");
 		return -1;

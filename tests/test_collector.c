@@ -853,6 +853,35 @@ Test(launches, a_kernel_is_complete_when_its_last_block_comes)
 
 /* The host's launch time is on another clock: submitted = launched + the
  * least (first block - launch) seen, so no wait is ever made longer. */
+static void fill_registers(struct launch_info *info)
+{
+	info->registers = 103;
+	info->static_smem = 4096;
+}
+
+/* A function's first launch goes out before the driver was asked about it:
+ * its record takes the attributes when it leaves, not as it came. */
+Test(launches, attributes_unknown_at_the_launch_are_asked_at_the_record)
+{
+	struct launches *l = launches_create(42);
+	struct launch_info i = launch_of(5, 1, 1, 1, 1000), known = launch_of(6, 1, 1, 1, 1000);
+	struct smtop_block b = block_of(5, 0, 5000, 9000), c = block_of(6, 0, 5000, 9000);
+	struct smtop_record out[2];
+
+	i.function = known.function = (const void *)0x1234;
+	known.registers = 26;
+	launches_set_fill(l, fill_registers);
+	cr_assert_eq(launches_add(l, 0, &i), 0);
+	cr_assert_eq(launches_add(l, 0, &known), 0);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &b, 1, out, 1), 1);
+	cr_expect_eq(out[0].u.kernel.registers, 103);
+	cr_expect_eq(out[0].u.kernel.static_smem, 4096);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &c, 1, out + 1, 1), 1);
+	cr_expect_eq(out[1].u.kernel.registers, 26, "known at the launch: kept");
+	free_records(out, 2);
+	launches_destroy(l);
+}
+
 Test(launches, submission_is_mapped_by_the_least_lag)
 {
 	struct launches *l = launches_create(1);

@@ -234,6 +234,13 @@ static void *analysis_main(void *arg)
 static int op_submit(struct session *s, struct session_op op)
 {
 	struct session_loader *L = s->loader;
+	if (s->analysis_off) {
+		if (op.kind == OP_BATCH)
+			((struct session_batch *)op.v)->busy = 0;
+		else
+			free(op.v);
+		return 0;
+	}
 	if (!L->athread_on) {
 		double t = thread_cpu_s();
 		int rc = op_run(s->analysis, &op);
@@ -396,6 +403,11 @@ static int hold_kernel(void *ud, const struct smtop_kernel *k)
 	int now = s->model && s->show_stored && all_ended(s);
 	if (now && model_add_kernel(s->model, k) != 0)
 		return 1;
+	/* held only for the analysis */
+	if (now && s->analysis_off) {
+		L->kernels_read++;
+		return 0;
+	}
 	if (array_grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
 	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src, .in_model = now };
@@ -641,6 +653,7 @@ static void feed_devices(struct session *s, struct session_source *src)
 		 * they were made with */
 		if (s->model_device_set && s->show_stored)
 			s->stored_shown = results_show(s);
+		s->analysis_off = (s->stored_shown & RESULTS_EVENTS) != 0;
 	}
 }
 
@@ -1288,8 +1301,56 @@ int session_detail_more(struct session *s, size_t max_chunks)
 	return 0;
 }
 
+/* The analysis' order (src/core/analysis_verdicts.c). */
+static int episode_cmp(const void *x, const void *y)
+{
+	const struct smtop_event *p = x, *q = y;
+	if (p->ready != q->ready)
+		return p->ready < q->ready ? -1 : 1;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	if (p->grid_id != q->grid_id)
+		return p->grid_id < q->grid_id ? -1 : 1;
+	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
+}
+
+static void episodes_read(struct session *s)
+{
+	char params[256], err[512];
+	s->episodes_read = 1;
+	if (db_events_load(s->path, &s->episodes, &s->n_episodes, params, sizeof params, err,
+			   sizeof err) != 0) {
+		s->episodes = NULL;
+		s->n_episodes = 0;
+		return;
+	}
+	qsort(s->episodes, s->n_episodes, sizeof *s->episodes, episode_cmp);
+}
+
+size_t session_event_count(struct session *s)
+{
+	if (!s->analysis_off)
+		return analysis_event_count(s->analysis);
+	if (!s->episodes_read)
+		episodes_read(s);
+	return s->n_episodes;
+}
+
+const struct smtop_event *session_event(struct session *s, size_t i)
+{
+	if (!s->analysis_off)
+		return analysis_event(s->analysis, i);
+	return i < session_event_count(s) ? &s->episodes[i] : NULL;
+}
+
 void session_close(struct session *s)
 {
+	if (s->episodes)
+		db_events_free(s->episodes, s->n_episodes);
 	loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);

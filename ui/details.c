@@ -36,8 +36,9 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	fmt_duration(w, sizeof w, model_kernel_wait(k), k->ready != 0);
 	snprintf(t, sizeof t, "ran %s  waited %s", d, w);
 	line(c, r, &row, t);
-	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", k->grid[0], k->grid[1], k->grid[2],
-		 k->block[0], k->block[1], k->block[2]);
+	const struct model_shape *sh = model_kernel_shape(m, k);
+	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", sh->grid[0], sh->grid[1], sh->grid[2],
+		 sh->block[0], sh->block[1], sh->block[2]);
 	line(c, r, &row, t);
 	int sms = popcount256(k->sm_mask);
 	if (k->blocks_seen) {
@@ -49,11 +50,11 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	}
 	line(c, r, &row, t);
 	char rg[16] = "N/A";
-	if (k->registers)
-		snprintf(rg, sizeof rg, "%u", k->registers);
-	snprintf(t, sizeof t, "regs %s  smem %u+%u B", rg, k->static_smem, k->dynamic_smem);
+	if (sh->registers)
+		snprintf(rg, sizeof rg, "%u", sh->registers);
+	snprintf(t, sizeof t, "regs %s  smem %u+%u B", rg, sh->static_smem, sh->dynamic_smem);
 	line(c, r, &row, t);
-	snprintf(t, sizeof t, "stream s%u pid %u corr %u", k->stream_id, k->pid, k->correlation_id);
+	snprintf(t, sizeof t, "stream s%u pid %u corr %u", s->stream_id, s->pid, k->correlation_id);
 	line(c, r, &row, t);
 }
 

@@ -80,7 +80,8 @@ static int run_report(const struct cli *c)
 	return rc == 0 ? 0 : 1;
 }
 
-/* Reads the whole session (the analysis needs it), then writes the exports. */
+/* Reads the whole session for the analysis (unless the file stores its
+ * current findings), then writes the exports. */
 static int run_export(const struct cli *c)
 {
 	struct analysis_params p;
@@ -90,7 +91,7 @@ static int run_export(const struct cli *c)
 	int rc = 0;
 	cli_analysis_params(c, &p);
 	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
-	    session_poll(&s, err, sizeof err) < 0 ||
+	    session_use_stored(&s, err, sizeof err) < 0 || session_poll(&s, err, sizeof err) < 0 ||
 	    export_window(&s, c->from_ns, c->has_to, c->to_ns, &w, err, sizeof err) != 0) {
 		progress_line_clear();
 		fprintf(stderr, "smtop: %s\n", err);

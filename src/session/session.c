@@ -12,6 +12,7 @@
 #include "db/blockcodec.h"
 #include "db/events.h"
 #include "src/core/analysis.h"
+#include "src/core/findings.h"
 #include "src/core/array.h"
 #include "src/core/clock.h"
 #include "src/core/model.h"
@@ -404,7 +405,7 @@ static int hold_kernel(void *ud, const struct smtop_kernel *k)
 	if (now && model_add_kernel(s->model, k) != 0)
 		return 1;
 	/* held only for the analysis */
-	if (now && s->analysis_off) {
+	if (s->analysis_off) {
 		L->kernels_read++;
 		return 0;
 	}
@@ -1176,7 +1177,9 @@ int session_poll(struct session *s, char *err, size_t errlen)
 			return -1;
 	}
 	/* blocks follow every kernel, as when they are all read at once */
-	int rc = more_kernels ? 0 : poll_blocks(s, start, err, errlen);
+	/* blocks go only to the analysis and the model */
+	int no_blocks = s->analysis_off && !s->model;
+	int rc = more_kernels || no_blocks ? 0 : poll_blocks(s, start, err, errlen);
 	if (more_kernels)
 		s->behind = 1;
 	if (!s->behind && rc == 0)
@@ -1318,10 +1321,34 @@ static int episode_cmp(const void *x, const void *y)
 	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
 }
 
+int session_use_stored(struct session *s, char *err, size_t errlen)
+{
+	struct findings f;
+	if (s->n_src != 1 || s->findings)
+		return s->findings != NULL;
+	int rc = results_report_load(s->path, analysis_get_params(s->analysis), &f, err, errlen);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	s->findings = malloc(sizeof *s->findings);
+	if (!s->findings) {
+		findings_free(&f);
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
+	*s->findings = f;
+	s->analysis_off = 1;
+	return 1;
+}
+
 static void episodes_read(struct session *s)
 {
 	char params[256], err[512];
 	s->episodes_read = 1;
+	if (s->findings || session_use_stored(s, err, sizeof err) == 1) {
+		s->episodes = s->findings->events;
+		s->n_episodes = s->findings->n_events;
+		return;
+	}
 	if (db_events_load(s->path, &s->episodes, &s->n_episodes, params, sizeof params, err,
 			   sizeof err) != 0) {
 		s->episodes = NULL;
@@ -1349,8 +1376,12 @@ const struct smtop_event *session_event(struct session *s, size_t i)
 
 void session_close(struct session *s)
 {
-	if (s->episodes)
+	if (s->findings) {
+		findings_free(s->findings);
+		free(s->findings);
+	} else if (s->episodes) {
 		db_events_free(s->episodes, s->n_episodes);
+	}
 	loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);

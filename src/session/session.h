@@ -101,7 +101,8 @@ struct session {
 	 * with them): nothing is fed to it, so that the viewer's memory does
 	 * not grow with every kernel of the session (docs/performance.md) */
 	int analysis_off;
-	struct smtop_event *episodes;   /* stored ones, read by session_event_count */
+	struct findings *findings;      /* the stored episodes, as the report keeps them */
+	struct smtop_event *episodes;   /* else as smtop_events keeps them */
 	size_t n_episodes;
 	int episodes_read;
 	int64_t stored_event_mark;      /* the last stored episode handed over, by id */
@@ -171,9 +172,16 @@ int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);
 void session_detail_start(struct session *s, uint64_t t0, uint64_t t1);
 int session_detail_more(struct session *s, size_t max_chunks);
 
+/* Before the first poll: when the file stores current findings
+ * (results_report_load), the analysis is left off and they stand for it:
+ * a poll then reads no block unless a model takes them.  Returns 1 when
+ * so, 0 when not (the analysis reads everything), -1 with err. */
+int session_use_stored(struct session *s, char *err, size_t errlen);
+
 /* The session's final episodes, by ready time (analysis_event's order):
- * the analysis' own, or the stored ones while the analysis is off (read
- * from the file on the first call; none if that read fails). */
+ * the analysis' own, or the stored ones while the analysis is off (the
+ * report's findings, else smtop_events, read from the file on the first
+ * call; none if that read fails). */
 size_t session_event_count(struct session *s);
 const struct smtop_event *session_event(struct session *s, size_t i);
 

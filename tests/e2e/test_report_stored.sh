@@ -32,7 +32,7 @@ fresh() {
 	done
 }
 
-for fx in head-of-line priority-vs-training two-gpus resnet50-two-streams; do
+for fx in head-of-line priority-vs-training two-gpus torch-sm-all equal-priority; do
 	cp tests/fixtures/$fx.smtop "$D/$fx.smtop"
 	f=$D/$fx.smtop
 	fresh $fx > "$D/$fx.computed"
@@ -96,6 +96,28 @@ cp tests/fixtures/smoke.smtop "$D/a.smtop"
 cp tests/fixtures/timeslice.smtop "$D/b.smtop"
 "$SMTOP" report "$D/a.smtop" "$D/b.smtop" -q > /dev/null
 check "several files: no findings stored" [ -z "$(row "$D/a.smtop")$(row "$D/b.smtop")" ]
+
+# smtop export takes its episodes from the stored findings too: the same
+# files as from a fresh read.
+for fx in torch-sm-all priority-vs-training; do
+	cp tests/fixtures/$fx.smtop "$D/x.smtop"
+	"$SMTOP" export "$D/x.smtop" --csv "$D/x-fresh" --perfetto "$D/x-fresh.json" -q
+	check "$fx: export stores nothing itself" [ -z "$(row "$D/x.smtop")" ]
+	"$SMTOP" report "$D/x.smtop" -q > /dev/null
+	"$SMTOP" export "$D/x.smtop" --csv "$D/x-stored" --perfetto "$D/x-stored.json" -q
+	check "$fx: export from stored findings: the same events.csv" \
+		cmp -s "$D/x-fresh/events.csv" "$D/x-stored/events.csv"
+	check "$fx: export from stored findings: the same kernels.csv and blocks.csv" \
+		sh -c 'cmp -s "$1/kernels.csv" "$2/kernels.csv" && cmp -s "$1/blocks.csv" "$2/blocks.csv"' \
+		_ "$D/x-fresh" "$D/x-stored"
+	check "$fx: export from stored findings: the same Perfetto trace" \
+		cmp -s "$D/x-fresh.json" "$D/x-stored.json"
+	rm -rf "$D/x.smtop"* "$D/x-fresh" "$D/x-stored" "$D/x-fresh.json" "$D/x-stored.json"
+done
+cp tests/fixtures/torch-sm-all.smtop "$D/t.smtop"
+"$SMTOP" export "$D/t.smtop" --csv "$D/t" -q
+n=$(wc -l < "$D/t/events.csv")
+check "torch-sm-all: its export lists episodes ($n lines)" [ "${n:-0}" -gt 10 ]
 
 # The stored path prints nothing on stderr (no progress line, no message).
 err=$("$SMTOP" report "$D/priority-vs-training.smtop" 2>&1 >/dev/null)

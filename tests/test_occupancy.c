@@ -226,7 +226,9 @@ Test(occupancy, stored_findings_stand_for_the_analysis)
 	cr_assert_geq(session_poll(&full, err, sizeof err), 0, "%s", err);
 	cr_assert_geq(session_poll(&fast, err, sizeof err), 0, "%s", err);
 	cr_expect_eq(fast.stats.blocks, 0, "no block read");
+	cr_expect_eq(fast.src[0].kernel_mark, 0, "no kernel read");
 	cr_expect_gt(full.stats.blocks, 0);
+	cr_expect_gt(full.src[0].kernel_mark, 0);
 	cr_expect_eq(analysis_event_count(fast.analysis), 0);
 	size_t n = analysis_event_count(full.analysis);
 	cr_assert_gt(n, 0);

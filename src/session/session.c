@@ -1148,9 +1148,12 @@ static int poll_source(struct session *s, size_t i, int *changed, int *more, cha
 	uint64_t before = s->loader->kernels_read;
 	feed_devices(s, src);
 	s->loader->cur_src = i;
+	/* kernels, as blocks, go only to the analysis and the model */
+	int no_kernels = s->analysis_off && !s->model;
 	if (poll_small_tables(s, src, changed) != 0 ||
-	    db_reader_new_kernels_max(src->reader, &src->kernel_mark,
-				      sliced ? SESSION_KERNEL_SLICE : -1, hold_kernel, s) != 0)
+	    (!no_kernels && db_reader_new_kernels_max(src->reader, &src->kernel_mark,
+						      sliced ? SESSION_KERNEL_SLICE : -1,
+						      hold_kernel, s) != 0))
 		return read_error(src, err, errlen);
 	*changed |= km != src->kernel_mark;
 	if (sliced && s->loader->kernels_read - before == SESSION_KERNEL_SLICE)

@@ -174,7 +174,7 @@ int session_detail_more(struct session *s, size_t max_chunks);
 
 /* Before the first poll: when the file stores current findings
  * (results_report_load), the analysis is left off and they stand for it:
- * a poll then reads no block unless a model takes them.  Returns 1 when
+ * a poll then reads no kernel or block unless a model takes them.  Returns 1 when
  * so, 0 when not (the analysis reads everything), -1 with err. */
 int session_use_stored(struct session *s, char *err, size_t errlen);
 

@@ -48,12 +48,6 @@ struct lanes {
 	int named;                      /* process metadata written */
 };
 
-/* A kernel name as the reader hands it out, and its short form: stored
- * episodes carry names of their own, found here by their text. */
-struct xname {
-	const char *name, *short_name;
-};
-
 struct exporter {
 	struct session *s;
 	FILE *out;
@@ -63,8 +57,6 @@ struct exporter {
 	size_t n_streams, cap_streams;
 	struct xkernel *kernels;        /* open addressing by (pid, context, grid) */
 	size_t cap_kernels, n_kernels;
-	struct xname *names;            /* open addressing by the name's text */
-	size_t cap_names, n_names;
 	struct lanes *sms;              /* by device * SMS_PER_DEVICE + sm */
 	size_t n_sms;
 	struct lanes event_lanes;
@@ -169,54 +161,6 @@ static long stream_of_kernel(struct exporter *x, const struct smtop_kernel *k)
 	return stream_find(x, k->pid, k->device_id, k->context_id, k->stream_id, 1);
 }
 
-static uint64_t name_hash(const char *n)
-{
-	uint64_t h = 1469598103934665603ULL;
-	while (*n)
-		h = (h ^ (unsigned char)*n++) * 1099511628211ULL;
-	return h;
-}
-
-static struct xname *name_slot(struct xname *t, size_t cap, const char *n)
-{
-	size_t i = name_hash(n) & (cap - 1);
-	while (t[i].name && strcmp(t[i].name, n) != 0)
-		i = (i + 1) & (cap - 1);
-	return &t[i];
-}
-
-static int name_add(struct exporter *x, const char *n)
-{
-	if ((x->n_names + 1) * 2 > x->cap_names) {
-		size_t cap = x->cap_names ? x->cap_names * 2 : 256;
-		struct xname *t = calloc(cap, sizeof *t);
-		if (!t)
-			return -1;
-		for (size_t i = 0; i < x->cap_names; i++)
-			if (x->names[i].name)
-				*name_slot(t, cap, x->names[i].name) = x->names[i];
-		free(x->names);
-		x->names = t;
-		x->cap_names = cap;
-	}
-	struct xname *e = name_slot(x->names, x->cap_names, n);
-	if (!e->name) {
-		*e = (struct xname){ n, session_short_name(x->s, n) };
-		x->n_names++;
-	}
-	return 0;
-}
-
-/* The short form of an episode's (or culprit's) name. */
-static const char *event_name(struct exporter *x, const char *n)
-{
-	const char *s = session_short_name(x->s, n);
-	if (s != n || !x->cap_names)
-		return s;
-	const struct xname *e = name_slot(x->names, x->cap_names, n);
-	return e->name ? e->short_name : n;
-}
-
 /* Blocks find their kernel (name, stream) by (pid, device, grid id): grid ids
  * are unique per device, and a green context's blocks come through the
  * primary context. */
@@ -224,7 +168,7 @@ static int index_kernel(void *ud, const struct smtop_kernel *k)
 {
 	struct exporter *x = ud;
 	long si = stream_of_kernel(x, k);
-	if (si < 0 || (k->name && name_add(x, k->name) != 0))
+	if (si < 0)
 		return 1;
 	if (!k->grid_id)
 		return 0;
@@ -267,7 +211,6 @@ static int exporter_init(struct exporter *x, struct session *s, FILE *out,
 
 static void exporter_free(struct exporter *x)
 {
-	free(x->names);
 	for (size_t i = 0; i < x->n_sms; i++)
 		free(x->sms[i].end);
 	free(x->sms);
@@ -561,7 +504,7 @@ static void write_culprit(struct exporter *x, const struct smtop_culprit *c)
 {
 	FILE *o = x->out;
 	fputs("{\"kernel\":", o);
-	json_write_str(o, c->name ? event_name(x, c->name) : NULL);
+	json_write_str(o, c->name ? session_short_name(x->s, c->name) : NULL);
 	fprintf(o, ",\"pid\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"priority\":", c->pid, c->stream_id);
 	json_prio(o, c->priority);
 	fprintf(o, ",\"weight\":%.4f,\"blocks\":", c->weight);
@@ -590,7 +533,7 @@ static int write_event(struct exporter *x, const struct smtop_event *e)
 	}
 	char name[512];
 	snprintf(name, sizeof name, "%s: %s", analysis_kind_name(e->kind),
-		 e->name ? event_name(x, e->name) : "?");
+		 e->name ? session_short_name(x->s, e->name) : "?");
 	FILE *o = x->out;
 	slice_begin(x, PID_EVENTS, lane + 1, a, b, name);
 	fputs("\"kind\":", o);
@@ -773,11 +716,11 @@ static void csv_event(struct csv *c, const struct smtop_event *e)
 	csv_prio(o, e->priority);
 	fprintf(o, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
 		e->correlation_id, e->grid_id, e->ready, e->start, e->wait_ns);
-	csv_field(o, e->name ? event_name(&c->x, e->name) : NULL);
+	csv_field(o, e->name ? session_short_name(c->x.s, e->name) : NULL);
 	fprintf(o, ",%zu,", e->n_culprits);
 	if (e->n_culprits) {
 		const struct smtop_culprit *k = &e->culprits[0];
-		csv_field(o, k->name ? event_name(&c->x, k->name) : NULL);
+		csv_field(o, k->name ? session_short_name(c->x.s, k->name) : NULL);
 		fprintf(o, ",%" PRIu32 ",%" PRIu32 ",", k->pid, k->stream_id);
 		csv_prio(o, k->priority);
 		fprintf(o, ",%.4f", k->weight);

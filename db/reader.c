@@ -694,7 +694,11 @@ static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64
 const char *db_reader_short_name(struct db_reader *r, const char *name)
 {
 	const char *s = u64map_get(&r->short_by_ptr, (uintptr_t)name);
+	const char *own;
 
+	/* a copy of one of ours (stored episodes own their names): found by its text */
+	if (!s && name && (own = db_strmap_find(&r->text, name)) && own != name)
+		s = u64map_get(&r->short_by_ptr, (uintptr_t)own);
 	return s ? s : name;
 }
 

@@ -161,7 +161,8 @@ int db_reader_new_cuda_events(struct db_reader *r, int64_t *watermark, db_cuda_e
 int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, void *ud);
 
 /* The short name ("conv2d_fwd") of a kernel name handed out by this reader
- * (smtop_kernel.name is the mangled name); other pointers come back as given. */
+ * (smtop_kernel.name is the mangled name), or of a copy of one; other names
+ * come back as given. */
 const char *db_reader_short_name(struct db_reader *r, const char *name);
 
 const char *db_reader_error(const struct db_reader *r);

@@ -35,6 +35,16 @@
 	" kernelRows INTEGER NOT NULL, chunkRows INTEGER NOT NULL," \
 	" streamRows INTEGER NOT NULL, computedNs INTEGER NOT NULL, data BLOB NOT NULL);"
 
+/* What `smtop report` prints of a finished session (src/core/findings.h
+ * packs data): one row, keyed like smtop_summary and by the analysis
+ * version and threshold that found it. */
+#define SCHEMA_REPORT_SQL \
+	"CREATE TABLE IF NOT EXISTS smtop_report(" \
+	" id INTEGER PRIMARY KEY CHECK(id = 1), version INTEGER NOT NULL," \
+	" analysis INTEGER NOT NULL, thresholdNs INTEGER NOT NULL," \
+	" kernelRows INTEGER NOT NULL, chunkRows INTEGER NOT NULL," \
+	" streamRows INTEGER NOT NULL, computedNs INTEGER NOT NULL, data BLOB NOT NULL);"
+
 enum schema_kind {
 	SCHEMA_SMTOP,      /* a smtop session of a version we read */
 	SCHEMA_NSYS,       /* an Nsight Systems SQLite export */

@@ -66,6 +66,11 @@ int64_t *db_strmap_put(struct db_strmap *m, const char *key, const int64_t v[3])
 	return s->v;
 }
 
+const char *db_strmap_find(const struct db_strmap *m, const char *key)
+{
+	return m->cap ? strmap_slot(m->e, m->cap, strmap_hash(key), key)->key : NULL;
+}
+
 const char *db_strmap_intern(struct db_strmap *m, const char *key)
 {
 	static const int64_t zero[3];

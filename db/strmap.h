@@ -23,6 +23,9 @@ int64_t *db_strmap_get(const struct db_strmap *m, const char *key);
 /* Stores a copy of key with values v; returns the entry's values or NULL on ENOMEM. */
 int64_t *db_strmap_put(struct db_strmap *m, const char *key, const int64_t v[3]);
 
+/* The map's copy of key, or NULL when it has none (nothing stored). */
+const char *db_strmap_find(const struct db_strmap *m, const char *key);
+
 /* A stable copy of key owned by the map (stored on first sight); NULL on ENOMEM. */
 const char *db_strmap_intern(struct db_strmap *m, const char *key);
 

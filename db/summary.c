@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/reader.h"
+#include "src/core/analysis.h"
 #include "src/core/clock.h"
 #include "db/schema.h"
 
@@ -111,7 +112,7 @@ static int read_stored(sqlite3 *db, struct db_summary *s)
 
 	if (!has_table(db, "smtop_summary") ||
 	    int_of(db, "smtop_meta", "SELECT value FROM smtop_meta WHERE key = 'summary_analysis'") !=
-		    DB_SUMMARY_ANALYSIS ||
+		    ANALYSIS_VERSION ||
 	    sqlite3_prepare_v2(db, "SELECT kernelRows, chunkRows, streamRows, ended, thresholdNs,"
 			       " computedNs, start, end, kernels, blocks, blocking, inversionsResident,"
 			       " inversionsDispatch, timeslice FROM smtop_summary WHERE id = 1",
@@ -208,7 +209,7 @@ static int store_row(sqlite3 *db, const struct db_summary *s)
 	sqlite3_finalize(st);
 	if (rc == 0 && sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_meta(key, value)"
 					  " VALUES('summary_analysis', ?1)", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int(st, 1, DB_SUMMARY_ANALYSIS);
+		sqlite3_bind_int(st, 1, ANALYSIS_VERSION);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 		sqlite3_finalize(st);
 	}
@@ -268,6 +269,20 @@ int db_summary_key_of(const char *path, struct db_summary_key *key, int *is_nsys
 	return 0;
 }
 
+/* A copy of column 0 of st's row: 0, or -1 when out of memory. */
+static int blob_copy(sqlite3_stmt *st, uint8_t **data, size_t *len)
+{
+	int n = sqlite3_column_bytes(st, 0);
+	const void *b = sqlite3_column_blob(st, 0);
+	*data = malloc(n > 0 ? (size_t)n : 1);
+	if (!*data)
+		return -1;
+	if (n > 0)
+		memcpy(*data, b, (size_t)n);
+	*len = n > 0 ? (size_t)n : 0;
+	return 0;
+}
+
 static int occupancy_row(sqlite3 *db, uint32_t device_id, int version,
 			 const struct db_summary_key *key, uint8_t **data, size_t *len)
 {
@@ -283,15 +298,8 @@ static int occupancy_row(sqlite3 *db, uint32_t device_id, int version,
 	sqlite3_bind_int64(st, 3, key->kernel_rows);
 	sqlite3_bind_int64(st, 4, key->chunk_rows);
 	sqlite3_bind_int64(st, 5, key->stream_rows);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		int n = sqlite3_column_bytes(st, 0);
-		const void *b = sqlite3_column_blob(st, 0);
-		*data = malloc(n > 0 ? (size_t)n : 1);
-		rc = *data ? 0 : -1;
-		if (*data && n > 0)
-			memcpy(*data, b, (size_t)n);
-		*len = n > 0 ? (size_t)n : 0;
-	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		rc = blob_copy(st, data, len);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -354,6 +362,86 @@ int db_occupancy_store(const char *path, uint32_t device_id, int version,
 	}
 	return summary_write(path, "occupancy summary", "occupancy summaries", SCHEMA_OCCUPANCY_SQL,
 			     occupancy_put, &r, err, errlen);
+}
+
+static int report_row(sqlite3 *db, int version, int analysis, const struct db_summary_key *key,
+		      uint8_t **data, size_t *len)
+{
+	sqlite3_stmt *st;
+	int rc = 1;
+	if (!has_table(db, "smtop_report") ||
+	    sqlite3_prepare_v2(db, "SELECT data FROM smtop_report WHERE id = 1 AND version = ?1 AND"
+			       " analysis = ?2 AND thresholdNs = ?3 AND kernelRows = ?4 AND"
+			       " chunkRows = ?5 AND streamRows = ?6", -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_int(st, 1, version);
+	sqlite3_bind_int(st, 2, analysis);
+	sqlite3_bind_int64(st, 3, (int64_t)key->threshold_ns);
+	sqlite3_bind_int64(st, 4, key->kernel_rows);
+	sqlite3_bind_int64(st, 5, key->chunk_rows);
+	sqlite3_bind_int64(st, 6, key->stream_rows);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		rc = blob_copy(st, data, len);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_report_load(const char *path, int version, int analysis, const struct db_summary_key *key,
+		   uint8_t **data, size_t *len, char *err, size_t errlen)
+{
+	sqlite3 *db;
+	enum schema_kind kind;
+	int rc = -1;
+	*data = NULL;
+	*len = 0;
+	if (summary_open(path, 0, &db, &kind, err, errlen) != 0)
+		goto out;
+	rc = kind == SCHEMA_SMTOP ? report_row(db, version, analysis, key, data, len) : 1;
+	if (rc < 0)
+		snprintf(err, errlen, "%s: out of memory", path);
+out:
+	sqlite3_close(db);
+	return rc;
+}
+
+struct report_put_row {
+	int version, analysis;
+	const struct db_summary_key *key;
+	const uint8_t *data;
+	size_t len;
+};
+
+static int report_put(sqlite3 *db, const void *arg)
+{
+	const struct report_put_row *r = arg;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_report(id, version, analysis,"
+			       " thresholdNs, kernelRows, chunkRows, streamRows, computedNs, data)"
+			       " VALUES(1,?1,?2,?3,?4,?5,?6,?7,?8)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int(st, 1, r->version);
+	sqlite3_bind_int(st, 2, r->analysis);
+	sqlite3_bind_int64(st, 3, (int64_t)r->key->threshold_ns);
+	sqlite3_bind_int64(st, 4, r->key->kernel_rows);
+	sqlite3_bind_int64(st, 5, r->key->chunk_rows);
+	sqlite3_bind_int64(st, 6, r->key->stream_rows);
+	sqlite3_bind_int64(st, 7, (int64_t)clock_real_ns());
+	sqlite3_bind_blob(st, 8, r->data, (int)r->len, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_report_store(const char *path, int version, int analysis, const struct db_summary_key *key,
+		    const uint8_t *data, size_t len, char *err, size_t errlen)
+{
+	const struct report_put_row r = { version, analysis, key, data, len };
+	if (len > INT32_MAX) {
+		snprintf(err, errlen, "%s: the report's findings are too large to store", path);
+		return -1;
+	}
+	return summary_write(path, "report's findings", "reports", SCHEMA_REPORT_SQL, report_put,
+			     &r, err, errlen);
 }
 
 int db_meta_store(const char *path, const char *key, const char *value, char *err,

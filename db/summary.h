@@ -9,13 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The analysis that computed the stored row (smtop_meta summary_analysis).
- * A row without it, or of another, is computed again and replaced: the same
- * file gives other counts once the analysis reads it better (2: a clock per
- * GPU; 3: ready times read copies, memsets, event waits and launch calls;
- * 4: and the work an event waits for, the legacy default stream, graph
- * order, copies without times; rows before 2 carry no version). */
-#define DB_SUMMARY_ANALYSIS 4
 
 /* Rows are only ever appended to a session, so these grow with it. */
 struct db_summary_key {
@@ -70,6 +63,18 @@ int db_summary_key_of(const char *path, struct db_summary_key *key, int *is_nsys
 int db_occupancy_load(const char *path, uint32_t device_id, int version,
 		      const struct db_summary_key *key, uint8_t **data, size_t *len, char *err,
 		      size_t errlen);
+/* The stored findings (bytes of findings_encode) of version `version`,
+ * found under analysis version `analysis` with key->threshold_ns for a
+ * session of length key (ended aside): *data malloc'd.  1 when there are
+ * none for this key (or the file is an nsys export), 0 when found, -1 on
+ * error. */
+int db_report_load(const char *path, int version, int analysis, const struct db_summary_key *key,
+		   uint8_t **data, size_t *len, char *err, size_t errlen);
+
+/* Replaces them (smtop sessions only; the table is created when missing). */
+int db_report_store(const char *path, int version, int analysis, const struct db_summary_key *key,
+		    const uint8_t *data, size_t len, char *err, size_t errlen);
+
 /* Sets smtop_meta key to value (smtop sessions only).  0, or -1 with err. */
 int db_meta_store(const char *path, const char *key, const char *value, char *err,
 		  size_t errlen);

@@ -656,7 +656,8 @@ Test(fixture_screens, sm_all_kernel_details)
 	size_t checked = 0;
 	for (size_t i = 0; i < m.n_kernels; i++) {
 		const struct model_kernel *k = &m.kernels[i];
-		long ak = analysis_kernel_find(s.analysis, k->pid, k->device_id, k->grid_id,
+		const struct model_stream *st = &m.streams[k->stream];
+		long ak = analysis_kernel_find(s.analysis, st->pid, st->device_id, k->grid_id,
 					       k->correlation_id);
 		cr_assert_geq(ak, 0);
 		struct analysis_kernel_occupancy o;

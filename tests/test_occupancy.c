@@ -191,18 +191,61 @@ Test(occupancy, a_finalised_session_shows_its_results_before_its_blocks)
 	cr_expect_eq(fast.m.blocks, full.m.blocks);
 	cr_expect_eq(fast.m.n_events, full.m.n_events, "the analysis' own are not added again");
 	expect_same_cells(&full.m, &fast.m);
-	/* kernels handed over before their blocks: the same verdicts */
+	/* the stored episodes stand for the analysis, which took in nothing,
+	 * and come in its order (a replay and the guide read them) */
+	cr_expect(fast.s.analysis_off);
+	cr_expect_eq(analysis_event_count(fast.s.analysis), 0);
 	size_t n = analysis_event_count(full.s.analysis);
-	cr_assert_eq(analysis_event_count(fast.s.analysis), n);
+	cr_assert_eq(session_event_count(&fast.s), n);
 	for (size_t i = 0; i < n; i++) {
 		const struct smtop_event *x = analysis_event(full.s.analysis, i);
-		const struct smtop_event *y = analysis_event(fast.s.analysis, i);
+		const struct smtop_event *y = session_event(&fast.s, i);
 		cr_expect(x->kind == y->kind && x->grid_id == y->grid_id && x->ready == y->ready &&
 			  x->wait_ns == y->wait_ns && x->n_culprits == y->n_culprits,
 			  "event %zu differs", i);
+		/* a stored name is the file's own copy: the same short name */
+		cr_expect_str_eq(session_short_name(&fast.s, y->name),
+				 session_short_name(&full.s, x->name));
 	}
 	close_model(&fast);
 	close_model(&full);
+}
+
+/* smtop export's way: with current findings stored, the analysis takes in
+ * nothing, no block is read, and the stored episodes come in its order
+ * with what set each ready time. */
+Test(occupancy, stored_findings_stand_for_the_analysis)
+{
+	char path[512], err[512];
+	db_support_temp_path(path, sizeof path, "pvt.smtop");
+	copy_file(FIXTURE, path);
+	cr_assert_eq(library_finalize(path, NULL, err, sizeof err), 0, "%s", err);
+	struct session full, fast;
+	cr_assert_eq(session_open(&full, path, NULL, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(session_use_stored(&full, err, sizeof err), 1, "%s", err);
+	cr_assert_eq(session_open(&fast, path, NULL, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(session_use_stored(&fast, err, sizeof err), 1, "%s", err);
+	full.analysis_off = 0; /* this one reads everything */
+	cr_assert_geq(session_poll(&full, err, sizeof err), 0, "%s", err);
+	cr_assert_geq(session_poll(&fast, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(fast.stats.blocks, 0, "no block read");
+	cr_expect_eq(fast.src[0].kernel_mark, 0, "no kernel read");
+	cr_expect_gt(full.stats.blocks, 0);
+	cr_expect_gt(full.src[0].kernel_mark, 0);
+	cr_expect_eq(analysis_event_count(fast.analysis), 0);
+	size_t n = analysis_event_count(full.analysis);
+	cr_assert_gt(n, 0);
+	cr_assert_eq(session_event_count(&fast), n);
+	for (size_t i = 0; i < n; i++) {
+		const struct smtop_event *x = analysis_event(full.analysis, i);
+		const struct smtop_event *y = session_event(&fast, i);
+		cr_expect(x->kind == y->kind && x->grid_id == y->grid_id && x->ready == y->ready &&
+			  x->wait_ns == y->wait_ns && x->n_culprits == y->n_culprits &&
+			  x->ready_bound == y->ready_bound &&
+			  x->ready_correlation_id == y->ready_correlation_id, "event %zu differs", i);
+	}
+	session_close(&fast);
+	session_close(&full);
 }
 
 Test(occupancy, a_session_that_changed_computes_again)

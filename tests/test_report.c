@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "src/core/analysis.h"
+#include "src/core/findings.h"
 #include "src/core/report.h"
 #include "tests/support/trace_support.h"
 
@@ -44,9 +45,11 @@ static char *render_with(struct analysis *a, int json, size_t max, int explain)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
-	struct report_options o = { .source = "session.sqlite", .max_episodes = max,
-				    .explain = explain };
-	cr_assert_eq(json ? report_json(f, a, &o) : report_text(f, a, &o), 0);
+	struct report_options o = { "session.sqlite", max, explain };
+	struct findings fi;
+	cr_assert_eq(findings_from_analysis(a, &fi), 0);
+	cr_assert_eq(json ? report_json(f, &fi, &o) : report_text(f, &fi, &o), 0);
+	findings_free(&fi);
 	fclose(f);
 	return buf;
 }
@@ -327,8 +330,25 @@ static char *render_from(struct analysis *a, int json, const char *registers_fro
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
+	struct findings fi;
+	cr_assert_eq(findings_from_analysis(a, &fi), 0);
 	struct report_options o = { .source = "s.smtop", .registers_from = registers_from };
-	cr_assert_eq(json ? report_json(f, a, &o) : report_text(f, a, &o), 0);
+	cr_assert_eq(json ? report_json(f, &fi, &o) : report_text(f, &fi, &o), 0);
+	findings_free(&fi);
+	fclose(f);
+	return buf;
+}
+
+/* Renders f as JSON and, with --explain, as text, into one string. */
+static char *render_findings(const struct findings *fi)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	struct report_options o = { "session.sqlite", 0, 1, fi->registers_from };
+	cr_assert_eq(report_json(f, fi, &o), 0);
+	cr_assert_eq(report_text(f, fi, &o), 0);
 	fclose(f);
 	return buf;
 }
@@ -393,4 +413,46 @@ Test(report, occupancy_json)
 	free(s);
 	analysis_free(b);
 	analysis_free(a);
+}
+
+/* What a session file keeps prints byte for byte as what was found. */
+Test(findings, bytes_print_as_the_analysis)
+{
+	for (int blocks = 0; blocks <= 1; blocks++) {
+		struct analysis *a = sample(blocks);
+		struct findings fresh, back;
+		uint8_t *data;
+		size_t len;
+		cr_assert_eq(findings_from_analysis(a, &fresh), 0);
+		analysis_free(a);
+		cr_assert_gt(fresh.n_events, 0);
+		cr_assert_eq(findings_encode(&fresh, &data, &len), 0);
+		cr_assert_eq(findings_decode(&back, data, len), 0);
+		char *x = render_findings(&fresh), *y = render_findings(&back);
+		cr_expect_str_eq(y, x);
+		free(x);
+		free(y);
+		findings_free(&back);
+		findings_free(&fresh);
+		free(data);
+	}
+}
+
+/* Cut or damaged bytes are refused (and computed again by the caller),
+ * never read past their end. */
+Test(findings, damaged_bytes_are_refused)
+{
+	struct analysis *a = sample(1);
+	struct findings fi, back;
+	uint8_t *data;
+	size_t len;
+	cr_assert_eq(findings_from_analysis(a, &fi), 0);
+	analysis_free(a);
+	cr_assert_eq(findings_encode(&fi, &data, &len), 0);
+	findings_free(&fi);
+	for (size_t cut = 0; cut < len; cut++)
+		cr_expect_eq(findings_decode(&back, data, cut), -1, "cut at %zu of %zu", cut, len);
+	data[1] ^= 0x7f; /* the magic */
+	cr_expect_eq(findings_decode(&back, data, len), -1);
+	free(data);
 }

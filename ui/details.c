@@ -32,8 +32,9 @@ static void residency(struct canvas *c, struct canvas_rect r, int *row, const st
 {
 	char t[256], most[24] = "N/A", lim[48] = "N/A";
 	struct occupancy_limit l;
-	struct occupancy_launch launch = { k->threads, k->registers,
-					   k->static_smem + k->dynamic_smem };
+	const struct model_shape *sh = model_kernel_shape(m, k);
+	struct occupancy_launch launch = { k->threads, sh->registers,
+					   sh->static_smem + sh->dynamic_smem };
 	int known = m->has_device && occupancy_limit(&m->dev, &launch, &l) == 0;
 	if (k->most_per_sm)
 		snprintf(most, sizeof most, "%s %u/SM", a->ascii ? "<=" : "≤", k->most_per_sm);
@@ -65,8 +66,9 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	fmt_duration(w, sizeof w, model_kernel_wait(k), k->ready != 0);
 	snprintf(t, sizeof t, "ran %s  waited %s", d, w);
 	line(c, r, &row, t);
-	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", k->grid[0], k->grid[1], k->grid[2],
-		 k->block[0], k->block[1], k->block[2]);
+	const struct model_shape *sh = model_kernel_shape(m, k);
+	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", sh->grid[0], sh->grid[1], sh->grid[2],
+		 sh->block[0], sh->block[1], sh->block[2]);
 	line(c, r, &row, t);
 	int sms = popcount256(k->sm_mask);
 	if (k->blocks_seen) {
@@ -78,13 +80,13 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	}
 	line(c, r, &row, t);
 	char rg[16] = "N/A";
-	if (k->registers)
-		snprintf(rg, sizeof rg, "%u", k->registers);
+	if (sh->registers)
+		snprintf(rg, sizeof rg, "%u", sh->registers);
 	snprintf(t, sizeof t, "regs %s%s  smem %u+%u B", rg, m->regs_maybe_patched ? " (--sm all)" : "",
-		 k->static_smem, k->dynamic_smem);
+		 sh->static_smem, sh->dynamic_smem);
 	line(c, r, &row, t);
 	residency(c, r, &row, a, m, k);
-	snprintf(t, sizeof t, "stream s%u pid %u corr %u", k->stream_id, k->pid, k->correlation_id);
+	snprintf(t, sizeof t, "stream s%u pid %u corr %u", s->stream_id, s->pid, k->correlation_id);
 	line(c, r, &row, t);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "src/core/analysis.h"
+#include "src/core/findings.h"
 #include "src/app/cli.h"
 #include "src/session/export.h"
 #include "src/app/info.h"
@@ -15,6 +16,7 @@
 #include "src/app/progress_line.h"
 #include "src/app/record.h"
 #include "src/core/report.h"
+#include "src/session/results.h"
 #include "src/session/session.h"
 
 #define SMTOP_VERSION "0.1.0"
@@ -26,42 +28,60 @@ static int run_record(const struct cli *c)
 	return record_main(&o);
 }
 
-/* Who recorded the registers the occupancy limits read (report_options). */
-static const char *registers_from(const struct session *s)
+/* Analyses the whole session into f, and stores the episodes and f in the
+ * session for the next report and the viewer (not in Nsight Systems
+ * exports or views of several files, which smtop never modifies). */
+static int report_compute(const struct cli *c, const struct analysis_params *p,
+			  struct findings *f)
 {
-	size_t san = 0;
-	for (size_t i = 0; i < s->n_src; i++)
-		san += s->src[i].info.collector && !strcmp(s->src[i].info.collector, "sanitizer");
-	return !san ? "cupti" : san == s->n_src ? "sanitizer" : "mixed";
-}
-
-/* Analyses a whole session, prints the report and stores the events in the
- * session (not in Nsight Systems exports, which smtop never modifies). */
-static int run_report(const struct cli *c)
-{
-	struct analysis_params p;
 	struct session s;
 	char err[512];
-	cli_analysis_params(c, &p);
-	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
+	if (session_open_many(&s, c->files, (size_t)c->n_files, p, err, sizeof err) != 0 ||
 	    session_poll(&s, err, sizeof err) < 0) {
 		progress_line_clear();
 		fprintf(stderr, "smtop: %s\n", err);
 		session_close(&s);
-		return 1;
+		return -1;
 	}
 	if (!s.ended)
 		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
-	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top,
-				     .explain = c->explain, .registers_from = registers_from(&s) };
-	int rc = c->json ? report_json(stdout, s.analysis, &ro) : report_text(stdout, s.analysis, &ro);
-	if (session_store_events(&s, err, sizeof err) < 0 && !c->quiet)
+	if (results_findings(&s, f) != 0) {
+		fprintf(stderr, "smtop: out of memory\n");
+		session_close(&s);
+		return -1;
+	}
+	if ((session_store_events(&s, err, sizeof err) < 0 ||
+	     results_report_store(&s, f, err, sizeof err) < 0) && !c->quiet)
 		fprintf(stderr, "smtop: events not stored: %s\n", err);
 	session_close(&s);
+	return 0;
+}
+
+/* Prints the report of a finished session from what it stores when that is
+ * current (same session, threshold and analysis version), else from a read
+ * of every block. */
+static int run_report(const struct cli *c)
+{
+	struct analysis_params p;
+	struct findings f;
+	char err[512];
+	cli_analysis_params(c, &p);
+	int stored = c->n_files == 1 ? results_report_load(c->file, &p, &f, err, sizeof err) : 1;
+	if (stored < 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		return 1;
+	}
+	if (stored != 0 && report_compute(c, &p, &f) != 0)
+		return 1;
+	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top,
+				     .explain = c->explain, .registers_from = f.registers_from };
+	int rc = c->json ? report_json(stdout, &f, &ro) : report_text(stdout, &f, &ro);
+	findings_free(&f);
 	return rc == 0 ? 0 : 1;
 }
 
-/* Reads the whole session (the analysis needs it), then writes the exports. */
+/* Reads the whole session for the analysis (unless the file stores its
+ * current findings), then writes the exports. */
 static int run_export(const struct cli *c)
 {
 	struct analysis_params p;
@@ -71,7 +91,7 @@ static int run_export(const struct cli *c)
 	int rc = 0;
 	cli_analysis_params(c, &p);
 	if (session_open_many(&s, c->files, (size_t)c->n_files, &p, err, sizeof err) != 0 ||
-	    session_poll(&s, err, sizeof err) < 0 ||
+	    session_use_stored(&s, err, sizeof err) < 0 || session_poll(&s, err, sizeof err) < 0 ||
 	    export_window(&s, c->from_ns, c->has_to, c->to_ns, &w, err, sizeof err) != 0) {
 		progress_line_clear();
 		fprintf(stderr, "smtop: %s\n", err);

@@ -98,7 +98,8 @@ static int replay_setup(struct view *v, int model_whole, char *err, size_t errle
 		return -1;
 	replay_clock_init(&v->replay, v->feed.t_first, v->feed.t_last, monotonic_ns, NULL);
 	v->replay.marks = (struct replay_clock_marks){ &v->feed, replay_feed_find };
-	guide_build(&v->guide, v->s.analysis, v->feed.t_last, short_name, &v->s);
+	guide_build_events(&v->guide, session_event(&v->s, 0), session_event_count(&v->s),
+			   v->feed.t_last, short_name, &v->s);
 	uint64_t t[GUIDE_MAX_STOPS];
 	replay_clock_set_stops(&v->replay, t, guide_times(&v->guide, t, GUIDE_MAX_STOPS));
 	v->replaying = 1;

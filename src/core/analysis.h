@@ -26,6 +26,17 @@
 #include "src/core/occupancy_limit.h"
 #include "src/core/records.h"
 
+/* The version of the analysis' rules: what a session file keeps of an
+ * analysis (its episodes, the report's findings, the library's summary) is
+ * believed only when it was computed under this version, and is computed
+ * again otherwise.  Bump it with any change that can give the same file
+ * other verdicts: ready-time rules, culprit weights, what counts as an
+ * episode.  History: 2, a clock per GPU; 3, ready times read copies,
+ * memsets, event waits and launch calls; 4, and the work an event waits
+ * for, the legacy default stream, graph order, copies without times (rows
+ * before 2 carry no version). */
+#define ANALYSIS_VERSION 4
+
 #define ANALYSIS_WATERMARK_ALL UINT64_MAX
 #define ANALYSIS_DEFAULT_THRESHOLD_NS 20000u
 /* Grids with at most this many blocks keep every block; larger ones keep a

@@ -9,6 +9,12 @@ int guide_is_inversion(enum smtop_event_kind k)
 	return k == SMTOP_EV_INVERSION_RESIDENT || k == SMTOP_EV_INVERSION_DISPATCH;
 }
 
+/* The final episodes, by ready time. */
+struct episodes {
+	const struct smtop_event *v;
+	size_t n;
+};
+
 /* The episodes a lesson is built around, as analysis event indices (-1: none). */
 struct picks {
 	long first_inv, other_inv, first_blk, first_ts, worst, worst_blk;
@@ -21,12 +27,12 @@ static int worse(const struct smtop_event *e, const struct smtop_event *best)
 	return inv != binv ? inv > binv : e->wait_ns > best->wait_ns;
 }
 
-static void pick(struct guide *g, const struct analysis *a, struct picks *p)
+static void pick(struct guide *g, const struct episodes *a, struct picks *p)
 {
 	*p = (struct picks){ -1, -1, -1, -1, -1, -1 };
-	size_t n = analysis_event_count(a);
+	size_t n = a->n;
 	for (size_t i = 0; i < n; i++) {
-		const struct smtop_event *e = analysis_event(a, i);
+		const struct smtop_event *e = &a->v[i];
 		if (e->kind <= SMTOP_EV_TIMESLICE) {
 			g->events[e->kind]++;
 			g->delay_ns[e->kind] += e->wait_ns;
@@ -34,18 +40,18 @@ static void pick(struct guide *g, const struct analysis *a, struct picks *p)
 		if (guide_is_inversion(e->kind)) {
 			if (p->first_inv < 0)
 				p->first_inv = (long)i;
-			else if (p->other_inv < 0 && e->kind != analysis_event(a, (size_t)p->first_inv)->kind)
+			else if (p->other_inv < 0 && e->kind != a->v[(size_t)p->first_inv].kind)
 				p->other_inv = (long)i;
 		}
 		if (e->kind == SMTOP_EV_BLOCKING) {
 			if (p->first_blk < 0)
 				p->first_blk = (long)i;
-			if (p->worst_blk < 0 || e->wait_ns > analysis_event(a, (size_t)p->worst_blk)->wait_ns)
+			if (p->worst_blk < 0 || e->wait_ns > a->v[(size_t)p->worst_blk].wait_ns)
 				p->worst_blk = (long)i;
 		}
 		if (e->kind == SMTOP_EV_TIMESLICE && p->first_ts < 0)
 			p->first_ts = (long)i;
-		if (p->worst < 0 || worse(e, analysis_event(a, (size_t)p->worst)))
+		if (p->worst < 0 || worse(e, &a->v[(size_t)p->worst]))
 			p->worst = (long)i;
 	}
 }
@@ -66,12 +72,12 @@ static int has_stop(const struct guide *g, long event, enum guide_kind kind)
 	return 0;
 }
 
-static void add(struct guide *g, const struct analysis *a, long i, enum guide_kind kind,
+static void add(struct guide *g, const struct episodes *a, long i, enum guide_kind kind,
 		guide_name_fn short_name, void *ud)
 {
 	if (i < 0 || g->n >= GUIDE_MAX_STOPS || has_stop(g, i, kind))
 		return;
-	const struct smtop_event *e = analysis_event(a, (size_t)i);
+	const struct smtop_event *e = &a->v[(size_t)i];
 	struct guide_stop *s = &g->stops[g->n++];
 	memset(s, 0, sizeof *s);
 	s->kind = kind;
@@ -105,10 +111,18 @@ static void sort_stops(struct guide *g)
 	}
 }
 
-size_t guide_build(struct guide *g, const struct analysis *a, uint64_t t_end,
+size_t guide_build(struct guide *g, const struct analysis *an, uint64_t t_end,
 		   guide_name_fn short_name, void *ud)
 {
+	return guide_build_events(g, analysis_event(an, 0), analysis_event_count(an), t_end,
+				  short_name, ud);
+}
+
+size_t guide_build_events(struct guide *g, const struct smtop_event *ev, size_t n,
+			  uint64_t t_end, guide_name_fn short_name, void *ud)
+{
 	memset(g, 0, sizeof *g);
+	const struct episodes eps = { ev, n }, *a = &eps;
 	struct picks p;
 	pick(g, a, &p);
 	add(g, a, p.first_inv, GUIDE_FIRST_INVERSION, short_name, ud);

@@ -58,6 +58,9 @@ typedef const char *(*guide_name_fn)(void *ud, const char *name);
  * Returns the number of stops. */
 size_t guide_build(struct guide *g, const struct analysis *a, uint64_t t_end,
 		   guide_name_fn short_name, void *ud);
+/* The same from n final episodes by ready time (a session's stored ones). */
+size_t guide_build_events(struct guide *g, const struct smtop_event *ev, size_t n,
+			  uint64_t t_end, guide_name_fn short_name, void *ud);
 
 /* The stops' times, for replay_clock_set_stops. */
 size_t guide_times(const struct guide *g, uint64_t *out, size_t max);

@@ -72,6 +72,56 @@ static const struct model_name *intern(struct model *m, const char *name)
 	return &m->names[j];
 }
 
+/* ---- interned launch shapes --------------------------------------------- */
+
+static uint64_t shape_hash(const struct model_shape *sh)
+{
+	const unsigned char *p = (const unsigned char *)sh;
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < sizeof *sh; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int shapes_rehash(struct model *m)
+{
+	size_t cap = m->shash_cap ? m->shash_cap * 2 : 64;
+	uint32_t *t = calloc(cap, sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < m->n_shapes; i++) {
+		size_t j = shape_hash(&m->shapes[i]) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(m->shash);
+	m->shash = t;
+	m->shash_cap = cap;
+	return 0;
+}
+
+/* The index of sh among the shapes, added when new; -1 when out of memory. */
+static long intern_shape(struct model *m, const struct model_shape *sh)
+{
+	if ((m->n_shapes + 1) * 2 > m->shash_cap && shapes_rehash(m))
+		return -1;
+	size_t j = shape_hash(sh) & (m->shash_cap - 1);
+	for (; m->shash[j]; j = (j + 1) & (m->shash_cap - 1))
+		if (memcmp(&m->shapes[m->shash[j] - 1], sh, sizeof *sh) == 0)
+			return (long)m->shash[j] - 1;
+	if (array_grow((void **)&m->shapes, &m->cap_shapes, m->n_shapes + 1, sizeof *m->shapes))
+		return -1;
+	m->shapes[m->n_shapes] = *sh;
+	m->shash[j] = (uint32_t)++m->n_shapes;
+	return (long)m->n_shapes - 1;
+}
+
+const struct model_shape *model_kernel_shape(const struct model *m, const struct model_kernel *k)
+{
+	return &m->shapes[k->shape];
+}
+
 /* ---- bins ---------------------------------------------------------------- */
 
 /* A batch touches every level of every SM: with 4 KiB pages that is a TLB
@@ -298,14 +348,28 @@ static int khash_rehash(struct model *m)
 	return 0;
 }
 
+/* The kernel's stream holds its pid, device, context and stream id. */
+static const struct model_stream *kstream(const struct model *m, const struct model_kernel *k)
+{
+	return &m->streams[k->stream];
+}
+
+static int kernel_is(const struct model *m, const struct model_kernel *k, uint32_t pid,
+		     uint32_t device_id, uint64_t grid)
+{
+	const struct model_stream *s = kstream(m, k);
+	return k->grid_id == grid && s->pid == pid && s->device_id == device_id;
+}
+
 static int khash_put(struct model *m, uint32_t idx)
 {
 	const struct model_kernel *k = &m->kernels[idx];
+	const struct model_stream *ks = kstream(m, k);
 	size_t mask = m->khash_cap - 1;
-	size_t i = khash_key(k->pid, k->device_id, k->grid_id) & mask;
+	size_t i = khash_key(ks->pid, ks->device_id, k->grid_id) & mask;
 	while (m->khash[i]) {
 		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
-		if (o->pid == k->pid && o->device_id == k->device_id && o->grid_id == k->grid_id) {
+		if (kernel_is(m, o, ks->pid, ks->device_id, k->grid_id)) {
 			m->khash[i] = idx + 1; /* a relaunch with a reused id wins */
 			return 0;
 		}
@@ -322,8 +386,7 @@ long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id, 
 	size_t mask = m->khash_cap - 1;
 	size_t i = khash_key(pid, device_id, grid) & mask;
 	while (m->khash[i]) {
-		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
-		if (o->pid == pid && o->device_id == device_id && o->grid_id == grid)
+		if (kernel_is(m, &m->kernels[m->khash[i] - 1], pid, device_id, grid))
 			return (long)m->khash[i] - 1;
 		i = (i + 1) & mask;
 	}
@@ -387,6 +450,8 @@ void model_free(struct model *m)
 		free(m->names[i].short_name);
 	}
 	free(m->names);
+	free(m->shapes);
+	free(m->shash);
 	free(m->kernels);
 	free(m->khash);
 	for (size_t i = 0; i < m->n_events; i++)
@@ -497,26 +562,28 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 		return -1;
 	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
 		return -1;
+	struct model_shape sh;
+	memset(&sh, 0, sizeof sh); /* compared as bytes */
+	memcpy(sh.grid, k->grid, sizeof sh.grid);
+	memcpy(sh.block, k->block, sizeof sh.block);
+	sh.registers = k->registers;
+	sh.static_smem = k->static_smem;
+	sh.dynamic_smem = k->dynamic_smem;
+	long shape = intern_shape(m, &sh);
+	if (shape < 0)
+		return -1;
 	struct model_kernel *mk = &m->kernels[m->n_kernels];
 	memset(mk, 0, sizeof *mk);
+	mk->shape = (uint32_t)shape;
 	mk->start = k->start;
 	mk->end = k->end;
 	mk->submitted = k->submitted;
 	mk->grid_id = k->grid_id;
-	mk->pid = k->pid;
-	mk->device_id = k->device_id;
-	mk->context_id = k->context_id;
-	mk->stream_id = k->stream_id;
 	mk->correlation_id = k->correlation_id;
 	mk->stream = (uint32_t)si;
-	memcpy(mk->grid, k->grid, sizeof mk->grid);
-	memcpy(mk->block, k->block, sizeof mk->block);
 	int64_t t = (int64_t)k->block[0] * (k->block[1] ? k->block[1] : 1) *
 		    (k->block[2] ? k->block[2] : 1);
 	mk->threads = t > 0 ? (uint32_t)t : 0;
-	mk->registers = k->registers;
-	mk->static_smem = k->static_smem;
-	mk->dynamic_smem = k->dynamic_smem;
 	mk->event = -1;
 	const struct model_name *nm = intern(m, k->name ? k->name : "?");
 	if (!nm)
@@ -553,7 +620,7 @@ static int model_draws(const struct model *m, uint32_t device_id)
 /* Into the binning stage; the bins follow in batches (model_flush). */
 static int stage_block(struct model *m, const struct model_kernel *k, const struct smtop_block *b)
 {
-	if (!model_draws(m, k->device_id))
+	if (!model_draws(m, kstream(m, k)->device_id))
 		return 0;
 	int r = binning_push(m->binning, b->sm, rel_time(m, b->start), rel_time(m, b->end),
 			     k->threads ? k->threads : 1,
@@ -712,7 +779,7 @@ static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, 
 		first = y->start < first ? y->start : first;
 		last = y->end > last ? y->end : last;
 	}
-	int r = model_draws(m, k->device_id)
+	int r = model_draws(m, kstream(m, k)->device_id)
 		? binning_push_blocks(m->binning, b->sm, b, j, m->origin, k->threads ? k->threads : 1,
 				      (uint16_t)k->stream)
 		: 0;
@@ -1050,7 +1117,7 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];
-	if (!model_draws(m, k->device_id))
+	if (!model_draws(m, kstream(m, k)->device_id))
 		return 0;
 	detail_add(&m->detail, b->sm, (uint16_t)k->stream, rel_time(m, b->start),
 		   rel_time(m, b->end), k->threads ? k->threads : 1);
@@ -1160,7 +1227,8 @@ void model_memory(const struct model *m, struct model_memory *out)
 	out->stage = m->binning ? binning_memory(m->binning) : 0;
 	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
 	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
-		       m->names_cap * sizeof *m->names;
+		       m->names_cap * sizeof *m->names + m->n_shapes * sizeof *m->shapes +
+		       m->shash_cap * sizeof *m->shash;
 	for (size_t i = 0; i < m->n_streams; i++)
 		out->kernels += sizeof *m->streams + m->streams[i].cap_kernels * sizeof(uint32_t);
 	for (size_t i = 0; i < m->names_cap; i++)

@@ -36,17 +36,25 @@
 #define MODEL_ROW_PAD 3                /* bins between SM rows */
 #define MODEL_MAX_SMS 1024             /* more is damaged data (bins: ~350 MB at this count) */
 
+/* A kernel's launch configuration: few of them per session, so kernels
+ * share them (model_kernel_shape). */
+struct model_shape {
+	int32_t grid[3], block[3];
+	uint32_t registers, static_smem, dynamic_smem;
+};
+
+/* One per kernel of the session (806 k at 1 G blocks): kept small. */
 struct model_kernel {
 	uint64_t start, end;
 	uint64_t submitted;              /* CUPTI latency timestamp, 0 if unknown */
 	uint64_t ready;                 /* 0 = unknown */
 	uint64_t first_block, last_block; /* from block records; 0 = none seen */
 	uint64_t grid_id;
-	uint32_t pid, device_id, context_id, stream_id, correlation_id;
-	uint32_t stream;                /* index into model streams */
-	int32_t grid[3], block[3];
+	uint32_t correlation_id;
+	uint32_t stream;                /* index into model streams: its pid, device,
+					 * context and stream id are the kernel's */
 	uint32_t threads;               /* per block; 0 = unknown */
-	uint32_t registers, static_smem, dynamic_smem;
+	uint32_t shape;                 /* index into model shapes */
 	uint64_t blocks_seen;
 	uint64_t sm_mask[4];            /* SMs its blocks ran on (first 256) */
 	uint32_t most_per_sm;           /* set by the loader from the analysis: most of
@@ -149,6 +157,10 @@ struct model {
 	uint32_t *khash;                /* open addressing, kernel index + 1 */
 	struct model_name *names;       /* interned kernel names */
 	size_t n_names, names_cap;
+	struct model_shape *shapes;     /* interned launch shapes */
+	size_t n_shapes, cap_shapes;
+	uint32_t *shash;                /* open addressing, shape index + 1 */
+	size_t shash_cap;
 	size_t khash_cap;
 
 	struct model_event *events;
@@ -269,6 +281,9 @@ const struct model_bin *model_level_bin(const struct model_level *l, uint32_t sm
 uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
 
 /* Kernel lanes: index in s->kernels of the last kernel starting before t, -1. */
+/* k's grid, block, registers and shared memory. */
+const struct model_shape *model_kernel_shape(const struct model *m, const struct model_kernel *k);
+
 long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t t);
 const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream,
 					       size_t i);

@@ -181,6 +181,7 @@ enum smtop_ready_bound {
 	SMTOP_READY_LEGACY_MEMSET,
 	SMTOP_READY_GRAPH_KERNEL,       /* a kernel of its graph that ended before it started */
 };
+#define SMTOP_READY_MAX SMTOP_READY_GRAPH_KERNEL /* the last of them */
 
 /* A kernel whose blocks were resident while the victim waited. */
 struct smtop_culprit {

@@ -9,6 +9,7 @@
 
 #include "src/core/analysis.h"
 #include "src/core/report_occupancy.h"
+#include "src/core/findings.h"
 
 static const enum smtop_event_kind kinds[] = {
 	SMTOP_EV_BLOCKING, SMTOP_EV_INVERSION_RESIDENT, SMTOP_EV_INVERSION_DISPATCH,
@@ -26,14 +27,14 @@ static int cmp_worst(const void *x, const void *y)
 	return (p->ready > q->ready) - (p->ready < q->ready);
 }
 
-static const struct smtop_event **worst_events(const struct analysis *a, size_t *n)
+static const struct smtop_event **worst_events(const struct findings *f, size_t *n)
 {
-	*n = analysis_event_count(a);
+	*n = f->n_events;
 	const struct smtop_event **v = malloc((*n ? *n : 1) * sizeof *v);
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < *n; i++)
-		v[i] = analysis_event(a, i);
+		v[i] = &f->events[i];
 	qsort(v, *n, sizeof *v, cmp_worst);
 	return v;
 }
@@ -43,13 +44,12 @@ static size_t shown(size_t n, const struct report_options *o)
 	return o->max_episodes && o->max_episodes < n ? o->max_episodes : n;
 }
 
-static const char *basis(const struct analysis *a)
+static const char *basis(const struct findings *f)
 {
-	struct analysis_totals t;
-	analysis_totals(a, &t);
-	if (!t.kernels_with_blocks)
+	const struct analysis_totals *t = &f->totals;
+	if (!t->kernels_with_blocks)
 		return "kernels";
-	return t.kernels_with_blocks == t.kernels ? "blocks" : "mixed";
+	return t->kernels_with_blocks == t->kernels ? "blocks" : "mixed";
 }
 
 /* ---- text ---- */
@@ -88,17 +88,17 @@ static void text_pct(FILE *out, const struct analysis_percentiles *p)
 	fprintf(out, " %-35s", line);
 }
 
-static void text_streams(FILE *out, struct analysis *a)
+static void text_streams(FILE *out, const struct findings *f)
 {
 	char pr[16], busy[16];
 	fprintf(out, "\nstreams:\n  %3s %7s %4s %6s %4s %7s %9s %7s %-35s %-35s %s\n", "dev", "pid",
 		"ctx", "stream", "prio", "kernels", "busy", "sm%", "wait p50/p90/p99/max",
 		"request turnaround p50/p90/p99/max", "episodes blk/res/dsp/ts");
-	for (size_t i = 0; i < analysis_stream_count(a); i++) {
-		struct analysis_stream_summary s;
+	for (size_t i = 0; i < f->n_streams; i++) {
+		struct analysis_stream_summary s = f->streams[i];
 		/* Frameworks create pools of streams that never run anything;
 		 * the JSON keeps them, the table does not. */
-		if (analysis_stream_summary(a, i, &s) || s.kernels == 0)
+		if (s.kernels == 0)
 			continue;
 		fprintf(out, "  %3" PRIu32 " %7" PRIu32 " %4" PRIu32 " %6" PRIu32 " %4s %7zu %9s %6.1f%s",
 			s.device_id, s.pid, s.context_id, s.stream_id,
@@ -201,11 +201,10 @@ static void text_event(FILE *out, const struct smtop_event *e, int explain)
 	}
 }
 
-static void text_totals(FILE *out, const struct analysis *a)
+static void text_totals(FILE *out, const struct findings *f)
 {
-	struct analysis_totals t;
+	const struct analysis_totals t = f->totals;
 	char d[16];
-	analysis_totals(a, &t);
 	fprintf(out, "\ntotals by kind:\n");
 	for (size_t i = 0; i < NKINDS_LISTED; i++)
 		fprintf(out, "  %-20s %6zu episodes  %s total delay\n", analysis_kind_name(kinds[i]),
@@ -215,9 +214,9 @@ static void text_totals(FILE *out, const struct analysis *a)
 			t.kernels_pending);
 }
 
-static void text_limits(FILE *out, const struct analysis *a)
+static void text_limits(FILE *out, const struct findings *f)
 {
-	unsigned l = analysis_limits(a);
+	unsigned l = f->limits;
 	fprintf(out, "\nconclusions that need block records:\n");
 	if (!l)
 		fprintf(out, "  none: every kernel has block records\n");
@@ -226,30 +225,28 @@ static void text_limits(FILE *out, const struct analysis *a)
 			fprintf(out, "  - %s\n", analysis_limit_text((enum analysis_limit)(1u << i)));
 }
 
-int report_text(FILE *out, struct analysis *a, const struct report_options *o)
+int report_text(FILE *out, const struct findings *f, const struct report_options *o)
 {
-	struct analysis_totals t;
+	const struct analysis_totals t = f->totals;
 	char th[16];
 	size_t n;
-	analysis_totals(a, &t);
 	fprintf(out, "smtop report: %s\n", o->source ? o->source : "N/A");
 	fprintf(out, "thresholds: blocking episode when wait > %s (%" PRIu64 " ns)\n",
-		fmt_ns(th, sizeof th, analysis_get_params(a)->blocking_threshold_ns),
-		analysis_get_params(a)->blocking_threshold_ns);
-	fprintf(out, "basis: %s (%zu kernels, %zu with block records, %zu blocks)\n", basis(a),
+		fmt_ns(th, sizeof th, f->threshold_ns), f->threshold_ns);
+	fprintf(out, "basis: %s (%zu kernels, %zu with block records, %zu blocks)\n", basis(f),
 		t.kernels, t.kernels_with_blocks, t.blocks);
-	text_streams(out, a);
-	const struct smtop_event **ev = worst_events(a, &n);
+	text_streams(out, f);
+	const struct smtop_event **ev = worst_events(f, &n);
 	if (!ev)
 		return -1;
 	fprintf(out, "\nepisodes, worst first (%zu of %zu):\n", shown(n, o), n);
 	for (size_t i = 0; i < shown(n, o); i++)
 		text_event(out, ev[i], o->explain);
 	free(ev);
-	text_totals(out, a);
-	if (report_occupancy_text(out, a, o))
+	text_totals(out, f);
+	if (report_occupancy_text(out, &f->occ, o))
 		return -1;
-	text_limits(out, a);
+	text_limits(out, f);
 	return ferror(out) ? -1 : 0;
 }
 
@@ -345,10 +342,9 @@ static void json_event(FILE *out, const struct smtop_event *e)
 	fputs("]}", out);
 }
 
-static void json_totals(FILE *out, const struct analysis *a)
+static void json_totals(FILE *out, const struct findings *f)
 {
-	struct analysis_totals t;
-	analysis_totals(a, &t);
+	const struct analysis_totals t = f->totals;
 	fputs("  \"totals\": {", out);
 	for (size_t i = 0; i < NKINDS_LISTED; i++)
 		fprintf(out, "%s\"%s\": {\"count\": %zu, \"delay_ns\": %" PRIu64 "}", i ? ", " : "",
@@ -368,9 +364,9 @@ static const char *limit_name(unsigned bit)
 	return "unknown";
 }
 
-static void json_limits(FILE *out, const struct analysis *a)
+static void json_limits(FILE *out, const struct findings *f)
 {
-	unsigned l = analysis_limits(a);
+	unsigned l = f->limits;
 	int first = 1;
 	fputs("  \"needs_blocks\": [", out);
 	for (unsigned i = 0; i < ANALYSIS_LIMIT_COUNT; i++) {
@@ -385,26 +381,22 @@ static void json_limits(FILE *out, const struct analysis *a)
 	fputs("]\n", out);
 }
 
-int report_json(FILE *out, struct analysis *a, const struct report_options *o)
+int report_json(FILE *out, const struct findings *f, const struct report_options *o)
 {
-	struct analysis_totals t;
+	const struct analysis_totals t = f->totals;
 	size_t n;
-	analysis_totals(a, &t);
 	fprintf(out, "{\n  \"report_version\": %d,\n  \"source\": ", REPORT_JSON_VERSION);
 	json_write_str(out, o->source);
 	fprintf(out, ",\n  \"threshold_ns\": %" PRIu64 ",\n  \"basis\": \"%s\",\n",
-		analysis_get_params(a)->blocking_threshold_ns, basis(a));
+		f->threshold_ns, basis(f));
 	fprintf(out, "  \"kernels\": %zu,\n  \"kernels_with_blocks\": %zu,\n  \"blocks\": %zu,\n"
 		"  \"kernels_pending\": %zu,\n  \"streams\": [\n", t.kernels, t.kernels_with_blocks,
 		t.blocks, t.kernels_pending);
-	for (size_t i = 0; i < analysis_stream_count(a); i++) {
-		struct analysis_stream_summary s;
-		if (analysis_stream_summary(a, i, &s))
-			continue;
-		json_stream(out, &s);
-		fputs(i + 1 < analysis_stream_count(a) ? ",\n" : "\n", out);
+	for (size_t i = 0; i < f->n_streams; i++) {
+		json_stream(out, &f->streams[i]);
+		fputs(i + 1 < f->n_streams ? ",\n" : "\n", out);
 	}
-	const struct smtop_event **ev = worst_events(a, &n);
+	const struct smtop_event **ev = worst_events(f, &n);
 	if (!ev)
 		return -1;
 	fprintf(out, "  ],\n  \"episodes_total\": %zu,\n  \"episodes\": [\n", n);
@@ -414,10 +406,10 @@ int report_json(FILE *out, struct analysis *a, const struct report_options *o)
 	}
 	free(ev);
 	fputs("  ],\n", out);
-	json_totals(out, a);
-	if (report_occupancy_json(out, a, o))
+	json_totals(out, f);
+	if (report_occupancy_json(out, &f->occ, o))
 		return -1;
-	json_limits(out, a);
+	json_limits(out, f);
 	fputs("}\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -1,5 +1,5 @@
-/* Renders an analysis (src/core/analysis.h) for `smtop report FILE`: as text for
- * people, as JSON (--json) for scripts.  Pure: writes only into the FILE*
+/* Renders what an analysis found (src/core/findings.h) for `smtop report
+ * FILE`: as text for people, as JSON (--json) for scripts.  Pure: writes only into the FILE*
  * given.  The JSON keys are listed in docs/analysis.md and are stable. */
 #ifndef SMTOP_REPORT_H
 #define SMTOP_REPORT_H
@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct analysis;
+struct findings;
 
 #define REPORT_JSON_VERSION 1
 
@@ -21,8 +21,10 @@ struct report_options {
 	const char *registers_from;
 };
 
-/* Both return 0, or -1 if writing failed.  Call analysis_update first. */
-int report_text(FILE *out, struct analysis *a, const struct report_options *o);
-int report_json(FILE *out, struct analysis *a, const struct report_options *o);
+/* Both render f (findings_from_analysis of an updated analysis, or the
+ * session file's stored copy: the same bytes either way).  Return 0, or -1
+ * if writing failed. */
+int report_text(FILE *out, const struct findings *f, const struct report_options *o);
+int report_json(FILE *out, const struct findings *f, const struct report_options *o);
 
 #endif

@@ -8,24 +8,6 @@
 #include "src/core/json.h"
 #include "src/core/report.h"
 
-/* Launches of one kernel with one launch configuration on one device: what
- * decides the limit is the same for each, so they are read together. */
-struct config {
-	uint32_t device_id, threads, registers, smem, sms;
-	const char *name;
-	struct occupancy_limit limit;
-	size_t launches, with_blocks, full, full_at_limit, above;
-	uint64_t blocks_max;
-	uint32_t most;                  /* over its launches with blocks */
-	uint32_t most_full_min;         /* the least most of a full launch */
-};
-
-struct configs {
-	struct config *v;
-	size_t n;
-	size_t kernels, with_blocks;
-};
-
 static int cmp_str(const char *x, const char *y)
 {
 	return strcmp(x ? x : "", y ? y : "");
@@ -52,7 +34,7 @@ static int same_config(const struct analysis_kernel_occupancy *p,
 	return !cmp_kernel(p, q) && p->sms == q->sms;
 }
 
-static void config_add(struct config *c, const struct analysis_kernel_occupancy *k)
+static void config_add(struct occupancy_config *c, const struct analysis_kernel_occupancy *k)
 {
 	c->launches++;
 	if (!k->blocks)
@@ -70,14 +52,14 @@ static void config_add(struct config *c, const struct analysis_kernel_occupancy 
 		c->most_full_min = k->most_per_sm;
 }
 
-static struct config config_of(const struct analysis_kernel_occupancy *k)
+static struct occupancy_config config_of(const struct analysis_kernel_occupancy *k)
 {
-	return (struct config){ .device_id = k->device_id, .threads = k->threads,
+	return (struct occupancy_config){ .device_id = k->device_id, .threads = k->threads,
 				.registers = k->registers, .smem = k->smem, .sms = k->sms,
-				.name = k->name, .limit = k->limit };
+				.limit = k->limit };
 }
 
-static int configs_build(const struct analysis *a, struct configs *cs)
+int occupancy_configs_build(const struct analysis *a, struct occupancy_configs *cs)
 {
 	size_t n = analysis_kernel_count(a);
 	struct analysis_kernel_occupancy *k = malloc((n ? n : 1) * sizeof *k);
@@ -86,28 +68,46 @@ static int configs_build(const struct analysis *a, struct configs *cs)
 	if (!k || !cs->v) {
 		free(k);
 		free(cs->v);
+		cs->v = NULL;
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		analysis_kernel_occupancy(a, i, &k[i]);
 	qsort(k, n, sizeof *k, cmp_kernel);
+	int oom = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!cs->n || !same_config(&k[i - 1], &k[i]))
-			cs->v[cs->n++] = config_of(&k[i]);
+		if (!cs->n || !same_config(&k[i - 1], &k[i])) {
+			cs->v[cs->n] = config_of(&k[i]);
+			cs->v[cs->n].name = k[i].name ? strdup(k[i].name) : NULL;
+			oom |= k[i].name && !cs->v[cs->n].name;
+			cs->n++;
+		}
 		config_add(&cs->v[cs->n - 1], &k[i]);
 		cs->kernels++;
 		cs->with_blocks += k[i].blocks > 0;
 	}
 	free(k);
+	if (oom) {
+		occupancy_configs_free(cs);
+		return -1;
+	}
 	return 0;
 }
 
-static int known(const struct config *c)
+void occupancy_configs_free(struct occupancy_configs *cs)
+{
+	for (size_t i = 0; cs->v && i < cs->n; i++)
+		free(cs->v[i].name);
+	free(cs->v);
+	memset(cs, 0, sizeof *cs);
+}
+
+static int known(const struct occupancy_config *c)
 {
 	return c->limit.bound != OCCUPANCY_BOUND_UNKNOWN;
 }
 
-static int below(const struct config *c)
+static int below(const struct occupancy_config *c)
 {
 	return known(c) && c->full > c->full_at_limit;
 }
@@ -124,7 +124,7 @@ static const char *registers_from(const struct report_options *o)
 
 /* ---- text ---- */
 
-static void text_intro(FILE *out, const struct configs *cs, const struct report_options *o)
+static void text_intro(FILE *out, const struct occupancy_configs *cs, const struct report_options *o)
 {
 	fputs("\noccupancy: observed vs limit\n"
 	      "  limit: the blocks of a kernel one SM can hold, from its threads, registers and shared\n"
@@ -143,7 +143,7 @@ static void text_intro(FILE *out, const struct configs *cs, const struct report_
 		      "  kernels, or the shared memory carveout was smaller than the SM's largest.\n", out);
 	size_t full = 0, at = 0, below_n = 0, above = 0, cfg = 0;
 	for (size_t i = 0; i < cs->n; i++) {
-		const struct config *c = &cs->v[i];
+		const struct occupancy_config *c = &cs->v[i];
 		if (!c->with_blocks)
 			continue;
 		cfg++;
@@ -157,7 +157,7 @@ static void text_intro(FILE *out, const struct configs *cs, const struct report_
 		cs->with_blocks, cs->kernels, cfg, full, at, below_n, above);
 }
 
-static void text_row(FILE *out, const struct config *c, size_t count)
+static void text_row(FILE *out, const struct occupancy_config *c, size_t count)
 {
 	char full[16] = "N/A";
 	if (c->full)
@@ -167,7 +167,7 @@ static void text_row(FILE *out, const struct config *c, size_t count)
 		occupancy_bound_text(c->limit.bound), c->most, full, c->name ? c->name : "N/A");
 }
 
-static void text_list(FILE *out, const struct configs *cs, int (*want)(const struct config *),
+static void text_list(FILE *out, const struct occupancy_configs *cs, int (*want)(const struct occupancy_config *),
 		      const char *title, int above)
 {
 	size_t n = 0;
@@ -179,19 +179,19 @@ static void text_list(FILE *out, const struct configs *cs, int (*want)(const str
 		above ? "above" : "below", "thr", "regs", "smem B", "limit", "by", "most", "full",
 		"kernel");
 	for (size_t i = 0; i < cs->n; i++) {
-		const struct config *c = &cs->v[i];
+		const struct occupancy_config *c = &cs->v[i];
 		if (want(c))
 			text_row(out, c, above ? c->above : c->full - c->full_at_limit);
 	}
 }
 
-static int is_above(const struct config *c)
+static int is_above(const struct occupancy_config *c)
 {
 	return c->above > 0;
 }
 
 /* Why a kernel can be seen above its limit, said once under the list. */
-static void text_above_note(FILE *out, const struct configs *cs)
+static void text_above_note(FILE *out, const struct occupancy_configs *cs)
 {
 	for (size_t i = 0; i < cs->n; i++)
 		if (is_above(&cs->v[i])) {
@@ -205,20 +205,17 @@ static void text_above_note(FILE *out, const struct configs *cs)
 		}
 }
 
-int report_occupancy_text(FILE *out, const struct analysis *a, const struct report_options *o)
+int report_occupancy_text(FILE *out, const struct occupancy_configs *cs,
+			  const struct report_options *o)
 {
-	struct configs cs;
-	if (configs_build(a, &cs))
-		return -1;
-	text_intro(out, &cs, o);
-	text_list(out, &cs, below,
+	text_intro(out, cs, o);
+	text_list(out, cs, below,
 		  "full grids below their limit (below: such launches; most: over all launches; "
 		  "full: the least most of a full one):", 0);
-	text_list(out, &cs, is_above,
+	text_list(out, cs, is_above,
 		  "above their limit (above: such launches; full: the least most of a full one):", 1);
-	text_above_note(out, &cs);
-	free(cs.v);
-	return 0;
+	text_above_note(out, cs);
+	return ferror(out) ? -1 : 0;
 }
 
 /* ---- JSON ---- */
@@ -237,7 +234,7 @@ static void json_by(FILE *out, const char *key, uint32_t v, int k)
 	json_u32_or_null(out, k && v != UINT32_MAX, v);
 }
 
-static void json_config(FILE *out, const struct config *c)
+static void json_config(FILE *out, const struct occupancy_config *c)
 {
 	int k = known(c);
 	fprintf(out, "    {\"device\": %" PRIu32 ", \"name\": ", c->device_id);
@@ -263,19 +260,16 @@ static void json_config(FILE *out, const struct config *c)
 	fprintf(out, ", \"launches_above_limit\": %zu}", c->above);
 }
 
-int report_occupancy_json(FILE *out, const struct analysis *a, const struct report_options *o)
+int report_occupancy_json(FILE *out, const struct occupancy_configs *cs,
+			  const struct report_options *o)
 {
-	struct configs cs;
-	if (configs_build(a, &cs))
-		return -1;
 	fprintf(out, "  \"occupancy\": {\"registers_from\": \"%s\", \"registers_maybe_patched\": %s"
 		", \"kernels\": %zu, \"kernels_with_blocks\": %zu, \"configs\": [\n",
-		registers_from(o), sanitizer(o) ? "true" : "false", cs.kernels, cs.with_blocks);
-	for (size_t i = 0; i < cs.n; i++) {
-		json_config(out, &cs.v[i]);
-		fputs(i + 1 < cs.n ? ",\n" : "\n", out);
+		registers_from(o), sanitizer(o) ? "true" : "false", cs->kernels, cs->with_blocks);
+	for (size_t i = 0; i < cs->n; i++) {
+		json_config(out, &cs->v[i]);
+		fputs(i + 1 < cs->n ? ",\n" : "\n", out);
 	}
 	fputs("  ]},\n", out);
-	free(cs.v);
-	return 0;
+	return ferror(out) ? -1 : 0;
 }

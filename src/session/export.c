@@ -602,8 +602,8 @@ int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 		free(order);
 		if (rc == 0 && session_kernels(s, w->t0, w->t1, write_kernel, &x) != 0)
 			rc = fail(&x, "cannot read kernels");
-		for (size_t i = 0; rc == 0 && !x.failed && i < analysis_event_count(s->analysis); i++)
-			write_event(&x, analysis_event(s->analysis, i));
+		for (size_t i = 0; rc == 0 && !x.failed && i < session_event_count(s); i++)
+			write_event(&x, session_event(s, i));
 		if (rc == 0 && !x.failed)
 			rc = write_blocks(&x);
 		fputs("\n]}\n", out);
@@ -792,8 +792,8 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 	if (rc == 0 && session_blocks(s, w->t0, w->t1, csv_block, &c) != 0)
 		rc = fail(&c.x, "cannot read blocks");
 	export_progress_end(&c.x);
-	for (size_t i = 0; rc == 0 && i < analysis_event_count(s->analysis); i++)
-		csv_event(&c, analysis_event(s->analysis, i));
+	for (size_t i = 0; rc == 0 && i < session_event_count(s); i++)
+		csv_event(&c, session_event(s, i));
 	rc = csv_close(c.kernels, dir, "kernels.csv", rc, err, errlen);
 	rc = csv_close(c.blocks, dir, "blocks.csv", rc, err, errlen);
 	rc = csv_close(c.events, dir, "events.csv", rc, err, errlen);

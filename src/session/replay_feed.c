@@ -403,19 +403,18 @@ static int feed_blocks(struct replay_feed *p, uint64_t c)
  * the lanes use, as the kernel itself has not come yet. */
 static int feed_events(struct replay_feed *p, uint64_t c)
 {
-	const struct analysis *an = p->s->analysis;
 	for (size_t i = 0; i < p->n_open_events;) {
 		const struct replay_feed_cut *o = &p->open_events[i];
-		uint64_t start = analysis_event(an, o->item)->start;
+		uint64_t start = session_event(p->s, o->item)->start;
 		model_event_set_start(p->m, o->model, min_u64(start, c));
 		if (start <= c)
 			p->open_events[i] = p->open_events[--p->n_open_events];
 		else
 			i++;
 	}
-	size_t n = analysis_event_count(an);
-	for (; p->events_fed < n && analysis_event(an, p->events_fed)->ready <= c; p->events_fed++) {
-		struct smtop_event e = *analysis_event(an, p->events_fed);
+	size_t n = session_event_count(p->s);
+	for (; p->events_fed < n && session_event(p->s, p->events_fed)->ready <= c; p->events_fed++) {
+		struct smtop_event e = *session_event(p->s, p->events_fed);
 		e.name = session_short_name(p->s, e.name);
 		if (e.start > c) {
 			e.start = c;
@@ -538,19 +537,18 @@ int replay_feed_detail(struct replay_feed *p, uint64_t t0, uint64_t t1)
 
 static int event_mark(const struct replay_feed *p, int dir, uint64_t t, uint64_t *out)
 {
-	const struct analysis *an = p->s->analysis;
-	size_t n = analysis_event_count(an);
+	size_t n = session_event_count(p->s);
 	if (dir > 0) {
 		for (size_t i = 0; i < n; i++)
-			if (analysis_event(an, i)->ready > t) {
-				*out = analysis_event(an, i)->ready;
+			if (session_event(p->s, i)->ready > t) {
+				*out = session_event(p->s, i)->ready;
 				return 0;
 			}
 		return -1;
 	}
 	for (size_t i = n; i-- > 0;)
-		if (analysis_event(an, i)->ready < t) {
-			*out = analysis_event(an, i)->ready;
+		if (session_event(p->s, i)->ready < t) {
+			*out = session_event(p->s, i)->ready;
 			return 0;
 		}
 	return -1;

@@ -7,6 +7,7 @@
 
 #include "db/events.h"
 #include "src/core/analysis.h"
+#include "src/core/findings.h"
 #include "src/core/model.h"
 #include "src/core/occupancy.h"
 #include "src/session/session.h"
@@ -22,7 +23,7 @@ void results_events_params(const struct session *s, const struct db_summary_key 
 {
 	snprintf(buf, len, "threshold_us=%.3f analysis=%d kernels=%lld chunks=%lld streams=%lld",
 		 (double)analysis_get_params(s->analysis)->blocking_threshold_ns / 1e3,
-		 DB_SUMMARY_ANALYSIS, (long long)key->kernel_rows, (long long)key->chunk_rows,
+		 ANALYSIS_VERSION, (long long)key->kernel_rows, (long long)key->chunk_rows,
 		 (long long)key->stream_rows);
 }
 
@@ -118,6 +119,90 @@ static int store_occupancy(struct session *s, const struct db_summary_key *key, 
 	return rc;
 }
 
+int results_report_load(const char *path, const struct analysis_params *p, struct findings *f,
+			char *err, size_t errlen)
+{
+	struct db_summary_key key;
+	uint8_t *data;
+	size_t len;
+	int nsys;
+	if (db_summary_key_of(path, &key, &nsys, err, errlen) != 0)
+		return -1;
+	if (nsys || !key.ended)
+		return 1;
+	key.threshold_ns = p->blocking_threshold_ns;
+	int rc = db_report_load(path, FINDINGS_VERSION, ANALYSIS_VERSION, &key, &data, &len, err,
+				errlen);
+	if (rc != 0)
+		return rc;
+	rc = findings_decode(f, data, len);
+	free(data);
+	if (rc == -2) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	/* damaged bytes are computed again, as a row of another version */
+	return rc == 0 ? 0 : 1;
+}
+
+int results_report_store(const struct session *s, const struct findings *f, char *err,
+			 size_t errlen)
+{
+	struct db_summary_key key;
+	uint8_t *data;
+	size_t len;
+	int nsys;
+	if (!results_apply(s))
+		return 1;
+	if (db_summary_key_of(s->path, &key, &nsys, err, errlen) != 0)
+		return -1;
+	if (nsys)
+		return 1;
+	key.threshold_ns = f->threshold_ns;
+	if (findings_encode(f, &data, &len) != 0) {
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
+	int rc = db_report_store(s->path, FINDINGS_VERSION, ANALYSIS_VERSION, &key, data, len, err,
+				 errlen);
+	free(data);
+	return rc;
+}
+
+/* Who recorded the registers the occupancy limits read. */
+static const char *registers_from(const struct session *s)
+{
+	size_t san = 0;
+	for (size_t i = 0; i < s->n_src; i++)
+		san += s->src[i].info.collector && !strcmp(s->src[i].info.collector, "sanitizer");
+	return !san ? "cupti" : san == s->n_src ? "sanitizer" : "mixed";
+}
+
+int results_findings(struct session *s, struct findings *f)
+{
+	if (findings_from_analysis(s->analysis, f) != 0)
+		return -1;
+	f->registers_from = strdup(registers_from(s));
+	if (!f->registers_from) {
+		findings_free(f);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the report of s prints, stored along the episodes. */
+static int store_findings(struct session *s, char *err, size_t errlen)
+{
+	struct findings f;
+	if (results_findings(s, &f) != 0) {
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
+	int rc = results_report_store(s, &f, err, errlen);
+	findings_free(&f);
+	return rc < 0 ? -1 : 0;
+}
+
 int results_store(struct session *s, char *err, size_t errlen)
 {
 	struct db_summary_key key;
@@ -134,5 +219,7 @@ int results_store(struct session *s, char *err, size_t errlen)
 		return -1;
 	if (store_occupancy(s, &key, err, errlen) != 0)
 		return -1;
-	return session_store_events(s, err, errlen) < 0 ? -1 : 0;
+	if (session_store_events(s, err, errlen) < 0)
+		return -1;
+	return store_findings(s, err, errlen);
 }

@@ -1,8 +1,10 @@
 /* What a finished session keeps of its own reading, so that opening it
  * again shows at once what took the whole file to find: the occupancy of
- * the whole session (smtop_occupancy, src/core/occupancy.h) and the
- * analysis' episodes (smtop_events), each keyed by the session's length
- * and the version that computed it; a key that differs means computing
+ * the whole session (smtop_occupancy, src/core/occupancy.h), the
+ * analysis' episodes (smtop_events) and what `smtop report` prints of it
+ * (smtop_report, src/core/findings.h), each keyed by the session's length
+ * and the version that computed it (the analysis' ANALYSIS_VERSION, the
+ * occupancy's OCCUPANCY_VERSION); a key that differs means computing
  * again; and the chunk table's counts (smtop_meta chunk_stats), which
  * otherwise take a read of every chunk row.  Only a single smtop session keeps them: Nsight Systems exports
  * and views of several files are never written to. */
@@ -13,6 +15,8 @@
 
 #include "db/summary.h"
 
+struct analysis_params;
+struct findings;
 struct session;
 
 enum {
@@ -38,9 +42,26 @@ int results_show(struct session *s);
 /* The next slice of stored episodes, while some are left (session_poll). */
 void results_more(struct session *s);
 
-/* Stores the occupancy of s->model (which read the whole session) and the
- * analysis' events.  Returns 0, 1 when the session takes none (see above),
- * or -1 with err. */
+/* The report's findings stored in path for the session as it is now and
+ * p's threshold, under this ANALYSIS_VERSION: 0 with f filled (free it with
+ * findings_free), 1 when there are none current (the file is not a
+ * finished smtop session, has none, or they are of another version,
+ * threshold or length: compute them), -1 with err. */
+int results_report_load(const char *path, const struct analysis_params *p, struct findings *f,
+			char *err, size_t errlen);
+
+/* What s->analysis found over the whole session, with who recorded the
+ * registers its occupancy limits read.  0, or -1 when out of memory. */
+int results_findings(struct session *s, struct findings *f);
+
+/* Stores f (found by s->analysis over the whole session).  Returns 0, 1
+ * when the session takes none (see above), or -1 with err. */
+int results_report_store(const struct session *s, const struct findings *f, char *err,
+			 size_t errlen);
+
+/* Stores the occupancy of s->model (which read the whole session), the
+ * analysis' events and the report's findings.  Returns 0, 1 when the
+ * session takes none (see above), or -1 with err. */
 int results_store(struct session *s, char *err, size_t errlen);
 
 #endif

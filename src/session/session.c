@@ -12,6 +12,7 @@
 #include "db/blockcodec.h"
 #include "db/events.h"
 #include "src/core/analysis.h"
+#include "src/core/findings.h"
 #include "src/core/array.h"
 #include "src/core/clock.h"
 #include "src/core/model.h"
@@ -238,6 +239,13 @@ static void *analysis_main(void *arg)
 static int op_submit(struct session *s, struct session_op op)
 {
 	struct session_loader *L = s->loader;
+	if (s->analysis_off) {
+		if (op.kind == OP_BATCH)
+			((struct session_batch *)op.v)->busy = 0;
+		else
+			free(op.v);
+		return 0;
+	}
 	if (!L->athread_on) {
 		double t = thread_cpu_s();
 		int rc = op_run(s->analysis, &op);
@@ -400,6 +408,11 @@ static int hold_kernel(void *ud, const struct smtop_kernel *k)
 	int now = s->model && s->show_stored && all_ended(s);
 	if (now && model_add_kernel(s->model, k) != 0)
 		return 1;
+	/* held only for the analysis */
+	if (s->analysis_off) {
+		L->kernels_read++;
+		return 0;
+	}
 	if (array_grow((void **)&L->held, &L->cap_held, L->n_held + 1, sizeof *L->held))
 		return 1;
 	L->held[L->n_held++] = (struct session_held){ .k = *k, .src = L->cur_src, .in_model = now };
@@ -650,6 +663,7 @@ static void feed_devices(struct session *s, struct session_source *src)
 		 * they were made with */
 		if (s->model_device_set && s->show_stored)
 			s->stored_shown = results_show(s);
+		s->analysis_off = (s->stored_shown & RESULTS_EVENTS) != 0;
 	}
 }
 
@@ -1177,9 +1191,12 @@ static int poll_source(struct session *s, size_t i, int *changed, int *more, cha
 	uint64_t before = s->loader->kernels_read;
 	feed_devices(s, src);
 	s->loader->cur_src = i;
+	/* kernels, as blocks, go only to the analysis and the model */
+	int no_kernels = s->analysis_off && !s->model;
 	if (poll_small_tables(s, src, changed) != 0 ||
-	    db_reader_new_kernels_max(src->reader, &src->kernel_mark,
-				      sliced ? SESSION_KERNEL_SLICE : -1, hold_kernel, s) != 0)
+	    (!no_kernels && db_reader_new_kernels_max(src->reader, &src->kernel_mark,
+						      sliced ? SESSION_KERNEL_SLICE : -1,
+						      hold_kernel, s) != 0))
 		return read_error(src, err, errlen);
 	*changed |= km != src->kernel_mark;
 	if (sliced && s->loader->kernels_read - before == SESSION_KERNEL_SLICE)
@@ -1206,7 +1223,9 @@ int session_poll(struct session *s, char *err, size_t errlen)
 			return -1;
 	}
 	/* blocks follow every kernel, as when they are all read at once */
-	int rc = more_kernels ? 0 : poll_blocks(s, start, err, errlen);
+	/* blocks go only to the analysis and the model */
+	int no_blocks = s->analysis_off && !s->model;
+	int rc = more_kernels || no_blocks ? 0 : poll_blocks(s, start, err, errlen);
 	if (more_kernels)
 		s->behind = 1;
 	if (!s->behind && rc == 0)
@@ -1331,8 +1350,84 @@ int session_detail_more(struct session *s, size_t max_chunks)
 	return 0;
 }
 
+/* The analysis' order (src/core/analysis_verdicts.c). */
+static int episode_cmp(const void *x, const void *y)
+{
+	const struct smtop_event *p = x, *q = y;
+	if (p->ready != q->ready)
+		return p->ready < q->ready ? -1 : 1;
+	if (p->device_id != q->device_id)
+		return p->device_id < q->device_id ? -1 : 1;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->context_id != q->context_id)
+		return p->context_id < q->context_id ? -1 : 1;
+	if (p->grid_id != q->grid_id)
+		return p->grid_id < q->grid_id ? -1 : 1;
+	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
+}
+
+int session_use_stored(struct session *s, char *err, size_t errlen)
+{
+	struct findings f;
+	if (s->n_src != 1 || s->findings)
+		return s->findings != NULL;
+	int rc = results_report_load(s->path, analysis_get_params(s->analysis), &f, err, errlen);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	s->findings = malloc(sizeof *s->findings);
+	if (!s->findings) {
+		findings_free(&f);
+		snprintf(err, errlen, "%s: out of memory", s->path);
+		return -1;
+	}
+	*s->findings = f;
+	s->analysis_off = 1;
+	return 1;
+}
+
+static void episodes_read(struct session *s)
+{
+	char params[256], err[512];
+	s->episodes_read = 1;
+	if (s->findings || session_use_stored(s, err, sizeof err) == 1) {
+		s->episodes = s->findings->events;
+		s->n_episodes = s->findings->n_events;
+		return;
+	}
+	if (db_events_load(s->path, &s->episodes, &s->n_episodes, params, sizeof params, err,
+			   sizeof err) != 0) {
+		s->episodes = NULL;
+		s->n_episodes = 0;
+		return;
+	}
+	qsort(s->episodes, s->n_episodes, sizeof *s->episodes, episode_cmp);
+}
+
+size_t session_event_count(struct session *s)
+{
+	if (!s->analysis_off)
+		return analysis_event_count(s->analysis);
+	if (!s->episodes_read)
+		episodes_read(s);
+	return s->n_episodes;
+}
+
+const struct smtop_event *session_event(struct session *s, size_t i)
+{
+	if (!s->analysis_off)
+		return analysis_event(s->analysis, i);
+	return i < session_event_count(s) ? &s->episodes[i] : NULL;
+}
+
 void session_close(struct session *s)
 {
+	if (s->findings) {
+		findings_free(s->findings);
+		free(s->findings);
+	} else if (s->episodes) {
+		db_events_free(s->episodes, s->n_episodes);
+	}
 	loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);

@@ -97,6 +97,14 @@ struct session {
 	 * as they are read */
 	int show_stored;
 	int stored_shown;               /* RESULTS_* */
+	/* the stored episodes stand for the analysis (a finished session shown
+	 * with them): nothing is fed to it, so that the viewer's memory does
+	 * not grow with every kernel of the session (docs/performance.md) */
+	int analysis_off;
+	struct findings *findings;      /* the stored episodes, as the report keeps them */
+	struct smtop_event *episodes;   /* else as smtop_events keeps them */
+	size_t n_episodes;
+	int episodes_read;
 	int64_t stored_event_mark;      /* the last stored episode handed over, by id */
 	int stored_events_more;
 };
@@ -163,6 +171,19 @@ int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1);
 #define SESSION_DETAIL_CHUNKS 64     /* a call's worth for the viewer: <= 256 K blocks */
 void session_detail_start(struct session *s, uint64_t t0, uint64_t t1);
 int session_detail_more(struct session *s, size_t max_chunks);
+
+/* Before the first poll: when the file stores current findings
+ * (results_report_load), the analysis is left off and they stand for it:
+ * a poll then reads no kernel or block unless a model takes them.  Returns 1 when
+ * so, 0 when not (the analysis reads everything), -1 with err. */
+int session_use_stored(struct session *s, char *err, size_t errlen);
+
+/* The session's final episodes, by ready time (analysis_event's order):
+ * the analysis' own, or the stored ones while the analysis is off (the
+ * report's findings, else smtop_events, read from the file on the first
+ * call; none if that read fails). */
+size_t session_event_count(struct session *s);
+const struct smtop_event *session_event(struct session *s, size_t i);
 
 /* Stores the analysis' events into the session file (a separate, short-lived
  * write connection).  Only a single smtop session takes them: returns 1

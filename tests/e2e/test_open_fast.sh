@@ -1,8 +1,9 @@
 #!/bin/sh
 # A session of 100 M blocks (tests/bench/gen_session, finalised as record
 # does) opens in the viewer within a second, shows its loading progress
-# moving while keys still work, and ends fully loaded; the command line's
-# progress line shows on a terminal and never in a pipe.
+# moving while keys still work, and ends fully loaded; its report prints at
+# once from what the file keeps, and a report that reads every block shows
+# its progress line on a terminal and never in a pipe.
 . tests/e2e/lib.sh
 GEN=$SMTOP_BUILD/bench/gen_session
 if [ ! -x "$GEN" ]; then
@@ -49,15 +50,21 @@ tui_wait "EXIT=" 5
 check "q quits with status 0" contains "$(tui_cap)" "EXIT=0"
 tui_end
 
-# the command line: a progress line on a terminal, nothing in a pipe
-err=$("$SMTOP" report "$F" 2>&1 > /dev/null)
-check "no progress line in a pipe" test -z "$err"
+# the command line: the finalised session keeps its report, which prints
+# at once; another threshold reads every block, with a progress line on a
+# terminal and nothing in a pipe
 tui new-session -d -s "$TUI" -x 120 -y 10 "$SMTOP report $F > /dev/null; echo EXIT=\$?; sleep 60"
+check "the stored report prints at once" tui_wait "EXIT=0" 3
+check "the stored report reads no block" sh -c '! tmux capture-pane -p -t '"$TUI"' | grep -q "reading"'
+tui_end
+err=$("$SMTOP" report "$F" --threshold-us 30 2>&1 > /dev/null)
+check "no progress line in a pipe" test -z "$err"
+tui new-session -d -s "$TUI" -x 120 -y 10 "$SMTOP report $F --threshold-us 40 > /dev/null; echo EXIT=\$?; sleep 60"
 check "report shows its progress on a terminal" tui_wait "smtop: reading big.smtop [0-9]+%" 10
 tui_wait "EXIT=" 60
 check "the progress line is gone at the end" sh -c '! tmux capture-pane -p -t '"$TUI"' | grep -q "reading big"'
 tui_end
-tui new-session -d -s "$TUI" -x 120 -y 10 "$SMTOP report -q $F > /dev/null; echo EXIT=\$?; sleep 60"
+tui new-session -d -s "$TUI" -x 120 -y 10 "$SMTOP report -q $F --threshold-us 50 > /dev/null; echo EXIT=\$?; sleep 60"
 sleep 1.5
 check "-q silences it" sh -c '! tmux capture-pane -p -t '"$TUI"' | grep -q "reading"'
 tui_wait "EXIT=" 60

@@ -10,6 +10,7 @@
 #include "db/reader.h"
 #include "db/summary.h"
 #include "src/core/analysis.h"
+#include "src/core/findings.h"
 #include "src/app/info.h"
 #include "src/core/model.h"
 #include "src/core/report.h"
@@ -427,8 +428,12 @@ static void report_session(struct session *s, const char *path)
 	struct report_options ro = { .source = path, .max_episodes = 20 };
 	struct analysis_stream_summary sum;
 
-	report_text(fuzz_null_out(), s->analysis, &ro);
-	report_json(fuzz_null_out(), s->analysis, &ro);
+	struct findings f;
+	if (findings_from_analysis(s->analysis, &f) == 0) {
+		report_text(fuzz_null_out(), &f, &ro);
+		report_json(fuzz_null_out(), &f, &ro);
+		findings_free(&f);
+	}
 	for (size_t i = 0; i < analysis_stream_count(s->analysis); i++)
 		analysis_stream_summary(s->analysis, i, &sum);
 }

@@ -52,7 +52,7 @@ for spec in "nsys-2025.3-h200-copy-compute.sqlite:the copies:DELETE FROM CUPTI_A
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute(sys.argv[2])
-for t in ("smtop_event_culprits", "smtop_events", "smtop_summary"):
+for t in ("smtop_event_culprits", "smtop_events", "smtop_summary", "smtop_report"):
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (t,)).fetchone():
         db.execute(f"DELETE FROM {t}")
 db.commit()

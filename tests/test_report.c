@@ -45,7 +45,7 @@ static char *render_with(struct analysis *a, int json, size_t max, int explain)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
-	struct report_options o = { "session.sqlite", max, explain };
+	struct report_options o = { "session.sqlite", max, explain, NULL };
 	struct findings fi;
 	cr_assert_eq(findings_from_analysis(a, &fi), 0);
 	cr_assert_eq(json ? report_json(f, &fi, &o) : report_text(f, &fi, &o), 0);

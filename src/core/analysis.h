@@ -210,6 +210,10 @@ int analysis_has_blocks(const struct analysis *a);
 unsigned analysis_limits(const struct analysis *a);
 /* One line saying what the limit means and what would lift it. */
 const char *analysis_limit_text(enum analysis_limit l);
+/* The order of final events (qsort's comparator of struct smtop_event):
+ * ready time, then device, pid, context, grid id, correlation id. */
+int analysis_event_cmp(const void *x, const void *y);
+
 /* Stable lower-case name of an event kind ("blocking", "inversion_resident",
  * "inversion_dispatch", "timeslice"). */
 const char *analysis_kind_name(enum smtop_event_kind k);

@@ -559,7 +559,7 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 	return 0;
 }
 
-static int cmp_event(const void *x, const void *y)
+int analysis_event_cmp(const void *x, const void *y)
 {
 	const struct smtop_event *p = x, *q = y;
 	if (p->ready != q->ready)
@@ -631,10 +631,10 @@ int analysis_verdicts_decide(struct analysis *a, int rc)
 			rc = -1;
 	free(c.v);
 	if (!a->events_sorted && a->events.n) {
-		qsort(a->events.v, a->events.n, sizeof *a->events.v, cmp_event);
+		qsort(a->events.v, a->events.n, sizeof *a->events.v, analysis_event_cmp);
 		a->events_sorted = 1;
 	}
 	if (a->prov.n)
-		qsort(a->prov.v, a->prov.n, sizeof *a->prov.v, cmp_event);
+		qsort(a->prov.v, a->prov.n, sizeof *a->prov.v, analysis_event_cmp);
 	return rc;
 }

@@ -1350,23 +1350,6 @@ int session_detail_more(struct session *s, size_t max_chunks)
 	return 0;
 }
 
-/* The analysis' order (src/core/analysis_verdicts.c). */
-static int episode_cmp(const void *x, const void *y)
-{
-	const struct smtop_event *p = x, *q = y;
-	if (p->ready != q->ready)
-		return p->ready < q->ready ? -1 : 1;
-	if (p->device_id != q->device_id)
-		return p->device_id < q->device_id ? -1 : 1;
-	if (p->pid != q->pid)
-		return p->pid < q->pid ? -1 : 1;
-	if (p->context_id != q->context_id)
-		return p->context_id < q->context_id ? -1 : 1;
-	if (p->grid_id != q->grid_id)
-		return p->grid_id < q->grid_id ? -1 : 1;
-	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
-}
-
 int session_use_stored(struct session *s, char *err, size_t errlen)
 {
 	struct findings f;
@@ -1401,7 +1384,7 @@ static void episodes_read(struct session *s)
 		s->n_episodes = 0;
 		return;
 	}
-	qsort(s->episodes, s->n_episodes, sizeof *s->episodes, episode_cmp);
+	qsort(s->episodes, s->n_episodes, sizeof *s->episodes, analysis_event_cmp);
 }
 
 size_t session_event_count(struct session *s)

@@ -1384,7 +1384,8 @@ static void episodes_read(struct session *s)
 		s->n_episodes = 0;
 		return;
 	}
-	qsort(s->episodes, s->n_episodes, sizeof *s->episodes, analysis_event_cmp);
+	if (s->n_episodes)
+		qsort(s->episodes, s->n_episodes, sizeof *s->episodes, analysis_event_cmp);
 }
 
 size_t session_event_count(struct session *s)

@@ -45,6 +45,29 @@ static int cmp_cevent(const void *x, const void *y)
 	return cmp_u32(p->corr, q->corr);
 }
 
+/* The index of the first of v's n sorted elements that cmp does not put
+ * before key (past: nor level with it). */
+static size_t search_sorted(const void *v, size_t n, size_t size, const void *key,
+			    int (*cmp)(const void *, const void *), int past)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		int c = cmp((const char *)v + m * size, key);
+		if (c < 0 || (past && c == 0))
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* m is on key's stream (pid, context, device, stream id). */
+static int memop_on(const struct memop *m, const struct memop *key)
+{
+	return m->pid == key->pid && m->ctx == key->ctx && m->dev == key->dev && m->sid == key->sid;
+}
+
 static void sort_ready_inputs(struct analysis *a)
 {
 	if (!a->memops_sorted && a->n_memops)
@@ -92,19 +115,8 @@ static const struct memop *memop_before(const struct analysis *a, const struct k
 	/* a kernel not started yet (live) comes after everything on its stream */
 	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
 			     k->device_id, k->stream_id, k->correlation_id, 0 };
-	size_t lo = 0, hi = a->n_memops;
-	while (lo < hi) { /* first one not before k */
-		size_t m = (lo + hi) / 2;
-		if (cmp_memop(&a->memops[m], &key) < 0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (!lo)
-		return NULL;
-	const struct memop *p = &a->memops[lo - 1];
-	return p->pid == key.pid && p->ctx == key.ctx && p->dev == key.dev && p->sid == key.sid
-		? p : NULL;
+	size_t lo = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
+	return lo && memop_on(&a->memops[lo - 1], &key) ? &a->memops[lo - 1] : NULL;
 }
 
 static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
@@ -149,21 +161,11 @@ static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, u
 	if (raise_last_kernel(a, stream_index(a, pid, ctx, dev, sid), before, kb, r))
 		return -1;
 	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0 };
-	size_t lo = 0, hi = a->n_memops;
-	while (lo < hi) { /* the stream's first copy or memset */
-		size_t m = (lo + hi) / 2;
-		if (cmp_memop(&a->memops[m], &key) < 0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
 	const struct memop *last = NULL;
-	for (size_t i = lo; i < a->n_memops; i++) {
-		const struct memop *m = &a->memops[i];
-		if (m->pid != pid || m->ctx != ctx || m->dev != dev || m->sid != sid || m->corr >= before)
-			break;
-		last = m;
-	}
+	/* from the stream's first copy or memset */
+	for (size_t i = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
+	     i < a->n_memops && memop_on(&a->memops[i], &key) && a->memops[i].corr < before; i++)
+		last = &a->memops[i];
 	if (last)
 		ready_raise(r, last->end, kb + (last->kind - SMTOP_READY_AFTER_KERNEL), last->corr);
 	return 0;
@@ -175,14 +177,7 @@ static const struct cevent *event_recorded(const struct analysis *a, const struc
 	if (w->event_id == SMTOP_SYNC_NONE)
 		return NULL;
 	struct cevent key = { 0, w->pid, w->ctx, 0, 0, w->corr, w->event_id };
-	size_t lo = 0, hi = a->n_cevents;
-	while (lo < hi) { /* first record not before the wait */
-		size_t m = (lo + hi) / 2;
-		if (cmp_cevent(&a->cevents[m], &key) < 0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
+	size_t lo = search_sorted(a->cevents, a->n_cevents, sizeof *a->cevents, &key, cmp_cevent, 0);
 	const struct cevent *e = lo ? &a->cevents[lo - 1] : NULL;
 	return e && e->pid == w->pid && e->ctx == w->ctx && e->event_id == w->event_id ? e : NULL;
 }
@@ -207,15 +202,8 @@ static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t 
 		       struct ready *r)
 {
 	struct swait key = { 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k), k->stream_id, after, 0 };
-	size_t lo = 0, hi = a->n_swaits;
-	while (lo < hi) { /* first one past key */
-		size_t m = (lo + hi) / 2;
-		if (cmp_swait(&a->swaits[m], &key) <= 0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	for (; lo < a->n_swaits; lo++) {
+	for (size_t lo = search_sorted(a->swaits, a->n_swaits, sizeof *a->swaits, &key, cmp_swait, 1);
+	     lo < a->n_swaits; lo++) {
 		const struct swait *w = &a->swaits[lo];
 		if (w->pid != key.pid || w->ctx != key.ctx || w->sid != key.sid ||
 		    w->corr >= k->correlation_id)
@@ -274,19 +262,9 @@ static int untimed_before(const struct analysis *a, const struct kern *k, uint32
 {
 	struct memop key = { 0, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
 			     k->device_id, k->stream_id, after, 0 };
-	size_t lo = 0, hi = a->n_untimed;
-	while (lo < hi) { /* first one past key */
-		size_t m = (lo + hi) / 2;
-		if (cmp_memop(&a->untimed[m], &key) <= 0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (lo == a->n_untimed)
-		return 0;
-	const struct memop *u = &a->untimed[lo];
-	return u->pid == key.pid && u->ctx == key.ctx && u->dev == key.dev && u->sid == key.sid &&
-	       u->corr < k->correlation_id;
+	size_t lo = search_sorted(a->untimed, a->n_untimed, sizeof *a->untimed, &key, cmp_memop, 1);
+	return lo < a->n_untimed && memop_on(&a->untimed[lo], &key) &&
+	       a->untimed[lo].corr < k->correlation_id;
 }
 
 /* Ready = the latest of stream order, event waits, the legacy default

@@ -87,13 +87,24 @@ void results_more(struct session *s)
 		s->stored_events_more = events_slice(s);
 }
 
+/* The key of what s stores: 0, 1 when s takes no stored results (several
+ * files, an nsys export, not finished), -1 with err. */
+static int results_key(const struct session *s, struct db_summary_key *key, char *err,
+		       size_t errlen)
+{
+	int nsys;
+	if (!results_apply(s))
+		return 1;
+	if (db_summary_key_of(s->path, key, &nsys, err, errlen) != 0)
+		return -1;
+	return nsys ? 1 : 0;
+}
+
 int results_show(struct session *s)
 {
 	struct db_summary_key key;
 	char err[512];
-	int nsys;
-	if (!s->model || !s->model->has_device || !results_apply(s) ||
-	    db_summary_key_of(s->path, &key, &nsys, err, sizeof err) != 0 || nsys)
+	if (!s->model || !s->model->has_device || results_key(s, &key, err, sizeof err) != 0)
 		return 0;
 	return show_occupancy(s, &key) | show_events(s, &key);
 }
@@ -151,20 +162,16 @@ int results_report_store(const struct session *s, const struct findings *f, char
 	struct db_summary_key key;
 	uint8_t *data;
 	size_t len;
-	int nsys;
-	if (!results_apply(s))
-		return 1;
-	if (db_summary_key_of(s->path, &key, &nsys, err, errlen) != 0)
-		return -1;
-	if (nsys)
-		return 1;
+	int rc = results_key(s, &key, err, errlen);
+	if (rc != 0)
+		return rc;
 	key.threshold_ns = f->threshold_ns;
 	if (findings_encode(f, &data, &len) != 0) {
 		snprintf(err, errlen, "%s: out of memory", s->path);
 		return -1;
 	}
-	int rc = db_report_store(s->path, FINDINGS_VERSION, ANALYSIS_VERSION, &key, data, len, err,
-				 errlen);
+	rc = db_report_store(s->path, FINDINGS_VERSION, ANALYSIS_VERSION, &key, data, len, err,
+			     errlen);
 	free(data);
 	return rc;
 }
@@ -206,13 +213,9 @@ static int store_findings(struct session *s, char *err, size_t errlen)
 int results_store(struct session *s, char *err, size_t errlen)
 {
 	struct db_summary_key key;
-	int nsys;
-	if (!results_apply(s))
-		return 1;
-	if (db_summary_key_of(s->path, &key, &nsys, err, errlen) != 0)
-		return -1;
-	if (nsys)
-		return 1;
+	int rc = results_key(s, &key, err, errlen);
+	if (rc != 0)
+		return rc;
 	char stats[4096];
 	if (db_reader_chunk_stats(s->reader, stats, sizeof stats) == 0 &&
 	    db_meta_store(s->path, "chunk_stats", stats, err, errlen) != 0)

@@ -53,11 +53,11 @@ static const CUpti_ActivityKind cupti_kinds[] = {
 static const char *const cupti_runtime_prefixes[] = {
 	"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
 	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-	"cudaStreamWaitEvent", "cudaEventRecord", NULL,
+	"cudaStreamWaitEvent", NULL,
 };
 static const char *const cupti_driver_prefixes[] = {
 	"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cuCtxSynchronize",
-	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", "cuEventRecord", NULL,
+	"cuStreamSynchronize", "cuEventSynchronize", "cuStreamWaitEvent", NULL,
 };
 
 static const char *cupti_error(CUptiResult r)

@@ -146,6 +146,7 @@ static void convert_kernel(const struct convert_state *s, const CUpti_ActivityKe
 	o->local_mem = k->localMemoryPerThread;
 	o->launch_type = k->launchType;
 	o->is_graph = k->graphId != 0 || k->graphNodeId != 0;
+	o->graph_node_id = k->graphNodeId;
 	o->name = convert_strdup(k->name);
 }
 
@@ -166,6 +167,7 @@ static void convert_memcpy(const struct convert_state *s, const CUpti_ActivityMe
 	o->copy_kind = m->copyKind;
 	o->src_kind = m->srcKind;
 	o->dst_kind = m->dstKind;
+	o->graph_node_id = m->graphNodeId;
 }
 
 static void convert_memset(const struct convert_state *s, const CUpti_ActivityMemset4 *m,
@@ -183,6 +185,7 @@ static void convert_memset(const struct convert_state *s, const CUpti_ActivityMe
 	o->stream_id = m->streamId;
 	o->correlation_id = m->correlationId;
 	o->value = m->value;
+	o->graph_node_id = m->graphNodeId;
 }
 
 static void convert_sync(const struct convert_state *s, const CUpti_ActivitySynchronization2 *y,

@@ -16,6 +16,7 @@
 #include "collectors/blocks.h"
 #include "collectors/convert.h"
 #include "collectors/drops.h"
+#include "collectors/graphs.h"
 #include "collectors/log.h"
 #include "collectors/ring.h"
 #include "src/core/clock.h"
@@ -279,9 +280,40 @@ static void cupti_on_context_created(CUcontext ctx)
 	pthread_mutex_unlock(&cupti_convert_lock);
 }
 
+static uint64_t cupti_graph_node_id(void *node)
+{
+	uint64_t id = 0;
+	return cuptiGetGraphNodeId((CUgraphNode)node, &id) == CUPTI_SUCCESS ? id : 0;
+}
+
+static void cupti_push_records(struct smtop_record *recs, size_t n)
+{
+	if (n)
+		ring_push_many(cupti_ring, recs, n);
+}
+
+/* Instantiation clones a graph's nodes, and the launches' records carry the
+ * clones' ids: graphs.c maps the source graph's edges onto them. */
+static void cupti_on_graph(CUpti_CallbackId cbid, const CUpti_GraphData *g)
+{
+	if (!g)
+		return;
+	if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING)
+		graphs_begin();
+	else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
+		graphs_note_clone(cupti_graph_node_id(g->originalNode), cupti_graph_node_id(g->node));
+	else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED)
+		graphs_instantiated(g->graph, cupti_pid, cupti_graph_node_id, cupti_push_records);
+}
+
 static void cupti_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
 {
 	switch (cbid) {
+	case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING:
+	case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+	case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+		cupti_on_graph(cbid, r->resourceDescriptor);
+		break;
 	case CUPTI_CBID_RESOURCE_CONTEXT_CREATED:
 		cupti_on_context_created(r->context);
 		break;
@@ -376,6 +408,11 @@ static int cupti_enable_callbacks(char *reason, size_t len)
 		CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
 		CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 	};
+	static const CUpti_CallbackId graph_resources[] = {
+		CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING,
+		CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+		CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
+	};
 	int n;
 
 	n = cupti_enable_domain(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
@@ -391,6 +428,13 @@ static int cupti_enable_callbacks(char *reason, size_t len)
 			snprintf(reason, len, "resource callbacks refused: %s", cupti_error(r));
 			return -1;
 		}
+	}
+	/* without them a graph's kernels fall back on graph order */
+	for (size_t i = 0; i < sizeof(graph_resources) / sizeof(graph_resources[0]); i++) {
+		CUptiResult r = cuptiEnableCallback(1, cupti_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+						    graph_resources[i]);
+		if (r != CUPTI_SUCCESS)
+			log_debug("graph callback %d refused: %s", (int)graph_resources[i], cupti_error(r));
 	}
 	return 0;
 }

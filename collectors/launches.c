@@ -166,8 +166,10 @@ static void launches_to_record(struct launches *l, struct launch_entry *e, struc
 	memcpy(k->block, e->info.block, sizeof(k->block));
 	k->registers = e->info.registers;
 	k->static_smem = e->info.static_smem;
+	k->dynamic_smem = e->info.dynamic_smem;
 	k->local_mem = e->info.local_mem;
 	k->is_graph = e->info.is_graph;
+	k->graph_node_id = e->info.graph_node_id;
 	k->name = e->info.name;
 	e->info.name = NULL; /* the record owns it now */
 }

@@ -22,8 +22,9 @@ struct launch_info {
 	uint64_t grid_id;
 	uint32_t context_id, device_id, stream_id, correlation_id;
 	int32_t grid[3], block[3];
-	uint32_t registers, static_smem, local_mem;
+	uint32_t registers, static_smem, dynamic_smem, local_mem;
 	int32_t is_graph;
+	uint64_t graph_node_id;         /* its node of the graph launched, 0 none */
 	uint64_t launched;              /* host CLOCK_REALTIME ns at the launch callback */
 	const char *name;
 	const void *function;           /* the launched function, for launches_set_fill */

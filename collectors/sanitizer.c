@@ -36,6 +36,7 @@
 
 #include "collectors/backend.h"
 #include "collectors/blocks.h"
+#include "collectors/graphs.h"
 #include "collectors/launches.h"
 #include "collectors/log.h"
 #include "collectors/ptrset.h"
@@ -61,6 +62,7 @@ struct sz_api {
 	__typeof__(sanitizerSubscribe) *subscribe;
 	__typeof__(sanitizerUnsubscribe) *unsubscribe;
 	__typeof__(sanitizerEnableDomain) *enable_domain;
+	__typeof__(sanitizerEnableCallback) *enable_callback;
 	__typeof__(sanitizerAddPatchesFromFile) *add_patches_from_file;
 	__typeof__(sanitizerPatchInstructions) *patch_instructions;
 	__typeof__(sanitizerPatchModule) *patch_module;
@@ -85,6 +87,7 @@ static const struct sz_symbol sz_symbols[] = {
 	SZ_SYM(subscribe, "sanitizerSubscribe"),
 	SZ_SYM(unsubscribe, "sanitizerUnsubscribe"),
 	SZ_SYM(enable_domain, "sanitizerEnableDomain"),
+	SZ_SYM(enable_callback, "sanitizerEnableCallback"),
 	SZ_SYM(add_patches_from_file, "sanitizerAddPatchesFromFile"),
 	SZ_SYM(patch_instructions, "sanitizerPatchInstructions"),
 	SZ_SYM(patch_module, "sanitizerPatchModule"),
@@ -120,6 +123,13 @@ static char sz_patch_path[PATH_MAX];
 static _Atomic uint64_t sz_modules_patched, sz_patch_failures, sz_launches;
 static uint32_t sz_correlation; /* under sz_ids_lock */
 static _Thread_local int sz_tls_own;
+/* What the driver launch call being made on this thread knows and its
+ * launch callback does not: the dynamic shared memory. */
+static _Thread_local const void *sz_tls_smem_function;
+static _Thread_local uint32_t sz_tls_smem;
+/* The graph launch whose nodes this thread is launching, and its number. */
+static _Thread_local const void *sz_tls_graph_exec;
+static _Thread_local uint32_t sz_tls_graph_launch, sz_tls_graph_corr;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 
 /* Functions whose launches already carry their context's ring. */
@@ -495,10 +505,28 @@ static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
 	 * drain's driver calls could deadlock. */
 }
 
+/* No CUPTI to number launches: each gets its own, so the replays of a graph
+ * (one grid id for all) stay apart, and the nodes of one graph launch share
+ * theirs, as CUPTI's records do (the analysis reads a graph's edges within
+ * a launch).  Under sz_ids_lock. */
+static uint32_t sz_launch_correlation(const Sanitizer_GraphNodeLaunchData *g)
+{
+	if (g && sz_tls_graph_corr && g->graphExec == sz_tls_graph_exec &&
+	    g->launchId == sz_tls_graph_launch)
+		return sz_tls_graph_corr;
+	uint32_t c = ++sz_correlation;
+	if (g) {
+		sz_tls_graph_exec = g->graphExec;
+		sz_tls_graph_launch = g->launchId;
+		sz_tls_graph_corr = c;
+	}
+	return c;
+}
+
 /* Registers the launch for its kernel record, and gives f's launches from
  * now on the ring, graph replays included (they fire no launch callback of
- * their own, but their kernel nodes do). */
-static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
+ * their own, but their kernel nodes do: g, NULL for a plain launch). */
+static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
 {
 	struct launch_info info;
 	struct sz_context *c;
@@ -510,13 +538,15 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ld->context, ld->device);
 	s = sz_stream_of(ld->stream, c);
-	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, clock_real_ns(), is_graph, &info);
-	/* No CUPTI to number launches: each gets its own, so the replays of a
-	 * graph (one grid id for all) stay apart. */
-	info.correlation_id = ++sz_correlation;
+	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, clock_real_ns(), g != NULL, &info);
+	info.correlation_id = sz_launch_correlation(g);
 	info.function = ld->function;
 	sz_func_attributes(ld->function, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
+	if (g)
+		info.graph_node_id = (uint64_t)(uintptr_t)g->node;
+	else if (ld->function && ld->function == sz_tls_smem_function)
+		info.dynamic_smem = sz_tls_smem;
 	pthread_mutex_lock(&sz_launch_lock);
 	/* its idle age starts now */
 	if (launches_add(sz_launches_table, clock_mono_ns(), &info) != 0)
@@ -531,6 +561,34 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, int is_graph)
 	if (r != SANITIZER_SUCCESS)
 		log_debug("launches of %s carry no ring: %s", ld->functionName ? ld->functionName : "?",
 			  sz_error(r));
+}
+
+/* A driver launch call: its dynamic shared memory, for the launch
+ * callback inside it. */
+static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d)
+{
+	if (d->callbackSite == SANITIZER_API_ENTER) {
+		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_function);
+	} else {
+		sz_tls_smem = 0;
+		sz_tls_smem_function = NULL;
+	}
+}
+
+/* The records of launches of a graph name its nodes by their handles. */
+static uint64_t sz_graph_node_id(void *node)
+{
+	return (uint64_t)(uintptr_t)node;
+}
+
+static void sz_push_records(struct smtop_record *recs, size_t n);
+
+/* A graph is being instantiated: its edges, for its launches. */
+static void sz_on_graph_exec(const Sanitizer_GraphExecData *d)
+{
+	graphs_begin();
+	if (d && d->graph)
+		graphs_instantiated(d->graph, sz_pid, sz_graph_node_id, sz_push_records);
 }
 
 static void sz_push(struct smtop_record *recs, size_t n);
@@ -612,12 +670,16 @@ static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain do
 	if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
 		sz_on_resource(cbid, data);
 	} else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == sz_ids->launch_begin) {
-		sz_on_launch(data, 0);
+		sz_on_launch(data, NULL);
 	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && cbid == sz_ids->graph_node_launch_begin) {
 		const Sanitizer_LaunchData *ld = sanitizer_graph_node_launch(data);
 
 		if (ld)
-			sz_on_launch(ld, 1);
+			sz_on_launch(ld, data);
+	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && cbid == sz_ids->graphexec_creating) {
+		sz_on_graph_exec(data);
+	} else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+		sz_on_launch_call(cbid, data);
 	} else if (domain == SANITIZER_CB_DOMAIN_EVENTS &&
 		   (cbid == sz_ids->event_record || cbid == sz_ids->event_stream_wait)) {
 		sz_on_event(cbid, data);
@@ -633,6 +695,11 @@ static void sz_push(struct smtop_record *recs, size_t n)
 {
 	if (n)
 		ring_push_many(sz_ring, recs, n);
+}
+
+static void sz_push_records(struct smtop_record *recs, size_t n)
+{
+	sz_push(recs, n);
 }
 
 /* Host times (NVTX ranges) onto %globaltimer with the launches' bound, as
@@ -886,6 +953,14 @@ static int sz_subscribe(char *reason, size_t len)
 		r = sz.enable_domain(1, sz_subscriber, optional[i]);
 		if (r != SANITIZER_SUCCESS)
 			log_debug("callbacks of domain %d refused: %s", (int)optional[i], sz_error(r));
+	}
+	/* the launch calls alone, not the whole driver API (frameworks make
+	 * millions of other calls): without them dynamic shared memory is N/A */
+	for (size_t i = 0; sanitizer_launch_calls[i]; i++) {
+		r = sz.enable_callback(1, sz_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
+		if (r != SANITIZER_SUCCESS)
+			log_debug("launch call callback %u refused: %s", (unsigned)sanitizer_launch_calls[i],
+				  sz_error(r));
 	}
 	return 0;
 }

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <generated_cuda_meta.h>
+
 /* 11.8: the headers smtop builds with.  13: read off CUDA 13.0's
  * sanitizer_callbacks.h, which added STREAM_DESTROY_FINISHED (8) before
  * MODULE_LOADED and GRAPHEXEC_CREATING and _DESTROYING before the graph
@@ -20,6 +22,8 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.module_unloading = SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 		.launch_begin = SANITIZER_CBID_LAUNCH_BEGIN,
 		.graph_node_launch_begin = SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN,
+		/* 11.8 names it GRAPHEXEC_CREATED, with the graph and its exec */
+		.graphexec_creating = 1,
 		.event_record = SANITIZER_CBID_EVENTS_RECORD,
 		.event_stream_wait = SANITIZER_CBID_EVENTS_STREAM_WAIT,
 		.memcpy_starting = SANITIZER_CBID_MEMCPY_STARTING,
@@ -35,6 +39,7 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.module_unloading = 10,
 		.launch_begin = 1,
 		.graph_node_launch_begin = 4,
+		.graphexec_creating = 1,
 		/* the events domain kept its numbers and Sanitizer_EventData its
 		 * fields (checked against the H200's 13.0 headers) */
 		.event_record = 3,
@@ -96,6 +101,44 @@ void sanitizer_launch_info(const Sanitizer_LaunchData *ld, uint32_t context_id, 
 	out->is_graph = is_graph;
 	out->launched = launched;
 	out->name = ld->functionName;
+}
+
+const Sanitizer_CallbackId sanitizer_launch_calls[] = {
+	SANITIZER_CBID_DRIVER_API_cuLaunchKernel, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
+	SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz,
+	SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel,
+	SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz, 0,
+};
+
+uint32_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
+				       const void **function)
+{
+	*function = NULL;
+	if (!params)
+		return 0;
+	switch (cbid) {
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: {
+		/* each _ptsz form has its base form's fields */
+		const cuLaunchKernel_params *p = params;
+		*function = p->f;
+		return p->sharedMemBytes;
+	}
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
+		const cuLaunchCooperativeKernel_params *p = params;
+		*function = p->f;
+		return p->sharedMemBytes;
+	}
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+		const cuLaunchKernelEx_params *p = params;
+		*function = p->f;
+		return p->config ? p->config->sharedMemBytes : 0;
+	}
+	default:
+		return 0;
+	}
 }
 
 const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNodeLaunchData *g)

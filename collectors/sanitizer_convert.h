@@ -20,6 +20,7 @@ struct sanitizer_numbering {
 	Sanitizer_CallbackId stream_created, stream_destroying;
 	Sanitizer_CallbackId module_loaded, module_unloading;
 	Sanitizer_CallbackId launch_begin, graph_node_launch_begin;
+	Sanitizer_CallbackId graphexec_creating; /* the graph instantiated is valid */
 	Sanitizer_CallbackId event_record, event_stream_wait;
 	Sanitizer_CallbackId memcpy_starting, memset_starting;
 };
@@ -39,6 +40,17 @@ unsigned sanitizer_major_of_version_json(const char *text);
  * callback.  The name points into ld (launches_add copies it). */
 void sanitizer_launch_info(const Sanitizer_LaunchData *ld, uint32_t context_id, uint32_t stream_id,
 			   uint64_t launched, int is_graph, struct launch_info *out);
+
+/* The dynamic shared memory of a driver launch call (SANITIZER_CB_DOMAIN_
+ * DRIVER_API, its callback id and functionParams), the function launched in
+ * *function; 0 and NULL for any other call.  The launch callback that
+ * follows on the same thread lacks it. */
+uint32_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
+				       const void **function);
+
+/* The driver launch calls sanitizer_launch_dynamic_smem reads (their ids
+ * are the same in 11.8 and 13.0), ending with 0. */
+extern const Sanitizer_CallbackId sanitizer_launch_calls[];
 
 /* The launch data of a kernel node of a graph launch, or NULL for the
  * other node types (copies, sets, allocations). */

@@ -62,7 +62,7 @@ struct db_reader {
 	int has_kernel, has_chunk, has_stream, has_nvtx, has_request, has_gpu, has_ctx;
 	int has_process, has_nsys_processes, has_meta, has_memcpy, has_memset, has_runtime;
 	int has_cuda_device, has_cuda_gpu, has_null_stream;
-	int ops_memcpy, ops_memset, ops_sync, ops_api, ops_cuda_event; /* readable for db_reader_new_* */
+	int ops_memcpy, ops_memset, ops_sync, ops_api, ops_cuda_event, ops_graph_dep; /* readable for db_reader_new_* */
 	const char *export_meta;     /* META_DATA_EXPORT, or EXPORT_META_DATA (3.0); NULL before 3.0 */
 	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
@@ -301,6 +301,7 @@ static void reader_find_tables(struct db_reader *r)
 	r->ops_memset = reader_places_rows(r, "CUPTI_ACTIVITY_KIND_MEMSET");
 	r->ops_sync = reader_places_rows(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION") &&
 		      reader_has_column(r, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "syncType");
+	r->ops_graph_dep = reader_has_column(r, "smtop_graph_dep", "dependsOnType");
 	r->ops_cuda_event = reader_has_column(r, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "eventId") &&
 			    reader_has_column(r, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "streamId") &&
 			    reader_has_column(r, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "correlationId") &&
@@ -452,14 +453,15 @@ static int reader_build_kernel_cols(struct db_reader *r)
 		" COALESCE(%s,0), %s, %s, %s, COALESCE(%s,0),"
 		" COALESCE(%s,0), %s, %s, %s, %s, %s, %s,"
 		" COALESCE(%s,0), COALESCE(%s,0),"
-		" COALESCE(%s,0), COALESCE(%s,0), %s, %s, %s",
+		" COALESCE(%s,0), COALESCE(%s,0), %s, %s, %s, COALESCE(%s,0)",
 		kcol(r, "deviceId", "0"), kcol(r, "contextId", "0"), kcol(r, "correlationId", "0"),
 		kcol(r, "globalPid", "0"), names[0], names[1], names[2], kcol(r, "launchType", "0"),
 		kcol(r, "registersPerThread", "0"), kcol(r, "gridX", "0"), kcol(r, "gridY", "0"),
 		kcol(r, "gridZ", "0"), kcol(r, "blockX", "0"), kcol(r, "blockY", "0"),
 		kcol(r, "blockZ", "0"), kcol(r, "staticSharedMemory", "0"),
 		kcol(r, "dynamicSharedMemory", "0"), kcol(r, "localMemoryPerThread", "0"),
-		kcol(r, "gridId", "0"), kcol(r, "queued", "NULL"), kcol(r, "submitted", "NULL"), graph);
+		kcol(r, "gridId", "0"), kcol(r, "queued", "NULL"), kcol(r, "submitted", "NULL"), graph,
+		kcol(r, "graphNodeId", "0"));
 
 	if (n < 0 || (size_t)n >= sizeof buf || !(r->kernel_cols = strdup(buf)))
 		return -1;
@@ -741,6 +743,7 @@ static int reader_kernel_row(struct db_reader *r, sqlite3_stmt *st, struct smtop
 	if (k->submitted < r->trimmed_from)
 		k->submitted = 0;
 	k->is_graph = sqlite3_column_int(st, 25) != 0;
+	k->graph_node_id = (uint64_t)sqlite3_column_int64(st, 26);
 	return 0;
 }
 
@@ -1573,6 +1576,7 @@ struct row_sink {
 	db_memset_fn memset;
 	db_sync_fn sync;
 	db_cuda_event_fn cuda_event;
+	db_graph_dep_fn graph_dep;
 	db_api_fn api;
 	void *ud;
 };
@@ -1594,14 +1598,16 @@ typedef int (*row_emit_fn)(struct db_reader *r, sqlite3_stmt *st, const struct r
 static int emit_memcpy(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
 {
 	(void)r;
-	struct smtop_memcpy m = { READER_OP_COLUMNS(st), .copy_kind = sqlite3_column_int(st, 9) };
+	struct smtop_memcpy m = { READER_OP_COLUMNS(st), .copy_kind = sqlite3_column_int(st, 9),
+				  .graph_node_id = (uint64_t)sqlite3_column_int64(st, 10) };
 	return k->memcpy(k->ud, &m);
 }
 
 static int emit_memset(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
 {
 	(void)r;
-	struct smtop_memset m = { READER_OP_COLUMNS(st), .value = (uint32_t)sqlite3_column_int64(st, 9) };
+	struct smtop_memset m = { READER_OP_COLUMNS(st), .value = (uint32_t)sqlite3_column_int64(st, 9),
+				  .graph_node_id = (uint64_t)sqlite3_column_int64(st, 10) };
 	return k->memset(k->ud, &m);
 }
 
@@ -1636,6 +1642,19 @@ static int emit_cuda_event(struct db_reader *r, sqlite3_stmt *st, const struct r
 		.device_ts = (uint64_t)sqlite3_column_int64(st, 8),
 	};
 	return k->cuda_event(k->ud, &e);
+}
+
+static int emit_graph_dep(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
+{
+	(void)r;
+	struct smtop_graph_dep d = {
+		.pid = pid_of(sqlite3_column_int64(st, 1)),
+		.node_id = (uint64_t)sqlite3_column_int64(st, 2),
+		.node_type = sqlite3_column_int(st, 3),
+		.depends_on = (uint64_t)sqlite3_column_int64(st, 4),
+		.dep_type = sqlite3_column_int(st, 5),
+	};
+	return k->graph_dep(k->ud, &d);
 }
 
 static int emit_api(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
@@ -1677,7 +1696,8 @@ static int reader_new_rows(struct db_reader *r, const char *sql, const char *wha
 }
 
 /* Copies and memsets share their first columns: rowid, start, end,
- * device, context, stream, correlation, process, then bytes and `last`
+ * device, context, stream, correlation, process, then bytes, `last` and
+ * the graph node
  * (READER_OP_COLUMNS reads them). */
 static int reader_new_ops(struct db_reader *r, int64_t *watermark, const char *table, const char *last,
 			  const char *what, row_emit_fn emit, const struct row_sink *sink)
@@ -1685,9 +1705,9 @@ static int reader_new_ops(struct db_reader *r, int64_t *watermark, const char *t
 	char sql[400];
 
 	snprintf(sql, sizeof sql, "SELECT rowid, start, end, %s, contextId, streamId, correlationId,"
-		 " globalPid, %s, %s FROM %s WHERE rowid > ?1 ORDER BY rowid",
+		 " globalPid, %s, %s, coalesce(%s, 0) FROM %s WHERE rowid > ?1 ORDER BY rowid",
 		 col_or(r, table, "deviceId", "0"), col_or(r, table, "bytes", "0"), col_or(r, table, last, "0"),
-		 table);
+		 col_or(r, table, "graphNodeId", "NULL"), table);
 	return reader_new_rows(r, sql, what, watermark, emit, sink);
 }
 
@@ -1736,6 +1756,16 @@ int db_reader_new_cuda_events(struct db_reader *r, int64_t *watermark, db_cuda_e
 		 col_or(r, t, "deviceTimestamp", "NULL"), t);
 	return reader_new_rows(r, sql, "cannot read CUDA event records", watermark, emit_cuda_event,
 			       &(struct row_sink){ .cuda_event = fn, .ud = ud });
+}
+
+int db_reader_new_graph_deps(struct db_reader *r, int64_t *watermark, db_graph_dep_fn fn, void *ud)
+{
+	if (!r->ops_graph_dep)
+		return 0;
+	return reader_new_rows(r, "SELECT rowid, globalPid, nodeId, coalesce(nodeType, -1), dependsOn,"
+			       " coalesce(dependsOnType, -1) FROM smtop_graph_dep WHERE rowid > ?1 ORDER BY rowid",
+			       "cannot read graph edges", watermark, emit_graph_dep,
+			       &(struct row_sink){ .graph_dep = fn, .ud = ud });
 }
 
 int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, void *ud)
@@ -1792,7 +1822,8 @@ static void info_counts(struct db_reader *r, struct db_session_info *info)
 	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET", exact);
 	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME", exact);
 	info->syncs = reader_rows(r, r->ops_sync, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", exact) +
-		      reader_rows(r, r->ops_cuda_event, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", exact);
+		      reader_rows(r, r->ops_cuda_event, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", exact) +
+		      reader_rows(r, r->ops_graph_dep, "smtop_graph_dep", exact);
 	info->requests = reader_rows(r, r->has_request, "smtop_request", exact);
 	if (r->has_nvtx) {
 		char sql[160];

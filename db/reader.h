@@ -57,7 +57,7 @@ struct db_session_info {
 				      * view merged from several files) */
 	const struct db_device_clock *clocks;
 	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
-	uint64_t syncs;                 /* synchronisation and CUDA event records */
+	uint64_t syncs;                 /* synchronisation, CUDA event and graph edge records */
 	uint64_t drops_cupti, drops_ring, drops_blocks;
 	size_t n_devices;
 	const struct smtop_device *devices;
@@ -75,6 +75,7 @@ typedef int (*db_memcpy_fn)(void *ud, const struct smtop_memcpy *m);
 typedef int (*db_memset_fn)(void *ud, const struct smtop_memset *m);
 typedef int (*db_sync_fn)(void *ud, const struct smtop_sync *y);
 typedef int (*db_cuda_event_fn)(void *ud, const struct smtop_cuda_event *e);
+typedef int (*db_graph_dep_fn)(void *ud, const struct smtop_graph_dep *d);
 typedef int (*db_api_fn)(void *ud, const struct smtop_api *c);
 
 /* Opens path read-only (WAL readers do not block the writer).  On failure
@@ -149,7 +150,7 @@ int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn
 int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
 int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud);
 
-/* Copies, memsets, synchronisations, CUDA event records and runtime/driver API calls stored
+/* Copies, memsets, synchronisations, CUDA event records, graph edges and runtime/driver API calls stored
  * after *watermark (a rowid), in rowid order; each advances it.  A table
  * the file lacks, or one without the columns that place its rows (process,
  * context, stream; nvprof's), gives none.  API names come from StringIds.
@@ -158,6 +159,7 @@ int db_reader_new_memcpys(struct db_reader *r, int64_t *watermark, db_memcpy_fn 
 int db_reader_new_memsets(struct db_reader *r, int64_t *watermark, db_memset_fn fn, void *ud);
 int db_reader_new_syncs(struct db_reader *r, int64_t *watermark, db_sync_fn fn, void *ud);
 int db_reader_new_cuda_events(struct db_reader *r, int64_t *watermark, db_cuda_event_fn fn, void *ud);
+int db_reader_new_graph_deps(struct db_reader *r, int64_t *watermark, db_graph_dep_fn fn, void *ud);
 int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, void *ud);
 
 /* The short name ("conv2d_fwd") of a kernel name handed out by this reader

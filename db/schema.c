@@ -63,6 +63,14 @@ static const char schema_sql[] =
 	" streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
 	" eventId INTEGER NOT NULL, eventSyncId INTEGER, deviceTimestamp INTEGER);"
 
+	/* smtop only: the edges of each instantiated CUDA graph (struct
+	 * smtop_graph_dep); nodeType and dependsOnType are CUgraphNodeType,
+	 * dependsOn 0 for a node without dependencies. */
+	"CREATE TABLE IF NOT EXISTS smtop_graph_dep("
+	" globalPid INTEGER, nodeId INTEGER NOT NULL, nodeType INTEGER,"
+	" dependsOn INTEGER NOT NULL, dependsOnType INTEGER);"
+	"CREATE INDEX IF NOT EXISTS smtop_graph_dep_node ON smtop_graph_dep(globalPid, nodeId);"
+
 	/* eventType follows nsys: 34 mark, 59 push/pop range, 75 domain creation
 	 * (text is the domain name, domainId its id). */
 	"CREATE TABLE IF NOT EXISTS NVTX_EVENTS("
@@ -146,6 +154,7 @@ static const char schema_sql[] =
 static const char *const schema_added[][3] = {
 	{ "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "eventSyncId", "INTEGER" },
 	{ "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "deviceId", NULL },
+	{ "smtop_graph_dep", "nodeId", NULL },
 };
 
 static int schema_has_column(sqlite3 *db, const char *table, const char *col)

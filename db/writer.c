@@ -23,7 +23,7 @@
 #define WRITER_BUSY_MS 10000
 
 enum writer_stmt {
-	ST_STR_INSERT, ST_STR_SELECT, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_SYNC, ST_CUDA_EVENT,
+	ST_STR_INSERT, ST_STR_SELECT, ST_KERNEL, ST_MEMCPY, ST_MEMSET, ST_API, ST_SYNC, ST_CUDA_EVENT, ST_GRAPH_DEP,
 	ST_NVTX, ST_STREAM, ST_DEVICE, ST_CONTEXT, ST_REQUEST, ST_CHUNK, ST_META,
 	ST_COUNT
 };
@@ -35,13 +35,14 @@ static const char *const writer_sql[ST_COUNT] = {
 		"streamId,correlationId,globalPid,demangledName,shortName,mangledName,"
 		"launchType,registersPerThread,gridX,gridY,gridZ,blockX,blockY,blockZ,"
 		"staticSharedMemory,dynamicSharedMemory,localMemoryPerThread,gridId,"
-		"queued,submitted,isGraph) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
-		"?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25)",
+		"queued,submitted,isGraph,graphNodeId) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+		"?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26)",
 	[ST_MEMCPY] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(start,end,deviceId,contextId,"
-		"streamId,correlationId,globalPid,bytes,copyKind,srcKind,dstKind)"
-		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+		"streamId,correlationId,globalPid,bytes,copyKind,srcKind,dstKind,graphNodeId)"
+		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
 	[ST_MEMSET] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET(start,end,deviceId,contextId,"
-		"streamId,correlationId,globalPid,value,bytes) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+		"streamId,correlationId,globalPid,value,bytes,graphNodeId)"
+		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
 	[ST_API] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start,end,eventClass,globalTid,"
 		"correlationId,nameId,returnValue,isDriver,cbid) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
 	[ST_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start,end,contextId,"
@@ -50,6 +51,8 @@ static const char *const writer_sql[ST_COUNT] = {
 	[ST_CUDA_EVENT] = "INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT(deviceId,contextId,streamId,"
 		"correlationId,globalPid,eventId,eventSyncId,deviceTimestamp)"
 		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
+	[ST_GRAPH_DEP] = "INSERT INTO smtop_graph_dep(globalPid,nodeId,nodeType,dependsOn,"
+		"dependsOnType) VALUES(?1,?2,?3,?4,?5)",
 	[ST_NVTX] = "INSERT INTO NVTX_EVENTS(start,end,eventType,color,text,globalTid,textId,"
 		"domainId) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
 	[ST_STREAM] = "INSERT INTO TARGET_INFO_CUDA_STREAM(streamId,processId,contextId,"
@@ -270,6 +273,7 @@ static int write_kernel(struct db_writer *w, const struct smtop_kernel *k)
 	bind_opt(st, 23, k->queued);
 	bind_opt(st, 24, k->submitted);
 	sqlite3_bind_int(st, 25, k->is_graph != 0);
+	bind_opt(st, 26, k->graph_node_id);
 	return writer_step(w, ST_KERNEL);
 }
 
@@ -283,6 +287,7 @@ static int write_memcpy(struct db_writer *w, const struct smtop_memcpy *m)
 	sqlite3_bind_int(st, 9, m->copy_kind);
 	sqlite3_bind_int(st, 10, m->src_kind);
 	sqlite3_bind_int(st, 11, m->dst_kind);
+	bind_opt(st, 12, m->graph_node_id);
 	return writer_step(w, ST_MEMCPY);
 }
 
@@ -294,6 +299,7 @@ static int write_memset(struct db_writer *w, const struct smtop_memset *m)
 			  m->correlation_id, m->pid);
 	bind_u64(st, 8, m->value);
 	bind_u64(st, 9, m->bytes);
+	bind_opt(st, 10, m->graph_node_id);
 	return writer_step(w, ST_MEMSET);
 }
 
@@ -330,6 +336,21 @@ static int write_sync(struct db_writer *w, const struct smtop_sync *s)
 	bind_u64(st, 8, s->event_id);
 	bind_u64(st, 9, s->sync_id);
 	return writer_step(w, ST_SYNC);
+}
+
+static int write_graph_dep(struct db_writer *w, const struct smtop_graph_dep *d)
+{
+	sqlite3_stmt *st = w->st[ST_GRAPH_DEP];
+
+	sqlite3_bind_int64(st, 1, global_pid(d->pid));
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)d->node_id);
+	sqlite3_bind_int(st, 3, d->node_type);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)d->depends_on);
+	if (d->dep_type >= 0)
+		sqlite3_bind_int(st, 5, d->dep_type);
+	else
+		sqlite3_bind_null(st, 5);
+	return writer_step(w, ST_GRAPH_DEP);
 }
 
 static int write_cuda_event(struct db_writer *w, const struct smtop_cuda_event *e)
@@ -567,6 +588,7 @@ static int write_record(struct db_writer *w, const struct smtop_record *r)
 	case SMTOP_REC_CONTEXT: return write_context(w, &r->u.context);
 	case SMTOP_REC_SYNC: return write_sync(w, &r->u.sync);
 	case SMTOP_REC_CUDA_EVENT: return write_cuda_event(w, &r->u.cuda_event);
+	case SMTOP_REC_GRAPH_DEP: return write_graph_dep(w, &r->u.graph_dep);
 	case SMTOP_REC_BLOCKS: return write_blocks(w, &r->u.blocks);
 	case SMTOP_REC_CHUNK: return insert_chunk(w, &r->u.chunk);
 	case SMTOP_REC_REQUEST: return write_request(w, &r->u.request);

@@ -1374,6 +1374,121 @@ Test(ready, graph_kernel_waits_for_its_branch)
 	trace_free(t);
 }
 
+/* One graph launch (correlation id 2) on stream 2: grid 2 (node 20, [2000,
+ * 5000)) and grid 3 (node 30, another branch, [1700, 90000)) have no
+ * dependency; grid 4 (node 40) depends on `dep` alone.  Graph order would
+ * take grid 3's end for grid 4's ready time; the edges say what it was. */
+static void graph_launch_on_stream2(struct trace *t)
+{
+	graph_on_stream2(t);
+	for (size_t i = 0; i < t->n_kernels; i++) {
+		struct smtop_kernel *k = &t->kernels[i];
+		if (k->stream_id == 2) {
+			k->correlation_id = 2;
+			k->graph_node_id = 10 * k->grid_id;
+		}
+	}
+}
+
+static struct smtop_graph_dep edge(uint64_t node, int32_t type, uint64_t dep, int32_t dep_type)
+{
+	return (struct smtop_graph_dep){ node, dep, 1, type, dep ? dep_type : -1 };
+}
+
+/* The edges of the launch: roots 20 and 30, node 40 after `dep`, and the
+ * passing node 36 (empty) after 20. */
+static void add_graph_edges(struct analysis *a, uint64_t dep, int32_t dep_type)
+{
+	struct smtop_graph_dep d[] = {
+		edge(20, 0, 0, 0), edge(30, 0, 0, 0), edge(40, 0, dep, dep_type),
+		edge(36, 5, 20, 0), edge(35, 2, 0, 0),
+	};
+	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+		cr_assert_eq(analysis_add_graph_dep(a, &d[i]), 0);
+}
+
+/* Grid 4 depended on grid 2 only: ready at 5000, behind the low-priority
+ * blocks resident since 1000 (graph order would say 90000: no wait). */
+Test(ready, graph_edges_set_the_ready_time)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, graph_launch_on_stream2);
+	add_graph_edges(a, 20, 0);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 5000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_GRAPH_EDGE_KERNEL);
+	cr_expect_eq(e->ready_correlation_id, 2);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	cr_expect_str_eq(analysis_bound_name(e->ready_bound), "graph_edge");
+	char why[80];
+	analysis_bound_brief(e, why, sizeof why);
+	cr_expect_str_eq(why, "the graph kernel it depends on ended (#2)");
+	analysis_free(a);
+	trace_free(t);
+
+	/* without the edges, graph order */
+	t = trace_new();
+	a = bounded_victim_edited(t, graph_launch_on_stream2);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* An empty node passes its own dependency on; a memset node of the same
+ * launch bounds by its end; a host node's end is not recorded, so the
+ * edges fall back on graph order. */
+Test(ready, graph_edges_through_other_nodes)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, graph_launch_on_stream2);
+	add_graph_edges(a, 36, 5);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->ready, 5000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_GRAPH_EDGE_KERNEL);
+	analysis_free(a);
+	trace_free(t);
+
+	t = trace_new();
+	a = bounded_victim_edited(t, graph_launch_on_stream2);
+	add_graph_edges(a, 35, 2);
+	struct smtop_memset m = { .start = 5500, .end = 60000, .bytes = 64, .pid = 1, .context_id = 1,
+				  .stream_id = 2, .correlation_id = 2, .graph_node_id = 35 };
+	cr_assert_eq(analysis_add_memset(a, &m), 0);
+	e = sole_event(a);
+	cr_expect_eq(e->ready, 60000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_GRAPH_EDGE_MEMSET);
+	cr_expect_str_eq(analysis_bound_op(e->ready_bound), "memset");
+	analysis_free(a);
+	trace_free(t);
+
+	t = trace_new();
+	a = bounded_victim_edited(t, graph_launch_on_stream2);
+	add_graph_edges(a, 33, 3);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* A dependency of another launch of the same graph does not count: the
+ * node's record must be of grid 4's own launch. */
+Test(ready, graph_edges_stay_within_a_launch)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, graph_launch_on_stream2);
+	add_graph_edges(a, 35, 2);
+	struct smtop_memset m = { .start = 5500, .end = 60000, .bytes = 64, .pid = 1, .context_id = 1,
+				  .stream_id = 3, .correlation_id = 1, .graph_node_id = 35 };
+	cr_assert_eq(analysis_add_memset(a, &m), 0);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	/* unknown, so graph order (90000): no episode; the other launch's
+	 * memset (60000) would have left one of 41 us */
+	cr_expect_eq(analysis_event_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
 /* A copy whose times are not known (--sm all) between grid 2 and grid 4:
  * grid 4 may have waited for it, so its wait is unknown, not blocking. */
 Test(ready, untimed_copy_makes_the_wait_unknown)

@@ -13,10 +13,13 @@
 #include "collectors/blocks.h"
 #include "collectors/convert.h"
 #include "collectors/drops.h"
+#include "collectors/graphs.h"
 #include "collectors/launches.h"
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
+
+#include <generated_cuda_meta.h>
 #include "db/reader.h"
 #include "src/core/analysis.h"
 #include "db/writer.h"
@@ -90,9 +93,11 @@ Test(convert, kernel_from_a_graph_and_large_grid_id)
 
 	cupti_support_kernel(&k, NULL);
 	k.graphId = 3;
+	k.graphNodeId = 1234567;
 	k.gridId = (int64_t)1 << 40;
 	cr_assert_eq(conv(&k, &r), 1);
 	cr_assert_eq(r.u.kernel.is_graph, 1);
+	cr_assert_eq(r.u.kernel.graph_node_id, 1234567);
 	cr_assert_eq(r.u.kernel.grid_id, (uint64_t)1 << 40);
 	cr_assert_null(r.u.kernel.name);
 }
@@ -234,7 +239,9 @@ Test(convert, memcpy_memset_sync)
 	struct smtop_record r;
 
 	cupti_support_memcpy(&m, 2, 14, 10, 20, 4096);
+	m.graphNodeId = 31;
 	cr_assert_eq(conv(&m, &r), 1);
+	cr_assert_eq(r.u.memcpy.graph_node_id, 31);
 	cr_assert_eq(r.kind, SMTOP_REC_MEMCPY);
 	cr_assert_eq(r.u.memcpy.start, 10);
 	cr_assert_eq(r.u.memcpy.end, 20);
@@ -248,7 +255,9 @@ Test(convert, memcpy_memset_sync)
 	cr_assert_eq(r.u.memcpy.pid, 4242);
 
 	cupti_support_memset(&z, 2, 15, 30, 0, 512, 0xab);
+	z.graphNodeId = 32;
 	cr_assert_eq(conv(&z, &r), 1);
+	cr_assert_eq(r.u.memset.graph_node_id, 32);
 	cr_assert_eq(r.kind, SMTOP_REC_MEMSET);
 	cr_assert_eq(r.u.memset.start, 30);
 	cr_assert_eq(r.u.memset.end, 0);
@@ -1038,6 +1047,102 @@ Test(sanitizer, only_kernel_nodes_of_a_graph_are_launches)
 	cr_assert_null(sanitizer_graph_node_launch(NULL));
 }
 
+/* The launch calls' dynamic shared memory, which the launch callback lacks:
+ * cuLaunchKernel's own field, cuLaunchKernelEx's config's. */
+Test(sanitizer, launch_calls_give_the_dynamic_shared_memory)
+{
+	CUfunction f = (CUfunction)(uintptr_t)0x1234;
+	cuLaunchKernel_params plain = { .f = f, .sharedMemBytes = 49152 };
+	CUlaunchConfig cfg = { .sharedMemBytes = 8192 };
+	cuLaunchKernelEx_params ex = { .config = &cfg, .f = f };
+	cuLaunchCooperativeKernel_params coop = { .f = f, .sharedMemBytes = 1024 };
+	const void *got = NULL;
+
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &plain, &got), 49152);
+	cr_assert_eq(got, f);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz, &plain, &got),
+		     49152);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &got), 8192);
+	cr_assert_eq(got, f);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel, &coop,
+						   &got), 1024);
+	ex.config = NULL;
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &got), 0);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuMemAlloc_v2, &plain, &got), 0);
+	cr_assert_null(got);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, NULL, &got), 0);
+	size_t n = 0;
+	while (sanitizer_launch_calls[n])
+		n++;
+	cr_assert_eq(n, 6, "every launch form, plain and per-thread stream");
+}
+
+/* A launch's dynamic shared memory and graph node reach its record. */
+Test(launches, dynamic_smem_and_graph_node_reach_the_record)
+{
+	struct launches *l = launches_create(42);
+	struct launch_info i = launch_of(5, 1, 1, 1, 1000);
+	struct smtop_block b = block_of(5, 0, 5000, 9000);
+	struct smtop_record out[1];
+
+	i.dynamic_smem = 49152;
+	i.is_graph = 1;
+	i.graph_node_id = 0x7f00aa00;
+	cr_assert_eq(launches_add(l, 0, &i), 0);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &b, 1, out, 1), 1);
+	cr_assert_eq(out[0].u.kernel.dynamic_smem, 49152);
+	cr_assert_eq(out[0].u.kernel.graph_node_id, 0x7f00aa00);
+	cr_assert_eq(out[0].u.kernel.is_graph, 1);
+	free_records(out, 1);
+	launches_destroy(l);
+}
+
+/* A graph's edges as records: one per edge, one for each node without a
+ * dependency; a node the driver gave no id takes no part. */
+Test(graphs, edges_and_roots_become_records)
+{
+	/* M -> A -> B, A -> C -> E, B -> E; node 5 has no id */
+	uint64_t ids[] = { 10, 11, 12, 13, 14, 0 };
+	int32_t types[] = { 2, 0, 0, 0, 0, 5 };
+	size_t from[] = { 0, 1, 1, 3, 2, 5 }, to[] = { 1, 2, 3, 4, 4, 4 };
+	struct smtop_record out[12];
+	size_t n = graphs_deps(9, ids, types, 6, from, to, 6, out);
+
+	cr_assert_eq(n, 6, "5 edges with ids and the root M");
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(out[i].kind, SMTOP_REC_GRAPH_DEP);
+		cr_assert_eq(out[i].u.graph_dep.pid, 9);
+	}
+	cr_assert_eq(out[0].u.graph_dep.node_id, 11);
+	cr_assert_eq(out[0].u.graph_dep.depends_on, 10);
+	cr_assert_eq(out[0].u.graph_dep.dep_type, 2);
+	cr_assert_eq(out[0].u.graph_dep.node_type, 0);
+	cr_assert_eq(out[4].u.graph_dep.node_id, 14);
+	cr_assert_eq(out[4].u.graph_dep.depends_on, 12);
+	const struct smtop_graph_dep *root = &out[5].u.graph_dep;
+	cr_assert_eq(root->node_id, 10);
+	cr_assert_eq(root->depends_on, 0);
+	cr_assert_eq(root->dep_type, -1);
+	cr_assert_eq(root->node_type, 2);
+}
+
+/* Instantiation clones the nodes: the records carry the clones' ids, so
+ * the edges are mapped through them, a clone of a clone too. */
+Test(graphs, node_ids_map_through_clones)
+{
+	graphs_begin();
+	graphs_note_clone(10, 110);
+	graphs_note_clone(11, 111);
+	graphs_note_clone(111, 211);
+	cr_assert_eq(graphs_final_id(10), 110);
+	cr_assert_eq(graphs_final_id(11), 211);
+	cr_assert_eq(graphs_final_id(12), 12, "not cloned: its own id");
+	graphs_note_clone(12, 12);
+	cr_assert_eq(graphs_final_id(12), 12);
+	graphs_begin();
+	cr_assert_eq(graphs_final_id(10), 10, "a new instantiation forgets the clones");
+}
+
 /* The callback numbers of CUDA 13.0 differ from the 11.8 headers': the
  * module callbacks moved by one (STREAM_DESTROY_FINISHED came before them),
  * the graph node launch by two.  CUDA 12 is not known. */
@@ -1051,6 +1156,8 @@ Test(sanitizer, numbering_by_release)
 	cr_assert_eq(now->module_loaded, 9);
 	cr_assert_eq(now->module_unloading, 10);
 	cr_assert_eq(now->graph_node_launch_begin, 4);
+	cr_assert_eq(now->graphexec_creating, 1, "13.0's GRAPHEXEC_CREATING");
+	cr_assert_eq(old->graphexec_creating, 1, "11.8's GRAPHEXEC_CREATED, the same place");
 	cr_assert_eq(now->context_created, old->context_created);
 	cr_assert_eq(now->launch_begin, old->launch_begin);
 	cr_assert_null(sanitizer_numbering_of(12));

@@ -214,6 +214,89 @@ Test(db, round_trip_of_every_record_kind)
 	db_reader_close(r);
 }
 
+struct graph_rows {
+	struct smtop_graph_dep d[8];
+	struct smtop_memset m[4];
+	size_t n_d, n_m;
+};
+
+static int on_graph_dep(void *ud, const struct smtop_graph_dep *d)
+{
+	struct graph_rows *g = ud;
+
+	if (g->n_d < 8)
+		g->d[g->n_d] = *d;
+	g->n_d++;
+	return 0;
+}
+
+static int on_memset(void *ud, const struct smtop_memset *m)
+{
+	struct graph_rows *g = ud;
+
+	if (g->n_m < 4)
+		g->m[g->n_m] = *m;
+	g->n_m++;
+	return 0;
+}
+
+/* A graph's edges and the node ids of its launches' records come back as
+ * they were written; a plain kernel's node stays 0 (stored as NULL). */
+Test(db, graph_edges_round_trip)
+{
+	char path[256];
+	struct db_writer *w;
+	struct db_reader *r;
+	struct db_session_info info;
+	struct collect c = { 0 };
+	struct graph_rows g = { 0 };
+	int64_t mark = 0, memset_mark = 0;
+	struct smtop_record recs[6];
+
+	db_support_temp_path(path, sizeof path, "g.smtop");
+	w = db_support_writer(path, 4242, 1);
+	recs[0] = db_support_kernel(4242, 13, T0, T0 + 1000, 10, MANGLED);
+	recs[0].u.kernel.is_graph = 1;
+	recs[0].u.kernel.graph_node_id = 0x7f12345678ull;
+	recs[1] = db_support_kernel(4242, 13, T0 + 2000, T0 + 3000, 11, MANGLED);
+	recs[2] = (struct smtop_record){ .kind = SMTOP_REC_MEMSET,
+		.u.memset = { .start = T0 - 500, .end = T0 - 100, .bytes = 64, .pid = 4242,
+			      .context_id = 1, .stream_id = 13, .graph_node_id = 5 } };
+	recs[3] = (struct smtop_record){ .kind = SMTOP_REC_GRAPH_DEP,
+		.u.graph_dep = { .node_id = 0x7f12345678ull, .depends_on = 5, .pid = 4242,
+				 .node_type = 0, .dep_type = 2 } };
+	recs[4] = (struct smtop_record){ .kind = SMTOP_REC_GRAPH_DEP,
+		.u.graph_dep = { .node_id = 5, .depends_on = 0, .pid = 4242, .node_type = 2,
+				 .dep_type = -1 } };
+	cr_assert_eq(db_writer_write(w, recs, 5), 0, "%s", db_writer_error(w));
+	db_writer_close(w);
+
+	r = open_reader(path);
+	cr_assert_eq(db_reader_info(r, &info), 0);
+	cr_assert_eq(info.syncs, 2, "the edges count with the dependency records");
+	cr_assert_eq(db_reader_new_graph_deps(r, &mark, on_graph_dep, &g), 0);
+	cr_assert_eq(g.n_d, 2);
+	cr_assert_eq(g.d[0].pid, 4242);
+	cr_assert_eq(g.d[0].node_id, 0x7f12345678ull);
+	cr_assert_eq(g.d[0].depends_on, 5);
+	cr_assert_eq(g.d[0].node_type, 0);
+	cr_assert_eq(g.d[0].dep_type, 2);
+	cr_assert_eq(g.d[1].depends_on, 0);
+	cr_assert_eq(g.d[1].dep_type, -1);
+	g.n_d = 0;
+	cr_assert_eq(db_reader_new_graph_deps(r, &mark, on_graph_dep, &g), 0);
+	cr_assert_eq(g.n_d, 0, "nothing new past the watermark");
+	cr_assert_eq(db_reader_new_memsets(r, &memset_mark, on_memset, &g), 0);
+	cr_assert_eq(g.n_m, 1);
+	cr_assert_eq(g.m[0].graph_node_id, 5);
+	cr_assert_eq(db_reader_kernels(r, 0, UINT64_MAX / 2, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 2);
+	cr_assert_eq(c.k[0].graph_node_id, 0x7f12345678ull);
+	cr_assert_eq(c.k[0].is_graph, 1);
+	cr_assert_eq(c.k[1].graph_node_id, 0);
+	db_reader_close(r);
+}
+
 Test(db, nsys_style_sql_and_interning)
 {
 	char path[256];

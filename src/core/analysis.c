@@ -86,6 +86,9 @@ void analysis_free(struct analysis *a)
 	free(a->memops);
 	free(a->swaits);
 	free(a->cevents);
+	free(a->gdeps);
+	free(a->gmemops);
+	free(a->gnode_map.slots);
 	free(a->untimed);
 	free(a->launches);
 	free(a->most_changed);
@@ -164,6 +167,7 @@ static void kern_set(struct kern *kn, const struct smtop_kernel *k)
 	kn->stream_id = k->stream_id;
 	kn->device_id = k->device_id;
 	kn->is_graph = k->is_graph != 0;
+	kn->graph_node = k->graph_node_id;
 	uint64_t threads = (uint64_t)(k->block[0] > 0 ? k->block[0] : 0) *
 			   (uint64_t)(k->block[1] > 0 ? k->block[1] : 0) *
 			   (uint64_t)(k->block[2] > 0 ? k->block[2] : 0);
@@ -190,7 +194,8 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 	memset(kn, 0, sizeof *kn);
 	kern_set(kn, k);
 	kn->stream = si;
-	if (analysis_state_imap_put(a, &a->kern_map, analysis_grids_kern_key, ki))
+	if (analysis_state_imap_put(a, &a->kern_map, analysis_grids_kern_key, ki) ||
+	    (kn->graph_node && analysis_state_imap_put(a, &a->gnode_map, analysis_grids_gnode_key, ki)))
 		return -1;
 	a->n_kerns++;
 	if (s->dev < 0)
@@ -270,6 +275,13 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r)
 
 static int memop_add(struct analysis *a, const struct memop *m)
 {
+	if (m->graph_node && m->start && m->end >= m->start) {
+		/* what a later node of the same graph launch may depend on */
+		if (array_grow((void **)&a->gmemops, &a->cap_gmemops, a->n_gmemops + 1, sizeof *a->gmemops))
+			return -1;
+		a->gmemops[a->n_gmemops++] = *m;
+		a->gmemops_sorted = 0;
+	}
 	if (!m->start && !m->end && m->corr) {
 		/* times unknown: the next kernel on its stream waited for it
 		 * for a time nobody knows */
@@ -292,14 +304,14 @@ int analysis_add_memcpy(struct analysis *a, const struct smtop_memcpy *m)
 {
 	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
 					     m->stream_id, m->correlation_id,
-					     SMTOP_READY_AFTER_MEMCPY });
+					     SMTOP_READY_AFTER_MEMCPY, m->graph_node_id });
 }
 
 int analysis_add_memset(struct analysis *a, const struct smtop_memset *m)
 {
 	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
 					     m->stream_id, m->correlation_id,
-					     SMTOP_READY_AFTER_MEMSET });
+					     SMTOP_READY_AFTER_MEMSET, m->graph_node_id });
 }
 
 int analysis_add_sync(struct analysis *a, const struct smtop_sync *y)
@@ -325,6 +337,18 @@ int analysis_add_cuda_event(struct analysis *a, const struct smtop_cuda_event *e
 	a->cevents[a->n_cevents++] = (struct cevent){ e->device_ts, e->pid, e->context_id, e->device_id,
 						      e->stream_id, e->correlation_id, e->event_id };
 	a->cevents_sorted = 0;
+	return 0;
+}
+
+int analysis_add_graph_dep(struct analysis *a, const struct smtop_graph_dep *d)
+{
+	if (!d->node_id)
+		return 0;
+	if (array_grow((void **)&a->gdeps, &a->cap_gdeps, a->n_gdeps + 1, sizeof *a->gdeps))
+		return -1;
+	a->gdeps[a->n_gdeps++] = (struct gdep){ d->node_id, d->depends_on, d->pid,
+						d->depends_on ? d->dep_type : -1 };
+	a->gdeps_sorted = 0;
 	return 0;
 }
 
@@ -576,6 +600,8 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 				a->streams[i].n_waits * sizeof(uint64_t);
 	out->kernels += a->cap_memops * sizeof *a->memops + a->cap_swaits * sizeof *a->swaits +
 			a->cap_cevents * sizeof *a->cevents + a->cap_untimed * sizeof *a->untimed +
+			a->cap_gdeps * sizeof *a->gdeps + a->cap_gmemops * sizeof *a->gmemops +
+			a->gnode_map.cap * sizeof *a->gnode_map.slots +
 			a->cap_launches * sizeof *a->launches;
 	out->grids = a->n_grids * sizeof *a->grids;
 	for (size_t i = 0; i < a->n_grids; i++)
@@ -693,6 +719,10 @@ const char *analysis_bound_name(enum smtop_ready_bound b)
 		return "legacy_stream";
 	case SMTOP_READY_GRAPH_KERNEL:
 		return "graph_order";
+	case SMTOP_READY_GRAPH_EDGE_KERNEL:
+	case SMTOP_READY_GRAPH_EDGE_MEMCPY:
+	case SMTOP_READY_GRAPH_EDGE_MEMSET:
+		return "graph_edge";
 	case SMTOP_READY_HOST_SUBMIT:
 		return "host_submit";
 	case SMTOP_READY_LAUNCH_CALL:
@@ -710,14 +740,17 @@ const char *analysis_bound_op(enum smtop_ready_bound b)
 	case SMTOP_READY_EVENT_KERNEL:
 	case SMTOP_READY_LEGACY_KERNEL:
 	case SMTOP_READY_GRAPH_KERNEL:
+	case SMTOP_READY_GRAPH_EDGE_KERNEL:
 		return "kernel";
 	case SMTOP_READY_AFTER_MEMCPY:
 	case SMTOP_READY_EVENT_MEMCPY:
 	case SMTOP_READY_LEGACY_MEMCPY:
+	case SMTOP_READY_GRAPH_EDGE_MEMCPY:
 		return "memcpy";
 	case SMTOP_READY_AFTER_MEMSET:
 	case SMTOP_READY_EVENT_MEMSET:
 	case SMTOP_READY_LEGACY_MEMSET:
+	case SMTOP_READY_GRAPH_EDGE_MEMSET:
 		return "memset";
 	case SMTOP_READY_EVENT_DEVICE:
 		return "event";
@@ -754,6 +787,11 @@ void analysis_bound_brief(const struct smtop_event *e, char *buf, size_t len)
 		break;
 	case SMTOP_READY_GRAPH_KERNEL:
 		snprintf(buf, len, "its graph's kernel ended (#%u)", c);
+		break;
+	case SMTOP_READY_GRAPH_EDGE_KERNEL:
+	case SMTOP_READY_GRAPH_EDGE_MEMCPY:
+	case SMTOP_READY_GRAPH_EDGE_MEMSET:
+		snprintf(buf, len, "the graph %s it depends on ended (#%u)", op, c);
 		break;
 	case SMTOP_READY_HOST_SUBMIT:
 		snprintf(buf, len, "the host submitted it");

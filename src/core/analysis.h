@@ -33,9 +33,9 @@
  * other verdicts: ready-time rules, culprit weights, what counts as an
  * episode.  History: 2, a clock per GPU; 3, ready times read copies,
  * memsets, event waits and launch calls; 4, and the work an event waits
- * for, the legacy default stream, graph order, copies without times (rows
- * before 2 carry no version). */
-#define ANALYSIS_VERSION 4
+ * for, the legacy default stream, graph order, copies without times; 5, a
+ * graph's edges (rows before 2 carry no version). */
+#define ANALYSIS_VERSION 5
 
 #define ANALYSIS_WATERMARK_ALL UINT64_MAX
 #define ANALYSIS_DEFAULT_THRESHOLD_NS 20000u
@@ -134,6 +134,7 @@ int analysis_add_sync(struct analysis *a, const struct smtop_sync *y);
  * and the last record called before the wait) holds its stream back until
  * the work queued before the record ended. */
 int analysis_add_cuda_event(struct analysis *a, const struct smtop_cuda_event *e);
+int analysis_add_graph_dep(struct analysis *a, const struct smtop_graph_dep *d);
 int analysis_add_api(struct analysis *a, const struct smtop_api *c);
 
 /* Decides every kernel that can be decided at watermark and rebuilds the

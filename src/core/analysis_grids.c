@@ -302,6 +302,13 @@ void analysis_grids_kern_key(const struct analysis *a, int32_t i, uint64_t *k1, 
 	*k2 = analysis_grids_key2_of(k->grid_id, k->correlation_id);
 }
 
+void analysis_grids_gnode_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+{
+	const struct kern *k = &a->kerns[i];
+	*k1 = analysis_grids_gnode_key1(a->streams[k->stream].s.pid, k->correlation_id);
+	*k2 = k->graph_node;
+}
+
 void analysis_grids_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
 {
 	const struct grid *g = &a->grids[i];

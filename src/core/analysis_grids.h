@@ -52,6 +52,12 @@ uint64_t analysis_grids_key2_of(uint64_t grid_id, uint32_t correlation_id);
  * grid ids are unique per device, and the blocks of a green context's
  * kernels come through the primary context, which owns the module. */
 void analysis_grids_kern_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+/* gnode_map: graph kernels by process and launch (key1) and node (key2). */
+static inline uint64_t analysis_grids_gnode_key1(uint32_t pid, uint32_t corr)
+{
+	return (uint64_t)pid << 32 | corr;
+}
+void analysis_grids_gnode_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
 
 uint32_t analysis_grids_kern_pid(const struct analysis *a, const struct kern *k);
 

@@ -44,6 +44,7 @@ struct kern {
 	uint64_t start, end;
 	uint64_t sub;           /* submission: CUPTI's submitted, else queued; 0 unknown */
 	uint64_t grid_id;
+	uint64_t graph_node;    /* its node of the graph launched, 0 none */
 	const char *name;
 	uint32_t correlation_id, stream_id, device_id;
 	int32_t stream, grid;
@@ -61,6 +62,14 @@ struct memop {
 	uint64_t start, end;
 	uint32_t pid, ctx, dev, sid, corr;
 	uint32_t kind;          /* SMTOP_READY_AFTER_MEMCPY or _MEMSET */
+	uint64_t graph_node;    /* its node of the graph launched, 0 none */
+};
+
+/* An edge of an instantiated graph (struct smtop_graph_dep). */
+struct gdep {
+	uint64_t node, dep;     /* dep 0: node has no dependency */
+	uint32_t pid;
+	int32_t dep_type;       /* CUgraphNodeType, -1 none */
 };
 
 /* A cudaStreamWaitEvent on a stream (sync records carry no device: a
@@ -169,6 +178,7 @@ struct analysis {
 	struct request *reqs;
 	size_t n_reqs, cap_reqs;
 	struct imap grid_map, kern_map;
+	struct imap gnode_map;  /* graph kernels by process, launch and node */
 	struct map stream_map;
 	int32_t *undecided;
 	size_t n_undecided, cap_undecided;
@@ -201,6 +211,13 @@ struct analysis {
 	struct cevent *cevents;
 	size_t n_cevents, cap_cevents;
 	int cevents_sorted;
+	/* graph edges, and the timed copies and memsets of graph launches */
+	struct gdep *gdeps;
+	size_t n_gdeps, cap_gdeps;
+	int gdeps_sorted;
+	struct memop *gmemops;
+	size_t n_gmemops, cap_gmemops;
+	int gmemops_sorted;
 	struct launch *launches; /* open addressing, cap a power of 2 */
 	size_t n_launches, cap_launches;
 	/* grids whose most_per_sm rose since analysis_most_changed last looked */

@@ -45,6 +45,30 @@ static int cmp_cevent(const void *x, const void *y)
 	return cmp_u32(p->corr, q->corr);
 }
 
+static int cmp_u64(uint64_t x, uint64_t y)
+{
+	return (x > y) - (x < y);
+}
+
+static int cmp_gdep(const void *x, const void *y)
+{
+	const struct gdep *p = x, *q = y;
+	int c;
+	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u64(p->node, q->node)))
+		return c;
+	return cmp_u64(p->dep, q->dep);
+}
+
+/* Graph copies and memsets by process, graph launch and node. */
+static int cmp_gmemop(const void *x, const void *y)
+{
+	const struct memop *p = x, *q = y;
+	int c;
+	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->corr, q->corr)))
+		return c;
+	return cmp_u64(p->graph_node, q->graph_node);
+}
+
 /* The index of the first of v's n sorted elements that cmp does not put
  * before key (past: nor level with it). */
 static size_t search_sorted(const void *v, size_t n, size_t size, const void *key,
@@ -78,7 +102,12 @@ static void sort_ready_inputs(struct analysis *a)
 		qsort(a->cevents, a->n_cevents, sizeof *a->cevents, cmp_cevent);
 	if (!a->untimed_sorted && a->n_untimed)
 		qsort(a->untimed, a->n_untimed, sizeof *a->untimed, cmp_memop);
+	if (!a->gdeps_sorted && a->n_gdeps)
+		qsort(a->gdeps, a->n_gdeps, sizeof *a->gdeps, cmp_gdep);
+	if (!a->gmemops_sorted && a->n_gmemops)
+		qsort(a->gmemops, a->n_gmemops, sizeof *a->gmemops, cmp_gmemop);
 	a->memops_sorted = a->swaits_sorted = a->cevents_sorted = a->untimed_sorted = 1;
+	a->gdeps_sorted = a->gmemops_sorted = 1;
 }
 
 /* ---- update: verdicts ---- */
@@ -114,7 +143,7 @@ static const struct memop *memop_before(const struct analysis *a, const struct k
 {
 	/* a kernel not started yet (live) comes after everything on its stream */
 	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
-			     k->device_id, k->stream_id, k->correlation_id, 0 };
+			     k->device_id, k->stream_id, k->correlation_id, 0, 0 };
 	size_t lo = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
 	return lo && memop_on(&a->memops[lo - 1], &key) ? &a->memops[lo - 1] : NULL;
 }
@@ -160,7 +189,7 @@ static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, u
 {
 	if (raise_last_kernel(a, stream_index(a, pid, ctx, dev, sid), before, kb, r))
 		return -1;
-	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0 };
+	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0, 0 };
 	const struct memop *last = NULL;
 	/* from the stream's first copy or memset */
 	for (size_t i = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
@@ -256,34 +285,168 @@ static void ready_graph(const struct analysis *a, const struct kern *k, struct r
 	}
 }
 
+/* What the graph's edges tell of a graph kernel's ready time. */
+enum edges {
+	EDGES_UNKNOWN,          /* no edge of its node recorded, or one leads nowhere known */
+	EDGES_ROOT,             /* its node depends on nothing in the graph */
+	EDGES_USED,             /* the nodes it depends on raised the ready time */
+	EDGES_RUNNING,          /* one of them is a kernel still running */
+};
+
+/* CUgraphNodeType (cuda.h): the nodes whose records bound a dependant, and
+ * those that pass their own dependencies on at once. */
+#define GRAPH_NODE_KERNEL 0
+#define GRAPH_NODE_MEMCPY 1
+#define GRAPH_NODE_MEMSET 2
+#define GRAPH_NODE_EMPTY 5
+#define GRAPH_NODE_EVENT_RECORD 7
+/* How many nodes without records (empty, event record) a search walks
+ * through before it gives the edges up as unknown. */
+#define GRAPH_PASS_MAX 64
+
+/* The first edge of (pid, node), or n_gdeps when it has none. */
+static size_t gdeps_of(const struct analysis *a, uint32_t pid, uint64_t node)
+{
+	struct gdep key = { node, 0, pid, 0 };
+	size_t lo = search_sorted(a->gdeps, a->n_gdeps, sizeof *a->gdeps, &key, cmp_gdep, 0);
+	return lo < a->n_gdeps && a->gdeps[lo].pid == pid && a->gdeps[lo].node == node ? lo : a->n_gdeps;
+}
+
+/* The end of dependency node `dep` (a kernel, copy or memset) in graph
+ * launch corr raises r; EDGES_UNKNOWN when it has no record. */
+static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint32_t corr,
+				   const struct gdep *d, struct ready *r)
+{
+	if (d->dep_type == GRAPH_NODE_KERNEL) {
+		int32_t ki = analysis_state_imap_get(a, &a->gnode_map, analysis_grids_gnode_key,
+						     analysis_grids_gnode_key1(pid, corr), d->dep);
+		if (ki < 0)
+			return EDGES_UNKNOWN;
+		const struct kern *p = &a->kerns[ki];
+		if (analysis_grids_kern_running(p, a->watermark))
+			return EDGES_RUNNING;
+		ready_raise(r, p->end, SMTOP_READY_GRAPH_EDGE_KERNEL, corr);
+		return EDGES_USED;
+	}
+	struct memop key = { .pid = pid, .corr = corr, .graph_node = d->dep };
+	size_t lo = search_sorted(a->gmemops, a->n_gmemops, sizeof *a->gmemops, &key, cmp_gmemop, 0);
+	if (lo == a->n_gmemops || cmp_gmemop(&a->gmemops[lo], &key))
+		return EDGES_UNKNOWN;
+	const struct memop *m = &a->gmemops[lo];
+	ready_raise(r, m->end, m->kind == SMTOP_READY_AFTER_MEMCPY ? SMTOP_READY_GRAPH_EDGE_MEMCPY
+								  : SMTOP_READY_GRAPH_EDGE_MEMSET, corr);
+	return EDGES_USED;
+}
+
+/* k's node waits for the nodes its edges name, in the same graph launch
+ * (the correlation id the launch's records share): kernels, copies and
+ * memsets by their ends; empty and event-record nodes pass on their own
+ * dependencies.  Any other node (host, event wait, child graph, ...) or a
+ * dependency without its record makes the edges unknown. */
+static enum edges ready_edges(const struct analysis *a, const struct kern *k, struct ready *r)
+{
+	uint32_t pid = analysis_grids_kern_pid(a, k), corr = k->correlation_id;
+	uint64_t pass[GRAPH_PASS_MAX + 1];
+	size_t n_pass = 1, done = 0;
+	enum edges e = EDGES_ROOT;
+	pass[0] = k->graph_node;
+	while (done < n_pass) {
+		size_t i = gdeps_of(a, pid, pass[done++]);
+		if (i == a->n_gdeps)
+			return EDGES_UNKNOWN;
+		for (; i < a->n_gdeps && a->gdeps[i].pid == pid && a->gdeps[i].node == pass[done - 1]; i++) {
+			const struct gdep *d = &a->gdeps[i];
+			enum edges got;
+			if (!d->dep)
+				continue;
+			if (d->dep_type == GRAPH_NODE_EMPTY || d->dep_type == GRAPH_NODE_EVENT_RECORD) {
+				if (n_pass == GRAPH_PASS_MAX + 1)
+					return EDGES_UNKNOWN;
+				pass[n_pass++] = d->dep;
+				continue;
+			}
+			if (d->dep_type != GRAPH_NODE_KERNEL && d->dep_type != GRAPH_NODE_MEMCPY &&
+			    d->dep_type != GRAPH_NODE_MEMSET)
+				return EDGES_UNKNOWN;
+			got = raise_graph_node(a, pid, corr, d, r);
+			if (got != EDGES_USED)
+				return got;
+			e = EDGES_USED;
+		}
+	}
+	return e;
+}
+
+/* The kernel before k on its stream that is not of k's own graph launch
+ * (its siblings run as the edges say, not in stream order), or NULL; the
+ * kernel just before k when more than ANALYSIS_GRAPH_LOOKBACK siblings
+ * come first (later too: the edges already imply it). */
+static const struct kern *kernel_before_launch(const struct analysis *a, const struct kern *k,
+					       int *far)
+{
+	const struct stream *s = &a->streams[k->stream];
+	*far = 0;
+	for (size_t n = 0, i = k->pos; i > 0; i--, n++) {
+		const struct kern *p = &a->kerns[s->kernels[i - 1]];
+		if (p->correlation_id != k->correlation_id)
+			return p;
+		if (n == ANALYSIS_GRAPH_LOOKBACK) {
+			*far = 1;
+			return &a->kerns[s->kernels[k->pos - 1]];
+		}
+	}
+	return NULL;
+}
+
+/* The copy or memset before k on its stream that is not of k's own graph
+ * launch, or NULL. */
+static const struct memop *memop_before_launch(const struct analysis *a, const struct kern *k)
+{
+	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k),
+			     analysis_grids_kern_ctx(a, k), k->device_id, k->stream_id, k->correlation_id, 0, 0 };
+	size_t lo = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
+	for (size_t n = 0; lo > 0 && memop_on(&a->memops[lo - 1], &key) && n <= ANALYSIS_GRAPH_LOOKBACK;
+	     lo--, n++)
+		if (a->memops[lo - 1].corr != k->correlation_id)
+			return &a->memops[lo - 1];
+	return NULL;
+}
+
 /* 1 when a copy or memset without times was called on k's stream after
  * correlation id `after` and before k: k's ready time is not known. */
 static int untimed_before(const struct analysis *a, const struct kern *k, uint32_t after)
 {
 	struct memop key = { 0, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
-			     k->device_id, k->stream_id, after, 0 };
+			     k->device_id, k->stream_id, after, 0, 0 };
 	size_t lo = search_sorted(a->untimed, a->n_untimed, sizeof *a->untimed, &key, cmp_memop, 1);
 	return lo < a->n_untimed && memop_on(&a->untimed[lo], &key) &&
 	       a->untimed[lo].corr < k->correlation_id;
 }
 
 /* Ready = the latest of stream order, event waits, the legacy default
- * stream, graph order and the host (see docs/analysis.md).  Returns 0 if
+ * stream, graph edges (else graph order) and the host (see docs/analysis.md).  Returns 0 if
  * unknown, -1 if it depends on a kernel still running. */
 static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 {
 	const struct kern *k = &a->kerns[ki];
 	const struct stream *s = &a->streams[k->stream];
+	struct ready graph = { 0, SMTOP_READY_UNKNOWN, 0 };
+	enum edges e = k->is_graph && k->graph_node ? ready_edges(a, k, &graph) : EDGES_UNKNOWN;
 	uint32_t after = 0;
+	int far = 0;
 	*r = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0 };
-	if (k->pos > 0) {
-		const struct kern *p = &a->kerns[s->kernels[k->pos - 1]];
-		if (analysis_grids_kern_running(p, a->watermark))
+	if (e == EDGES_RUNNING)
+		return -1;
+	const struct kern *p = e != EDGES_UNKNOWN ? kernel_before_launch(a, k, &far)
+			       : k->pos > 0 ? &a->kerns[s->kernels[k->pos - 1]] : NULL;
+	if (p) {
+		if (analysis_grids_kern_running(p, a->watermark) && !(far && e == EDGES_USED))
 			return -1;
-		ready_raise(r, p->end, SMTOP_READY_AFTER_KERNEL, p->correlation_id);
+		if (!(far && e == EDGES_USED))
+			ready_raise(r, p->end, SMTOP_READY_AFTER_KERNEL, p->correlation_id);
 		after = p->correlation_id;
 	}
-	const struct memop *m = memop_before(a, k);
+	const struct memop *m = e != EDGES_UNKNOWN ? memop_before_launch(a, k) : memop_before(a, k);
 	if (m) {
 		ready_raise(r, m->end, (enum smtop_ready_bound)m->kind, m->corr);
 		after = m->corr > after ? m->corr : after;
@@ -292,7 +455,10 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 		return 0;
 	if (ready_waits(a, k, after, r) || ready_legacy(a, k, r))
 		return -1;
-	ready_graph(a, k, r);
+	if (e == EDGES_UNKNOWN)
+		ready_graph(a, k, r);
+	else
+		ready_raise(r, graph.t, graph.bound, graph.corr);
 	const struct launch *l = k->sub && !k->sub_queued ? NULL
 				 : analysis_state_launch_find(a, analysis_grids_kern_pid(a, k), k->correlation_id);
 	if (l)

@@ -27,6 +27,7 @@ enum smtop_rec_kind {
 	SMTOP_REC_CHUNK,
 	SMTOP_REC_REQUEST,
 	SMTOP_REC_CUDA_EVENT,
+	SMTOP_REC_GRAPH_DEP,
 };
 
 struct smtop_kernel {
@@ -41,6 +42,7 @@ struct smtop_kernel {
 	uint32_t local_mem;             /* bytes per thread */
 	int32_t launch_type;            /* CUpti_ActivityLaunchType */
 	int32_t is_graph;               /* launched from a CUDA graph */
+	uint64_t graph_node_id;         /* its node of the graph launched, 0 if none */
 	const char *name;               /* mangled name as CUPTI gives it */
 };
 
@@ -49,12 +51,14 @@ struct smtop_memcpy {
 	uint32_t pid, device_id, context_id, stream_id, correlation_id;
 	int32_t copy_kind;              /* CUpti_ActivityMemcpyKind */
 	int32_t src_kind, dst_kind;     /* CUpti_ActivityMemoryKind */
+	uint64_t graph_node_id;         /* its node of the graph launched, 0 if none */
 };
 
 struct smtop_memset {
 	uint64_t start, end, bytes;
 	uint32_t pid, device_id, context_id, stream_id, correlation_id;
 	uint32_t value;
+	uint64_t graph_node_id;         /* its node of the graph launched, 0 if none */
 };
 
 /* A runtime or driver API call (launches, synchronisation, copies). */
@@ -85,6 +89,16 @@ struct smtop_cuda_event {
 	uint64_t sync_id;               /* matches smtop_sync.sync_id; SMTOP_SYNC_NONE if none */
 	uint32_t pid, device_id, context_id, stream_id, correlation_id;
 	uint32_t event_id;
+};
+
+/* An edge of an instantiated CUDA graph: node runs after depends_on.  Node
+ * ids are those the kernel, copy and memset records of the graph's launches
+ * carry (graph_node_id); a node without dependencies gets one row with
+ * depends_on 0, so a node without rows is one whose edges are not known. */
+struct smtop_graph_dep {
+	uint64_t node_id, depends_on;
+	uint32_t pid;
+	int32_t node_type, dep_type;    /* CUgraphNodeType; dep_type -1 for none */
 };
 
 struct smtop_nvtx {
@@ -180,8 +194,13 @@ enum smtop_ready_bound {
 	SMTOP_READY_LEGACY_MEMCPY,
 	SMTOP_READY_LEGACY_MEMSET,
 	SMTOP_READY_GRAPH_KERNEL,       /* a kernel of its graph that ended before it started */
+	/* a node of its graph it depends on (the graph's edges): a kernel,
+	 * copy or memset of the same graph launch (the three stay in order) */
+	SMTOP_READY_GRAPH_EDGE_KERNEL,
+	SMTOP_READY_GRAPH_EDGE_MEMCPY,
+	SMTOP_READY_GRAPH_EDGE_MEMSET,
 };
-#define SMTOP_READY_MAX SMTOP_READY_GRAPH_KERNEL /* the last of them */
+#define SMTOP_READY_MAX SMTOP_READY_GRAPH_EDGE_MEMSET /* the last of them */
 
 /* A kernel whose blocks were resident while the victim waited. */
 struct smtop_culprit {
@@ -221,6 +240,7 @@ struct smtop_record {
 		struct smtop_api api;
 		struct smtop_sync sync;
 		struct smtop_cuda_event cuda_event;
+		struct smtop_graph_dep graph_dep;
 		struct smtop_nvtx nvtx;
 		struct smtop_stream stream;
 		struct smtop_device device;

@@ -149,6 +149,12 @@ static void text_bound(FILE *out, const struct smtop_event *e)
 		fprintf(out, "of graph order: a kernel of its graph (correlation id %" PRIu32
 			") ended before it started", e->ready_correlation_id);
 		break;
+	case SMTOP_READY_GRAPH_EDGE_KERNEL:
+	case SMTOP_READY_GRAPH_EDGE_MEMCPY:
+	case SMTOP_READY_GRAPH_EDGE_MEMSET:
+		fprintf(out, "of the graph's edges: a %s it depends on in the same graph launch"
+			" (correlation id %" PRIu32 ") ended", op, e->ready_correlation_id);
+		break;
 	case SMTOP_READY_HOST_SUBMIT:
 		fputs("of the host: CUPTI's submission time of the kernel", out);
 		break;

@@ -74,7 +74,7 @@ struct session_held {
 /* Work for the analysis, in the order the loader read it. */
 enum session_op_kind {
 	OP_KERNELS, OP_STREAMS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE,
-	OP_MEMCPYS, OP_MEMSETS, OP_SYNCS, OP_CUDA_EVENTS, OP_APIS,
+	OP_MEMCPYS, OP_MEMSETS, OP_SYNCS, OP_CUDA_EVENTS, OP_GRAPH_DEPS, OP_APIS,
 };
 
 struct session_op {
@@ -176,6 +176,10 @@ static int op_run(struct analysis *a, struct session_op *op)
 	case OP_CUDA_EVENTS:
 		for (size_t i = 0; i < op->n && !rc; i++)
 			rc = analysis_add_cuda_event(a, &((struct smtop_cuda_event *)op->v)[i]);
+		break;
+	case OP_GRAPH_DEPS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_graph_dep(a, &((struct smtop_graph_dep *)op->v)[i]);
 		break;
 	case OP_APIS:
 		for (size_t i = 0; i < op->n && !rc; i++)
@@ -615,6 +619,11 @@ static int feed_cuda_event(void *ud, const struct smtop_cuda_event *e)
 	return collect(((struct session *)ud)->loader, e, sizeof *e);
 }
 
+static int feed_graph_dep(void *ud, const struct smtop_graph_dep *d)
+{
+	return collect(((struct session *)ud)->loader, d, sizeof *d);
+}
+
 static int feed_api(void *ud, const struct smtop_api *c)
 {
 	return collect(((struct session *)ud)->loader, c, sizeof *c);
@@ -781,6 +790,9 @@ static int poll_ready_tables(struct session *s, struct session_source *src, int 
 		L->n_small = 0;
 		rc |= rc || db_reader_new_cuda_events(r, &src->cuda_event_mark, feed_cuda_event, s) ||
 		      submit_collected(s, OP_CUDA_EVENTS, &L->small, &L->n_small, &L->cap_small);
+		L->n_small = 0;
+		rc |= rc || db_reader_new_graph_deps(r, &src->graph_dep_mark, feed_graph_dep, s) ||
+		      submit_collected(s, OP_GRAPH_DEPS, &L->small, &L->n_small, &L->cap_small);
 		L->n_small = 0;
 		rc |= rc || db_reader_new_apis(r, &src->api_mark, feed_api, s) ||
 		      submit_collected(s, OP_APIS, &L->small, &L->n_small, &L->cap_small);

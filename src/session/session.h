@@ -54,7 +54,7 @@ struct session_source {
 	uint64_t streams_seen, devices_seen, requests_seen;
 	uint64_t nvtx_seen, nvtx_mark;
 	/* copies, memsets, waits and launch calls, for ready times */
-	int64_t memcpy_mark, memset_mark, sync_mark, cuda_event_mark, api_mark;
+	int64_t memcpy_mark, memset_mark, sync_mark, cuda_event_mark, graph_dep_mark, api_mark;
 	uint64_t memcpys_seen, memsets_seen, apis_seen, syncs_seen;
 	uint64_t blocks_end;            /* latest block end read from this file */
 	int drained;                    /* the last poll read all of this file's blocks */

@@ -18,8 +18,15 @@ For each kernel: ready = the latest of
   - the legacy default stream (flag 3) and the blocking streams (flag 1) of
     its context: the end of the last kernel, copy or memset called before it
     on each stream of the other kind;
-  - for a kernel launched from a graph, the end of each of the 64 kernels
-    before it on its stream that ended before it started;
+  - for a kernel launched from a graph whose node has edges recorded
+    (smtop_graph_dep): the end of each node it depends on, found as the
+    kernel, copy or memset with the same pid, correlation id (the graph
+    launch) and graphNodeId; an empty or event-record node stands for its
+    own dependencies; any other node, or one without its record, makes the
+    edges unknown.  With edges known, stream order skips the kernels, copies
+    and memsets of the kernel's own launch;
+  - for one launched from a graph without known edges, the end of each of
+    the 64 kernels before it on its stream that ended before it started;
   - the host: CUPTI's submitted, else the end of its launch call (the API
     call with its pid and correlation id), else CUPTI's queued;
 unknown when a copy or memset without times (--sm all) was called on its
@@ -78,7 +85,7 @@ def rows(db, table, want, optional=()):
 def read(db):
     ks = rows(db, "CUPTI_ACTIVITY_KIND_KERNEL",
               ("start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-               "gridId"), ("submitted", "queued", "isGraph"))
+               "gridId"), ("submitted", "queued", "isGraph", "graphNodeId"))
     # A trimmed session holds what happened from trimmed_from_ns on: host
     # times before it count as unknown (docs/session-format.md).
     cut = 0
@@ -92,12 +99,18 @@ def read(db):
     place = ("start", "end", "contextId", "streamId", "correlationId", "globalPid")
     ops = []
     untimed = {}
+    nodes = {}  # (pid, correlation id, graphNodeId): (end, op)
+    for k in ks:
+        if k["graphNodeId"]:
+            nodes[(pid_of(k["globalPid"]), k["correlationId"] or 0, k["graphNodeId"])] = (k["end"], "kernel")
     for table, bound in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"),
                          ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
-        for r in rows(db, table, place, ("deviceId",)):
+        for r in rows(db, table, place, ("deviceId", "graphNodeId")):
             key = (pid_of(r["globalPid"]), r["deviceId"] or 0, r["contextId"], r["streamId"])
             if r["start"] and r["end"] >= r["start"]:
                 ops.append((key, r["start"], r["correlationId"] or 0, r["end"], bound))
+                if r["graphNodeId"]:
+                    nodes[(key[0], r["correlationId"] or 0, r["graphNodeId"])] = (r["end"], bound)
             elif not r["start"] and not r["end"] and r["correlationId"]:
                 untimed.setdefault(key, []).append(r["correlationId"])
     waits = {}
@@ -125,7 +138,40 @@ def read(db):
                 " LEFT JOIN StringIds s ON s.id = a.nameId ORDER BY a.rowid"):
             if end and corr and (name is None or "Launch" in name):
                 launches[(pid_of(tid), corr)] = end
-    return ks, ops, waits, launches, records, flags, untimed
+    deps = {}
+    for r in rows(db, "smtop_graph_dep", ("globalPid", "nodeId", "dependsOn", "dependsOnType")):
+        deps.setdefault((pid_of(r["globalPid"]), r["nodeId"]), []).append(
+            (r["dependsOn"], r["dependsOnType"]))
+    graphs = (deps, nodes)
+    return ks, ops, waits, launches, records, flags, untimed, graphs
+
+
+KERNEL_NODE, MEMCPY_NODE, MEMSET_NODE, EMPTY_NODE, EVENT_RECORD_NODE = 0, 1, 2, 5, 7
+
+
+def graph_edges(graphs, pid, corr, node):
+    """(state, [(end, bound)]): state 'unknown', 'root' or 'used'."""
+    deps, nodes = graphs
+    todo, seen, out, state = [node], 0, [], "root"
+    while todo:
+        n = todo.pop(0)
+        if (pid, n) not in deps:
+            return "unknown", []
+        for dep, typ in deps[(pid, n)]:
+            if not dep:
+                continue
+            if typ in (EMPTY_NODE, EVENT_RECORD_NODE):
+                seen += 1
+                if seen > 64:
+                    return "unknown", []
+                todo.append(dep)
+                continue
+            if typ not in (KERNEL_NODE, MEMCPY_NODE, MEMSET_NODE) or (pid, corr, dep) not in nodes:
+                return "unknown", []
+            end, op = nodes[(pid, corr, dep)]
+            out.append((end, "graph_edge/" + op))
+            state = "used"
+    return state, out
 
 
 def first_starts(db):
@@ -142,7 +188,7 @@ def first_starts(db):
     return out
 
 
-def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts):
+def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graphs):
     """{kernel index: (ready, bound)}, {stream: [kernel indices]}"""
     streams = {}
     for i, k in enumerate(ks):
@@ -187,11 +233,24 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts):
                 nonlocal best
                 if t and t > best[0]:
                     best = (t, b)
-            if n:
-                p = ks[idx[n - 1]]
+            state, edges = "unknown", []
+            if k["isGraph"] and k["graphNodeId"]:
+                state, edges = graph_edges(graphs, pid, corr, k["graphNodeId"])
+            prev = idx[:n]
+            before = [o for o in mine if (o[0], o[1]) < (k["start"] or 1 << 64, corr)]
+            if state != "unknown":
+                # the launch's own operations run as its edges say
+                others = [j for j in prev[-GRAPH_LOOKBACK - 1:] if (ks[j]["correlationId"] or 0) != corr]
+                far = not others and len(prev) > GRAPH_LOOKBACK
+                prev = others[-1:] if others else (prev[-1:] if far else [])
+                before = [o for o in before[-GRAPH_LOOKBACK - 1:] if o[1] != corr]
+                if far and state == "used":
+                    after = ks[prev[0]]["correlationId"] or 0
+                    prev = []
+            if prev:
+                p = ks[prev[-1]]
                 raise_to(p["end"], "stream_order/kernel")
                 after = p["correlationId"] or 0
-            before = [o for o in mine if (o[0], o[1]) < (k["start"] or 1 << 64, corr)]
             if before:
                 s, c, end, bound = before[-1]
                 raise_to(end, "stream_order/" + bound)
@@ -216,7 +275,9 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts):
                     for end, op, _ in last_before((fp, fd, fc, fs), corr):
                         raise_to(end, "legacy_stream/" + op)
             first = start_of(k)
-            if k["isGraph"] and first:
+            for end, b in edges:
+                raise_to(end, b)
+            if state == "unknown" and k["isGraph"] and first:
                 for j in idx[max(0, n - GRAPH_LOOKBACK):n]:
                     e = ks[j]["end"]
                     if e and e <= first:
@@ -246,10 +307,10 @@ def check(smtop, path):
         return True, f"skip: {path}: smtop refuses it ({p.stderr.strip()})"
     rep = json.loads(p.stdout)
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    ks, ops, waits, launches, records, flags, untimed = read(db)
+    ks, ops, waits, launches, records, flags, untimed, graphs = read(db)
     firsts = first_starts(db)
     db.close()
-    ready, streams = ready_times(ks, ops, waits, launches, records, flags, untimed, firsts)
+    ready, streams = ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graphs)
     bad = []
     th = rep["threshold_ns"]
 

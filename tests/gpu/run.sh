@@ -1,9 +1,10 @@
 #!/bin/sh
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
-# the H200).  Sections (default: all but the last seven): collector torch
+# the H200).  Sections (default: all but the last nine): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
-# layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps request_timeline
-# live_lag nvtx fixtures paper observer demos_sm_all, then waits (in the default too);
+# layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps graphs,
+# then request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# sm_all_rate compile_count, and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -14,7 +15,7 @@ SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 . tests/gpu/mps_lib.sh
 fails=0
-sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead mps waits}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead mps graphs waits}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -528,6 +529,74 @@ section_waits() {
 		n=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['episodes_total'])" "$f")
 		expect_eq "waits: $(basename "$f" .report.json) episodes" "$n" 0
 	done
+}
+
+# The edges of instantiated graphs, under both backends: every graph kernel
+# of graph_branch has its node's edges, and the report's ready times agree
+# with check_waits.py's plain SQL; a PyTorch CUDA graph the same way.
+section_graphs() {
+	echo "== graphs: the edges of instantiated graphs"
+	for mode in marked all; do
+		for prog in graph-branch torch-graph; do
+			name=$prog-$mode
+			case $prog in
+			graph-branch) SMTOP_RECORD_ARGS="--sm $mode" record "$name" build/gpu/graph_branch ;;
+			torch-graph) SMTOP_RECORD_ARGS="--sm $mode" record "$name" python3 tests/gpu/torch_graph.py ;;
+			esac || bad "$name: exit status"
+			cat "$OUT_DIR/$name.out"
+			python3 tests/gpu/check_graph_edges.py "$OUT_DIR/$name.smtop" --expect-all &&
+				ok "$name: every graph kernel's node has its edges" ||
+				bad "$name: graph kernels without edges"
+			python3 tests/e2e/check_waits.py $SMTOP "$OUT_DIR/$name.smtop" &&
+				ok "$name: ready times agree with plain SQL" || bad "$name: ready times disagree"
+			echo "$name: blocking resident dispatch = $(report_totals "$OUT_DIR/$name.smtop")"
+		done
+		# the first kernel's dynamic shared memory, as smtop export gives it
+		rm -rf "$OUT_DIR/graph-csv"
+		$SMTOP export "$OUT_DIR/graph-branch-$mode.smtop" --csv "$OUT_DIR/graph-csv" -q
+		smem=$(python3 -c 'import csv,sys
+k = min(csv.DictReader(open(sys.argv[1], newline="")), key=lambda r: int(r["start_ns"] or 0))
+print(k["dynamic_smem"])' "$OUT_DIR/graph-csv/kernels.csv")
+		expect_eq "graph-branch-$mode: the first kernel's dynamic shared memory" "$smem" \
+			"$(sed -n 's/^warm_dynamic_smem: //p' "$OUT_DIR/graph-branch-$mode.out")"
+	done
+}
+
+# --sm all at a paced 50 M blocks/s and unpaced: every block stored or
+# counted as dropped.
+section_sm_all_rate() {
+	echo "== sm_all_rate: blocks per second under --sm all"
+	for rate in ${SMTOP_SM_ALL_RATES:-50e6 0}; do
+		pace=; [ "$rate" = 0 ] || pace="--rate $rate"
+		SMTOP_DEBUG=1 record_sm_all rate build/blockstorm --seconds "${SMTOP_RATE_SECONDS:-5}" $pace --no-trace \
+			2>&1 | grep -E "writer:|drained"
+		tail -2 "$OUT_DIR/rate.out"
+		$SMTOP info "$OUT_DIR/rate.smtop" | grep -E "^ *(blocks|dropped|span)"
+		expect_blocks_accounted "--sm all storm at rate $rate" "$OUT_DIR/rate.smtop" "$OUT_DIR/rate.out"
+		rm -f "$OUT_DIR/rate.smtop"
+	done
+}
+
+# smtop's kernel count against torch.profiler's for the torch.compile'd
+# program, each run with its own empty compile caches, and the names whose
+# counts differ.
+section_compile_count() {
+	echo "== compile_count: smtop --sm all vs torch.profiler, fresh caches"
+	for who in profiler smtop; do
+		export TORCHINDUCTOR_CACHE_DIR="$OUT_DIR/inductor-$who" TRITON_CACHE_DIR="$OUT_DIR/triton-$who"
+		rm -rf "$TORCHINDUCTOR_CACHE_DIR" "$TRITON_CACHE_DIR"
+		if [ $who = profiler ]; then
+			python3 tests/gpu/torch_two_streams.py --iters 10 --profile --names "$OUT_DIR/compile-names.json" \
+				> "$OUT_DIR/compile-profiler.out" 2>&1
+			tail -1 "$OUT_DIR/compile-profiler.out"
+		else
+			record_sm_all compile python3 tests/gpu/torch_two_streams.py --iters 10
+			rm -rf "$OUT_DIR/compile-csv"
+			$SMTOP export "$OUT_DIR/compile.smtop" --csv "$OUT_DIR/compile-csv" -q
+		fi
+		unset TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR
+	done
+	python3 tests/gpu/compare_kernel_names.py "$OUT_DIR/compile-csv/kernels.csv" "$OUT_DIR/compile-names.json"
 }
 
 section_layers() {

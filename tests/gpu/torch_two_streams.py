@@ -7,9 +7,13 @@ ResNet-50 batch-1 inference on a priority -5 stream while ResNet-50 trains
   --iters N   : inference/training iterations side by side (default 20)
   --profile   : wrap the whole run in torch.profiler (CUDA activities) and
                 print its kernel count, to compare with smtop's
+  --names F   : with --profile, write the profiler's kernel count by name to
+                F (JSON), to compare kernel by kernel
 
 Prints one line: inference ms median, kernel count (or -1)."""
 import argparse
+import collections
+import json
 import statistics
 import sys
 import time
@@ -63,15 +67,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--names")
     a = ap.parse_args()
     kernels = -1
     if a.profile:
         from torch.profiler import ProfilerActivity, profile
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             times = run(a.iters)
-        kernels = sum(1 for e in prof.events()
-                      if e.device_type == torch.autograd.DeviceType.CUDA
-                      and not e.name.startswith(("Memcpy", "Memset")))
+        names = collections.Counter(e.name for e in prof.events()
+                                    if e.device_type == torch.autograd.DeviceType.CUDA
+                                    and not e.name.startswith(("Memcpy", "Memset")))
+        kernels = sum(names.values())
+        if a.names:
+            with open(a.names, "w") as f:
+                json.dump(names, f)
     else:
         times = run(a.iters)
     print(f"two-streams iters={a.iters} infer_ms_median={statistics.median(times):.3f} "

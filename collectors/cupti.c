@@ -296,20 +296,22 @@ static void cupti_push_records(struct smtop_record *recs, size_t n)
  * clones' ids: graphs.c maps the source graph's edges onto them. */
 static void cupti_on_graph(CUpti_CallbackId cbid, const CUpti_GraphData *g)
 {
+	uint32_t graph_id = 0;
+
 	if (!g)
 		return;
-	if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING)
-		graphs_begin();
-	else if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)
-		graphs_note_clone(cupti_graph_node_id(g->originalNode), cupti_graph_node_id(g->node));
-	else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED)
+	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+		if (cuptiGetGraphId(g->graph, &graph_id) == CUPTI_SUCCESS)
+			graphs_note_clone(cupti_graph_node_id(g->originalNode), cupti_graph_node_id(g->node),
+					  graph_id);
+	} else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
 		graphs_instantiated(g->graph, cupti_pid, cupti_graph_node_id, cupti_push_records);
+	}
 }
 
 static void cupti_on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *r)
 {
 	switch (cbid) {
-	case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING:
 	case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
 	case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
 		cupti_on_graph(cbid, r->resourceDescriptor);
@@ -409,7 +411,6 @@ static int cupti_enable_callbacks(char *reason, size_t len)
 		CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 	};
 	static const CUpti_CallbackId graph_resources[] = {
-		CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING,
 		CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
 		CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED,
 	};

@@ -13,6 +13,7 @@
 
 struct graphs_clone {
 	uint64_t original, clone;
+	uint32_t graph;         /* the graph the clone is in */
 };
 
 static _Thread_local struct graphs_clone *graphs_clones;
@@ -26,7 +27,7 @@ void graphs_begin(void)
 	graphs_n_clones = graphs_cap_clones = 0;
 }
 
-void graphs_note_clone(uint64_t original_id, uint64_t clone_id)
+void graphs_note_clone(uint64_t original_id, uint64_t clone_id, uint32_t graph_id)
 {
 	if (!original_id || !clone_id || original_id == clone_id)
 		return;
@@ -38,38 +39,71 @@ void graphs_note_clone(uint64_t original_id, uint64_t clone_id)
 		graphs_clones = v;
 		graphs_cap_clones = cap;
 	}
-	graphs_clones[graphs_n_clones++] = (struct graphs_clone){ original_id, clone_id };
+	graphs_clones[graphs_n_clones++] = (struct graphs_clone){ original_id, clone_id, graph_id };
 	graphs_clones_sorted = 0;
 }
 
 static int graphs_cmp_clone(const void *x, const void *y)
 {
 	const struct graphs_clone *p = x, *q = y;
-	return (p->original > q->original) - (p->original < q->original);
+	if (p->original != q->original)
+		return p->original < q->original ? -1 : 1;
+	return (p->graph > q->graph) - (p->graph < q->graph);
 }
 
-static const struct graphs_clone *graphs_clone_of(uint64_t id)
+static void graphs_sort_clones(void)
 {
-	struct graphs_clone key = { id, 0 };
-	if (!graphs_clones_sorted && graphs_n_clones) {
+	if (!graphs_clones_sorted && graphs_n_clones)
 		qsort(graphs_clones, graphs_n_clones, sizeof *graphs_clones, graphs_cmp_clone);
-		graphs_clones_sorted = 1;
-	}
-	return graphs_n_clones ? bsearch(&key, graphs_clones, graphs_n_clones, sizeof key, graphs_cmp_clone)
-			       : NULL;
+	graphs_clones_sorted = 1;
 }
 
-uint64_t graphs_final_id(uint64_t id)
+/* The first clone of id, in clone order (original, graph), or NULL. */
+static const struct graphs_clone *graphs_first_clone(uint64_t id)
 {
-	/* instantiation may clone a clone; a few steps cover it, and stop a
-	 * cycle no driver should make */
-	for (int step = 0; step < 4; step++) {
-		const struct graphs_clone *c = graphs_clone_of(id);
-		if (!c)
-			break;
-		id = c->clone;
+	size_t lo = 0, hi = graphs_n_clones;
+	graphs_sort_clones();
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (graphs_clones[m].original < id)
+			lo = m + 1;
+		else
+			hi = m;
 	}
-	return id;
+	return lo < graphs_n_clones && graphs_clones[lo].original == id ? &graphs_clones[lo] : NULL;
+}
+
+uint64_t graphs_id_in(uint64_t id, uint32_t graph)
+{
+	/* instantiation may clone a clone: a few steps cover it, and stop a
+	 * cycle no driver should make */
+	uint64_t todo[16] = { id };
+	size_t n = 1, done = 0;
+	if (!graph)
+		return id;
+	while (done < n) {
+		const struct graphs_clone *c = graphs_first_clone(todo[done++]);
+		for (; c && c < graphs_clones + graphs_n_clones && c->original == todo[done - 1]; c++) {
+			if (c->graph == graph)
+				return c->clone;
+			if (n < sizeof todo / sizeof todo[0])
+				todo[n++] = c->clone;
+		}
+	}
+	return 0;
+}
+
+size_t graphs_targets(uint32_t *out, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < graphs_n_clones; i++) {
+		size_t j = 0;
+		while (j < n && out[j] != graphs_clones[i].graph)
+			j++;
+		if (j == n && n < max)
+			out[n++] = graphs_clones[i].graph;
+	}
+	return n;
 }
 
 size_t graphs_deps(uint32_t pid, const uint64_t *ids, const int32_t *types, size_t n_nodes,
@@ -171,45 +205,78 @@ static int graphs_edge_indices(void *const *nodes, size_t n_nodes, void *const *
 	return 0;
 }
 
-size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push)
-{
-	void **nodes = NULL, **edges = NULL;
-	size_t n_nodes = 0, n_edges = 0, n = 0, *idx = NULL;
-	uint64_t *ids = NULL;
-	int32_t *types = NULL;
-	struct smtop_record *out = NULL;
+/* The graph's nodes (handles), their types, its edges as node indices. */
+struct graphs_read {
+	void **nodes;
+	int32_t *types;
+	size_t n_nodes, n_edges;
+	size_t *idx;            /* from..., then to... */
+};
 
+static void graphs_read_free(struct graphs_read *g)
+{
+	free(g->nodes);
+	free(g->types);
+	free(g->idx);
+}
+
+static int graphs_read_graph(void *graph, struct graphs_read *g)
+{
+	void **edges;
+	int rc = -1;
+
+	memset(g, 0, sizeof *g);
 	pthread_once(&graphs_cu_once, graphs_cu_load);
 	if (!graph || !graphs_cu.get_nodes || !graphs_cu.node_type ||
 	    (!graphs_cu.get_edges_v2 && !graphs_cu.get_edges) ||
-	    graphs_cu.get_nodes(graph, NULL, &n_nodes) != GRAPHS_CUDA_SUCCESS || !n_nodes)
-		goto out;
-	nodes = malloc(n_nodes * sizeof *nodes);
-	ids = malloc(n_nodes * sizeof *ids);
-	types = malloc(n_nodes * sizeof *types);
-	if (!nodes || !ids || !types || graphs_cu.get_nodes(graph, nodes, &n_nodes) != GRAPHS_CUDA_SUCCESS)
-		goto out;
-	for (size_t i = 0; i < n_nodes; i++) {
-		ids[i] = graphs_final_id(id(nodes[i]));
-		if (graphs_cu.node_type(nodes[i], &types[i]) != GRAPHS_CUDA_SUCCESS)
-			types[i] = -1;
-	}
-	edges = graphs_read_edges(graph, &n_edges);
-	idx = malloc((2 * n_edges + 1) * sizeof *idx);
-	out = malloc((n_edges + n_nodes) * sizeof *out);
-	if (!idx || !out || graphs_edge_indices(nodes, n_nodes, edges, n_edges, idx))
-		goto out;
-	n = graphs_deps(pid, ids, types, n_nodes, idx, idx + n_edges, n_edges, out);
-	push(out, n);
-	log_debug("graph of %zu nodes, %zu edges: %zu dependency records, %zu clones", n_nodes, n_edges,
-		  n, graphs_n_clones);
-out:
-	free(nodes);
+	    graphs_cu.get_nodes(graph, NULL, &g->n_nodes) != GRAPHS_CUDA_SUCCESS || !g->n_nodes)
+		return -1;
+	g->nodes = malloc(g->n_nodes * sizeof *g->nodes);
+	g->types = malloc(g->n_nodes * sizeof *g->types);
+	if (!g->nodes || !g->types || graphs_cu.get_nodes(graph, g->nodes, &g->n_nodes) != GRAPHS_CUDA_SUCCESS)
+		return -1;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (graphs_cu.node_type(g->nodes[i], &g->types[i]) != GRAPHS_CUDA_SUCCESS)
+			g->types[i] = -1;
+	edges = graphs_read_edges(graph, &g->n_edges);
+	g->idx = malloc((2 * g->n_edges + 1) * sizeof *g->idx);
+	if (g->idx && !graphs_edge_indices(g->nodes, g->n_nodes, edges, g->n_edges, g->idx))
+		rc = 0;
 	free(edges);
-	free(idx);
+	return rc;
+}
+
+size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push)
+{
+	struct graphs_read g;
+	uint32_t targets[8];
+	/* the source graph's own ids, then those of each graph its nodes were
+	 * cloned into: the records carry one of them */
+	size_t n_targets = 1 + graphs_targets(targets + 1, 7), total = 0;
+	uint64_t *src = NULL, *ids = NULL;
+	struct smtop_record *out = NULL;
+
+	targets[0] = 0;
+	if (graphs_read_graph(graph, &g) == 0 && (src = malloc(g.n_nodes * sizeof *src)) &&
+	    (ids = malloc(g.n_nodes * sizeof *ids)) &&
+	    (out = malloc((g.n_edges + g.n_nodes) * sizeof *out))) {
+		for (size_t i = 0; i < g.n_nodes; i++)
+			src[i] = id(g.nodes[i]);
+		for (size_t t = 0; t < n_targets; t++) {
+			for (size_t i = 0; i < g.n_nodes; i++)
+				ids[i] = src[i] ? graphs_id_in(src[i], targets[t]) : 0;
+			size_t n = graphs_deps(pid, ids, g.types, g.n_nodes, g.idx, g.idx + g.n_edges,
+					       g.n_edges, out);
+			push(out, n);
+			total += n;
+		}
+		log_debug("graph of %zu nodes, %zu edges: %zu dependency records over %zu id spaces"
+			  " (%zu clones noted)", g.n_nodes, g.n_edges, total, n_targets, graphs_n_clones);
+	}
+	graphs_read_free(&g);
+	free(src);
 	free(ids);
-	free(types);
 	free(out);
 	graphs_begin();
-	return n;
+	return total;
 }

@@ -3,10 +3,9 @@
  * same launch (docs/analysis.md), which no activity record holds.
  *
  * When a graph is instantiated the driver clones its nodes into the
- * executable graph, and the launches' records carry the clones' ids; so a
- * backend notes each clone (graphs_note_clone, between graphs_begin and
- * graphs_instantiated on the instantiating thread) and hands the source
- * graph over at the end.  The edges are read from the driver (reached
+ * executable graph, and CUPTI's records carry the clones' ids; so a backend
+ * notes each clone on the instantiating thread (graphs_note_clone) and
+ * hands the source graph over at the end.  The edges are read from the driver (reached
  * through dlopen) and each node id is mapped through the clones; a backend
  * whose records carry the source nodes' own ids notes no clone. */
 #ifndef SMTOP_COLLECTORS_GRAPHS_H
@@ -24,29 +23,35 @@ typedef uint64_t (*graphs_node_id_fn)(void *node);
 /* Takes n records (SMTOP_REC_GRAPH_DEP). */
 typedef void (*graphs_push_fn)(struct smtop_record *recs, size_t n);
 
-/* The calling thread starts instantiating a graph: clones noted before
- * are forgotten. */
+/* Forgets the clones noted on the calling thread (graphs_instantiated
+ * does it when done). */
 void graphs_begin(void);
 
-/* The node original_id was cloned as clone_id (both as graphs_node_id_fn
- * gives them); out of memory, the clone is forgotten (its edges then read
- * as unknown). */
-void graphs_note_clone(uint64_t original_id, uint64_t clone_id);
+/* The node original_id was cloned as clone_id into graph graph_id (ids as
+ * graphs_node_id_fn gives them); out of memory, the clone is forgotten (its
+ * edges then read as unknown). */
+void graphs_note_clone(uint64_t original_id, uint64_t clone_id, uint32_t graph_id);
 
 /* The graph (a CUgraph) is instantiated: its edges go to push as records
- * of process pid, one per edge and one for each node without dependencies,
- * the node ids mapped through the clones noted since graphs_begin.  Returns
- * how many records went out; 0 when the driver is not reachable. */
+ * of process pid, one per edge and one for each node without dependencies:
+ * once with the source nodes' ids and once more with their clones' ids in
+ * each graph they were cloned into since the last graphs_begin (whichever
+ * the launches' records carry).  Returns how many records went out; 0 when
+ * the driver is not reachable. */
 size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push);
 
-/* Pure, for the tests: n_nodes nodes (ids as the records carry them, types
- * CUgraphNodeType), edges from[i] -> to[i] as node indices, made into
- * records in out (room for n_edges + n_nodes).  Returns how many. */
+/* Pure, for the tests: n_nodes nodes (ids as the records carry them, 0 for
+ * none; types CUgraphNodeType), edges from[i] -> to[i] as node indices,
+ * made into records in out (room for n_edges + n_nodes).  Returns how many. */
 size_t graphs_deps(uint32_t pid, const uint64_t *ids, const int32_t *types, size_t n_nodes,
 		   const size_t *from, const size_t *to, size_t n_edges, struct smtop_record *out);
 
-/* The id a clone of id got (following clones of clones), or id itself. */
-uint64_t graphs_final_id(uint64_t id);
+/* The id of node id's clone in graph `graph` (following clones of clones),
+ * 0 if it has none there; graph 0 is id's own graph: id itself. */
+uint64_t graphs_id_in(uint64_t id, uint32_t graph);
+
+/* The graphs clones were noted into, at most max. */
+size_t graphs_targets(uint32_t *out, size_t max);
 
 #pragma GCC visibility pop
 

@@ -124,9 +124,10 @@ static _Atomic uint64_t sz_modules_patched, sz_patch_failures, sz_launches;
 static uint32_t sz_correlation; /* under sz_ids_lock */
 static _Thread_local int sz_tls_own;
 /* What the driver launch call being made on this thread knows and its
- * launch callback does not: the dynamic shared memory. */
-static _Thread_local const void *sz_tls_smem_function;
-static _Thread_local uint32_t sz_tls_smem;
+ * launch callback does not: the dynamic shared memory (-1: no call). */
+static _Thread_local struct sanitizer_launch_shape sz_tls_smem_shape;
+static _Thread_local int64_t sz_tls_smem = -1;
+static _Atomic uint64_t sz_launch_calls, sz_smem_taken;
 /* The graph launch whose nodes this thread is launching, and its number. */
 static _Thread_local const void *sz_tls_graph_exec;
 static _Thread_local uint32_t sz_tls_graph_launch, sz_tls_graph_corr;
@@ -545,8 +546,10 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	pthread_mutex_unlock(&sz_ids_lock);
 	if (g)
 		info.graph_node_id = (uint64_t)(uintptr_t)g->node;
-	else if (ld->function && ld->function == sz_tls_smem_function)
-		info.dynamic_smem = sz_tls_smem;
+	else if (sz_tls_smem >= 0 && sanitizer_launch_has_shape(ld, &sz_tls_smem_shape)) {
+		info.dynamic_smem = (uint32_t)sz_tls_smem;
+		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);
+	}
 	pthread_mutex_lock(&sz_launch_lock);
 	/* its idle age starts now */
 	if (launches_add(sz_launches_table, clock_mono_ns(), &info) != 0)
@@ -568,10 +571,10 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d)
 {
 	if (d->callbackSite == SANITIZER_API_ENTER) {
-		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_function);
+		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_shape);
+		atomic_fetch_add_explicit(&sz_launch_calls, 1, memory_order_relaxed);
 	} else {
-		sz_tls_smem = 0;
-		sz_tls_smem_function = NULL;
+		sz_tls_smem = -1;
 	}
 }
 
@@ -586,7 +589,6 @@ static void sz_push_records(struct smtop_record *recs, size_t n);
 /* A graph is being instantiated: its edges, for its launches. */
 static void sz_on_graph_exec(const Sanitizer_GraphExecData *d)
 {
-	graphs_begin();
 	if (d && d->graph)
 		graphs_instantiated(d->graph, sz_pid, sz_graph_node_id, sz_push_records);
 }
@@ -1021,10 +1023,13 @@ static void sz_stop_threads(void)
 		pthread_join(sz_host_thread, NULL);
 		sz_host_started = 0;
 	}
-	log_debug("Compute Sanitizer: %llu modules patched, %llu refusals, %llu launches seen",
+	log_debug("Compute Sanitizer: %llu modules patched, %llu refusals, %llu launches seen,"
+		  " %llu launch calls, %llu with their dynamic shared memory",
 		  (unsigned long long)atomic_load(&sz_modules_patched),
 		  (unsigned long long)atomic_load(&sz_patch_failures),
-		  (unsigned long long)atomic_load(&sz_launches));
+		  (unsigned long long)atomic_load(&sz_launches),
+		  (unsigned long long)atomic_load(&sz_launch_calls),
+		  (unsigned long long)atomic_load(&sz_smem_taken));
 }
 
 /* At the end (after the final drain: blocks_shutdown runs before disable):

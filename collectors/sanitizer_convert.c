@@ -110,35 +110,50 @@ const Sanitizer_CallbackId sanitizer_launch_calls[] = {
 	SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz, 0,
 };
 
-uint32_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
-				       const void **function)
+static int64_t launch_shape(struct sanitizer_launch_shape *s, unsigned gx, unsigned gy, unsigned gz,
+			    unsigned bx, unsigned by, unsigned bz, unsigned smem)
 {
-	*function = NULL;
+	*s = (struct sanitizer_launch_shape){ { gx, gy, gz }, { bx, by, bz } };
+	return smem;
+}
+
+int64_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
+				      struct sanitizer_launch_shape *shape)
+{
+	memset(shape, 0, sizeof *shape);
 	if (!params)
-		return 0;
+		return -1;
 	switch (cbid) {
 	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
 	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: {
 		/* each _ptsz form has its base form's fields */
 		const cuLaunchKernel_params *p = params;
-		*function = p->f;
-		return p->sharedMemBytes;
+		return launch_shape(shape, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
+				    p->blockDimZ, p->sharedMemBytes);
 	}
 	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
 	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
 		const cuLaunchCooperativeKernel_params *p = params;
-		*function = p->f;
-		return p->sharedMemBytes;
+		return launch_shape(shape, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
+				    p->blockDimZ, p->sharedMemBytes);
 	}
 	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
 	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
-		const cuLaunchKernelEx_params *p = params;
-		*function = p->f;
-		return p->config ? p->config->sharedMemBytes : 0;
+		const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
+		if (!c)
+			return -1;
+		return launch_shape(shape, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+				    c->blockDimZ, c->sharedMemBytes);
 	}
 	default:
-		return 0;
+		return -1;
 	}
+}
+
+int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sanitizer_launch_shape *s)
+{
+	return ld->gridDim_x == s->grid[0] && ld->gridDim_y == s->grid[1] && ld->gridDim_z == s->grid[2] &&
+	       ld->blockDim_x == s->block[0] && ld->blockDim_y == s->block[1] && ld->blockDim_z == s->block[2];
 }
 
 const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNodeLaunchData *g)

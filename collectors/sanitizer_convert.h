@@ -41,12 +41,21 @@ unsigned sanitizer_major_of_version_json(const char *text);
 void sanitizer_launch_info(const Sanitizer_LaunchData *ld, uint32_t context_id, uint32_t stream_id,
 			   uint64_t launched, int is_graph, struct launch_info *out);
 
+/* A launch call's shape, to know its launch callback by. */
+struct sanitizer_launch_shape {
+	uint32_t grid[3], block[3];
+};
+
 /* The dynamic shared memory of a driver launch call (SANITIZER_CB_DOMAIN_
- * DRIVER_API, its callback id and functionParams), the function launched in
- * *function; 0 and NULL for any other call.  The launch callback that
- * follows on the same thread lacks it. */
-uint32_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
-				       const void **function);
+ * DRIVER_API, its callback id and functionParams) and its shape in *shape,
+ * which the launch callback that follows on the same thread has: the
+ * function handles differ (the runtime launches through CUkernel handles);
+ * -1 for any other call. */
+int64_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
+				      struct sanitizer_launch_shape *shape);
+
+/* 1 when ld was launched with shape. */
+int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sanitizer_launch_shape *shape);
 
 /* The driver launch calls sanitizer_launch_dynamic_smem reads (their ids
  * are the same in 11.8 and 13.0), ending with 0. */

@@ -402,6 +402,50 @@ Test(analysis, kernel_only_reports_limits)
 	trace_free(t);
 }
 
+/* A graph replayed runs its kernels with the same grid id each launch:
+ * the launches (correlation ids 3 and 5) are kernels of their own, each
+ * judged, here by kernel intervals behind the low-priority grid 1. */
+static void replayed_grid(struct trace *t, int blocks)
+{
+	trace_device(t, 0, 4);
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 201000);
+	for (uint32_t i = 0; i < 2; i++) {
+		struct smtop_kernel *k = trace_kernel(t, 1, 0, 2, 7, 2000 + 90000 * i, 101000 + 50000 * i,
+						      111000 + 50000 * i);
+		k->correlation_id = 3 + 2 * i;
+		k->is_graph = 1;
+	}
+	if (blocks) {
+		trace_blocks(t, 1, 0, 1, 4, 1000, 201000);
+		trace_blocks(t, 1, 0, 7, 4, 101000, 111000);
+		trace_blocks(t, 1, 0, 7, 4, 151000, 161000);
+	}
+}
+
+Test(analysis, replays_of_a_grid_are_kernels_of_their_own)
+{
+	for (int blocks = 0; blocks < 2; blocks++) {
+		struct trace *t = trace_new();
+		replayed_grid(t, blocks);
+		struct analysis *a = run_all(t, 0);
+		struct analysis_totals tot;
+		analysis_totals(a, &tot);
+		cr_expect_eq(tot.kernels, 3, "blocks %d", blocks);
+		cr_assert_eq(analysis_event_count(a), 2, "blocks %d: each launch waited", blocks);
+		const struct smtop_event *e0 = analysis_event(a, 0), *e1 = analysis_event(a, 1);
+		cr_expect_eq(e0->correlation_id, 3);
+		cr_expect_eq(e0->ready, 2000);
+		cr_expect_eq(e0->start, 101000);
+		cr_expect_eq(e1->correlation_id, 5);
+		cr_expect_eq(e1->ready, 111000, "after the first launch on its stream");
+		cr_expect_eq(e1->start, 151000, "its own start, not the grid's first block");
+		analysis_free(a);
+		trace_free(t);
+	}
+}
+
 Test(analysis, stream_summary_share_and_requests)
 {
 	struct trace *t = trace_new();

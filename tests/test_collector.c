@@ -1052,25 +1052,30 @@ Test(sanitizer, only_kernel_nodes_of_a_graph_are_launches)
 Test(sanitizer, launch_calls_give_the_dynamic_shared_memory)
 {
 	CUfunction f = (CUfunction)(uintptr_t)0x1234;
-	cuLaunchKernel_params plain = { .f = f, .sharedMemBytes = 49152 };
-	CUlaunchConfig cfg = { .sharedMemBytes = 8192 };
+	cuLaunchKernel_params plain = { .f = f, .gridDimX = 4, .gridDimY = 2, .gridDimZ = 1, .blockDimX = 128,
+					.blockDimY = 1, .blockDimZ = 1, .sharedMemBytes = 49152 };
+	CUlaunchConfig cfg = { .gridDimX = 8, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 256, .blockDimY = 1,
+			       .blockDimZ = 1, .sharedMemBytes = 8192 };
 	cuLaunchKernelEx_params ex = { .config = &cfg, .f = f };
 	cuLaunchCooperativeKernel_params coop = { .f = f, .sharedMemBytes = 1024 };
-	const void *got = NULL;
+	struct sanitizer_launch_shape shape;
+	Sanitizer_LaunchData ld = { .gridDim_x = 4, .gridDim_y = 2, .gridDim_z = 1, .blockDim_x = 128,
+				    .blockDim_y = 1, .blockDim_z = 1 };
 
-	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &plain, &got), 49152);
-	cr_assert_eq(got, f);
-	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz, &plain, &got),
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &plain, &shape), 49152);
+	cr_assert(sanitizer_launch_has_shape(&ld, &shape), "the launch callback is known by its shape");
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz, &plain, &shape),
 		     49152);
-	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &got), 8192);
-	cr_assert_eq(got, f);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &shape), 8192);
+	cr_assert_eq(shape.grid[0], 8);
+	cr_assert_eq(shape.block[0], 256);
+	cr_assert_not(sanitizer_launch_has_shape(&ld, &shape), "another shape: another launch");
 	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel, &coop,
-						   &got), 1024);
+						   &shape), 1024);
 	ex.config = NULL;
-	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &got), 0);
-	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuMemAlloc_v2, &plain, &got), 0);
-	cr_assert_null(got);
-	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, NULL, &got), 0);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &shape), -1);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuMemAlloc_v2, &plain, &shape), -1);
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, NULL, &shape), -1);
 	size_t n = 0;
 	while (sanitizer_launch_calls[n])
 		n++;
@@ -1126,21 +1131,30 @@ Test(graphs, edges_and_roots_become_records)
 	cr_assert_eq(root->node_type, 2);
 }
 
-/* Instantiation clones the nodes: the records carry the clones' ids, so
- * the edges are mapped through them, a clone of a clone too. */
+/* Instantiation clones the nodes: CUPTI's records carry the clones' ids,
+ * so the edges are given in each graph the nodes were cloned into, through
+ * a clone of a clone too. */
 Test(graphs, node_ids_map_through_clones)
 {
+	uint32_t t[8];
+
 	graphs_begin();
-	graphs_note_clone(10, 110);
-	graphs_note_clone(11, 111);
-	graphs_note_clone(111, 211);
-	cr_assert_eq(graphs_final_id(10), 110);
-	cr_assert_eq(graphs_final_id(11), 211);
-	cr_assert_eq(graphs_final_id(12), 12, "not cloned: its own id");
-	graphs_note_clone(12, 12);
-	cr_assert_eq(graphs_final_id(12), 12);
+	graphs_note_clone(10, 110, 2);
+	graphs_note_clone(11, 111, 2);
+	graphs_note_clone(111, 311, 3);
+	graphs_note_clone(10, 210, 3);
+	cr_assert_eq(graphs_id_in(10, 2), 110);
+	cr_assert_eq(graphs_id_in(10, 3), 210);
+	cr_assert_eq(graphs_id_in(11, 3), 311, "a clone of its clone");
+	cr_assert_eq(graphs_id_in(12, 2), 0, "not cloned there");
+	cr_assert_eq(graphs_id_in(12, 0), 12, "its own graph");
+	cr_assert_eq(graphs_targets(t, 8), 2);
+	cr_assert(t[0] + t[1] == 5);
+	graphs_note_clone(12, 12, 2);
+	cr_assert_eq(graphs_id_in(12, 2), 0, "a node is not its own clone");
 	graphs_begin();
-	cr_assert_eq(graphs_final_id(10), 10, "a new instantiation forgets the clones");
+	cr_assert_eq(graphs_id_in(10, 2), 0, "forgotten after graphs_begin");
+	cr_assert_eq(graphs_targets(t, 8), 0);
 }
 
 /* The callback numbers of CUDA 13.0 differ from the 11.8 headers': the

@@ -177,7 +177,21 @@ static void kern_set(struct kern *kn, const struct smtop_kernel *k)
 	kn->smem = smem > UINT32_MAX ? UINT32_MAX : (uint32_t)smem;
 }
 
-static int kern_create(struct analysis *a, const struct smtop_kernel *k)
+/* The kernel record k comes again (it was seen running), or -1: of its
+ * grid id's kernels, the one of k's launch. */
+static int32_t kern_find(const struct analysis *a, const struct smtop_kernel *k, int32_t *head)
+{
+	*head = analysis_state_imap_get(a, &a->kern_map, analysis_grids_kern_key,
+					analysis_grids_key1(k->pid, k->device_id),
+					analysis_grids_key2_of(k->grid_id, k->correlation_id));
+	for (int32_t ki = *head; ki >= 0; ki = a->kerns[ki].same_grid)
+		if (a->kerns[ki].correlation_id == k->correlation_id)
+			return ki;
+	return -1;
+}
+
+/* head: the first kernel of k's grid id, -1 if k is the first. */
+static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t head)
 {
 	int32_t si = stream_find_or_add(a, k->pid, k->device_id, k->context_id, k->stream_id);
 	int32_t dev = analysis_grids_device_index(a, k->device_id);
@@ -194,16 +208,26 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 	memset(kn, 0, sizeof *kn);
 	kern_set(kn, k);
 	kn->stream = si;
-	if (analysis_state_imap_put(a, &a->kern_map, analysis_grids_kern_key, ki) ||
+	kn->same_grid = -1;
+	if ((head < 0 && analysis_state_imap_put(a, &a->kern_map, analysis_grids_kern_key, ki)) ||
 	    (kn->graph_node && analysis_state_imap_put(a, &a->gnode_map, analysis_grids_gnode_key, ki)))
 		return -1;
+	if (head >= 0) {
+		/* another launch with the grid id: second in the chain, where
+		 * its record's second coming finds it first */
+		kn->same_grid = a->kerns[head].same_grid;
+		a->kerns[head].same_grid = ki;
+	}
 	a->n_kerns++;
 	if (s->dev < 0)
 		s->dev = dev;
 	kn->grid = k->grid_id ? analysis_state_imap_get(a, &a->grid_map, analysis_grids_key, analysis_grids_key1(k->pid, k->device_id),
 					 k->grid_id) : -1;
 	if (kn->grid >= 0) {
-		a->grids[kn->grid].kernel = ki;
+		struct grid *g = &a->grids[kn->grid];
+		g->shared |= g->kernel >= 0 && g->kernel != ki;
+		if (g->kernel < 0)
+			g->kernel = ki;
 		a->kernels_with_blocks_cache++;
 		/* its blocks came first: the viewer hears of their most now */
 		if (a->grids[kn->grid].most_per_sm && analysis_grids_most_note(a, kn->grid))
@@ -218,10 +242,10 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k)
 
 int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
 {
-	int32_t ki = analysis_state_imap_get(a, &a->kern_map, analysis_grids_kern_key, analysis_grids_key1(k->pid, k->device_id),
-			      analysis_grids_key2_of(k->grid_id, k->correlation_id));
+	int32_t head;
+	int32_t ki = kern_find(a, k, &head);
 	if (ki < 0)
-		return kern_create(a, k);
+		return kern_create(a, k, head);
 	/* A kernel seen running comes again once it ended. */
 	struct kern *kn = &a->kerns[ki];
 	if (kn->decided)

@@ -352,9 +352,10 @@ int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smt
 		return -1;
 	a->n_grids++;
 	g->kernel = analysis_state_imap_get(a, &a->kern_map, analysis_grids_kern_key, analysis_grids_key1(pid, b->device_id), b->grid_id);
-	if (g->kernel >= 0) {
-		a->kerns[g->kernel].grid = gi;
+	for (int32_t ki = g->kernel; ki >= 0; ki = a->kerns[ki].same_grid) {
+		a->kerns[ki].grid = gi;
 		a->kernels_with_blocks_cache++;
+		g->shared |= a->kerns[ki].same_grid >= 0;
 	}
 	return gi;
 }
@@ -471,7 +472,9 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 
 const struct grid *analysis_grids_kern_grid(const struct analysis *a, const struct kern *k)
 {
-	return k->grid >= 0 && a->grids[k->grid].n ? &a->grids[k->grid] : NULL;
+	/* a shared grid's blocks are of several launches: their kernels are
+	 * judged by their own intervals */
+	return k->grid >= 0 && a->grids[k->grid].n && !a->grids[k->grid].shared ? &a->grids[k->grid] : NULL;
 }
 
 int analysis_grids_kern_running(const struct kern *k, uint64_t w)

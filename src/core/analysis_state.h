@@ -37,6 +37,9 @@ struct grid {
 	uint16_t act;           /* index into its device's activities */
 	uint16_t most_per_sm;   /* most of its blocks resident on one SM at once */
 	uint8_t most_queued;    /* in most_changed */
+	uint8_t shared;         /* joined by several kernels: a graph replayed
+				 * runs its nodes with the same grid ids, and
+				 * blocks carry nothing else to tell them apart */
 };
 
 /* A kernel as verdicts need it; pid and context are its stream's. */
@@ -48,6 +51,8 @@ struct kern {
 	const char *name;
 	uint32_t correlation_id, stream_id, device_id;
 	int32_t stream, grid;
+	int32_t same_grid;      /* the next kernel of its process, device and grid
+				 * id (another launch of a graph), -1 none */
 	uint32_t pos : 29;      /* index in its stream's start order */
 	uint32_t is_graph : 1;  /* launched from a CUDA graph */
 	uint32_t decided : 1;

@@ -139,6 +139,8 @@ static struct {
 	int (*get_edges_v2)(void *graph, void **from, void **to, void *edge_data, size_t *n);
 	int (*get_edges)(void *graph, void **from, void **to, size_t *n);
 	int (*node_type)(void *node, int32_t *type);
+	int (*node_deps_v2)(void *node, void **deps, void *edge_data, size_t *n);
+	int (*node_deps)(void *node, void **deps, size_t *n);
 } graphs_cu;
 static pthread_once_t graphs_cu_once = PTHREAD_ONCE_INIT;
 
@@ -151,6 +153,8 @@ static void graphs_cu_load(void)
 	*(void **)&graphs_cu.get_edges_v2 = dlsym(lib, "cuGraphGetEdges_v2");
 	*(void **)&graphs_cu.get_edges = dlsym(lib, "cuGraphGetEdges");
 	*(void **)&graphs_cu.node_type = dlsym(lib, "cuGraphNodeGetType");
+	*(void **)&graphs_cu.node_deps_v2 = dlsym(lib, "cuGraphNodeGetDependencies_v2");
+	*(void **)&graphs_cu.node_deps = dlsym(lib, "cuGraphNodeGetDependencies");
 }
 
 /* The graph's edges as handles; *n_edges their count.  NULL with
@@ -279,4 +283,62 @@ size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, grap
 	free(out);
 	graphs_begin();
 	return total;
+}
+
+/* The node's dependencies as handles, *n their count; NULL on failure or
+ * when it has none. */
+static void **graphs_read_deps(void *node, size_t *n)
+{
+	void **v;
+	int rc;
+
+	*n = 0;
+	rc = graphs_cu.node_deps_v2 ? graphs_cu.node_deps_v2(node, NULL, NULL, n)
+				    : graphs_cu.node_deps(node, NULL, n);
+	if (rc != GRAPHS_CUDA_SUCCESS || !*n || !(v = malloc(*n * sizeof *v)))
+		return NULL;
+	rc = graphs_cu.node_deps_v2 ? graphs_cu.node_deps_v2(node, v, NULL, n)
+				    : graphs_cu.node_deps(node, v, n);
+	if (rc != GRAPHS_CUDA_SUCCESS) {
+		free(v);
+		*n = 0;
+		return NULL;
+	}
+	return v;
+}
+
+size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push)
+{
+	struct smtop_record out[64];
+	int32_t type = -1, dep_type;
+	size_t n_deps = 0, n = 0, total = 0;
+	void **deps;
+	uint64_t me;
+
+	pthread_once(&graphs_cu_once, graphs_cu_load);
+	if (!node || !graphs_cu.node_type || (!graphs_cu.node_deps_v2 && !graphs_cu.node_deps) ||
+	    !(me = id(node)) || graphs_cu.node_type(node, &type) != GRAPHS_CUDA_SUCCESS)
+		return 0;
+	deps = graphs_read_deps(node, &n_deps);
+	if (!deps) {
+		out[0].kind = SMTOP_REC_GRAPH_DEP;
+		out[0].u.graph_dep = (struct smtop_graph_dep){ me, 0, pid, type, -1 };
+		push(out, 1);
+		return 1;
+	}
+	for (size_t i = 0; i < n_deps; i++) {
+		uint64_t d = id(deps[i]);
+		if (!d || graphs_cu.node_type(deps[i], &dep_type) != GRAPHS_CUDA_SUCCESS)
+			continue;
+		out[n].kind = SMTOP_REC_GRAPH_DEP;
+		out[n++].u.graph_dep = (struct smtop_graph_dep){ me, d, pid, type, dep_type };
+		if (n == sizeof out / sizeof out[0]) {
+			push(out, n);
+			total += n;
+			n = 0;
+		}
+	}
+	push(out, n);
+	free(deps);
+	return total + n;
 }

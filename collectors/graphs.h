@@ -40,6 +40,12 @@ void graphs_note_clone(uint64_t original_id, uint64_t clone_id, uint32_t graph_i
  * the driver is not reachable. */
 size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push);
 
+/* A node of an executable graph is being launched (the Compute Sanitizer
+ * names the executable graph's own nodes, which need not be the source
+ * graph's): its dependencies, asked of the driver, go to push as records.
+ * Returns how many; 0 when the driver does not tell. */
+size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push);
+
 /* Pure, for the tests: n_nodes nodes (ids as the records carry them, 0 for
  * none; types CUgraphNodeType), edges from[i] -> to[i] as node indices,
  * made into records in out (room for n_edges + n_nodes).  Returns how many. */

@@ -136,6 +136,8 @@ static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them al
 /* Functions whose launches already carry their context's ring. */
 static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ptrset sz_set;
+/* Executable graph nodes whose dependencies were asked (under sz_set_lock). */
+static struct ptrset sz_graph_nodes;
 
 /* Contexts and streams, numbered by this backend (CUPTI's ids are out of
  * reach); the host thread asks the driver about each once. */
@@ -440,6 +442,69 @@ static int sz_set_add(const void *f)
 	return added;
 }
 
+static void sz_push_records(struct smtop_record *recs, size_t n);
+
+/* Executable graphs by handle, numbered as they are first launched: a node
+ * is named by its handle and its graph's number, since handles are reused
+ * once a graph is destroyed (under sz_ids_lock). */
+#define SZ_MAX_EXECS 256
+static struct {
+	const void *exec;
+	uint32_t seq;
+} sz_execs[SZ_MAX_EXECS];
+static uint32_t sz_exec_count;
+
+static uint32_t sz_exec_seq(const void *exec)
+{
+	size_t free_slot = SZ_MAX_EXECS;
+	for (size_t i = 0; i < SZ_MAX_EXECS; i++) {
+		if (sz_execs[i].exec == exec && sz_execs[i].seq)
+			return sz_execs[i].seq;
+		if (!sz_execs[i].seq && free_slot == SZ_MAX_EXECS)
+			free_slot = i;
+	}
+	if (free_slot == SZ_MAX_EXECS) /* full: the oldest slot goes */
+		free_slot = sz_exec_count % SZ_MAX_EXECS;
+	sz_execs[free_slot].exec = exec;
+	sz_execs[free_slot].seq = ++sz_exec_count;
+	return sz_exec_count;
+}
+
+static void sz_on_graph_exec_destroyed(const Sanitizer_GraphExecData *d)
+{
+	pthread_mutex_lock(&sz_ids_lock);
+	for (size_t i = 0; d && i < SZ_MAX_EXECS; i++)
+		if (sz_execs[i].exec == d->graphExec)
+			sz_execs[i].seq = 0;
+	pthread_mutex_unlock(&sz_ids_lock);
+}
+
+/* The graph whose node's dependencies are being named, on this thread. */
+static _Thread_local uint32_t sz_tls_exec_seq;
+
+static uint64_t sz_graph_node_id(void *node)
+{
+	return sanitizer_graph_node_id(sz_tls_exec_seq, node);
+}
+
+/* A graph node's first launch: its dependencies, in the executable graph's
+ * own node handles (the driver clones the source graph's nodes, and which
+ * of them a launch names differs: the source's for a graph built node by
+ * node, the clone's for a captured one). */
+static void sz_on_graph_node(const Sanitizer_GraphNodeLaunchData *g, uint32_t exec_seq)
+{
+	uint64_t id = sanitizer_graph_node_id(exec_seq, g->node);
+	int added;
+
+	pthread_mutex_lock(&sz_set_lock);
+	added = ptrset_add(&sz_graph_nodes, (const void *)(uintptr_t)id);
+	pthread_mutex_unlock(&sz_set_lock);
+	if (!added)
+		return;
+	sz_tls_exec_seq = exec_seq;
+	graphs_node_launched(g->node, sz_pid, sz_graph_node_id, sz_push_records);
+}
+
 static void sz_set_clear(void)
 {
 	pthread_mutex_lock(&sz_set_lock);
@@ -534,6 +599,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	struct sz_stream *s;
 	uint64_t ring;
 	SanitizerResult r;
+	uint32_t exec_seq;
 
 	atomic_fetch_add_explicit(&sz_launches, 1, memory_order_relaxed);
 	pthread_mutex_lock(&sz_ids_lock);
@@ -541,11 +607,14 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	s = sz_stream_of(ld->stream, c);
 	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, clock_real_ns(), g != NULL, &info);
 	info.correlation_id = sz_launch_correlation(g);
+	exec_seq = g ? sz_exec_seq(g->graphExec) : 0;
 	info.function = ld->function;
 	sz_func_attributes(ld->function, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
-	if (g)
-		info.graph_node_id = (uint64_t)(uintptr_t)g->node;
+	if (g) {
+		info.graph_node_id = sanitizer_graph_node_id(exec_seq, g->node);
+		sz_on_graph_node(g, exec_seq);
+	}
 	else if (sz_tls_smem >= 0 && sanitizer_launch_has_shape(ld, &sz_tls_smem_shape)) {
 		info.dynamic_smem = (uint32_t)sz_tls_smem;
 		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);
@@ -578,20 +647,6 @@ static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_Callbac
 	}
 }
 
-/* The records of launches of a graph name its nodes by their handles. */
-static uint64_t sz_graph_node_id(void *node)
-{
-	return (uint64_t)(uintptr_t)node;
-}
-
-static void sz_push_records(struct smtop_record *recs, size_t n);
-
-/* A graph is being instantiated: its edges, for its launches. */
-static void sz_on_graph_exec(const Sanitizer_GraphExecData *d)
-{
-	if (d && d->graph)
-		graphs_instantiated(d->graph, sz_pid, sz_graph_node_id, sz_push_records);
-}
 
 static void sz_push(struct smtop_record *recs, size_t n);
 
@@ -678,8 +733,9 @@ static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain do
 
 		if (ld)
 			sz_on_launch(ld, data);
-	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && cbid == sz_ids->graphexec_creating) {
-		sz_on_graph_exec(data);
+	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && sz_ids->graphexec_destroying &&
+		   cbid == sz_ids->graphexec_destroying) {
+		sz_on_graph_exec_destroyed(data);
 	} else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
 		sz_on_launch_call(cbid, data);
 	} else if (domain == SANITIZER_CB_DOMAIN_EVENTS &&

@@ -22,8 +22,7 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.module_unloading = SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING,
 		.launch_begin = SANITIZER_CBID_LAUNCH_BEGIN,
 		.graph_node_launch_begin = SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN,
-		/* 11.8 names it GRAPHEXEC_CREATED, with the graph and its exec */
-		.graphexec_creating = 1,
+		/* 11.8 has no GRAPHEXEC_DESTROYING */
 		.event_record = SANITIZER_CBID_EVENTS_RECORD,
 		.event_stream_wait = SANITIZER_CBID_EVENTS_STREAM_WAIT,
 		.memcpy_starting = SANITIZER_CBID_MEMCPY_STARTING,
@@ -39,7 +38,7 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.module_unloading = 10,
 		.launch_begin = 1,
 		.graph_node_launch_begin = 4,
-		.graphexec_creating = 1,
+		.graphexec_destroying = 3,
 		/* the events domain kept its numbers and Sanitizer_EventData its
 		 * fields (checked against the H200's 13.0 headers) */
 		.event_record = 3,
@@ -154,6 +153,12 @@ int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sani
 {
 	return ld->gridDim_x == s->grid[0] && ld->gridDim_y == s->grid[1] && ld->gridDim_z == s->grid[2] &&
 	       ld->blockDim_x == s->block[0] && ld->blockDim_y == s->block[1] && ld->blockDim_z == s->block[2];
+}
+
+uint64_t sanitizer_graph_node_id(uint32_t exec_seq, const void *node)
+{
+	const uint64_t address = (1ull << 47) - 1;
+	return node ? (uint64_t)exec_seq << 47 | ((uint64_t)(uintptr_t)node & address) : 0;
 }
 
 const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNodeLaunchData *g)

@@ -20,7 +20,7 @@ struct sanitizer_numbering {
 	Sanitizer_CallbackId stream_created, stream_destroying;
 	Sanitizer_CallbackId module_loaded, module_unloading;
 	Sanitizer_CallbackId launch_begin, graph_node_launch_begin;
-	Sanitizer_CallbackId graphexec_creating; /* the graph instantiated is valid */
+	Sanitizer_CallbackId graphexec_destroying; /* 0: the release has none */
 	Sanitizer_CallbackId event_record, event_stream_wait;
 	Sanitizer_CallbackId memcpy_starting, memset_starting;
 };
@@ -60,6 +60,11 @@ int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sani
 /* The driver launch calls sanitizer_launch_dynamic_smem reads (their ids
  * are the same in 11.8 and 13.0), ending with 0. */
 extern const Sanitizer_CallbackId sanitizer_launch_calls[];
+
+/* The id a graph node's records carry: its handle, with the number of its
+ * executable graph in the bits above a user-space address (handles are
+ * reused once a graph is destroyed). */
+uint64_t sanitizer_graph_node_id(uint32_t exec_seq, const void *node);
 
 /* The launch data of a kernel node of a graph launch, or NULL for the
  * other node types (copies, sets, allocations). */

@@ -1082,6 +1082,19 @@ Test(sanitizer, launch_calls_give_the_dynamic_shared_memory)
 	cr_assert_eq(n, 6, "every launch form, plain and per-thread stream");
 }
 
+/* A graph node is its handle and its executable graph's number: a handle
+ * reused by a later graph is another node. */
+Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
+{
+	const void *node = (const void *)(uintptr_t)0x562605daeeb8ull;
+	uint64_t a = sanitizer_graph_node_id(1, node), b = sanitizer_graph_node_id(2, node);
+
+	cr_assert_neq(a, b);
+	cr_assert_eq(a & ((1ull << 47) - 1), 0x562605daeeb8ull);
+	cr_assert_eq(a >> 47, 1);
+	cr_assert_eq(sanitizer_graph_node_id(1, NULL), 0);
+}
+
 /* A launch's dynamic shared memory and graph node reach its record. */
 Test(launches, dynamic_smem_and_graph_node_reach_the_record)
 {
@@ -1170,8 +1183,8 @@ Test(sanitizer, numbering_by_release)
 	cr_assert_eq(now->module_loaded, 9);
 	cr_assert_eq(now->module_unloading, 10);
 	cr_assert_eq(now->graph_node_launch_begin, 4);
-	cr_assert_eq(now->graphexec_creating, 1, "13.0's GRAPHEXEC_CREATING");
-	cr_assert_eq(old->graphexec_creating, 1, "11.8's GRAPHEXEC_CREATED, the same place");
+	cr_assert_eq(now->graphexec_destroying, 3, "13.0's GRAPHEXEC_DESTROYING");
+	cr_assert_eq(old->graphexec_destroying, 0, "11.8 has none");
 	cr_assert_eq(now->context_created, old->context_created);
 	cr_assert_eq(now->launch_begin, old->launch_begin);
 	cr_assert_null(sanitizer_numbering_of(12));

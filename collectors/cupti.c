@@ -230,6 +230,30 @@ static CUfunction cupti_launch_function(CUpti_CallbackId cbid, const void *param
 	}
 }
 
+/* A graph launch call's stream, as CUPTI numbers it: its kernels run at
+ * that stream's priority on streams of the graph's own.  0 if not one. */
+static int cupti_graph_launch_stream(const CUpti_CallbackData *d, CUpti_CallbackId cbid, int is_driver,
+				     uint32_t *id)
+{
+	CUstream stream;
+	uint8_t per_thread;
+
+	if (!d->functionParams)
+		return 0;
+	if (!is_driver && (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+			   cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000)) {
+		stream = (CUstream)((const cudaGraphLaunch_v10000_params *)d->functionParams)->stream;
+		per_thread = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000;
+	} else if (is_driver && (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+				 cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz)) {
+		stream = ((const cuGraphLaunch_params *)d->functionParams)->hStream;
+		per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+	} else {
+		return 0;
+	}
+	return cuptiGetStreamIdEx(d->context, stream, per_thread, id) == CUPTI_SUCCESS;
+}
+
 static void cupti_api_exit(const CUpti_CallbackData *d, CUpti_CallbackId cbid, int is_driver)
 {
 	struct smtop_record rec;
@@ -244,6 +268,7 @@ static void cupti_api_exit(const CUpti_CallbackData *d, CUpti_CallbackId cbid, i
 		memcpy(&ret, d->functionReturnValue, sizeof(ret));
 	convert_api(&rec, cupti_pid, cupti_tid(), cbid, is_driver, ret, d->functionName,
 		    start, end, d->correlationId);
+	rec.u.api.has_stream = cupti_graph_launch_stream(d, cbid, is_driver, &rec.u.api.stream_id);
 	ring_push(cupti_ring, &rec);
 }
 

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +132,10 @@ static _Atomic uint64_t sz_launch_calls, sz_smem_taken;
 /* The graph launch whose nodes this thread is launching, and its number. */
 static _Thread_local const void *sz_tls_graph_exec;
 static _Thread_local uint32_t sz_tls_graph_launch, sz_tls_graph_corr;
+/* Inside a graph launch call on this thread: its stream and start. */
+static _Thread_local int sz_tls_in_graph_launch;
+static _Thread_local uint32_t sz_tls_graph_stream;
+static _Thread_local uint64_t sz_tls_graph_start;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 
 /* Functions whose launches already carry their context's ring. */
@@ -578,8 +583,10 @@ static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
 static uint32_t sz_launch_correlation(const Sanitizer_GraphNodeLaunchData *g)
 {
 	if (g && sz_tls_graph_corr && g->graphExec == sz_tls_graph_exec &&
-	    g->launchId == sz_tls_graph_launch)
+	    (sz_tls_in_graph_launch || g->launchId == sz_tls_graph_launch)) {
+		sz_tls_graph_launch = g->launchId;
 		return sz_tls_graph_corr;
+	}
 	uint32_t c = ++sz_correlation;
 	if (g) {
 		sz_tls_graph_exec = g->graphExec;
@@ -635,6 +642,43 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 			  sz_error(r));
 }
 
+static uint64_t sz_host_time(uint64_t realtime_ns);
+static void sz_push(struct smtop_record *recs, size_t n);
+
+/* A graph launch call begins: its nodes' launches take its number, and at
+ * its end it is recorded as an API call with its stream, whose priority
+ * its kernels run at (they run on streams of the graph's own). */
+static void sz_on_graph_launch_begin(const Sanitizer_GraphLaunchData *d)
+{
+	struct sz_context *c;
+	struct sz_stream *s;
+
+	pthread_mutex_lock(&sz_ids_lock);
+	c = sz_context_of(d->context, 0);
+	s = sz_stream_of(d->stream, c);
+	sz_tls_graph_corr = ++sz_correlation;
+	sz_tls_graph_stream = s ? s->id : 0;
+	pthread_mutex_unlock(&sz_ids_lock);
+	sz_tls_graph_exec = d->graphExec;
+	sz_tls_graph_launch = UINT32_MAX;
+	sz_tls_in_graph_launch = !d->isGraphUpload;
+	sz_tls_graph_start = clock_real_ns();
+}
+
+static void sz_on_graph_launch_end(const Sanitizer_GraphLaunchData *d)
+{
+	struct smtop_record rec;
+
+	if (!sz_tls_in_graph_launch || d->graphExec != sz_tls_graph_exec)
+		return;
+	sz_tls_in_graph_launch = 0;
+	sanitizer_graph_launch_call(sz_pid, (uint32_t)syscall(SYS_gettid), sz_tls_graph_corr,
+				    sz_host_time(sz_tls_graph_start), sz_host_time(clock_real_ns()),
+				    sz_tls_graph_stream, &rec);
+	if (rec.u.api.name)
+		sz_push(&rec, 1);
+}
+
 /* A driver launch call: its dynamic shared memory, for the launch
  * callback inside it. */
 static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d)
@@ -647,8 +691,6 @@ static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_Callbac
 	}
 }
 
-
-static void sz_push(struct smtop_record *recs, size_t n);
 
 /* The backend's numbers of an operation's context and stream, and its call
  * number, shared with the launches. */
@@ -733,6 +775,10 @@ static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain do
 
 		if (ld)
 			sz_on_launch(ld, data);
+	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && cbid == sz_ids->graph_launch_begin) {
+		sz_on_graph_launch_begin(data);
+	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && cbid == sz_ids->graph_launch_end) {
+		sz_on_graph_launch_end(data);
 	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS && sz_ids->graphexec_destroying &&
 		   cbid == sz_ids->graphexec_destroying) {
 		sz_on_graph_exec_destroyed(data);

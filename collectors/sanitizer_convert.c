@@ -23,6 +23,8 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.launch_begin = SANITIZER_CBID_LAUNCH_BEGIN,
 		.graph_node_launch_begin = SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN,
 		/* 11.8 has no GRAPHEXEC_DESTROYING */
+		.graph_launch_begin = SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN,
+		.graph_launch_end = SANITIZER_CBID_GRAPHS_LAUNCH_END,
 		.event_record = SANITIZER_CBID_EVENTS_RECORD,
 		.event_stream_wait = SANITIZER_CBID_EVENTS_STREAM_WAIT,
 		.memcpy_starting = SANITIZER_CBID_MEMCPY_STARTING,
@@ -39,6 +41,8 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.launch_begin = 1,
 		.graph_node_launch_begin = 4,
 		.graphexec_destroying = 3,
+		.graph_launch_begin = 6,
+		.graph_launch_end = 7,
 		/* the events domain kept its numbers and Sanitizer_EventData its
 		 * fields (checked against the H200's 13.0 headers) */
 		.event_record = 3,
@@ -153,6 +157,16 @@ int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sani
 {
 	return ld->gridDim_x == s->grid[0] && ld->gridDim_y == s->grid[1] && ld->gridDim_z == s->grid[2] &&
 	       ld->blockDim_x == s->block[0] && ld->blockDim_y == s->block[1] && ld->blockDim_z == s->block[2];
+}
+
+void sanitizer_graph_launch_call(uint32_t pid, uint32_t tid, uint32_t correlation_id, uint64_t start,
+				 uint64_t end, uint32_t stream_id, struct smtop_record *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kind = SMTOP_REC_API;
+	out->u.api = (struct smtop_api){ .start = start, .end = end, .pid = pid, .tid = tid,
+					 .correlation_id = correlation_id, .name = strdup("cudaGraphLaunch"),
+					 .stream_id = stream_id, .has_stream = 1 };
 }
 
 uint64_t sanitizer_graph_node_id(uint32_t exec_seq, const void *node)

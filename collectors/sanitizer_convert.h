@@ -21,6 +21,7 @@ struct sanitizer_numbering {
 	Sanitizer_CallbackId module_loaded, module_unloading;
 	Sanitizer_CallbackId launch_begin, graph_node_launch_begin;
 	Sanitizer_CallbackId graphexec_destroying; /* 0: the release has none */
+	Sanitizer_CallbackId graph_launch_begin, graph_launch_end;
 	Sanitizer_CallbackId event_record, event_stream_wait;
 	Sanitizer_CallbackId memcpy_starting, memset_starting;
 };
@@ -60,6 +61,13 @@ int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sani
 /* The driver launch calls sanitizer_launch_dynamic_smem reads (their ids
  * are the same in 11.8 and 13.0), ending with 0. */
 extern const Sanitizer_CallbackId sanitizer_launch_calls[];
+
+/* A graph launch call (its node launches' correlation id, host times on
+ * the session's clock) as the API record CUPTI would give, with the stream
+ * it was launched into.  The record owns its name (NULL when out of
+ * memory: drop it). */
+void sanitizer_graph_launch_call(uint32_t pid, uint32_t tid, uint32_t correlation_id, uint64_t start,
+				 uint64_t end, uint32_t stream_id, struct smtop_record *out);
 
 /* The id a graph node's records carry: its handle, with the number of its
  * executable graph in the bits above a user-space address (handles are

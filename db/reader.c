@@ -1670,6 +1670,8 @@ static int emit_api(struct db_reader *r, sqlite3_stmt *st, const struct row_sink
 		.return_value = sqlite3_column_int(st, 6),
 		.is_driver = sqlite3_column_int(st, 7) != 0,
 		.cbid = (uint32_t)sqlite3_column_int64(st, 8),
+		.stream_id = (uint32_t)sqlite3_column_int64(st, 9),
+		.has_stream = sqlite3_column_type(st, 9) != SQLITE_NULL,
 	};
 	return k->api(k->ud, &c);
 }
@@ -1776,12 +1778,13 @@ int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, vo
 		return 0;
 	/* eventClass follows nsys in both kinds of file: 1 is the driver API */
 	snprintf(sql, sizeof sql, "SELECT a.rowid, a.start, a.end, a.globalTid, a.correlationId,"
-		 " s.value, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME a"
+		 " s.value, %s, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME a"
 		 " LEFT JOIN StringIds s ON s.id = a.nameId WHERE a.rowid > ?1 ORDER BY a.rowid",
 		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "returnValue", "0"),
 		 reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "eventClass")
 			 ? "a.eventClass = 1" : "0",
-		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "cbid", "0"));
+		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "cbid", "0"),
+		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "streamId", "NULL"));
 	return reader_new_rows(r, sql, "cannot read API calls", watermark, emit_api,
 			       &(struct row_sink){ .api = fn, .ud = ud });
 }

@@ -47,7 +47,7 @@ static const char schema_sql[] =
 	" start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,"
 	" globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,"
 	" returnValue INTEGER NOT NULL, callchainId INTEGER,"
-	" isDriver INTEGER NOT NULL DEFAULT 0, cbid INTEGER);"
+	" isDriver INTEGER NOT NULL DEFAULT 0, cbid INTEGER, streamId INTEGER);"
 	"CREATE INDEX IF NOT EXISTS smtop_runtime_start ON CUPTI_ACTIVITY_KIND_RUNTIME(start);"
 
 	"CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_SYNCHRONIZATION("
@@ -155,6 +155,7 @@ static const char *const schema_added[][3] = {
 	{ "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "eventSyncId", "INTEGER" },
 	{ "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "deviceId", NULL },
 	{ "smtop_graph_dep", "nodeId", NULL },
+	{ "CUPTI_ACTIVITY_KIND_RUNTIME", "streamId", "INTEGER" },
 };
 
 static int schema_has_column(sqlite3 *db, const char *table, const char *col)

@@ -44,7 +44,7 @@ static const char *const writer_sql[ST_COUNT] = {
 		"streamId,correlationId,globalPid,value,bytes,graphNodeId)"
 		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
 	[ST_API] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start,end,eventClass,globalTid,"
-		"correlationId,nameId,returnValue,isDriver,cbid) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+		"correlationId,nameId,returnValue,isDriver,cbid,streamId) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
 	[ST_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(start,end,contextId,"
 		"streamId,correlationId,globalPid,syncType,eventId,eventSyncId)"
 		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
@@ -319,6 +319,10 @@ static int write_api(struct db_writer *w, const struct smtop_api *a)
 	sqlite3_bind_int(st, 7, a->return_value);
 	sqlite3_bind_int(st, 8, a->is_driver != 0);
 	bind_u64(st, 9, a->cbid);
+	if (a->has_stream)
+		bind_u64(st, 10, a->stream_id);
+	else
+		sqlite3_bind_null(st, 10);
 	return writer_step(w, ST_API);
 }
 

@@ -1533,6 +1533,39 @@ Test(ready, graph_edges_stay_within_a_launch)
 	trace_free(t);
 }
 
+/* Grid 4 of a graph launch ran on a stream of the graph's own (stream 3,
+ * priority 0 like the culprit's): launched into the priority -5 stream 2,
+ * its wait is an inversion, not plain blocking. */
+static void graph_kernel_on_its_own_stream(struct trace *t)
+{
+	trace_stream(t, 1, 0, 3, LO);
+	struct smtop_kernel *k = &t->kernels[2];
+	k->stream_id = 3;
+	k->is_graph = 1;
+	k->submitted = 5000; /* no stream order on a stream of its own */
+}
+
+Test(ready, graph_kernels_run_at_their_launch_streams_priority)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = bounded_victim_edited(t, graph_kernel_on_its_own_stream);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->kind, SMTOP_EV_BLOCKING, "its own stream's priority: no inversion");
+	analysis_free(a);
+	trace_free(t);
+
+	t = trace_new();
+	a = bounded_victim_edited(t, graph_kernel_on_its_own_stream);
+	struct smtop_api launch = { .start = 100, .end = 200, .pid = 1, .tid = 1, .correlation_id = 4,
+				    .name = "cudaGraphLaunch", .stream_id = 2, .has_stream = 1 };
+	cr_assert_eq(analysis_add_api(a, &launch), 0);
+	e = sole_event(a);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	cr_expect_eq(e->priority, HI);
+	analysis_free(a);
+	trace_free(t);
+}
+
 /* A copy whose times are not known (--sm all) between grid 2 and grid 4:
  * grid 4 may have waited for it, so its wait is unknown, not blocking. */
 Test(ready, untimed_copy_makes_the_wait_unknown)

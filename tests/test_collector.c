@@ -1095,6 +1095,25 @@ Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 	cr_assert_eq(sanitizer_graph_node_id(1, NULL), 0);
 }
 
+/* A graph launch call becomes the API record CUPTI would give, with its
+ * stream; 13.0 moved the graph launch callbacks by two. */
+Test(sanitizer, a_graph_launch_call_is_an_api_record_with_its_stream)
+{
+	struct smtop_record r;
+
+	sanitizer_graph_launch_call(42, 43, 7, 1000, 2000, 5, &r);
+	cr_assert_eq(r.kind, SMTOP_REC_API);
+	cr_assert_str_eq(r.u.api.name, "cudaGraphLaunch");
+	cr_assert_eq(r.u.api.correlation_id, 7);
+	cr_assert_eq(r.u.api.end, 2000);
+	cr_assert_eq(r.u.api.stream_id, 5);
+	cr_assert_eq(r.u.api.has_stream, 1);
+	records_free_owned(&r);
+	cr_assert_eq(sanitizer_numbering_of(13)->graph_launch_begin, 6);
+	cr_assert_eq(sanitizer_numbering_of(13)->graph_launch_end, 7);
+	cr_assert_eq(sanitizer_numbering_of(11)->graph_launch_begin, SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN);
+}
+
 /* A launch's dynamic shared memory and graph node reach its record. */
 Test(launches, dynamic_smem_and_graph_node_reach_the_record)
 {

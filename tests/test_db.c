@@ -217,8 +217,19 @@ Test(db, round_trip_of_every_record_kind)
 struct graph_rows {
 	struct smtop_graph_dep d[8];
 	struct smtop_memset m[4];
-	size_t n_d, n_m;
+	struct smtop_api a[4];
+	size_t n_d, n_m, n_a;
 };
+
+static int on_api(void *ud, const struct smtop_api *c)
+{
+	struct graph_rows *g = ud;
+
+	if (g->n_a < 4)
+		g->a[g->n_a] = *c;
+	g->n_a++;
+	return 0;
+}
 
 static int on_graph_dep(void *ud, const struct smtop_graph_dep *d)
 {
@@ -250,8 +261,8 @@ Test(db, graph_edges_round_trip)
 	struct db_session_info info;
 	struct collect c = { 0 };
 	struct graph_rows g = { 0 };
-	int64_t mark = 0, memset_mark = 0;
-	struct smtop_record recs[6];
+	int64_t mark = 0, memset_mark = 0, api_mark = 0;
+	struct smtop_record recs[7];
 
 	db_support_temp_path(path, sizeof path, "g.smtop");
 	w = db_support_writer(path, 4242, 1);
@@ -268,7 +279,11 @@ Test(db, graph_edges_round_trip)
 	recs[4] = (struct smtop_record){ .kind = SMTOP_REC_GRAPH_DEP,
 		.u.graph_dep = { .node_id = 5, .depends_on = 0, .pid = 4242, .node_type = 2,
 				 .dep_type = -1 } };
-	cr_assert_eq(db_writer_write(w, recs, 5), 0, "%s", db_writer_error(w));
+	recs[5] = db_support_api(4242, 77, T0 - 9000, T0 - 8000, 0, "cudaGraphLaunch");
+	recs[5].u.api.stream_id = 13;
+	recs[5].u.api.has_stream = 1;
+	recs[6] = db_support_api(4242, 77, T0 - 7000, T0 - 6000, 0, "cudaLaunchKernel");
+	cr_assert_eq(db_writer_write(w, recs, 7), 0, "%s", db_writer_error(w));
 	db_writer_close(w);
 
 	r = open_reader(path);
@@ -294,6 +309,11 @@ Test(db, graph_edges_round_trip)
 	cr_assert_eq(c.k[0].graph_node_id, 0x7f12345678ull);
 	cr_assert_eq(c.k[0].is_graph, 1);
 	cr_assert_eq(c.k[1].graph_node_id, 0);
+	cr_assert_eq(db_reader_new_apis(r, &api_mark, on_api, &g), 0);
+	cr_assert_eq(g.n_a, 2);
+	cr_assert_eq(g.a[0].has_stream, 1, "a graph launch keeps its stream");
+	cr_assert_eq(g.a[0].stream_id, 13);
+	cr_assert_eq(g.a[1].has_stream, 0);
 	db_reader_close(r);
 }
 

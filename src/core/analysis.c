@@ -397,7 +397,8 @@ int analysis_add_api(struct analysis *a, const struct smtop_api *c)
 				analysis_state_launch_put(a, &old[i]);
 		free(old);
 	}
-	analysis_state_launch_put(a, &(struct launch){ c->end, c->pid, c->correlation_id });
+	analysis_state_launch_put(a, &(struct launch){ c->end, c->pid, c->correlation_id, c->stream_id,
+						       c->has_stream != 0 });
 	return 0;
 }
 

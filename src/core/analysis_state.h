@@ -95,6 +95,8 @@ struct cevent {
 struct launch {
 	uint64_t end;
 	uint32_t pid, corr;
+	uint32_t stream_id;     /* a graph launch's stream, if has_stream */
+	uint32_t has_stream;
 };
 
 struct stream {

@@ -118,9 +118,23 @@ struct verdict {
 	int first_known;
 };
 
+static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
+			    uint32_t sid);
+
+/* A graph's kernels run at the priority of the stream it was launched
+ * into, not of the graph's own streams they run on. */
 static int32_t stream_prio(const struct analysis *a, int32_t ki)
 {
-	return a->streams[a->kerns[ki].stream].s.priority;
+	const struct kern *k = &a->kerns[ki];
+	if (k->is_graph) {
+		uint32_t pid = analysis_grids_kern_pid(a, k);
+		const struct launch *l = analysis_state_launch_find(a, pid, k->correlation_id);
+		int32_t si = l && l->has_stream ? stream_index(a, pid, analysis_grids_kern_ctx(a, k), k->device_id,
+							       l->stream_id) : -1;
+		if (si >= 0)
+			return a->streams[si].s.priority;
+	}
+	return a->streams[k->stream].s.priority;
 }
 
 /* A ready time and the bound that set it. */

@@ -68,6 +68,10 @@ struct smtop_api {
 	int32_t is_driver;              /* 1 driver API, 0 runtime API */
 	int32_t return_value;
 	const char *name;               /* e.g. "cudaLaunchKernel" */
+	/* a graph launch's stream, whose priority its kernels run at (they
+	 * run on streams of the graph's own, CUPTI names them) */
+	uint32_t stream_id;
+	int32_t has_stream;
 };
 
 /* A CUDA synchronisation (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION). */

@@ -65,6 +65,57 @@ PY
 	check "$f without $what: false episodes come back ($n)" [ "$n" -gt 0 ]
 done
 
+# A graph's edges (tests/gpu/graph_branch.cu, recorded with both backends,
+# and a PyTorch CUDA graph): its kernels wait behind the low-priority
+# blocks as inversions, each ready when what it depends on in its own launch
+# ended.  Without the edges (graph order: a kernel of its own stream that
+# ended before it started) the waits read twice as long, and the kernels of
+# the graph's branch stream, which has no such kernel, read as ready when
+# the launch call returned: innocent kernels blamed.  Without the launch's
+# stream their waits read as plain blocking (the graph's own streams have
+# priority 0, the stream it was launched into -5).
+# totals FILE: "blocking resident dispatch summed-wait-us graph-edge-bounds
+# high-priority-victims-blocking"
+totals() {
+	"$SMTOP" report "$1" --json -q --top 1000000 | python3 -c "import json,sys
+r = json.load(sys.stdin); t = r['totals']
+print(t['blocking']['count'], t['inversion_resident']['count'], t['inversion_dispatch']['count'],
+      sum(e['wait_ns'] for e in r['episodes']) // 1000,
+      sum(e['ready_bound'] == 'graph_edge' for e in r['episodes']),
+      sum(e['kind'] == 'blocking' and e['priority'] is not None and e['priority'] < 0 for e in r['episodes']))"
+}
+# without FILE SQL: a copy of FILE after SQL, its stored results gone
+without() {
+	T=$E2E_TMP/without-$(basename "$1")
+	cp "$1" "$T"
+	python3 - "$T" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute(sys.argv[2])
+for t in ("smtop_event_culprits", "smtop_events", "smtop_summary", "smtop_report"):
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (t,)).fetchone():
+        db.execute(f"DELETE FROM {t}")
+db.commit()
+PY
+	echo "$T"
+}
+for f in graph-branch.smtop graph-branch-sm-all.smtop torch-graph.smtop torch-graph-sm-all.smtop; do
+	set -- $(totals "$FX/$f")
+	check "$f: the graph's waits behind the low-priority work are inversions, none plain blocking ($*)" \
+		sh -c "[ $6 -eq 0 ] && [ $(($2 + $3)) -gt 0 ] && [ $5 -gt 0 ]"
+	wait_with=$4
+	set -- $(totals "$(without "$FX/$f" "DELETE FROM smtop_graph_dep")")
+	check "$f without its edges: longer waits ($4 us, with them $wait_with us), no edge named" \
+		sh -c "[ $4 -gt $wait_with ] && [ $5 -eq 0 ]"
+done
+set -- $(totals "$(without "$FX/graph-branch.smtop" "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET streamId = NULL")")
+check "graph-branch.smtop without its launches' stream: the branch kernels' waits read as plain blocking ($1)" \
+	[ "$1" -gt 0 ]
+# (torch-graph-sm-all's blocking episodes are the priority 0 stream's matrix
+# products waiting behind the graph: blocking, rightly)
+v=$("$SMTOP" report "$FX/graph-branch.smtop" --explain --top 1)
+check "--explain names the graph's edges" contains "$v" "because of the graph's edges: a kernel it depends on in the same graph launch"
+
 v=$("$SMTOP" report "$FX/nsys-3.16.1.sqlite" --explain)
 check "--explain names the launch call" contains "$v" "because of the host: its launch call (correlation id"
 check "--explain lists what was resident" contains "$v" "resident meanwhile ("

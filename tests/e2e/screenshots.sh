@@ -56,6 +56,9 @@ shot mps mps.smtop w
 # PyTorch's own kernels, every block recorded with --sm all; w: its worst episode
 shot sm-all-torch torch-sm-all.smtop
 shot sm-all-torch-worst torch-sm-all.smtop w
+# a branching CUDA graph beside low-priority work, its edges read (--sm marked);
+# w: its worst episode
+shot graph-branch graph-branch.smtop w
 # replays: n steps the clock to the first episode and pauses there (guided:
 # the first stop, with its caption); Enter goes on to the next stop (in
 # head-of-line, where its kernel starts)

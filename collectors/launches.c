@@ -11,6 +11,8 @@ struct launch_entry {
 	uint64_t expected, seen;        /* blocks of the grid, blocks come */
 	uint64_t start, end;            /* first block start, last block end */
 	uint64_t last_seen;             /* host monotonic ns of the last block (or the launch) */
+	int held;                       /* complete, held until its function's attributes
+					 * are known (launches_take_stale) */
 };
 
 struct launches {
@@ -67,7 +69,7 @@ static struct launch_entry *launches_find(struct launches *l, uint32_t context_i
 
 		if (!e->used)
 			return NULL;
-		if (e->info.grid_id == grid_id && e->info.context_id == context_id)
+		if (e->info.grid_id == grid_id && e->info.context_id == context_id && !e->held)
 			return e;
 	}
 }
@@ -187,6 +189,21 @@ static void launches_note_bound(struct launches *l, const struct launch_entry *e
 	}
 }
 
+/* 1 when complete kernel e is held: its function's first launch came before
+ * anyone asked the driver about it, and fill does not know it yet (the
+ * host thread asks between stale sweeps). */
+static int launches_hold(struct launches *l, struct launch_entry *e, uint64_t now)
+{
+	if (e->held || !l->fill || e->info.registers || !e->info.function)
+		return e->held;
+	l->fill(&e->info);
+	if (e->info.registers)
+		return 0;
+	e->held = 1;
+	e->last_seen = now;
+	return 1;
+}
+
 /* Adds a run of blocks of one grid to its oldest launch; a run longer than
  * that launch still lacks goes on to the next launch of the grid id (a
  * graph replayed).  Complete kernels go into out.  Returns the records
@@ -216,6 +233,8 @@ static size_t launches_add_run(struct launches *l, uint64_t now, uint32_t contex
 		count -= take;
 		if (e->seen < e->expected)
 			break;
+		if (launches_hold(l, e, now))
+			continue; /* its blocks are in; a replay's come next */
 		if (done == max)
 			break; /* complete; the next call or the stale sweep sends it */
 		launches_note_bound(l, e);
@@ -256,7 +275,9 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
 	for (size_t i = 0; i < l->cap && done < max;) {
 		struct launch_entry *e = &l->e[i];
 
-		if (e->used && (idle_ns == 0 || now - e->last_seen > idle_ns)) {
+		if (e->used && e->held && l->fill)
+			l->fill(&e->info);
+		if (e->used && (idle_ns == 0 || now - e->last_seen > idle_ns || (e->held && e->info.registers))) {
 			launches_note_bound(l, e);
 			launches_to_record(l, e, &out[done++]);
 			launches_remove(l, e); /* another entry may have moved into i */

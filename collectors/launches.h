@@ -34,8 +34,11 @@ struct launches *launches_create(uint32_t pid);
 void launches_destroy(struct launches *l);
 
 /* Attributes the launch callback could not ask the driver for (a function's
- * first launch) are asked of fill when its kernel record goes out, if its
- * registers are still unknown. */
+ * first launch) are asked of fill when its grid is complete, if its
+ * registers are still unknown; when fill does not know them yet, the
+ * kernel is held (pending, its grid id free for the next launch) and goes
+ * out from launches_take_stale once fill knows them, or when idle_ns has
+ * passed since. */
 typedef void (*launches_fill_fn)(struct launch_info *info);
 void launches_set_fill(struct launches *l, launches_fill_fn fill);
 

@@ -891,6 +891,45 @@ Test(launches, attributes_unknown_at_the_launch_are_asked_at_the_record)
 	launches_destroy(l);
 }
 
+static int fill_asked;
+
+/* fill as the host thread answers it: not known the first time asked. */
+static void fill_later(struct launch_info *info)
+{
+	if (fill_asked++)
+		fill_registers(info);
+}
+
+/* A function launched once whose blocks all came before the host thread
+ * asked the driver: its complete kernel is held (its grid id free for the
+ * next launch) and goes out from the next sweep with the attributes. */
+Test(launches, a_complete_kernel_waits_for_its_attributes)
+{
+	struct launches *l = launches_create(42);
+	struct launch_info i = launch_of(5, 1, 1, 1, 1000), again = launch_of(5, 1, 1, 1, 2000);
+	struct smtop_block b = block_of(5, 0, 5000, 9000), c = block_of(5, 0, 15000, 19000);
+	struct smtop_record out[2];
+
+	i.function = (const void *)0x1234;
+	again.registers = 26;
+	fill_asked = 0;
+	launches_set_fill(l, fill_later);
+	cr_assert_eq(launches_add(l, 0, &i), 0);
+	cr_assert_eq(launches_add(l, 0, &again), 0);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &b, 1, out, 2), 0, "held: attributes unknown");
+	cr_assert_eq(launches_note_blocks(l, 10, 1, &c, 1, out, 2), 1, "the replay's block is its own");
+	cr_expect_eq(out[0].u.kernel.start, 15000);
+	cr_expect_eq(out[0].u.kernel.registers, 26);
+	free_records(out, 1);
+	cr_assert_eq(launches_pending(l), 1);
+	cr_assert_eq(launches_take_stale(l, 20, 2000000000ull, out, 2), 1, "known at the sweep");
+	cr_expect_eq(out[0].u.kernel.start, 5000);
+	cr_expect_eq(out[0].u.kernel.registers, 103);
+	free_records(out, 1);
+	cr_assert_eq(launches_pending(l), 0);
+	launches_destroy(l);
+}
+
 Test(launches, submission_is_mapped_by_the_least_lag)
 {
 	struct launches *l = launches_create(1);

@@ -137,8 +137,9 @@ static void text_intro(FILE *out, const struct occupancy_configs *cs, const stru
 		      "  may be the count before or after smtop's block patches (not told apart): patches\n"
 		      "  that add registers lower what an SM holds, so a full grid below its limit may be the\n"
 		      "  patches' doing, as well as other kernels sharing its SMs. Dynamic shared memory\n"
-		      "  is not recorded there either: a kernel that asks for it holds fewer blocks than\n"
-		      "  the limit says.\n", out);
+		      "  comes from the launch calls; a graph's kernel nodes make none, so one of them that\n"
+		      "  asks for it holds fewer blocks than the limit says (as in sessions recorded before\n"
+		      "  smtop read it).\n", out);
 	else
 		fputs("  registers: as CUPTI recorded them for the kernel that ran (a marked kernel's block\n"
 		      "  trace is compiled into it). A full grid below its limit shared its SMs with other\n"

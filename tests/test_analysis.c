@@ -1479,14 +1479,35 @@ Test(ready, graph_edges_set_the_ready_time)
 	trace_free(t);
 }
 
+/* graph_launch_on_stream2 with grid 4 after `dep`; memset_corr != 0 adds
+ * node 35's memset [5500, 60000), of that correlation id, on memset_stream. */
+static struct analysis *graph_launch_after(struct trace *t, uint64_t dep, int32_t dep_type,
+					   uint32_t memset_stream, uint32_t memset_corr)
+{
+	struct analysis *a = bounded_victim_edited(t, graph_launch_on_stream2);
+	add_graph_edges(a, dep, dep_type);
+	if (memset_corr) {
+		struct smtop_memset m = { .start = 5500, .end = 60000, .bytes = 64, .pid = 1, .context_id = 1,
+					  .stream_id = memset_stream, .correlation_id = memset_corr,
+					  .graph_node_id = 35 };
+		cr_assert_eq(analysis_add_memset(a, &m), 0);
+	}
+	return a;
+}
+
+static size_t episodes_of(struct analysis *a)
+{
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	return analysis_event_count(a);
+}
+
 /* An empty node passes its own dependency on; a memset node of the same
  * launch bounds by its end; a host node's end is not recorded, so the
  * edges fall back on graph order. */
 Test(ready, graph_edges_through_other_nodes)
 {
 	struct trace *t = trace_new();
-	struct analysis *a = bounded_victim_edited(t, graph_launch_on_stream2);
-	add_graph_edges(a, 36, 5);
+	struct analysis *a = graph_launch_after(t, 36, 5, 0, 0);
 	const struct smtop_event *e = sole_event(a);
 	cr_expect_eq(e->ready, 5000);
 	cr_expect_eq(e->ready_bound, SMTOP_READY_GRAPH_EDGE_KERNEL);
@@ -1494,11 +1515,7 @@ Test(ready, graph_edges_through_other_nodes)
 	trace_free(t);
 
 	t = trace_new();
-	a = bounded_victim_edited(t, graph_launch_on_stream2);
-	add_graph_edges(a, 35, 2);
-	struct smtop_memset m = { .start = 5500, .end = 60000, .bytes = 64, .pid = 1, .context_id = 1,
-				  .stream_id = 2, .correlation_id = 2, .graph_node_id = 35 };
-	cr_assert_eq(analysis_add_memset(a, &m), 0);
+	a = graph_launch_after(t, 35, 2, 2, 2);
 	e = sole_event(a);
 	cr_expect_eq(e->ready, 60000);
 	cr_expect_eq(e->ready_bound, SMTOP_READY_GRAPH_EDGE_MEMSET);
@@ -1507,28 +1524,21 @@ Test(ready, graph_edges_through_other_nodes)
 	trace_free(t);
 
 	t = trace_new();
-	a = bounded_victim_edited(t, graph_launch_on_stream2);
-	add_graph_edges(a, 33, 3);
-	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
-	cr_expect_eq(analysis_event_count(a), 0);
+	a = graph_launch_after(t, 33, 3, 0, 0);
+	cr_expect_eq(episodes_of(a), 0);
 	analysis_free(a);
 	trace_free(t);
 }
 
 /* A dependency of another launch of the same graph does not count: the
- * node's record must be of grid 4's own launch. */
+ * node's record must be of grid 4's own launch.  Unknown, so graph order
+ * (90000): no episode; the other launch's memset (60000) would have left
+ * one of 41 us. */
 Test(ready, graph_edges_stay_within_a_launch)
 {
 	struct trace *t = trace_new();
-	struct analysis *a = bounded_victim_edited(t, graph_launch_on_stream2);
-	add_graph_edges(a, 35, 2);
-	struct smtop_memset m = { .start = 5500, .end = 60000, .bytes = 64, .pid = 1, .context_id = 1,
-				  .stream_id = 3, .correlation_id = 1, .graph_node_id = 35 };
-	cr_assert_eq(analysis_add_memset(a, &m), 0);
-	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
-	/* unknown, so graph order (90000): no episode; the other launch's
-	 * memset (60000) would have left one of 41 us */
-	cr_expect_eq(analysis_event_count(a), 0);
+	struct analysis *a = graph_launch_after(t, 35, 2, 3, 1);
+	cr_expect_eq(episodes_of(a), 0);
 	analysis_free(a);
 	trace_free(t);
 }

@@ -42,17 +42,11 @@ for f in copy-compute.smtop wait-stream.smtop lazy-load.smtop copy-compute-sm-al
 	check "$f: no episode ($n)" [ "$n" = 0 ]
 done
 # (the sessions' stored episodes go too: they were found with the rows)
-for spec in "nsys-2025.3-h200-copy-compute.sqlite:the copies:DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY" \
-	"nsys-2025.3-h200-wait-stream.sqlite:the event records:DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT" \
-	"nsys-2025.3-h200-lazy-load.sqlite:the launch calls' durations:UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start" \
-	"wait-stream-sm-all.smtop:the event records:DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT" \
-	"copy-compute-sm-all.smtop:the copies without times:DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY"; do
-	f=${spec%%:*}
-	rest=${spec#*:}
-	what=${rest%%:*}
-	T=$E2E_TMP/without-$f
-	cp "$FX/$f" "$T"
-	python3 - "$T" "${rest#*:}" <<'PY'
+# without FILE SQL: a copy of FILE after SQL, its stored results gone
+without() {
+	T=$E2E_TMP/without-$(basename "$1")
+	cp "$1" "$T"
+	python3 - "$T" "$2" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute(sys.argv[2])
@@ -61,7 +55,17 @@ for t in ("smtop_event_culprits", "smtop_events", "smtop_summary", "smtop_report
         db.execute(f"DELETE FROM {t}")
 db.commit()
 PY
-	n=$(episodes "$T")
+	echo "$T"
+}
+for spec in "nsys-2025.3-h200-copy-compute.sqlite:the copies:DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY" \
+	"nsys-2025.3-h200-wait-stream.sqlite:the event records:DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT" \
+	"nsys-2025.3-h200-lazy-load.sqlite:the launch calls' durations:UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start" \
+	"wait-stream-sm-all.smtop:the event records:DELETE FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT" \
+	"copy-compute-sm-all.smtop:the copies without times:DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY"; do
+	f=${spec%%:*}
+	rest=${spec#*:}
+	what=${rest%%:*}
+	n=$(episodes "$(without "$FX/$f" "${rest#*:}")")
 	check "$f without $what: false episodes come back ($n)" [ "$n" -gt 0 ]
 done
 
@@ -83,21 +87,6 @@ print(t['blocking']['count'], t['inversion_resident']['count'], t['inversion_dis
       sum(e['wait_ns'] for e in r['episodes']) // 1000,
       sum(e['ready_bound'] == 'graph_edge' for e in r['episodes']),
       sum(e['kind'] == 'blocking' and e['priority'] is not None and e['priority'] < 0 for e in r['episodes']))"
-}
-# without FILE SQL: a copy of FILE after SQL, its stored results gone
-without() {
-	T=$E2E_TMP/without-$(basename "$1")
-	cp "$1" "$T"
-	python3 - "$T" "$2" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-db.execute(sys.argv[2])
-for t in ("smtop_event_culprits", "smtop_events", "smtop_summary", "smtop_report"):
-    if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (t,)).fetchone():
-        db.execute(f"DELETE FROM {t}")
-db.commit()
-PY
-	echo "$T"
 }
 for f in graph-branch.smtop graph-branch-sm-all.smtop torch-graph.smtop torch-graph-sm-all.smtop; do
 	set -- $(totals "$FX/$f")

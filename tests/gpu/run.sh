@@ -341,16 +341,23 @@ section_storm() {
 	rm -f "$OUT_DIR/storm.smtop"
 }
 
+# storm_run RECORDER LABEL BLOCKSTORM_ARGS...: a block storm recorded by
+# RECORDER (record or record_sm_all), every block stored or counted dropped.
+storm_run() {
+	recorder=$1 label=$2
+	shift 2
+	SMTOP_DEBUG=1 $recorder storm-run build/blockstorm "$@" 2>&1 | grep -E "writer:|drained"
+	tail -1 "$OUT_DIR/storm-run.out"
+	$SMTOP info "$OUT_DIR/storm-run.smtop" | grep -E "^ *(blocks|dropped)"
+	expect_blocks_accounted "$label" "$OUT_DIR/storm-run.smtop" "$OUT_DIR/storm-run.out"
+	rm -f "$OUT_DIR/storm-run.smtop"
+}
+
 # Paced storms: the rate where the first block record is dropped.
 section_storm_sweep() {
 	echo "== storm sweep: paced rates, blocks stored and dropped"
 	for rate in ${SMTOP_SWEEP_RATES:-10e6 15e6 20e6 25e6 30e6 40e6}; do
-		SMTOP_DEBUG=1 record sweep build/blockstorm --seconds "${SMTOP_SWEEP_SECONDS:-6}" --rate "$rate" \
-			2>&1 | grep -E "writer:|drained"
-		tail -1 "$OUT_DIR/sweep.out"
-		$SMTOP info "$OUT_DIR/sweep.smtop" | grep -E "^ *(blocks|dropped)"
-		expect_blocks_accounted "storm at $rate blocks/s" "$OUT_DIR/sweep.smtop" "$OUT_DIR/sweep.out"
-		rm -f "$OUT_DIR/sweep.smtop"
+		storm_run record "storm at $rate blocks/s" --seconds "${SMTOP_SWEEP_SECONDS:-6}" --rate "$rate"
 	done
 }
 
@@ -568,12 +575,8 @@ section_sm_all_rate() {
 	echo "== sm_all_rate: blocks per second under --sm all"
 	for rate in ${SMTOP_SM_ALL_RATES:-50e6 0}; do
 		pace=; [ "$rate" = 0 ] || pace="--rate $rate"
-		SMTOP_DEBUG=1 record_sm_all rate build/blockstorm --seconds "${SMTOP_RATE_SECONDS:-5}" $pace --no-trace \
-			2>&1 | grep -E "writer:|drained"
-		tail -2 "$OUT_DIR/rate.out"
-		$SMTOP info "$OUT_DIR/rate.smtop" | grep -E "^ *(blocks|dropped|span)"
-		expect_blocks_accounted "--sm all storm at rate $rate" "$OUT_DIR/rate.smtop" "$OUT_DIR/rate.out"
-		rm -f "$OUT_DIR/rate.smtop"
+		storm_run record_sm_all "--sm all storm at rate $rate" --seconds "${SMTOP_RATE_SECONDS:-5}" \
+			$pace --no-trace
 	done
 }
 

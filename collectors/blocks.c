@@ -188,6 +188,7 @@ struct blocks_group {
 	pthread_mutex_t lock;           /* one drain of these lanes at a time */
 	uint64_t dropped_seen;
 	uint64_t drain_ns, drained;     /* time in drains, blocks staged (SMTOP_DEBUG) */
+	uint64_t fetch_ns, observe_ns;  /* of it: copies off the GPU, the observer's */
 	uint64_t busiest;               /* most new slots of one lane, last drain */
 	uint8_t *packed;                /* encoding scratch */
 };
@@ -894,8 +895,11 @@ static size_t blocks_stage_lane(struct blocks_group *g, unsigned l, uint64_t now
 
 		if (k && !st->n)
 			st->since = now;
-		if (k && blocks_observer)
+		if (k && blocks_observer) {
+			uint64_t t0 = clock_mono_ns();
 			blocks_observer(c->context_id, st->b + st->n, k);
+			g->observe_ns += clock_mono_ns() - t0;
+		}
 		st->n += (uint32_t)k;
 		c->read[l] += k;
 		got += k;
@@ -938,6 +942,7 @@ static int blocks_drain_once(struct blocks_group *g, int last)
 
 	if (blocks_fetch(g, &total, last) != 0)
 		return -1;
+	g->fetch_ns += clock_mono_ns() - now;
 	if (total)
 		g->drained += blocks_collect_lanes(g, now);
 	blocks_flush_stages(g, now, last);
@@ -1046,7 +1051,7 @@ static void blocks_drain_all(struct blocks_ctx *c)
  * A group whose thread is stuck keeps its lock, and its stages. */
 static void blocks_flush_all_stages(struct blocks_ctx *c)
 {
-	uint64_t drained = 0, drain_ns = 0;
+	uint64_t drained = 0, drain_ns = 0, fetch_ns = 0, observe_ns = 0;
 
 	for (unsigned i = 0; i < c->n_groups; i++) {
 		struct blocks_group *g = &c->groups[i];
@@ -1057,9 +1062,13 @@ static void blocks_flush_all_stages(struct blocks_ctx *c)
 		pthread_mutex_unlock(&g->lock);
 		drained += g->drained;
 		drain_ns += g->drain_ns;
+		fetch_ns += g->fetch_ns;
+		observe_ns += g->observe_ns;
 	}
-	log_debug("context %u: %llu blocks drained by %u threads in %.3f s of drain time",
-		  c->context_id, (unsigned long long)drained, c->n_groups, (double)drain_ns / 1e9);
+	log_debug("context %u: %llu blocks drained by %u threads in %.3f s of drain time"
+		  " (%.3f s copying them off the GPU, %.3f s in the kernel table)",
+		  c->context_id, (unsigned long long)drained, c->n_groups, (double)drain_ns / 1e9,
+		  (double)fetch_ns / 1e9, (double)observe_ns / 1e9);
 }
 
 /* The last drain of a context, from whichever thread ends it. */

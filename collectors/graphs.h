@@ -1,13 +1,17 @@
-/* The edges of CUDA graphs as they are instantiated, for both backends:
- * a graph kernel's ready time is the end of the nodes it depends on in the
- * same launch (docs/analysis.md), which no activity record holds.
+/* The edges of CUDA graphs, for both backends: a graph kernel's ready time
+ * is the end of the nodes it depends on in the same launch
+ * (docs/analysis.md), which no activity record holds.  The driver, reached
+ * through dlopen, tells them.
  *
- * When a graph is instantiated the driver clones its nodes into the
- * executable graph, and CUPTI's records carry the clones' ids; so a backend
- * notes each clone on the instantiating thread (graphs_note_clone) and
- * hands the source graph over at the end.  The edges are read from the driver (reached
- * through dlopen) and each node id is mapped through the clones; a backend
- * whose records carry the source nodes' own ids notes no clone. */
+ * CUPTI (graphs_instantiated): when a graph is instantiated the driver
+ * clones its nodes into the executable graph, and CUPTI's records carry the
+ * clones' ids; the collector notes each clone on the instantiating thread
+ * (graphs_note_clone) and hands the source graph over at the end, whose
+ * edges are given in every id space the clones went into.
+ *
+ * The Compute Sanitizer (graphs_node_launched): its node launches name the
+ * executable graph's own nodes, whose dependencies the driver gives at a
+ * node's first launch. */
 #ifndef SMTOP_COLLECTORS_GRAPHS_H
 #define SMTOP_COLLECTORS_GRAPHS_H
 
@@ -24,7 +28,7 @@ typedef uint64_t (*graphs_node_id_fn)(void *node);
 typedef void (*graphs_push_fn)(struct smtop_record *recs, size_t n);
 
 /* Forgets the clones noted on the calling thread (graphs_instantiated
- * does it when done). */
+ * does it when done; the tests between cases). */
 void graphs_begin(void);
 
 /* The node original_id was cloned as clone_id into graph graph_id (ids as

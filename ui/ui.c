@@ -54,6 +54,40 @@ static int fetch_detail(struct app *a, struct model *m, const struct ui_source *
 	return 1;
 }
 
+/* The selected episode's culprits past the heaviest, once per episode. */
+static int fetch_culprits(struct app *a, struct model *m, const struct ui_source *src)
+{
+	if (a->pane != APP_PANE_EVENTS || a->sel_event < 0 ||
+	    !model_event_wants_culprits(m, (size_t)a->sel_event))
+		return 0;
+	if (src->focus(src->ud, m, -1, a->sel_event) < 0) {
+		snprintf(a->msg, sizeof a->msg, "could not read the culprits of this episode");
+		model_focus_culprits(m, a->sel_event, NULL, 0); /* N/A, no retry */
+	}
+	return 1;
+}
+
+/* The selected kernel's SMs, read once per kernel and again as its blocks
+ * grow, and the selected episode's culprits; returns 1 when the details
+ * pane changes. */
+static int fetch_focus(struct app *a, struct model *m, const struct ui_source *src)
+{
+	if (!src || !src->focus)
+		return 0;
+	int changed = fetch_culprits(a, m, src);
+	if (a->sel_kernel < 0 || (size_t)a->sel_kernel >= m->n_kernels)
+		return changed;
+	uint64_t seen = model_kernel_blocks_seen(m, &m->kernels[a->sel_kernel]);
+	if (m->focus.kernel == a->sel_kernel && m->focus.blocks_seen == seen)
+		return changed;
+	if (src->focus(src->ud, m, a->sel_kernel, -1) < 0) {
+		snprintf(a->msg, sizeof a->msg, "could not read the blocks of this kernel");
+		/* N/A, with no retry on every step */
+		model_focus_kernel(m, a->sel_kernel, seen, 0, 0, 0);
+	}
+	return 1;
+}
+
 int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_t dt_ns)
 {
 	int changed = 0;
@@ -65,6 +99,7 @@ int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_
 	}
 	changed |= app_tick(a, dt_ns);
 	changed |= fetch_detail(a, m, src);
+	changed |= fetch_focus(a, m, src);
 	return changed;
 }
 

@@ -17,6 +17,7 @@
 #include "src/core/clock.h"
 #include "src/core/model.h"
 #include "src/core/pool.h"
+#include "src/core/residency.h"
 #include "src/session/results.h"
 
 /* Kernel records reach the file up to a flush period late and out of order
@@ -1107,8 +1108,9 @@ static int most_to_model(struct session *s)
 			struct analysis_kernel_occupancy o;
 			analysis_kernel_occupancy(s->analysis, ks[i], &o);
 			long mk = model_find_kernel(s->model, o.pid, o.device_id, o.grid_id);
-			if (mk >= 0 && s->model->kernels[mk].most_per_sm != o.most_per_sm) {
-				s->model->kernels[mk].most_per_sm = o.most_per_sm;
+			if (mk >= 0 && model_kernel_most_per_sm(s->model, &s->model->kernels[mk]) !=
+					       o.most_per_sm) {
+				model_kernel_set_most_per_sm(s->model, (size_t)mk, o.most_per_sm);
 				changed = 1;
 			}
 		}
@@ -1279,6 +1281,85 @@ int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn
 	for (size_t i = 0; i < s->n_src; i++)
 		if (db_reader_kernels(s->src[i].reader, t0, t1, fn, ud) != 0)
 			return -1;
+	return 0;
+}
+
+/* The kernel record of a model kernel, for its correlation id. */
+struct focus_record {
+	uint32_t pid, device_id;
+	uint64_t grid_id, start;
+	uint32_t correlation_id;
+};
+
+static int focus_kernel_record(void *ud, const struct smtop_kernel *k)
+{
+	struct focus_record *f = ud;
+	if (k->grid_id == f->grid_id && k->pid == f->pid && k->device_id == f->device_id &&
+	    k->start == f->start)
+		f->correlation_id = k->correlation_id;
+	return 0;
+}
+
+/* The blocks of one grid that the model has: the SMs they ran on, and the
+ * most of them on one SM at once (counted as the analysis counts it). */
+struct focus_grid {
+	uint32_t pid, device_id;
+	uint64_t grid_id, last;
+	uint64_t mask[MODEL_MAX_SMS / 64];
+	struct residency res;
+	int most;                       /* -1: out of memory */
+};
+
+static int focus_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct focus_grid *g = ud;
+	(void)ctx;
+	if (b->grid_id != g->grid_id || pid != g->pid || b->device_id != g->device_id ||
+	    b->start > g->last || b->sm >= MODEL_MAX_SMS)
+		return 0;
+	g->mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	if (g->most >= 0)
+		g->most = residency_add(&g->res, b->sm, pid, 0, b->start, b->end, g->most);
+	return 0;
+}
+
+int session_focus_kernel(struct session *s, struct model *m, long k)
+{
+	model_focus_kernel(m, -1, 0, 0, 0, 0);
+	if (k < 0 || (size_t)k >= m->n_kernels)
+		return 0;
+	const struct model_kernel *mk = &m->kernels[k];
+	const struct model_stream *st = &m->streams[mk->stream];
+	struct focus_grid g = { .pid = st->pid, .device_id = st->device_id,
+				.grid_id = model_kernel_grid(m, mk),
+				.last = model_kernel_last_block(m, mk) };
+	residency_init(&g.res);
+	uint64_t first = model_kernel_first_block(m, mk);
+	int rc = first && g.last >= first ? session_blocks(s, first, g.last + 1, focus_block, &g) : 0;
+	residency_free(&g.res);
+	if (rc != 0)
+		return -1;
+	uint32_t n = 0;
+	for (size_t i = 0; i < MODEL_MAX_SMS / 64; i++)
+		n += (uint32_t)__builtin_popcountll(g.mask[i]);
+	struct focus_record rec = { g.pid, g.device_id, g.grid_id, mk->start, 0 };
+	if (session_kernels(s, mk->start, mk->start + 1, focus_kernel_record, &rec) != 0)
+		return -1;
+	model_focus_kernel(m, k, model_kernel_blocks_seen(m, mk), 1, n, rec.correlation_id);
+	m->focus.most_per_sm = g.most > 0 ? (uint32_t)g.most : 0;
+	return 0;
+}
+
+int session_focus_event(struct session *s, struct model *m, long e)
+{
+	struct smtop_culprit *c;
+	size_t n;
+	char err[512];
+	if (e < 0 || (size_t)e >= m->n_events)
+		return 0;
+	if (db_events_culprits(s->path, &m->events[e].ev, &c, &n, err, sizeof err) != 0)
+		return -1;
+	model_focus_culprits(m, e, c, n);
 	return 0;
 }
 

@@ -152,6 +152,15 @@ int session_blocks(struct session *s, uint64_t t0, uint64_t t1, db_block_fn fn, 
 /* Kernels of every file overlapping [t0, t1), file by file (db_reader_kernels). */
 int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud);
 
+/* Reads into m->focus the SMs that kernel k (m's kernel index) ran blocks
+ * on (its grid's blocks from its first block to its last as the model has
+ * them, a replay's cut at the clock included) and its correlation id.  0, or
+ * -1 on a read error (the focus then says none). */
+int session_focus_kernel(struct session *s, struct model *m, long k);
+/* Reads into m->focus the culprits of m's episode e that m left in the
+ * file (model culprits_stored).  0, or -1 on a read error. */
+int session_focus_event(struct session *s, struct model *m, long e);
+
 /* The short name of a kernel name handed out by any of the readers. */
 const char *session_short_name(struct session *s, const char *name);
 

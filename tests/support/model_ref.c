@@ -53,7 +53,8 @@ static size_t place(const struct model *m, const struct model_ref *r, struct pla
 			continue;
 		const struct model_kernel *mk = &m->kernels[k];
 		struct placed p = { (int64_t)b->start - m->origin, (int64_t)b->end - m->origin, b->sm,
-				    mk->stream, mk->threads ? mk->threads : 1 };
+				    mk->stream,
+				    model_kernel_threads(m, mk) ? model_kernel_threads(m, mk) : 1 };
 		out[n++] = p;
 		if (p.e > *emax)
 			*emax = p.e;

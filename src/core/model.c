@@ -405,7 +405,7 @@ static int rings_fit(struct model *m, int64_t smin, int64_t emax)
 {
 	int64_t first = binning_floor_div(smin, (int64_t)MODEL_BASE_NS);
 	int64_t last = binning_floor_div(emax - 1, (int64_t)MODEL_BASE_NS);
-	for (int k = 0; k < MODEL_LEVELS; k++) {
+	for (int k = m->rings_off; k < MODEL_LEVELS; k++) {
 		struct model_level *l = &m->levels[k];
 		int64_t hi = last >> (2 * k), lo = first >> (2 * k);
 		if (l->hi != INT64_MIN && l->hi > hi)
@@ -687,6 +687,35 @@ void model_free(struct model *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* The finest rings_off rings hold nothing: no bins in memory, a span of
+ * none (binning skips them; frames read past them). */
+static void rings_drop(struct model *m)
+{
+	for (int k = 0; k < m->rings_off && k < MODEL_LEVELS; k++) {
+		struct model_level *l = &m->levels[k];
+		free(l->own);
+		l->own = l->bins = NULL;
+		l->n = l->span = l->stride = 0;
+	}
+}
+
+void model_rings_for_span(struct model *m, uint64_t span_ns)
+{
+	int off = 0;
+	uint64_t w = MODEL_BASE_NS;
+	while (off < MODEL_LEVELS - 1 && (uint64_t)MODEL_RING_BINS * w < span_ns / 4) {
+		off++;
+		w *= 4;
+	}
+	/* the finest ring finds the peak that stands for an unknown SM size */
+	if (off <= m->rings_off || m->blocks || !m->has_device || !m->dev.max_threads_per_sm)
+		return;
+	m->rings_off = off;
+	if (m->has_device)
+		rings_drop(m);
+	m->generation++;
+}
+
 int model_set_device(struct model *m, const struct smtop_device *d)
 {
 	if (m->has_device && d->sm_count == m->n_sm) {
@@ -723,6 +752,7 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 	}
 	level_init(&m->detail, m->bins + per_level * MODEL_LEVELS, MODEL_DETAIL_BINS, 1, 0);
 	m->has_device = 1;
+	rings_drop(m);
 	m->generation++;
 	return 0;
 }

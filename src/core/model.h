@@ -238,6 +238,8 @@ struct model {
 		long kernel;            /* -1: empty */
 	} grid_seen[MODEL_GRID_SEEN];
 	struct model_level levels[MODEL_LEVELS];
+	int rings_off;                  /* the finest rings_off levels are not kept
+					 * (model_rings_for_span) */
 	struct model_level detail;
 	uint64_t detail_t0, detail_t1;
 	int detail_ready;
@@ -325,6 +327,13 @@ void model_detail_end(struct model *m);
 /* 1 when a window of col_ns per column would be drawn from bins more than
  * two columns wide: the loader should fill the detail level for [t0, t1). */
 int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
+
+/* A finished session of span_ns is read from its start: a ring whose span
+ * is below a quarter of it would only ever hold its last moments, while
+ * windows anywhere else are drawn from the detail level already.  Those
+ * rings are not kept (not binned, no memory; 18 MiB at 1 G blocks): their
+ * windows are drawn from the detail level too.  Call before any block. */
+void model_rings_for_span(struct model *m, uint64_t span_ns);
 
 /* Gives back the summary levels: frames draw the rings again. */
 void model_summary_drop(struct model *m);

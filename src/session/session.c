@@ -664,6 +664,11 @@ static void feed_devices(struct session *s, struct session_source *src)
 		 * they were made with */
 		if (s->model_device_set && s->show_stored)
 			s->stored_shown = results_show(s);
+		/* read from its start to its end: the rings that would hold only
+		 * its last moments are left out (docs/performance.md, "Memory") */
+		if (s->model_device_set && s->show_stored && all_ended(s) &&
+		    s->info.t_last > s->info.t_first)
+			model_rings_for_span(s->model, s->info.t_last - s->info.t_first);
 		s->analysis_off = (s->stored_shown & RESULTS_EVENTS) != 0;
 	}
 }

@@ -859,3 +859,46 @@ Test(model, stored_culprits_keep_the_heaviest)
 	cr_expect_not(model_event_wants_culprits(&m, 0));
 	cr_expect_null(model_event_culprit(&m, 0, 2));
 }
+
+/* Kernels by grid id: a table per process and device for the ids that come
+ * counting up, the hash for the rest; a relaunch with a reused id wins
+ * either way, and each process keeps its own ids. */
+Test(model, grid_table_and_hash_find_every_kernel)
+{
+	dev(2048);
+	struct smtop_kernel k = { .start = US(1), .end = US(2), .pid = 1, .context_id = 1,
+				  .stream_id = 1, .block = { 32, 1, 1 }, .name = "k" };
+	uint64_t grids[] = { 100, 101, 103, 102, 99, 5000000, 104, 100 };
+	size_t n = sizeof grids / sizeof grids[0];
+	for (size_t i = 0; i < n; i++) {
+		k.grid_id = grids[i];
+		cr_assert_eq(model_add_kernel(&m, &k), 0);
+	}
+	k.pid = 2;
+	k.grid_id = 100;
+	cr_assert_eq(model_add_kernel(&m, &k), 0);
+	cr_assert_eq(m.n_gtab, 2, "a table per process");
+	cr_expect_eq(m.n_khash, 2, "the one below the first and the far one: %zu", m.n_khash);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 100), 7, "the relaunch wins");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 103), 2);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 102), 3);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 99), 4, "below the first: in the hash");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 5000000), 5, "far after: in the hash");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 104), 6);
+	cr_expect_eq(model_find_kernel(&m, 2, 0, 100), 8, "another process' grid 100");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 105), -1);
+	cr_expect_eq(model_find_kernel(&m, 1, 1, 100), -1, "another device");
+	cr_expect_eq(model_find_kernel(&m, 3, 0, 100), -1, "another process");
+	k.pid = 1;
+	k.grid_id = 99;
+	cr_assert_eq(model_add_kernel(&m, &k), 0);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 99), 9, "a relaunch in the hash wins too");
+	/* blocks find theirs through the table of recent grids as well */
+	struct smtop_block b = { .grid_id = 100, .sm = 1, .start = US(1), .end = US(2) };
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	b.grid_id = 99;
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[7]), 1);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[9]), 1);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[4]), 0, "replaced by its relaunch");
+}

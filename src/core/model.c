@@ -525,17 +525,20 @@ static uint64_t khash_key(uint32_t pid, uint32_t device_id, uint64_t grid)
 
 static int khash_put(struct model *m, uint32_t idx);
 
+/* Twice as many slots, the kernels of the old ones put again. */
 static int khash_rehash(struct model *m)
 {
-	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024;
-	uint32_t *h = calloc(cap, sizeof *h);
+	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024, old_cap = m->khash_cap;
+	uint32_t *h = calloc(cap, sizeof *h), *old = m->khash;
 	if (!h)
 		return -1;
-	free(m->khash);
 	m->khash = h;
 	m->khash_cap = cap;
-	for (size_t i = 0; i < m->n_kernels; i++)
-		khash_put(m, (uint32_t)i);
+	m->n_khash = 0;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			khash_put(m, old[i] - 1);
+	free(old);
 	return 0;
 }
 
@@ -554,6 +557,8 @@ static int kernel_is(const struct model *m, const struct model_kernel *k, uint32
 
 static int khash_put(struct model *m, uint32_t idx)
 {
+	if ((m->n_khash + 1) * 2 > m->khash_cap && khash_rehash(m))
+		return -1;
 	const struct model_kernel *k = &m->kernels[idx];
 	const struct model_stream *ks = kstream(m, k);
 	size_t mask = m->khash_cap - 1;
@@ -568,11 +573,52 @@ static int khash_put(struct model *m, uint32_t idx)
 		i = (i + 1) & mask;
 	}
 	m->khash[i] = idx + 1;
+	m->n_khash++;
+	return 0;
+}
+
+static struct model_grid_table *gtab_of(const struct model *m, uint32_t pid, uint32_t device_id)
+{
+	for (size_t i = 0; i < m->n_gtab; i++)
+		if (m->gtab[i].pid == pid && m->gtab[i].device_id == device_id)
+			return &m->gtab[i];
+	return NULL;
+}
+
+/* Kernel idx goes to its process' and device's grid table when its grid id
+ * is in the table's range or close enough after it (the table stays at
+ * least half full, give or take 4 Ki slots), else to the hash. */
+static int kernel_index_put(struct model *m, uint32_t idx)
+{
+	const struct model_kernel *k = &m->kernels[idx];
+	const struct model_stream *ks = kstream(m, k);
+	uint64_t grid = model_kernel_grid(m, k);
+	struct model_grid_table *t = gtab_of(m, ks->pid, ks->device_id);
+	if (!t) {
+		if (array_grow((void **)&m->gtab, &m->cap_gtab, m->n_gtab + 1, sizeof *m->gtab))
+			return -1;
+		t = &m->gtab[m->n_gtab++];
+		*t = (struct model_grid_table){ .pid = ks->pid, .device_id = ks->device_id, .lo = grid };
+	}
+	uint64_t off = grid - t->lo;
+	if (grid < t->lo || off >= 2 * (t->used + 1) + 4096)
+		return khash_put(m, idx);
+	if (off >= t->n) {
+		if (array_grow((void **)&t->slot, &t->cap, (size_t)off + 1, sizeof *t->slot))
+			return -1;
+		memset(&t->slot[t->n], 0, ((size_t)off + 1 - t->n) * sizeof *t->slot);
+		t->n = (size_t)off + 1;
+	}
+	t->used += !t->slot[off];
+	t->slot[off] = idx + 1; /* a relaunch with a reused id wins */
 	return 0;
 }
 
 long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id, uint64_t grid)
 {
+	const struct model_grid_table *t = gtab_of(m, pid, device_id);
+	if (t && grid >= t->lo && grid - t->lo < t->n && t->slot[grid - t->lo])
+		return (long)t->slot[grid - t->lo] - 1;
 	if (!m->khash_cap)
 		return -1;
 	size_t mask = m->khash_cap - 1;
@@ -668,6 +714,9 @@ void model_free(struct model *m)
 	free(m->shash);
 	free(m->kernels);
 	free(m->khash);
+	for (size_t i = 0; i < m->n_gtab; i++)
+		free(m->gtab[i].slot);
+	free(m->gtab);
 	free(m->culprits);
 	free(m->events);
 	model_focus_culprits(m, -1, NULL, 0);
@@ -787,8 +836,6 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
 	/* filled up to 4/5: 806 k kernels in 4 MiB of slots, not 8 */
-	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
-		return -1;
 	struct model_shape sh;
 	memset(&sh, 0, sizeof sh); /* compared as bytes */
 	memcpy(sh.grid, k->grid, sizeof sh.grid);
@@ -810,7 +857,8 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	if (kernel_encode(m, mk, k->grid_id, k->end, k->submitted, (uint32_t)shape))
 		return -1;
 	uint32_t idx = (uint32_t)m->n_kernels++;
-	khash_put(m, idx);
+	if (kernel_index_put(m, idx))
+		return -1;
 	m->last_kernel = -1; /* a relaunch with a reused grid id takes over */
 	m->grid_seen[k->grid_id % MODEL_GRID_SEEN].kernel = -1;
 
@@ -1225,7 +1273,8 @@ static int map_resize(struct model_map *mp, size_t cap)
 /* key's value is value (replacing what it was). */
 static int map_put(struct model_map *mp, uint32_t key, uint32_t value)
 {
-	if (mp->cap < 2 * (mp->n + 1) && map_resize(mp, mp->cap ? mp->cap * 2 : 256))
+	/* up to 3/4 full: a slot holds its key, so a probe reads no kernel */
+	if (mp->cap * 3 < 4 * (mp->n + 1) && map_resize(mp, mp->cap ? mp->cap * 2 : 256))
 		return -1;
 	size_t mask = mp->cap - 1, j = map_slot(mp->cap, key);
 	uint64_t k = (uint64_t)key + 1;
@@ -1565,7 +1614,9 @@ void model_memory(const struct model *m, struct model_memory *out)
 		out->summary += (size_t)m->n_sm * m->summary[i].n * sizeof(struct model_bin);
 	out->stage = m->binning ? binning_memory(m->binning) : 0;
 	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
-	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
+	for (size_t i = 0; i < m->n_gtab; i++)
+		out->kernels += m->gtab[i].n * sizeof *m->gtab[i].slot;
+	out->kernels += m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
 		       m->n_wide * sizeof *m->wide + m->n_names * sizeof *m->names +
 		       m->nhash_cap * sizeof *m->nhash + m->n_shapes * sizeof *m->shapes +
 		       m->shash_cap * sizeof *m->shash;

@@ -70,6 +70,16 @@ struct model_kernel {
 	uint16_t shape;                 /* index into model shapes, and MODEL_KERNEL_WIDE */
 };
 
+/* The kernels of one process and device by grid id (model_find_kernel):
+ * grid ids count up per device, so nearly all fit a table from the first
+ * one's, 4 bytes a kernel; the others go to the hash. */
+struct model_grid_table {
+	uint32_t pid, device_id;
+	uint64_t lo;                    /* grid id of slot[0] */
+	uint32_t *slot;                 /* kernel index + 1, 0 none */
+	size_t n, cap, used;            /* slots [0, n) in use, used of them filled */
+};
+
 /* kernel index -> a 32-bit value, for the few kernels that have one. */
 struct model_map {
 	uint64_t *slots;                /* (key + 1) << 32 | value; 0 empty */
@@ -195,7 +205,11 @@ struct model {
 	size_t n_kernels, cap_kernels;
 	struct model_kernel_wide *wide; /* kernels flagged MODEL_KERNEL_WIDE */
 	size_t n_wide, cap_wide;
-	uint32_t *khash;                /* open addressing, kernel index + 1 */
+	struct model_grid_table *gtab;  /* by process and device */
+	size_t n_gtab, cap_gtab;
+	uint32_t *khash;                /* open addressing, kernel index + 1: the
+					 * kernels no grid table holds */
+	size_t n_khash;
 	struct model_name *names;       /* interned kernel names, by index */
 	size_t n_names, cap_names;
 	uint32_t *nhash;                /* open addressing, name index + 1 */

@@ -40,17 +40,22 @@ static int fill_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1, int
 	return session_detail_more(ud, SESSION_DETAIL_CHUNKS);
 }
 
-static int focus_kernel(void *ud, struct model *mm, long k, long e)
+static int focus_kernel(void *ud, struct model *mm, long k, long e, int start)
 {
-	return k >= 0 ? session_focus_kernel(ud, mm, k) : session_focus_event(ud, mm, e);
+	if (k < 0)
+		return session_focus_event(ud, mm, e);
+	if (start && session_focus_start(ud, mm, k) != 0)
+		return -1;
+	return session_focus_more(ud, SESSION_DETAIL_CHUNKS);
 }
 
-/* A step, and more while a detail read is still going (it stops after a
- * time budget): screens do not depend on the machine's speed. */
+/* A step, and more while a detail read or the details pane's is still
+ * going (they stop after a time budget): screens do not depend on the
+ * machine's speed. */
 static void step(void)
 {
 	ui_step(&a, &m, &src, 0);
-	for (int i = 0; i < 1000 && a.fetch.on; i++)
+	for (int i = 0; i < 1000 && (a.fetch.on || a.focusing.on); i++)
 		ui_step(&a, &m, &src, 0);
 }
 

@@ -168,12 +168,17 @@ static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, int 
 	return session_detail_more(&v->s, SESSION_DETAIL_CHUNKS);
 }
 
-/* The selected kernel's SMs (a replay's model is cut at its clock, and so
- * is what is read), or an episode's culprits, from the file. */
-static int view_focus(void *ud, struct model *m, long k, long e)
+/* The selected kernel's SMs a few chunks a call (a replay's model is cut
+ * at its clock, and so is what is read), or an episode's culprits, from
+ * the file. */
+static int view_focus(void *ud, struct model *m, long k, long e, int start)
 {
 	struct view *v = ud;
-	return k >= 0 ? session_focus_kernel(&v->s, m, k) : session_focus_event(&v->s, m, e);
+	if (k < 0)
+		return session_focus_event(&v->s, m, e);
+	if (start && session_focus_start(&v->s, m, k) != 0)
+		return -1;
+	return session_focus_more(&v->s, SESSION_DETAIL_CHUNKS);
 }
 
 /* --device names a GPU the session has (a live one may list it later). */

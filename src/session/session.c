@@ -1345,31 +1345,105 @@ static int focus_block(void *ud, const struct smtop_block *b, uint32_t pid, uint
 	return 0;
 }
 
-int session_focus_kernel(struct session *s, struct model *m, long k)
+/* Where session_focus_more is: the kernel, what its blocks gave so far, and
+ * the walk through each file's chunks over its window. */
+struct session_focus {
+	struct model *m;
+	long k;
+	uint64_t first;
+	struct focus_grid g;
+	size_t src;
+	struct db_block_walk w;
+};
+
+static void focus_end(struct session *s)
 {
+	if (!s->focus)
+		return;
+	residency_free(&s->focus->g.res);
+	free(s->focus);
+	s->focus = NULL;
+}
+
+int session_focus_start(struct session *s, struct model *m, long k)
+{
+	focus_end(s);
 	model_focus_kernel(m, -1, 0, 0, 0, 0);
 	if (k < 0 || (size_t)k >= m->n_kernels)
 		return 0;
+	struct session_focus *f = calloc(1, sizeof *f);
+	if (!f)
+		return -1;
 	const struct model_kernel *mk = &m->kernels[k];
 	const struct model_stream *st = &m->streams[mk->stream];
-	struct focus_grid g = { .pid = st->pid, .device_id = st->device_id,
-				.grid_id = model_kernel_grid(m, mk),
-				.last = model_kernel_last_block(m, mk) };
-	residency_init(&g.res);
-	uint64_t first = model_kernel_first_block(m, mk);
-	int rc = first && g.last >= first ? session_blocks(s, first, g.last + 1, focus_block, &g) : 0;
-	residency_free(&g.res);
-	if (rc != 0)
-		return -1;
+	f->m = m;
+	f->k = k;
+	f->first = model_kernel_first_block(m, mk);
+	f->g.pid = st->pid;
+	f->g.device_id = st->device_id;
+	f->g.grid_id = model_kernel_grid(m, mk);
+	f->g.last = model_kernel_last_block(m, mk);
+	residency_init(&f->g.res);
+	if (f->first && f->g.last >= f->first)
+		db_reader_walk_begin(&f->w, f->first, f->g.last + 1);
+	else
+		f->src = s->n_src; /* no blocks: nothing to walk */
+	s->focus = f;
+	return 0;
+}
+
+/* The walk is through: the kernel's correlation id, and the focus set. */
+static int focus_finish(struct session *s)
+{
+	struct session_focus *f = s->focus;
+	struct model *m = f->m;
+	if ((size_t)f->k >= m->n_kernels) {
+		focus_end(s); /* the model was built again meanwhile (a replay's step back) */
+		return 0;
+	}
+	const struct model_kernel *mk = &m->kernels[f->k];
 	uint32_t n = 0;
 	for (size_t i = 0; i < MODEL_MAX_SMS / 64; i++)
-		n += (uint32_t)__builtin_popcountll(g.mask[i]);
-	struct focus_record rec = { g.pid, g.device_id, g.grid_id, mk->start, 0 };
-	if (session_kernels(s, mk->start, mk->start + 1, focus_kernel_record, &rec) != 0)
+		n += (uint32_t)__builtin_popcountll(f->g.mask[i]);
+	struct focus_record rec = { f->g.pid, f->g.device_id, f->g.grid_id, mk->start, 0 };
+	int rc = session_kernels(s, mk->start, mk->start + 1, focus_kernel_record, &rec);
+	if (rc == 0) {
+		model_focus_kernel(m, f->k, model_kernel_blocks_seen(m, mk), 1, n, rec.correlation_id);
+		m->focus.most_per_sm = f->g.most > 0 ? (uint32_t)f->g.most : 0;
+	}
+	focus_end(s);
+	return rc;
+}
+
+int session_focus_more(struct session *s, size_t max_chunks)
+{
+	struct session_focus *f = s->focus;
+	if (!f)
+		return 0;
+	while (f->src < s->n_src) {
+		int r = db_reader_walk_blocks(s->src[f->src].reader, &f->w, max_chunks, focus_block,
+					      &f->g);
+		if (r < 0) {
+			focus_end(s);
+			return -1;
+		}
+		if (r > 0)
+			return 1;
+		/* this file is through: the same window in the next */
+		f->src++;
+		db_reader_walk_begin(&f->w, f->w.t0, f->w.t1);
+	}
+	return focus_finish(s) == 0 ? 0 : -1;
+}
+
+int session_focus_kernel(struct session *s, struct model *m, long k)
+{
+	if (session_focus_start(s, m, k) != 0)
 		return -1;
-	model_focus_kernel(m, k, model_kernel_blocks_seen(m, mk), 1, n, rec.correlation_id);
-	m->focus.most_per_sm = g.most > 0 ? (uint32_t)g.most : 0;
-	return 0;
+	int r;
+	while ((r = session_focus_more(s, SESSION_DETAIL_CHUNKS)) > 0)
+		;
+	return r;
 }
 
 int session_focus_event(struct session *s, struct model *m, long e)
@@ -1509,6 +1583,7 @@ const struct smtop_event *session_event(struct session *s, size_t i)
 
 void session_close(struct session *s)
 {
+	focus_end(s);
 	if (s->findings) {
 		findings_free(s->findings);
 		free(s->findings);

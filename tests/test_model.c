@@ -902,3 +902,36 @@ Test(model, grid_table_and_hash_find_every_kernel)
 	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[9]), 1);
 	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[4]), 0, "replaced by its relaunch");
 }
+
+/* A session of varying grids has tens of thousands of launch shapes: a
+ * compact kernel names 8 Mi of them (past 32 Ki, the index takes bits
+ * beside the block count), and counts up to 16 Mi blocks before it goes
+ * wide. */
+Test(model, many_shapes_and_many_blocks_stay_exact)
+{
+	dev(2048);
+	struct smtop_kernel k = { .start = US(1), .end = US(2), .pid = 1, .context_id = 1,
+				  .stream_id = 1, .block = { 64, 1, 1 }, .name = "k" };
+	for (int i = 0; i < 40000; i++) {
+		k.grid_id = (uint64_t)i + 1;
+		k.grid[0] = i + 1;
+		cr_assert_eq(model_add_kernel(&m, &k), 0);
+	}
+	cr_expect_eq(m.n_shapes, 40000);
+	cr_expect_eq(m.n_wide, 0, "all compact");
+	for (int i = 0; i < 40000; i += 997)
+		cr_expect_eq(model_kernel_shape(&m, &m.kernels[i])->grid[0], i + 1, "kernel %d", i);
+	cr_expect_eq(model_kernel_shape(&m, &m.kernels[39999])->grid[0], 40000);
+	/* a run of 16 Mi - 2 blocks, then two more: the second goes past */
+	struct smtop_block b = { .grid_id = 40000, .sm = 0, .start = US(1), .end = US(2) };
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	struct model_kernel *p = &m.kernels[39999];
+	p->blocks_seen = MODEL_KERNEL_BLOCKS - 1;
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_expect_eq(p->shape & MODEL_KERNEL_WIDE, 0, "the last that fits");
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_expect_neq(p->shape & MODEL_KERNEL_WIDE, 0, "wide past it");
+	cr_expect_eq(model_kernel_blocks_seen(&m, p), (uint64_t)MODEL_KERNEL_BLOCKS + 1);
+	cr_expect_eq(model_kernel_shape(&m, p)->grid[0], 40000, "its shape kept");
+	cr_expect_eq(model_kernel_first_block(&m, p), US(1));
+}

@@ -144,10 +144,16 @@ static int off_of(uint64_t start, uint64_t t, int32_t *out)
 	return 0;
 }
 
+/* A compact kernel's shape index. */
+static uint32_t narrow_shape(const struct model_kernel *k)
+{
+	return (k->shape & (MODEL_KERNEL_WIDE - 1)) | (uint32_t)k->shape_hi << 15;
+}
+
 const struct model_shape *model_kernel_shape(const struct model *m, const struct model_kernel *k)
 {
 	const struct model_kernel_wide *w = kwide(m, k);
-	return &m->shapes[w ? w->shape : k->shape];
+	return &m->shapes[w ? w->shape : narrow_shape(k)];
 }
 
 uint64_t model_kernel_grid(const struct model *m, const struct model_kernel *k)
@@ -216,7 +222,7 @@ static int kernel_widen(struct model *m, struct model_kernel *k)
 	m->wide[m->n_wide] = (struct model_kernel_wide){
 		k->grid, k->start + k->end_off, off_time(k->start, k->submitted_off),
 		off_time(k->start, k->first_off), off_time(k->start, k->last_off), k->blocks_seen,
-		k->shape };
+		narrow_shape(k) };
 	k->end_off = (uint32_t)m->n_wide++;
 	k->shape |= MODEL_KERNEL_WIDE;
 	return 0;
@@ -233,13 +239,14 @@ static int kernel_encode(struct model *m, struct model_kernel *k, uint64_t grid,
 {
 	int32_t sub;
 	int fits = grid <= UINT32_MAX && end >= k->start && end - k->start <= UINT32_MAX &&
-		   shape < MODEL_KERNEL_WIDE && off_of(k->start, submitted, &sub) == 0;
+		   shape < MODEL_KERNEL_SHAPES && off_of(k->start, submitted, &sub) == 0;
 	k->first_off = k->last_off = MODEL_OFF_NONE;
 	if (fits) {
 		k->grid = (uint32_t)grid;
 		k->end_off = (uint32_t)(end - k->start);
 		k->submitted_off = sub;
-		k->shape = (uint16_t)shape;
+		k->shape = (uint16_t)(shape & (MODEL_KERNEL_WIDE - 1));
+		k->shape_hi = shape >> 15;
 		return 0;
 	}
 	k->end_off = 0;
@@ -282,7 +289,7 @@ static int kernel_note_blocks(struct model *m, struct model_kernel *k, uint64_t 
 			      uint64_t last, uint64_t n)
 {
 	int32_t fo, lo;
-	if (!(k->shape & MODEL_KERNEL_WIDE) && k->blocks_seen + n < UINT32_MAX &&
+	if (!(k->shape & MODEL_KERNEL_WIDE) && k->blocks_seen + n <= MODEL_KERNEL_BLOCKS &&
 	    near_start(k->start, first, &fo) && near_start(k->start, last, &lo)) {
 		if (k->first_off == MODEL_OFF_NONE || fo < k->first_off)
 			k->first_off = fo;
@@ -297,7 +304,8 @@ static int kernel_note_blocks(struct model *m, struct model_kernel *k, uint64_t 
 	if (last > l)
 		l = last;
 	uint64_t seen = model_kernel_blocks_seen(m, k) + n;
-	if (!(k->shape & MODEL_KERNEL_WIDE) && seen < UINT32_MAX && off_of(k->start, f, &fo) == 0 &&
+	if (!(k->shape & MODEL_KERNEL_WIDE) && seen <= MODEL_KERNEL_BLOCKS &&
+	    off_of(k->start, f, &fo) == 0 &&
 	    off_of(k->start, l, &lo) == 0) {
 		k->first_off = fo;
 		k->last_off = lo;

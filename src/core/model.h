@@ -56,6 +56,8 @@ struct model_shape {
  * kernels for those that have it. */
 #define MODEL_OFF_NONE INT32_MIN       /* an offset's "unknown" (the time is 0) */
 #define MODEL_KERNEL_WIDE 0x8000u      /* in shape: values in m->wide[end_off] */
+#define MODEL_KERNEL_SHAPES (1u << 23) /* shapes a compact kernel can name */
+#define MODEL_KERNEL_BLOCKS ((1u << 24) - 1) /* blocks a compact kernel counts */
 struct model_kernel {
 	uint64_t start;
 	uint32_t grid;                  /* grid id */
@@ -63,11 +65,14 @@ struct model_kernel {
 	int32_t submitted_off;          /* CUPTI latency timestamp - start */
 	int32_t first_off, last_off;    /* first block start, last block end - start;
 					 * MODEL_OFF_NONE: no block seen */
-	uint32_t blocks_seen;
+	uint32_t blocks_seen : 24;
+	uint32_t shape_hi : 8;          /* shape index bits 15-22: a session of varying
+					 * grids has tens of thousands of shapes */
 	uint32_t name;                  /* index into the model's names */
 	uint16_t stream;                /* index into model streams: its pid, device,
 					 * context and stream id are the kernel's */
-	uint16_t shape;                 /* index into model shapes, and MODEL_KERNEL_WIDE */
+	uint16_t shape;                 /* index into model shapes (bits 0-14), and
+					 * MODEL_KERNEL_WIDE */
 };
 
 /* The kernels of one process and device by grid id (model_find_kernel):

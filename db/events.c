@@ -398,6 +398,58 @@ out:
 	return rc;
 }
 
+/* The viewer keeps an episode's heaviest culprit and reads the rest when it
+ * shows the episode: one indexed lookup (smtop_events_start), not all. */
+static int load_culprits_of(sqlite3 *db, const struct smtop_event *v, struct smtop_event *into)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT eventId,globalPid,deviceId,contextId,streamId,"
+			       "correlationId,gridId,priority,overlapNs,weight,blocks,name"
+			       " FROM smtop_event_culprits WHERE eventId = (SELECT id FROM smtop_events"
+			       " WHERE start = ?1 AND ready = ?2 AND gridId = ?3 AND deviceId = ?4"
+			       " AND (globalPid >> 24) = ?5 ORDER BY id LIMIT 1) ORDER BY rank",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, (int64_t)v->start);
+	sqlite3_bind_int64(st, 2, (int64_t)v->ready);
+	sqlite3_bind_int64(st, 3, (int64_t)v->grid_id);
+	sqlite3_bind_int64(st, 4, v->device_id);
+	sqlite3_bind_int64(st, 5, v->pid);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+		rc = add_culprit(st, into, &cap);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_events_culprits(const char *path, const struct smtop_event *v, struct smtop_culprit **out,
+		       size_t *n, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	struct smtop_event got = { 0 };
+	int smtop = events_open(path, 0, &db, err, errlen), rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (smtop < 0)
+		goto out;
+	if (smtop && load_culprits_of(db, v, &got) != 0) {
+		snprintf(err, errlen, "%s: cannot read culprits: %s", path, sqlite3_errmsg(db));
+		for (size_t j = 0; j < got.n_culprits; j++)
+			free((char *)got.culprits[j].name);
+		free(got.culprits);
+		goto out;
+	}
+	*out = got.culprits;
+	*n = got.n_culprits;
+	rc = 0;
+out:
+	sqlite3_close(db);
+	return rc;
+}
+
 void db_events_free(struct smtop_event *ev, size_t n)
 {
 	for (size_t i = 0; ev && i < n; i++) {

@@ -26,6 +26,13 @@ int db_events_load(const char *path, struct smtop_event **out, size_t *n,
 int db_events_load_slice(const char *path, int64_t *after, int64_t max, struct smtop_event **out,
 			 size_t *n, char *params, size_t paramslen, char *err, size_t errlen);
 
+/* The culprits stored for the episode of victim v (found by its start,
+ * ready time, process, device and grid id), heaviest first, into *out (n
+ * of them; names owned: free each name, then the array).  A file without
+ * such an episode gives n = 0.  Returns 0, or -1 with one line in err. */
+int db_events_culprits(const char *path, const struct smtop_event *v, struct smtop_culprit **out,
+		       size_t *n, char *err, size_t errlen);
+
 void db_events_free(struct smtop_event *ev, size_t n);
 
 #endif

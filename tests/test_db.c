@@ -982,6 +982,50 @@ Test(db, events_round_trip)
 	db_events_free(out, n);
 }
 
+/* The viewer keeps an episode's heaviest culprit and reads the rest for the
+ * episode it shows: all of them, in order, found by the victim alone. */
+Test(db, culprits_of_one_stored_episode)
+{
+	char path[256], err[512];
+	struct smtop_culprit cul[3] = {
+		{ .pid = 1, .stream_id = 14, .grid_id = 11, .overlap_ns = 800, .weight = 0.8,
+		  .blocks = 8, .name = "heavy" },
+		{ .pid = 1, .stream_id = 15, .grid_id = 12, .overlap_ns = 150, .weight = 0.15,
+		  .name = "middle" },
+		{ .pid = 1, .stream_id = 16, .grid_id = 13, .overlap_ns = 50, .weight = 0.05,
+		  .name = "light" },
+	};
+	struct smtop_event ev[2] = {
+		{ .kind = SMTOP_EV_BLOCKING, .pid = 1, .stream_id = 13, .grid_id = 10, .ready = T0,
+		  .start = T0 + 1000, .wait_ns = 1000, .name = "first", .n_culprits = 1,
+		  .culprits = &cul[2] },
+		{ .kind = SMTOP_EV_INVERSION_RESIDENT, .pid = 1, .stream_id = 13, .grid_id = 20,
+		  .ready = T0 + 5000, .start = T0 + 9000, .wait_ns = 4000, .name = "second",
+		  .n_culprits = 3, .culprits = cul },
+	};
+	struct smtop_culprit *c;
+	size_t n;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	db_writer_close(db_support_writer(path, 1, 1));
+	cr_assert_eq(db_events_store(path, ev, 2, "", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_events_culprits(path, &ev[1], &c, &n, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 3);
+	cr_expect_str_eq(c[0].name, "heavy");
+	cr_expect_str_eq(c[2].name, "light");
+	cr_expect_eq(c[1].grid_id, 12);
+	cr_expect_eq(c[0].blocks, 8);
+	cr_expect_float_eq(c[1].weight, 0.15, 1e-9);
+	for (size_t i = 0; i < n; i++)
+		free((char *)c[i].name);
+	free(c);
+	struct smtop_event none = ev[1];
+	none.ready++;
+	cr_assert_eq(db_events_culprits(path, &none, &c, &n, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(n, 0, "no such episode");
+	free(c);
+}
+
 /* The child fills a file capped by RLIMIT_FSIZE; exit 0 means it saw a clean
  * disk-full error. */
 static int fill_until_full(const char *path)

@@ -40,12 +40,22 @@ static int fill_detail(void *ud, struct model *mm, uint64_t t0, uint64_t t1, int
 	return session_detail_more(ud, SESSION_DETAIL_CHUNKS);
 }
 
-/* A step, and more while a detail read is still going (it stops after a
- * time budget): screens do not depend on the machine's speed. */
+static int focus_kernel(void *ud, struct model *mm, long k, long e, int start)
+{
+	if (k < 0)
+		return session_focus_event(ud, mm, e);
+	if (start && session_focus_start(ud, mm, k) != 0)
+		return -1;
+	return session_focus_more(ud, SESSION_DETAIL_CHUNKS);
+}
+
+/* A step, and more while a detail read or the details pane's is still
+ * going (they stop after a time budget): screens do not depend on the
+ * machine's speed. */
 static void step(void)
 {
 	ui_step(&a, &m, &src, 0);
-	for (int i = 0; i < 1000 && a.fetch.on; i++)
+	for (int i = 0; i < 1000 && (a.fetch.on || a.focusing.on); i++)
 		ui_step(&a, &m, &src, 0);
 }
 
@@ -65,7 +75,8 @@ static void open_fixture_on(const char *name, int w, int h, int device)
 	s.view_device = device;
 	m.session_label = label;
 	cr_assert_geq(session_poll(&s, err, sizeof err), 0, "%s", err);
-	src = (struct ui_source){ .ud = &s, .poll = poll_session, .detail = fill_detail };
+	src = (struct ui_source){ .ud = &s, .poll = poll_session, .detail = fill_detail,
+				  .focus = focus_kernel };
 	app_init(&a, &m);
 	cr_assert_eq(canvas_init(&c, w, h), 0);
 	screen_layout(&a, &m, w, h);
@@ -291,8 +302,8 @@ Test(fixture_screens, pvt_kernel_details)
 	press(APP_KEY_TAB);                     /* streams, the victim selected */
 	char *t = golden("kernel_details_132x50", 132, 50);
 	const struct model_kernel *k = &m.kernels[a.sel_kernel];
-	cr_expect_eq(k->event, a.sel_event, "the worst episode's victim");
-	cr_expect(has(t, k->short_name));
+	cr_expect_eq(model_kernel_event(&m, k), a.sel_event, "the worst episode's victim");
+	cr_expect(has(t, model_kernel_short_name(&m, k)));
 	cr_expect(has(t, "ran 388 us  waited 1.52 ms"), "the wait of the worst inversion");
 	free(t);
 }
@@ -470,18 +481,18 @@ Test(fixture_screens, search_shows_the_kernel)
 	type("hol_long");
 	press(APP_KEY_ENTER);
 	cr_expect_eq(a.pane, APP_PANE_STREAMS, "the match's details, not the SMs'");
-	cr_expect_str_eq(m.kernels[a.sel_kernel].short_name, "hol_long_kernel");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[a.sel_kernel]), "hol_long_kernel");
 	/* one long kernel, two short ones */
 	press('/');
 	type("hol_short");
 	press(APP_KEY_ENTER);
-	cr_expect_str_eq(m.kernels[a.sel_kernel].short_name, "hol_short_kernel");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[a.sel_kernel]), "hol_short_kernel");
 	long first = a.sel_kernel;
 	press('/');
 	type("hol_short");
 	press(APP_KEY_ENTER);
 	cr_expect_neq(a.sel_kernel, first, "Enter finds the next match");
-	cr_expect_str_eq(m.kernels[a.sel_kernel].short_name, "hol_short_kernel");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[a.sel_kernel]), "hol_short_kernel");
 }
 
 /* The screen column of time t in the plot. */
@@ -501,7 +512,7 @@ Test(fixture_screens, clicks_select_what_is_drawn_there)
 	int row = 0;
 	while (row < l->lanes_rows && l->lane_of_row[row] != 1)
 		row++;
-	cr_assert(app_handle_mouse(&a, column_of(k->start / 2 + k->end / 2), l->lanes_y + row));
+	cr_assert(app_handle_mouse(&a, column_of(k->start / 2 + model_kernel_end(&m, k) / 2), l->lanes_y + row));
 	cr_expect_eq(a.pane, APP_PANE_STREAMS);
 	cr_expect_eq(&m.kernels[a.sel_kernel], k);
 	char *t = draw(132, 50);
@@ -640,7 +651,7 @@ Test(fixture_screens, two_gpus_draw_one_gpu_at_a_time)
 
 /* The details pane of a --sm all session: its registers said to be the
  * driver's under the sanitizer, and every kernel's most blocks per SM the
- * analysis' own (the model counts none itself). */
+ * analysis' own, and the same counted from the blocks the pane reads. */
 Test(fixture_screens, sm_all_kernel_details)
 {
 	open_fixture("torch-sm-all", 132, 50);
@@ -657,14 +668,20 @@ Test(fixture_screens, sm_all_kernel_details)
 	for (size_t i = 0; i < m.n_kernels; i++) {
 		const struct model_kernel *k = &m.kernels[i];
 		const struct model_stream *st = &m.streams[k->stream];
-		long ak = analysis_kernel_find(s.analysis, st->pid, st->device_id, k->grid_id,
-					       k->correlation_id);
+		cr_assert_eq(session_focus_kernel(&s, &m, (long)i), 0);
+		cr_assert_eq(m.focus.kernel, (long)i);
+		long ak = analysis_kernel_find(s.analysis, st->pid, st->device_id, model_kernel_grid(&m, k),
+					       m.focus.correlation_id);
 		cr_assert_geq(ak, 0);
 		struct analysis_kernel_occupancy o;
 		analysis_kernel_occupancy(s.analysis, (size_t)ak, &o);
-		cr_expect_eq(k->most_per_sm, o.most_per_sm, "kernel %zu: %u, the analysis' %u", i,
-			     k->most_per_sm, o.most_per_sm);
-		checked += k->blocks_seen > 0 && k->most_per_sm > 0;
+		uint32_t most = model_kernel_most_per_sm(&m, k);
+		cr_expect_eq(most, o.most_per_sm, "kernel %zu: %u, the analysis' %u", i, most,
+			     o.most_per_sm);
+		/* counted again from the blocks read for the details pane */
+		cr_expect_eq(m.focus.most_per_sm, o.most_per_sm, "kernel %zu: %u read, the analysis' %u",
+			     i, m.focus.most_per_sm, o.most_per_sm);
+		checked += model_kernel_blocks_seen(&m, k) > 0 && most > 0;
 	}
 	cr_expect_eq(checked, 246, "every kernel with blocks has its most (%zu)", checked);
 }

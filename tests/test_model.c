@@ -79,10 +79,11 @@ Test(model, ready_from_submission_and_previous_end)
 	model_flush(&m);
 	const struct model_stream *s = model_stream_by_rank(&m, 0);
 	uint32_t si = (uint32_t)(s - m.streams);
-	cr_expect_eq(model_stream_kernel(&m, si, 0)->ready, US(10));
-	cr_expect_eq(model_stream_kernel(&m, si, 1)->ready, US(100));
-	cr_expect_eq(model_stream_kernel(&m, si, 2)->ready, 0);
-	cr_expect_eq(model_kernel_wait(model_stream_kernel(&m, si, 1)), 30000);
+	cr_expect_eq(model_stream_kernel_ready(&m, si, 0), US(10));
+	cr_expect_eq(model_stream_kernel_ready(&m, si, 1), US(100));
+	cr_expect_eq(model_stream_kernel_ready(&m, si, 2), 0);
+	cr_expect_eq(model_kernel_ready(&m, model_stream_kernel(&m, si, 1)), US(100));
+	cr_expect_eq(model_kernel_wait(&m, model_stream_kernel(&m, si, 1)), 30000);
 }
 
 Test(model, out_of_order_kernels_sorted_on_flush)
@@ -92,7 +93,7 @@ Test(model, out_of_order_kernels_sorted_on_flush)
 	kern(1, 5, 128, 0, 100, 200, "early");
 	model_flush(&m);
 	uint32_t si = 0;
-	cr_expect_str_eq(model_stream_kernel(&m, si, 0)->name, "early");
+	cr_expect_str_eq(model_kernel_name(&m, model_stream_kernel(&m, si, 0)), "early");
 	cr_expect_eq(model_stream_kernel_before(&m, si, US(250)), 0);
 	cr_expect_eq(model_stream_kernel_before(&m, si, US(50)), -1);
 }
@@ -103,14 +104,14 @@ Test(model, short_names)
 	kern(1, 5, 1, 0, 1, 2, "_Z10conv2d_fwdPKfPfi");
 	kern(2, 5, 1, 0, 3, 4, "_ZN2at6native13reduce_kernelILi512EEEvv");
 	kern(3, 5, 1, 0, 5, 6, "void at::native::vectorized_elementwise<float>(int)");
-	cr_expect_str_eq(m.kernels[0].short_name, "conv2d_fwd");
-	cr_expect_str_eq(m.kernels[1].short_name, "reduce_kernel");
-	cr_expect_str_eq(m.kernels[2].short_name, "vectorized_elementwise");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[0]), "conv2d_fwd");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[1]), "reduce_kernel");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[2]), "vectorized_elementwise");
 	/* not names: a zero length keeps the whole as the label */
 	kern(4, 5, 1, 0, 7, 8, "_ZN0E");
 	kern(5, 5, 1, 0, 9, 10, "_Z0x");
-	cr_expect_str_eq(m.kernels[3].short_name, "_ZN0E");
-	cr_expect_str_eq(m.kernels[4].short_name, "_Z0x");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[3]), "_ZN0E");
+	cr_expect_str_eq(model_kernel_short_name(&m, &m.kernels[4]), "_Z0x");
 }
 
 Test(model, dominant_stream_and_fullness)
@@ -205,8 +206,11 @@ Test(model, blocks_of_centuries_are_binned_bounded)
 	cr_assert_eq(model_add_blocks(&m, far, 3, 1, 1), 0);
 	cr_assert_eq(model_flush(&m), 0);
 	cr_expect_eq(m.blocks, 5);
-	cr_expect_eq(m.kernels[0].blocks_seen, 5);
-	cr_expect_eq(m.kernels[0].last_block, UINT64_MAX - 1);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[0]), 5);
+	cr_expect_eq(model_kernel_last_block(&m, &m.kernels[0]), UINT64_MAX - 1);
+	cr_expect(m.kernels[0].shape & MODEL_KERNEL_WIDE, "centuries do not fit an offset");
+	cr_expect_eq(model_kernel_first_block(&m, &m.kernels[0]), US(0));
+	cr_expect_eq(model_kernel_end(&m, &m.kernels[0]), US(100));
 	/* the whole span in columns of centuries, and its far end */
 	struct model_cell c[10];
 	model_sample_sms(&m, 0, 4, m.t_first, (m.t_last - m.t_first) / 10, 10, c);
@@ -238,9 +242,9 @@ Test(model, blocks_before_kernel_wait_in_pending)
 	model_flush(&m);
 	cr_expect_eq(m.n_pending, 0);
 	cr_expect_eq(m.blocks, 1);
-	cr_expect_eq(m.kernels[0].blocks_seen, 1);
-	cr_expect_eq(m.kernels[0].first_block, US(0));
-	cr_expect(m.kernels[0].sm_mask[0] & 4);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[0]), 1);
+	cr_expect_eq(model_kernel_first_block(&m, &m.kernels[0]), US(0));
+	cr_expect_eq(model_kernel_last_block(&m, &m.kernels[0]), US(50));
 }
 
 Test(model, blocks_before_device_wait_too)
@@ -268,11 +272,11 @@ Test(model, blocks_join_their_kernel_across_contexts_not_devices)
 	model_flush(&m);
 	cr_expect_eq(m.n_pending, 0);
 	cr_expect_eq(m.blocks, 1);
-	cr_expect_eq(m.kernels[0].blocks_seen, 1);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[0]), 1);
 	b.device_id = 1;
 	cr_assert_eq(model_add_block(&m, &b, 1, 2), 0);
 	model_flush(&m);
-	cr_expect_eq(m.kernels[0].blocks_seen, 1, "device 1's grid 7 is another kernel");
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[0]), 1, "device 1's grid 7 is another kernel");
 	cr_expect_eq(m.n_pending, 1);
 }
 
@@ -340,10 +344,11 @@ Test(model, events_deep_copied_sorted_and_linked)
 	cname[0] = 'X';
 	model_flush(&m);
 	cr_expect_str_eq(m.events[1].ev.name, "victim");
-	cr_expect_str_eq(m.events[1].ev.culprits[0].name, "culprit");
+	cr_expect_str_eq(model_event_culprit(&m, 1, 0)->name, "culprit");
 	cr_expect_eq(m.events[0].ev.ready, US(5), "sorted by ready");
 	cr_expect_eq(m.events[1].kernel, 0);
-	cr_expect_eq(m.kernels[0].ready, US(20), "the analysis's ready time wins");
+	cr_expect_eq(model_kernel_ready(&m, &m.kernels[0]), US(20), "the analysis's ready time wins");
+	cr_expect_eq(model_kernel_event(&m, &m.kernels[0]), 1);
 	cr_expect_eq(model_event_at(&m, US(10)), 1);
 }
 
@@ -626,9 +631,10 @@ Test(model, chunks_place_like_single_blocks)
 	cr_expect_eq(c.t_last, m.t_last);
 	for (size_t k = 0; k < m.n_kernels; k++) {
 		const struct model_kernel *x = &m.kernels[k], *y = &c.kernels[k];
-		cr_expect(x->first_block == y->first_block && x->last_block == y->last_block &&
-			  x->blocks_seen == y->blocks_seen &&
-			  memcmp(x->sm_mask, y->sm_mask, sizeof x->sm_mask) == 0, "kernel %zu", k);
+		cr_expect(model_kernel_first_block(&m, x) == model_kernel_first_block(&c, y) &&
+			  model_kernel_last_block(&m, x) == model_kernel_last_block(&c, y) &&
+			  model_kernel_blocks_seen(&m, x) == model_kernel_blocks_seen(&c, y),
+			  "kernel %zu", k);
 	}
 	for (size_t s = 0; s < m.n_streams; s++)
 		cr_expect_eq(m.streams[s].blocks, c.streams[s].blocks);
@@ -664,8 +670,8 @@ Test(model, waiting_grids_are_placed_as_their_kernels_come)
 	cr_assert_eq(model_flush(&m), 0);
 	cr_expect_eq(m.n_pending, 200, "grid 11's blocks placed, 10 and 12 wait");
 	cr_expect_eq(m.blocks, 100);
-	cr_expect_eq(m.kernels[0].blocks_seen, 100);
-	cr_expect_eq(m.kernels[0].first_block, US(100));
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[0]), 100);
+	cr_expect_eq(model_kernel_first_block(&m, &m.kernels[0]), US(100));
 	cr_assert_eq(model_add_blocks(&m, b, 50, 1, 1), 0);
 	cr_expect_eq(m.n_pending, 250, "more of grid 10 joins its wait");
 	kern(10, 2, 64, 0, 0, 100, "first");
@@ -745,4 +751,187 @@ Test(model, trim_gives_the_stage_back)
 		{ .grid_id = 1, .sm = 2, .start = US(200), .end = US(900) },
 	};
 	expect_same_as_reference(b, 3);
+}
+
+/* The compact kernel: offsets from start while they fit, whole values in
+ * the wide table once one does not, read back the same either way. */
+Test(model, compact_kernel_round_trip_and_wide_fallbacks)
+{
+	dev(2048);
+	uint64_t t0 = 1700000000000000000ull;
+	struct smtop_kernel k = { .start = t0, .end = t0 + 2500, .submitted = t0 - 700,
+				  .grid_id = 5, .pid = 1, .context_id = 1, .stream_id = 3,
+				  .correlation_id = 77, .block = { 128, 2, 1 }, .name = "plain" };
+	cr_assert_eq(model_add_kernel(&m, &k), 0);
+	/* a kernel of 5 s, a grid id past 32 bits, a submission 3 s before */
+	struct smtop_kernel wide[3] = { k, k, k };
+	wide[0].grid_id = 6;
+	wide[0].end = t0 + 5000000000ull;
+	wide[1].grid_id = (1ull << 40) + 7;
+	wide[2].grid_id = 8;
+	wide[2].submitted = t0 - 3000000000ull;
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(model_add_kernel(&m, &wide[i]), 0);
+	cr_assert_eq(model_flush(&m), 0);
+	const struct model_kernel *p = &m.kernels[0];
+	cr_expect_eq(sizeof *p, 40, "40 bytes a kernel");
+	cr_expect_eq(p->shape & MODEL_KERNEL_WIDE, 0, "fits");
+	cr_expect_eq(model_kernel_end(&m, p), t0 + 2500);
+	cr_expect_eq(model_kernel_submitted(&m, p), t0 - 700);
+	cr_expect_eq(model_kernel_grid(&m, p), 5);
+	cr_expect_eq(model_kernel_threads(&m, p), 256);
+	cr_expect_eq(model_kernel_first_block(&m, p), 0, "no block yet");
+	cr_expect_eq(model_kernel_blocks_seen(&m, p), 0);
+	cr_expect_str_eq(model_kernel_name(&m, p), "plain");
+	for (int i = 0; i < 3; i++) {
+		const struct model_kernel *w = &m.kernels[1 + i];
+		cr_expect_neq(w->shape & MODEL_KERNEL_WIDE, 0, "kernel %d is wide", i);
+		cr_expect_eq(model_kernel_end(&m, w), wide[i].end);
+		cr_expect_eq(model_kernel_submitted(&m, w), wide[i].submitted);
+		cr_expect_eq(model_kernel_grid(&m, w), wide[i].grid_id);
+		cr_expect_eq(model_kernel_threads(&m, w), 256);
+		cr_expect_eq(model_find_kernel(&m, 1, 0, wide[i].grid_id), 1 + i, "found by its grid");
+	}
+	/* blocks: near ones stay compact, one 3 s after the start widens it */
+	struct smtop_block b = { .grid_id = 5, .sm = 2, .start = t0 + 100, .end = t0 + 900 };
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	b.start = t0 - 50; /* a block before its kernel's start (the clocks' offset) */
+	b.end = t0 + 400;
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	p = &m.kernels[0];
+	cr_expect_eq(p->shape & MODEL_KERNEL_WIDE, 0);
+	cr_expect_eq(model_kernel_first_block(&m, p), t0 - 50);
+	cr_expect_eq(model_kernel_last_block(&m, p), t0 + 900);
+	cr_expect_eq(model_kernel_blocks_seen(&m, p), 2);
+	b.start = t0 + 3000000000ull;
+	b.end = b.start + 10;
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_expect_neq(p->shape & MODEL_KERNEL_WIDE, 0, "widened by a far block");
+	cr_expect_eq(model_kernel_first_block(&m, p), t0 - 50, "kept through the move");
+	cr_expect_eq(model_kernel_last_block(&m, p), t0 + 3000000010ull);
+	cr_expect_eq(model_kernel_blocks_seen(&m, p), 3);
+	cr_expect_eq(model_kernel_end(&m, p), t0 + 2500);
+	cr_expect_eq(model_kernel_submitted(&m, p), t0 - 700);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 5), 0, "still found");
+	/* a replay's end growing past 32 bits of offset */
+	model_kernel_set_end(&m, 2, t0 + 6000000000ull);
+	cr_expect_eq(model_kernel_end(&m, &m.kernels[2]), t0 + 6000000000ull);
+	struct model_memory mm;
+	model_memory(&m, &mm);
+	cr_expect_eq(m.n_wide, 4, "the three and the widened one");
+	cr_expect_geq(mm.kernels, 4 * sizeof *p + m.n_wide * sizeof(struct model_kernel_wide));
+}
+
+/* With the culprits in the session file the model keeps the heaviest of
+ * each episode, the streams of all for the timeline, and shows the rest
+ * once they are read for the episode shown. */
+Test(model, stored_culprits_keep_the_heaviest)
+{
+	dev(2048);
+	kern(1, 1, 64, 0, 0, 100, "victim");
+	kern(2, 2, 64, 0, 0, 100, "a");
+	kern(3, 3, 64, 0, 0, 100, "b");
+	model_flush(&m);
+	m.culprits_stored = 1;
+	struct smtop_culprit cu[2] = {
+		{ .pid = 1, .context_id = 1, .stream_id = 2, .grid_id = 2, .weight = 0.7, .name = "a" },
+		{ .pid = 1, .context_id = 1, .stream_id = 3, .grid_id = 3, .weight = 0.3, .name = "b" },
+	};
+	struct smtop_event e = { .kind = SMTOP_EV_BLOCKING, .pid = 1, .context_id = 1,
+				 .stream_id = 1, .grid_id = 1, .ready = US(10), .start = US(50),
+				 .wait_ns = US(40), .name = "victim", .n_culprits = 2, .culprits = cu };
+	cr_assert_eq(model_add_event(&m, &e), 0);
+	model_flush(&m);
+	cr_expect_eq(m.events[0].culprits_held, 1);
+	cr_expect_eq(m.events[0].ev.n_culprits, 2, "the count is the episode's");
+	cr_expect_str_eq(model_event_culprit(&m, 0, 0)->name, "a");
+	cr_expect_null(model_event_culprit(&m, 0, 1), "in the file");
+	cr_expect(model_event_wants_culprits(&m, 0));
+	long sa = model_find_stream(&m, 1, 0, 1, 2), sb = model_find_stream(&m, 1, 0, 1, 3);
+	cr_expect_eq(m.events[0].culprit_streams, (1ull << sa) | (1ull << sb), "both streams");
+	struct smtop_culprit *read = calloc(2, sizeof *read);
+	read[0] = cu[0];
+	read[1] = cu[1];
+	read[0].name = strdup("a");
+	read[1].name = strdup("b");
+	model_focus_culprits(&m, 0, read, 2);
+	cr_expect_str_eq(model_event_culprit(&m, 0, 1)->name, "b");
+	cr_expect_not(model_event_wants_culprits(&m, 0));
+	cr_expect_null(model_event_culprit(&m, 0, 2));
+}
+
+/* Kernels by grid id: a table per process and device for the ids that come
+ * counting up, the hash for the rest; a relaunch with a reused id wins
+ * either way, and each process keeps its own ids. */
+Test(model, grid_table_and_hash_find_every_kernel)
+{
+	dev(2048);
+	struct smtop_kernel k = { .start = US(1), .end = US(2), .pid = 1, .context_id = 1,
+				  .stream_id = 1, .block = { 32, 1, 1 }, .name = "k" };
+	uint64_t grids[] = { 100, 101, 103, 102, 99, 5000000, 104, 100 };
+	size_t n = sizeof grids / sizeof grids[0];
+	for (size_t i = 0; i < n; i++) {
+		k.grid_id = grids[i];
+		cr_assert_eq(model_add_kernel(&m, &k), 0);
+	}
+	k.pid = 2;
+	k.grid_id = 100;
+	cr_assert_eq(model_add_kernel(&m, &k), 0);
+	cr_assert_eq(m.n_gtab, 2, "a table per process");
+	cr_expect_eq(m.n_khash, 2, "the one below the first and the far one: %zu", m.n_khash);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 100), 7, "the relaunch wins");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 103), 2);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 102), 3);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 99), 4, "below the first: in the hash");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 5000000), 5, "far after: in the hash");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 104), 6);
+	cr_expect_eq(model_find_kernel(&m, 2, 0, 100), 8, "another process' grid 100");
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 105), -1);
+	cr_expect_eq(model_find_kernel(&m, 1, 1, 100), -1, "another device");
+	cr_expect_eq(model_find_kernel(&m, 3, 0, 100), -1, "another process");
+	k.pid = 1;
+	k.grid_id = 99;
+	cr_assert_eq(model_add_kernel(&m, &k), 0);
+	cr_expect_eq(model_find_kernel(&m, 1, 0, 99), 9, "a relaunch in the hash wins too");
+	/* blocks find theirs through the table of recent grids as well */
+	struct smtop_block b = { .grid_id = 100, .sm = 1, .start = US(1), .end = US(2) };
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	b.grid_id = 99;
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[7]), 1);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[9]), 1);
+	cr_expect_eq(model_kernel_blocks_seen(&m, &m.kernels[4]), 0, "replaced by its relaunch");
+}
+
+/* A session of varying grids has tens of thousands of launch shapes: a
+ * compact kernel names 8 Mi of them (past 32 Ki, the index takes bits
+ * beside the block count), and counts up to 16 Mi blocks before it goes
+ * wide. */
+Test(model, many_shapes_and_many_blocks_stay_exact)
+{
+	dev(2048);
+	struct smtop_kernel k = { .start = US(1), .end = US(2), .pid = 1, .context_id = 1,
+				  .stream_id = 1, .block = { 64, 1, 1 }, .name = "k" };
+	for (int i = 0; i < 40000; i++) {
+		k.grid_id = (uint64_t)i + 1;
+		k.grid[0] = i + 1;
+		cr_assert_eq(model_add_kernel(&m, &k), 0);
+	}
+	cr_expect_eq(m.n_shapes, 40000);
+	cr_expect_eq(m.n_wide, 0, "all compact");
+	for (int i = 0; i < 40000; i += 997)
+		cr_expect_eq(model_kernel_shape(&m, &m.kernels[i])->grid[0], i + 1, "kernel %d", i);
+	cr_expect_eq(model_kernel_shape(&m, &m.kernels[39999])->grid[0], 40000);
+	/* a run of 16 Mi - 2 blocks, then two more: the second goes past */
+	struct smtop_block b = { .grid_id = 40000, .sm = 0, .start = US(1), .end = US(2) };
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	struct model_kernel *p = &m.kernels[39999];
+	p->blocks_seen = MODEL_KERNEL_BLOCKS - 1;
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_expect_eq(p->shape & MODEL_KERNEL_WIDE, 0, "the last that fits");
+	cr_assert_eq(model_add_block(&m, &b, 1, 1), 0);
+	cr_expect_neq(p->shape & MODEL_KERNEL_WIDE, 0, "wide past it");
+	cr_expect_eq(model_kernel_blocks_seen(&m, p), (uint64_t)MODEL_KERNEL_BLOCKS + 1);
+	cr_expect_eq(model_kernel_shape(&m, p)->grid[0], 40000, "its shape kept");
+	cr_expect_eq(model_kernel_first_block(&m, p), US(1));
 }

@@ -211,6 +211,73 @@ Test(occupancy, a_finalised_session_shows_its_results_before_its_blocks)
 	close_model(&full);
 }
 
+/* What a session shown from its stored findings reads when asked rather
+ * than keeps: an episode's culprits past the heaviest, and the kernel's
+ * SMs, correlation id and most blocks on one SM, which no analysis counts
+ * there; all the same as the analysis' own. */
+static void expect_stored_view_reads(const char *fixture, size_t want_several)
+{
+	char path[512], err[512];
+	db_support_temp_path(path, sizeof path, "stored-view.smtop");
+	copy_file(fixture, path);
+	cr_assert_eq(library_finalize(path, NULL, err, sizeof err), 0, "%s", err);
+	struct loaded full, shown;
+	open_model(&full, path, 0, 0);
+	poll_all(&full);
+	open_model(&shown, path, 1, 1);
+	poll_all(&shown);
+	cr_assert(shown.s.analysis_off);
+	cr_assert(shown.m.culprits_stored);
+	cr_assert_eq(shown.m.n_events, full.m.n_events);
+	size_t several = 0;
+	for (size_t i = 0; i < shown.m.n_events; i++) {
+		const struct model_event *x = &full.m.events[i], *y = &shown.m.events[i];
+		cr_assert_eq(x->ev.n_culprits, y->ev.n_culprits, "episode %zu", i);
+		cr_expect_eq(y->culprits_held, y->ev.n_culprits ? 1 : 0, "the heaviest kept");
+		cr_expect_eq(x->culprit_streams, y->culprit_streams, "the timeline's marks");
+		several += y->ev.n_culprits > 1;
+		cr_assert_eq(session_focus_event(&shown.s, &shown.m, (long)i), 0);
+		cr_expect_not(model_event_wants_culprits(&shown.m, i));
+		for (size_t c = 0; c < x->ev.n_culprits; c++) {
+			const struct smtop_culprit *a = model_event_culprit(&full.m, i, c);
+			const struct smtop_culprit *b = model_event_culprit(&shown.m, i, c);
+			cr_assert(a && b, "episode %zu culprit %zu", i, c);
+			cr_expect(a->grid_id == b->grid_id && a->blocks == b->blocks &&
+				  a->stream_id == b->stream_id && a->overlap_ns == b->overlap_ns,
+				  "episode %zu culprit %zu", i, c);
+		}
+	}
+	cr_expect_eq(several, want_several, "episodes of several culprits");
+	size_t counted = 0;
+	for (size_t i = 0; i < full.m.n_kernels; i++) {
+		const struct model_kernel *k = &full.m.kernels[i];
+		const struct model_stream *st = &full.m.streams[k->stream];
+		long j = model_find_kernel(&shown.m, st->pid, st->device_id, model_kernel_grid(&full.m, k));
+		cr_assert_geq(j, 0);
+		cr_expect_eq(model_kernel_most_per_sm(&shown.m, &shown.m.kernels[j]), 0,
+			     "no analysis counted it");
+		cr_assert_eq(session_focus_kernel(&full.s, &full.m, (long)i), 0);
+		cr_assert_eq(session_focus_kernel(&shown.s, &shown.m, j), 0);
+		cr_expect_eq(shown.m.focus.sms, full.m.focus.sms, "kernel %zu", i);
+		cr_expect_eq(shown.m.focus.correlation_id, full.m.focus.correlation_id);
+		cr_expect_neq(shown.m.focus.correlation_id, 0);
+		cr_expect_eq(shown.m.focus.most_per_sm, model_kernel_most_per_sm(&full.m, k),
+			     "kernel %zu: %u from its blocks, the analysis' %u", i,
+			     shown.m.focus.most_per_sm, model_kernel_most_per_sm(&full.m, k));
+		counted += shown.m.focus.most_per_sm > 0 && shown.m.focus.sms > 0;
+	}
+	cr_expect_gt(counted, 0, "kernels with blocks: %zu", counted);
+	close_model(&shown);
+	close_model(&full);
+}
+
+Test(occupancy, a_stored_view_reads_what_it_does_not_keep)
+{
+	expect_stored_view_reads(FIXTURE, 0);
+	/* two processes' time slices: an episode of several culprits */
+	expect_stored_view_reads("tests/fixtures/timeslice.smtop", 1);
+}
+
 /* smtop export's way: with current findings stored, the analysis takes in
  * nothing, no block is read, and the stored episodes come in its order
  * with what set each ready time. */

@@ -412,8 +412,9 @@ Test(replay_feed, shows_only_what_happened_before_the_clock)
 	feed(&f, c);
 	cr_expect_gt(f.m.n_kernels, 0);
 	for (size_t i = 0; i < f.m.n_kernels; i++) {
-		cr_expect_leq(f.m.kernels[i].end, c, "kernel %zu cut at the clock", i);
-		cr_expect_leq(f.m.kernels[i].last_block, c + 1, "blocks cut at the clock");
+		cr_expect_leq(model_kernel_end(&f.m, &f.m.kernels[i]), c, "kernel %zu cut at the clock", i);
+		cr_expect_leq(model_kernel_last_block(&f.m, &f.m.kernels[i]), c + 1,
+			      "blocks cut at the clock");
 	}
 	for (size_t i = 0; i < f.m.n_events; i++) {
 		cr_expect_leq(f.m.events[i].ev.ready, c);
@@ -442,8 +443,9 @@ Test(replay_feed, in_small_steps_equals_at_once)
 	cr_expect_eq(a.m.n_events, b.m.n_events);
 	for (size_t i = 0; i < a.m.n_kernels; i++) {
 		cr_expect_eq(a.m.kernels[i].start, b.m.kernels[i].start);
-		cr_expect_eq(a.m.kernels[i].end, b.m.kernels[i].end);
-		cr_expect_eq(a.m.kernels[i].blocks_seen, b.m.kernels[i].blocks_seen);
+		cr_expect_eq(model_kernel_end(&a.m, &a.m.kernels[i]), model_kernel_end(&b.m, &b.m.kernels[i]));
+		cr_expect_eq(model_kernel_blocks_seen(&a.m, &a.m.kernels[i]),
+			     model_kernel_blocks_seen(&b.m, &b.m.kernels[i]));
 	}
 	for (size_t i = 0; i < a.m.n_events; i++)
 		cr_expect_eq(a.m.events[i].ev.wait_ns, b.m.events[i].ev.wait_ns);
@@ -592,7 +594,7 @@ Test(replay_feed, several_files_replay_as_one)
 	for (size_t i = 0; i < m.n_kernels; i++) {
 		pid_a |= m.streams[m.kernels[i].stream].pid == 4101;
 		pid_b |= m.streams[m.kernels[i].stream].pid == 4303;
-		cr_expect_leq(m.kernels[i].end, c, "kernel %zu cut at the clock", i);
+		cr_expect_leq(model_kernel_end(&m, &m.kernels[i]), c, "kernel %zu cut at the clock", i);
 	}
 	cr_expect(pid_a && pid_b, "both processes have run by half way");
 

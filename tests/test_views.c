@@ -223,7 +223,7 @@ Test(views, next_previous_event_moves_window)
 	cr_expect_eq(a.sel_event, 2);
 	const struct smtop_event *e = &m.events[2].ev;
 	cr_expect(a.t0 <= e->ready && app_t1(&a) >= e->start, "event in the window");
-	cr_expect_eq(m.kernels[a.sel_kernel].grid_id, 6, "victim kernel selected");
+	cr_expect_eq(model_kernel_grid(&m, &m.kernels[a.sel_kernel]), 6, "victim kernel selected");
 	app_handle_key(&a, 'n');
 	cr_expect_eq(a.sel_event, 2, "stays on the last");
 	app_handle_key(&a, 'N');
@@ -281,7 +281,7 @@ Test(views, enter_on_event_jumps)
 	app_handle_key(&a, 'j');
 	cr_expect_eq(a.sel_event, 1);
 	app_handle_key(&a, APP_KEY_ENTER);
-	cr_expect_eq(m.kernels[a.sel_kernel].grid_id, 4);
+	cr_expect_eq(model_kernel_grid(&m, &m.kernels[a.sel_kernel]), 4);
 }
 
 Test(views, search_kernel_names)
@@ -295,7 +295,7 @@ Test(views, search_kernel_names)
 	app_handle_key(&a, APP_KEY_ENTER);
 	cr_expect_eq(a.input, APP_INPUT_NONE);
 	cr_expect_str_eq(a.search, "bn");
-	cr_expect_str_eq(m.kernels[a.sel_kernel].name, "bn_fwd");
+	cr_expect_str_eq(model_kernel_name(&m, &m.kernels[a.sel_kernel]), "bn_fwd");
 	app_handle_key(&a, '/');
 	app_handle_key(&a, 'z');
 	app_handle_key(&a, 'z');
@@ -338,6 +338,9 @@ Test(views, live_events_pane_shows_the_newest)
 	for (int i = 0; i < 2 * rows; i++) {
 		/* copies of the last one, later and later, as a live feed adds them */
 		struct smtop_event e = m.events[m.n_events - 1].ev;
+		/* the model keeps culprits apart from its copy of the event */
+		e.culprits = (struct smtop_culprit *)model_event_culprit(&m, m.n_events - 1, 0);
+		e.n_culprits = e.culprits ? 1 : 0;
 		e.ready += 1000;
 		e.start += 1000;
 		cr_assert_eq(model_add_event(&m, &e), 0);
@@ -381,7 +384,7 @@ Test(views, mouse_selects_event_and_kernel)
 	int col = (int)((UI_SUPPORT_US(200) - a.t0) / a.col_ns);
 	cr_expect(app_handle_mouse(&a, l->plot_x + col, l->lanes_y + 1));
 	cr_expect_eq(a.pane, APP_PANE_STREAMS);
-	cr_expect_eq(m.kernels[a.sel_kernel].grid_id, 1);
+	cr_expect_eq(model_kernel_grid(&m, &m.kernels[a.sel_kernel]), 1);
 	cr_expect(app_handle_mouse(&a, 20, l->sms_y + 5));
 	cr_expect_eq(a.sm_row, 5);
 }

@@ -200,8 +200,9 @@ static void goto_kernel(struct app *a, long k)
 	const struct model_kernel *mk = &a->model->kernels[k];
 	select_kernel(a, k);
 	a->pane = APP_PANE_STREAMS;
-	uint64_t s = mk->ready && mk->ready < mk->start ? mk->ready : mk->start;
-	show_span(a, s, mk->end);
+	uint64_t r = model_kernel_ready(a->model, mk);
+	uint64_t s = r && r < mk->start ? r : mk->start;
+	show_span(a, s, model_kernel_end(a->model, mk));
 }
 
 static void search(struct app *a)
@@ -212,7 +213,7 @@ static void search(struct app *a)
 	size_t from = a->sel_kernel >= 0 ? (size_t)a->sel_kernel + 1 : 0;
 	for (size_t n = 0; n < m->n_kernels; n++) {
 		size_t k = (from + n) % m->n_kernels;
-		if (strstr(m->kernels[k].name, a->search)) {
+		if (strstr(model_kernel_name(m, &m->kernels[k]), a->search)) {
 			goto_kernel(a, (long)k);
 			return;
 		}
@@ -277,7 +278,8 @@ static long kernel_at(const struct app *a, int rank, uint64_t t)
 		return -1;
 	/* the next kernel when t falls in a gap closer to it */
 	const struct model_kernel *n = model_stream_kernel(m, si, (size_t)i + 1);
-	if (n && t > k->end && n->start - t < t - k->end)
+	uint64_t ke = model_kernel_end(m, k);
+	if (n && t > ke && n->start - t < t - ke)
 		k = n;
 	return (long)(k - m->kernels);
 }

@@ -93,6 +93,8 @@ struct app {
 	/* A block-detail read in progress (ui/ui.c): the model's detail level
 	 * for [t0, t1); started once its first part was asked for. */
 	struct { int on, started; uint64_t t0, t1; } fetch;
+	/* the selected kernel's blocks being read for the details pane */
+	struct { int on; long kernel; uint64_t blocks_seen; } focusing;
 };
 
 void app_init(struct app *a, const struct model *m);

@@ -10,14 +10,6 @@
 #include "ui/legend.h"
 #include "ui/replay_player.h"
 
-static int popcount256(const uint64_t *mask)
-{
-	int n = 0;
-	for (int i = 0; i < 4; i++)
-		n += __builtin_popcountll(mask[i]);
-	return n;
-}
-
 static void line(struct canvas *c, struct canvas_rect r, int *row, const char *fmt_text)
 {
 	if (*row < r.h)
@@ -31,22 +23,28 @@ static void residency(struct canvas *c, struct canvas_rect r, int *row, const st
 		      const struct model *m, const struct model_kernel *k)
 {
 	char t[256], most[24] = "N/A", lim[48] = "N/A";
+	/* the analysis' figure, else (no analysis runs for a session shown from
+	 * its stored findings) the one counted from the blocks read for it */
+	uint32_t kmost = model_kernel_most_per_sm(m, k);
+	uint64_t seen = model_kernel_blocks_seen(m, k);
+	if (!kmost && m->focus.kernel == k - m->kernels && m->focus.blocks_seen == seen)
+		kmost = m->focus.most_per_sm;
 	struct occupancy_limit l;
 	const struct model_shape *sh = model_kernel_shape(m, k);
-	struct occupancy_launch launch = { k->threads, sh->registers,
+	struct occupancy_launch launch = { model_kernel_threads(m, k), sh->registers,
 					   sh->static_smem + sh->dynamic_smem };
 	int known = m->has_device && occupancy_limit(&m->dev, &launch, &l) == 0;
-	if (k->most_per_sm)
-		snprintf(most, sizeof most, "%s %u/SM", a->ascii ? "<=" : "≤", k->most_per_sm);
+	if (kmost)
+		snprintf(most, sizeof most, "%s %u/SM", a->ascii ? "<=" : "≤", kmost);
 	if (known)
 		snprintf(lim, sizeof lim, "%u (%s)", l.blocks, occupancy_bound_text(l.bound));
 	snprintf(t, sizeof t, "resident %s, limit %s", most, lim);
 	line(c, r, row, t);
-	if (!known || !k->most_per_sm)
+	if (!known || !kmost)
 		return;
-	if (k->most_per_sm > l.blocks) {
+	if (kmost > l.blocks) {
 		line(c, r, row, "above its limit: see smtop report");
-	} else if (k->most_per_sm < l.blocks && k->blocks_seen > (uint64_t)l.blocks * m->n_sm) {
+	} else if (kmost < l.blocks && seen > (uint64_t)l.blocks * m->n_sm) {
 		line(c, r, row, "below its limit with blocks waiting");
 		if (m->regs_maybe_patched)
 			line(c, r, row, "--sm all: the patches may have added registers");
@@ -59,22 +57,29 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 	char t[256], d[32], w[32], b[32];
 	int row = 0;
 	const struct model_stream *s = &m->streams[k->stream];
-	snprintf(t, sizeof t, "%c:%s", s->letter, k->short_name);
+	snprintf(t, sizeof t, "%c:%s", s->letter, model_kernel_short_name(m, k));
 	canvas_print(c, r.x, r.y + row++, r.w, legend_colour(a, s->rank), CANVAS_DEFAULT,
 		     CANVAS_BOLD, t);
-	fmt_duration(d, sizeof d, k->end - k->start, k->end > k->start);
-	fmt_duration(w, sizeof w, model_kernel_wait(k), k->ready != 0);
+	uint64_t end = model_kernel_end(m, k);
+	fmt_duration(d, sizeof d, end - k->start, end > k->start);
+	fmt_duration(w, sizeof w, model_kernel_wait(m, k), model_kernel_ready(m, k) != 0);
 	snprintf(t, sizeof t, "ran %s  waited %s", d, w);
 	line(c, r, &row, t);
 	const struct model_shape *sh = model_kernel_shape(m, k);
 	snprintf(t, sizeof t, "grid %dx%dx%d  block %dx%dx%d", sh->grid[0], sh->grid[1], sh->grid[2],
 		 sh->block[0], sh->block[1], sh->block[2]);
 	line(c, r, &row, t);
-	int sms = popcount256(k->sm_mask);
-	if (k->blocks_seen) {
-		fmt_count(b, sizeof b, k->blocks_seen);
-		snprintf(t, sizeof t, "blocks %s on %d SMs (%.1f/SM)", b, sms,
-			 sms ? (double)k->blocks_seen / sms : 0.0);
+	uint64_t seen = model_kernel_blocks_seen(m, k);
+	/* the SMs are read from the session for the kernel shown (model_focus) */
+	const struct model_focus *f = &m->focus;
+	int sms_known = f->kernel == k - m->kernels && f->blocks_seen == seen && f->sms_known;
+	if (seen && sms_known) {
+		fmt_count(b, sizeof b, seen);
+		snprintf(t, sizeof t, "blocks %s on %u SMs (%.1f/SM)", b, f->sms,
+			 f->sms ? (double)seen / f->sms : 0.0);
+	} else if (seen) {
+		fmt_count(b, sizeof b, seen);
+		snprintf(t, sizeof t, "blocks %s on N/A SMs", b);
 	} else {
 		snprintf(t, sizeof t, "blocks N/A (no block records)");
 	}
@@ -86,7 +91,10 @@ static void kernel(struct canvas *c, struct canvas_rect r, const struct app *a,
 		 sh->static_smem, sh->dynamic_smem);
 	line(c, r, &row, t);
 	residency(c, r, &row, a, m, k);
-	snprintf(t, sizeof t, "stream s%u pid %u corr %u", s->stream_id, s->pid, k->correlation_id);
+	char corr[16] = "N/A";
+	if (sms_known && f->correlation_id)
+		snprintf(corr, sizeof corr, "%u", f->correlation_id);
+	snprintf(t, sizeof t, "stream s%u pid %u corr %s", s->stream_id, s->pid, corr);
 	line(c, r, &row, t);
 }
 
@@ -99,8 +107,9 @@ static char letter_of(const struct model *m, uint32_t pid, uint32_t dev, uint32_
 /* The selected episode: who waited, how long, and behind whom (the events
  * pane's lines are too narrow for the culprits). */
 static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
-		  const struct model *m, const struct model_event *me)
+		  const struct model *m, size_t ei)
 {
+	const struct model_event *me = &m->events[ei];
 	const struct smtop_event *e = &me->ev;
 	const struct model_kernel *k = me->kernel >= 0 ? &m->kernels[me->kernel] : NULL;
 	int inv = e->kind == SMTOP_EV_INVERSION_RESIDENT || e->kind == SMTOP_EV_INVERSION_DISPATCH;
@@ -113,7 +122,8 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 	fmt_duration(w, sizeof w, e->wait_ns, e->start >= e->ready && e->ready);
 	snprintf(t, sizeof t, "%c:%s %s %s%s",
 		 letter_of(m, e->pid, e->device_id, e->context_id, e->stream_id),
-		 k ? k->short_name : (e->name ? e->name : "?"), waiting ? "waiting" : "waited", w,
+		 k ? model_kernel_short_name(m, k) : (e->name ? e->name : "?"),
+		 waiting ? "waiting" : "waited", w,
 		 waiting ? " so far" : "");
 	line(c, r, &row, t);
 	fmt_offset(t0, sizeof t0, e->ready > m->t_first ? e->ready - m->t_first : 0, 1);
@@ -130,7 +140,13 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 	line(c, r, &row, e->from_blocks ? "behind (share of block-time overlap):"
 					: "behind (share of kernel-time overlap):");
 	for (size_t i = 0; i < e->n_culprits && row < r.h; i++) {
-		const struct smtop_culprit *cu = &e->culprits[i];
+		const struct smtop_culprit *cu = model_event_culprit(m, ei, i);
+		if (!cu) {
+			/* the rest are in the file, read for the episode shown */
+			snprintf(t, sizeof t, "%zu more: N/A", e->n_culprits - i);
+			line(c, r, &row, t);
+			break;
+		}
 		long ck = model_find_kernel(m, cu->pid, cu->device_id, cu->grid_id);
 		char b[48] = "", n[32];
 		if (cu->blocks)
@@ -142,7 +158,8 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 			snprintf(share, sizeof share, "%3.0f%%", cu->weight * 100);
 		snprintf(t, sizeof t, "%s %c:%s%s", share,
 			 letter_of(m, cu->pid, cu->device_id, cu->context_id, cu->stream_id),
-			 ck >= 0 ? m->kernels[ck].short_name : (cu->name ? cu->name : "?"), b);
+			 ck >= 0 ? model_kernel_short_name(m, &m->kernels[ck]) : (cu->name ? cu->name : "?"),
+			 b);
 		line(c, r, &row, t);
 	}
 }
@@ -207,7 +224,7 @@ void details_draw(struct canvas *c, struct canvas_rect r, const struct app *a,
 		return;
 	}
 	if (a->pane == APP_PANE_EVENTS && a->sel_event >= 0 && (size_t)a->sel_event < m->n_events) {
-		event(c, r, a, m, &m->events[a->sel_event]);
+		event(c, r, a, m, (size_t)a->sel_event);
 		return;
 	}
 	if (a->sel_kernel >= 0 && (size_t)a->sel_kernel < m->n_kernels) {

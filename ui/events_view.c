@@ -20,20 +20,21 @@ void events_view_line(char *buf, size_t len, const struct model *m, size_t i)
 	char t[32], w[32], cu[160] = "";
 	fmt_offset(t, sizeof t, e->ready > m->t_first ? e->ready - m->t_first : 0, 1);
 	fmt_duration(w, sizeof w, e->wait_ns, e->start >= e->ready && e->ready);
-	if (e->n_culprits) {
-		const struct smtop_culprit *c = &e->culprits[0];
+	const struct smtop_culprit *c = model_event_culprit(m, i, 0); /* always held */
+	if (c) {
 		char b[32] = "";
 		if (c->blocks)
 			snprintf(b, sizeof b, " (%u blocks)", c->blocks);
 		long ck = model_find_kernel(m, c->pid, c->device_id, c->grid_id);
-		const char *cn = ck >= 0 ? m->kernels[ck].short_name : (c->name ? c->name : "?");
+		const char *cn = ck >= 0 ? model_kernel_short_name(m, &m->kernels[ck])
+					 : (c->name ? c->name : "?");
 		snprintf(cu, sizeof cu, "  culprit %c:%s%s%s",
 			 stream_letter(m, c->pid, c->device_id, c->context_id, c->stream_id), cn, b,
 			 e->n_culprits > 1 ? " +more" : "");
 	}
 	snprintf(buf, len, "%10s  %-20s  %c:%s waited %s%s", t, model_event_kind_name(e->kind),
 		 stream_letter(m, e->pid, e->device_id, e->context_id, e->stream_id),
-		 k ? k->short_name : (e->name ? e->name : "?"), w, cu);
+		 k ? model_kernel_short_name(m, k) : (e->name ? e->name : "?"), w, cu);
 }
 
 void events_view_draw(struct canvas *c, struct canvas_rect r, const struct app *a,

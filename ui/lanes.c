@@ -35,14 +35,15 @@ static void bars(struct canvas *c, int y, const struct app *a, const struct mode
 		const struct model_kernel *k = i >= 0 ? model_stream_kernel(m, si, (size_t)i) : NULL;
 		const struct model_kernel *n = model_stream_kernel(m, si, (size_t)(i + 1));
 		int x = l->plot_x + col;
-		if (k && k->end > cs) {
+		uint64_t nr = 0;
+		if (k && model_kernel_end(m, k) > cs) {
 			int sel = a->sel_kernel >= 0 && k == &m->kernels[a->sel_kernel];
 			canvas_put(c, x, y, legend_busy(a), colour, CANVAS_DEFAULT,
 				   sel ? CANVAS_BOLD | CANVAS_UNDERLINE : 0);
-		} else if (n && n->ready && n->ready < ce) {
-			int inv = n->event >= 0 &&
-				  m->events[n->event].ev.kind != SMTOP_EV_BLOCKING &&
-				  m->events[n->event].ev.kind != SMTOP_EV_TIMESLICE;
+		} else if (n && (nr = model_stream_kernel_ready(m, si, (size_t)(i + 1))) && nr < ce) {
+			long ev = model_kernel_event(m, n);
+			int inv = ev >= 0 && m->events[ev].ev.kind != SMTOP_EV_BLOCKING &&
+				  m->events[ev].ev.kind != SMTOP_EV_TIMESLICE;
 			canvas_put(c, x, y, legend_wait(a), inv && a->colors ? CANVAS_RED : colour,
 				   CANVAS_DEFAULT, 0);
 		}
@@ -63,16 +64,18 @@ static void names(struct canvas *c, int y, const struct app *a, const struct mod
 		return;
 	for (long i = i0; i <= i1; i++) {
 		const struct model_kernel *k = model_stream_kernel(m, si, (size_t)i);
-		if (!k || k->end <= a->t0 || k->start >= t1)
+		uint64_t ke = k ? model_kernel_end(m, k) : 0;
+		if (!k || ke <= a->t0 || k->start >= t1)
 			continue;
-		uint64_t s = k->start > a->t0 ? k->start : a->t0, e = k->end < t1 ? k->end : t1;
+		uint64_t s = k->start > a->t0 ? k->start : a->t0, e = ke < t1 ? ke : t1;
 		int c0 = (int)((s - a->t0) / a->col_ns), c1 = (int)((e - 1 - a->t0) / a->col_ns);
-		int len = (int)strlen(k->short_name);
+		const char *sn = model_kernel_short_name(m, k);
+		int len = (int)strlen(sn);
 		if (c1 - c0 + 1 < len + 2)
 			continue;
 		canvas_print(c, l->plot_x + c0 + 1, y, len, a->colors ? CANVAS_BLACK : CANVAS_DEFAULT,
 			     a->colors ? colour : CANVAS_DEFAULT, a->colors ? 0 : CANVAS_REVERSE,
-			     k->short_name);
+			     sn);
 	}
 }
 

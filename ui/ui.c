@@ -54,6 +54,54 @@ static int fetch_detail(struct app *a, struct model *m, const struct ui_source *
 	return 1;
 }
 
+/* The selected episode's culprits past the heaviest, once per episode. */
+static int fetch_culprits(struct app *a, struct model *m, const struct ui_source *src)
+{
+	if (a->pane != APP_PANE_EVENTS || a->sel_event < 0 ||
+	    !model_event_wants_culprits(m, (size_t)a->sel_event))
+		return 0;
+	if (src->focus(src->ud, m, -1, a->sel_event, 1) < 0) {
+		snprintf(a->msg, sizeof a->msg, "could not read the culprits of this episode");
+		model_focus_culprits(m, a->sel_event, NULL, 0); /* N/A, no retry */
+	}
+	return 1;
+}
+
+/* The selected kernel's SMs, read once per kernel and again as its blocks
+ * grow, a part at a time within the budget (as the detail); and the
+ * selected episode's culprits.  Returns 1 when the details pane changes. */
+static int fetch_focus(struct app *a, struct model *m, const struct ui_source *src)
+{
+	if (!src || !src->focus)
+		return 0;
+	int changed = fetch_culprits(a, m, src);
+	long k = a->sel_kernel;
+	if (k < 0 || (size_t)k >= m->n_kernels)
+		return changed;
+	uint64_t seen = model_kernel_blocks_seen(m, &m->kernels[k]);
+	int going = a->focusing.on && a->focusing.kernel == k && a->focusing.blocks_seen == seen;
+	if (!going && m->focus.kernel == k && m->focus.blocks_seen == seen)
+		return changed;
+	int start = !going;
+	a->focusing.on = 1;
+	a->focusing.kernel = k;
+	a->focusing.blocks_seen = seen;
+	uint64_t begun = clock_mono_ns();
+	int r;
+	do {
+		r = src->focus(src->ud, m, k, -1, start);
+		start = 0;
+	} while (r > 0 && clock_mono_ns() - begun < UI_DETAIL_BUDGET_NS);
+	if (r > 0)
+		return changed; /* more at the next step; the pane says N/A meanwhile */
+	a->focusing.on = 0;
+	if (r < 0) {
+		snprintf(a->msg, sizeof a->msg, "could not read the blocks of this kernel");
+		model_focus_kernel(m, k, seen, 0, 0, 0); /* N/A, no retry */
+	}
+	return 1;
+}
+
 int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_t dt_ns)
 {
 	int changed = 0;
@@ -65,6 +113,7 @@ int ui_step(struct app *a, struct model *m, const struct ui_source *src, uint64_
 	}
 	changed |= app_tick(a, dt_ns);
 	changed |= fetch_detail(a, m, src);
+	changed |= fetch_focus(a, m, src);
 	return changed;
 }
 

@@ -24,6 +24,12 @@ struct ui_source {
 	 * Returns 1 while more remains, 0 when all is in, -1 on error.  May be
 	 * NULL: windows finer than the bins are then drawn coarser. */
 	int (*detail)(void *ud, struct model *m, uint64_t t0, uint64_t t1, int start);
+	/* Reads into m->focus what the details pane shows beyond the model:
+	 * the SMs kernel k ran on (k >= 0; a part per call, start 1 for the
+	 * first: 1 while more remains), or the culprits of episode e that the
+	 * model left in the file (e >= 0).  Returns 0 when done, -1 on error.
+	 * May be NULL: those lines then say N/A. */
+	int (*focus)(void *ud, struct model *m, long k, long e, int start);
 };
 
 #define UI_TICK_MS 50

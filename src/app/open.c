@@ -168,6 +168,19 @@ static int view_detail(void *ud, struct model *m, uint64_t t0, uint64_t t1, int 
 	return session_detail_more(&v->s, SESSION_DETAIL_CHUNKS);
 }
 
+/* The selected kernel's SMs a few chunks a call (a replay's model is cut
+ * at its clock, and so is what is read), or an episode's culprits, from
+ * the file. */
+static int view_focus(void *ud, struct model *m, long k, long e, int start)
+{
+	struct view *v = ud;
+	if (k < 0)
+		return session_focus_event(&v->s, m, e);
+	if (start && session_focus_start(&v->s, m, k) != 0)
+		return -1;
+	return session_focus_more(&v->s, SESSION_DETAIL_CHUNKS);
+}
+
 /* --device names a GPU the session has (a live one may list it later). */
 static int view_check_device(struct view *v, char *err, size_t errlen)
 {
@@ -198,7 +211,8 @@ static void view_app(struct view *v, const struct cli *c, int replay)
 	/* live: bounded work per poll, so that frames keep coming when behind */
 	if (v->m.live && !v->replaying)
 		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
-	v->src = (struct ui_source){ .ud = v, .poll = view_poll, .detail = view_detail };
+	v->src = (struct ui_source){ .ud = v, .poll = view_poll, .detail = view_detail,
+				     .focus = view_focus };
 }
 
 /* Opens the session of paths into v.  replay: the model is fed by the

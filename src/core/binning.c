@@ -352,6 +352,8 @@ struct apply_job {
 /* Clears the bins of SM sm that the ring's move from old_hi to l->hi reuses. */
 static void advance_row(struct model_level *l, uint32_t sm, int64_t old_hi)
 {
+	if (!l->n)
+		return; /* a ring not kept (model_rings_for_span) */
 	struct model_bin *row = &l->bins[(size_t)sm * l->stride];
 	if (old_hi == INT64_MIN || l->hi - old_hi >= (int64_t)l->n) {
 		for (size_t i = 0; i < l->n; i++)

@@ -30,46 +30,46 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-static int names_grow(struct model *m)
+static int nhash_grow(struct model *m)
 {
-	size_t cap = m->names_cap ? m->names_cap * 2 : 256;
-	struct model_name *t = calloc(cap, sizeof *t);
+	size_t cap = m->nhash_cap ? m->nhash_cap * 2 : 256;
+	uint32_t *t = calloc(cap, sizeof *t);
 	if (!t)
 		return -1;
-	for (size_t i = 0; i < m->names_cap; i++) {
-		if (!m->names[i].name)
-			continue;
+	for (size_t i = 0; i < m->n_names; i++) {
 		size_t j = str_hash(m->names[i].name) & (cap - 1);
-		while (t[j].name)
+		while (t[j])
 			j = (j + 1) & (cap - 1);
-		t[j] = m->names[i];
+		t[j] = (uint32_t)i + 1;
 	}
-	free(m->names);
-	m->names = t;
-	m->names_cap = cap;
+	free(m->nhash);
+	m->nhash = t;
+	m->nhash_cap = cap;
 	return 0;
 }
 
-
-static const struct model_name *intern(struct model *m, const char *name)
+/* The index of name among the interned names, added when new; -1 when out
+ * of memory.  Kernels keep the index (4 bytes instead of two pointers). */
+static long intern(struct model *m, const char *name)
 {
-	if ((m->n_names + 1) * 2 > m->names_cap && names_grow(m))
-		return NULL;
-	size_t j = str_hash(name) & (m->names_cap - 1);
-	while (m->names[j].name) {
-		if (strcmp(m->names[j].name, name) == 0)
-			return &m->names[j];
-		j = (j + 1) & (m->names_cap - 1);
-	}
+	if ((m->n_names + 1) * 2 > m->nhash_cap && nhash_grow(m))
+		return -1;
+	size_t j = str_hash(name) & (m->nhash_cap - 1);
+	for (; m->nhash[j]; j = (j + 1) & (m->nhash_cap - 1))
+		if (strcmp(m->names[m->nhash[j] - 1].name, name) == 0)
+			return (long)m->nhash[j] - 1;
+	if (m->n_names >= UINT32_MAX - 1 ||
+	    array_grow((void **)&m->names, &m->cap_names, m->n_names + 1, sizeof *m->names))
+		return -1;
 	char *n = strdup(name), *sn = names_short(name);
 	if (!n || !sn) {
 		free(n);
 		free(sn);
-		return NULL;
+		return -1;
 	}
-	m->names[j] = (struct model_name){ n, sn };
-	m->n_names++;
-	return &m->names[j];
+	m->names[m->n_names] = (struct model_name){ n, sn };
+	m->nhash[j] = (uint32_t)++m->n_names;
+	return (long)m->n_names - 1;
 }
 
 /* ---- interned launch shapes --------------------------------------------- */
@@ -117,9 +117,208 @@ static long intern_shape(struct model *m, const struct model_shape *sh)
 	return (long)m->n_shapes - 1;
 }
 
+/* ---- the compact kernel ----------------------------------------------------
+ * Times are offsets from start while they fit in 32 bits; a kernel with one
+ * that does not moves all of its values to a wide record for good. */
+
+static const struct model_kernel_wide *kwide(const struct model *m, const struct model_kernel *k)
+{
+	return k->shape & MODEL_KERNEL_WIDE ? &m->wide[k->end_off] : NULL;
+}
+
+static uint64_t off_time(uint64_t start, int32_t off)
+{
+	return off == MODEL_OFF_NONE ? 0 : start + (uint64_t)(int64_t)off;
+}
+
+/* t as an offset from start; 0 on "unknown"; -1 when it does not fit. */
+static int off_of(uint64_t start, uint64_t t, int32_t *out)
+{
+	if (!t) {
+		*out = MODEL_OFF_NONE;
+		return 0;
+	}
+	if (t >= start ? t - start > (uint64_t)INT32_MAX : start - t > (uint64_t)INT32_MAX)
+		return -1;
+	*out = (int32_t)(int64_t)(t - start);
+	return 0;
+}
+
+/* A compact kernel's shape index. */
+static uint32_t narrow_shape(const struct model_kernel *k)
+{
+	return (k->shape & (MODEL_KERNEL_WIDE - 1)) | (uint32_t)k->shape_hi << 15;
+}
+
 const struct model_shape *model_kernel_shape(const struct model *m, const struct model_kernel *k)
 {
-	return &m->shapes[k->shape];
+	const struct model_kernel_wide *w = kwide(m, k);
+	return &m->shapes[w ? w->shape : narrow_shape(k)];
+}
+
+uint64_t model_kernel_grid(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_kernel_wide *w = kwide(m, k);
+	return w ? w->grid_id : k->grid;
+}
+
+uint64_t model_kernel_end(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_kernel_wide *w = kwide(m, k);
+	return w ? w->end : k->start + k->end_off;
+}
+
+uint64_t model_kernel_submitted(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_kernel_wide *w = kwide(m, k);
+	return w ? w->submitted : off_time(k->start, k->submitted_off);
+}
+
+uint64_t model_kernel_first_block(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_kernel_wide *w = kwide(m, k);
+	return w ? w->first_block : off_time(k->start, k->first_off);
+}
+
+uint64_t model_kernel_last_block(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_kernel_wide *w = kwide(m, k);
+	return w ? w->last_block : off_time(k->start, k->last_off);
+}
+
+uint64_t model_kernel_blocks_seen(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_kernel_wide *w = kwide(m, k);
+	return w ? w->blocks_seen : k->blocks_seen;
+}
+
+uint32_t model_kernel_threads(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_shape *sh = model_kernel_shape(m, k);
+	int64_t t = (int64_t)sh->block[0] * (sh->block[1] ? sh->block[1] : 1) *
+		    (sh->block[2] ? sh->block[2] : 1);
+	return t > 0 && t <= UINT32_MAX ? (uint32_t)t : 0;
+}
+
+const char *model_kernel_name(const struct model *m, const struct model_kernel *k)
+{
+	return m->names[k->name].name;
+}
+
+const char *model_kernel_short_name(const struct model *m, const struct model_kernel *k)
+{
+	return m->names[k->name].short_name;
+}
+
+/* Moves k's values to a wide record (once: it stays wide).  -1 when out of
+ * memory (k unchanged). */
+static int kernel_widen(struct model *m, struct model_kernel *k)
+{
+	if (k->shape & MODEL_KERNEL_WIDE)
+		return 0;
+	if (m->n_wide >= UINT32_MAX ||
+	    array_grow((void **)&m->wide, &m->cap_wide, m->n_wide + 1, sizeof *m->wide))
+		return -1;
+	m->wide[m->n_wide] = (struct model_kernel_wide){
+		k->grid, k->start + k->end_off, off_time(k->start, k->submitted_off),
+		off_time(k->start, k->first_off), off_time(k->start, k->last_off), k->blocks_seen,
+		narrow_shape(k) };
+	k->end_off = (uint32_t)m->n_wide++;
+	k->shape |= MODEL_KERNEL_WIDE;
+	return 0;
+}
+
+static struct model_kernel_wide *kwide_mut(struct model *m, struct model_kernel *k)
+{
+	return k->shape & MODEL_KERNEL_WIDE ? &m->wide[k->end_off] : NULL;
+}
+
+/* The values of a new kernel: compact where they fit, else wide. */
+static int kernel_encode(struct model *m, struct model_kernel *k, uint64_t grid, uint64_t end,
+			 uint64_t submitted, uint32_t shape)
+{
+	int32_t sub;
+	int fits = grid <= UINT32_MAX && end >= k->start && end - k->start <= UINT32_MAX &&
+		   shape < MODEL_KERNEL_SHAPES && off_of(k->start, submitted, &sub) == 0;
+	k->first_off = k->last_off = MODEL_OFF_NONE;
+	if (fits) {
+		k->grid = (uint32_t)grid;
+		k->end_off = (uint32_t)(end - k->start);
+		k->submitted_off = sub;
+		k->shape = (uint16_t)(shape & (MODEL_KERNEL_WIDE - 1));
+		k->shape_hi = shape >> 15;
+		return 0;
+	}
+	k->end_off = 0;
+	k->submitted_off = MODEL_OFF_NONE;
+	if (kernel_widen(m, k))
+		return -1;
+	struct model_kernel_wide *w = kwide_mut(m, k);
+	w->grid_id = grid;
+	w->end = end;
+	w->submitted = submitted;
+	w->shape = shape;
+	return 0;
+}
+
+static int kernel_set_end(struct model *m, struct model_kernel *k, uint64_t end)
+{
+	if (!(k->shape & MODEL_KERNEL_WIDE) && end >= k->start && end - k->start <= UINT32_MAX) {
+		k->end_off = (uint32_t)(end - k->start);
+		return 0;
+	}
+	if (kernel_widen(m, k))
+		return -1;
+	kwide_mut(m, k)->end = end;
+	return 0;
+}
+
+/* t - start as an offset, when it is one (not MODEL_OFF_NONE). */
+static int near_start(uint64_t start, uint64_t t, int32_t *out)
+{
+	int64_t d = (int64_t)(t - start);
+	if (!t || d < -(int64_t)INT32_MAX || d > INT32_MAX)
+		return 0;
+	*out = (int32_t)d;
+	return 1;
+}
+
+/* n more blocks of k, from first (start) to last (end): per run of blocks,
+ * so the compact case comes first. */
+static int kernel_note_blocks(struct model *m, struct model_kernel *k, uint64_t first,
+			      uint64_t last, uint64_t n)
+{
+	int32_t fo, lo;
+	if (!(k->shape & MODEL_KERNEL_WIDE) && k->blocks_seen + n <= MODEL_KERNEL_BLOCKS &&
+	    near_start(k->start, first, &fo) && near_start(k->start, last, &lo)) {
+		if (k->first_off == MODEL_OFF_NONE || fo < k->first_off)
+			k->first_off = fo;
+		if (k->last_off == MODEL_OFF_NONE || lo > k->last_off)
+			k->last_off = lo;
+		k->blocks_seen += (uint32_t)n;
+		return 0;
+	}
+	uint64_t f = model_kernel_first_block(m, k), l = model_kernel_last_block(m, k);
+	if (!f || first < f)
+		f = first;
+	if (last > l)
+		l = last;
+	uint64_t seen = model_kernel_blocks_seen(m, k) + n;
+	if (!(k->shape & MODEL_KERNEL_WIDE) && seen <= MODEL_KERNEL_BLOCKS &&
+	    off_of(k->start, f, &fo) == 0 &&
+	    off_of(k->start, l, &lo) == 0) {
+		k->first_off = fo;
+		k->last_off = lo;
+		k->blocks_seen = (uint32_t)seen;
+		return 0;
+	}
+	if (kernel_widen(m, k))
+		return -1;
+	struct model_kernel_wide *w = kwide_mut(m, k);
+	w->first_block = f;
+	w->last_block = l;
+	w->blocks_seen = seen;
+	return 0;
 }
 
 /* ---- bins ---------------------------------------------------------------- */
@@ -214,7 +413,7 @@ static int rings_fit(struct model *m, int64_t smin, int64_t emax)
 {
 	int64_t first = binning_floor_div(smin, (int64_t)MODEL_BASE_NS);
 	int64_t last = binning_floor_div(emax - 1, (int64_t)MODEL_BASE_NS);
-	for (int k = 0; k < MODEL_LEVELS; k++) {
+	for (int k = m->rings_off; k < MODEL_LEVELS; k++) {
 		struct model_level *l = &m->levels[k];
 		int64_t hi = last >> (2 * k), lo = first >> (2 * k);
 		if (l->hi != INT64_MIN && l->hi > hi)
@@ -334,17 +533,20 @@ static uint64_t khash_key(uint32_t pid, uint32_t device_id, uint64_t grid)
 
 static int khash_put(struct model *m, uint32_t idx);
 
+/* Twice as many slots, the kernels of the old ones put again. */
 static int khash_rehash(struct model *m)
 {
-	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024;
-	uint32_t *h = calloc(cap, sizeof *h);
+	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024, old_cap = m->khash_cap;
+	uint32_t *h = calloc(cap, sizeof *h), *old = m->khash;
 	if (!h)
 		return -1;
-	free(m->khash);
 	m->khash = h;
 	m->khash_cap = cap;
-	for (size_t i = 0; i < m->n_kernels; i++)
-		khash_put(m, (uint32_t)i);
+	m->n_khash = 0;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i])
+			khash_put(m, old[i] - 1);
+	free(old);
 	return 0;
 }
 
@@ -358,29 +560,73 @@ static int kernel_is(const struct model *m, const struct model_kernel *k, uint32
 		     uint32_t device_id, uint64_t grid)
 {
 	const struct model_stream *s = kstream(m, k);
-	return k->grid_id == grid && s->pid == pid && s->device_id == device_id;
+	return model_kernel_grid(m, k) == grid && s->pid == pid && s->device_id == device_id;
 }
 
 static int khash_put(struct model *m, uint32_t idx)
 {
+	if ((m->n_khash + 1) * 2 > m->khash_cap && khash_rehash(m))
+		return -1;
 	const struct model_kernel *k = &m->kernels[idx];
 	const struct model_stream *ks = kstream(m, k);
 	size_t mask = m->khash_cap - 1;
-	size_t i = khash_key(ks->pid, ks->device_id, k->grid_id) & mask;
+	uint64_t grid = model_kernel_grid(m, k);
+	size_t i = khash_key(ks->pid, ks->device_id, grid) & mask;
 	while (m->khash[i]) {
 		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
-		if (kernel_is(m, o, ks->pid, ks->device_id, k->grid_id)) {
+		if (kernel_is(m, o, ks->pid, ks->device_id, grid)) {
 			m->khash[i] = idx + 1; /* a relaunch with a reused id wins */
 			return 0;
 		}
 		i = (i + 1) & mask;
 	}
 	m->khash[i] = idx + 1;
+	m->n_khash++;
+	return 0;
+}
+
+static struct model_grid_table *gtab_of(const struct model *m, uint32_t pid, uint32_t device_id)
+{
+	for (size_t i = 0; i < m->n_gtab; i++)
+		if (m->gtab[i].pid == pid && m->gtab[i].device_id == device_id)
+			return &m->gtab[i];
+	return NULL;
+}
+
+/* Kernel idx goes to its process' and device's grid table when its grid id
+ * is in the table's range or close enough after it (the table stays at
+ * least half full, give or take 4 Ki slots), else to the hash. */
+static int kernel_index_put(struct model *m, uint32_t idx)
+{
+	const struct model_kernel *k = &m->kernels[idx];
+	const struct model_stream *ks = kstream(m, k);
+	uint64_t grid = model_kernel_grid(m, k);
+	struct model_grid_table *t = gtab_of(m, ks->pid, ks->device_id);
+	if (!t) {
+		if (array_grow((void **)&m->gtab, &m->cap_gtab, m->n_gtab + 1, sizeof *m->gtab))
+			return -1;
+		t = &m->gtab[m->n_gtab++];
+		*t = (struct model_grid_table){ .pid = ks->pid, .device_id = ks->device_id, .lo = grid };
+	}
+	uint64_t off = grid - t->lo;
+	if (grid < t->lo || off >= 2 * (t->used + 1) + 4096)
+		return khash_put(m, idx);
+	if (off >= t->n) {
+		if (array_grow((void **)&t->slot, &t->cap, (size_t)off + 1, sizeof *t->slot))
+			return -1;
+		memset(&t->slot[t->n], 0, ((size_t)off + 1 - t->n) * sizeof *t->slot);
+		t->n = (size_t)off + 1;
+	}
+	t->used += !t->slot[off];
+	t->slot[off] = idx + 1; /* a relaunch with a reused id wins */
 	return 0;
 }
 
 long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id, uint64_t grid)
 {
+	const struct model_grid_table *t = gtab_of(m, pid, device_id);
+	if (t && grid >= t->lo && grid - t->lo < t->n && t->slot[grid - t->lo])
+		return (long)t->slot[grid - t->lo] - 1;
 	if (!m->khash_cap)
 		return -1;
 	size_t mask = m->khash_cap - 1;
@@ -391,6 +637,20 @@ long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id, 
 		i = (i + 1) & mask;
 	}
 	return -1;
+}
+
+/* model_find_kernel for placing blocks: a chunk is short runs of a few
+ * kernels' blocks, so a small table of recent grids answers most lookups
+ * without probing the hash (whose slots point at kernels all over memory). */
+static long find_kernel_seen(struct model *m, uint32_t pid, uint32_t device_id, uint64_t grid)
+{
+	struct model_grid_seen *g = &m->grid_seen[grid % MODEL_GRID_SEEN];
+	if (g->kernel >= 0 && g->grid == grid && g->pid == pid && g->device_id == device_id)
+		return g->kernel;
+	long k = model_find_kernel(m, pid, device_id, grid);
+	if (k >= 0)
+		*g = (struct model_grid_seen){ grid, pid, device_id, k };
+	return k;
 }
 
 /* Times relative to the origin, clamped (binning_rel). */
@@ -433,6 +693,10 @@ int model_init(struct model *m)
 	for (int i = 0; i < MODEL_LEVELS; i++)
 		m->levels[i].hi = INT64_MIN;
 	m->last_kernel = -1;
+	for (size_t i = 0; i < MODEL_GRID_SEEN; i++)
+		m->grid_seen[i].kernel = -1;
+	m->focus.kernel = -1;
+	m->focus.event = -1;
 	m->binning = binning_new();
 	if (!m->binning)
 		return -1;
@@ -445,18 +709,25 @@ void model_free(struct model *m)
 		free(m->streams[i].kernels);
 	free(m->streams);
 	free(m->stream_order);
-	for (size_t i = 0; i < m->names_cap; i++) {
+	for (size_t i = 0; i < m->n_names; i++) {
 		free(m->names[i].name);
 		free(m->names[i].short_name);
 	}
 	free(m->names);
+	free(m->nhash);
+	free(m->wide);
+	free(m->kevent.slots);
+	free(m->most.slots);
 	free(m->shapes);
 	free(m->shash);
 	free(m->kernels);
 	free(m->khash);
-	for (size_t i = 0; i < m->n_events; i++)
-		free(m->events[i].ev.culprits);
+	for (size_t i = 0; i < m->n_gtab; i++)
+		free(m->gtab[i].slot);
+	free(m->gtab);
+	free(m->culprits);
 	free(m->events);
+	model_focus_culprits(m, -1, NULL, 0);
 	for (size_t i = 0; i < m->n_nvtx; i++)
 		free(m->nvtx[i].text);
 	free(m->nvtx);
@@ -471,6 +742,35 @@ void model_free(struct model *m)
 	free(m->phash);
 	free(m->dev_name);
 	memset(m, 0, sizeof *m);
+}
+
+/* The finest rings_off rings hold nothing: no bins in memory, a span of
+ * none (binning skips them; frames read past them). */
+static void rings_drop(struct model *m)
+{
+	for (int k = 0; k < m->rings_off && k < MODEL_LEVELS; k++) {
+		struct model_level *l = &m->levels[k];
+		free(l->own);
+		l->own = l->bins = NULL;
+		l->n = l->span = l->stride = 0;
+	}
+}
+
+void model_rings_for_span(struct model *m, uint64_t span_ns)
+{
+	int off = 0;
+	uint64_t w = MODEL_BASE_NS;
+	while (off < MODEL_LEVELS - 1 && (uint64_t)MODEL_RING_BINS * w < span_ns / 4) {
+		off++;
+		w *= 4;
+	}
+	/* the finest ring finds the peak that stands for an unknown SM size */
+	if (off <= m->rings_off || m->blocks || !m->has_device || !m->dev.max_threads_per_sm)
+		return;
+	m->rings_off = off;
+	if (m->has_device)
+		rings_drop(m);
+	m->generation++;
 }
 
 int model_set_device(struct model *m, const struct smtop_device *d)
@@ -509,6 +809,7 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 	}
 	level_init(&m->detail, m->bins + per_level * MODEL_LEVELS, MODEL_DETAIL_BINS, 1, 0);
 	m->has_device = 1;
+	rings_drop(m);
 	m->generation++;
 	return 0;
 }
@@ -526,24 +827,6 @@ int model_add_stream(struct model *m, const struct smtop_stream *s)
 	return 0;
 }
 
-static void kernel_compute_ready(struct model *m, struct model_stream *s, size_t pos)
-{
-	struct model_kernel *k = &m->kernels[s->kernels[pos]];
-	if (k->event >= 0)
-		return; /* the analysis said when it became ready */
-	if (!k->submitted) {
-		k->ready = 0;
-		return;
-	}
-	uint64_t r = k->submitted;
-	if (pos > 0) {
-		uint64_t pe = m->kernels[s->kernels[pos - 1]].end;
-		if (pe > r)
-			r = pe;
-	}
-	k->ready = r;
-}
-
 void model_note_gpu(struct model *m, uint32_t device_id)
 {
 	if (!(m->gpus_used & 1ull << (device_id % 64))) {
@@ -555,13 +838,12 @@ void model_note_gpu(struct model *m, uint32_t device_id)
 int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 {
 	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
-	if (si < 0)
+	if (si < 0 || si >= MODEL_NO_STREAM)
 		return -1;
 	model_note_gpu(m, k->device_id);
 	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
-	if ((m->n_kernels + 1) * 2 > m->khash_cap && khash_rehash(m))
-		return -1;
+	/* filled up to 4/5: 806 k kernels in 4 MiB of slots, not 8 */
 	struct model_shape sh;
 	memset(&sh, 0, sizeof sh); /* compared as bytes */
 	memcpy(sh.grid, k->grid, sizeof sh.grid);
@@ -572,27 +854,21 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	long shape = intern_shape(m, &sh);
 	if (shape < 0)
 		return -1;
+	long name = intern(m, k->name ? k->name : "?");
+	if (name < 0)
+		return -1;
 	struct model_kernel *mk = &m->kernels[m->n_kernels];
 	memset(mk, 0, sizeof *mk);
-	mk->shape = (uint32_t)shape;
 	mk->start = k->start;
-	mk->end = k->end;
-	mk->submitted = k->submitted;
-	mk->grid_id = k->grid_id;
-	mk->correlation_id = k->correlation_id;
-	mk->stream = (uint32_t)si;
-	int64_t t = (int64_t)k->block[0] * (k->block[1] ? k->block[1] : 1) *
-		    (k->block[2] ? k->block[2] : 1);
-	mk->threads = t > 0 ? (uint32_t)t : 0;
-	mk->event = -1;
-	const struct model_name *nm = intern(m, k->name ? k->name : "?");
-	if (!nm)
+	mk->stream = (uint16_t)si;
+	mk->name = (uint32_t)name;
+	if (kernel_encode(m, mk, k->grid_id, k->end, k->submitted, (uint32_t)shape))
 		return -1;
-	mk->name = nm->name;
-	mk->short_name = nm->short_name;
 	uint32_t idx = (uint32_t)m->n_kernels++;
-	khash_put(m, idx);
+	if (kernel_index_put(m, idx))
+		return -1;
 	m->last_kernel = -1; /* a relaunch with a reused grid id takes over */
+	m->grid_seen[k->grid_id % MODEL_GRID_SEEN].kernel = -1;
 
 	struct model_stream *s = &m->streams[si];
 	if (array_grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels))
@@ -600,8 +876,6 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	if (s->n_kernels && m->kernels[s->kernels[s->n_kernels - 1]].start > k->start)
 		s->unsorted = 1;
 	s->kernels[s->n_kernels++] = idx;
-	if (!s->unsorted)
-		kernel_compute_ready(m, s, s->n_kernels - 1);
 	if (k->end > k->start)
 		s->busy_ns += k->end - k->start;
 	note_time(m, k->start, k->end);
@@ -622,9 +896,9 @@ static int stage_block(struct model *m, const struct model_kernel *k, const stru
 {
 	if (!model_draws(m, kstream(m, k)->device_id))
 		return 0;
+	uint32_t threads = model_kernel_threads(m, k);
 	int r = binning_push(m->binning, b->sm, rel_time(m, b->start), rel_time(m, b->end),
-			     k->threads ? k->threads : 1,
-			     (uint16_t)k->stream);
+			     threads ? threads : 1, k->stream);
 	if (r > 0)
 		return model_bin_staged(m);
 	return r;
@@ -734,7 +1008,7 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 	long ki = m->last_kernel;
 	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid ||
 	    b->device_id != m->last_dev) {
-		ki = model_find_kernel(m, pid, b->device_id, b->grid_id);
+		ki = find_kernel_seen(m, pid, b->device_id, b->grid_id);
 		if (ki < 0)
 			return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
 		m->last_kernel = ki;
@@ -743,13 +1017,8 @@ static int block_place(struct model *m, const struct smtop_block *b, uint32_t pi
 		m->last_dev = b->device_id;
 	}
 	struct model_kernel *k = &m->kernels[ki];
-	if (!k->first_block || b->start < k->first_block)
-		k->first_block = b->start;
-	if (b->end > k->last_block)
-		k->last_block = b->end;
-	k->blocks_seen++;
-	if (b->sm < 256)
-		k->sm_mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	if (kernel_note_blocks(m, k, b->start, b->end, 1))
+		return -1;
 	m->streams[k->stream].blocks++;
 	m->blocks++;
 	note_time(m, b->start, b->end);
@@ -779,19 +1048,15 @@ static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, 
 		first = y->start < first ? y->start : first;
 		last = y->end > last ? y->end : last;
 	}
+	uint32_t threads = model_kernel_threads(m, k);
 	int r = model_draws(m, kstream(m, k)->device_id)
-		? binning_push_blocks(m->binning, b->sm, b, j, m->origin, k->threads ? k->threads : 1,
-				      (uint16_t)k->stream)
+		? binning_push_blocks(m->binning, b->sm, b, j, m->origin, threads ? threads : 1,
+				      k->stream)
 		: 0;
 	if (r && (r < 0 || model_bin_staged(m)))
 		*rc = -1;
-	if (!k->first_block || first < k->first_block)
-		k->first_block = first;
-	if (last > k->last_block)
-		k->last_block = last;
-	k->blocks_seen += j;
-	if (b->sm < 256)
-		k->sm_mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	if (j && kernel_note_blocks(m, k, first, last, j))
+		*rc = -1;
 	m->streams[k->stream].blocks += j;
 	m->blocks += j;
 	note_time(m, first, last);
@@ -818,7 +1083,7 @@ static int model_add_blocks_to(struct model *m, const struct smtop_block *b, siz
 			ki = m->last_kernel;
 			if (ki < 0 || x->grid_id != m->last_grid || pid != m->last_pid ||
 			    x->device_id != m->last_dev)
-				ki = model_find_kernel(m, pid, x->device_id, x->grid_id);
+				ki = find_kernel_seen(m, pid, x->device_id, x->grid_id);
 			if (ki < 0) {
 				/* the grid's record has not come: its run waits */
 				size_t r = grid_run(x, n - i);
@@ -879,8 +1144,23 @@ static char *dup_or_empty(const char *s)
 /* Event and culprit names are kernel names: interned with them. */
 static const char *intern_name(struct model *m, const char *s)
 {
-	const struct model_name *nm = intern(m, s ? s : "");
-	return nm ? nm->name : NULL;
+	long i = intern(m, s ? s : "");
+	return i >= 0 ? m->names[i].name : NULL;
+}
+
+/* The model streams of e's culprits; 0 when one of them is not known yet. */
+static int culprit_streams(struct model *m, const struct smtop_event *e, uint64_t *mask)
+{
+	int all = 1;
+	*mask = 0;
+	for (size_t c = 0; c < e->n_culprits; c++) {
+		const struct smtop_culprit *cu = &e->culprits[c];
+		long s = stream_find(m, cu->pid, cu->device_id, cu->context_id, cu->stream_id, 0);
+		if (s >= 0 && s < 64)
+			*mask |= 1ULL << s;
+		all &= s >= 0;
+	}
+	return all;
 }
 
 int model_add_event(struct model *m, const struct smtop_event *e)
@@ -896,19 +1176,27 @@ int model_add_event(struct model *m, const struct smtop_event *e)
 	me->ev.culprits = NULL;
 	if (!me->ev.name)
 		return -1;
-	if (e->n_culprits) {
-		me->ev.culprits = calloc(e->n_culprits, sizeof *e->culprits);
-		if (!me->ev.culprits)
+	size_t keep = e->n_culprits;
+	/* with the culprits in the file, the heaviest is enough for the events
+	 * pane; the streams of all of them are taken now, for the timeline,
+	 * unless one is not known yet (then all are kept, to link later) */
+	if (m->culprits_stored && keep > 1 && culprit_streams(m, e, &me->culprit_streams))
+		keep = 1;
+	/* one array for every event's culprits: no allocation of its own each */
+	if (m->n_culprits + keep > UINT32_MAX ||
+	    array_grow((void **)&m->culprits, &m->cap_culprits, m->n_culprits + keep,
+		       sizeof *m->culprits))
+		return -1;
+	me->culprits_held = (uint32_t)keep;
+	me->culprits_at = (uint32_t)m->n_culprits;
+	for (size_t i = 0; i < keep; i++) {
+		struct smtop_culprit *c = &m->culprits[m->n_culprits + i];
+		*c = e->culprits[i];
+		c->name = intern_name(m, e->culprits[i].name);
+		if (!c->name)
 			return -1;
-		for (size_t i = 0; i < e->n_culprits; i++) {
-			me->ev.culprits[i] = e->culprits[i];
-			me->ev.culprits[i].name = intern_name(m, e->culprits[i].name);
-			if (!me->ev.culprits[i].name) {
-				free(me->ev.culprits);
-				return -1;
-			}
-		}
 	}
+	m->n_culprits += keep;
 	me->kernel = -1;
 	if (m->n_events && m->events[m->n_events - 1].ev.ready > e->ready)
 		m->events_unsorted = 1;
@@ -962,6 +1250,121 @@ static int cmp_nvtx(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* ---- victims: kernel -> event ---------------------------------------------
+ * Few kernels are victims (83 k of 806 k at 1 G blocks): a hash beside the
+ * kernels rather than a field in each. */
+
+static size_t map_slot(size_t cap, uint32_t key)
+{
+	return (size_t)(((uint64_t)key + 1) * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+}
+
+static int map_put(struct model_map *mp, uint32_t key, uint32_t value);
+
+static int map_resize(struct model_map *mp, size_t cap)
+{
+	struct model_map old = *mp;
+	mp->slots = calloc(cap, sizeof *mp->slots);
+	if (!mp->slots) {
+		*mp = old;
+		return -1;
+	}
+	mp->cap = cap;
+	mp->n = 0;
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slots[i])
+			map_put(mp, (uint32_t)((old.slots[i] >> 32) - 1), (uint32_t)old.slots[i]);
+	free(old.slots);
+	return 0;
+}
+
+/* key's value is value (replacing what it was). */
+static int map_put(struct model_map *mp, uint32_t key, uint32_t value)
+{
+	/* up to 3/4 full: a slot holds its key, so a probe reads no kernel */
+	if (mp->cap * 3 < 4 * (mp->n + 1) && map_resize(mp, mp->cap ? mp->cap * 2 : 256))
+		return -1;
+	size_t mask = mp->cap - 1, j = map_slot(mp->cap, key);
+	uint64_t k = (uint64_t)key + 1;
+	while (mp->slots[j] && mp->slots[j] >> 32 != k)
+		j = (j + 1) & mask;
+	mp->n += !mp->slots[j];
+	mp->slots[j] = k << 32 | value;
+	return 0;
+}
+
+/* key's value, or none. */
+static uint32_t map_get(const struct model_map *mp, uint32_t key, uint32_t none)
+{
+	if (!mp->cap)
+		return none;
+	uint64_t k = (uint64_t)key + 1;
+	size_t mask = mp->cap - 1;
+	for (size_t j = map_slot(mp->cap, key); mp->slots[j]; j = (j + 1) & mask)
+		if (mp->slots[j] >> 32 == k)
+			return (uint32_t)mp->slots[j];
+	return none;
+}
+
+static void map_clear(struct model_map *mp)
+{
+	if (mp->cap)
+		memset(mp->slots, 0, mp->cap * sizeof *mp->slots);
+	mp->n = 0;
+}
+
+long model_kernel_event(const struct model *m, const struct model_kernel *k)
+{
+	uint32_t e = map_get(&m->kevent, (uint32_t)(k - m->kernels), UINT32_MAX);
+	return e == UINT32_MAX ? -1 : (long)e;
+}
+
+uint32_t model_kernel_most_per_sm(const struct model *m, const struct model_kernel *k)
+{
+	return map_get(&m->most, (uint32_t)(k - m->kernels), 0);
+}
+
+int model_kernel_set_most_per_sm(struct model *m, size_t i, uint32_t most)
+{
+	if (i >= m->n_kernels)
+		return 0;
+	return map_put(&m->most, (uint32_t)i, most);
+}
+
+/* Position of k in its stream's lane (the lane is sorted by start). */
+static size_t lane_pos(const struct model *m, const struct model_kernel *k)
+{
+	const struct model_stream *s = &m->streams[k->stream];
+	uint32_t idx = (uint32_t)(k - m->kernels);
+	size_t i = (size_t)(model_stream_kernel_before(m, k->stream, k->start) + 1);
+	while (i < s->n_kernels && s->kernels[i] != idx)
+		i++;
+	return i;
+}
+
+uint64_t model_stream_kernel_ready(const struct model *m, uint32_t stream, size_t i)
+{
+	const struct model_stream *s = &m->streams[stream];
+	if (i >= s->n_kernels)
+		return 0;
+	const struct model_kernel *k = &m->kernels[s->kernels[i]];
+	long e = model_kernel_event(m, k);
+	if (e >= 0 && m->events[e].ev.ready)
+		return m->events[e].ev.ready; /* the analysis said when it became ready */
+	uint64_t r = model_kernel_submitted(m, k);
+	if (r && i > 0 && !s->unsorted) {
+		uint64_t pe = model_kernel_end(m, &m->kernels[s->kernels[i - 1]]);
+		if (pe > r)
+			r = pe;
+	}
+	return r;
+}
+
+uint64_t model_kernel_ready(const struct model *m, const struct model_kernel *k)
+{
+	return model_stream_kernel_ready(m, k->stream, lane_pos(m, k));
+}
+
 /* Events whose kernel is known keep their links (kernels and streams never
  * move); only new ones, or all after a re-sort, are looked up, so a live
  * flush costs what arrived, not the session. */
@@ -971,21 +1374,15 @@ static void link_events(struct model *m, int all)
 		struct model_event *e = &m->events[i];
 		if (e->kernel >= 0 && !all)
 			continue;
-		e->culprit_streams = 0;
-		for (size_t c = 0; c < e->ev.n_culprits; c++) {
-			const struct smtop_culprit *cu = &e->ev.culprits[c];
-			long s = stream_find(m, cu->pid, cu->device_id, cu->context_id,
-					     cu->stream_id, 0);
-			if (s >= 0 && s < 64)
-				e->culprit_streams |= 1ULL << s;
-		}
+		if (e->culprits_held == e->ev.n_culprits) {
+			struct smtop_event held = e->ev;
+			held.culprits = &m->culprits[e->culprits_at];
+			culprit_streams(m, &held, &e->culprit_streams);
+		} /* else taken whole when it came */
 		long k = model_find_kernel(m, e->ev.pid, e->ev.device_id, e->ev.grid_id);
 		e->kernel = (int32_t)k;
-		if (k >= 0) {
-			m->kernels[k].event = (int32_t)i;
-			if (e->ev.ready)
-				m->kernels[k].ready = e->ev.ready;
-		}
+		if (k >= 0 && map_put(&m->kevent, (uint32_t)k, (uint32_t)i))
+			e->kernel = -1; /* out of memory: looked up again at the next flush */
 	}
 }
 
@@ -999,14 +1396,11 @@ int model_flush(struct model *m)
 			continue;
 		qsort(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_kernel_idx);
 		s->unsorted = 0;
-		for (size_t j = 0; j < s->n_kernels; j++)
-			kernel_compute_ready(m, s, j);
 	}
 	int relink = m->events_unsorted;
 	if (m->events_unsorted) {
-		for (size_t i = 0; i < m->n_events; i++)
-			if (m->events[i].kernel >= 0)
-				m->kernels[m->events[i].kernel].event = -1;
+		map_clear(&m->kevent);
+		model_focus_culprits(m, -1, NULL, 0); /* its index moves */
 		qsort(m->events, m->n_events, sizeof *m->events, cmp_event);
 		m->events_unsorted = 0;
 	}
@@ -1045,8 +1439,8 @@ int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pi
 	if (ki < 0)
 		return 0;
 	struct model_kernel *k = &m->kernels[ki];
-	if (b->end > k->last_block)
-		k->last_block = b->end;
+	if (b->end > model_kernel_last_block(m, k) && kernel_note_blocks(m, k, b->start, b->end, 0))
+		return -1;
 	note_time(m, b->start, b->end);
 	m->generation++;
 	/* binned with the rest at the next model_flush */
@@ -1069,12 +1463,13 @@ int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uin
 
 void model_kernel_set_end(struct model *m, size_t i, uint64_t end)
 {
-	if (i >= m->n_kernels || end <= m->kernels[i].end)
+	if (i >= m->n_kernels || end <= model_kernel_end(m, &m->kernels[i]))
 		return;
 	struct model_kernel *k = &m->kernels[i];
-	uint64_t was = k->end > k->start ? k->end - k->start : 0;
+	uint64_t e0 = model_kernel_end(m, k), was = e0 > k->start ? e0 - k->start : 0;
+	if (kernel_set_end(m, k, end))
+		return; /* out of memory: the end stays where it was */
 	m->streams[k->stream].busy_ns += end - k->start - was;
-	k->end = end;
 	note_time(m, k->start, end);
 	m->generation++;
 }
@@ -1119,8 +1514,9 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	const struct model_kernel *k = &m->kernels[ki];
 	if (!model_draws(m, kstream(m, k)->device_id))
 		return 0;
-	detail_add(&m->detail, b->sm, (uint16_t)k->stream, rel_time(m, b->start),
-		   rel_time(m, b->end), k->threads ? k->threads : 1);
+	uint32_t threads = model_kernel_threads(m, k);
+	detail_add(&m->detail, b->sm, k->stream, rel_time(m, b->start), rel_time(m, b->end),
+		   threads ? threads : 1);
 	return 0;
 }
 
@@ -1226,17 +1622,20 @@ void model_memory(const struct model *m, struct model_memory *out)
 		out->summary += (size_t)m->n_sm * m->summary[i].n * sizeof(struct model_bin);
 	out->stage = m->binning ? binning_memory(m->binning) : 0;
 	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
-	out->kernels = m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
-		       m->names_cap * sizeof *m->names + m->n_shapes * sizeof *m->shapes +
+	for (size_t i = 0; i < m->n_gtab; i++)
+		out->kernels += m->gtab[i].n * sizeof *m->gtab[i].slot;
+	out->kernels += m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
+		       m->n_wide * sizeof *m->wide + m->n_names * sizeof *m->names +
+		       m->nhash_cap * sizeof *m->nhash + m->n_shapes * sizeof *m->shapes +
 		       m->shash_cap * sizeof *m->shash;
 	for (size_t i = 0; i < m->n_streams; i++)
 		out->kernels += sizeof *m->streams + m->streams[i].cap_kernels * sizeof(uint32_t);
-	for (size_t i = 0; i < m->names_cap; i++)
-		if (m->names[i].name)
-			out->kernels += strlen(m->names[i].name) + strlen(m->names[i].short_name) + 2;
+	for (size_t i = 0; i < m->n_names; i++)
+		out->kernels += strlen(m->names[i].name) + strlen(m->names[i].short_name) + 2;
 	out->events = m->n_events * sizeof *m->events + m->n_nvtx * sizeof *m->nvtx;
-	for (size_t i = 0; i < m->n_events; i++)
-		out->events += m->events[i].ev.n_culprits * sizeof(struct smtop_culprit);
+	out->events += m->n_culprits * sizeof *m->culprits;
+	out->events += m->kevent.cap * sizeof *m->kevent.slots;
+	out->kernels += m->most.cap * sizeof *m->most.slots;
 	for (size_t i = 0; i < m->n_nvtx; i++)
 		out->events += m->nvtx[i].text ? strlen(m->nvtx[i].text) + 1 : 0;
 	out->pending = m->cap_pending * sizeof *m->pending + m->phash_cap * sizeof *m->phash;
@@ -1377,6 +1776,48 @@ const struct model_stream *model_stream_by_rank(const struct model *m, size_t ra
 	return rank < m->n_streams ? &m->streams[m->stream_order[rank]] : NULL;
 }
 
+const struct smtop_culprit *model_event_culprit(const struct model *m, size_t event, size_t i)
+{
+	if (event >= m->n_events || i >= m->events[event].ev.n_culprits)
+		return NULL;
+	const struct model_event *e = &m->events[event];
+	if (i < e->culprits_held)
+		return &m->culprits[e->culprits_at + i];
+	if (m->focus.event == (long)event && i < m->focus.n_culprits)
+		return &m->focus.culprits[i];
+	return NULL;
+}
+
+int model_event_wants_culprits(const struct model *m, size_t event)
+{
+	return event < m->n_events &&
+	       m->events[event].culprits_held < m->events[event].ev.n_culprits &&
+	       m->focus.event != (long)event;
+}
+
+void model_focus_culprits(struct model *m, long event, struct smtop_culprit *c, size_t n)
+{
+	for (size_t i = 0; i < m->focus.n_culprits; i++)
+		free((char *)m->focus.culprits[i].name);
+	free(m->focus.culprits);
+	m->focus.event = event;
+	m->focus.culprits = c;
+	m->focus.n_culprits = n;
+	m->generation++;
+}
+
+void model_focus_kernel(struct model *m, long k, uint64_t blocks_seen, int known, uint32_t sms,
+			uint32_t correlation_id)
+{
+	m->focus.kernel = k;
+	m->focus.blocks_seen = blocks_seen;
+	m->focus.sms_known = known;
+	m->focus.sms = sms;
+	m->focus.correlation_id = correlation_id;
+	m->focus.most_per_sm = 0;
+	m->generation++;
+}
+
 size_t model_event_at(const struct model *m, uint64_t t)
 {
 	size_t lo = 0, hi = m->n_events;
@@ -1410,12 +1851,14 @@ long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
 	return stream_find((struct model *)m, pid, device_id, context_id, stream_id, 0);
 }
 
-uint64_t model_kernel_wait(const struct model_kernel *k)
+uint64_t model_kernel_wait(const struct model *m, const struct model_kernel *k)
 {
-	uint64_t first = k->first_block ? k->first_block : k->start;
-	if (!k->ready || !first || first < k->ready)
+	uint64_t first = model_kernel_first_block(m, k), ready = model_kernel_ready(m, k);
+	if (!first)
+		first = k->start;
+	if (!ready || !first || first < ready)
 		return 0;
-	return first - k->ready;
+	return first - ready;
 }
 
 const char *model_event_kind_name(enum smtop_event_kind k)

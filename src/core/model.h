@@ -34,6 +34,7 @@
 #define MODEL_PENDING_MAX (1u << 20)   /* blocks waiting for their kernel */
 #define MODEL_NO_STREAM 0xffff
 #define MODEL_ROW_PAD 3                /* bins between SM rows */
+#define MODEL_GRID_SEEN 256            /* recent grids remembered for placing blocks */
 #define MODEL_MAX_SMS 1024             /* more is damaged data (bins: ~350 MB at this count) */
 
 /* A kernel's launch configuration: few of them per session, so kernels
@@ -43,25 +44,57 @@ struct model_shape {
 	uint32_t registers, static_smem, dynamic_smem;
 };
 
-/* One per kernel of the session (806 k at 1 G blocks): kept small. */
+/* One per kernel of the session (806 k at 1 G blocks): 40 bytes.  Times
+ * other than start are 32-bit offsets from it, the name an index into the
+ * interned names.  A kernel whose values do not fit (a kernel of seconds, a
+ * grid id past 32 bits, damaged times) keeps them whole in the model's wide
+ * table instead (MODEL_KERNEL_WIDE; end_off then holds its index).  Read
+ * the fields through the model_kernel_* accessors below.  What only the
+ * details pane shows is not kept: the SMs its blocks ran on and its
+ * correlation id are read from the session for the kernel it shows
+ * (model_focus), the most of its blocks on one SM is kept beside the
+ * kernels for those that have it. */
+#define MODEL_OFF_NONE INT32_MIN       /* an offset's "unknown" (the time is 0) */
+#define MODEL_KERNEL_WIDE 0x8000u      /* in shape: values in m->wide[end_off] */
+#define MODEL_KERNEL_SHAPES (1u << 23) /* shapes a compact kernel can name */
+#define MODEL_KERNEL_BLOCKS ((1u << 24) - 1) /* blocks a compact kernel counts */
 struct model_kernel {
-	uint64_t start, end;
-	uint64_t submitted;              /* CUPTI latency timestamp, 0 if unknown */
-	uint64_t ready;                 /* 0 = unknown */
-	uint64_t first_block, last_block; /* from block records; 0 = none seen */
-	uint64_t grid_id;
-	uint32_t correlation_id;
-	uint32_t stream;                /* index into model streams: its pid, device,
+	uint64_t start;
+	uint32_t grid;                  /* grid id */
+	uint32_t end_off;               /* end - start */
+	int32_t submitted_off;          /* CUPTI latency timestamp - start */
+	int32_t first_off, last_off;    /* first block start, last block end - start;
+					 * MODEL_OFF_NONE: no block seen */
+	uint32_t blocks_seen : 24;
+	uint32_t shape_hi : 8;          /* shape index bits 15-22: a session of varying
+					 * grids has tens of thousands of shapes */
+	uint32_t name;                  /* index into the model's names */
+	uint16_t stream;                /* index into model streams: its pid, device,
 					 * context and stream id are the kernel's */
-	uint32_t threads;               /* per block; 0 = unknown */
-	uint32_t shape;                 /* index into model shapes */
-	uint64_t blocks_seen;
-	uint64_t sm_mask[4];            /* SMs its blocks ran on (first 256) */
-	uint32_t most_per_sm;           /* set by the loader from the analysis: most of
-					 * its blocks on one SM at once; 0 unknown */
-	int32_t event;                  /* index of the event it is the victim of, -1 */
-	const char *name;               /* as given; interned, owned by the model */
-	const char *short_name;         /* identifier for narrow places */
+	uint16_t shape;                 /* index into model shapes (bits 0-14), and
+					 * MODEL_KERNEL_WIDE */
+};
+
+/* The kernels of one process and device by grid id (model_find_kernel):
+ * grid ids count up per device, so nearly all fit a table from the first
+ * one's, 4 bytes a kernel; the others go to the hash. */
+struct model_grid_table {
+	uint32_t pid, device_id;
+	uint64_t lo;                    /* grid id of slot[0] */
+	uint32_t *slot;                 /* kernel index + 1, 0 none */
+	size_t n, cap, used;            /* slots [0, n) in use, used of them filled */
+};
+
+/* kernel index -> a 32-bit value, for the few kernels that have one. */
+struct model_map {
+	uint64_t *slots;                /* (key + 1) << 32 | value; 0 empty */
+	size_t cap, n;
+};
+
+/* A kernel's values at full width, when the compact form cannot hold them. */
+struct model_kernel_wide {
+	uint64_t grid_id, end, submitted, first_block, last_block, blocks_seen;
+	uint32_t shape;
 };
 
 struct model_stream {
@@ -78,8 +111,13 @@ struct model_stream {
 };
 
 struct model_event {
-	struct smtop_event ev;          /* deep copy; strings owned by the model */
+	struct smtop_event ev;          /* copy; strings owned by the model;
+					 * ev.culprits NULL: culprits_held of the
+					 * ev.n_culprits are in the model's culprits
+					 * from culprits_at (model_event_culprit) */
 	int32_t kernel;                 /* victim kernel, -1 if not (yet) known */
+	uint32_t culprits_held;         /* all, or the heaviest when m->culprits_stored */
+	uint32_t culprits_at;
 	uint64_t culprit_streams;       /* bit per model stream index (< 64) */
 };
 
@@ -127,6 +165,22 @@ struct model_cell {
 struct binning;
 struct pool;
 
+/* What the details pane shows of the kernel it shows beyond the model's
+ * fields, read from the session when that kernel is selected (ui_source
+ * focus): kept for that one kernel, not for every kernel of the session. */
+struct model_focus {
+	long kernel;                    /* the kernel read, -1 none */
+	uint64_t blocks_seen;           /* its blocks then: read again once they grow */
+	int sms_known;                  /* 0: the read failed */
+	uint32_t sms;                   /* SMs its blocks ran on */
+	uint32_t correlation_id;        /* its kernel record's; 0 unknown */
+	uint32_t most_per_sm;           /* most of its blocks on one SM at once, counted
+					 * from them as the analysis counts; 0 unknown */
+	long event;                     /* the episode whose culprits are below, -1 */
+	struct smtop_culprit *culprits; /* all of them, heaviest first; names owned */
+	size_t n_culprits;
+};
+
 /* Blocks of one grid waiting for their kernel record (or the device). */
 struct model_pending {
 	uint32_t pid, context_id, device_id;
@@ -154,9 +208,17 @@ struct model {
 
 	struct model_kernel *kernels;
 	size_t n_kernels, cap_kernels;
-	uint32_t *khash;                /* open addressing, kernel index + 1 */
-	struct model_name *names;       /* interned kernel names */
-	size_t n_names, names_cap;
+	struct model_kernel_wide *wide; /* kernels flagged MODEL_KERNEL_WIDE */
+	size_t n_wide, cap_wide;
+	struct model_grid_table *gtab;  /* by process and device */
+	size_t n_gtab, cap_gtab;
+	uint32_t *khash;                /* open addressing, kernel index + 1: the
+					 * kernels no grid table holds */
+	size_t n_khash;
+	struct model_name *names;       /* interned kernel names, by index */
+	size_t n_names, cap_names;
+	uint32_t *nhash;                /* open addressing, name index + 1 */
+	size_t nhash_cap;
 	struct model_shape *shapes;     /* interned launch shapes */
 	size_t n_shapes, cap_shapes;
 	uint32_t *shash;                /* open addressing, shape index + 1 */
@@ -165,8 +227,17 @@ struct model {
 
 	struct model_event *events;
 	size_t n_events, cap_events;
+	struct smtop_culprit *culprits; /* the events' culprits, one array for all */
+	size_t n_culprits, cap_culprits;
+	struct model_map kevent;        /* victim kernel -> its event */
+	struct model_map most;          /* kernel -> most of its blocks on one SM at once
+					 * (model_kernel_set_most_per_sm) */
 	int events_unsorted;
 	uint64_t max_wait_ns;
+	int culprits_stored;            /* set by the loader: episodes added from now on
+					 * keep only their heaviest culprit; the rest
+					 * stay in the session file, read for the one
+					 * shown (model_focus) */
 
 	struct model_nvtx *nvtx;
 	size_t n_nvtx, cap_nvtx;
@@ -179,7 +250,15 @@ struct model {
 	uint32_t last_pid, last_dev;    /* the kernel of the last block placed */
 	uint64_t last_grid;
 	long last_kernel;
+	struct model_grid_seen {        /* the kernels of recent grids, by grid id: a
+					 * chunk interleaves a few kernels' runs */
+		uint64_t grid;
+		uint32_t pid, device_id;
+		long kernel;            /* -1: empty */
+	} grid_seen[MODEL_GRID_SEEN];
 	struct model_level levels[MODEL_LEVELS];
+	int rings_off;                  /* the finest rings_off levels are not kept
+					 * (model_rings_for_span) */
 	struct model_level detail;
 	uint64_t detail_t0, detail_t1;
 	int detail_ready;
@@ -209,6 +288,7 @@ struct model {
 	int loading;                    /* set by the loader: more is waiting than it read */
 	struct progress load;           /* set by the loader: how far a finished session's
 					 * reading is (total 0: not counted) */
+	struct model_focus focus;       /* set by the loader on request */
 	uint64_t lag_ns;                /* set by the loader: now - newest record */
 	uint64_t threshold_ns;          /* blocking threshold the analysis used */
 	const char *session_label;      /* set by the loader, not owned */
@@ -267,6 +347,13 @@ void model_detail_end(struct model *m);
  * two columns wide: the loader should fill the detail level for [t0, t1). */
 int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns);
 
+/* A finished session of span_ns is read from its start: a ring whose span
+ * is below a quarter of it would only ever hold its last moments, while
+ * windows anywhere else are drawn from the detail level already.  Those
+ * rings are not kept (not binned, no memory; 18 MiB at 1 G blocks): their
+ * windows are drawn from the detail level too.  Call before any block. */
+void model_rings_for_span(struct model *m, uint64_t span_ns);
+
 /* Gives back the summary levels: frames draw the rings again. */
 void model_summary_drop(struct model *m);
 
@@ -283,6 +370,30 @@ uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint6
 /* Kernel lanes: index in s->kernels of the last kernel starting before t, -1. */
 /* k's grid, block, registers and shared memory. */
 const struct model_shape *model_kernel_shape(const struct model *m, const struct model_kernel *k);
+/* k's values, whole (0 where unknown, as in struct smtop_kernel). */
+uint64_t model_kernel_grid(const struct model *m, const struct model_kernel *k);
+uint64_t model_kernel_end(const struct model *m, const struct model_kernel *k);
+uint64_t model_kernel_submitted(const struct model *m, const struct model_kernel *k);
+uint64_t model_kernel_first_block(const struct model *m, const struct model_kernel *k);
+uint64_t model_kernel_last_block(const struct model *m, const struct model_kernel *k);
+uint64_t model_kernel_blocks_seen(const struct model *m, const struct model_kernel *k);
+/* Threads per block (from its shape); 0 unknown. */
+uint32_t model_kernel_threads(const struct model *m, const struct model_kernel *k);
+const char *model_kernel_name(const struct model *m, const struct model_kernel *k);
+const char *model_kernel_short_name(const struct model *m, const struct model_kernel *k);
+/* The episode k is the victim of, -1 if none. */
+long model_kernel_event(const struct model *m, const struct model_kernel *k);
+/* Most of kernel i's blocks resident on one SM at once (the loader sets it
+ * from the analysis); 0 unknown.  Set returns 0, or -1 out of memory. */
+uint32_t model_kernel_most_per_sm(const struct model *m, const struct model_kernel *k);
+int model_kernel_set_most_per_sm(struct model *m, size_t i, uint32_t most);
+/* When k became ready: its episode's ready time, else the later of its
+ * submission and the end of the kernel before it on its stream; 0 unknown. */
+uint64_t model_kernel_ready(const struct model *m, const struct model_kernel *k);
+/* The same for the kernel at position i of stream's lane (no search). */
+uint64_t model_stream_kernel_ready(const struct model *m, uint32_t stream, size_t i);
+/* From ready to its first block (or start); 0 when either is unknown. */
+uint64_t model_kernel_wait(const struct model *m, const struct model_kernel *k);
 
 long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t t);
 const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream,
@@ -292,6 +403,19 @@ long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
 		       uint32_t context_id, uint32_t stream_id);
 long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id,
 		       uint64_t grid_id);
+
+/* Culprit i of event, heaviest first: the event's own, else the focus'
+ * when it read them; NULL when not held (read on request). */
+const struct smtop_culprit *model_event_culprit(const struct model *m, size_t event, size_t i);
+/* Whether event's culprits past its heaviest are to be read (and are not). */
+int model_event_wants_culprits(const struct model *m, size_t event);
+/* Hands over the culprits read for event (the focus owns them, and their
+ * names; n may be 0). */
+void model_focus_culprits(struct model *m, long event, struct smtop_culprit *c, size_t n);
+/* Sets the focus' kernel k, with its blocks then, its SMs (known 0: N/A)
+ * and its correlation id (0 unknown). */
+void model_focus_kernel(struct model *m, long k, uint64_t blocks_seen, int known, uint32_t sms,
+			uint32_t correlation_id);
 
 /* Events sorted by ready time: first with ready >= t (n_events if none). */
 size_t model_event_at(const struct model *m, uint64_t t);
@@ -314,7 +438,6 @@ void model_memory(const struct model *m, struct model_memory *out);
 
 /* Fullness reference: max threads per SM when known, else the peak seen. */
 double model_sm_capacity(const struct model *m);
-uint64_t model_kernel_wait(const struct model_kernel *k);
 const char *model_event_kind_name(enum smtop_event_kind k);
 
 #endif

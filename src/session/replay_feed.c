@@ -296,7 +296,7 @@ static void kernel_most(struct replay_feed *p, const struct smtop_kernel *k)
 		return;
 	struct analysis_kernel_occupancy o;
 	analysis_kernel_occupancy(p->s->analysis, (size_t)ak, &o);
-	p->m->kernels[mk].most_per_sm = o.most_per_sm;
+	model_kernel_set_most_per_sm(p->m, (size_t)mk, o.most_per_sm);
 }
 
 static int feed_kernel(struct replay_feed *p, size_t i, uint64_t c)

@@ -77,6 +77,8 @@ static int show_events(struct session *s, const struct db_summary_key *key)
 	if (strcmp(params, want) != 0)
 		return 0;
 	s->stored_event_mark = INT64_MIN;
+	/* the file keeps every culprit: the model the heaviest of each */
+	s->model->culprits_stored = 1;
 	s->stored_events_more = events_slice(s);
 	return RESULTS_EVENTS;
 }

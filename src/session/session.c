@@ -17,6 +17,7 @@
 #include "src/core/clock.h"
 #include "src/core/model.h"
 #include "src/core/pool.h"
+#include "src/core/residency.h"
 #include "src/session/results.h"
 
 /* Kernel records reach the file up to a flush period late and out of order
@@ -672,6 +673,11 @@ static void feed_devices(struct session *s, struct session_source *src)
 		 * they were made with */
 		if (s->model_device_set && s->show_stored)
 			s->stored_shown = results_show(s);
+		/* read from its start to its end: the rings that would hold only
+		 * its last moments are left out (docs/performance.md, "Memory") */
+		if (s->model_device_set && s->show_stored && all_ended(s) &&
+		    s->info.t_last > s->info.t_first)
+			model_rings_for_span(s->model, s->info.t_last - s->info.t_first);
 		s->analysis_off = (s->stored_shown & RESULTS_EVENTS) != 0;
 	}
 }
@@ -711,9 +717,26 @@ static void load_report(struct session *s, int done)
 		progress_report(&s->load, &s->progress, s->stats.blocks, clock_mono_ns());
 }
 
+/* The polls' big buffers (a batch of kernels, blocks or episodes) come and
+ * go while the model's and the analysis' arrays grow between them.  glibc
+ * raises its mmap threshold with every big buffer freed, so that later ones
+ * come from the heap, where what they leave between long-lived allocations
+ * stays resident: a fixed threshold keeps them mapped, given back when
+ * freed (3 MiB of the viewer's peak at 100 M blocks, no slower). */
+static void malloc_policy(void)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+	static int set;
+	if (!set)
+		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	set = 1;
+#endif
+}
+
 int session_open_many(struct session *s, const char *const *paths, size_t n,
 		      const struct analysis_params *p, char *err, size_t errlen)
 {
+	malloc_policy();
 	memset(s, 0, sizeof *s);
 	s->view_device = -1;
 	s->progress = session_default_progress;
@@ -1119,8 +1142,9 @@ static int most_to_model(struct session *s)
 			struct analysis_kernel_occupancy o;
 			analysis_kernel_occupancy(s->analysis, ks[i], &o);
 			long mk = model_find_kernel(s->model, o.pid, o.device_id, o.grid_id);
-			if (mk >= 0 && s->model->kernels[mk].most_per_sm != o.most_per_sm) {
-				s->model->kernels[mk].most_per_sm = o.most_per_sm;
+			if (mk >= 0 && model_kernel_most_per_sm(s->model, &s->model->kernels[mk]) !=
+					       o.most_per_sm) {
+				model_kernel_set_most_per_sm(s->model, (size_t)mk, o.most_per_sm);
 				changed = 1;
 			}
 		}
@@ -1294,6 +1318,159 @@ int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn
 	return 0;
 }
 
+/* The kernel record of a model kernel, for its correlation id. */
+struct focus_record {
+	uint32_t pid, device_id;
+	uint64_t grid_id, start;
+	uint32_t correlation_id;
+};
+
+static int focus_kernel_record(void *ud, const struct smtop_kernel *k)
+{
+	struct focus_record *f = ud;
+	if (k->grid_id == f->grid_id && k->pid == f->pid && k->device_id == f->device_id &&
+	    k->start == f->start)
+		f->correlation_id = k->correlation_id;
+	return 0;
+}
+
+/* The blocks of one grid that the model has: the SMs they ran on, and the
+ * most of them on one SM at once (counted as the analysis counts it). */
+struct focus_grid {
+	uint32_t pid, device_id;
+	uint64_t grid_id, last;
+	uint64_t mask[MODEL_MAX_SMS / 64];
+	struct residency res;
+	int most;                       /* -1: out of memory */
+};
+
+static int focus_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
+{
+	struct focus_grid *g = ud;
+	(void)ctx;
+	if (b->grid_id != g->grid_id || pid != g->pid || b->device_id != g->device_id ||
+	    b->start > g->last || b->sm >= MODEL_MAX_SMS)
+		return 0;
+	g->mask[b->sm / 64] |= 1ULL << (b->sm % 64);
+	if (g->most >= 0)
+		g->most = residency_add(&g->res, b->sm, pid, 0, b->start, b->end, g->most);
+	return 0;
+}
+
+/* Where session_focus_more is: the kernel, what its blocks gave so far, and
+ * the walk through each file's chunks over its window. */
+struct session_focus {
+	struct model *m;
+	long k;
+	uint64_t first;
+	struct focus_grid g;
+	size_t src;
+	struct db_block_walk w;
+};
+
+static void focus_end(struct session *s)
+{
+	if (!s->focus)
+		return;
+	residency_free(&s->focus->g.res);
+	free(s->focus);
+	s->focus = NULL;
+}
+
+int session_focus_start(struct session *s, struct model *m, long k)
+{
+	focus_end(s);
+	model_focus_kernel(m, -1, 0, 0, 0, 0);
+	if (k < 0 || (size_t)k >= m->n_kernels)
+		return 0;
+	struct session_focus *f = calloc(1, sizeof *f);
+	if (!f)
+		return -1;
+	const struct model_kernel *mk = &m->kernels[k];
+	const struct model_stream *st = &m->streams[mk->stream];
+	f->m = m;
+	f->k = k;
+	f->first = model_kernel_first_block(m, mk);
+	f->g.pid = st->pid;
+	f->g.device_id = st->device_id;
+	f->g.grid_id = model_kernel_grid(m, mk);
+	f->g.last = model_kernel_last_block(m, mk);
+	residency_init(&f->g.res);
+	if (f->first && f->g.last >= f->first)
+		db_reader_walk_begin(&f->w, f->first, f->g.last + 1);
+	else
+		f->src = s->n_src; /* no blocks: nothing to walk */
+	s->focus = f;
+	return 0;
+}
+
+/* The walk is through: the kernel's correlation id, and the focus set. */
+static int focus_finish(struct session *s)
+{
+	struct session_focus *f = s->focus;
+	struct model *m = f->m;
+	if ((size_t)f->k >= m->n_kernels) {
+		focus_end(s); /* the model was built again meanwhile (a replay's step back) */
+		return 0;
+	}
+	const struct model_kernel *mk = &m->kernels[f->k];
+	uint32_t n = 0;
+	for (size_t i = 0; i < MODEL_MAX_SMS / 64; i++)
+		n += (uint32_t)__builtin_popcountll(f->g.mask[i]);
+	struct focus_record rec = { f->g.pid, f->g.device_id, f->g.grid_id, mk->start, 0 };
+	int rc = session_kernels(s, mk->start, mk->start + 1, focus_kernel_record, &rec);
+	if (rc == 0) {
+		model_focus_kernel(m, f->k, model_kernel_blocks_seen(m, mk), 1, n, rec.correlation_id);
+		m->focus.most_per_sm = f->g.most > 0 ? (uint32_t)f->g.most : 0;
+	}
+	focus_end(s);
+	return rc;
+}
+
+int session_focus_more(struct session *s, size_t max_chunks)
+{
+	struct session_focus *f = s->focus;
+	if (!f)
+		return 0;
+	while (f->src < s->n_src) {
+		int r = db_reader_walk_blocks(s->src[f->src].reader, &f->w, max_chunks, focus_block,
+					      &f->g);
+		if (r < 0) {
+			focus_end(s);
+			return -1;
+		}
+		if (r > 0)
+			return 1;
+		/* this file is through: the same window in the next */
+		f->src++;
+		db_reader_walk_begin(&f->w, f->w.t0, f->w.t1);
+	}
+	return focus_finish(s) == 0 ? 0 : -1;
+}
+
+int session_focus_kernel(struct session *s, struct model *m, long k)
+{
+	if (session_focus_start(s, m, k) != 0)
+		return -1;
+	int r;
+	while ((r = session_focus_more(s, SESSION_DETAIL_CHUNKS)) > 0)
+		;
+	return r;
+}
+
+int session_focus_event(struct session *s, struct model *m, long e)
+{
+	struct smtop_culprit *c;
+	size_t n;
+	char err[512];
+	if (e < 0 || (size_t)e >= m->n_events)
+		return 0;
+	if (db_events_culprits(s->path, &m->events[e].ev, &c, &n, err, sizeof err) != 0)
+		return -1;
+	model_focus_culprits(m, e, c, n);
+	return 0;
+}
+
 const char *session_short_name(struct session *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_src; i++) {
@@ -1418,6 +1595,7 @@ const struct smtop_event *session_event(struct session *s, size_t i)
 
 void session_close(struct session *s)
 {
+	focus_end(s);
 	if (s->findings) {
 		findings_free(s->findings);
 		free(s->findings);

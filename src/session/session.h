@@ -31,6 +31,7 @@ struct analysis;
 struct analysis_params;
 struct model;
 struct session_loader;
+struct session_focus;
 
 /* Where the loader's time went (seconds; wall time of the polling thread's
  * steps, CPU time of the analysis), for benchmarks and the docs. */
@@ -81,6 +82,7 @@ struct session {
 	int behind;                     /* the last poll stopped with blocks left to read
 					 * (kernels then wait for the blocks to reach them) */
 	struct session_loader *loader;  /* threads and batches */
+	struct session_focus *focus;    /* session_focus_more's place; NULL none */
 	struct {                        /* session_detail_more's place */
 		size_t src;
 		struct db_block_walk w;
@@ -151,6 +153,21 @@ int session_blocks(struct session *s, uint64_t t0, uint64_t t1, db_block_fn fn, 
 
 /* Kernels of every file overlapping [t0, t1), file by file (db_reader_kernels). */
 int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud);
+
+/* Reads into m->focus the SMs that kernel k (m's kernel index) ran blocks
+ * on (its grid's blocks from its first block to its last as the model has
+ * them, a replay's cut at the clock included) and its correlation id.  0, or
+ * -1 on a read error (the focus then says none). */
+int session_focus_kernel(struct session *s, struct model *m, long k);
+/* The same a few chunks at a time, for a caller that must stay responsive
+ * (a kernel of seconds has millions of blocks): session_focus_start for
+ * kernel k, then session_focus_more reads up to max_chunks more chunks; 1
+ * while chunks remain, 0 once m->focus is set, -1 on error. */
+int session_focus_start(struct session *s, struct model *m, long k);
+int session_focus_more(struct session *s, size_t max_chunks);
+/* Reads into m->focus the culprits of m's episode e that m left in the
+ * file (model culprits_stored).  0, or -1 on a read error. */
+int session_focus_event(struct session *s, struct model *m, long e);
 
 /* The short name of a kernel name handed out by any of the readers. */
 const char *session_short_name(struct session *s, const char *name);

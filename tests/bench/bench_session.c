@@ -10,6 +10,7 @@
  *                                session down to 1 us per column,
  *                                mid-session and at the end, with the detail
  *                                fetch the viewer makes where the model asks
+ *   bench_session first FILE     the first frame alone (as open), then exits
  *   bench_session analysis FILE  the analysis alone, as `smtop report` runs
  *                                it (no model, no printing)
  *
@@ -164,9 +165,10 @@ static void print_memory(const struct model *m, const struct analysis *a)
 	printf("mem_model_mb=%.1f mem_rings_mb=%.1f mem_detail_mb=%.1f mem_stage_mb=%.1f"
 	       " mem_stage_peak_mb=%.1f mem_mkernels_mb=%.1f mem_mevents_mb=%.1f mem_analysis_mb=%.1f mem_akernels_mb=%.1f"
 	       " mem_grids_mb=%.1f mem_profiles_mb=%.1f mem_packed_mb=%.1f mem_aindex_mb=%.1f"
-	       " mem_aevents_mb=%.1f\n", MB(mm.total), MB(mm.rings), MB(mm.detail), MB(mm.stage),
-	       MB(mm.stage_peak), MB(mm.kernels), MB(mm.events), MB(am.total), MB(am.kernels), MB(am.grids),
-	       MB(am.profiles), MB(am.packed), MB(am.index), MB(am.events));
+	       " mem_aevents_mb=%.1f wide_kernels=%zu\n", MB(mm.total), MB(mm.rings), MB(mm.detail),
+	       MB(mm.stage), MB(mm.stage_peak), MB(mm.kernels), MB(mm.events), MB(am.total),
+	       MB(am.kernels), MB(am.grids), MB(am.profiles), MB(am.packed), MB(am.index),
+	       MB(am.events), m->n_wide);
 }
 
 /* The first frame as `smtop open` draws it: the stored results shown, a
@@ -264,6 +266,33 @@ static int bench_open(const char *path)
 	return 0;
 }
 
+/* The first frame alone: what a key meets when the view comes up. */
+static int bench_first(const char *path)
+{
+	struct analysis_params p;
+	struct session s;
+	struct model m;
+	struct canvas c;
+	struct app a;
+	char err[512];
+	double t0 = now_s(), c0 = cpu_s();
+
+	analysis_params_default(&p);
+	if (session_open(&s, path, &p, err, sizeof err) != 0)
+		die(err);
+	if (model_init(&m) != 0 || canvas_init(&c, BENCH_W, BENCH_H) != 0)
+		die("out of memory");
+	s.model = &m;
+	m.session_label = path;
+	first_frame(&s, &m, &a, &c);
+	printf("open_s=%.3f open_cpu_s=%.3f kernels=%zu events=%zu rss_mb=%.1f\n", now_s() - t0,
+	       cpu_s() - c0, m.n_kernels, m.n_events, rss_mb());
+	canvas_free(&c);
+	model_free(&m);
+	session_close(&s);
+	return 0;
+}
+
 static int bench_analysis(const char *path)
 {
 	struct analysis_params p;
@@ -290,8 +319,10 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "open") == 0)
 		return bench_open(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "first") == 0)
+		return bench_first(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "analysis") == 0)
 		return bench_analysis(argv[2]);
-	fprintf(stderr, "usage: bench_session open|analysis FILE\n");
+	fprintf(stderr, "usage: bench_session open|first|analysis FILE\n");
 	return 2;
 }

@@ -29,9 +29,9 @@ static void check_model_label(const char *name)
 	fuzz_check(model_add_kernel(&m, &k) == 0, "a kernel refused for its name");
 	i = model_find_kernel(&m, 1, 0, 1);
 	fuzz_check(i >= 0, "the kernel just added is not found");
-	fuzz_check(m.kernels[i].short_name && m.kernels[i].short_name[0],
-		   "an empty lane label");
-	fuzz_check(strstr(name, m.kernels[i].short_name) != NULL,
+	const char *sn = model_kernel_short_name(&m, &m.kernels[i]);
+	fuzz_check(sn && sn[0], "an empty lane label");
+	fuzz_check(strstr(name, sn) != NULL,
 		   "a lane label that is not part of the name");
 	model_free(&m);
 	ready = 0;

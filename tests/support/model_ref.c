@@ -53,7 +53,8 @@ static size_t place(const struct model *m, const struct model_ref *r, struct pla
 			continue;
 		const struct model_kernel *mk = &m->kernels[k];
 		struct placed p = { (int64_t)b->start - m->origin, (int64_t)b->end - m->origin, b->sm,
-				    mk->stream, mk->threads ? mk->threads : 1 };
+				    mk->stream,
+				    model_kernel_threads(m, mk) ? model_kernel_threads(m, mk) : 1 };
 		out[n++] = p;
 		if (p.e > *emax)
 			*emax = p.e;
@@ -195,7 +196,8 @@ int model_ref_same_bins(const struct model *a, const struct model *b)
 		const struct model_level *x = &a->levels[k], *y = &b->levels[k];
 		if (x->hi != y->hi)
 			return 0;
-		if (x->hi == INT64_MIN)
+		/* a ring one of them does not keep (model_rings_for_span) */
+		if (x->hi == INT64_MIN || !x->span || !y->span)
 			continue;
 		for (uint32_t sm = 0; sm < a->n_sm; sm++)
 			for (int64_t i = x->hi - (int64_t)x->span + 1; i <= x->hi; i++)

@@ -468,7 +468,7 @@ static uint32_t sz_exec_seq(const void *exec)
 		if (!sz_execs[i].seq && free_slot == SZ_MAX_EXECS)
 			free_slot = i;
 	}
-	if (free_slot == SZ_MAX_EXECS) /* full: the oldest slot goes */
+	if (free_slot == SZ_MAX_EXECS) /* full: the slots go round, the oldest first */
 		free_slot = sz_exec_count % SZ_MAX_EXECS;
 	sz_execs[free_slot].exec = exec;
 	sz_execs[free_slot].seq = ++sz_exec_count;
@@ -621,8 +621,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	if (g) {
 		info.graph_node_id = sanitizer_graph_node_id(exec_seq, g->node);
 		sz_on_graph_node(g, exec_seq);
-	}
-	else if (sz_tls_smem >= 0 && sanitizer_launch_has_shape(ld, &sz_tls_smem_shape)) {
+	} else if (sz_tls_smem >= 0 && sanitizer_launch_has_shape(ld, &sz_tls_smem_shape)) {
 		info.dynamic_smem = (uint32_t)sz_tls_smem;
 		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);
 	}

@@ -305,9 +305,11 @@ static void cupti_on_context_created(CUcontext ctx)
 	pthread_mutex_unlock(&cupti_convert_lock);
 }
 
-static uint64_t cupti_graph_node_id(void *node)
+static uint64_t cupti_graph_node_id(void *node, void *ud)
 {
 	uint64_t id = 0;
+
+	(void)ud;
 	return cuptiGetGraphNodeId((CUgraphNode)node, &id) == CUPTI_SUCCESS ? id : 0;
 }
 
@@ -327,10 +329,10 @@ static void cupti_on_graph(CUpti_CallbackId cbid, const CUpti_GraphData *g)
 		return;
 	if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
 		if (cuptiGetGraphId(g->graph, &graph_id) == CUPTI_SUCCESS)
-			graphs_note_clone(cupti_graph_node_id(g->originalNode), cupti_graph_node_id(g->node),
+			graphs_note_clone(cupti_graph_node_id(g->originalNode, NULL), cupti_graph_node_id(g->node, NULL),
 					  graph_id);
 	} else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
-		graphs_instantiated(g->graph, cupti_pid, cupti_graph_node_id, cupti_push_records);
+		graphs_instantiated(g->graph, cupti_pid, cupti_graph_node_id, NULL, cupti_push_records);
 	}
 }
 

@@ -20,7 +20,7 @@ static _Thread_local struct graphs_clone *graphs_clones;
 static _Thread_local size_t graphs_n_clones, graphs_cap_clones;
 static _Thread_local int graphs_clones_sorted;
 
-void graphs_begin(void)
+void graphs_forget_clones(void)
 {
 	free(graphs_clones);
 	graphs_clones = NULL;
@@ -250,7 +250,8 @@ static int graphs_read_graph(void *graph, struct graphs_read *g)
 	return rc;
 }
 
-size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push)
+size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, void *ud,
+			   graphs_push_fn push)
 {
 	struct graphs_read g;
 	uint32_t targets[8];
@@ -265,7 +266,7 @@ size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, grap
 	    (ids = malloc(g.n_nodes * sizeof *ids)) &&
 	    (out = malloc((g.n_edges + g.n_nodes) * sizeof *out))) {
 		for (size_t i = 0; i < g.n_nodes; i++)
-			src[i] = id(g.nodes[i]);
+			src[i] = id(g.nodes[i], ud);
 		for (size_t t = 0; t < n_targets; t++) {
 			for (size_t i = 0; i < g.n_nodes; i++)
 				ids[i] = src[i] ? graphs_id_in(src[i], targets[t]) : 0;
@@ -281,7 +282,7 @@ size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, grap
 	free(src);
 	free(ids);
 	free(out);
-	graphs_begin();
+	graphs_forget_clones();
 	return total;
 }
 
@@ -307,7 +308,8 @@ static void **graphs_read_deps(void *node, size_t *n)
 	return v;
 }
 
-size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push)
+size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, void *ud,
+			    graphs_push_fn push)
 {
 	struct smtop_record out[64];
 	int32_t type = -1, dep_type;
@@ -317,7 +319,7 @@ size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, grap
 
 	pthread_once(&graphs_cu_once, graphs_cu_load);
 	if (!node || !graphs_cu.node_type || (!graphs_cu.node_deps_v2 && !graphs_cu.node_deps) ||
-	    !(me = id(node)) || graphs_cu.node_type(node, &type) != GRAPHS_CUDA_SUCCESS)
+	    !(me = id(node, ud)) || graphs_cu.node_type(node, &type) != GRAPHS_CUDA_SUCCESS)
 		return 0;
 	deps = graphs_read_deps(node, &n_deps);
 	if (!deps) {
@@ -327,7 +329,7 @@ size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, grap
 		return 1;
 	}
 	for (size_t i = 0; i < n_deps; i++) {
-		uint64_t d = id(deps[i]);
+		uint64_t d = id(deps[i], ud);
 		if (!d || graphs_cu.node_type(deps[i], &dep_type) != GRAPHS_CUDA_SUCCESS)
 			continue;
 		out[n].kind = SMTOP_REC_GRAPH_DEP;

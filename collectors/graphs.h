@@ -23,13 +23,13 @@
 #pragma GCC visibility push(hidden)
 
 /* A node's id as the backend's records carry it; 0 when unknown. */
-typedef uint64_t (*graphs_node_id_fn)(void *node);
+typedef uint64_t (*graphs_node_id_fn)(void *node, void *ud);
 /* Takes n records (SMTOP_REC_GRAPH_DEP). */
 typedef void (*graphs_push_fn)(struct smtop_record *recs, size_t n);
 
 /* Forgets the clones noted on the calling thread (graphs_instantiated
  * does it when done; the tests between cases). */
-void graphs_begin(void);
+void graphs_forget_clones(void);
 
 /* The node original_id was cloned as clone_id into graph graph_id (ids as
  * graphs_node_id_fn gives them); out of memory, the clone is forgotten (its
@@ -39,16 +39,18 @@ void graphs_note_clone(uint64_t original_id, uint64_t clone_id, uint32_t graph_i
 /* The graph (a CUgraph) is instantiated: its edges go to push as records
  * of process pid, one per edge and one for each node without dependencies:
  * once with the source nodes' ids and once more with their clones' ids in
- * each graph they were cloned into since the last graphs_begin (whichever
+ * each graph they were cloned into since the last graphs_forget_clones (whichever
  * the launches' records carry).  Returns how many records went out; 0 when
  * the driver is not reachable. */
-size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push);
+size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, void *ud,
+			   graphs_push_fn push);
 
 /* A node of an executable graph is being launched (the Compute Sanitizer
  * names the executable graph's own nodes, which need not be the source
  * graph's): its dependencies, asked of the driver, go to push as records.
  * Returns how many; 0 when the driver does not tell. */
-size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, graphs_push_fn push);
+size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, void *ud,
+			    graphs_push_fn push);
 
 /* Pure, for the tests: n_nodes nodes (ids as the records carry them, 0 for
  * none; types CUgraphNodeType), edges from[i] -> to[i] as node indices,

@@ -484,21 +484,19 @@ static void sz_on_graph_exec_destroyed(const Sanitizer_GraphExecData *d)
 	pthread_mutex_unlock(&sz_ids_lock);
 }
 
-/* The graph whose node's dependencies are being named, on this thread. */
-static _Thread_local uint32_t sz_tls_exec_seq;
-
-static uint64_t sz_graph_node_id(void *node)
+/* ud: the number of the executable graph the node is of. */
+static uint64_t sz_graph_node_id(void *node, void *ud)
 {
-	return sanitizer_graph_node_id(sz_tls_exec_seq, node);
+	return sanitizer_graph_node_id(*(const uint32_t *)ud, node);
 }
 
 /* A graph node's first launch: its dependencies, in the executable graph's
  * own node handles (the driver clones the source graph's nodes, and which
  * of them a launch names differs: the source's for a graph built node by
- * node, the clone's for a captured one). */
-static void sz_on_graph_node(const Sanitizer_GraphNodeLaunchData *g, uint32_t exec_seq)
+ * node, the clone's for a captured one).  id: the node's, as its records
+ * carry it. */
+static void sz_on_graph_node(const Sanitizer_GraphNodeLaunchData *g, uint64_t id, uint32_t exec_seq)
 {
-	uint64_t id = sanitizer_graph_node_id(exec_seq, g->node);
 	int added;
 
 	pthread_mutex_lock(&sz_set_lock);
@@ -506,8 +504,7 @@ static void sz_on_graph_node(const Sanitizer_GraphNodeLaunchData *g, uint32_t ex
 	pthread_mutex_unlock(&sz_set_lock);
 	if (!added)
 		return;
-	sz_tls_exec_seq = exec_seq;
-	graphs_node_launched(g->node, sz_pid, sz_graph_node_id, sz_push_records);
+	graphs_node_launched(g->node, sz_pid, sz_graph_node_id, &exec_seq, sz_push_records);
 }
 
 static void sz_set_clear(void)
@@ -620,7 +617,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	pthread_mutex_unlock(&sz_ids_lock);
 	if (g) {
 		info.graph_node_id = sanitizer_graph_node_id(exec_seq, g->node);
-		sz_on_graph_node(g, exec_seq);
+		sz_on_graph_node(g, info.graph_node_id, exec_seq);
 	} else if (sz_tls_smem >= 0 && sanitizer_launch_has_shape(ld, &sz_tls_smem_shape)) {
 		info.dynamic_smem = (uint32_t)sz_tls_smem;
 		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);

@@ -453,13 +453,14 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 		return -1;
 	const struct kern *p = e != EDGES_UNKNOWN ? kernel_before_launch(a, k, &far)
 			       : k->pos > 0 ? &a->kerns[s->kernels[k->pos - 1]] : NULL;
-	if (p) {
-		if (analysis_grids_kern_running(p, a->watermark) && !(far && e == EDGES_USED))
+	/* a node with dependencies needs no kernel before its launch: they imply it */
+	if (p && !(far && e == EDGES_USED)) {
+		if (analysis_grids_kern_running(p, a->watermark))
 			return -1;
-		if (!(far && e == EDGES_USED))
-			ready_raise(r, p->end, SMTOP_READY_AFTER_KERNEL, p->correlation_id);
-		after = p->correlation_id;
+		ready_raise(r, p->end, SMTOP_READY_AFTER_KERNEL, p->correlation_id);
 	}
+	if (p)
+		after = p->correlation_id;
 	const struct memop *m = e != EDGES_UNKNOWN ? memop_before_launch(a, k) : memop_before(a, k);
 	if (m) {
 		ready_raise(r, m->end, (enum smtop_ready_bound)m->kind, m->corr);

@@ -110,25 +110,29 @@ size_t graphs_deps(uint32_t pid, const uint64_t *ids, const int32_t *types, size
 		   const size_t *from, const size_t *to, size_t n_edges, struct smtop_record *out)
 {
 	size_t n = 0;
-	uint8_t *has_dep = calloc(n_nodes ? n_nodes : 1, 1);
+	/* per node: 1 it has a dependency, 2 one of them has no id (its edges
+	 * are then left unknown, never read as fewer than they are) */
+	uint8_t *deps = calloc(n_nodes ? n_nodes : 1, 1);
 
-	if (!has_dep)
+	if (!deps)
 		return 0;
+	for (size_t i = 0; i < n_edges; i++)
+		if (from[i] < n_nodes && to[i] < n_nodes)
+			deps[to[i]] |= ids[from[i]] ? 1 : 3;
 	for (size_t i = 0; i < n_edges; i++) {
-		if (from[i] >= n_nodes || to[i] >= n_nodes || !ids[to[i]] || !ids[from[i]])
+		if (from[i] >= n_nodes || to[i] >= n_nodes || !ids[to[i]] || deps[to[i]] != 1)
 			continue;
 		out[n].kind = SMTOP_REC_GRAPH_DEP;
 		out[n++].u.graph_dep = (struct smtop_graph_dep){ ids[to[i]], ids[from[i]], pid,
 								 types[to[i]], types[from[i]] };
-		has_dep[to[i]] = 1;
 	}
 	for (size_t i = 0; i < n_nodes; i++) {
-		if (has_dep[i] || !ids[i])
+		if (deps[i] || !ids[i])
 			continue;
 		out[n].kind = SMTOP_REC_GRAPH_DEP;
 		out[n++].u.graph_dep = (struct smtop_graph_dep){ ids[i], 0, pid, types[i], -1 };
 	}
-	free(has_dep);
+	free(deps);
 	return n;
 }
 
@@ -286,61 +290,68 @@ size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, void
 	return total;
 }
 
-/* The node's dependencies as handles, *n their count; NULL on failure or
- * when it has none. */
-static void **graphs_read_deps(void *node, size_t *n)
+/* The node's dependencies as handles in *deps (NULL when it has none), *n
+ * their count; -1 when the driver does not tell. */
+static int graphs_read_deps(void *node, void ***deps, size_t *n)
 {
 	void **v;
 	int rc;
 
+	*deps = NULL;
 	*n = 0;
 	rc = graphs_cu.node_deps_v2 ? graphs_cu.node_deps_v2(node, NULL, NULL, n)
 				    : graphs_cu.node_deps(node, NULL, n);
-	if (rc != GRAPHS_CUDA_SUCCESS || !*n || !(v = malloc(*n * sizeof *v)))
-		return NULL;
+	if (rc != GRAPHS_CUDA_SUCCESS)
+		return -1;
+	if (!*n)
+		return 0;
+	if (!(v = malloc(*n * sizeof *v)))
+		return -1;
 	rc = graphs_cu.node_deps_v2 ? graphs_cu.node_deps_v2(node, v, NULL, n)
 				    : graphs_cu.node_deps(node, v, n);
 	if (rc != GRAPHS_CUDA_SUCCESS) {
 		free(v);
-		*n = 0;
-		return NULL;
+		return -1;
 	}
-	return v;
+	*deps = v;
+	return 0;
 }
 
 size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, void *ud,
 			    graphs_push_fn push)
 {
-	struct smtop_record out[64];
+	struct smtop_record root, *out;
 	int32_t type = -1, dep_type;
-	size_t n_deps = 0, n = 0, total = 0;
+	size_t n_deps = 0, n = 0;
 	void **deps;
 	uint64_t me;
 
 	pthread_once(&graphs_cu_once, graphs_cu_load);
 	if (!node || !graphs_cu.node_type || (!graphs_cu.node_deps_v2 && !graphs_cu.node_deps) ||
-	    !(me = id(node, ud)) || graphs_cu.node_type(node, &type) != GRAPHS_CUDA_SUCCESS)
+	    !(me = id(node, ud)) || graphs_cu.node_type(node, &type) != GRAPHS_CUDA_SUCCESS ||
+	    graphs_read_deps(node, &deps, &n_deps) != 0)
 		return 0;
-	deps = graphs_read_deps(node, &n_deps);
-	if (!deps) {
-		out[0].kind = SMTOP_REC_GRAPH_DEP;
-		out[0].u.graph_dep = (struct smtop_graph_dep){ me, 0, pid, type, -1 };
-		push(out, 1);
+	if (!n_deps) {
+		root.kind = SMTOP_REC_GRAPH_DEP;
+		root.u.graph_dep = (struct smtop_graph_dep){ me, 0, pid, type, -1 };
+		push(&root, 1);
 		return 1;
 	}
-	for (size_t i = 0; i < n_deps; i++) {
-		uint64_t d = id(deps[i], ud);
-		if (!d || graphs_cu.node_type(deps[i], &dep_type) != GRAPHS_CUDA_SUCCESS)
-			continue;
-		out[n].kind = SMTOP_REC_GRAPH_DEP;
-		out[n++].u.graph_dep = (struct smtop_graph_dep){ me, d, pid, type, dep_type };
-		if (n == sizeof out / sizeof out[0]) {
-			push(out, n);
-			total += n;
-			n = 0;
+	/* all of them or none: a dependency left out would read as edges known */
+	if ((out = malloc(n_deps * sizeof *out))) {
+		for (; n < n_deps; n++) {
+			uint64_t d = id(deps[n], ud);
+			if (!d || graphs_cu.node_type(deps[n], &dep_type) != GRAPHS_CUDA_SUCCESS)
+				break;
+			out[n].kind = SMTOP_REC_GRAPH_DEP;
+			out[n].u.graph_dep = (struct smtop_graph_dep){ me, d, pid, type, dep_type };
 		}
+		if (n == n_deps)
+			push(out, n);
+		else
+			n = 0;
 	}
-	push(out, n);
+	free(out);
 	free(deps);
-	return total + n;
+	return n;
 }

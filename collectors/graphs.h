@@ -48,13 +48,15 @@ size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, void
 /* A node of an executable graph is being launched (the Compute Sanitizer
  * names the executable graph's own nodes, which need not be the source
  * graph's): its dependencies, asked of the driver, go to push as records.
- * Returns how many; 0 when the driver does not tell. */
+ * Returns how many; 0, and no record, when the driver does not tell or a
+ * dependency has no id (its edges stay unknown). */
 size_t graphs_node_launched(void *node, uint32_t pid, graphs_node_id_fn id, void *ud,
 			    graphs_push_fn push);
 
 /* Pure, for the tests: n_nodes nodes (ids as the records carry them, 0 for
  * none; types CUgraphNodeType), edges from[i] -> to[i] as node indices,
- * made into records in out (room for n_edges + n_nodes).  Returns how many. */
+ * made into records in out (room for n_edges + n_nodes); a node with a
+ * dependency without an id gets none.  Returns how many. */
 size_t graphs_deps(uint32_t pid, const uint64_t *ids, const int32_t *types, size_t n_nodes,
 		   const size_t *from, const size_t *to, size_t n_edges, struct smtop_record *out);
 

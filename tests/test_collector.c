@@ -1174,32 +1174,42 @@ Test(launches, dynamic_smem_and_graph_node_reach_the_record)
 }
 
 /* A graph's edges as records: one per edge, one for each node without a
- * dependency; a node the driver gave no id takes no part. */
+ * dependency; a node the driver gave no id takes no part, and a node that
+ * depends on it gets no row at all (its edges unknown, not fewer). */
 Test(graphs, edges_and_roots_become_records)
 {
-	/* M -> A -> B, A -> C -> E, B -> E; node 5 has no id */
+	/* M -> A -> B, A -> C -> E, B -> E, X -> E; X (node 5) has no id */
 	uint64_t ids[] = { 10, 11, 12, 13, 14, 0 };
 	int32_t types[] = { 2, 0, 0, 0, 0, 5 };
 	size_t from[] = { 0, 1, 1, 3, 2, 5 }, to[] = { 1, 2, 3, 4, 4, 4 };
 	struct smtop_record out[12];
 	size_t n = graphs_deps(9, ids, types, 6, from, to, 6, out);
 
-	cr_assert_eq(n, 6, "5 edges with ids and the root M");
+	cr_assert_eq(n, 4, "the 3 edges into A, B and C, and the root M");
 	for (size_t i = 0; i < n; i++) {
 		cr_assert_eq(out[i].kind, SMTOP_REC_GRAPH_DEP);
 		cr_assert_eq(out[i].u.graph_dep.pid, 9);
+		cr_assert_neq(out[i].u.graph_dep.node_id, 14, "E depends on a node without an id");
 	}
 	cr_assert_eq(out[0].u.graph_dep.node_id, 11);
 	cr_assert_eq(out[0].u.graph_dep.depends_on, 10);
 	cr_assert_eq(out[0].u.graph_dep.dep_type, 2);
 	cr_assert_eq(out[0].u.graph_dep.node_type, 0);
-	cr_assert_eq(out[4].u.graph_dep.node_id, 14);
-	cr_assert_eq(out[4].u.graph_dep.depends_on, 12);
-	const struct smtop_graph_dep *root = &out[5].u.graph_dep;
+	cr_assert_eq(out[2].u.graph_dep.node_id, 13);
+	cr_assert_eq(out[2].u.graph_dep.depends_on, 11);
+	const struct smtop_graph_dep *root = &out[3].u.graph_dep;
 	cr_assert_eq(root->node_id, 10);
 	cr_assert_eq(root->depends_on, 0);
 	cr_assert_eq(root->dep_type, -1);
 	cr_assert_eq(root->node_type, 2);
+
+	/* with X named, E's three edges are all there */
+	ids[5] = 15;
+	n = graphs_deps(9, ids, types, 6, from, to, 6, out);
+	cr_assert_eq(n, 8, "6 edges, the roots M and X");
+	cr_assert_eq(out[4].u.graph_dep.node_id, 14);
+	cr_assert_eq(out[4].u.graph_dep.depends_on, 12);
+	cr_assert_eq(out[5].u.graph_dep.depends_on, 15);
 }
 
 /* Instantiation clones the nodes: CUPTI's records carry the clones' ids,

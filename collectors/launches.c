@@ -244,25 +244,50 @@ static size_t launches_add_run(struct launches *l, uint64_t now, uint32_t contex
 	return done;
 }
 
-size_t launches_note_blocks(struct launches *l, uint64_t now, uint32_t context_id,
-			    const struct smtop_block *b, size_t n, struct smtop_record *out, size_t max)
+size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run *runs)
+{
+	size_t n_runs = 0;
+
+	for (size_t i = 0; i < n;) {
+		struct launches_run *r = &runs[n_runs++];
+		size_t j = i + 1;
+
+		*r = (struct launches_run){ .grid_id = b[i].grid_id, .start = b[i].start, .end = b[i].end };
+		/* blocks of one lane come in runs of one grid: one lookup each */
+		for (; j < n && b[j].grid_id == r->grid_id; j++) {
+			if (b[j].start < r->start)
+				r->start = b[j].start;
+			if (b[j].end > r->end)
+				r->end = b[j].end;
+		}
+		r->count = j - i;
+		i = j;
+	}
+	return n_runs;
+}
+
+size_t launches_note_runs(struct launches *l, uint64_t now, uint32_t context_id,
+			  const struct launches_run *r, size_t n, struct smtop_record *out, size_t max)
 {
 	size_t done = 0;
 
-	for (size_t i = 0; i < n;) {
-		uint64_t grid = b[i].grid_id, start = b[i].start, end = b[i].end;
-		size_t j = i + 1;
+	for (size_t i = 0; i < n; i++)
+		done += launches_add_run(l, now, context_id, r[i].grid_id, r[i].count, r[i].start, r[i].end,
+					 out + done, max - done);
+	return done;
+}
 
-		/* blocks of one lane come in runs of one grid: one lookup each */
-		for (; j < n && b[j].grid_id == grid; j++) {
-			if (b[j].start < start)
-				start = b[j].start;
-			if (b[j].end > end)
-				end = b[j].end;
-		}
-		done += launches_add_run(l, now, context_id, grid, j - i, start, end, out + done,
-					 max - done);
-		i = j;
+size_t launches_note_blocks(struct launches *l, uint64_t now, uint32_t context_id,
+			    const struct smtop_block *b, size_t n, struct smtop_record *out, size_t max)
+{
+	struct launches_run runs[64];
+	size_t done = 0;
+
+	for (size_t i = 0; i < n; i += 64) {
+		size_t take = n - i < 64 ? n - i : 64;
+		size_t k = launches_runs(b + i, take, runs);
+
+		done += launches_note_runs(l, now, context_id, runs, k, out + done, max - done);
 	}
 	return done;
 }
@@ -291,6 +316,19 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
 int64_t launches_clock_bound(const struct launches *l)
 {
 	return l->bound_known ? l->bound : 0;
+}
+
+int launches_clock_bound_known(const struct launches *l)
+{
+	return l->bound_known;
+}
+
+void launches_share_bound(struct launches *l, int64_t bound)
+{
+	if (!l->bound_known || bound < l->bound) {
+		l->bound = bound;
+		l->bound_known = 1;
+	}
 }
 
 size_t launches_pending(const struct launches *l)

@@ -49,6 +49,23 @@ void launches_set_fill(struct launches *l, launches_fill_fn fill);
 /* A launch whose blocks are to come.  -1 when out of memory. */
 int launches_add(struct launches *l, uint64_t now, const struct launch_info *info);
 
+/* Blocks of one grid next to each other in a lane, counted together. */
+struct launches_run {
+	uint64_t grid_id, count;
+	uint64_t start, end;            /* the run's earliest start, latest end */
+};
+
+/* The runs of n blocks, into runs (room for n); returns how many.  Needs no
+ * table, so the drains do it before they take the table's lock. */
+size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run *runs);
+
+/* n runs of context context_id: each counts for its kernel as its blocks
+ * would (launches_note_blocks).  out holds at least as many records as the
+ * runs hold blocks, or max: past max, complete kernels wait for the next
+ * call or the stale sweep. */
+size_t launches_note_runs(struct launches *l, uint64_t now, uint32_t context_id,
+			  const struct launches_run *r, size_t n, struct smtop_record *out, size_t max);
+
 /* n blocks of context context_id, in any order: each counts for its kernel
  * (by grid id).  Kernels whose grid is now complete are written into out
  * (at most max; the rest stay for the next call) as SMTOP_REC_KERNEL records
@@ -70,6 +87,11 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
  * offset from above; submitted = launched + that bound, which can only make
  * a wait look shorter than it was, never longer. */
 int64_t launches_clock_bound(const struct launches *l);
+int launches_clock_bound_known(const struct launches *l);
+
+/* Another table's bound (several tables share one clock): l's becomes the
+ * lesser of the two. */
+void launches_share_bound(struct launches *l, int64_t bound);
 
 size_t launches_pending(const struct launches *l);
 uint64_t launches_orphans(const struct launches *l);

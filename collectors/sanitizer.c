@@ -38,6 +38,7 @@
 #include "collectors/backend.h"
 #include "collectors/blocks.h"
 #include "collectors/graphs.h"
+#include "collectors/launch_shards.h"
 #include "collectors/launches.h"
 #include "collectors/log.h"
 #include "collectors/ptrset.h"
@@ -57,7 +58,6 @@
 /* A kernel still short of blocks this long after its last one lost some
  * (the lanes counted them): its record goes out with what came. */
 #define SZ_STALE_NS 2000000000ull
-#define SZ_OUT 256
 
 struct sz_api {
 	__typeof__(sanitizerSubscribe) *subscribe;
@@ -176,8 +176,7 @@ static size_t sz_n_funcs;
 static uint32_t sz_devices_described; /* bit d: device d's record sent */
 
 /* Launches waiting for their blocks. */
-static pthread_mutex_t sz_launch_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct launches *sz_launches_table;
+static struct launch_shards *sz_table;
 
 static pthread_t sz_host_thread;
 static int sz_host_started;
@@ -425,8 +424,8 @@ static void sz_func_attributes(CUfunction f, struct launch_info *info)
 
 /* launches_set_fill's: a function's first launch came before the host
  * thread had asked the driver about it; by the time its blocks are in, it
- * usually has (called under sz_launch_lock; sz_ids_lock is never held while
- * taking that one). */
+ * usually has (called under a shard's lock; sz_ids_lock is never held while
+ * taking one). */
 static void sz_fill_attributes(struct launch_info *info)
 {
 	pthread_mutex_lock(&sz_ids_lock);
@@ -448,6 +447,7 @@ static int sz_set_add(const void *f)
 }
 
 static void sz_push_records(struct smtop_record *recs, size_t n);
+static void sz_add_launch(const struct launch_info *info);
 
 /* Executable graphs by handle, numbered as they are first launched: a node
  * is named by its handle and its graph's number, since handles are reused
@@ -622,11 +622,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 		info.dynamic_smem = (uint32_t)sz_tls_smem;
 		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);
 	}
-	pthread_mutex_lock(&sz_launch_lock);
-	/* its idle age starts now */
-	if (launches_add(sz_launches_table, clock_mono_ns(), &info) != 0)
-		log_debug("out of memory: the kernel record of %s is lost", info.name ? info.name : "?");
-	pthread_mutex_unlock(&sz_launch_lock);
+	sz_add_launch(&info);
 	if (!ld->function || !sz_set_add(ld->function))
 		return;
 	ring = blocks_context_ring(ld->context, info.context_id, info.device_id, ld->hStream);
@@ -742,17 +738,12 @@ static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 {
 	struct smtop_record rec;
 	struct sz_call k = sz_call_of(d->context, d->stream);
-	int64_t bound;
 
-	if (cbid == sz_ids->event_record) {
+	if (cbid == sz_ids->event_record)
 		sanitizer_event_record(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
-	} else {
-		pthread_mutex_lock(&sz_launch_lock);
-		bound = launches_clock_bound(sz_launches_table);
-		pthread_mutex_unlock(&sz_launch_lock);
-		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr,
-				      (uint64_t)((int64_t)clock_real_ns() + bound), &rec);
-	}
+	else
+		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr, sz_host_time(clock_real_ns()),
+				      &rec);
 	sz_push(&rec, 1);
 }
 
@@ -804,52 +795,26 @@ static void sz_push_records(struct smtop_record *recs, size_t n)
 
 /* Host times (NVTX ranges) onto %globaltimer with the launches' bound, as
  * their submission times: read lock-free on the workload's threads. */
-static _Atomic int64_t sz_clock_bound;
-
 static uint64_t sz_host_time(uint64_t realtime_ns)
 {
-	return (uint64_t)((int64_t)realtime_ns +
-			  atomic_load_explicit(&sz_clock_bound, memory_order_relaxed));
+	return (uint64_t)((int64_t)realtime_ns + launch_shards_bound(sz_table));
 }
 
-/* Under sz_launch_lock. */
-static void sz_note_bound(void)
+static void sz_add_launch(const struct launch_info *info)
 {
-	atomic_store_explicit(&sz_clock_bound, launches_clock_bound(sz_launches_table),
-			      memory_order_relaxed);
+	/* its idle age starts now */
+	if (launch_shards_add(sz_table, clock_mono_ns(), info) != 0)
+		log_debug("out of memory: the kernel record of %s is lost", info->name ? info->name : "?");
 }
 
 static void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, size_t n)
 {
-	struct smtop_record out[SZ_OUT];
-	size_t done;
-
-	do {
-		size_t take = n < SZ_OUT ? n : SZ_OUT;
-
-		pthread_mutex_lock(&sz_launch_lock);
-		done = launches_note_blocks(sz_launches_table, clock_mono_ns(), context_id, b, take, out,
-					    SZ_OUT);
-		sz_note_bound();
-		pthread_mutex_unlock(&sz_launch_lock);
-		sz_push(out, done);
-		b += take;
-		n -= take;
-	} while (n);
+	launch_shards_note_blocks(sz_table, clock_mono_ns(), context_id, b, n);
 }
 
 static void sz_flush_stale(uint64_t idle_ns)
 {
-	struct smtop_record out[SZ_OUT];
-	size_t done;
-
-	do {
-		pthread_mutex_lock(&sz_launch_lock);
-		done = launches_take_stale(sz_launches_table, clock_mono_ns(), idle_ns, out, SZ_OUT);
-		sz_note_bound();
-		pthread_mutex_unlock(&sz_launch_lock);
-		sz_push(out, done);
-	} while (done == SZ_OUT);
+	launch_shards_take_stale(sz_table, clock_mono_ns(), idle_ns);
 }
 
 /* ---- the host thread: what must be asked of the driver ----------------------------- */
@@ -1093,10 +1058,7 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	sz_pid = pid;
 	if (sz_load(reason, len) != 0 || sz_find_patches(reason, len) != 0)
 		return -1;
-	sz_launches_table = launches_create(pid);
-	if (sz_launches_table)
-		launches_set_fill(sz_launches_table, sz_fill_attributes);
-	if (!sz_launches_table) {
+	if (!(sz_table = launch_shards_create(pid, sz_fill_attributes, sz_push))) {
 		snprintf(reason, len, "out of memory");
 		return -1;
 	}
@@ -1152,12 +1114,10 @@ static void sz_finish(void)
 {
 	uint64_t orphans;
 
-	if (!sz_launches_table)
+	if (!sz_table)
 		return;
 	sz_flush_stale(0);
-	pthread_mutex_lock(&sz_launch_lock);
-	orphans = launches_orphans(sz_launches_table);
-	pthread_mutex_unlock(&sz_launch_lock);
+	orphans = launch_shards_orphans(sz_table);
 	if (orphans)
 		log_debug("%" PRIu64 " blocks of no launch seen", orphans);
 }

@@ -1,0 +1,268 @@
+/* The drain threads' host work per block under `--sm all`, without a GPU:
+ * lanes of slots as the patches write them (one per SM, blocks in the order
+ * they end), taken apart (blocks_collect), shown to the kernel table the
+ * drains share (launch_shards_note_blocks, the sanitizer backend's observer)
+ * and packed into chunks (db_blockcodec_encode), split by part, on 1 thread
+ * and on 2, 4 and 8 sharing the table.  The storm it imitates:
+ * kernels of 1,024 one-warp blocks on 8 streams over 132 SMs, up to 32
+ * blocks resident on an SM, so blocks end up to 32 places from their start
+ * order.  Prints M blocks/s per thread count; the H200's drains must reach
+ * 50 M blocks/s in all.
+ * Usage: bench_drain [N_BLOCKS [MAX_THREADS]] (default 20 M, 8) */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/blocks.h"
+#include "collectors/launch_shards.h"
+#include "db/blockcodec.h"
+#include "kernels/smtop_trace_abi.h"
+
+#define SMS 132
+#define STREAMS 8
+#define GRID 1024
+#define RESIDENT 32
+#define LANE_SLOTS BLOCKS_LANE_CAPACITY
+#define ROUND_KERNELS 256       /* about one 5 ms drain pass at 50 M blocks/s */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+/* One SM's slots in the order its blocks ended. */
+struct lane {
+	struct smtop_trace_slot *slot;
+	size_t n;
+	size_t *round_end;      /* slots of kernels before each round's end */
+};
+
+struct bench {
+	size_t kernels, rounds;
+	struct lane lane[SMS];
+	struct launch_shards *table;
+	pthread_barrier_t start, round_done;
+	unsigned threads;
+};
+
+/* Blocks of kernel k go round-robin over the SMs from a rotating first SM;
+ * on each SM RESIDENT slots run blocks back to back, 40-120 us each, so the
+ * lane holds them in end order. */
+static void bench_fill_lane(struct bench *b, unsigned sm, uint64_t *seed)
+{
+	struct lane *ln = &b->lane[sm];
+	uint64_t free_at[RESIDENT], t0 = 1764480000000000000ull;
+	size_t cap = b->kernels * GRID / SMS + b->kernels, n = 0, r = 0;
+	struct smtop_trace_slot *queued = malloc(cap * sizeof(*queued));
+
+	ln->round_end = calloc(b->rounds, sizeof(*ln->round_end));
+	for (size_t k = 0; k < b->kernels; k++)
+		for (unsigned blk = (unsigned)((sm + SMS - k % SMS) % SMS); blk < GRID; blk += SMS)
+			queued[n++] = (struct smtop_trace_slot){ .grid_tag = k + 1, .block = blk, .sm = (uint16_t)sm };
+	for (unsigned i = 0; i < RESIDENT; i++)
+		free_at[i] = t0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned best = 0;
+
+		for (unsigned j = 1; j < RESIDENT; j++)
+			if (free_at[j] < free_at[best])
+				best = j;
+		queued[i].start = free_at[best];
+		queued[i].end = free_at[best] + (40000 + lcg(seed) % 80000) / 32 * 32; /* 32 ns ticks */
+		free_at[best] = queued[i].end + 32;
+	}
+	/* end order, then the lap tags a lane of LANE_SLOTS slots gives */
+	for (size_t i = 1; i < n; i++) {
+		struct smtop_trace_slot x = queued[i];
+		size_t j = i;
+
+		for (; j > 0 && queued[j - 1].end > x.end; j--)
+			queued[j] = queued[j - 1];
+		queued[j] = x;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint16_t tag = smtop_trace_tag(i, LANE_SLOTS);
+
+		queued[i].grid_tag |= (uint64_t)tag << 48;
+		queued[i].tag = tag;
+		while (r < b->rounds && (queued[i].grid_tag & 0xffffffffffffull) > (r + 1) * ROUND_KERNELS)
+			ln->round_end[r++] = i;
+	}
+	while (r < b->rounds)
+		ln->round_end[r++] = n;
+	ln->slot = queued;
+	ln->n = n;
+}
+
+static void bench_add_kernels(struct bench *b, size_t from, size_t to)
+{
+	for (size_t k = from; k < to && k < b->kernels; k++) {
+		struct launch_info info = { .grid_id = k + 1, .context_id = 1, .stream_id = (uint32_t)(k % STREAMS),
+					    .correlation_id = (uint32_t)k, .grid = { GRID, 1, 1 },
+					    .block = { 32, 1, 1 }, .registers = 16, .name = "storm_plain" };
+
+		launch_shards_add(b->table, 0, &info);
+	}
+}
+
+static _Atomic size_t bench_records;
+
+static void bench_push(struct smtop_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)recs[i].u.kernel.name);
+	bench_records += n;
+}
+
+struct worker {
+	struct bench *b;
+	unsigned lo, hi;
+	double collect_s, observe_s, pack_s;
+	size_t blocks;
+};
+
+/* One lane's new slots [from, to): as blocks_stage_lane takes them. */
+static void worker_lane(struct worker *w, struct lane *ln, size_t from, size_t to,
+			struct smtop_block *stage, uint32_t *staged, uint8_t *packed)
+{
+	struct smtop_trace_slot *ring = malloc(LANE_SLOTS * sizeof(*ring));
+
+	for (size_t i = from; i < to; i++)
+		ring[i & (LANE_SLOTS - 1)] = ln->slot[i];
+	while (from < to) {
+		size_t room = DB_BLOCKCODEC_MAX_BLOCKS - *staged, want = to - from < room ? to - from : room, k;
+		double t0 = now_s(), t1, t2;
+
+		k = blocks_collect(ring, LANE_SLOTS, from, from + want, 0, stage + *staged);
+		t1 = now_s();
+		launch_shards_note_blocks(w->b->table, 0, 1, stage + *staged, k);
+		t2 = now_s();
+		w->collect_s += t1 - t0;
+		w->observe_s += t2 - t1;
+		*staged += (uint32_t)k;
+		from += k;
+		w->blocks += k;
+		if (*staged == DB_BLOCKCODEC_MAX_BLOCKS) {
+			void *chunk;
+			size_t len = db_blockcodec_encode(stage, *staged, packed);
+
+			chunk = malloc(len);
+			memcpy(chunk, packed, len);
+			free(chunk);
+			*staged = 0;
+			w->pack_s += now_s() - t2;
+		}
+		if (k < want)
+			break;
+	}
+	free(ring);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct bench *b = w->b;
+	size_t *read = calloc(SMS, sizeof(*read));
+	uint32_t *staged = calloc(SMS, sizeof(*staged));
+	struct smtop_block **stage = calloc(SMS, sizeof(*stage));
+	uint8_t *packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS));
+
+	for (unsigned l = w->lo; l < w->hi; l++)
+		stage[l] = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof(**stage));
+	for (size_t r = 0; r < b->rounds; r++) {
+		pthread_barrier_wait(&b->start);
+		for (unsigned l = w->lo; l < w->hi; l++) {
+			size_t to = b->lane[l].round_end[r];
+
+			worker_lane(w, &b->lane[l], read[l], to, stage[l], &staged[l], packed);
+			read[l] = to;
+		}
+		pthread_barrier_wait(&b->round_done);
+	}
+	for (unsigned l = w->lo; l < w->hi; l++)
+		free(stage[l]);
+	free(stage);
+	free(staged);
+	free(read);
+	free(packed);
+	return NULL;
+}
+
+static void bench_run(struct bench *b, unsigned threads)
+{
+	struct worker w[8];
+	pthread_t t[8];
+	double t0, wall, collect = 0, observe = 0, pack = 0;
+	size_t blocks = 0;
+
+	bench_records = 0;
+	b->table = launch_shards_create(1, NULL, bench_push);
+	pthread_barrier_init(&b->start, NULL, threads + 1);
+	pthread_barrier_init(&b->round_done, NULL, threads + 1);
+	for (unsigned i = 0; i < threads; i++) {
+		w[i] = (struct worker){ .b = b, .lo = SMS * i / threads, .hi = SMS * (i + 1) / threads };
+		pthread_create(&t[i], NULL, worker_main, &w[i]);
+	}
+	bench_add_kernels(b, 0, 2 * ROUND_KERNELS);
+	t0 = now_s();
+	for (size_t r = 0; r < b->rounds; r++) {
+		pthread_barrier_wait(&b->start);
+		pthread_barrier_wait(&b->round_done);
+		/* the launches of the round after next, as a workload runs ahead */
+		bench_add_kernels(b, (r + 2) * ROUND_KERNELS, (r + 3) * ROUND_KERNELS);
+	}
+	wall = now_s() - t0;
+	for (unsigned i = 0; i < threads; i++) {
+		pthread_join(t[i], NULL);
+		collect += w[i].collect_s;
+		observe += w[i].observe_s;
+		pack += w[i].pack_s;
+		blocks += w[i].blocks;
+	}
+	printf("threads=%u blocks=%zu kernels_out=%zu orphans=%llu wall_s=%.3f M_blocks_per_s=%.1f"
+	       " ns_per_block: collect=%.1f observe=%.1f pack=%.1f (thread time)\n",
+	       threads, blocks, (size_t)bench_records, (unsigned long long)launch_shards_orphans(b->table), wall,
+	       (double)blocks / wall / 1e6, collect / (double)blocks * 1e9, observe / (double)blocks * 1e9,
+	       pack / (double)blocks * 1e9);
+	pthread_barrier_destroy(&b->start);
+	pthread_barrier_destroy(&b->round_done);
+	launch_shards_destroy(b->table);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = { 0 };
+	uint64_t seed = 7, want = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000000ull;
+	unsigned counts[] = { 1, 2, 4, 8 };
+	unsigned max_threads = argc > 2 ? (unsigned)atoi(argv[2]) : 8;
+
+	b.kernels = (size_t)(want / GRID);
+	b.kernels -= b.kernels % ROUND_KERNELS;
+	if (b.kernels < ROUND_KERNELS)
+		b.kernels = ROUND_KERNELS;
+	b.rounds = b.kernels / ROUND_KERNELS;
+	for (unsigned sm = 0; sm < SMS; sm++)
+		bench_fill_lane(&b, sm, &seed);
+	printf("drain of %zu kernels x %d blocks, %d SMs, %d streams, up to %d resident per SM\n", b.kernels,
+	       GRID, SMS, STREAMS, RESIDENT);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		if (counts[i] <= max_threads)
+			bench_run(&b, counts[i]);
+	for (unsigned sm = 0; sm < SMS; sm++) {
+		free(b.lane[sm].slot);
+		free(b.lane[sm].round_end);
+	}
+	return 0;
+}

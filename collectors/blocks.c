@@ -189,6 +189,9 @@ struct blocks_group {
 	uint64_t dropped_seen;
 	uint64_t drain_ns, drained;     /* time in drains, blocks staged (SMTOP_DEBUG) */
 	uint64_t fetch_ns, observe_ns;  /* of it: copies off the GPU, the observer's */
+	uint64_t pack_ns;               /* of it: packing chunks */
+	uint64_t slowest_ns;            /* the longest drain */
+	uint64_t held_back;             /* drains that left the slots on the GPU: writer behind */
 	uint64_t busiest;               /* most new slots of one lane, last drain */
 	uint8_t *packed;                /* encoding scratch */
 };
@@ -226,6 +229,7 @@ static _Atomic uint64_t blocks_tick;
 static _Atomic size_t blocks_tick_samples;
 static _Atomic int blocks_tick_stored;
 static _Atomic uint64_t blocks_in_flight;
+static _Atomic uint64_t blocks_most_in_flight; /* SMTOP_DEBUG */
 /* Set by the Compute Sanitizer backend: every module is patched, so rings
  * carry an open-block table and header-marked modules get no ring (their
  * blocks would be recorded twice). */
@@ -783,10 +787,18 @@ static void blocks_note_tick(const struct smtop_block *b, size_t n)
 	writer_thread_set_meta("globaltimer_ns_per_tick", value);
 }
 
+static void blocks_note_in_flight(uint64_t n)
+{
+	uint64_t most = atomic_load_explicit(&blocks_most_in_flight, memory_order_relaxed);
+
+	while (n > most && !atomic_compare_exchange_weak(&blocks_most_in_flight, &most, n))
+		;
+}
+
 /* Packs lane l's stage into one chunk record for the writer.  Encoding here,
  * in the drain threads, keeps the one writer thread to SQLite work: that is
  * what lets the store keep up with tens of millions of blocks/s. */
-static void blocks_flush_stage(struct blocks_group *g, unsigned l)
+static void blocks_pack_stage(struct blocks_group *g, unsigned l)
 {
 	struct blocks_ctx *c = g->c;
 	struct blocks_stage *st = &c->stage[l];
@@ -814,12 +826,20 @@ static void blocks_flush_stage(struct blocks_group *g, unsigned l)
 	for (uint32_t i = 0; i < n; i++)
 		if (st->b[i].end > k->end)
 			k->end = st->b[i].end;
-	atomic_fetch_add(&blocks_in_flight, n);
+	blocks_note_in_flight(atomic_fetch_add(&blocks_in_flight, n) + n);
 	if (ring_push(blocks_ring, &rec) != 0) {
 		atomic_fetch_sub(&blocks_in_flight, n);
 		drops_add(DROPS_BLOCKS, n);
 		free(k->data);
 	}
+}
+
+static void blocks_flush_stage(struct blocks_group *g, unsigned l)
+{
+	uint64_t t0 = clock_mono_ns();
+
+	blocks_pack_stage(g, l);
+	g->pack_ns += clock_mono_ns() - t0;
 }
 
 /* Stages that are old enough (or all of them, at the end) become chunks. */
@@ -867,6 +887,7 @@ static int blocks_fetch(struct blocks_group *g, uint64_t *total, int last)
 		if (copy && n > g->busiest)
 			g->busiest = n;
 		c->fresh[l] = copy ? n : 0;
+		g->held_back += !copy && n;
 		*total += c->fresh[l];
 		if (c->fresh[l] && blocks_copy_lane(g, l, c->read[l], n) != 0)
 			return -1;
@@ -947,7 +968,10 @@ static int blocks_drain_once(struct blocks_group *g, int last)
 		g->drained += blocks_collect_lanes(g, now);
 	blocks_flush_stages(g, now, last);
 	r = total ? blocks_give_back(g) : 0;
-	g->drain_ns += clock_mono_ns() - now;
+	now = clock_mono_ns() - now;
+	g->drain_ns += now;
+	if (now > g->slowest_ns)
+		g->slowest_ns = now;
 	return r;
 }
 
@@ -1051,7 +1075,7 @@ static void blocks_drain_all(struct blocks_ctx *c)
  * A group whose thread is stuck keeps its lock, and its stages. */
 static void blocks_flush_all_stages(struct blocks_ctx *c)
 {
-	uint64_t drained = 0, drain_ns = 0, fetch_ns = 0, observe_ns = 0;
+	uint64_t drained = 0, drain_ns = 0, fetch_ns = 0, observe_ns = 0, pack_ns = 0, slowest = 0, held = 0;
 
 	for (unsigned i = 0; i < c->n_groups; i++) {
 		struct blocks_group *g = &c->groups[i];
@@ -1064,11 +1088,16 @@ static void blocks_flush_all_stages(struct blocks_ctx *c)
 		drain_ns += g->drain_ns;
 		fetch_ns += g->fetch_ns;
 		observe_ns += g->observe_ns;
+		pack_ns += g->pack_ns;
+		held += g->held_back;
+		slowest = g->slowest_ns > slowest ? g->slowest_ns : slowest;
 	}
 	log_debug("context %u: %llu blocks drained by %u threads in %.3f s of drain time"
-		  " (%.3f s copying them off the GPU, %.3f s in the kernel table)",
+		  " (%.3f s copying them off the GPU, %.3f s in the kernel table, %.3f s packing chunks);"
+		  " slowest drain %.1f ms; %llu lane drains held back, most blocks in flight %llu",
 		  c->context_id, (unsigned long long)drained, c->n_groups, (double)drain_ns / 1e9,
-		  (double)fetch_ns / 1e9, (double)observe_ns / 1e9);
+		  (double)fetch_ns / 1e9, (double)observe_ns / 1e9, (double)pack_ns / 1e9, (double)slowest / 1e6,
+		  (unsigned long long)held, (unsigned long long)atomic_load(&blocks_most_in_flight));
 }
 
 /* The last drain of a context, from whichever thread ends it. */

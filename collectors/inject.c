@@ -167,6 +167,7 @@ static int inject_open(const char *session)
 	opt.ppid = (uint32_t)getppid();
 	opt.command = command;
 	opt.create = 0;
+	opt.background_checkpoint = 1;
 	if (db_writer_open(&inject_writer, &opt, err, sizeof(err)) != 0) {
 		log_fail("tracing disabled: %s", err[0] ? err : session);
 		inject_writer = NULL;

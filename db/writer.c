@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "db/blockcodec.h"
+#include "db/checkpoint.h"
 #include "db/names.h"
 #include "src/core/clock.h"
 #include "src/core/names.h"
@@ -98,6 +99,7 @@ struct db_writer {
 	size_t n_devices;
 	uint8_t *packed;
 	int disk_full;
+	struct db_checkpoint *checkpoint;
 	char err[512];
 };
 
@@ -929,6 +931,8 @@ int db_writer_open(struct db_writer **out, const struct db_writer_options *opt,
 			snprintf(err, errlen, "%s", w->err);
 		goto fail;
 	}
+	if (opt->background_checkpoint)
+		w->checkpoint = db_checkpoint_start(w->db, opt->path);
 	*out = w;
 	return 0;
 fail:
@@ -956,6 +960,7 @@ void db_writer_close(struct db_writer *w)
 		if (flush_all_blocks(w) != 0 || writer_exec(w, "COMMIT") != 0)
 			sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 	}
+	db_checkpoint_stop(w->checkpoint);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
 	sqlite3_close(w->db);

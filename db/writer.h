@@ -20,6 +20,8 @@ struct db_writer_options {
 	const char *command;    /* this process's command line, for smtop_process */
 	int create;             /* 1: create the session (smtop record); 0: join it */
 	const char *session_command; /* with create: the recorded command line */
+	int background_checkpoint; /* 1: WAL checkpoints on a thread of their own
+				    * (db/checkpoint.h), for the collector's writer */
 };
 
 /* Opens (and with create, creates) the session.  On failure returns -1 and

@@ -7,7 +7,11 @@
  * kernels of 1,024 one-warp blocks on 8 streams over 132 SMs, up to 32
  * blocks resident on an SM, so blocks end up to 32 places from their start
  * order.  Prints M blocks/s per thread count; the H200's drains must reach
- * 50 M blocks/s in all.
+ * 50 M blocks/s in all.  Then the one writer thread's part: the chunks and
+ * kernel records of the 1-thread run stored through db_writer_write in the
+ * writer thread's batches, into a session file in BENCH_DIR (default
+ * build/bench), checkpointed by a thread of its own as the collector's
+ * writer is (SQLite's automatic checkpoints with SMTOP_BENCH_AUTOCHECKPOINT=1).
  * Usage: bench_drain [N_BLOCKS [MAX_THREADS]] (default 20 M, 8) */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,10 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "collectors/blocks.h"
 #include "collectors/launch_shards.h"
 #include "db/blockcodec.h"
+#include "db/writer.h"
+#include "tests/support/db_support.h"
 #include "kernels/smtop_trace_abi.h"
 
 #define SMS 132
@@ -119,10 +127,28 @@ static void bench_add_kernels(struct bench *b, size_t from, size_t to)
 
 static _Atomic size_t bench_records;
 
+/* The records of one run, kept for the writer's part (1 thread only). */
+static struct smtop_record *bench_kept;
+static size_t bench_n_kept, bench_cap_kept;
+static int bench_keeping;
+
+static void bench_keep(const struct smtop_record *r)
+{
+	if (bench_n_kept == bench_cap_kept) {
+		bench_cap_kept = bench_cap_kept ? 2 * bench_cap_kept : 65536;
+		bench_kept = realloc(bench_kept, bench_cap_kept * sizeof(*bench_kept));
+	}
+	bench_kept[bench_n_kept++] = *r;
+}
+
 static void bench_push(struct smtop_record *recs, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		free((char *)recs[i].u.kernel.name);
+	for (size_t i = 0; i < n; i++) {
+		if (bench_keeping)
+			bench_keep(&recs[i]);
+		else
+			free((char *)recs[i].u.kernel.name);
+	}
 	bench_records += n;
 }
 
@@ -160,7 +186,16 @@ static void worker_lane(struct worker *w, struct lane *ln, size_t from, size_t t
 
 			chunk = malloc(len);
 			memcpy(chunk, packed, len);
-			free(chunk);
+			if (bench_keeping) {
+				struct smtop_record rec = { .kind = SMTOP_REC_CHUNK };
+
+				rec.u.chunk = (struct smtop_chunk){ .pid = 1, .context_id = 1, .sm = stage[0].sm,
+					.count = *staged, .len = (uint32_t)len, .start = stage[0].start,
+					.end = stage[*staged - 1].end, .data = chunk };
+				bench_keep(&rec);
+			} else {
+				free(chunk);
+			}
 			*staged = 0;
 			w->pack_s += now_s() - t2;
 		}
@@ -241,6 +276,56 @@ static void bench_run(struct bench *b, unsigned threads)
 	launch_shards_destroy(b->table);
 }
 
+/* The kept records through the writer, WRITER_BATCH at a time. */
+#define WRITER_BATCH 50000
+static void bench_writer(void)
+{
+	const char *dir = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "build/bench";
+	char path[4096];
+	struct db_writer *w;
+	struct stat st;
+	uint64_t blocks = 0, kernels = 0;
+	double t0, t1;
+
+	snprintf(path, sizeof(path), "%s/bench-drain.smtop", dir);
+	unlink(path);
+	{
+		struct db_writer_options opt = { .path = path, .pid = 1, .ppid = 1, .command = "bench_drain",
+						 .create = 1, .session_command = "smtop record bench_drain",
+						 .background_checkpoint = !getenv("SMTOP_BENCH_AUTOCHECKPOINT") };
+		char err[512];
+
+		if (db_writer_open(&w, &opt, err, sizeof(err)) != 0) {
+			fprintf(stderr, "bench_drain: %s\n", err);
+			exit(1);
+		}
+	}
+	for (size_t i = 0; i < bench_n_kept; i++) {
+		blocks += bench_kept[i].kind == SMTOP_REC_CHUNK ? bench_kept[i].u.chunk.count : 0;
+		kernels += bench_kept[i].kind == SMTOP_REC_KERNEL;
+	}
+	t0 = now_s();
+	for (size_t i = 0; i < bench_n_kept; i += WRITER_BATCH) {
+		size_t n = bench_n_kept - i < WRITER_BATCH ? bench_n_kept - i : WRITER_BATCH;
+
+		if (db_writer_write(w, bench_kept + i, n) != 0) {
+			fprintf(stderr, "bench_drain: %s: %s\n", path, db_writer_error(w));
+			exit(1);
+		}
+	}
+	t1 = now_s();
+	db_writer_close(w);
+	t0 = t1 - t0;
+	t1 = now_s() - t1;
+	stat(path, &st);
+	printf("writer: %llu blocks in %zu records (%llu kernels) stored in %.3f s: %.1f M blocks/s,"
+	       " %.2f bytes/block, %.0f MB/s to %s; closed (last checkpoint) in %.3f s\n",
+	       (unsigned long long)blocks, bench_n_kept, (unsigned long long)kernels, t0, (double)blocks / t0 / 1e6,
+	       (double)st.st_size / (double)blocks, (double)st.st_size / t0 / 1e6, dir, t1);
+	unlink(path);
+	free(bench_kept);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench b = { 0 };
@@ -258,8 +343,12 @@ int main(int argc, char **argv)
 	printf("drain of %zu kernels x %d blocks, %d SMs, %d streams, up to %d resident per SM\n", b.kernels,
 	       GRID, SMS, STREAMS, RESIDENT);
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		if (counts[i] <= max_threads)
+		if (counts[i] <= max_threads) {
+			bench_keeping = counts[i] == 1;
 			bench_run(&b, counts[i]);
+			bench_keeping = 0;
+		}
+	bench_writer();
 	for (unsigned sm = 0; sm < SMS; sm++) {
 		free(b.lane[sm].slot);
 		free(b.lane[sm].round_end);

@@ -288,6 +288,8 @@ static void convert_context(struct convert_state *s, const CUpti_ActivityContext
 	o->device_id = c->deviceId;
 	o->context_id = c->contextId;
 	o->null_stream_id = c->nullStreamId;
+	o->parent_context_id = c->parentContextId;
+	o->is_green = c->isGreenContext != 0;
 }
 
 int convert_activity(struct convert_state *s, const CUpti_Activity *a, struct smtop_record *out)

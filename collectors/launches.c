@@ -146,11 +146,18 @@ void launches_set_fill(struct launches *l, launches_fill_fn fill)
 	l->fill = fill;
 }
 
+/* 1 when nothing is left to ask fill: the registers (of a launch whose
+ * function is known) and the stream's context. */
+static int launches_known(const struct launch_info *i)
+{
+	return (i->registers || !i->function) && !i->stream_pending;
+}
+
 static void launches_to_record(struct launches *l, struct launch_entry *e, struct smtop_record *out)
 {
 	struct smtop_kernel *k = &out->u.kernel;
 
-	if (l->fill && !e->info.registers && e->info.function)
+	if (l->fill && !launches_known(&e->info))
 		l->fill(&e->info);
 
 	memset(out, 0, sizeof(*out));
@@ -161,7 +168,7 @@ static void launches_to_record(struct launches *l, struct launch_entry *e, struc
 	k->grid_id = e->info.grid_id;
 	k->pid = l->pid;
 	k->device_id = e->info.device_id;
-	k->context_id = e->info.context_id;
+	k->context_id = e->info.record_context_id ? e->info.record_context_id : e->info.context_id;
 	k->stream_id = e->info.stream_id;
 	k->correlation_id = e->info.correlation_id;
 	memcpy(k->grid, e->info.grid, sizeof(k->grid));
@@ -189,15 +196,15 @@ static void launches_note_bound(struct launches *l, const struct launch_entry *e
 	}
 }
 
-/* 1 when complete kernel e is held: its function's first launch came before
- * anyone asked the driver about it, and fill does not know it yet (the
- * host thread asks between stale sweeps). */
+/* 1 when complete kernel e is held: its function's first launch, or its
+ * stream's, came before anyone asked the driver about it, and fill does
+ * not know yet (the host thread asks between stale sweeps). */
 static int launches_hold(struct launches *l, struct launch_entry *e, uint64_t now)
 {
-	if (e->held || !l->fill || e->info.registers || !e->info.function)
+	if (e->held || !l->fill || launches_known(&e->info))
 		return e->held;
 	l->fill(&e->info);
-	if (e->info.registers)
+	if (launches_known(&e->info))
 		return 0;
 	e->held = 1;
 	e->last_seen = now;
@@ -253,8 +260,10 @@ size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run 
 		size_t j = i + 1;
 
 		*r = (struct launches_run){ .grid_id = b[i].grid_id, .start = b[i].start, .end = b[i].end };
-		/* blocks of one lane come in runs of one grid: one lookup each */
-		for (; j < n && b[j].grid_id == r->grid_id; j++) {
+		/* blocks of one lane come in runs of one grid: one lookup each.
+		 * Only blocks that ran at once are surely of one launch: a graph
+		 * replayed reuses its grid ids, and its replays never overlap. */
+		for (; j < n && b[j].grid_id == r->grid_id && b[j].start <= r->end && r->start <= b[j].end; j++) {
 			if (b[j].start < r->start)
 				r->start = b[j].start;
 			if (b[j].end > r->end)
@@ -292,6 +301,15 @@ size_t launches_note_blocks(struct launches *l, uint64_t now, uint32_t context_i
 	return done;
 }
 
+/* A block or launch that came after now (another thread read its clock
+ * later) makes e younger than now, not idle: unsigned, now - last_seen
+ * wrapped around and sent kernels out while their blocks still came, with
+ * no end (the analysis then waited for them forever). */
+static int launches_idle(const struct launch_entry *e, uint64_t now, uint64_t idle_ns)
+{
+	return now > e->last_seen && now - e->last_seen > idle_ns;
+}
+
 size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
 			   struct smtop_record *out, size_t max)
 {
@@ -302,7 +320,8 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
 
 		if (e->used && e->held && l->fill)
 			l->fill(&e->info);
-		if (e->used && (idle_ns == 0 || now - e->last_seen > idle_ns || (e->held && e->info.registers))) {
+		if (e->used && (idle_ns == 0 || launches_idle(e, now, idle_ns) ||
+				(e->held && launches_known(&e->info)))) {
 			launches_note_bound(l, e);
 			launches_to_record(l, e, &out[done++]);
 			launches_remove(l, e); /* another entry may have moved into i */

@@ -17,10 +17,18 @@
 
 struct launches;
 
-/* What a launch callback knows.  name is copied. */
+/* What a launch callback knows.  name is copied.  context_id is the
+ * launch's own context, whose ring its blocks come through (blocks find
+ * their launch by it and the grid id); record_context_id, when not 0, is
+ * the context the kernel record names instead: a green context's streams
+ * launch through the primary context, their records name the green one.
+ * stream_pending: the stream's context was not known at the launch (no one
+ * had asked the driver yet); fill tells it (launches_set_fill). */
 struct launch_info {
 	uint64_t grid_id;
 	uint32_t context_id, device_id, stream_id, correlation_id;
+	uint32_t record_context_id;
+	int32_t stream_pending;
 	int32_t grid[3], block[3];
 	uint32_t registers, static_smem, dynamic_smem, local_mem;
 	int32_t is_graph;
@@ -34,11 +42,12 @@ struct launches *launches_create(uint32_t pid);
 void launches_destroy(struct launches *l);
 
 /* Attributes the launch callback could not ask the driver for (a function's
- * first launch) are asked of fill when its grid is complete, if its
- * registers are still unknown; when fill does not know them yet, the
- * kernel is held (pending, its grid id free for the next launch) and goes
- * out from launches_take_stale once fill knows them, or when idle_ns has
- * passed since. */
+ * first launch, a new stream's context) are asked of fill when its grid is
+ * complete, if its registers or its stream's context are still unknown;
+ * when fill does not know them yet, the kernel is held (pending, its grid
+ * id free for the next launch) and goes out from launches_take_stale once
+ * fill knows them, or when idle_ns has passed since (then under the
+ * launch's own context). */
 typedef void (*launches_fill_fn)(struct launch_info *info);
 void launches_set_fill(struct launches *l, launches_fill_fn fill);
 
@@ -49,7 +58,8 @@ void launches_set_fill(struct launches *l, launches_fill_fn fill);
 /* A launch whose blocks are to come.  -1 when out of memory. */
 int launches_add(struct launches *l, uint64_t now, const struct launch_info *info);
 
-/* Blocks of one grid next to each other in a lane, counted together. */
+/* Blocks of one grid next to each other in a lane that ran at once (a
+ * graph's replays share grid ids but never overlap), counted together. */
 struct launches_run {
 	uint64_t grid_id, count;
 	uint64_t start, end;            /* the run's earliest start, latest end */

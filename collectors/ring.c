@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A mutex held for a struct copy is shorter than any CUPTI callback and keeps
  * the code obviously correct; producers still never wait for space. */
@@ -82,10 +83,17 @@ size_t ring_pop(struct ring *r, struct smtop_record *out, size_t max)
 	size_t n = 0;
 
 	pthread_mutex_lock(&r->lock);
+	/* at most two copies: the writer's batches of 50,000 records held the
+	 * lock the drains push under for a modulo and a copy each */
 	while (n < max && r->count > 0) {
-		out[n++] = r->slots[r->head];
-		r->head = (r->head + 1) % r->capacity;
-		r->count--;
+		size_t run = r->capacity - r->head;
+
+		run = run < r->count ? run : r->count;
+		run = run < max - n ? run : max - n;
+		memcpy(&out[n], &r->slots[r->head], run * sizeof(*out));
+		n += run;
+		r->head = (r->head + run) % r->capacity;
+		r->count -= run;
 	}
 	pthread_mutex_unlock(&r->lock);
 	return n;

@@ -10,8 +10,9 @@
  * So the kernel records come from the launch callbacks and the blocks
  * (collectors/launches.c): start and end from the first and last block on
  * %globaltimer, submission from the host's clock at the launch.  Streams'
- * priorities and the devices are asked of the driver by a host thread,
- * never inside a callback, where only the sanitizer's own calls are safe.
+ * priorities and green contexts, and the devices, are asked of the driver
+ * by a host thread, never inside a callback, where only the sanitizer's own
+ * calls are safe.
  *
  * libsanitizer-public.so ships with the CUDA Toolkit, not the driver: it is
  * reached with dlopen at the path `smtop record` found (SMTOP_SANITIZER_LIB),
@@ -111,6 +112,13 @@ struct sz_cu {
 	__typeof__(cuDeviceGetName) *device_get_name;
 	__typeof__(cuDeviceTotalMem) *device_total_mem;
 	__typeof__(cuFuncGetAttribute) *func_get_attribute;
+	/* CUDA 12.5+ drivers: the green context of a stream, which its launch
+	 * data do not name (they name the primary context), and that green
+	 * context's id, unique over the program's life (handles are reused).
+	 * NULL with an older driver: records name the launch's context, as
+	 * before.  Spelled out: older cuda.h headers have no CUgreenCtx. */
+	CUresult (*stream_get_ctx_v2)(CUstream stream, CUcontext *ctx, void **green);
+	CUresult (*green_ctx_get_id)(void *green, unsigned long long *id);
 };
 
 static struct sz_api sz;
@@ -145,18 +153,29 @@ static struct ptrset sz_set;
 static struct ptrset sz_graph_nodes;
 
 /* Contexts and streams, numbered by this backend (CUPTI's ids are out of
- * reach); the host thread asks the driver about each once. */
+ * reach); the host thread asks the driver about each once.  A green
+ * context is one of them, numbered when the host thread first finds a
+ * stream of it (its launches name the primary context, ctx): green is its
+ * handle, green_uid the driver's id of it (0: not known), parent the
+ * number of the context its streams launch through. */
 struct sz_context {
 	CUcontext ctx;
 	CUdevice device;
 	uint32_t id;
 	int described;
+	void *green;
+	unsigned long long green_uid;
+	uint32_t parent;
 };
 
+/* record_ctx: the context the stream's records name when it is not the
+ * one their callbacks name: its green context's number (0: none);
+ * answered once the host thread asked the driver. */
 struct sz_stream {
 	CUstream stream;
 	uint32_t id, context_id, device_id;
-	int described, gone;
+	uint32_t record_ctx;
+	int described, answered, gone;
 };
 
 struct sz_func {
@@ -174,6 +193,10 @@ static uint32_t sz_next_stream_id = 1;
 static struct sz_func sz_funcs[SZ_MAX_FUNCS];
 static size_t sz_n_funcs;
 static uint32_t sz_devices_described; /* bit d: device d's record sent */
+
+/* Copies, memsets and events of streams not asked about yet (under
+ * sz_ids_lock). */
+static struct sanitizer_parked sz_parked;
 
 /* Launches waiting for their blocks. */
 static struct launch_shards *sz_table;
@@ -278,6 +301,8 @@ static int sz_load(char *reason, size_t len)
 		*(void **)&sz_cu.device_get_name = dlsym(cu, "cuDeviceGetName");
 		*(void **)&sz_cu.device_total_mem = dlsym(cu, "cuDeviceTotalMem_v2");
 		*(void **)&sz_cu.func_get_attribute = dlsym(cu, "cuFuncGetAttribute");
+		*(void **)&sz_cu.stream_get_ctx_v2 = dlsym(cu, "cuStreamGetCtx_v2");
+		*(void **)&sz_cu.green_ctx_get_id = dlsym(cu, "cuGreenCtxGetId");
 	}
 	return 0;
 }
@@ -349,7 +374,7 @@ static int sz_mem_sync(void *stream)
 static struct sz_context *sz_context_of(CUcontext ctx, CUdevice device)
 {
 	for (size_t i = 0; i < sz_n_contexts; i++)
-		if (sz_contexts[i].ctx == ctx)
+		if (sz_contexts[i].ctx == ctx && !sz_contexts[i].green)
 			return &sz_contexts[i];
 	if (sz_n_contexts == SZ_MAX_CONTEXTS)
 		return NULL;
@@ -369,9 +394,10 @@ static struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *
 		slot = &sz_streams[sz_n_streams++];
 	} else {
 		/* a program that makes and destroys streams all along: reuse the
-		 * entry of one gone and already described */
+		 * entry of one gone and already described (its context known,
+		 * which held launches and parked records look up by id) */
 		for (size_t i = 0; i < sz_n_streams && !slot; i++)
-			if (sz_streams[i].gone && sz_streams[i].described)
+			if (sz_streams[i].gone && sz_streams[i].answered)
 				slot = &sz_streams[i];
 		if (!slot)
 			return NULL;
@@ -381,6 +407,16 @@ static struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *
 		.context_id = c ? c->id : 0, .device_id = c ? (uint32_t)c->device : 0,
 	};
 	return slot;
+}
+
+/* The stream numbered id, or NULL (its entry was reused).  Only for what
+ * waits for a stream's context: the launches find theirs by handle. */
+static struct sz_stream *sz_stream_by_id(uint32_t id)
+{
+	for (size_t i = sz_n_streams; i-- > 0;)
+		if (sz_streams[i].id == id)
+			return &sz_streams[i];
+	return NULL;
 }
 
 static uint32_t sz_stream_id(void *stream)
@@ -422,14 +458,30 @@ static void sz_func_attributes(CUfunction f, struct launch_info *info)
 	}
 }
 
-/* launches_set_fill's: a function's first launch came before the host
- * thread had asked the driver about it; by the time its blocks are in, it
- * usually has (called under a shard's lock; sz_ids_lock is never held while
- * taking one). */
+/* The context a launch's record names, once the host thread has asked
+ * about its stream: a green context's for its streams.  A stream whose
+ * entry is gone names the launch's.  Under sz_ids_lock. */
+static void sz_launch_stream_context(struct launch_info *info)
+{
+	const struct sz_stream *s = sz_stream_by_id(info->stream_id);
+
+	if (s && !s->answered)
+		return;
+	info->record_context_id = s ? s->record_ctx : 0;
+	info->stream_pending = 0;
+}
+
+/* launches_set_fill's: a function's first launch, or its stream's, came
+ * before the host thread had asked the driver about it; by the time its
+ * blocks are in, it usually has (called under a shard's lock; sz_ids_lock is
+ * never held while taking one). */
 static void sz_fill_attributes(struct launch_info *info)
 {
 	pthread_mutex_lock(&sz_ids_lock);
-	sz_func_attributes((CUfunction)(uintptr_t)info->function, info);
+	if (info->function && !info->registers)
+		sz_func_attributes((CUfunction)(uintptr_t)info->function, info);
+	if (info->stream_pending)
+		sz_launch_stream_context(info);
 	pthread_mutex_unlock(&sz_ids_lock);
 }
 
@@ -610,6 +662,14 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	c = sz_context_of(ld->context, ld->device);
 	s = sz_stream_of(ld->stream, c);
 	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, clock_real_ns(), g != NULL, &info);
+	/* A new stream's first launches come before the host thread asked
+	 * the driver which context it is of (a green one's launches name the
+	 * primary): the kernel record goes out only once its grid is
+	 * complete, and a complete one waits for the answer (launches_hold),
+	 * at most until it is stale.  Its blocks keep finding it by the
+	 * launch's own context, whose ring they come through. */
+	info.record_context_id = s ? s->record_ctx : 0;
+	info.stream_pending = s && !s->answered;
 	info.correlation_id = sz_launch_correlation(g);
 	exec_seq = g ? sz_exec_seq(g->graphExec) : 0;
 	info.function = ld->function;
@@ -685,9 +745,12 @@ static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_Callbac
 
 
 /* The backend's numbers of an operation's context and stream, and its call
- * number, shared with the launches. */
+ * number, shared with the launches.  ctx_id is the context its records name
+ * (the stream's green context's, see sz_stream); pending: the host thread
+ * has not asked about the stream yet (ctx_id is the callback's). */
 struct sz_call {
 	uint32_t corr, dev, ctx_id, stream_id;
+	int pending;
 };
 
 static struct sz_call sz_call_of(CUcontext ctx, CUstream stream)
@@ -701,10 +764,34 @@ static struct sz_call sz_call_of(CUcontext ctx, CUstream stream)
 	s = sz_stream_of(stream, c);
 	k.corr = ++sz_correlation;
 	k.dev = c ? (uint32_t)c->device : 0;
-	k.ctx_id = c ? c->id : 0;
+	k.ctx_id = s && s->record_ctx ? s->record_ctx : c ? c->id : 0;
 	k.stream_id = s ? s->id : 0;
+	k.pending = s && !s->answered;
 	pthread_mutex_unlock(&sz_ids_lock);
 	return k;
+}
+
+/* A copy's, memset's or event's record goes out, unless its stream was not
+ * asked about yet: then it waits (sz_parked) for the host thread, so that
+ * it names the context its stream's kernels will.  Looked at again under
+ * the lock, which the host thread holds while it answers and sends what
+ * waited: nothing is left behind. */
+static void sz_send_call(struct smtop_record *rec, const struct sz_call *k)
+{
+	const struct sz_stream *s;
+	int parked = 0;
+
+	if (k->pending) {
+		pthread_mutex_lock(&sz_ids_lock);
+		s = sz_stream_by_id(k->stream_id);
+		if (s && !s->answered)
+			parked = sanitizer_park(&sz_parked, rec) == 0;
+		else if (s && s->record_ctx)
+			sanitizer_record_set_context(rec, s->record_ctx);
+		pthread_mutex_unlock(&sz_ids_lock);
+	}
+	if (!parked)
+		sz_push(rec, 1);
 }
 
 /* Asynchronous copies and memsets hold their stream back; a synchronous
@@ -730,7 +817,7 @@ static void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
 		k = sz_call_of(d->context, d->stream);
 		sanitizer_memset(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
 	}
-	sz_push(&rec, 1);
+	sz_send_call(&rec, &k);
 }
 
 /* cudaEventRecord and cudaStreamWaitEvent, numbered with the launches. */
@@ -744,7 +831,7 @@ static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 	else
 		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr, sz_host_time(clock_real_ns()),
 				      &rec);
-	sz_push(&rec, 1);
+	sz_send_call(&rec, &k);
 }
 
 static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain domain,
@@ -864,10 +951,108 @@ static void sz_describe_context(const struct sz_context *c)
 	ring_push(sz_ring, &rec);
 }
 
-/* The driver's priority of a stream; a stream already gone stays unknown. */
-static void sz_describe_stream(const struct sz_stream *s)
+/* What the driver says of a stream's context: its green context (NULL:
+ * none, or not to be asked) and the driver's id of that one (0: unknown). */
+struct sz_green {
+	void *green;
+	unsigned long long uid;
+};
+
+static struct sz_green sz_stream_green(const struct sz_stream *s)
+{
+	struct sz_green g = { 0 };
+	CUcontext ctx = NULL;
+
+	/* the special handles (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD)
+	 * would name this thread's context, not the launching thread's */
+	if (s->gone || !sz_cu.stream_get_ctx_v2 || (uintptr_t)s->stream <= 2)
+		return g;
+	if (sz_cu.stream_get_ctx_v2(s->stream, &ctx, &g.green) != CUDA_SUCCESS)
+		g.green = NULL;
+	if (g.green && (!sz_cu.green_ctx_get_id || sz_cu.green_ctx_get_id(g.green, &g.uid) != CUDA_SUCCESS))
+		g.uid = 0;
+	return g;
+}
+
+/* The number of green context g, whose streams launch through context
+ * parent on device: a new one is numbered after the contexts seen so far,
+ * as CUPTI numbers contexts as they come (*made set); 0 when the table is
+ * full.  Under sz_ids_lock. */
+static uint32_t sz_green_context_of(const struct sz_green *g, uint32_t parent, uint32_t device, int *made)
+{
+	*made = 0;
+	for (size_t i = 0; i < sz_n_contexts; i++)
+		if (sz_contexts[i].green == g->green && sz_contexts[i].green_uid == g->uid)
+			return sz_contexts[i].id;
+	if (sz_n_contexts == SZ_MAX_CONTEXTS)
+		return 0;
+	sz_contexts[sz_n_contexts] = (struct sz_context){
+		.device = (CUdevice)device, .id = (uint32_t)sz_n_contexts + 1, .described = 1,
+		.green = g->green, .green_uid = g->uid, .parent = parent,
+	};
+	*made = 1;
+	return sz_contexts[sz_n_contexts++].id;
+}
+
+/* Sends the parked records of stream_id (0: all) naming context_id (0: as
+ * they are).  Under sz_ids_lock. */
+static void sz_unpark(uint32_t stream_id, uint32_t context_id)
+{
+	struct smtop_record out[64];
+	size_t n;
+
+	do {
+		n = sanitizer_unpark(&sz_parked, stream_id, context_id, out, sizeof out / sizeof out[0]);
+		sz_push(out, n);
+	} while (n == sizeof out / sizeof out[0]);
+}
+
+/* The context stream s's records name from now on (record_ctx, 0: the
+ * ones their callbacks name; slot: its entry, which may have been reused
+ * while the driver was asked), and what waited for it: the held kernels
+ * ask at the next stale sweep, the parked copies and events go now, under
+ * the lock (sz_send_call). */
+static void sz_stream_answered(size_t slot, const struct sz_stream *s, uint32_t record_ctx)
+{
+	pthread_mutex_lock(&sz_ids_lock);
+	if (sz_streams[slot].id == s->id) {
+		sz_streams[slot].record_ctx = record_ctx;
+		sz_streams[slot].answered = 1;
+	}
+	sz_unpark(s->id, record_ctx);
+	pthread_mutex_unlock(&sz_ids_lock);
+}
+
+/* The number of stream s's green context (0: none), whose record goes out
+ * the first time one of its streams is seen. */
+static uint32_t sz_stream_green_id(const struct sz_stream *s)
+{
+	struct sz_green g = sz_stream_green(s);
+	struct smtop_record rec;
+	uint32_t id;
+	int made;
+
+	if (!g.green)
+		return 0;
+	pthread_mutex_lock(&sz_ids_lock);
+	id = sz_green_context_of(&g, s->context_id, s->device_id, &made);
+	pthread_mutex_unlock(&sz_ids_lock);
+	if (made) {
+		sanitizer_green_context(sz_pid, s->device_id, id, s->context_id, &rec);
+		ring_push(sz_ring, &rec);
+	}
+	return id;
+}
+
+/* The driver's priority and green context of a stream; a stream already
+ * gone stays unknown.  Its record names the context its launches name, as
+ * today and as CUPTI's stream record does; a green context's stream gets a
+ * second one under the green context, which its kernels name (CUPTI's
+ * backend adds the same, convert_stream_context). */
+static void sz_describe_stream(size_t slot, const struct sz_stream *s)
 {
 	struct smtop_record rec = { .kind = SMTOP_REC_STREAM };
+	uint32_t green = sz_stream_green_id(s);
 	int prio = 0;
 	unsigned flags = 0;
 
@@ -881,6 +1066,11 @@ static void sz_describe_stream(const struct sz_stream *s)
 	if (!s->gone && sz_cu.stream_get_flags && sz_cu.stream_get_flags(s->stream, &flags) == CUDA_SUCCESS)
 		rec.u.stream.flags = flags;
 	ring_push(sz_ring, &rec);
+	if (green) {
+		rec.u.stream.context_id = green;
+		ring_push(sz_ring, &rec);
+	}
+	sz_stream_answered(slot, s, green);
 }
 
 static void sz_describe_function(struct sz_func *f)
@@ -907,6 +1097,7 @@ static void sz_describe_new(void)
 		struct sz_context c = { 0 };
 		struct sz_stream s = { 0 };
 		struct sz_func *f = NULL;
+		size_t slot = 0;
 		int what = 0;
 
 		pthread_mutex_lock(&sz_ids_lock);
@@ -920,6 +1111,7 @@ static void sz_describe_new(void)
 			if (!sz_streams[i].described) {
 				sz_streams[i].described = 1;
 				s = sz_streams[i];
+				slot = i;
 				what = 2;
 			}
 		for (size_t i = 0; !what && sz_n_funcs && i < SZ_MAX_FUNCS; i++)
@@ -936,7 +1128,7 @@ static void sz_describe_new(void)
 			}
 			sz_describe_context(&c);
 		} else if (what == 2) {
-			sz_describe_stream(&s);
+			sz_describe_stream(slot, &s);
 		} else if (what == 3) {
 			struct sz_func copy = *f;
 
@@ -1100,6 +1292,10 @@ static void sz_flush(int forced)
 		return;
 	sz_tls_own = 1;
 	sz_describe_new();
+	/* every stream is answered now; whatever still waits goes as it is */
+	pthread_mutex_lock(&sz_ids_lock);
+	sz_unpark(0, 0);
+	pthread_mutex_unlock(&sz_ids_lock);
 	sz_tls_own = 0;
 }
 

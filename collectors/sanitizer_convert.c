@@ -251,3 +251,69 @@ void sanitizer_memset(const Sanitizer_MemsetData *d, uint32_t pid, uint32_t devi
 		.correlation_id = correlation_id, .value = d->value,
 	};
 }
+
+void sanitizer_green_context(uint32_t pid, uint32_t device_id, uint32_t context_id, uint32_t parent_id,
+			     struct smtop_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_CONTEXT;
+	out->u.context = (struct smtop_context){ .pid = pid, .device_id = device_id, .context_id = context_id,
+						 .parent_context_id = parent_id, .is_green = 1 };
+}
+
+/* The context field of a record sanitizer_park takes, its stream in *sid. */
+static uint32_t *sanitizer_record_ids(struct smtop_record *r, uint32_t *sid)
+{
+	switch (r->kind) {
+	case SMTOP_REC_MEMCPY: *sid = r->u.memcpy.stream_id; return &r->u.memcpy.context_id;
+	case SMTOP_REC_MEMSET: *sid = r->u.memset.stream_id; return &r->u.memset.context_id;
+	case SMTOP_REC_CUDA_EVENT: *sid = r->u.cuda_event.stream_id; return &r->u.cuda_event.context_id;
+	case SMTOP_REC_SYNC: *sid = r->u.sync.stream_id; return &r->u.sync.context_id;
+	default: return NULL;
+	}
+}
+
+int sanitizer_record_stream(const struct smtop_record *r, uint32_t *stream_id)
+{
+	return sanitizer_record_ids((struct smtop_record *)r, stream_id) != NULL;
+}
+
+void sanitizer_record_set_context(struct smtop_record *r, uint32_t context_id)
+{
+	uint32_t sid, *ctx = sanitizer_record_ids(r, &sid);
+
+	if (ctx)
+		*ctx = context_id;
+}
+
+int sanitizer_park(struct sanitizer_parked *p, const struct smtop_record *r)
+{
+	uint32_t sid;
+
+	if (!sanitizer_record_stream(r, &sid) || p->n == SANITIZER_PARKED_MAX)
+		return -1;
+	p->r[p->n++] = *r;
+	return 0;
+}
+
+size_t sanitizer_unpark(struct sanitizer_parked *p, uint32_t stream_id, uint32_t context_id,
+			struct smtop_record *out, size_t max)
+{
+	size_t keep = 0, done = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		uint32_t sid = 0;
+
+		sanitizer_record_stream(&p->r[i], &sid);
+		if ((stream_id && sid != stream_id) || done == max) {
+			p->r[keep++] = p->r[i];
+			continue;
+		}
+		out[done] = p->r[i];
+		if (context_id)
+			sanitizer_record_set_context(&out[done], context_id);
+		done++;
+	}
+	p->n = keep;
+	return done;
+}

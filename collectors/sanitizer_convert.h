@@ -103,6 +103,41 @@ void sanitizer_memset(const Sanitizer_MemsetData *d, uint32_t pid, uint32_t devi
  * SMTOP_SYNC_NONE. */
 uint32_t sanitizer_event_id(const void *event);
 
+/* A green context's streams launch through the primary context (their
+ * launch data name it), so their records would name it too: the backend
+ * asks the driver each stream's green context from its host thread and
+ * gives it a number of its own, as CUPTI's records do (docs/collector.md).
+ * The context record of green context context_id, made from parent_id
+ * (the context its streams launch through), on device_id. */
+void sanitizer_green_context(uint32_t pid, uint32_t device_id, uint32_t context_id, uint32_t parent_id,
+			     struct smtop_record *out);
+
+/* Copies, memsets, event records and waits of a stream whose context the
+ * host thread has not asked yet wait here, so that they name the context
+ * its kernels will name (a kernel waits in its launch until complete,
+ * copies and events are records at once).  POD records only. */
+#define SANITIZER_PARKED_MAX 1024
+struct sanitizer_parked {
+	size_t n;
+	struct smtop_record r[SANITIZER_PARKED_MAX];
+};
+
+/* 1 when r is a copy, memset, event record or wait (what sanitizer_park
+ * takes), its stream in *stream_id. */
+int sanitizer_record_stream(const struct smtop_record *r, uint32_t *stream_id);
+
+/* r, such a record, now names context_id. */
+void sanitizer_record_set_context(struct smtop_record *r, uint32_t context_id);
+
+/* 0, or -1 when r is not such a record or p is full (send it as it is). */
+int sanitizer_park(struct sanitizer_parked *p, const struct smtop_record *r);
+
+/* Moves the records of stream_id (0: every stream) into out, at most max,
+ * now naming context_id (0: as they were), keeping the others in order;
+ * returns how many. */
+size_t sanitizer_unpark(struct sanitizer_parked *p, uint32_t stream_id, uint32_t context_id,
+			struct smtop_record *out, size_t max);
+
 #pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,7 @@ struct db_checkpoint {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	int frames, writer_frames;
 	int due, stop;
 };
 
@@ -20,11 +21,11 @@ static int checkpoint_hook(void *arg, sqlite3 *db, const char *name, int frames)
 {
 	struct db_checkpoint *c = arg;
 
-	if (frames >= DB_CHECKPOINT_WRITER_FRAMES) {
+	if (frames >= c->writer_frames) {
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		return SQLITE_OK;
 	}
-	if (frames >= DB_CHECKPOINT_FRAMES) {
+	if (frames >= c->frames) {
 		pthread_mutex_lock(&c->lock);
 		c->due = 1;
 		pthread_cond_signal(&c->wake);
@@ -52,7 +53,7 @@ static void *checkpoint_main(void *arg)
 	return NULL;
 }
 
-struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path)
+struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path, int frames, int writer_frames)
 {
 	struct db_checkpoint *c = calloc(1, sizeof(*c));
 	sigset_t all, old;
@@ -61,6 +62,8 @@ struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path)
 	if (!c)
 		return NULL;
 	c->writer_db = writer_db;
+	c->frames = frames;
+	c->writer_frames = writer_frames;
 	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
 	    sqlite3_exec(c->db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_close(c->db);

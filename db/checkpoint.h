@@ -19,9 +19,12 @@
 struct db_checkpoint;
 
 /* Turns off writer_db's automatic checkpoints and starts the thread on a
- * connection of its own to path.  NULL (automatic checkpoints stay) when
- * the thread or its connection cannot start. */
-struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path);
+ * connection of its own to path, to checkpoint once the WAL holds frames
+ * frames; past writer_frames the writer checkpoints itself (the collector's
+ * writer: DB_CHECKPOINT_FRAMES, DB_CHECKPOINT_WRITER_FRAMES).  NULL
+ * (automatic checkpoints stay) when the thread or its connection cannot
+ * start. */
+struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path, int frames, int writer_frames);
 
 /* Stops the thread after its checkpoint in progress; writer_db checkpoints
  * automatically again.  From the thread that commits on writer_db. */

@@ -1455,6 +1455,39 @@ int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)
 	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read streams");
 }
 
+int db_reader_contexts(struct db_reader *r, db_context_fn fn, void *ud)
+{
+	const char *t = "TARGET_INFO_CUDA_CONTEXT_INFO";
+	char sql[400];
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!r->has_ctx)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT processId, deviceId, contextId, COALESCE(%s,0), COALESCE(%s,0),"
+		 " COALESCE(%s,0) FROM TARGET_INFO_CUDA_CONTEXT_INFO ORDER BY processId, contextId",
+		 col_or(r, t, "nullStreamId", "0"), col_or(r, t, "parentContextId", "0"),
+		 col_or(r, t, "isGreenContext", "0"));
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return reader_fail(r, "cannot read contexts");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct smtop_context c = {
+			.pid = (uint32_t)sqlite3_column_int64(st, 0),
+			.device_id = (uint32_t)sqlite3_column_int64(st, 1),
+			.context_id = (uint32_t)sqlite3_column_int64(st, 2),
+			.null_stream_id = (uint32_t)sqlite3_column_int64(st, 3),
+			.parent_context_id = (uint32_t)sqlite3_column_int64(st, 4),
+			.is_green = sqlite3_column_int64(st, 5) != 0,
+		};
+		if (fn(ud, &c) != 0) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read contexts");
+}
+
 /* An NVTX_EVENTS column qualified as e.col, or fallback where the export
  * lacks it. */
 static const char *nvtx_col(struct db_reader *r, const char *col, const char *fallback)
@@ -1837,6 +1870,8 @@ static void info_counts(struct db_reader *r, struct db_session_info *info)
 	}
 	info->streams = r->has_stream ? (uint64_t)reader_int(r,
 		"SELECT count(*) FROM TARGET_INFO_CUDA_STREAM", 0) : 0;
+	info->contexts = r->has_ctx ? (uint64_t)reader_int(r,
+		"SELECT count(*) FROM TARGET_INFO_CUDA_CONTEXT_INFO", 0) : 0;
 	info->blocks = r->chunk_blocks;
 }
 

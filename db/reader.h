@@ -58,6 +58,7 @@ struct db_session_info {
 	const struct db_device_clock *clocks;
 	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
 	uint64_t syncs;                 /* synchronisation, CUDA event and graph edge records */
+	uint64_t contexts;              /* TARGET_INFO_CUDA_CONTEXT_INFO rows */
 	uint64_t drops_cupti, drops_ring, drops_blocks;
 	size_t n_devices;
 	const struct smtop_device *devices;
@@ -67,6 +68,7 @@ struct db_session_info {
 
 typedef int (*db_kernel_fn)(void *ud, const struct smtop_kernel *k);
 typedef int (*db_stream_fn)(void *ud, const struct smtop_stream *s);
+typedef int (*db_context_fn)(void *ud, const struct smtop_context *c);
 typedef int (*db_block_fn)(void *ud, const struct smtop_block *b, uint32_t pid,
 			   uint32_t context_id);
 typedef int (*db_nvtx_fn)(void *ud, const struct smtop_nvtx *n);
@@ -110,6 +112,11 @@ int db_reader_new_kernels_max(struct db_reader *r, int64_t *watermark, int64_t m
 			      db_kernel_fn fn, void *ud);
 
 int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud);
+
+/* Every context of TARGET_INFO_CUDA_CONTEXT_INFO, with whether it is a green
+ * context (isGreenContext; NULL or a file without the column: not green)
+ * and its parent; ordered by process and context. */
+int db_reader_contexts(struct db_reader *r, db_context_fn fn, void *ud);
 
 /* Blocks whose chunk overlaps [t0, t1) on CUPTI time, chunk by chunk. */
 int db_reader_blocks(struct db_reader *r, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud);

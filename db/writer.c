@@ -66,7 +66,7 @@ static const char *const writer_sql[ST_COUNT] = {
 		"threadsPerWarp,maxShmemPerSm,maxThreadsPerSm,globalPid)"
 		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
 	[ST_CONTEXT] = "INSERT OR REPLACE INTO TARGET_INFO_CUDA_CONTEXT_INFO(nullStreamId,"
-		"processId,deviceId,contextId) VALUES(?1,?2,?3,?4)",
+		"processId,deviceId,contextId,parentContextId,isGreenContext) VALUES(?1,?2,?3,?4,?5,?6)",
 	[ST_REQUEST] = "INSERT INTO smtop_request(globalPid,streamId,start,end,label)"
 		" VALUES(?1,?2,?3,?4,?5)",
 	[ST_CHUNK] = "INSERT INTO smtop_block_chunk(globalPid,deviceId,contextId,sm,start,end,"
@@ -465,6 +465,8 @@ static int write_context(struct db_writer *w, const struct smtop_context *c)
 	bind_u64(st, 2, c->pid);
 	bind_u64(st, 3, c->device_id);
 	bind_u64(st, 4, c->context_id);
+	bind_opt(st, 5, c->parent_context_id);
+	sqlite3_bind_int(st, 6, c->is_green != 0);
 	return writer_step(w, ST_CONTEXT);
 }
 
@@ -932,7 +934,8 @@ int db_writer_open(struct db_writer **out, const struct db_writer_options *opt,
 		goto fail;
 	}
 	if (opt->background_checkpoint)
-		w->checkpoint = db_checkpoint_start(w->db, opt->path);
+		w->checkpoint = db_checkpoint_start(w->db, opt->path, DB_CHECKPOINT_FRAMES,
+						    DB_CHECKPOINT_WRITER_FRAMES);
 	*out = w;
 	return 0;
 fail:

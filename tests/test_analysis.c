@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db/reader.h"
 #include "src/core/analysis.h"
@@ -828,11 +829,15 @@ Test(analysis, timeslice_verdict_waits_for_running_kernels)
 /* Recorded sessions read straight into an analysis; split gives each
  * stream a process of its own, which is what the same work looks like
  * under MPS (blocks of both share the SMs). */
+/* contexts: FX_NO_CONTEXTS leaves them out, FX_CONTEXTS feeds them as
+ * stored, FX_GREEN makes every context but the first green. */
+enum { FX_NO_CONTEXTS, FX_CONTEXTS, FX_GREEN };
+
 struct fixture_feed {
 	struct analysis *a;
 	struct smtop_kernel *k;
 	size_t n, cap, last;
-	int split;
+	int split, contexts;
 };
 
 static uint32_t split_pid(uint32_t pid, uint32_t stream)
@@ -863,6 +868,15 @@ static int fx_stream(void *ud, const struct smtop_stream *s)
 	return analysis_add_stream(f->a, &c);
 }
 
+static int fx_context(void *ud, const struct smtop_context *c)
+{
+	struct fixture_feed *f = ud;
+	struct smtop_context g = *c;
+	if (f->contexts == FX_GREEN && c->context_id != 1)
+		g.is_green = 1;
+	return analysis_add_context(f->a, &g);
+}
+
 static int fx_is_kernel(const struct smtop_kernel *k, const struct smtop_block *b, uint32_t pid,
 			uint32_t ctx)
 {
@@ -886,24 +900,32 @@ static int fx_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_
 	return analysis_add_block(f->a, p, ctx, b);
 }
 
-static struct analysis *fixture_analysis(const char *name, int split, struct db_reader **rd)
+static struct analysis *fixture_analysis_with(const char *name, int split, int contexts,
+					       struct db_reader **rd)
 {
 	char path[256], err[256];
 	snprintf(path, sizeof path, "tests/fixtures/%s.smtop", name);
 	cr_assert_eq(db_reader_open(rd, path, err, sizeof err), 0, "%s", err);
 	struct db_session_info info;
 	cr_assert_eq(db_reader_info(*rd, &info), 0);
-	struct fixture_feed f = { analysis_new(NULL), NULL, 0, 0, 0, split };
+	struct fixture_feed f = { analysis_new(NULL), NULL, 0, 0, 0, split, contexts };
 	cr_assert_not_null(f.a);
 	for (size_t i = 0; i < info.n_devices; i++)
 		analysis_add_device(f.a, &info.devices[i]);
 	int64_t km = 0, bm = 0;
+	if (contexts != FX_NO_CONTEXTS)
+		cr_assert_eq(db_reader_contexts(*rd, fx_context, &f), 0);
 	cr_assert_eq(db_reader_streams(*rd, fx_stream, &f), 0);
 	cr_assert_eq(db_reader_new_kernels(*rd, &km, fx_kernel, &f), 0);
 	cr_assert_eq(db_reader_new_blocks(*rd, &bm, fx_block, &f), 0);
 	cr_assert_eq(analysis_update(f.a, ANALYSIS_WATERMARK_ALL), 0);
 	free(f.k);
 	return f.a;
+}
+
+static struct analysis *fixture_analysis(const char *name, int split, struct db_reader **rd)
+{
+	return fixture_analysis_with(name, split, FX_NO_CONTEXTS, rd);
 }
 
 static size_t count_kind(const struct analysis *a, enum smtop_event_kind k)
@@ -1700,4 +1722,185 @@ Test(analysis, limit_unknown_without_device_or_registers)
 	cr_expect_eq(o.limit.blocks, 8);
 	cr_expect_eq(o.limit.bound, OCCUPANCY_BOUND_THREADS);
 	analysis_free(a);
+}
+
+/* ---- green contexts (docs/analysis.md, "Green contexts") ---- */
+
+/* A stream of context ctx. */
+static void stream_in(struct trace *t, uint32_t ctx, uint32_t stream, int32_t prio)
+{
+	trace_stream(t, 1, 0, stream, prio);
+	t->streams[t->n_streams - 1].context_id = ctx;
+}
+
+static void kernel_in(struct trace *t, uint32_t ctx, uint32_t stream, uint64_t grid, uint64_t sub,
+		      uint64_t start, uint64_t end)
+{
+	trace_kernel(t, 1, 0, stream, grid, sub, start, end)->context_id = ctx;
+}
+
+/* The green-contexts demo on 8 SMs: inference (priority -5, stream 2) in
+ * green context 2 on SMs 0-3, training (priority 0, stream 1) in green
+ * context 3 on SMs 4-7; every block comes through the primary context
+ * (1), as the collectors give them.  Inference ran grid 10 before; its
+ * grid 2 is ready at 11000 and starts at 101000 while training's grid 1
+ * fills SMs 4-7 over [1000, 101000).  what adds a low-priority culprit
+ * over the same time: OWN, stream 3 in inference's green context on its
+ * SMs; PRIMARY, stream 4 in the primary context on all 8 SMs. */
+enum { TWO_PARTS = 0, OWN = 1, PRIMARY = 2 };
+
+static void two_partitions(struct trace *t, int green, int what)
+{
+	trace_device(t, 0, 8);
+	trace_context(t, 1, 0, 1, 0);
+	trace_context(t, 1, 0, 2, green);
+	trace_context(t, 1, 0, 3, green);
+	stream_in(t, 3, 1, LO);
+	stream_in(t, 2, 2, HI);
+	kernel_in(t, 2, 2, 10, 50, 100, 900);
+	trace_blocks_on(t, 1, 0, 10, 4, 0, 100, 900);
+	kernel_in(t, 3, 1, 1, 500, 1000, 101000);
+	trace_blocks_on(t, 1, 0, 1, 4, 4, 1000, 101000);
+	kernel_in(t, 2, 2, 2, 11000, 101000, 111000);
+	trace_blocks_on(t, 1, 0, 2, 4, 0, 101000, 111000);
+	if (what & OWN) {
+		stream_in(t, 2, 3, LO);
+		kernel_in(t, 2, 3, 3, 600, 1000, 101000);
+		trace_blocks_on(t, 1, 0, 3, 4, 0, 1000, 101000);
+	}
+	if (what & PRIMARY) {
+		stream_in(t, 1, 4, LO);
+		kernel_in(t, 1, 4, 4, 700, 1000, 101000);
+		trace_blocks_on(t, 1, 0, 4, 8, 0, 1000, 101000);
+	}
+}
+
+static const struct smtop_culprit *culprit_of(const struct smtop_event *e, uint64_t grid)
+{
+	for (size_t i = 0; i < e->n_culprits; i++)
+		if (e->culprits[i].grid_id == grid)
+			return &e->culprits[i];
+	return NULL;
+}
+
+/* Training's blocks held only SMs inference's green context cannot use:
+ * inference waited (its wait counts), but behind nothing of training's. */
+Test(green, the_other_partitions_blocks_are_no_culprit)
+{
+	struct trace *t = trace_new();
+	two_partitions(t, 1, TWO_PARTS);
+	struct analysis *a = run_all(t, 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	struct analysis_stream_summary s;
+	for (size_t i = 0; i < analysis_stream_count(a); i++) {
+		cr_assert_eq(analysis_stream_summary(a, i, &s), 0);
+		if (s.stream_id == 2) {
+			cr_expect_eq(s.context_id, 2);
+			cr_expect_eq(s.wait.n, 2);
+			cr_expect_eq(s.wait.max, 90000, "the wait is kept, with no one to blame");
+		}
+	}
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Contexts not known as green (sessions before contexts said so, or an
+ * ordinary context): every SM counts, as before. */
+Test(green, ordinary_contexts_keep_every_sm)
+{
+	struct trace *t = trace_new();
+	two_partitions(t, 0, TWO_PARTS);
+	struct analysis *a = run_all(t, 0);
+	cr_assert_eq(analysis_event_count(a), 1);
+	const struct smtop_event *e = analysis_event(a, 0);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	cr_expect_eq(e->n_culprits, 1);
+	cr_expect_eq(e->culprits[0].grid_id, 1);
+	cr_expect_eq(e->culprits[0].context_id, 3);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* A low-priority kernel of inference's own green context, on its SMs,
+ * still makes an inversion; training still is no culprit. */
+Test(green, a_culprit_on_its_own_partition_counts)
+{
+	struct trace *t = trace_new();
+	two_partitions(t, 1, OWN);
+	struct analysis *a = run_all(t, 0);
+	cr_assert_eq(analysis_event_count(a), 1);
+	const struct smtop_event *e = analysis_event(a, 0);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	cr_expect_eq(e->grid_id, 2);
+	cr_expect_eq(e->n_culprits, 1);
+	cr_expect_eq(e->culprits[0].grid_id, 3);
+	cr_expect_eq(e->culprits[0].overlap_ns, 4 * 90000ull, "whole: all its SMs are inference's");
+	cr_expect_eq(e->culprits[0].blocks, 4);
+	cr_expect_null(culprit_of(e, 1));
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* A kernel of the primary context ran on every SM: only its share on
+ * inference's SMs counts, half of its block-time and blocks here. */
+Test(green, a_culprit_on_every_sm_counts_by_its_share)
+{
+	struct trace *t = trace_new();
+	two_partitions(t, 1, PRIMARY);
+	struct analysis *a = run_all(t, 0);
+	cr_assert_eq(analysis_event_count(a), 1);
+	const struct smtop_event *e = analysis_event(a, 0);
+	cr_expect_eq(e->n_culprits, 1);
+	const struct smtop_culprit *c = culprit_of(e, 4);
+	cr_assert_not_null(c);
+	cr_expect_eq(c->overlap_ns, 4 * 90000ull, "%llu", (unsigned long long)c->overlap_ns);
+	cr_expect_eq(c->blocks, 4);
+	cr_expect_eq(c->weight, 1.0);
+	cr_expect_null(culprit_of(e, 1));
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* The SMs a green context is known to use grow as its kernels end; what a
+ * verdict reads of them was complete when it was made, so pieces give the
+ * answer of the whole. */
+Test(green, incremental_equals_whole)
+{
+	for (unsigned seed = 1; seed <= 8; seed++) {
+		struct trace *t = trace_new();
+		two_partitions(t, 1, OWN | PRIMARY);
+		struct analysis *whole = run_all(t, 0);
+		struct analysis *inc = analysis_new(NULL);
+		trace_feed_pieces(t, inc, seed, 1 + seed % 4);
+		char why[128] = "";
+		cr_expect_eq(analysis_event_count(whole), 1);
+		cr_expect_eq(trace_compare(whole, inc, why, sizeof why), 0, "seed %u: %s", seed, why);
+		analysis_free(inc);
+		analysis_free(whole);
+		trace_free(t);
+	}
+}
+
+/* The recorded sessions' verdicts, with their contexts read (none of them
+ * says a context is green), are those without; the green-contexts demo's
+ * CUPTI session, its two green contexts told as such, keeps its none. */
+Test(green, fixtures_keep_their_verdicts)
+{
+	static const char *const names[] = { "priority-vs-training", "equal-priority", "head-of-line",
+					     "green-contexts", "timeslice", "mps", "torch-sm-all",
+					     "graph-branch-sm-all", "wait-stream-sm-all" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		int green = strcmp(names[i], "green-contexts") == 0;
+		struct db_reader *r0, *r1;
+		struct analysis *was = fixture_analysis_with(names[i], 0, FX_NO_CONTEXTS, &r0);
+		struct analysis *now = fixture_analysis_with(names[i], 0, green ? FX_GREEN : FX_CONTEXTS, &r1);
+		char why[128] = "";
+		cr_expect_eq(trace_compare(was, now, why, sizeof why), 0, "%s: %s", names[i], why);
+		if (green)
+			cr_expect_eq(analysis_event_count(now), 0);
+		analysis_free(was);
+		analysis_free(now);
+		db_reader_close(r0);
+		db_reader_close(r1);
+	}
 }

@@ -14,6 +14,7 @@
 #include "collectors/convert.h"
 #include "collectors/drops.h"
 #include "collectors/graphs.h"
+#include "collectors/launch_shards.h"
 #include "collectors/launches.h"
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
@@ -187,6 +188,27 @@ Test(convert, stream_takes_its_device_from_the_context)
 	cupti_support_stream(&s, 9, 1, 0);
 	cr_assert_eq(conv(&s, &r), 1);
 	cr_assert_eq(r.u.stream.device_id, 5);
+}
+
+/* CUPTI's context record of a green context says so, and names the
+ * context it was made from: the session's contexts table keeps both. */
+Test(convert, a_green_context_record_says_it_is_green)
+{
+	CUpti_ActivityContext3 c;
+	struct smtop_record r;
+
+	cupti_support_context(&c, 2, 0, 14);
+	c.isGreenContext = 1;
+	c.parentContextId = 1;
+	c.numMultiprocessors = 16;
+	cr_assert_eq(conv(&c, &r), 1);
+	cr_assert_eq(r.u.context.context_id, 2);
+	cr_assert_eq(r.u.context.is_green, 1);
+	cr_assert_eq(r.u.context.parent_context_id, 1);
+	cupti_support_context(&c, 1, 0, 7);
+	cr_assert_eq(conv(&c, &r), 1);
+	cr_assert_eq(r.u.context.is_green, 0, "the primary context");
+	cr_assert_eq(r.u.context.parent_context_id, 0);
 }
 
 /* A green context's stream: CUPTI's stream record names the primary context
@@ -1350,4 +1372,358 @@ Test(sanitizer, a_wait_stream_is_no_inversion)
 		}
 		analysis_free(an);
 	}
+}
+
+/* ---- a green context's stream under --sm all -------------------------------- */
+
+/* The host thread answers a new stream's context: not yet the first time
+ * fill asks, then green context 2 (its registers known all along). */
+static int stream_asked;
+
+static void fill_stream_later(struct launch_info *info)
+{
+	if (stream_asked++ && info->stream_pending) {
+		info->record_context_id = 2;
+		info->stream_pending = 0;
+	}
+}
+
+static void fill_nothing(struct launch_info *info)
+{
+	(void)info;
+}
+
+/* A launch whose stream the host thread has not asked about yet: complete,
+ * its kernel waits for the answer (its grid id free for the next launch),
+ * and names the green context once told; a launch told at once names it
+ * at once; a stream never told goes out stale under the launch's own
+ * context.  Blocks come through the launch's context (1) throughout. */
+/* The host thread reads its clock, then another thread's block comes: that
+ * kernel is younger than the sweep's now, not two seconds idle (unsigned, the
+ * age wrapped around and sent a kernel still taking blocks out with no end). */
+Test(launches, a_block_after_the_sweeps_clock_is_not_idle)
+{
+	struct launches *l = launches_create(42);
+	struct launch_info i = launch_of(5, 1, 2, 1, 1000);
+	struct smtop_block b = block_of(5, 0, 5000, 9000), c = block_of(5, 1, 5100, 9100);
+	struct smtop_record out[2];
+
+	cr_assert_eq(launches_add(l, 3000000000ull, &i), 0);
+	cr_assert_eq(launches_take_stale(l, 1000000000ull, 100, out, 2), 0, "launched after the sweep's now");
+	cr_assert_eq(launches_note_blocks(l, 4000000000ull, 1, &b, 1, out, 2), 0);
+	cr_assert_eq(launches_take_stale(l, 3500000000ull, 100, out, 2), 0, "a block came after now");
+	cr_assert_eq(launches_note_blocks(l, 4000000001ull, 1, &c, 1, out, 2), 1, "complete, with its end");
+	cr_assert_eq(out[0].u.kernel.end, 9100);
+	free_records(out, 1);
+	launches_destroy(l);
+}
+
+static struct smtop_record shards_out[64];
+static size_t shards_n;
+
+static void shards_push(struct smtop_record *recs, size_t n)
+{
+	cr_assert_leq(shards_n + n, 64);
+	memcpy(shards_out + shards_n, recs, n * sizeof(*recs));
+	shards_n += n;
+}
+
+static const struct smtop_kernel *shards_kernel(uint64_t grid_id, uint32_t correlation_id)
+{
+	for (size_t i = 0; i < shards_n; i++)
+		if (shards_out[i].u.kernel.grid_id == grid_id && shards_out[i].u.kernel.correlation_id == correlation_id)
+			return &shards_out[i].u.kernel;
+	return NULL;
+}
+
+/* Kernels spread over the shards by grid id, their blocks interleaved as a
+ * lane brings them: each completes with its own times, and every kernel's
+ * submission time uses the least clock bound any shard saw. */
+Test(launch_shards, interleaved_kernels_complete_across_shards)
+{
+	struct launch_shards *s = launch_shards_create(42, NULL, shards_push);
+	struct smtop_block b[64];
+	size_t n = 0;
+
+	shards_n = 0;
+	for (uint64_t g = 1; g <= 16; g++) {
+		struct launch_info i = launch_of(g, 1, 4, 1, 1000 * g);
+
+		i.correlation_id = (uint32_t)g;
+		cr_assert_eq(launch_shards_add(s, 0, &i), 0);
+	}
+	for (uint32_t k = 0; k < 4; k++)
+		b[n++] = block_of(1, k, k ? 1500 + k : 1100, 1900 + k); /* waited 100 ns: the least bound */
+	launch_shards_note_blocks(s, 0, 1, b, n);
+	cr_assert_eq(shards_n, 1);
+	n = 0;
+	for (uint32_t k = 0; k < 4; k++)
+		for (uint64_t g = 2; g <= 16; g++)
+			b[n++] = block_of(g, k, 1000 * g + 500 + k, 1000 * g + 900 + k);
+	launch_shards_note_blocks(s, 0, 1, b, n);
+	cr_assert_eq(shards_n, 16);
+	cr_assert_eq(launch_shards_pending(s), 0);
+	cr_assert_eq(launch_shards_orphans(s), 0);
+	cr_assert_eq(launch_shards_bound(s), 100);
+	for (uint64_t g = 1; g <= 16; g++) {
+		const struct smtop_kernel *k = shards_kernel(g, (uint32_t)g);
+
+		cr_assert_not_null(k);
+		cr_assert_eq(k->start, g == 1 ? 1100 : 1000 * g + 500);
+		cr_assert_eq(k->end, 1000 * g + 903);
+		cr_assert_leq(k->submitted, 1000 * g + 500, "never after its first block");
+	}
+	cr_assert_eq(shards_kernel(16, 16)->submitted, 16000 + 100, "grid 1's bound, from another shard");
+	free_records(shards_out, shards_n);
+	launch_shards_destroy(s);
+}
+
+/* A graph replayed launches its kernel with the same grid id: in one lane's
+ * window the replays' blocks never overlap in time, so each replay keeps
+ * its own start and end (blocks of one launch that ran at once are counted
+ * as one run). */
+Test(launch_shards, a_replays_blocks_keep_their_own_times)
+{
+	struct launch_shards *s = launch_shards_create(42, NULL, shards_push);
+	struct launch_info first = launch_of(9, 1, 2, 1, 1000), second = launch_of(9, 1, 2, 1, 1000);
+	struct smtop_block b[] = {
+		block_of(9, 0, 2000, 2500), block_of(3, 0, 2100, 2600), block_of(9, 1, 2200, 2700),
+		block_of(9, 0, 5000, 5500), block_of(3, 1, 5100, 5600), block_of(9, 1, 5200, 5700),
+	};
+	struct launch_info other = launch_of(3, 1, 2, 1, 1000);
+
+	shards_n = 0;
+	first.correlation_id = 1;
+	second.correlation_id = 2;
+	other.correlation_id = 3;
+	cr_assert_eq(launch_shards_add(s, 0, &first), 0);
+	cr_assert_eq(launch_shards_add(s, 0, &second), 0);
+	cr_assert_eq(launch_shards_add(s, 0, &other), 0);
+	launch_shards_note_blocks(s, 0, 1, b, sizeof(b) / sizeof(b[0]));
+	cr_assert_eq(shards_n, 3);
+	cr_assert_eq(shards_kernel(9, 1)->start, 2000);
+	cr_assert_eq(shards_kernel(9, 1)->end, 2700, "its own blocks, not the replay's");
+	cr_assert_eq(shards_kernel(9, 2)->start, 5000);
+	cr_assert_eq(shards_kernel(9, 2)->end, 5700);
+	cr_assert_eq(shards_kernel(3, 3)->start, 2100);
+	cr_assert_eq(shards_kernel(3, 3)->end, 5600);
+	free_records(shards_out, shards_n);
+	launch_shards_destroy(s);
+}
+
+/* The sweep over the shards: a kernel still short of blocks goes out once
+ * idle, one still taking blocks does not; blocks of no launch count. */
+Test(launch_shards, the_stale_sweep_covers_every_shard)
+{
+	struct launch_shards *s = launch_shards_create(42, NULL, shards_push);
+	struct smtop_block b = block_of(77, 0, 5000, 6000), lost = block_of(999, 0, 1, 2);
+
+	shards_n = 0;
+	for (uint64_t g = 70; g < 80; g++) {
+		struct launch_info i = launch_of(g, 1, 2, 1, 1000);
+
+		cr_assert_eq(launch_shards_add(s, 100, &i), 0);
+	}
+	launch_shards_note_blocks(s, 5000, 1, &b, 1);
+	launch_shards_note_blocks(s, 5000, 1, &lost, 1);
+	cr_assert_eq(launch_shards_orphans(s), 1);
+	launch_shards_take_stale(s, 3000, 1000);
+	cr_assert_eq(shards_n, 9, "all but the one whose block came at 5000");
+	cr_assert_null(shards_kernel(77, 0));
+	launch_shards_take_stale(s, 9000, 1000);
+	cr_assert_eq(shards_n, 10);
+	cr_assert_eq(shards_kernel(77, 0)->start, 5000, "short of a block: what came");
+	cr_assert_eq(launch_shards_pending(s), 0);
+	free_records(shards_out, shards_n);
+	launch_shards_destroy(s);
+}
+
+Test(launches, a_new_streams_kernel_waits_for_its_context)
+{
+	struct launches *l = launches_create(42), *never = launches_create(42);
+	struct launch_info i = launch_of(5, 1, 1, 1, 1000), told = launch_of(6, 1, 1, 1, 1000);
+	struct smtop_block b = block_of(5, 0, 5000, 9000), c = block_of(6, 0, 6000, 9500);
+	struct smtop_record out[2];
+
+	i.function = told.function = (const void *)0x1234;
+	i.registers = told.registers = 26;
+	i.stream_pending = 1;
+	told.record_context_id = 2;
+	stream_asked = 0;
+	launches_set_fill(l, fill_stream_later);
+	cr_assert_eq(launches_add(l, 0, &i), 0);
+	cr_assert_eq(launches_add(l, 0, &told), 0);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &b, 1, out, 2), 0, "held: its stream not asked yet");
+	cr_assert_eq(launches_note_blocks(l, 0, 1, &c, 1, out, 2), 1, "found by the launch's context");
+	cr_expect_eq(out[0].u.kernel.context_id, 2, "told at the launch");
+	free_records(out, 1);
+	cr_assert_eq(launches_take_stale(l, 20, 2000000000ull, out, 2), 1, "told at the sweep");
+	cr_expect_eq(out[0].u.kernel.grid_id, 5);
+	cr_expect_eq(out[0].u.kernel.context_id, 2);
+	cr_expect_eq(out[0].u.kernel.registers, 26);
+	free_records(out, 1);
+
+	launches_set_fill(never, fill_nothing);
+	cr_assert_eq(launches_add(never, 0, &i), 0);
+	cr_assert_eq(launches_note_blocks(never, 0, 1, &b, 1, out, 2), 0);
+	cr_assert_eq(launches_take_stale(never, 20, 1000, out, 2), 0, "not stale yet");
+	cr_assert_eq(launches_take_stale(never, 5000, 1000, out, 2), 1);
+	cr_expect_eq(out[0].u.kernel.context_id, 1, "never told: the launch's context");
+	free_records(out, 1);
+	launches_destroy(never);
+	launches_destroy(l);
+}
+
+/* The records of one launch, copy and event record on a green context's
+ * stream (9), from the sanitizer's own structs: their callbacks name the
+ * primary context (backend context 1) and come before the host thread
+ * asked the driver, so the copy and the event wait (parked) and the
+ * kernel too (held); told green context 2, all of them name it, as CUPTI's
+ * records do, and the green context's own record says what it is. */
+struct green_stream_records {
+	struct smtop_record context, kernel, copy, event, other;
+	size_t n_unparked;
+};
+
+static void green_stream_records(struct green_stream_records *g)
+{
+	CUcontext primary = (CUcontext)(uintptr_t)0x10;
+	CUstream stream = (CUstream)(uintptr_t)0x20;
+	Sanitizer_LaunchData ld = { .context = primary, .stream = stream, .functionName = "_Z5inferv",
+				    .gridDim_x = 4, .gridDim_y = 1, .gridDim_z = 1, .blockDim_x = 128,
+				    .blockDim_y = 1, .blockDim_z = 1, .gridId = 77, .device = 0 };
+	Sanitizer_MemcpyData cp = { .srcContext = primary, .srcStream = stream, .size = 4096, .isAsync = 1,
+				    .direction = SANITIZER_MEMCPY_DIRECTION_HOST_TO_DEVICE };
+	Sanitizer_EventData ev = { .event = (CUevent)(uintptr_t)0x7f3a00012340ull, .context = primary,
+				   .stream = stream };
+	struct sanitizer_parked *parked = calloc(1, sizeof *parked);
+	struct launches *l = launches_create(4242);
+	struct launch_info info;
+	struct smtop_block b[4];
+	struct smtop_record out[4];
+
+	cr_assert(parked && l);
+	stream_asked = 0;
+	launches_set_fill(l, fill_stream_later);
+	sanitizer_launch_info(&ld, 1, 9, 1000, 0, &info);
+	info.function = (const void *)0x1234;
+	info.registers = 32;
+	info.stream_pending = 1;
+	cr_assert_eq(launches_add(l, 0, &info), 0);
+	sanitizer_memcpy(&cp, 4242, 0, 1, 9, 2, &out[0]);
+	sanitizer_event_record(&ev, 4242, 0, 1, 9, 3, &out[1]);
+	sanitizer_memcpy(&cp, 4242, 0, 1, 10, 4, &g->other);
+	cr_assert_eq(sanitizer_park(parked, &out[0]), 0);
+	cr_assert_eq(sanitizer_park(parked, &out[1]), 0);
+	cr_assert_eq(sanitizer_park(parked, &g->other), 0, "another stream's, not asked either");
+	cr_assert_eq(sanitizer_park(parked, &(struct smtop_record){ .kind = SMTOP_REC_KERNEL }), -1,
+		     "kernels wait in their launch");
+	for (uint32_t k = 0; k < 4; k++)
+		b[k] = block_of(77, k, 5000 + 10 * k, 9000);
+	cr_assert_eq(launches_note_blocks(l, 0, 1, b, 4, out, 4), 0, "held until told");
+
+	/* the host thread: cuStreamGetCtx_v2 named a green context */
+	sanitizer_green_context(4242, 0, 2, 1, &g->context);
+	g->n_unparked = sanitizer_unpark(parked, 9, 2, out, 4);
+	cr_assert_eq(g->n_unparked, 2);
+	g->copy = out[0];
+	g->event = out[1];
+	cr_assert_eq(parked->n, 1, "stream 10 still waits");
+	cr_assert_eq(launches_take_stale(l, 10, 2000000000ull, &g->kernel, 1), 1);
+	launches_destroy(l);
+	free(parked);
+}
+
+Test(sanitizer, a_green_contexts_stream_names_its_green_context)
+{
+	struct green_stream_records g;
+
+	green_stream_records(&g);
+	cr_assert_eq(g.context.kind, SMTOP_REC_CONTEXT);
+	cr_expect_eq(g.context.u.context.context_id, 2);
+	cr_expect_eq(g.context.u.context.is_green, 1);
+	cr_expect_eq(g.context.u.context.parent_context_id, 1);
+	cr_assert_eq(g.kernel.kind, SMTOP_REC_KERNEL);
+	cr_expect_eq(g.kernel.u.kernel.context_id, 2, "not the primary its launch data named");
+	cr_expect_eq(g.kernel.u.kernel.stream_id, 9);
+	cr_expect_eq(g.kernel.u.kernel.grid_id, 77);
+	cr_expect_eq(g.kernel.u.kernel.start, 5000);
+	cr_assert_eq(g.copy.kind, SMTOP_REC_MEMCPY);
+	cr_expect_eq(g.copy.u.memcpy.context_id, 2);
+	cr_expect_eq(g.copy.u.memcpy.correlation_id, 2);
+	cr_assert_eq(g.event.kind, SMTOP_REC_CUDA_EVENT);
+	cr_expect_eq(g.event.u.cuda_event.context_id, 2);
+	cr_expect_eq(g.other.u.memcpy.context_id, 1, "another stream keeps its own");
+	records_free_owned(&g.kernel);
+}
+
+static int count_green(void *ud, const struct smtop_context *c)
+{
+	int *n = ud;
+	if (c->context_id == 2) {
+		cr_expect_eq(c->is_green, 1);
+		cr_expect_eq(c->parent_context_id, 1);
+		++*n;
+	}
+	return 0;
+}
+
+static int kernel_in_context_2(void *ud, const struct smtop_kernel *k)
+{
+	cr_expect_eq(k->context_id, 2);
+	++*(int *)ud;
+	return 0;
+}
+
+static int stream_in_context_2(void *ud, const struct smtop_stream *s)
+{
+	*(int *)ud += s->context_id == 2 && s->stream_id == 9 && s->priority == -5;
+	return 0;
+}
+
+static int copy_in_context_2(void *ud, const struct smtop_memcpy *m)
+{
+	*(int *)ud += m->context_id == 2 && m->stream_id == 9;
+	return 0;
+}
+
+/* The same records in a session read as a CUPTI session's of the same
+ * program: the green context in TARGET_INFO_CUDA_CONTEXT_INFO
+ * (isGreenContext 1, parentContextId 1), the stream under both contexts
+ * (the primary's row, as CUPTI's stream record, and the green one's, which
+ * the kernels find their priority by), kernel and copy rows under 2. */
+Test(sanitizer, a_green_contexts_records_read_as_cuptis)
+{
+	struct green_stream_records g;
+	struct smtop_record recs[6];
+	char path[256];
+	struct db_reader *rd = NULL;
+	char err[256] = "";
+	int contexts = 0, kernels = 0, streams = 0, copies = 0;
+	int64_t km = 0, mm = 0;
+
+	green_stream_records(&g);
+	recs[0] = g.context;
+	recs[1] = (struct smtop_record){ .kind = SMTOP_REC_STREAM, .u.stream = { .pid = 4242, .context_id = 1,
+			.stream_id = 9, .priority = -5, .flags = 2 } };
+	recs[2] = recs[1];
+	recs[2].u.stream.context_id = 2;
+	recs[3] = g.kernel;
+	recs[4] = g.copy;
+	recs[5] = g.event;
+	cr_assert_eq(cupti_support_session(path, sizeof(path)), 0);
+	struct db_writer *w = join_session(path, 4242);
+	cr_assert_eq(db_writer_write(w, recs, 6), 0);
+	db_writer_close(w);
+
+	cr_assert_eq(db_reader_open(&rd, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(db_reader_contexts(rd, count_green, &contexts), 0);
+	cr_assert_eq(db_reader_new_kernels(rd, &km, kernel_in_context_2, &kernels), 0);
+	cr_assert_eq(db_reader_streams(rd, stream_in_context_2, &streams), 0);
+	cr_assert_eq(db_reader_new_memcpys(rd, &mm, copy_in_context_2, &copies), 0);
+	cr_expect_eq(contexts, 1);
+	cr_expect_eq(kernels, 1);
+	cr_expect_eq(streams, 1);
+	cr_expect_eq(copies, 1);
+	db_reader_close(rd);
 }

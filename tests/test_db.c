@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "db/blockcodec.h"
+#include "db/checkpoint.h"
 #include "db/events.h"
 #include "db/names.h"
 #include "src/core/names.h"
@@ -1147,4 +1148,99 @@ Test(db, collector_packed_chunks_read_like_blocks)
 	cr_assert_eq(cb.block_pid, 7);
 	unlink(a);
 	unlink(b);
+}
+
+/* ---- checkpoints on a thread of their own (db/checkpoint.c) ---------------- */
+
+static sqlite3 *checkpoint_db(const char *path)
+{
+	sqlite3 *db;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "PRAGMA page_size=4096; PRAGMA journal_mode=WAL;"
+				  " CREATE TABLE t (x BLOB)", NULL, NULL, NULL), SQLITE_OK);
+	return db;
+}
+
+/* n transactions of one page each. */
+static void checkpoint_fill(sqlite3 *db, int n)
+{
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(sqlite3_exec(db, "INSERT INTO t VALUES (zeroblob(3000))", NULL, NULL, NULL), SQLITE_OK);
+}
+
+static long checkpoint_size(const char *path, const char *suffix)
+{
+	char p[300];
+	struct stat st;
+
+	snprintf(p, sizeof p, "%s%s", path, suffix);
+	return stat(p, &st) == 0 ? (long)st.st_size : 0;
+}
+
+/* The writer only appends to the WAL; the thread copies it into the file
+ * (the file grows only by a checkpoint). */
+Test(checkpoint, the_thread_copies_the_wal_into_the_file)
+{
+	char path[256];
+	sqlite3 *db;
+	struct db_checkpoint *c;
+	long before;
+
+	db_support_temp_path(path, sizeof path, "c.db");
+	db = checkpoint_db(path);
+	c = db_checkpoint_start(db, path, 10, 1000);
+	cr_assert_not_null(c);
+	before = checkpoint_size(path, "");
+	checkpoint_fill(db, 20);
+	for (int i = 0; i < 500 && checkpoint_size(path, "") <= before; i++)
+		usleep(10000);
+	cr_assert_gt(checkpoint_size(path, ""), before + 10 * 4096, "the thread checkpointed");
+	db_checkpoint_stop(c);
+	sqlite3_close(db);
+}
+
+/* When the thread falls behind, the writer checkpoints itself: the WAL never
+ * holds much more than writer_frames pages. */
+Test(checkpoint, the_writer_bounds_the_wal)
+{
+	char path[256];
+	sqlite3 *db;
+	struct db_checkpoint *c;
+
+	db_support_temp_path(path, sizeof path, "c.db");
+	db = checkpoint_db(path);
+	c = db_checkpoint_start(db, path, 1000000, 50);
+	cr_assert_not_null(c);
+	checkpoint_fill(db, 400);
+	cr_assert_lt(checkpoint_size(path, "-wal"), 60 * (4096 + 24), "400 pages written, about 50 in the WAL");
+	db_checkpoint_stop(c);
+	checkpoint_fill(db, 1);
+	sqlite3_close(db);
+}
+
+/* The collector's writer with the thread: everything written reads back. */
+Test(checkpoint, a_session_written_with_the_thread_reads_whole)
+{
+	char path[256], err[512];
+	struct db_writer_options opt = { .path = NULL, .pid = 7, .ppid = 1, .command = "w", .create = 1,
+					 .session_command = "smtop record w", .background_checkpoint = 1 };
+	struct db_writer *w;
+	struct db_reader *r;
+	struct collect c = { 0 };
+	int64_t kwm = 0, bwm = 0;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	opt.path = path;
+	cr_assert_eq(db_writer_open(&w, &opt, err, sizeof err), 0, "%s", err);
+	write_everything(w, 7);
+	write_everything(w, 7);
+	db_writer_close(w);
+	r = open_reader(path);
+	cr_assert_eq(db_reader_new_kernels(r, &kwm, on_kernel, &c), 0);
+	cr_assert_eq(c.n, 6);
+	cr_assert_eq(db_reader_new_blocks(r, &bwm, on_block, &c), 0);
+	cr_assert_eq(c.blocks, 528);
+	db_reader_close(r);
+	cr_assert_eq(checkpoint_size(path, "-wal"), 0, "closed: the WAL is gone");
 }

@@ -316,3 +316,75 @@ Test(session, many_held_kernels_go_out_as_the_blocks_reach_them)
 	load_close(&cut);
 	load_close(&shown);
 }
+
+/* The green-contexts demo's shape on 8 SMs, as both collectors store it:
+ * inference (stream 2, priority -5) in green context 2 on SMs 0-3,
+ * training (stream 1, priority 0) in green context 3 on SMs 4-7, their
+ * blocks' chunks under the primary context (1).  Inference's grid 2 waits
+ * 90 us while training's grid 1 fills SMs 4-7.  green: the contexts table
+ * says what they are (0: a session from before it did). */
+static void write_two_partitions(const char *path, int green)
+{
+	const uint64_t t0 = 1764480000000000000ull;
+	struct smtop_block b[12];
+	struct smtop_record recs[16];
+	size_t n = 0;
+	struct db_writer *w = db_support_writer(path, 4242, 1);
+
+	for (uint32_t i = 0; i < 12; i++) {
+		int train = i >= 4 && i < 8;
+		uint64_t s = i < 4 ? t0 + 100 : train ? t0 + 1000 : t0 + 101000;
+		uint64_t e = i < 4 ? t0 + 900 : train ? t0 + 101000 : t0 + 111000;
+		b[i] = (struct smtop_block){ .grid_id = i < 4 ? 10 : train ? 1 : 2, .start = s, .end = e,
+					     .block = i % 4, .sm = (uint16_t)(train ? 4 + i % 4 : i % 4) };
+	}
+	recs[n++] = db_support_device(4242, 0, 8);
+	for (uint32_t c = 1; c <= 3; c++)
+		recs[n++] = (struct smtop_record){ .kind = SMTOP_REC_CONTEXT,
+			.u.context = { .pid = 4242, .context_id = c, .parent_context_id = c > 1 ? 1 : 0,
+				       .is_green = green && c > 1 } };
+	recs[n++] = db_support_stream(4242, 1, 0);
+	recs[n - 1].u.stream.context_id = 3;
+	recs[n++] = db_support_stream(4242, 2, -5);
+	recs[n - 1].u.stream.context_id = 2;
+	recs[n++] = db_support_kernel(4242, 2, t0 + 100, t0 + 900, 10, "infer_early");
+	recs[n++] = db_support_kernel(4242, 1, t0 + 1000, t0 + 101000, 1, "train");
+	recs[n++] = db_support_kernel(4242, 2, t0 + 101000, t0 + 111000, 2, "infer");
+	for (size_t i = n - 3; i < n; i++) {
+		recs[i].u.kernel.context_id = recs[i].u.kernel.stream_id == 1 ? 3 : 2;
+		recs[i].u.kernel.correlation_id = (uint32_t)recs[i].u.kernel.grid_id;
+		recs[i].u.kernel.grid[0] = 4;
+		recs[i].u.kernel.grid[1] = recs[i].u.kernel.grid[2] = 1;
+	}
+	recs[n - 1].u.kernel.submitted = t0 + 11000;
+	recs[n++] = db_support_blocks(4242, 1, b, 12);
+	cr_assert_eq(db_writer_write(w, recs, n), 0, "%s", db_writer_error(w));
+	cr_assert_eq(db_writer_set_meta(w, "clock_offset_ns", "0"), 0);
+	cr_assert_eq(db_writer_finish_session(w, 1, NULL), 0);
+	db_writer_close(w);
+}
+
+/* The loader hands the contexts table to the analysis: read from a file,
+ * a green context's kernel waits behind no other green context's blocks,
+ * and an older file, which does not say, keeps the old verdict. */
+Test(session, green_contexts_reach_the_analysis)
+{
+	for (int green = 0; green < 2; green++) {
+		char path[256];
+		struct loaded l;
+
+		db_support_temp_path(path, sizeof path, "green.smtop");
+		write_two_partitions(path, green);
+		load_open(&l, path, 1, 0);
+		load_all(&l);
+		session_sync(&l.s);
+		cr_expect_eq(analysis_event_count(l.s.analysis), green ? 0 : 1, "green %d", green);
+		if (!green && analysis_event_count(l.s.analysis)) {
+			const struct smtop_event *e = analysis_event(l.s.analysis, 0);
+			cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+			cr_expect_eq(e->context_id, 2);
+			cr_expect_eq(e->culprits[0].context_id, 3);
+		}
+		load_close(&l);
+	}
+}

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "src/core/analysis_grids.h"
+#include "src/core/analysis_partition.h"
 #include "src/core/analysis_state.h"
 #include "src/core/analysis_verdicts.h"
 #include "src/core/array.h"
@@ -82,6 +83,9 @@ void analysis_free(struct analysis *a)
 	free(a->kern_map.slots);
 	free(a->stream_map.slots);
 	free(a->undecided);
+	free(a->ctxs);
+	free(a->ctx_map.slots);
+	free(a->unfolded);
 	free(a->hot);
 	free(a->memops);
 	free(a->swaits);
@@ -137,6 +141,15 @@ int analysis_add_stream(struct analysis *a, const struct smtop_stream *s)
 	if (si < 0)
 		return -1;
 	a->streams[si].s = *s;
+	return 0;
+}
+
+int analysis_add_context(struct analysis *a, const struct smtop_context *c)
+{
+	int32_t ci = analysis_partition_context(a, c->pid, c->device_id, c->context_id, 1);
+	if (ci < 0)
+		return -1;
+	a->ctxs[ci].green = c->is_green != 0;
 	return 0;
 }
 
@@ -236,6 +249,8 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t
 	s->kernels[s->n_kernels++] = ki;
 	s->sorted = 0;
 	a->undecided[a->n_undecided++] = ki;
+	if (analysis_partition_track(a, ki))
+		return -1;
 	analysis_grids_device_extend(&a->devs[dev], k->start, k->end);
 	return 0;
 }
@@ -483,7 +498,9 @@ int analysis_update(struct analysis *a, uint64_t watermark)
 		analysis_compact(a);
 	sort_streams(a);
 	analysis_verdicts_prepare(a);
-	return analysis_verdicts_decide(a, build_device_index(a) ? -1 : 0);
+	/* a victim's SMs are its context's, folded before anything is judged */
+	int rc = build_device_index(a) || analysis_partition_fold(a) ? -1 : 0;
+	return analysis_verdicts_decide(a, rc);
 }
 
 /* ---- public: results ---- */
@@ -638,7 +655,9 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 						 sizeof(struct span);
 	out->packed = a->packs_len;
 	out->index = (a->kern_map.cap + a->grid_map.cap) * sizeof(int32_t) +
-		     a->stream_map.cap * sizeof(struct slot) + a->cap_hot * sizeof *a->hot;
+		     a->stream_map.cap * sizeof(struct slot) + a->cap_hot * sizeof *a->hot +
+		     a->cap_ctxs * sizeof *a->ctxs + a->ctx_map.cap * sizeof(struct slot) +
+		     a->cap_unfolded * sizeof *a->unfolded;
 	for (size_t i = 0; i < a->n_devs; i++) {
 		const struct device *d = &a->devs[i];
 		out->index += (d->cap_order + d->cap_running) * sizeof(struct ext) +

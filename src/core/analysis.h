@@ -34,8 +34,9 @@
  * episode.  History: 2, a clock per GPU; 3, ready times read copies,
  * memsets, event waits and launch calls; 4, and the work an event waits
  * for, the legacy default stream, graph order, copies without times; 5, a
- * graph's edges (rows before 2 carry no version). */
-#define ANALYSIS_VERSION 5
+ * graph's edges; 6, a green context's kernels weigh culprits on its SMs
+ * only (rows before 2 carry no version). */
+#define ANALYSIS_VERSION 6
 
 #define ANALYSIS_WATERMARK_ALL UINT64_MAX
 #define ANALYSIS_DEFAULT_THRESHOLD_NS 20000u
@@ -112,6 +113,11 @@ const struct analysis_params *analysis_get_params(const struct analysis *a);
 
 /* Each returns 0, or -1 when out of memory (the analysis stays usable). */
 int analysis_add_stream(struct analysis *a, const struct smtop_stream *s);
+/* A context: a green one's kernels could use only its share of the SMs, so
+ * only what ran there counts as their culprits (docs/analysis.md, "Green
+ * contexts").  Like streams' priorities, add contexts before the kernels
+ * of their streams are decided. */
+int analysis_add_context(struct analysis *a, const struct smtop_context *c);
 int analysis_add_device(struct analysis *a, const struct smtop_device *d);
 int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k);
 int analysis_add_block(struct analysis *a, uint32_t pid, uint32_t context_id,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/core/analysis_partition.h"
 #include "src/core/analysis_state.h"
 #include "src/core/array.h"
 #include "src/core/clusters.h"
@@ -450,6 +451,7 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 		if (e < g->first_end)
 			g->first_end = e;
 		g->block_time += e - s;
+		analysis_partition_note_sm(g, b[i].sm);
 		struct clusters *ev = &d->acts[g->act].ev;
 		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||
 			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS) ||

@@ -16,6 +16,14 @@
 _Static_assert(ANALYSIS_PROFILE_BINS == PROFILE_BINS, "the analysis' profiles are src/core/profile.h's");
 #define NKINDS (SMTOP_EV_TIMESLICE + 1)
 
+/* The SMs a grid's blocks ran on, one bit each.  A block on an SM past
+ * SM_MASK_BITS sets its grid's sms_far: its SMs are not told apart. */
+#define SM_MASK_BITS 256
+#define SM_MASK_WORDS (SM_MASK_BITS / 64)
+struct smmask {
+	uint64_t w[SM_MASK_WORDS];
+};
+
 /* What a grid's data pointer holds. */
 enum grid_form {
 	GRID_EXACT,             /* struct span[n], while n <= ANALYSIS_EXACT_BLOCKS */
@@ -40,6 +48,8 @@ struct grid {
 	uint8_t shared;         /* joined by several kernels: a graph replayed
 				 * runs its nodes with the same grid ids, and
 				 * blocks carry nothing else to tell them apart */
+	uint8_t sms_far;        /* a block ran on an SM past SM_MASK_BITS */
+	struct smmask sms;      /* the SMs its blocks ran on */
 };
 
 /* A kernel as verdicts need it; pid and context are its stream's. */
@@ -148,6 +158,17 @@ struct request {
 	uint64_t turnaround;
 };
 
+/* A context (pid, device, context id): whether it is green (its kernels
+ * run on a share of the SMs, analysis_add_context), and for each SM the
+ * earliest end of a kernel of it that ran a block there (UINT64_MAX:
+ * none), kept for every context, since whether it is green may be told
+ * after its kernels ended (src/core/analysis_partition.c). */
+struct context {
+	uint32_t pid, dev, ctx;
+	int green;
+	uint64_t first_end[SM_MASK_BITS];
+};
+
 struct slot {
 	uint64_t k1, k2;
 	int32_t val;            /* -1: empty */
@@ -189,6 +210,13 @@ struct analysis {
 	struct map stream_map;
 	int32_t *undecided;
 	size_t n_undecided, cap_undecided;
+	/* contexts by (pid, context; device), and the kernels whose SMs have
+	 * not reached their context yet (they still run) */
+	struct context *ctxs;
+	size_t n_ctxs, cap_ctxs;
+	struct map ctx_map;
+	int32_t *unfolded;
+	size_t n_unfolded, cap_unfolded;
 	struct vec_event events, prov;
 	int events_sorted;
 	int32_t last_grid;      /* cache: blocks come in runs of one grid */

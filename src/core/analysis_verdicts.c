@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "src/core/analysis_grids.h"
+#include "src/core/analysis_partition.h"
 #include "src/core/analysis_state.h"
 #include "src/core/analysis_timeslice.h"
 #include "src/core/array.h"
@@ -488,8 +489,10 @@ static int same_stream(const struct kern *x, const struct kern *y)
 	return x->stream == y->stream;
 }
 
+/* use: the SMs v could run on (a green context's), NULL for all of them;
+ * a culprit without blocks has no known SMs and counts whole. */
 static int cand_consider(struct analysis *a, struct cands *c, const struct kern *v,
-			 const struct ext *x, uint64_t lo, uint64_t hi)
+			 const struct ext *x, uint64_t lo, uint64_t hi, const struct smmask *use)
 {
 	const struct kern *k = &a->kerns[x->k];
 	if (k == v || same_stream(k, v) || x->s >= hi || x->e <= lo)
@@ -499,6 +502,8 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 	const struct grid *g = analysis_grids_kern_grid(a, k);
 	struct cand cd = { x->k, 0, 0, g != NULL };
 	cd.overlap = g ? analysis_grids_overlap(a, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
+	if (g && use)
+		analysis_partition_restrict(g, use, &cd);
 	if (!cd.overlap)
 		return 0;
 	if (array_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v))
@@ -507,11 +512,13 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 	return 0;
 }
 
-/* Kernels on v's device resident during [lo, hi). */
+/* Kernels on v's device resident during [lo, hi), on the SMs v could use. */
 static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
 			 struct cands *c)
 {
 	const struct device *d = &a->devs[analysis_grids_kern_dev(a, v)];
+	struct smmask mask;
+	const struct smmask *use = analysis_partition_usable(a, v, &mask) ? &mask : NULL;
 	c->n = 0;
 	c->incomplete = 0;
 	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;
@@ -524,10 +531,10 @@ static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, 
 			r = m;
 	}
 	for (size_t i = l; i < d->n_order && d->order[i].s < hi; i++)
-		if (cand_consider(a, c, v, &d->order[i], lo, hi))
+		if (cand_consider(a, c, v, &d->order[i], lo, hi, use))
 			return -1;
 	for (size_t i = 0; i < d->n_running; i++)
-		if (cand_consider(a, c, v, &d->running[i], lo, hi))
+		if (cand_consider(a, c, v, &d->running[i], lo, hi, use))
 			return -1;
 	return 0;
 }

@@ -133,6 +133,10 @@ struct smtop_device {
 struct smtop_context {
 	uint32_t pid, device_id, context_id;
 	uint32_t null_stream_id;
+	/* A green context runs its kernels on its own share of the SMs; its
+	 * parent is the context it was made from (0: none or not known). */
+	uint32_t parent_context_id;
+	int32_t is_green;
 };
 
 /* One thread block, as the block tracer saw it.  Times here are on the

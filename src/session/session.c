@@ -74,7 +74,7 @@ struct session_held {
 
 /* Work for the analysis, in the order the loader read it. */
 enum session_op_kind {
-	OP_KERNELS, OP_STREAMS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE,
+	OP_KERNELS, OP_STREAMS, OP_CONTEXTS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE,
 	OP_MEMCPYS, OP_MEMSETS, OP_SYNCS, OP_CUDA_EVENTS, OP_GRAPH_DEPS, OP_APIS,
 };
 
@@ -154,6 +154,10 @@ static int op_run(struct analysis *a, struct session_op *op)
 	case OP_STREAMS:
 		for (size_t i = 0; i < op->n && !rc; i++)
 			rc = analysis_add_stream(a, &((struct smtop_stream *)op->v)[i]);
+		break;
+	case OP_CONTEXTS:
+		for (size_t i = 0; i < op->n && !rc; i++)
+			rc = analysis_add_context(a, &((struct smtop_context *)op->v)[i]);
 		break;
 	case OP_REQUESTS:
 		for (size_t i = 0; i < op->n && !rc; i++)
@@ -579,6 +583,15 @@ static int feed_stream(void *ud, const struct smtop_stream *st)
 	return 0;
 }
 
+static int feed_context(void *ud, const struct smtop_context *c)
+{
+	struct session_loader *L = ((struct session *)ud)->loader;
+	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *c, 1))
+		return 1;
+	((struct smtop_context *)L->small)[L->n_small++] = *c;
+	return 0;
+}
+
 static int feed_request(void *ud, const struct smtop_request *r)
 {
 	struct session_loader *L = ((struct session *)ud)->loader;
@@ -826,10 +839,20 @@ static int poll_ready_tables(struct session *s, struct session_source *src, int 
 	return rc ? -1 : 0;
 }
 
-/* Streams and requests are few; re-read them only when their counts move. */
+/* Streams, contexts and requests are few; re-read them only when their
+ * counts move.  Contexts tell the analysis which are green, before the
+ * kernels of their streams are judged. */
 static int poll_small_tables(struct session *s, struct session_source *src, int *changed)
 {
 	struct session_loader *L = s->loader;
+	if (src->info.contexts != src->contexts_seen) {
+		L->n_small = 0;
+		if (db_reader_contexts(src->reader, feed_context, s) != 0 ||
+		    submit_collected(s, OP_CONTEXTS, &L->small, &L->n_small, &L->cap_small))
+			return -1;
+		src->contexts_seen = src->info.contexts;
+		*changed = 1;
+	}
 	if (src->info.streams != src->streams_seen) {
 		L->n_small = 0;
 		if (db_reader_streams(src->reader, feed_stream, s) != 0 ||
@@ -873,6 +896,7 @@ static int merge_info(struct session *s, const struct db_session_info *f, size_t
 	m->syncs += f->syncs;
 	m->nvtx += f->nvtx;
 	m->streams += f->streams;
+	m->contexts += f->contexts;
 	m->requests += f->requests;
 	m->drops_cupti += f->drops_cupti;
 	m->drops_ring += f->drops_ring;

@@ -52,7 +52,7 @@ struct session_source {
 	const char *path;
 	struct db_session_info info;
 	int64_t kernel_mark, block_mark;
-	uint64_t streams_seen, devices_seen, requests_seen;
+	uint64_t streams_seen, devices_seen, requests_seen, contexts_seen;
 	uint64_t nvtx_seen, nvtx_mark;
 	/* copies, memsets, waits and launch calls, for ready times */
 	int64_t memcpy_mark, memset_mark, sync_mark, cuda_event_mark, graph_dep_mark, api_mark;

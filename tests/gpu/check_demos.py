@@ -83,6 +83,31 @@ def green_contexts(d):
     shared = set.intersection(*sets) if len(sets) >= 2 else set()
     check("green-contexts: streams never share an SM", len(sets) >= 2 and not shared,
           f"({ {s: len(v) for s, v in sms_of.items()} } SMs per stream, {len(shared)} shared)")
+    green_contexts_apart(db, load(d, "green-contexts"))
+
+
+def green_contexts_apart(db, rep):
+    """Both backends name each green context apart (its own contextId, a
+    TARGET_INFO_CUDA_CONTEXT_INFO row with isGreenContext 1), and no episode
+    blames a green context's kernel on another green context's blocks."""
+    told = db.execute("SELECT count(*) FROM TARGET_INFO_CUDA_CONTEXT_INFO"
+                      " WHERE isGreenContext IS NOT NULL").fetchone()[0]
+    if not told:
+        print("skip: green-contexts: recorded before the contexts table said which are green")
+        return
+    green = {(pid, c) for pid, c in db.execute(
+        "SELECT processId, contextId FROM TARGET_INFO_CUDA_CONTEXT_INFO WHERE isGreenContext = 1")}
+    used = {(gp >> 24, c) for gp, c in db.execute(
+        "SELECT DISTINCT globalPid, contextId FROM CUPTI_ACTIVITY_KIND_KERNEL")}
+    check("green-contexts: kernels name two green contexts", len(green & used) >= 2,
+          f"(green {sorted(green)}, kernels' contexts {sorted(used)})")
+    if not rep:
+        return
+    across = [e for e in rep["episodes"] if (e["pid"], e["context"]) in green and any(
+        (c["pid"], c["context"]) in green and c["context"] != e["context"] for c in e["culprits"])]
+    kinds = {k: total(rep, k)[0] for k in ("blocking", "inversion_resident", "inversion_dispatch")}
+    check("green-contexts: no culprit from the other green context", not across,
+          f"({len(across)} of {rep['episodes_total']} episodes; totals {kinds})")
 
 
 def start_runs(db):

@@ -39,6 +39,7 @@ void trace_free(struct trace *t)
 	free(t->kernels);
 	free(t->blocks);
 	free(t->requests);
+	free(t->contexts);
 	free(t);
 }
 
@@ -92,8 +93,28 @@ void trace_request(struct trace *t, uint32_t pid, uint32_t stream, uint64_t star
 	t->requests[t->n_requests++] = (struct smtop_request){ start, end, pid, stream, "req" };
 }
 
+void trace_context(struct trace *t, uint32_t pid, uint32_t dev, uint32_t ctx, int green)
+{
+	t->contexts = grow_or_die(t->contexts, t->n_contexts, sizeof *t->contexts);
+	t->contexts[t->n_contexts++] = (struct smtop_context){
+		.pid = pid, .device_id = dev, .context_id = ctx, .parent_context_id = green ? 1 : 0,
+		.is_green = green,
+	};
+}
+
+void trace_blocks_on(struct trace *t, uint32_t pid, uint32_t dev, uint64_t grid, unsigned n,
+		     uint32_t first_sm, uint64_t start, uint64_t end)
+{
+	size_t from = t->n_blocks;
+	trace_blocks(t, pid, dev, grid, n, start, end);
+	for (unsigned i = 0; i < n; i++)
+		t->blocks[from + i].b.sm = (uint16_t)(first_sm + i);
+}
+
 static void feed_static(const struct trace *t, struct analysis *a)
 {
+	for (size_t i = 0; i < t->n_contexts; i++)
+		analysis_add_context(a, &t->contexts[i]);
 	for (size_t i = 0; i < t->n_streams; i++)
 		analysis_add_stream(a, &t->streams[i]);
 	for (size_t i = 0; i < t->n_devices; i++)

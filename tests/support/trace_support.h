@@ -26,6 +26,8 @@ struct trace {
 	size_t n_blocks;
 	struct smtop_request *requests;
 	size_t n_requests;
+	struct smtop_context *contexts;
+	size_t n_contexts;
 	char **names;
 	size_t n_names;
 };
@@ -42,6 +44,11 @@ struct smtop_kernel *trace_kernel(struct trace *t, uint32_t pid, uint32_t dev, u
 void trace_blocks(struct trace *t, uint32_t pid, uint32_t dev, uint64_t grid, unsigned n,
 		  uint64_t start, uint64_t end);
 void trace_request(struct trace *t, uint32_t pid, uint32_t stream, uint64_t start, uint64_t end);
+/* A context (green or not) on device dev, fed with the streams. */
+void trace_context(struct trace *t, uint32_t pid, uint32_t dev, uint32_t ctx, int green);
+/* n blocks of one grid, all [start, end), on SMs first_sm .. first_sm + n - 1. */
+void trace_blocks_on(struct trace *t, uint32_t pid, uint32_t dev, uint64_t grid, unsigned n,
+		     uint32_t first_sm, uint64_t start, uint64_t end);
 
 /* Everything, then analysis_update(ANALYSIS_WATERMARK_ALL). */
 void trace_feed_all(const struct trace *t, struct analysis *a);

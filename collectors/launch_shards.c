@@ -212,26 +212,30 @@ int64_t launch_shards_bound(const struct launch_shards *s)
 	return b == INT64_MAX ? 0 : b;
 }
 
-uint64_t launch_shards_orphans(struct launch_shards *s)
+/* f summed over the shards, each under its lock. */
+static uint64_t launch_shards_sum(struct launch_shards *s, uint64_t (*f)(const struct launches *))
 {
 	uint64_t n = 0;
 
 	for (size_t i = 0; i < SHARDS; i++) {
 		pthread_mutex_lock(&s->shard[i].lock);
-		n += launches_orphans(s->shard[i].table);
+		n += f(s->shard[i].table);
 		pthread_mutex_unlock(&s->shard[i].lock);
 	}
 	return n;
 }
 
+static uint64_t launch_shards_pending_of(const struct launches *l)
+{
+	return launches_pending(l);
+}
+
+uint64_t launch_shards_orphans(struct launch_shards *s)
+{
+	return launch_shards_sum(s, launches_orphans);
+}
+
 size_t launch_shards_pending(struct launch_shards *s)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < SHARDS; i++) {
-		pthread_mutex_lock(&s->shard[i].lock);
-		n += launches_pending(s->shard[i].table);
-		pthread_mutex_unlock(&s->shard[i].lock);
-	}
-	return n;
+	return (size_t)launch_shards_sum(s, launch_shards_pending_of);
 }

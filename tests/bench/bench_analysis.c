@@ -9,24 +9,12 @@
 #include <time.h>
 
 #include "src/core/analysis.h"
+#include "tests/bench/bench_util.h"
 
 #define SMS 132
 #define STREAMS 8
 #define BLOCKS_PER_SM 8
 #define BATCH 65536
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return *s >> 33;
-}
 
 /* One kernel of n blocks in waves of SMS * BLOCKS_PER_SM starting at t0. */
 static int feed_kernel(struct analysis *a, struct smtop_block *buf, uint64_t grid,

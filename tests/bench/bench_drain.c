@@ -28,6 +28,7 @@
 #include "db/writer.h"
 #include "tests/support/db_support.h"
 #include "kernels/smtop_trace_abi.h"
+#include "tests/bench/bench_util.h"
 
 #define SMS 132
 #define STREAMS 8
@@ -35,20 +36,6 @@
 #define RESIDENT 32
 #define LANE_SLOTS BLOCKS_LANE_CAPACITY
 #define ROUND_KERNELS 256       /* about one 5 ms drain pass at 50 M blocks/s */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return *s >> 33;
-}
 
 /* One SM's slots in the order its blocks ended. */
 struct lane {

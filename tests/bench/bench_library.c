@@ -14,18 +14,12 @@
 #include "db/writer.h"
 #include "src/session/library.h"
 #include "tests/support/db_support.h"
+#include "tests/bench/bench_util.h"
 
 #define SMS 132
 #define STREAMS 8
 #define PER_KERNEL (SMS * 8)
 #define KERNELS_PER_BATCH 62
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void check(int rc, struct db_writer *w)
 {

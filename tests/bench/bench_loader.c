@@ -44,18 +44,12 @@
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
+#include "tests/bench/bench_util.h"
 
 #define FIXTURE "tests/fixtures/priority-vs-training.smtop"
 #define LIVE_BUDGET_NS 30000000ull     /* as src/app/open.c gives the live view */
 #define TICK_NS 50000000ull            /* UI_TICK_MS */
 #define PERIOD_NS 50000000ull          /* the collector's writer period */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* CPU seconds of this thread, or of the whole process: on a shared machine
  * a truer cost than the wall clock. */

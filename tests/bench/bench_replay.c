@@ -16,15 +16,9 @@
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
+#include "tests/bench/bench_util.h"
 
 #define TICK_NS 50000000ULL             /* the viewer's tick: 50 ms of real time */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int feed(struct replay_fixture *f, uint64_t t)
 {

@@ -31,18 +31,11 @@
 #include "ui/canvas.h"
 #include "ui/screen.h"
 #include "ui/ui.h"
+#include "tests/bench/bench_util.h"
 
 #define BENCH_W 200
 #define BENCH_H 60
 #define FRAME_REPS 5
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* CPU time of this (only) thread: the figure that holds on a busy machine */
 static double cpu_s(void)

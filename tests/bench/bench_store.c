@@ -11,18 +11,11 @@
 #include "db/blockcodec.h"
 #include "db/writer.h"
 #include "tests/support/db_support.h"
+#include "tests/bench/bench_util.h"
 
 #define N_BLOCKS 10000000ull
 #define N_SMS 132
 #define BATCH 65536
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double ingest(const char *path)
 {

@@ -35,6 +35,7 @@
 
 #include "db/writer.h"
 #include "src/session/library.h"
+#include "tests/bench/bench_util.h"
 
 #define SMS 132
 #define SM_THREADS 2048
@@ -139,14 +140,6 @@ struct out {
 	uint64_t drain_at, commit_at;
 	double write_s, write_cpu_s;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* CPU time of this (only) thread: the figure that holds on a busy machine */
 static double cpu_s(void)

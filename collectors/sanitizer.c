@@ -884,7 +884,8 @@ static void sz_push_records(struct smtop_record *recs, size_t n)
  * their submission times: read lock-free on the workload's threads. */
 static uint64_t sz_host_time(uint64_t realtime_ns)
 {
-	return (uint64_t)((int64_t)realtime_ns + launch_shards_bound(sz_table));
+	/* NVTX may call before the table exists, or after a start that failed */
+	return sz_table ? (uint64_t)((int64_t)realtime_ns + launch_shards_bound(sz_table)) : realtime_ns;
 }
 
 static void sz_add_launch(const struct launch_info *info)

@@ -138,12 +138,8 @@ static size_t launch_shards_fold(struct launches_run *r, size_t n)
 				a = &r[seen[h] - 1];
 				break;
 			}
-		if (a && r[i].start <= a->end && a->start <= r[i].end) {
-			a->count += r[i].count;
-			a->start = r[i].start < a->start ? r[i].start : a->start;
-			a->end = r[i].end > a->end ? r[i].end : a->end;
+		if (a && launches_run_take(a, &r[i]))
 			continue;
-		}
 		r[kept] = r[i];
 		seen[h] = (uint16_t)(kept + 1); /* the grid's latest run takes the next */
 		kept++;

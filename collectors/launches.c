@@ -251,26 +251,26 @@ static size_t launches_add_run(struct launches *l, uint64_t now, uint32_t contex
 	return done;
 }
 
+int launches_run_take(struct launches_run *r, const struct launches_run *x)
+{
+	if (x->grid_id != r->grid_id || x->start > r->end || r->start > x->end)
+		return 0;
+	r->count += x->count;
+	r->start = x->start < r->start ? x->start : r->start;
+	r->end = x->end > r->end ? x->end : r->end;
+	return 1;
+}
+
 size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run *runs)
 {
 	size_t n_runs = 0;
 
-	for (size_t i = 0; i < n;) {
-		struct launches_run *r = &runs[n_runs++];
-		size_t j = i + 1;
+	/* blocks of one lane come in runs of one grid: one lookup each */
+	for (size_t i = 0; i < n; i++) {
+		struct launches_run x = { .grid_id = b[i].grid_id, .count = 1, .start = b[i].start, .end = b[i].end };
 
-		*r = (struct launches_run){ .grid_id = b[i].grid_id, .start = b[i].start, .end = b[i].end };
-		/* blocks of one lane come in runs of one grid: one lookup each.
-		 * Only blocks that ran at once are surely of one launch: a graph
-		 * replayed reuses its grid ids, and its replays never overlap. */
-		for (; j < n && b[j].grid_id == r->grid_id && b[j].start <= r->end && r->start <= b[j].end; j++) {
-			if (b[j].start < r->start)
-				r->start = b[j].start;
-			if (b[j].end > r->end)
-				r->end = b[j].end;
-		}
-		r->count = j - i;
-		i = j;
+		if (!n_runs || !launches_run_take(&runs[n_runs - 1], &x))
+			runs[n_runs++] = x;
 	}
 	return n_runs;
 }

@@ -65,6 +65,11 @@ struct launches_run {
 	uint64_t start, end;            /* the run's earliest start, latest end */
 };
 
+/* Adds run x to r when it is of r's grid and ran at once with it (then it
+ * is surely of the same launch: a graph replayed reuses its grid ids, and
+ * its replays never overlap).  1 when taken. */
+int launches_run_take(struct launches_run *r, const struct launches_run *x);
+
 /* The runs of n blocks, into runs (room for n); returns how many.  Needs no
  * table, so the drains do it before they take the table's lock. */
 size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run *runs);

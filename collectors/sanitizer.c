@@ -145,6 +145,7 @@ static _Thread_local int sz_tls_in_graph_launch;
 static _Thread_local uint32_t sz_tls_graph_stream;
 static _Thread_local uint64_t sz_tls_graph_start;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
+static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
 
 /* Functions whose launches already carry their context's ring. */
 static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -586,8 +587,11 @@ static void sz_on_module(CUmodule mod)
 	if (sz_no_patches)
 		return;
 
+	/* An exit patch that would return at once still costs its call in
+	 * every thread (docs/performance.md): entry only patches no exit. */
 	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTER_PATCH)) != SANITIZER_SUCCESS ||
-	    (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_EXIT_PATCH)) != SANITIZER_SUCCESS ||
+	    (!sz_entry_only &&
+	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_EXIT_PATCH)) != SANITIZER_SUCCESS) ||
 	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
 		atomic_fetch_add(&sz_patch_failures, 1);
 		log_debug("module %p left unpatched: %s", (void *)mod, sz_error(r));
@@ -1171,7 +1175,8 @@ static uint32_t sz_patch_flags(void)
 {
 	const char *v = getenv("SMTOP_PATCH");
 
-	if (v && !strcmp(v, "entry"))
+	sz_entry_only = v && !strcmp(v, "entry");
+	if (sz_entry_only)
 		return SMTOP_PATCH_ENTRY_ONLY;
 	if (v && !strcmp(v, "gap"))
 		return SMTOP_PATCH_T0_GAP;

@@ -1,5 +1,6 @@
 #include "collectors/graphs.h"
 
+#include <cuda.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -145,6 +146,7 @@ static struct {
 	int (*node_type)(void *node, int32_t *type);
 	int (*node_deps_v2)(void *node, void **deps, void *edge_data, size_t *n);
 	int (*node_deps)(void *node, void **deps, size_t *n);
+	int (*kernel_params)(void *node, CUDA_KERNEL_NODE_PARAMS_v2 *p);
 } graphs_cu;
 static pthread_once_t graphs_cu_once = PTHREAD_ONCE_INIT;
 
@@ -159,6 +161,17 @@ static void graphs_cu_load(void)
 	*(void **)&graphs_cu.node_type = dlsym(lib, "cuGraphNodeGetType");
 	*(void **)&graphs_cu.node_deps_v2 = dlsym(lib, "cuGraphNodeGetDependencies_v2");
 	*(void **)&graphs_cu.node_deps = dlsym(lib, "cuGraphNodeGetDependencies");
+	*(void **)&graphs_cu.kernel_params = dlsym(lib, "cuGraphKernelNodeGetParams_v2");
+}
+
+int64_t graphs_kernel_node_smem(void *node)
+{
+	CUDA_KERNEL_NODE_PARAMS_v2 p;
+
+	pthread_once(&graphs_cu_once, graphs_cu_load);
+	if (!node || !graphs_cu.kernel_params || graphs_cu.kernel_params(node, &p) != GRAPHS_CUDA_SUCCESS)
+		return -1;
+	return p.sharedMemBytes;
 }
 
 /* The graph's edges as handles; *n_edges their count.  NULL with

@@ -45,6 +45,11 @@ void graphs_note_clone(uint64_t original_id, uint64_t clone_id, uint32_t graph_i
 size_t graphs_instantiated(void *graph, uint32_t pid, graphs_node_id_fn id, void *ud,
 			   graphs_push_fn push);
 
+/* A kernel node's dynamic shared memory, as the driver gives its
+ * parameters (the node makes no launch call to read it from); -1 when the
+ * driver does not say. */
+int64_t graphs_kernel_node_smem(void *node);
+
 /* A node of an executable graph is being launched (the Compute Sanitizer
  * names the executable graph's own nodes, which need not be the source
  * graph's): its dependencies, asked of the driver, go to push as records.

@@ -13,20 +13,55 @@ static size_t ptrset_hash(const void *p)
 	return (size_t)x & (PTRSET_SLOTS - 1);
 }
 
-int ptrset_add(struct ptrset *s, const void *p)
+/* p's slot, or the free slot where it would go. */
+static size_t ptrset_slot(const struct ptrset *s, const void *p)
 {
 	size_t i = ptrset_hash(p);
 
+	while (s->slot[i] && s->slot[i] != p)
+		i = (i + 1) & (PTRSET_SLOTS - 1);
+	return i;
+}
+
+/* The slot p is in now; *added: it was new. */
+static size_t ptrset_insert(struct ptrset *s, const void *p, int *added)
+{
+	size_t i;
+
 	if (s->n >= PTRSET_SLOTS / 2)
 		ptrset_clear(s);
-	while (s->slot[i]) {
-		if (s->slot[i] == p)
-			return 0;
-		i = (i + 1) & (PTRSET_SLOTS - 1);
+	i = ptrset_slot(s, p);
+	*added = !s->slot[i];
+	if (*added) {
+		s->slot[i] = p;
+		s->n++;
 	}
-	s->slot[i] = p;
-	s->n++;
+	return i;
+}
+
+int ptrset_add(struct ptrset *s, const void *p)
+{
+	int added;
+
+	ptrset_insert(s, p, &added);
+	return added;
+}
+
+int ptrmap_get(const struct ptrmap *m, const void *p, uint32_t *v)
+{
+	size_t i = ptrset_slot(&m->keys, p);
+
+	if (!p || m->keys.slot[i] != p)
+		return 0;
+	*v = m->value[i];
 	return 1;
+}
+
+void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v)
+{
+	int added;
+
+	m->value[ptrset_insert(&m->keys, p, &added)] = v;
 }
 
 void ptrset_clear(struct ptrset *s)

@@ -1,4 +1,5 @@
 /* A set of pointers of fixed size (functions or modules already handled),
+ * or a map of them to a value (a graph node's dynamic shared memory),
  * without allocation: open addressing, and a set half full starts over, for
  * callers whose handling of a pointer twice only repeats idempotent work.
  * Not thread-safe: callers hold their own lock. */
@@ -6,6 +7,7 @@
 #define SMTOP_COLLECTORS_PTRSET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #pragma GCC visibility push(hidden)
 
@@ -20,6 +22,17 @@ struct ptrset {
 int ptrset_add(struct ptrset *s, const void *p);
 
 void ptrset_clear(struct ptrset *s);
+
+/* The same set, each pointer with a value (the same starting over). */
+struct ptrmap {
+	struct ptrset keys;
+	uint32_t value[PTRSET_SLOTS];
+};
+
+/* 1 and *v when p is in the map, else 0. */
+int ptrmap_get(const struct ptrmap *m, const void *p, uint32_t *v);
+
+void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v);
 
 #pragma GCC visibility pop
 

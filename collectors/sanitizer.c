@@ -152,6 +152,9 @@ static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ptrset sz_set;
 /* Executable graph nodes whose dependencies were asked (under sz_set_lock). */
 static struct ptrset sz_graph_nodes;
+/* Graph kernel nodes' dynamic shared memory by node id (under sz_set_lock). */
+static struct ptrmap sz_node_smem;
+static _Atomic uint64_t sz_node_smem_asked;
 
 /* Contexts and streams, numbered by this backend (CUPTI's ids are out of
  * reach); the host thread asks the driver about each once.  A green
@@ -560,6 +563,32 @@ static void sz_on_graph_node(const Sanitizer_GraphNodeLaunchData *g, uint64_t id
 	graphs_node_launched(g->node, sz_pid, sz_graph_node_id, &exec_seq, sz_push_records);
 }
 
+/* A graph kernel node's dynamic shared memory: its launches make no launch
+ * call to read it from, so the driver is asked at the node's first launch
+ * and the answer kept for its replays (0 when the driver does not say).
+ * The node's parameters as the driver holds them: a value changed in the
+ * executable graph since its first launch is not seen. */
+static uint32_t sz_graph_node_smem(void *node, uint64_t id)
+{
+	const void *key = (const void *)(uintptr_t)id;
+	int64_t smem;
+	uint32_t v;
+	int known;
+
+	pthread_mutex_lock(&sz_set_lock);
+	known = ptrmap_get(&sz_node_smem, key, &v);
+	pthread_mutex_unlock(&sz_set_lock);
+	if (known)
+		return v;
+	smem = graphs_kernel_node_smem(node);
+	v = smem > 0 ? (uint32_t)smem : 0;
+	atomic_fetch_add_explicit(&sz_node_smem_asked, smem >= 0, memory_order_relaxed);
+	pthread_mutex_lock(&sz_set_lock);
+	ptrmap_put(&sz_node_smem, key, v);
+	pthread_mutex_unlock(&sz_set_lock);
+	return v;
+}
+
 static void sz_set_clear(void)
 {
 	pthread_mutex_lock(&sz_set_lock);
@@ -682,6 +711,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	if (g) {
 		info.graph_node_id = sanitizer_graph_node_id(exec_seq, g->node);
 		sz_on_graph_node(g, info.graph_node_id, exec_seq);
+		info.dynamic_smem = sz_graph_node_smem(g->node, info.graph_node_id);
 	} else if (sz_tls_smem >= 0 && sanitizer_launch_has_shape(ld, &sz_tls_smem_shape)) {
 		info.dynamic_smem = (uint32_t)sz_tls_smem;
 		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);
@@ -1282,12 +1312,13 @@ static void sz_stop_threads(void)
 		sz_host_started = 0;
 	}
 	log_debug("Compute Sanitizer: %llu modules patched, %llu refusals, %llu launches seen,"
-		  " %llu launch calls, %llu with their dynamic shared memory",
+		  " %llu launch calls, %llu with their dynamic shared memory, %llu graph kernel nodes' from the driver",
 		  (unsigned long long)atomic_load(&sz_modules_patched),
 		  (unsigned long long)atomic_load(&sz_patch_failures),
 		  (unsigned long long)atomic_load(&sz_launches),
 		  (unsigned long long)atomic_load(&sz_launch_calls),
-		  (unsigned long long)atomic_load(&sz_smem_taken));
+		  (unsigned long long)atomic_load(&sz_smem_taken),
+		  (unsigned long long)atomic_load(&sz_node_smem_asked));
 }
 
 /* At the end (after the final drain: blocks_shutdown runs before disable):

@@ -16,6 +16,7 @@
 #include "collectors/graphs.h"
 #include "collectors/launch_shards.h"
 #include "collectors/launches.h"
+#include "collectors/ptrset.h"
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
@@ -1154,6 +1155,35 @@ Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 	cr_assert_eq(a & ((1ull << 47) - 1), 0x562605daeeb8ull);
 	cr_assert_eq(a >> 47, 1);
 	cr_assert_eq(sanitizer_graph_node_id(1, NULL), 0);
+}
+
+/* Graph kernel nodes' dynamic shared memory is kept by node id for their
+ * replays; a map half full starts over (the driver is asked again), and
+ * never answers for a node it does not hold. */
+Test(sanitizer, graph_node_smem_map_keeps_each_nodes_value)
+{
+	static struct ptrmap m;
+	uint32_t v = 7;
+	uint64_t a = sanitizer_graph_node_id(1, (const void *)(uintptr_t)0x1000),
+		 b = sanitizer_graph_node_id(2, (const void *)(uintptr_t)0x1000);
+
+	cr_assert_not(ptrmap_get(&m, (const void *)(uintptr_t)a, &v));
+	ptrmap_put(&m, (const void *)(uintptr_t)a, 4096);
+	ptrmap_put(&m, (const void *)(uintptr_t)b, 0);
+	cr_assert(ptrmap_get(&m, (const void *)(uintptr_t)a, &v));
+	cr_assert_eq(v, 4096);
+	cr_assert(ptrmap_get(&m, (const void *)(uintptr_t)b, &v));
+	cr_assert_eq(v, 0, "a node of another graph keeps its own value");
+	ptrmap_put(&m, (const void *)(uintptr_t)a, 512);
+	cr_assert(ptrmap_get(&m, (const void *)(uintptr_t)a, &v));
+	cr_assert_eq(v, 512, "a value put again replaces the first");
+	cr_assert_eq(m.keys.n, 2);
+	for (uintptr_t i = 1; i <= PTRSET_SLOTS / 2; i++)
+		ptrmap_put(&m, (const void *)(i << 4), (uint32_t)i);
+	cr_assert_not(ptrmap_get(&m, (const void *)(uintptr_t)a, &v), "started over when half full");
+	cr_assert(ptrmap_get(&m, (const void *)((uintptr_t)(PTRSET_SLOTS / 2) << 4), &v));
+	cr_assert_eq(v, PTRSET_SLOTS / 2);
+	cr_assert_not(ptrmap_get(&m, NULL, &v));
 }
 
 /* A graph launch call becomes the API record CUPTI would give, with its

@@ -16,8 +16,8 @@
 //
 //   build/smtop record -o graph-branch.smtop -- build/gpu/graph_branch
 //
-// Prints "key: value" lines: launches, nodes, kernels, blocks, and the
-// first kernel's dynamic shared memory.
+// Prints "key: value" lines: launches, nodes, kernels, blocks, the first
+// kernel's dynamic shared memory, and the graph kernels' count and theirs.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -36,6 +36,7 @@
 #define FILL_NS 500000ull
 #define FILL_LAUNCHES 150
 #define WARM_SMEM 4096
+#define NODE_SMEM 2048 /* every kernel node's, which no launch call carries */
 
 static cudaGraphNode_t add_spin(cudaGraph_t g, const cudaGraphNode_t *deps, size_t n, unsigned blocks,
 				unsigned long long *ns, int **sink)
@@ -47,6 +48,7 @@ static cudaGraphNode_t add_spin(cudaGraph_t g, const cudaGraphNode_t *deps, size
 	p.func = (void *)smoke_spin;
 	p.gridDim = dim3(blocks);
 	p.blockDim = dim3(THREADS);
+	p.sharedMemBytes = NODE_SMEM;
 	p.kernelParams = args;
 	CK(cudaGraphAddKernelNode(&node, g, deps, n, &p));
 	return node;
@@ -102,7 +104,8 @@ int main(void)
 		usleep(GAP_US);
 	}
 	CK(cudaDeviceSynchronize());
-	printf("launches: %d\nnodes: 7\nwarm_dynamic_smem: %d\nkernels: %d\nblocks: %d\n", LAUNCHES, WARM_SMEM,
+	printf("launches: %d\nnodes: 7\nwarm_dynamic_smem: %d\ngraph_kernels: %d\ngraph_dynamic_smem: %d\n"
+	       "kernels: %d\nblocks: %d\n", LAUNCHES, WARM_SMEM, 5 * LAUNCHES, NODE_SMEM,
 	       1 + 5 * LAUNCHES + FILL_LAUNCHES,
 	       1 + (3 + 2 * FULL) * LAUNCHES + FILL_BLOCKS * FILL_LAUNCHES);
 	for (int i = 0; i < LAUNCHES; i++)

@@ -135,6 +135,12 @@ report_totals() {
 print(t["blocking"]["count"], t["inversion_resident"]["count"], t["inversion_dispatch"]["count"])'
 }
 
+# fresh_compile_caches NAME: torch.compile's caches, empty, for one run.
+fresh_compile_caches() {
+	export TORCHINDUCTOR_CACHE_DIR="$OUT_DIR/inductor-$1" TRITON_CACHE_DIR="$OUT_DIR/triton-$1"
+	rm -rf "$TORCHINDUCTOR_CACHE_DIR" "$TRITON_CACHE_DIR"
+}
+
 section_sm_all() {
 	echo "== sm_all: every block of every kernel (Compute Sanitizer)"
 	record_sm_all unmarked build/gpu/unmarked || bad "unmarked under --sm all exit status"
@@ -146,12 +152,19 @@ section_sm_all() {
 	SMTOP_PATCH=gap record_sm_all gap build/gpu/unmarked
 	$SMTOP export "$OUT_DIR/gap.smtop" --csv "$OUT_DIR/gap-csv" -q
 	python3 tests/gpu/block_gap.py "$OUT_DIR/gap-csv/blocks.csv"
+	# Both counted runs share caches a first, unrecorded run filled: from
+	# empty caches torch.compile autotunes, and how many kernels that
+	# launches depends on their timing (section compile_count compares
+	# those runs name by name).
+	fresh_compile_caches torch2
+	python3 tests/gpu/torch_two_streams.py --iters 10 > "$OUT_DIR/torch2-warm.out" 2>&1
 	record_sm_all torch2 python3 tests/gpu/torch_two_streams.py --iters 10 || bad "torch under --sm all exit status"
 	cat "$OUT_DIR/torch2.out"
 	$SMTOP info "$OUT_DIR/torch2.smtop"
 	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/torch2.smtop" &&
 		ok "torch: every block of every kernel" || bad "torch: blocks vs grids"
 	python3 tests/gpu/torch_two_streams.py --iters 10 --profile > "$OUT_DIR/torch2-profiler.out" 2>&1
+	unset TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR
 	theirs=$(sed -n 's/.*profiler_kernels=\([0-9]*\).*/\1/p' "$OUT_DIR/torch2-profiler.out")
 	ours=$($SMTOP report "$OUT_DIR/torch2.smtop" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])')
 	expect_eq "torch: kernels (smtop report vs torch.profiler)" "$ours" "$theirs"
@@ -171,11 +184,12 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 # The --sm all overhead beside the other ways to trace, interleaved rounds,
 # each process pinned alike (SMTOP_CPUS, e.g. the GPU's NUMA-local cores).
 # nsys: on PATH, else NSYS (the H200 machine's comes with Nsight Compute).
+# SMTOP_OVERHEAD_WORKLOADS (infer train) and SMTOP_OVERHEAD_MODES pick some.
 section_sm_all_overhead() {
 	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	NSYS=${NSYS:-$(command -v nsys || echo /opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys)}
-	for w in infer train; do
+	for w in ${SMTOP_OVERHEAD_WORKLOADS:-infer train}; do
 		case $w in
 		infer) echo "== sm_all_overhead: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;
 		train) echo "== sm_all_overhead: ResNet-50 batch-64 training step, median ms/step"; args="--train --batch 64 --iters 15 --warmup 3" ;;
@@ -183,7 +197,7 @@ section_sm_all_overhead() {
 		: > "$OUT_DIR/ovh-$w.txt"
 		i=0
 		while [ $i -lt "$rounds" ]; do
-			for mode in plain marked all-entry all profiler nsys; do
+			for mode in ${SMTOP_OVERHEAD_MODES:-plain marked all-entry all profiler nsys}; do
 				rm -f "$OUT_DIR/ovh.smtop" "$OUT_DIR"/ovh-nsys.*
 				case $mode in
 				plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
@@ -566,6 +580,13 @@ k = min(csv.DictReader(open(sys.argv[1], newline="")), key=lambda r: int(r["star
 print(k["dynamic_smem"])' "$OUT_DIR/graph-csv/kernels.csv")
 		expect_eq "graph-branch-$mode: the first kernel's dynamic shared memory" "$smem" \
 			"$(sed -n 's/^warm_dynamic_smem: //p' "$OUT_DIR/graph-branch-$mode.out")"
+		# the graph's kernel nodes' (THREADS-wide, after the first kernel)
+		nodes=$(python3 -c 'import csv,sys
+ks = sorted(csv.DictReader(open(sys.argv[1], newline="")), key=lambda r: int(r["start_ns"] or 0))
+print(sum(1 for k in ks[1:] if k["block_x"] == "128" and k["dynamic_smem"] == sys.argv[2]))' \
+			"$OUT_DIR/graph-csv/kernels.csv" "$(sed -n 's/^graph_dynamic_smem: //p' "$OUT_DIR/graph-branch-$mode.out")")
+		expect_eq "graph-branch-$mode: graph kernels with their node's dynamic shared memory" "$nodes" \
+			"$(sed -n 's/^graph_kernels: //p' "$OUT_DIR/graph-branch-$mode.out")"
 	done
 }
 
@@ -586,8 +607,7 @@ section_sm_all_rate() {
 section_compile_count() {
 	echo "== compile_count: smtop --sm all vs torch.profiler, fresh caches"
 	for who in profiler smtop; do
-		export TORCHINDUCTOR_CACHE_DIR="$OUT_DIR/inductor-$who" TRITON_CACHE_DIR="$OUT_DIR/triton-$who"
-		rm -rf "$TORCHINDUCTOR_CACHE_DIR" "$TRITON_CACHE_DIR"
+		fresh_compile_caches "$who"
 		if [ $who = profiler ]; then
 			python3 tests/gpu/torch_two_streams.py --iters 10 --profile --names "$OUT_DIR/compile-names.json" \
 				> "$OUT_DIR/compile-profiler.out" 2>&1

@@ -78,7 +78,6 @@ static __device__ __forceinline__ void smtop_open_enter(struct smtop_trace_ring 
 	struct smtop_open_lane *t = smtop_open_table(r, sm);
 	unsigned int h = (unsigned int)(key >> 40);
 
-#pragma unroll 1 /* the claim seldom probes past its home slot */
 	for (unsigned int i = 0; i < SMTOP_OPEN_SLOTS; i++) {
 		unsigned int s = (h + i) & (SMTOP_OPEN_SLOTS - 1);
 

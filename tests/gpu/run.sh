@@ -246,6 +246,8 @@ section_demos_sm_all() {
 		$SMTOP report "$D/demo-$d.smtop" --top 2 | sed -n '/^totals/,/^$/p'
 	done
 	python3 tests/gpu/check_demos.py "$D" || fails=$((fails + 1))
+	# the waits behind the other process that were not called time-slicing
+	python3 tests/gpu/timeslice_probe.py "$D/demo-timeslice.smtop" "$D/timeslice-probe"
 }
 
 # Each part of the collector switched off in turn (docs/collector.md), and

@@ -151,7 +151,13 @@ $(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h tests/gpu/*.cuh)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. -o $@ $< -ldl -lpthread
 
-gpu-programs: all $(GPU_TEST_BIN)
+# Patches that do nothing, to measure the sanitizer's own cost (section patch_cost).
+$(B)/gpu/empty-patches.fatbin: tests/gpu/patches/empty.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(PATCH_ARCH) -isystem $(SANITIZER_INC) --fatbin --keep-device-functions \
+		-Xptxas --compile-as-tools-patch -o $@ $<
+
+gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin
 
 test-gpu: gpu-programs
 	@tests/gpu/run.sh

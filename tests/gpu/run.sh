@@ -1,10 +1,10 @@
 #!/bin/sh
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
-# the H200).  Sections (default: all but the last nine): collector torch
+# the H200).  Sections (default: all but the last ten): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps graphs,
 # then request_timeline live_lag nvtx fixtures paper observer demos_sm_all
-# sm_all_rate compile_count, and waits (in the default too);
+# sm_all_rate compile_count patch_cost, and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -213,6 +213,36 @@ section_sm_all_overhead() {
 		done
 		python3 tests/gpu/overhead_table.py "$OUT_DIR/ovh-$w.txt"
 	done
+}
+
+# What the sanitizer's patching costs beside smtop's patches, on ResNet-50
+# batch-16 inference, interleaved rounds, pinned alike: plain; the callbacks
+# alone (SMTOP_PATCH=off); patches that return at once, at entry and exit
+# and at entry only; smtop's entry-only and full patches.
+section_patch_cost() {
+	echo "== patch_cost: ResNet-50 batch-16 inference, median ms/iter"
+	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
+	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
+	EMPTY=$PWD/build/gpu/empty-patches.fatbin
+	args="--iters 40"
+	: > "$OUT_DIR/patch-cost.txt"
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		for mode in plain off empty empty-entry entry all; do
+			rm -f "$OUT_DIR/pc.smtop"
+			case $mode in
+			plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
+			off) SMTOP_PATCH=off $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+			empty) SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+			empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- \
+				python3 tests/gpu/torch_resnet.py $args ;;
+			entry) SMTOP_PATCH=entry $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+			all) $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+			esac 2>/dev/null | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/patch-cost.txt"
+		done
+		i=$((i + 1))
+	done
+	python3 tests/gpu/overhead_table.py "$OUT_DIR/patch-cost.txt"
 }
 
 section_demos() {

@@ -88,14 +88,6 @@ static __device__ __forceinline__ unsigned long long smtop_trace_claim(struct sm
 	}
 }
 
-/* smtop_trace_tag for the power-of-two capacity the host allocates: a shift
- * where the division would call a 64-bit divide routine (and its registers)
- * from every block's record. */
-static __device__ __forceinline__ unsigned long long smtop_trace_tag_pow2(unsigned long long index, uint32_t capacity)
-{
-	return (index >> (__ffs(capacity) - 1)) % 65535u + 1u;
-}
-
 /* Two 16-byte stores, each carrying the lap tag, so the host can tell a
  * complete slot from a half-written one without a system-wide fence. */
 static __device__ __forceinline__ void smtop_trace_store(struct smtop_trace_slot *s, unsigned long long lo0,
@@ -114,7 +106,7 @@ static __device__ __forceinline__ void smtop_trace_record_at(struct smtop_trace_
 	if (idx == ~0ull)
 		return;
 	uint32_t cap = r->capacity;
-	unsigned long long tag = smtop_trace_tag_pow2(idx, cap);
+	unsigned long long tag = smtop_trace_tag(idx, cap);
 	unsigned long long grid = smtop_gridid() & 0xffffffffffffull;
 	uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 	unsigned long long hi1 = (unsigned long long)block | ((unsigned long long)(sm & 0xffffu) << 32) |

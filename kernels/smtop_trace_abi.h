@@ -90,10 +90,18 @@ _Static_assert(sizeof(struct smtop_trace_ring) % 16 == 0, "trace slots must be 1
 #define SMTOP_TRACE_HD
 #endif
 
-/* Lap tag of slot index i: never 0, so zeroed memory is never complete. */
+/* Lap tag of slot index i: never 0, so zeroed memory is never complete.
+ * capacity is a power of two (the lanes index slots with capacity - 1), so
+ * the lap is a shift: a 64-bit division would call a divide routine, and
+ * save its registers, in every block's record on the device. */
 static inline SMTOP_TRACE_HD uint16_t smtop_trace_tag(uint64_t index, uint32_t capacity)
 {
-	return (uint16_t)((index / capacity) % 65535u + 1u);
+#ifdef __CUDA_ARCH__
+	unsigned int shift = (unsigned int)__ffs(capacity) - 1u;
+#else
+	unsigned int shift = (unsigned int)__builtin_ctz(capacity);
+#endif
+	return (uint16_t)((index >> shift) % 65535u + 1u);
 }
 
 /* Demo workloads report each inference request's turnaround through this

@@ -64,6 +64,18 @@ void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v)
 	m->value[ptrset_insert(&m->keys, p, &added)] = v;
 }
 
+int ptrmap_add(struct ptrmap *m, const void *p, uint32_t *v)
+{
+	int added;
+	size_t i = ptrset_insert(&m->keys, p, &added);
+
+	if (added)
+		m->value[i] = *v;
+	else
+		*v = m->value[i];
+	return added;
+}
+
 void ptrset_clear(struct ptrset *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -34,6 +34,10 @@ int ptrmap_get(const struct ptrmap *m, const void *p, uint32_t *v);
 
 void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v);
 
+/* 1 when p was new (it holds v now), else 0 and *v its value: a lookup and
+ * an insertion in one, for callers that claim p under their lock. */
+int ptrmap_add(struct ptrmap *m, const void *p, uint32_t *v);
+
 #pragma GCC visibility pop
 
 #endif

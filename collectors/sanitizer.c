@@ -150,10 +150,10 @@ static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
 /* Functions whose launches already carry their context's ring. */
 static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ptrset sz_set;
-/* Executable graph nodes whose dependencies were asked (under sz_set_lock). */
-static struct ptrset sz_graph_nodes;
-/* Graph kernel nodes' dynamic shared memory by node id (under sz_set_lock). */
-static struct ptrmap sz_node_smem;
+/* Executable graph nodes whose dependencies were asked, by node id, each
+ * with its kernel's dynamic shared memory (under sz_set_lock). */
+static struct ptrmap sz_graph_nodes;
+#define SZ_SMEM_ASKING UINT32_MAX /* the node's first launch is asking the driver */
 static _Atomic uint64_t sz_node_smem_asked;
 
 /* Contexts and streams, numbered by this backend (CUPTI's ids are out of
@@ -546,47 +546,45 @@ static uint64_t sz_graph_node_id(void *node, void *ud)
 	return sanitizer_graph_node_id(*(const uint32_t *)ud, node);
 }
 
-/* A graph node's first launch: its dependencies, in the executable graph's
- * own node handles (the driver clones the source graph's nodes, and which
- * of them a launch names differs: the source's for a graph built node by
- * node, the clone's for a captured one).  id: the node's, as its records
- * carry it. */
-static void sz_on_graph_node(const Sanitizer_GraphNodeLaunchData *g, uint64_t id, uint32_t exec_seq)
+/* A graph kernel node's dynamic shared memory, asked of the driver (0 when
+ * it does not say). */
+static uint32_t sz_kernel_node_smem(void *node)
 {
+	int64_t smem = graphs_kernel_node_smem(node);
+
+	atomic_fetch_add_explicit(&sz_node_smem_asked, smem >= 0, memory_order_relaxed);
+	return smem > 0 ? (uint32_t)smem : 0;
+}
+
+/* A graph node's launch.  At its first: its dependencies, in the executable
+ * graph's own node handles (the driver clones the source graph's nodes, and
+ * which of them a launch names differs: the source's for a graph built node
+ * by node, the clone's for a captured one), and its dynamic shared memory,
+ * which its launches make no launch call to read from; the driver's answer
+ * is kept for the replays.  The node's parameters as the driver holds them:
+ * a value changed in the executable graph since its first launch is not
+ * seen.  id: the node's, as its records carry it.  Returns the node's
+ * dynamic shared memory. */
+static uint32_t sz_on_graph_node(const Sanitizer_GraphNodeLaunchData *g, uint64_t id, uint32_t exec_seq)
+{
+	const void *key = (const void *)(uintptr_t)id;
+	uint32_t smem = SZ_SMEM_ASKING;
 	int added;
 
 	pthread_mutex_lock(&sz_set_lock);
-	added = ptrset_add(&sz_graph_nodes, (const void *)(uintptr_t)id);
+	added = ptrmap_add(&sz_graph_nodes, key, &smem);
 	pthread_mutex_unlock(&sz_set_lock);
-	if (!added)
-		return;
-	graphs_node_launched(g->node, sz_pid, sz_graph_node_id, &exec_seq, sz_push_records);
-}
-
-/* A graph kernel node's dynamic shared memory: its launches make no launch
- * call to read it from, so the driver is asked at the node's first launch
- * and the answer kept for its replays (0 when the driver does not say).
- * The node's parameters as the driver holds them: a value changed in the
- * executable graph since its first launch is not seen. */
-static uint32_t sz_graph_node_smem(void *node, uint64_t id)
-{
-	const void *key = (const void *)(uintptr_t)id;
-	int64_t smem;
-	uint32_t v;
-	int known;
-
-	pthread_mutex_lock(&sz_set_lock);
-	known = ptrmap_get(&sz_node_smem, key, &v);
-	pthread_mutex_unlock(&sz_set_lock);
-	if (known)
-		return v;
-	smem = graphs_kernel_node_smem(node);
-	v = smem > 0 ? (uint32_t)smem : 0;
-	atomic_fetch_add_explicit(&sz_node_smem_asked, smem >= 0, memory_order_relaxed);
-	pthread_mutex_lock(&sz_set_lock);
-	ptrmap_put(&sz_node_smem, key, v);
-	pthread_mutex_unlock(&sz_set_lock);
-	return v;
+	if (!added && smem != SZ_SMEM_ASKING)
+		return smem;
+	if (added)
+		graphs_node_launched(g->node, sz_pid, sz_graph_node_id, &exec_seq, sz_push_records);
+	smem = sz_kernel_node_smem(g->node);
+	if (added) {
+		pthread_mutex_lock(&sz_set_lock);
+		ptrmap_put(&sz_graph_nodes, key, smem);
+		pthread_mutex_unlock(&sz_set_lock);
+	}
+	return smem;
 }
 
 static void sz_set_clear(void)
@@ -710,8 +708,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	pthread_mutex_unlock(&sz_ids_lock);
 	if (g) {
 		info.graph_node_id = sanitizer_graph_node_id(exec_seq, g->node);
-		sz_on_graph_node(g, info.graph_node_id, exec_seq);
-		info.dynamic_smem = sz_graph_node_smem(g->node, info.graph_node_id);
+		info.dynamic_smem = sz_on_graph_node(g, info.graph_node_id, exec_seq);
 	} else if (sz_tls_smem >= 0 && sanitizer_launch_has_shape(ld, &sz_tls_smem_shape)) {
 		info.dynamic_smem = (uint32_t)sz_tls_smem;
 		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);

@@ -1184,6 +1184,13 @@ Test(sanitizer, graph_node_smem_map_keeps_each_nodes_value)
 	cr_assert(ptrmap_get(&m, (const void *)((uintptr_t)(PTRSET_SLOTS / 2) << 4), &v));
 	cr_assert_eq(v, PTRSET_SLOTS / 2);
 	cr_assert_not(ptrmap_get(&m, NULL, &v));
+	/* add: the first launch claims the node with a value, a later one reads it */
+	v = 77;
+	cr_assert(ptrmap_add(&m, (const void *)(uintptr_t)a, &v));
+	cr_assert_eq(v, 77);
+	v = 5;
+	cr_assert_not(ptrmap_add(&m, (const void *)(uintptr_t)a, &v));
+	cr_assert_eq(v, 77, "a node already there gives its value, not the new one");
 }
 
 /* A graph launch call becomes the API record CUPTI would give, with its

@@ -181,29 +181,36 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 	done
 }
 
-# The --sm all overhead beside the other ways to trace, interleaved rounds,
-# each process pinned alike (SMTOP_CPUS, e.g. the GPU's NUMA-local cores).
+# overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16
+# inference, train: a batch-64 training step) in each mode in turn,
+# SMTOP_OVERHEAD_ROUNDS interleaved rounds, each process pinned alike
+# (SMTOP_CPUS, e.g. the GPU's NUMA-local cores); a table per workload.
 # nsys: on PATH, else NSYS (the H200 machine's comes with Nsight Compute).
-# SMTOP_OVERHEAD_WORKLOADS (infer train) and SMTOP_OVERHEAD_MODES pick some.
-section_sm_all_overhead() {
+# empty and empty-entry load patches that return at once.
+overhead_rounds() {
 	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	NSYS=${NSYS:-$(command -v nsys || echo /opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys)}
-	for w in ${SMTOP_OVERHEAD_WORKLOADS:-infer train}; do
+	EMPTY=$PWD/build/gpu/empty-patches.fatbin
+	O=$OUT_DIR/ovh.smtop
+	for w in $2; do
 		case $w in
-		infer) echo "== sm_all_overhead: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;
-		train) echo "== sm_all_overhead: ResNet-50 batch-64 training step, median ms/step"; args="--train --batch 64 --iters 15 --warmup 3" ;;
+		infer) echo "== $1: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;
+		train) echo "== $1: ResNet-50 batch-64 training step, median ms/step"; args="--train --batch 64 --iters 15 --warmup 3" ;;
 		esac
 		: > "$OUT_DIR/ovh-$w.txt"
 		i=0
 		while [ $i -lt "$rounds" ]; do
-			for mode in ${SMTOP_OVERHEAD_MODES:-plain marked all-entry all profiler nsys}; do
+			for mode in $3; do
 				rm -f "$OUT_DIR/ovh.smtop" "$OUT_DIR"/ovh-nsys.*
 				case $mode in
 				plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
-				marked) $PIN $SMTOP record -q --sm marked -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-				all-entry) SMTOP_PATCH=entry $PIN $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-				all) $PIN $SMTOP record -q --sm all -o "$OUT_DIR/ovh.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
+				marked) $PIN $SMTOP record -q -o "$O" --sm marked -- python3 tests/gpu/torch_resnet.py $args ;;
+				off) SMTOP_PATCH=off $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
+				empty) SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
+				empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
+				all-entry) SMTOP_PATCH=entry $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
+				all) $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
 				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 					$PIN "$NSYS" profile -t cuda,nvtx -o "$OUT_DIR/ovh-nsys" python3 tests/gpu/torch_resnet.py $args ;;
@@ -215,34 +222,18 @@ section_sm_all_overhead() {
 	done
 }
 
-# What the sanitizer's patching costs beside smtop's patches, on ResNet-50
-# batch-16 inference, interleaved rounds, pinned alike: plain; the callbacks
-# alone (SMTOP_PATCH=off); patches that return at once, at entry and exit
-# and at entry only; smtop's entry-only and full patches.
+# The --sm all overhead beside the other ways to trace.
+# SMTOP_OVERHEAD_WORKLOADS (infer train) and SMTOP_OVERHEAD_MODES pick some.
+section_sm_all_overhead() {
+	overhead_rounds sm_all_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
+		"${SMTOP_OVERHEAD_MODES:-plain marked all-entry all profiler nsys}"
+}
+
+# What the sanitizer's patching costs beside smtop's patches, on inference:
+# plain; the callbacks alone (SMTOP_PATCH=off); patches that return at once,
+# at entry and exit and at entry only; smtop's entry-only and full patches.
 section_patch_cost() {
-	echo "== patch_cost: ResNet-50 batch-16 inference, median ms/iter"
-	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
-	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
-	EMPTY=$PWD/build/gpu/empty-patches.fatbin
-	args="--iters 40"
-	: > "$OUT_DIR/patch-cost.txt"
-	i=0
-	while [ $i -lt "$rounds" ]; do
-		for mode in plain off empty empty-entry entry all; do
-			rm -f "$OUT_DIR/pc.smtop"
-			case $mode in
-			plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
-			off) SMTOP_PATCH=off $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-			empty) SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-			empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- \
-				python3 tests/gpu/torch_resnet.py $args ;;
-			entry) SMTOP_PATCH=entry $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-			all) $PIN $SMTOP record -q --sm all -o "$OUT_DIR/pc.smtop" -- python3 tests/gpu/torch_resnet.py $args ;;
-			esac 2>/dev/null | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/patch-cost.txt"
-		done
-		i=$((i + 1))
-	done
-	python3 tests/gpu/overhead_table.py "$OUT_DIR/patch-cost.txt"
+	overhead_rounds patch_cost infer "plain off empty empty-entry all-entry all"
 }
 
 section_demos() {

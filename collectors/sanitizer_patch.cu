@@ -115,7 +115,7 @@ static __device__ __noinline__ void smtop_block_entered(struct smtop_trace_ring 
 extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_block_enter(void *userdata, uint64_t pc)
 {
 	(void)pc;
-	if (userdata && (threadIdx.x | threadIdx.y | threadIdx.z) == 0)
+	if (userdata && smtop_is_thread0())
 		smtop_block_entered((struct smtop_trace_ring *)userdata);
 	return SANITIZER_PATCH_SUCCESS;
 }

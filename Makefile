@@ -72,10 +72,11 @@ $(B)/tests/test_collector: CFLAGS += -isystem $(SANITIZER_INC)
 # beside libsmtop-inject.so (one SASS per architecture: patches are not JIT'd).
 PATCH_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_100,code=sm_100 -gencode arch=compute_120,code=sm_120
+PATCH_NVCC = $(NVCC) $(PATCH_ARCH) -I. -isystem $(SANITIZER_INC) --fatbin --keep-device-functions \
+	-Xptxas --compile-as-tools-patch
 $(B)/smtop-patches.fatbin: collectors/sanitizer_patch.cu kernels/smtop_trace.cuh kernels/smtop_trace_abi.h
 	@mkdir -p $(dir $@)
-	$(NVCC) $(PATCH_ARCH) -I. -isystem $(SANITIZER_INC) --fatbin --keep-device-functions \
-		-Xptxas --compile-as-tools-patch -o $@ $<
+	$(PATCH_NVCC) -o $@ $<
 
 $(B)/libsmtop-core.a: $(CORE_OBJ)
 $(B)/libsmtop-db.a: $(DB_OBJ)
@@ -154,8 +155,7 @@ $(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h tests/gpu/*.cuh)
 # Patches that do nothing, to measure the sanitizer's own cost (section patch_cost).
 $(B)/gpu/empty-patches.fatbin: tests/gpu/patches/empty.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(PATCH_ARCH) -isystem $(SANITIZER_INC) --fatbin --keep-device-functions \
-		-Xptxas --compile-as-tools-patch -o $@ $<
+	$(PATCH_NVCC) -o $@ $<
 
 gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin
 

@@ -4,7 +4,8 @@
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps graphs,
 # then request_timeline live_lag nvtx fixtures paper observer demos_sm_all
-# sm_all_rate compile_count patch_cost, and waits (in the default too);
+# sm_all_rate compile_count patch_cost sm_all_torch (a part of sm_all), and
+# waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -152,6 +153,18 @@ section_sm_all() {
 	SMTOP_PATCH=gap record_sm_all gap build/gpu/unmarked
 	$SMTOP export "$OUT_DIR/gap.smtop" --csv "$OUT_DIR/gap-csv" -q
 	python3 tests/gpu/block_gap.py "$OUT_DIR/gap-csv/blocks.csv"
+	section_sm_all_torch
+	for d in priority-vs-training head-of-line equal-priority; do
+		record_sm_all "all-$d" build/smtop-demo "$d" --seconds 3
+		python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/all-$d.smtop" > "$OUT_DIR/all-$d.check"; head -1 "$OUT_DIR/all-$d.check"
+		echo "$d --sm all: blocking resident dispatch = $(report_totals "$OUT_DIR/all-$d.smtop")"
+	done
+}
+
+# The torch.compile'd two-stream program under --sm all: every block, the
+# kernel count against torch.profiler's, the streams' priorities.
+section_sm_all_torch() {
+	echo "== sm_all_torch: the PyTorch program under --sm all"
 	# Both counted runs share caches a first, unrecorded run filled: from
 	# empty caches torch.compile autotunes, and how many kernels that
 	# launches depends on their timing (section compile_count compares
@@ -174,11 +187,6 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 	SMTOP_PATCH=gap record_sm_all torch2gap python3 tests/gpu/torch_two_streams.py --iters 3
 	$SMTOP export "$OUT_DIR/torch2gap.smtop" --csv "$OUT_DIR/torch2gap-csv" -q
 	python3 tests/gpu/block_gap.py "$OUT_DIR/torch2gap-csv/blocks.csv"
-	for d in priority-vs-training head-of-line equal-priority; do
-		record_sm_all "all-$d" build/smtop-demo "$d" --seconds 3
-		python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/all-$d.smtop" > "$OUT_DIR/all-$d.check"; head -1 "$OUT_DIR/all-$d.check"
-		echo "$d --sm all: blocking resident dispatch = $(report_totals "$OUT_DIR/all-$d.smtop")"
-	done
 }
 
 # overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16

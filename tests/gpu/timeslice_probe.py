@@ -35,6 +35,7 @@ def not_timeslice(report):
 def window_blocks(smtop, session, e, origin, out):
     lo = max(0, (e["ready_ns"] - origin) / 1e3 - 400)
     hi = (e["start_ns"] - origin) / 1e3 + 5000
+    os.makedirs(os.path.dirname(out), exist_ok=True)
     subprocess.run([smtop, "export", session, "--csv", out, "--from", f"{lo:.0f}", "--to", f"{hi:.0f}", "-q"],
                    check=True)
     with open(os.path.join(out, "blocks.csv"), newline="") as f:

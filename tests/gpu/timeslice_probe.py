@@ -5,7 +5,9 @@ whose kind is not timeslice, the block events of the victim's and the
 culprits' processes in the test's window (docs/analysis.md, "Time-slicing"),
 the pairs of them closer than the 32 us the test allows, and the runs of one
 process's events.  Reads what a user reads: smtop report --json and
-smtop export --csv of a window around each episode.
+smtop export --csv of a window around each episode.  The session trimmed to
+10 ms around the first such episode goes to OUTDIR/episode0.smtop, small
+enough to bring back and keep as a fixture.
 
   tests/gpu/timeslice_probe.py SESSION OUTDIR [--smtop build/smtop] [--episodes 3]
 """
@@ -80,6 +82,12 @@ def runs_of(ev):
     return runs
 
 
+def trim_around(session, e, dst):
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([sys.executable, os.path.join(here, "trim_session.py"), session, dst,
+                    "--start-ns", str(e["ready_ns"] - 2_000_000), "--window-ms", "10"], check=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("session")
@@ -106,6 +114,8 @@ def main():
               f"(pid, event, grid, kernel, sm, t) before and after):")
         for p in pairs[:8]:
             print("   ", p[0], p[1][:5], (p[1][5] - origin) / 1e3, p[2][:5], (p[2][5] - origin) / 1e3)
+        if i == 0:
+            trim_around(a.session, e, os.path.join(a.outdir, "episode0.smtop"))
         print("  runs of one process's events (pid, from us, to us, events):",
               [(r[0], round((r[1] - origin) / 1e3, 1), round((r[2] - origin) / 1e3, 1), r[3])
                for r in runs_of(ev)][:24])

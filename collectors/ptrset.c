@@ -47,16 +47,6 @@ int ptrset_add(struct ptrset *s, const void *p)
 	return added;
 }
 
-int ptrmap_get(const struct ptrmap *m, const void *p, uint32_t *v)
-{
-	size_t i = ptrset_slot(&m->keys, p);
-
-	if (!p || m->keys.slot[i] != p)
-		return 0;
-	*v = m->value[i];
-	return 1;
-}
-
 void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v)
 {
 	int added;

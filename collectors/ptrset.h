@@ -29,9 +29,6 @@ struct ptrmap {
 	uint32_t value[PTRSET_SLOTS];
 };
 
-/* 1 and *v when p is in the map, else 0. */
-int ptrmap_get(const struct ptrmap *m, const void *p, uint32_t *v);
-
 void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v);
 
 /* 1 when p was new (it holds v now), else 0 and *v its value: a lookup and

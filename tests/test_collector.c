@@ -1159,37 +1159,37 @@ Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 
 /* Graph kernel nodes' dynamic shared memory is kept by node id for their
  * replays; a map half full starts over (the driver is asked again), and
- * never answers for a node it does not hold. */
+ * never answers for a node it does not hold.  ptrmap_add both claims a new
+ * node (1) and reads a held node's value (0, *v). */
 Test(sanitizer, graph_node_smem_map_keeps_each_nodes_value)
 {
 	static struct ptrmap m;
 	uint32_t v = 7;
 	uint64_t a = sanitizer_graph_node_id(1, (const void *)(uintptr_t)0x1000),
 		 b = sanitizer_graph_node_id(2, (const void *)(uintptr_t)0x1000);
+	const void *ka = (const void *)(uintptr_t)a, *kb = (const void *)(uintptr_t)b;
 
-	cr_assert_not(ptrmap_get(&m, (const void *)(uintptr_t)a, &v));
-	ptrmap_put(&m, (const void *)(uintptr_t)a, 4096);
-	ptrmap_put(&m, (const void *)(uintptr_t)b, 0);
-	cr_assert(ptrmap_get(&m, (const void *)(uintptr_t)a, &v));
+	cr_assert(ptrmap_add(&m, ka, &v), "a node not held yet is new");
+	cr_assert_eq(v, 7);
+	ptrmap_put(&m, ka, 4096);
+	ptrmap_put(&m, kb, 0);
+	cr_assert_not(ptrmap_add(&m, ka, &v));
 	cr_assert_eq(v, 4096);
-	cr_assert(ptrmap_get(&m, (const void *)(uintptr_t)b, &v));
+	cr_assert_not(ptrmap_add(&m, kb, &v));
 	cr_assert_eq(v, 0, "a node of another graph keeps its own value");
-	ptrmap_put(&m, (const void *)(uintptr_t)a, 512);
-	cr_assert(ptrmap_get(&m, (const void *)(uintptr_t)a, &v));
+	ptrmap_put(&m, ka, 512);
+	cr_assert_not(ptrmap_add(&m, ka, &v));
 	cr_assert_eq(v, 512, "a value put again replaces the first");
 	cr_assert_eq(m.keys.n, 2);
 	for (uintptr_t i = 1; i <= PTRSET_SLOTS / 2; i++)
 		ptrmap_put(&m, (const void *)(i << 4), (uint32_t)i);
-	cr_assert_not(ptrmap_get(&m, (const void *)(uintptr_t)a, &v), "started over when half full");
-	cr_assert(ptrmap_get(&m, (const void *)((uintptr_t)(PTRSET_SLOTS / 2) << 4), &v));
-	cr_assert_eq(v, PTRSET_SLOTS / 2);
-	cr_assert_not(ptrmap_get(&m, NULL, &v));
-	/* add: the first launch claims the node with a value, a later one reads it */
 	v = 77;
-	cr_assert(ptrmap_add(&m, (const void *)(uintptr_t)a, &v));
+	cr_assert(ptrmap_add(&m, ka, &v), "started over when half full");
 	cr_assert_eq(v, 77);
+	cr_assert_not(ptrmap_add(&m, (const void *)((uintptr_t)(PTRSET_SLOTS / 2) << 4), &v));
+	cr_assert_eq(v, PTRSET_SLOTS / 2);
 	v = 5;
-	cr_assert_not(ptrmap_add(&m, (const void *)(uintptr_t)a, &v));
+	cr_assert_not(ptrmap_add(&m, ka, &v));
 	cr_assert_eq(v, 77, "a node already there gives its value, not the new one");
 }
 

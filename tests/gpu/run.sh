@@ -189,6 +189,11 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 	python3 tests/gpu/block_gap.py "$OUT_DIR/torch2gap-csv/blocks.csv"
 }
 
+# ovh_record SM: one run of overhead_rounds (its $PIN and $args) under smtop record --sm SM.
+ovh_record() {
+	$PIN $SMTOP record -q -o "$OUT_DIR/ovh.smtop" --sm "$1" -- python3 tests/gpu/torch_resnet.py $args
+}
+
 # overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16
 # inference, train: a batch-64 training step) in each mode in turn,
 # SMTOP_OVERHEAD_ROUNDS interleaved rounds, each process pinned alike
@@ -200,7 +205,6 @@ overhead_rounds() {
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	NSYS=${NSYS:-$(command -v nsys || echo /opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys)}
 	EMPTY=$PWD/build/gpu/empty-patches.fatbin
-	O=$OUT_DIR/ovh.smtop
 	for w in $2; do
 		case $w in
 		infer) echo "== $1: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;
@@ -213,12 +217,12 @@ overhead_rounds() {
 				rm -f "$OUT_DIR/ovh.smtop" "$OUT_DIR"/ovh-nsys.*
 				case $mode in
 				plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
-				marked) $PIN $SMTOP record -q -o "$O" --sm marked -- python3 tests/gpu/torch_resnet.py $args ;;
-				off) SMTOP_PATCH=off $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
-				empty) SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
-				empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
-				all-entry) SMTOP_PATCH=entry $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
-				all) $PIN $SMTOP record -q -o "$O" --sm all -- python3 tests/gpu/torch_resnet.py $args ;;
+				marked) ovh_record marked ;;
+				off) SMTOP_PATCH=off ovh_record all ;;
+				empty) SMTOP_PATCHES=$EMPTY ovh_record all ;;
+				empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY ovh_record all ;;
+				all-entry) SMTOP_PATCH=entry ovh_record all ;;
+				all) ovh_record all ;;
 				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 					$PIN "$NSYS" profile -t cuda,nvtx -o "$OUT_DIR/ovh-nsys" python3 tests/gpu/torch_resnet.py $args ;;

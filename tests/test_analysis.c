@@ -762,6 +762,39 @@ Test(analysis, timeslice_gap_edge)
 	trace_free(t);
 }
 
+/* Process 2's slice holds the device while process 1's victim waits, but its
+ * blocks, started in an earlier slice, neither start nor end in it (long
+ * blocks resumed): process 2 stamps no event near the victim's wait, which
+ * is time-slicing all the same.  Process 1 runs grid 2 in [1200, 1500 us)
+ * (submitted then), submits grid 3 at 1510 us, and runs it in its next slice
+ * from 4100 us; process 2's four blocks are open across [100, 6000 us). */
+static void silent_slice(struct trace *t)
+{
+	const uint64_t us = 1000;
+	trace_device(t, 0, 4);
+	trace_stream(t, 2, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 2, 0, 1, 1, 0, 100 * us, 6000 * us);
+	trace_blocks(t, 2, 0, 1, 4, 100 * us, 6000 * us);
+	trace_kernel(t, 1, 0, 2, 2, 1200 * us, 1200 * us, 1500 * us);
+	trace_blocks(t, 1, 0, 2, 4, 1200 * us, 1500 * us);
+	trace_kernel(t, 1, 0, 2, 3, 1510 * us, 4100 * us, 4400 * us);
+	trace_blocks(t, 1, 0, 3, 4, 4100 * us, 4400 * us);
+}
+
+Test(analysis, timeslice_through_a_silent_slice)
+{
+	struct trace *t = trace_new();
+	silent_slice(t);
+	struct analysis *a = run_all(t, 0);
+	const struct smtop_event *e = only_event(a);
+	cr_expect_eq(e->kind, SMTOP_EV_TIMESLICE, "kind %s", analysis_kind_name(e->kind));
+	cr_expect_eq(e->wait_ns, 2590000);
+	cr_expect_eq(e->culprits[0].pid, 2);
+	analysis_free(a);
+	trace_free(t);
+}
+
 Test(analysis, shared_device_is_not_timeslice)
 {
 	struct trace *t = trace_new();
@@ -944,6 +977,28 @@ Test(analysis, recorded_timeslice_is_timeslice)
 	cr_expect_gt(n, 0);
 	cr_expect_eq(count_kind(a, SMTOP_EV_TIMESLICE), n, "%zu of %zu episodes are timeslice",
 		     count_kind(a, SMTOP_EV_TIMESLICE), n);
+	analysis_free(a);
+	db_reader_close(rd);
+}
+
+/* The timeslice demo under --sm all, 10 ms around a wait through a training
+ * slice that started and ended no block: every episode judged from blocks
+ * whose culprits are all in the other process is time-slicing. */
+Test(analysis, recorded_sm_all_timeslice_is_timeslice)
+{
+	struct db_reader *rd;
+	struct analysis *a = fixture_analysis("timeslice-sm-all", 0, &rd);
+	size_t across = 0, sliced = 0;
+	for (size_t i = 0; i < analysis_event_count(a); i++) {
+		const struct smtop_event *e = analysis_event(a, i);
+		int other = e->from_blocks && e->n_culprits > 0;
+		for (size_t j = 0; other && j < e->n_culprits; j++)
+			other = e->culprits[j].pid != e->pid;
+		across += (size_t)other;
+		sliced += (size_t)(other && e->kind == SMTOP_EV_TIMESLICE);
+	}
+	cr_expect_eq(across, 3, "%zu waits behind the other process", across);
+	cr_expect_eq(sliced, across, "%zu of %zu are timeslice", sliced, across);
 	analysis_free(a);
 	db_reader_close(rd);
 }
@@ -1887,8 +1942,8 @@ Test(green, incremental_equals_whole)
 Test(green, fixtures_keep_their_verdicts)
 {
 	static const char *const names[] = { "priority-vs-training", "equal-priority", "head-of-line",
-					     "green-contexts", "timeslice", "mps", "torch-sm-all",
-					     "graph-branch-sm-all", "wait-stream-sm-all" };
+					     "green-contexts", "timeslice", "timeslice-sm-all", "mps",
+					     "torch-sm-all", "graph-branch-sm-all", "wait-stream-sm-all" };
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		int green = strcmp(names[i], "green-contexts") == 0;
 		struct db_reader *r0, *r1;

@@ -35,8 +35,9 @@
  * memsets, event waits and launch calls; 4, and the work an event waits
  * for, the legacy default stream, graph order, copies without times; 5, a
  * graph's edges; 6, a green context's kernels weigh culprits on its SMs
- * only (rows before 2 carry no version). */
-#define ANALYSIS_VERSION 6
+ * only; 7, a time slice of the other process need not stamp a block event
+ * (rows before 2 carry no version). */
+#define ANALYSIS_VERSION 7
 
 #define ANALYSIS_WATERMARK_ALL UINT64_MAX
 #define ANALYSIS_DEFAULT_THRESHOLD_NS 20000u

@@ -105,6 +105,14 @@ check "timeslice: inference requests take longer than alone" contains "$v" "ok: 
 check "timeslice: waits behind the other process are timeslice episodes" contains "$v" "ok: timeslice: waits behind the other process are timeslice episodes"
 check "scenario checks: none failed" sh -c '! printf "%s" "$1" | grep -q FAIL' _ "$v"
 
+# The timeslice demo under --sm all: the training process's GEMM blocks run
+# for milliseconds, so the slice an inference kernel waited out (2.39 ms)
+# started and ended no block; it is time-slicing all the same.
+v=$(json $FX/timeslice-sm-all.smtop "e=[e for e in r['episodes'] if e['ready_ns'] == 1796244926201642899][0]; c=e['culprits'][0]; print(e['kind'], e['pid'], c['pid'], c['grid_id'], e['from_blocks'])")
+check "timeslice-sm-all: the wait through a silent slice is time-slicing ($v)" [ "$v" = "timeslice 465 464 2156 True" ]
+v=$(json $FX/timeslice-sm-all.smtop "print(sorted(e['kind'] for e in r['episodes'] if e['from_blocks'] and e['culprits'] and all(c['pid'] != e['pid'] for c in e['culprits'])))")
+check "timeslice-sm-all: every wait behind the other process is time-slicing ($v)" [ "$v" = "['timeslice', 'timeslice', 'timeslice']" ]
+
 # The report stores its events in the session for other tools (on a copy:
 # fixtures stay as recorded).
 cp $FX/head-of-line.smtop "$E2E_TMP/hol.smtop"

@@ -9,7 +9,10 @@ smtop export --csv of a window around each episode.  The session trimmed to
 10 ms around the first such episode goes to OUTDIR/episode0.smtop, small
 enough to bring back and keep as a fixture.
 
-  tests/gpu/timeslice_probe.py SESSION OUTDIR [--smtop build/smtop] [--episodes 3]
+  tests/gpu/timeslice_probe.py SESSION OUTDIR [--smtop build/smtop] [--episodes 3] [--top N]
+
+--top: how many episodes the report lists (by delay) for the probe to read;
+the default reads them all.
 """
 import argparse
 import csv
@@ -94,8 +97,9 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--smtop", default="build/smtop")
     ap.add_argument("--episodes", type=int, default=3)
+    ap.add_argument("--top", type=int, default=1000000)
     a = ap.parse_args()
-    report = json.loads(subprocess.check_output([a.smtop, "report", a.session, "--json"]))
+    report = json.loads(subprocess.check_output([a.smtop, "report", a.session, "--json", "--top", str(a.top)]))
     bad = not_timeslice(report)
     print(f"{len(report['episodes'])} episodes listed; {len(bad)} with every culprit in another process "
           f"and not time-slicing")

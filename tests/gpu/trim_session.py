@@ -87,6 +87,9 @@ def finish(dst, names, note):
     dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed', ?)", (note,))
     dst.commit()
     dst.execute("PRAGMA journal_mode=DELETE")
+    # The recorder's 64 KiB pages suit its writes; a fixture's many small
+    # tables would each take one whole.
+    dst.execute("PRAGMA page_size=4096")
     dst.execute("VACUUM")
     dst.close()
 

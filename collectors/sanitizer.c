@@ -137,6 +137,11 @@ static _Thread_local int sz_tls_own;
 static _Thread_local struct sanitizer_launch_shape sz_tls_smem_shape;
 static _Thread_local int64_t sz_tls_smem = -1;
 static _Atomic uint64_t sz_launch_calls, sz_smem_taken;
+/* The synchronize call this thread is in: its start (0: none) and the
+ * stream it waits for. */
+static _Thread_local uint64_t sz_tls_sync_start;
+static _Thread_local void *sz_tls_sync_stream;
+#define SZ_SYNC_STREAM 3 /* CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE */
 /* The graph launch whose nodes this thread is launching, and its number. */
 static _Thread_local const void *sz_tls_graph_exec;
 static _Thread_local uint32_t sz_tls_graph_launch, sz_tls_graph_corr;
@@ -775,8 +780,9 @@ static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_Callbac
 }
 
 
-/* The backend's numbers of an operation's context and stream, and its call
- * number, shared with the launches.  ctx_id is the context its records name
+/* The backend's numbers of an operation's context and stream (none when
+ * !has_stream: a context or event synchronize), and its call number,
+ * shared with the launches.  ctx_id is the context its records name
  * (the stream's green context's, see sz_stream); pending: the host thread
  * has not asked about the stream yet (ctx_id is the callback's). */
 struct sz_call {
@@ -784,7 +790,7 @@ struct sz_call {
 	int pending;
 };
 
-static struct sz_call sz_call_of(CUcontext ctx, CUstream stream)
+static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
 {
 	struct sz_call k;
 	struct sz_context *c;
@@ -792,7 +798,7 @@ static struct sz_call sz_call_of(CUcontext ctx, CUstream stream)
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ctx, 0);
-	s = sz_stream_of(stream, c);
+	s = has_stream ? sz_stream_of(stream, c) : NULL;
 	k.corr = ++sz_correlation;
 	k.dev = c ? (uint32_t)c->device : 0;
 	k.ctx_id = s && s->record_ctx ? s->record_ctx : c ? c->id : 0;
@@ -838,14 +844,14 @@ static void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
 		if (!d->isAsync)
 			return;
 		k = sz_call_of(d->srcContext ? d->srcContext : d->dstContext,
-			       d->srcStream ? d->srcStream : d->dstStream);
+			       d->srcStream ? d->srcStream : d->dstStream, 1);
 		sanitizer_memcpy(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
 	} else {
 		const Sanitizer_MemsetData *d = data;
 
 		if (!d->isAsync)
 			return;
-		k = sz_call_of(d->context, d->stream);
+		k = sz_call_of(d->context, d->stream, 1);
 		sanitizer_memset(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
 	}
 	sz_send_call(&rec, &k);
@@ -855,7 +861,7 @@ static void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
 static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 {
 	struct smtop_record rec;
-	struct sz_call k = sz_call_of(d->context, d->stream);
+	struct sz_call k = sz_call_of(d->context, d->stream, 1);
 
 	if (cbid == sz_ids->event_record)
 		sanitizer_event_record(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
@@ -863,6 +869,53 @@ static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr, sz_host_time(clock_real_ns()),
 				      &rec);
 	sz_send_call(&rec, &k);
+}
+
+/* A driver synchronize call (cuStreamSynchronize, cuCtxSynchronize,
+ * cuEventSynchronize): the host waits from its ENTER to its EXIT, and its
+ * record goes out at EXIT as CUPTI's SYNCHRONIZATION row.  The stream is
+ * the one the sanitizer's synchronize callback named inside the call, as
+ * its launch callbacks name streams (a special handle such as NULL in the
+ * call's own parameters is not the stream the launches name). */
+static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_CallbackData *d)
+{
+	struct smtop_record rec;
+	struct sz_call k;
+	uint64_t end;
+
+	if (d->callbackSite == SANITIZER_API_ENTER) {
+		sz_tls_sync_start = clock_real_ns();
+		sz_tls_sync_stream = handle;
+		return;
+	}
+	end = clock_real_ns();
+	if (!sz_tls_sync_start)
+		return;
+	k = sz_call_of(d->context, sz_tls_sync_stream, type == SZ_SYNC_STREAM);
+	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr,
+				  sz_host_time(sz_tls_sync_start), sz_host_time(end), &rec);
+	sz_tls_sync_start = 0;
+	sz_send_call(&rec, &k);
+}
+
+/* The stream a cuStreamSynchronize on this thread is waiting for, as the
+ * sanitizer names it. */
+static void sz_on_stream_synchronized(const Sanitizer_SynchronizeData *d)
+{
+	if (sz_tls_sync_start)
+		sz_tls_sync_stream = d->stream;
+}
+
+/* A driver API callback: a synchronize call, or a launch call. */
+static void sz_on_driver_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d)
+{
+	void *handle;
+	int32_t type = sanitizer_sync_call_type(sz_ids, cbid, d->functionParams, &handle);
+
+	if (type)
+		sz_on_sync_call(type, handle, d);
+	else
+		sz_on_launch_call(cbid, d);
 }
 
 static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain domain,
@@ -888,7 +941,9 @@ static void SANITIZERAPI sz_callback(void *userdata, Sanitizer_CallbackDomain do
 		   cbid == sz_ids->graphexec_destroying) {
 		sz_on_graph_exec_destroyed(data);
 	} else if (domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
-		sz_on_launch_call(cbid, data);
+		sz_on_driver_call(cbid, data);
+	} else if (domain == SANITIZER_CB_DOMAIN_SYNCHRONIZE && cbid == sz_ids->stream_synchronized) {
+		sz_on_stream_synchronized(data);
 	} else if (domain == SANITIZER_CB_DOMAIN_EVENTS &&
 		   (cbid == sz_ids->event_record || cbid == sz_ids->event_stream_wait)) {
 		sz_on_event(cbid, data);
@@ -1211,6 +1266,15 @@ static uint32_t sz_patch_flags(void)
 	return 0;
 }
 
+/* One callback of a domain; without it the session lacks what it gives. */
+static void sz_enable_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid)
+{
+	SanitizerResult r = sz.enable_callback(1, sz_subscriber, domain, cbid);
+
+	if (r != SANITIZER_SUCCESS)
+		log_debug("callback %u of domain %d refused: %s", (unsigned)cbid, (int)domain, sz_error(r));
+}
+
 static int sz_subscribe(char *reason, size_t len)
 {
 	static const Sanitizer_CallbackDomain domains[] = {
@@ -1244,14 +1308,14 @@ static int sz_subscribe(char *reason, size_t len)
 		if (r != SANITIZER_SUCCESS)
 			log_debug("callbacks of domain %d refused: %s", (int)optional[i], sz_error(r));
 	}
-	/* the launch calls alone, not the whole driver API (frameworks make
-	 * millions of other calls): without them dynamic shared memory is N/A */
-	for (size_t i = 0; sanitizer_launch_calls[i]; i++) {
-		r = sz.enable_callback(1, sz_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
-		if (r != SANITIZER_SUCCESS)
-			log_debug("launch call callback %u refused: %s", (unsigned)sanitizer_launch_calls[i],
-				  sz_error(r));
-	}
+	/* the launch and synchronize calls alone, not the whole driver API
+	 * (frameworks make millions of other calls): without them dynamic
+	 * shared memory is N/A and no synchronization is recorded */
+	for (size_t i = 0; sanitizer_launch_calls[i]; i++)
+		sz_enable_callback(SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
+	for (size_t i = 0; sz_ids->sync_calls[i]; i++)
+		sz_enable_callback(SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->sync_calls[i]);
+	sz_enable_callback(SANITIZER_CB_DOMAIN_SYNCHRONIZE, sz_ids->stream_synchronized);
 	return 0;
 }
 

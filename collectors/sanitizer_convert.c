@@ -29,6 +29,11 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.event_stream_wait = SANITIZER_CBID_EVENTS_STREAM_WAIT,
 		.memcpy_starting = SANITIZER_CBID_MEMCPY_STARTING,
 		.memset_starting = SANITIZER_CBID_MEMSET_STARTING,
+		.stream_synchronized = SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED,
+		.sync_calls = { SANITIZER_CBID_DRIVER_API_cuStreamSynchronize,
+				SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz,
+				SANITIZER_CBID_DRIVER_API_cuCtxSynchronize,
+				SANITIZER_CBID_DRIVER_API_cuEventSynchronize, 0 },
 	},
 	{
 		.major = 13,
@@ -50,6 +55,14 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		/* so did the copies and memsets, whose data only grew at its end */
 		.memcpy_starting = 1,
 		.memset_starting = 1,
+		/* the driver API's ids only grow: the 11.8 ones hold, and
+		 * cuCtxSynchronize_v2 (what cudaDeviceSynchronize calls in 13)
+		 * is 800 */
+		.stream_synchronized = 1,
+		.sync_calls = { SANITIZER_CBID_DRIVER_API_cuStreamSynchronize,
+				SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz,
+				SANITIZER_CBID_DRIVER_API_cuCtxSynchronize, 800,
+				SANITIZER_CBID_DRIVER_API_cuEventSynchronize, 0 },
 	},
 };
 
@@ -178,6 +191,51 @@ uint64_t sanitizer_graph_node_id(uint32_t exec_seq, const void *node)
 const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNodeLaunchData *g)
 {
 	return g && g->nodeType == CU_GRAPH_NODE_TYPE_KERNEL ? &g->launchData : NULL;
+}
+
+/* CUpti_ActivitySynchronizationType */
+enum {
+	SYNC_EVENT = 1,   /* CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE */
+	SYNC_STREAM = 3,  /* _STREAM_SYNCHRONIZE */
+	SYNC_CONTEXT = 4, /* _CONTEXT_SYNCHRONIZE */
+};
+
+int32_t sanitizer_sync_call_type(const struct sanitizer_numbering *numbering, Sanitizer_CallbackId cbid,
+				 const void *params, void **handle)
+{
+	int known = 0;
+
+	*handle = NULL;
+	for (size_t i = 0; cbid && numbering->sync_calls[i]; i++)
+		known |= numbering->sync_calls[i] == cbid;
+	if (!known)
+		return 0;
+	switch (cbid) {
+	case SANITIZER_CBID_DRIVER_API_cuStreamSynchronize:
+	case SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz:
+		*handle = params ? ((const cuStreamSynchronize_params *)params)->hStream : NULL;
+		return SYNC_STREAM;
+	case SANITIZER_CBID_DRIVER_API_cuEventSynchronize:
+		*handle = params ? ((const cuEventSynchronize_params *)params)->hEvent : NULL;
+		return SYNC_EVENT;
+	default: /* cuCtxSynchronize and its _v2 */
+		return SYNC_CONTEXT;
+	}
+}
+
+void sanitizer_synchronization(int32_t type, uint32_t pid, uint32_t context_id, uint32_t stream_id,
+			       const void *event, uint32_t correlation_id, uint64_t start, uint64_t end,
+			       struct smtop_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = SMTOP_REC_SYNC;
+	out->u.sync = (struct smtop_sync){
+		.start = start, .end = end, .pid = pid, .context_id = context_id,
+		.stream_id = type == SYNC_STREAM ? stream_id : SMTOP_SYNC_NONE,
+		.correlation_id = correlation_id, .type = type,
+		.event_id = type == SYNC_EVENT ? sanitizer_event_id(event) : SMTOP_SYNC_NONE,
+		.sync_id = SMTOP_SYNC_NONE,
+	};
 }
 
 uint32_t sanitizer_event_id(const void *event)

@@ -24,6 +24,10 @@ struct sanitizer_numbering {
 	Sanitizer_CallbackId graph_launch_begin, graph_launch_end;
 	Sanitizer_CallbackId event_record, event_stream_wait;
 	Sanitizer_CallbackId memcpy_starting, memset_starting;
+	Sanitizer_CallbackId stream_synchronized;
+	/* the driver's synchronize calls (driver API domain), ending with 0:
+	 * 13.0 adds cuCtxSynchronize_v2 */
+	Sanitizer_CallbackId sync_calls[6];
 };
 
 /* The numbering of CUDA major version `major` (from the toolkit's
@@ -98,6 +102,20 @@ void sanitizer_memcpy(const Sanitizer_MemcpyData *d, uint32_t pid, uint32_t devi
 void sanitizer_memset(const Sanitizer_MemsetData *d, uint32_t pid, uint32_t device_id,
 		      uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
 		      struct smtop_record *out);
+/* CUpti_ActivitySynchronizationType of the driver synchronize call cbid
+ * (one of numbering->sync_calls), with the stream or event its params name
+ * in *handle (NULL for a context); 0 for any other call. */
+int32_t sanitizer_sync_call_type(const struct sanitizer_numbering *numbering, Sanitizer_CallbackId cbid,
+				 const void *params, void **handle);
+
+/* A synchronize call as the SYNCHRONIZATION record CUPTI gives: the host
+ * waited from start to end (host times on the session's clock).  Fields
+ * that do not apply to its type (a context's stream, a stream's event) are
+ * SMTOP_SYNC_NONE, as in CUPTI's. */
+void sanitizer_synchronization(int32_t type, uint32_t pid, uint32_t context_id, uint32_t stream_id,
+			       const void *event, uint32_t correlation_id, uint64_t start, uint64_t end,
+			       struct smtop_record *out);
+
 /* An event's id: its handle's address bits, unique among the events alive
  * at once (handles are heap addresses, 16-byte aligned); never
  * SMTOP_SYNC_NONE. */

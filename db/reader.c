@@ -2168,6 +2168,24 @@ static const char *reader_abandoned(struct db_reader *r, const struct db_session
 	return why;
 }
 
+void db_reader_sync_types(struct db_reader *r, struct db_session_info *info)
+{
+	sqlite3_stmt *st;
+
+	memset(info->sync_types, 0, sizeof info->sync_types);
+	info->sync_types_known = 0;
+	if (!r->ops_sync || sqlite3_prepare_v2(r->db, "SELECT syncType, count(*) FROM "
+				  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION GROUP BY syncType", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t type = sqlite3_column_int64(st, 0);
+
+		info->sync_types[type > 0 && type < DB_SYNC_TYPES ? type : 0] += (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	info->sync_types_known = 1;
+	sqlite3_finalize(st);
+}
+
 int db_reader_info(struct db_reader *r, struct db_session_info *info)
 {
 	const char *v;

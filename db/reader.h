@@ -32,6 +32,10 @@ struct db_process_info {
 	uint64_t drops_cupti, drops_ring, drops_blocks;
 };
 
+/* CUpti_ActivitySynchronizationType: 1 event synchronize, 2 stream wait
+ * event, 3 stream synchronize, 4 context synchronize. */
+#define DB_SYNC_TYPES 5
+
 struct db_session_info {
 	int is_nsys;                 /* opened an Nsight Systems export */
 	int schema_version;          /* smtop schema; 0 for an Nsight Systems export */
@@ -58,6 +62,10 @@ struct db_session_info {
 	const struct db_device_clock *clocks;
 	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
 	uint64_t syncs;                 /* synchronisation, CUDA event and graph edge records */
+	/* synchronisation records by CUpti_ActivitySynchronizationType (0:
+	 * another); filled by db_reader_sync_types alone */
+	uint64_t sync_types[DB_SYNC_TYPES];
+	int sync_types_known;
 	uint64_t contexts;              /* TARGET_INFO_CUDA_CONTEXT_INFO rows */
 	uint64_t drops_cupti, drops_ring, drops_blocks;
 	size_t n_devices;
@@ -91,6 +99,11 @@ void db_reader_close(struct db_reader *r);
 
 /* Fills info (re-reads counts and status; cheap enough to call per second). */
 int db_reader_info(struct db_reader *r, struct db_session_info *info);
+
+/* Counts the session's synchronisation records by type into
+ * info->sync_types (a scan of the table: for smtop info, not per frame);
+ * sync_types_known stays 0 when the session has no such table. */
+void db_reader_sync_types(struct db_reader *r, struct db_session_info *info);
 
 /* The chunk table's counts and spans as one line for smtop_meta key
  * chunk_stats, which later readers of the same rows take instead of

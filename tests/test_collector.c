@@ -25,6 +25,7 @@
 #include "db/reader.h"
 #include "src/core/analysis.h"
 #include "db/writer.h"
+#include "src/app/info.h"
 #include "tests/support/cupti_support.h"
 
 /* ---- convert ----------------------------------------------------------------- */
@@ -1360,6 +1361,82 @@ Test(sanitizer, event_callbacks_become_the_records_cupti_gives)
 	cr_assert_eq(old->event_stream_wait, SANITIZER_CBID_EVENTS_STREAM_WAIT);
 	cr_assert_eq(now->event_record, 3);
 	cr_assert_eq(now->event_stream_wait, 4);
+}
+
+/* The driver's synchronize calls under --sm all become the SYNCHRONIZATION
+ * rows CUPTI gives (a context's has no stream, a stream's no event), and
+ * smtop info counts them by kind.  cuCtxSynchronize_v2, which
+ * cudaDeviceSynchronize calls in CUDA 13, is known to 13's numbering only. */
+Test(sanitizer, synchronize_calls_become_cuptis_synchronization_records)
+{
+	const struct sanitizer_numbering *old = sanitizer_numbering_of(11), *now = sanitizer_numbering_of(13);
+	CUstream low = (CUstream)(uintptr_t)0x5000, high = (CUstream)(uintptr_t)0x6000;
+	CUevent ev = (CUevent)(uintptr_t)0x7f3a00012340ull;
+	cuStreamSynchronize_params on_low = { .hStream = low }, on_high = { .hStream = high };
+	cuEventSynchronize_params on_event = { .hEvent = ev };
+	Sanitizer_EventData recorded = { .event = ev };
+	struct smtop_record recs[5], event_rec;
+	const uint64_t t0 = 1764480000000000000ull;
+	void *handle;
+	char path[256];
+
+	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuStreamSynchronize, &on_low, &handle), 3);
+	cr_assert_eq(handle, (void *)low);
+	cr_assert_eq(sanitizer_sync_call_type(old, SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz, &on_high,
+					      &handle), 3);
+	cr_assert_eq(handle, (void *)high);
+	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuCtxSynchronize, NULL, &handle), 4);
+	cr_assert_null(handle);
+	cr_assert_eq(sanitizer_sync_call_type(now, 800, NULL, &handle), 4, "13's cuCtxSynchronize_v2");
+	cr_assert_eq(sanitizer_sync_call_type(old, 800, NULL, &handle), 0, "no such call in 11.8");
+	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuEventSynchronize, &on_event, &handle),
+		     1);
+	cr_assert_eq(handle, (void *)ev);
+	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &on_low, &handle), 0);
+	cr_assert_eq(sanitizer_sync_call_type(now, 0, NULL, &handle), 0);
+	cr_assert_eq(old->stream_synchronized, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED);
+
+	sanitizer_synchronization(3, 4242, 1, 13, NULL, 20, t0, t0 + 4602, &recs[0]);
+	sanitizer_synchronization(3, 4242, 1, 13, NULL, 30, t0 + 10000, t0 + 20000, &recs[1]);
+	sanitizer_synchronization(3, 4242, 1, 14, NULL, 31, t0 + 20000, t0 + 21000, &recs[2]);
+	sanitizer_synchronization(4, 4242, 1, 14, NULL, 40, t0 + 30000, t0 + 38064, &recs[3]);
+	sanitizer_synchronization(1, 4242, 1, 14, ev, 41, t0 + 40000, t0 + 40100, &recs[4]);
+	sanitizer_event_record(&recorded, 4242, 0, 1, 14, 39, &event_rec);
+	cr_assert_eq(recs[0].kind, SMTOP_REC_SYNC);
+	cr_assert_eq(recs[0].u.sync.stream_id, 13);
+	cr_assert_eq(recs[0].u.sync.start, t0);
+	cr_assert_eq(recs[0].u.sync.end, t0 + 4602, "the host waited from the call's entry to its exit");
+	cr_assert_eq(recs[0].u.sync.event_id, SMTOP_SYNC_NONE);
+	cr_assert_eq(recs[3].u.sync.stream_id, SMTOP_SYNC_NONE, "a context's synchronize names no stream");
+	cr_assert_eq(recs[4].u.sync.stream_id, SMTOP_SYNC_NONE);
+	cr_assert_eq(recs[4].u.sync.event_id, event_rec.u.cuda_event.event_id, "the event its record names");
+	cr_assert_eq(recs[4].u.sync.sync_id, SMTOP_SYNC_NONE);
+
+	cr_assert_eq(cupti_support_session(path, sizeof(path)), 0);
+	struct db_writer *w = join_session(path, 4242);
+	cr_assert_eq(db_writer_write(w, recs, 5), 0, "%s", db_writer_error(w));
+	db_writer_close(w);
+	struct db_reader *rd = NULL;
+	struct db_session_info info;
+	char err[256] = "";
+	cr_assert_eq(db_reader_open(&rd, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(db_reader_info(rd, &info), 0, "%s", db_reader_error(rd));
+	cr_assert_not(info.sync_types_known, "counted by kind only when asked");
+	db_reader_sync_types(rd, &info);
+	cr_assert(info.sync_types_known);
+	cr_assert_eq(info.sync_types[3], 3);
+	cr_assert_eq(info.sync_types[4], 1);
+	cr_assert_eq(info.sync_types[1], 1);
+	cr_assert_eq(info.sync_types[2], 0);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	info_print(out, &info);
+	fclose(out);
+	cr_assert(strstr(text, "syncs          3 stream, 1 context, 1 event synchronizations; 0 stream waits\n"),
+		  "%s", text);
+	free(text);
+	db_reader_close(rd);
 }
 
 /* wait_stream under --sm all: the high-priority stream waits on an event

@@ -70,6 +70,17 @@ static void print_processes(FILE *out, const struct db_session_info *si)
 	}
 }
 
+/* The host's waits for the GPU and the streams' waits for events, by kind. */
+static void print_syncs(FILE *out, const struct db_session_info *si)
+{
+	const uint64_t *n = si->sync_types;
+
+	if (!si->sync_types_known)
+		return;
+	fprintf(out, "%-14s %" PRIu64 " stream, %" PRIu64 " context, %" PRIu64 " event synchronizations; %" PRIu64
+		" stream waits\n", "syncs", n[3], n[4], n[1], n[2]);
+}
+
 static const char *end_state(const struct db_session_info *si)
 {
 	if (si->is_nsys)
@@ -91,7 +102,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 	print_processes(out, si);
 	if (si->collector && !strcmp(si->collector, "sanitizer"))
 		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
-			"no copies, sets or API calls\n", "recorded with");
+			"copies and sets without GPU times; API calls of graph launches alone\n", "recorded with");
 	if (si->trimmed)
 		fprintf(out, "%-14s %s\n", "trimmed", si->trimmed);
 	fprintf(out, "%-14s %" PRIu64 "\n", "kernels", si->kernels);
@@ -99,6 +110,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 	fprintf(out, "%-14s %" PRIu64 "\n", "streams", si->streams);
 	fprintf(out, "%-14s %" PRIu64 " memcpy, %" PRIu64 " memset, %" PRIu64 " API calls, %" PRIu64 " NVTX, %" PRIu64 " requests\n",
 		"other", si->memcpys, si->memsets, si->api_calls, si->nvtx, si->requests);
+	print_syncs(out, si);
 	fprintf(out, "%-14s %" PRIu64 " CUPTI, %" PRIu64 " ring, %" PRIu64 " blocks\n", "dropped",
 		si->drops_cupti, si->drops_ring, si->drops_blocks);
 	print_clocks(out, si);
@@ -122,8 +134,10 @@ int info_main(const char *path)
 	}
 	struct db_session_info si;
 	int rc = db_reader_info(r, &si);
-	if (rc == 0)
+	if (rc == 0) {
+		db_reader_sync_types(r, &si);
 		info_print(stdout, &si);
+	}
 	else
 		fprintf(stderr, "smtop: %s\n", db_reader_error(r)); /* names the file */
 	db_reader_close(r);

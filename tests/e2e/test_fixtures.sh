@@ -13,6 +13,10 @@ check "smoke: 105600 blocks, as launched" contains "$out" "blocks         105600
 check "smoke: nothing dropped" contains "$out" "dropped        0 CUPTI, 0 ring, 0 blocks"
 check "smoke: ended cleanly" contains "$out" "complete (exited with status 0)"
 check "smoke: GPU named" contains "$out" "NVIDIA H200, 132 SMs, cc 9.0"
+# cudaStreamSynchronize twice on the low stream and once on the high one,
+# then cudaDeviceSynchronize (tests/gpu/collector_smoke.cu)
+check "smoke: the host's synchronize calls by kind" contains "$out" \
+	"syncs          3 stream, 1 context, 0 event synchronizations; 0 stream waits"
 rows=$(sqlite3 $FX/smoke.smtop "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName" | wc -l)
 check "nsys-style query runs on a smtop session" [ "$rows" -eq 400 ]
 prios=$(sqlite3 $FX/smoke.smtop "SELECT DISTINCT CAST(priority AS INTEGER) - (CASE WHEN priority >= 2147483648 THEN 4294967296 ELSE 0 END) FROM TARGET_INFO_CUDA_STREAM WHERE streamId IN (SELECT streamId FROM CUPTI_ACTIVITY_KIND_KERNEL) ORDER BY 1" | tr '\n' ' ')

@@ -179,6 +179,7 @@ static void walk_info(struct db_reader *r)
 		for (size_t i = 0; i < info.n_processes; i++)
 			chars += touch(info.processes[i].command) + touch(info.processes[i].status) +
 				 touch(info.processes[i].reason);
+		db_reader_sync_types(r, &info);
 		info_print(fuzz_null_out(), &info);
 	}
 	(void)chars;

@@ -144,6 +144,7 @@ fresh_compile_caches() {
 
 section_sm_all() {
 	echo "== sm_all: every block of every kernel (Compute Sanitizer)"
+	sm_all_syncs
 	record_sm_all unmarked build/gpu/unmarked || bad "unmarked under --sm all exit status"
 	cat "$OUT_DIR/unmarked.out"
 	$SMTOP info "$OUT_DIR/unmarked.smtop"
@@ -159,6 +160,31 @@ section_sm_all() {
 		python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/all-$d.smtop" > "$OUT_DIR/all-$d.check"; head -1 "$OUT_DIR/all-$d.check"
 		echo "$d --sm all: blocking resident dispatch = $(report_totals "$OUT_DIR/all-$d.smtop")"
 	done
+}
+
+# The host's synchronize calls under both backends: sync_kinds (each kind,
+# the legacy default stream among them) and the smoke program.  --sm all
+# records them as CUPTI does, by kind (smtop info), each stream's on a
+# stream its kernels ran on.
+sm_all_syncs() {
+	for p in sync_kinds collector_smoke; do
+		record "$p-marked" build/gpu/$p || bad "$p exit status"
+		record_sm_all "$p-sm-all" build/gpu/$p || bad "$p under --sm all exit status"
+		got=$(syncs_of "$p-sm-all")
+		echo "$p --sm all: $got"
+		expect_eq "$p: synchronizations under --sm all as under CUPTI" "$got" "$(syncs_of "$p-marked")"
+		strays=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
+			"SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 3 AND streamId NOT IN "
+			"(SELECT streamId FROM CUPTI_ACTIVITY_KIND_KERNEL)").fetchone()[0])' "$OUT_DIR/$p-sm-all.smtop")
+		expect_eq "$p: stream synchronizations on streams with kernels" "$strays" 0
+	done
+	expect_eq "sync_kinds: the program's own count" "$(syncs_of sync_kinds-sm-all)" \
+		"$(sed -n 's/^syncs //p' "$OUT_DIR/sync_kinds-sm-all.out")"
+}
+
+# syncs_of NAME: smtop info's synchronizations line of $OUT_DIR/NAME.smtop.
+syncs_of() {
+	$SMTOP info "$OUT_DIR/$1.smtop" | sed -n 's/^syncs *//p'
 }
 
 # The torch.compile'd two-stream program under --sm all: every block, the
@@ -241,11 +267,14 @@ section_sm_all_overhead() {
 		"${SMTOP_OVERHEAD_MODES:-plain marked all-entry all profiler nsys}"
 }
 
-# What the sanitizer's patching costs beside smtop's patches, on inference:
-# plain; the callbacks alone (SMTOP_PATCH=off); patches that return at once,
-# at entry and exit and at entry only; smtop's entry-only and full patches.
+# What the sanitizer's patching costs beside smtop's patches and
+# torch.profiler: plain; the callbacks alone (SMTOP_PATCH=off); patches that
+# return at once, at entry and exit and at entry only; smtop's entry-only
+# and full patches.  SMTOP_OVERHEAD_WORKLOADS (infer) and
+# SMTOP_OVERHEAD_MODES pick some.
 section_patch_cost() {
-	overhead_rounds patch_cost infer "plain off empty empty-entry all-entry all"
+	overhead_rounds patch_cost "${SMTOP_OVERHEAD_WORKLOADS:-infer}" \
+		"${SMTOP_OVERHEAD_MODES:-plain off empty empty-entry all-entry all profiler}"
 }
 
 section_demos() {
@@ -477,9 +506,17 @@ section_multi_gpu() {
 		return
 	fi
 	expect_eq "multi_gpu exit" "$rc" 0
-	$SMTOP info "$OUT_DIR/multi.smtop" | grep -E "GPU|kernels|blocks|dropped|clock"
-	$SMTOP report "$OUT_DIR/multi.smtop" --top 3 | head -20
-	python3 tests/gpu/check_multi_gpu.py "$OUT_DIR/multi.smtop" "$OUT_DIR/multi.out" || fails=$((fails + 1))
+	check_multi multi
+	record_sm_all multi-sm-all build/gpu/multi_gpu
+	expect_eq "multi_gpu --sm all exit" "$?" 0
+	check_multi multi-sm-all
+}
+
+# check_multi NAME: the session of multi_gpu, against the program's counts.
+check_multi() {
+	$SMTOP info "$OUT_DIR/$1.smtop" | grep -E "GPU|kernels|blocks|dropped|clock"
+	$SMTOP report "$OUT_DIR/$1.smtop" --top 3 | head -20
+	python3 tests/gpu/check_multi_gpu.py "$OUT_DIR/$1.smtop" "$OUT_DIR/$1.out" || fails=$((fails + 1))
 }
 
 # MPS for real: the demo's two processes as MPS clients share SMs at once,

@@ -18,6 +18,7 @@
 #pragma GCC visibility push(hidden)
 
 struct ring;
+struct smtop_record;
 
 struct collector_backend {
 	const char *name;       /* the --sm value: "marked" or "all" */
@@ -33,10 +34,10 @@ struct collector_backend {
 	/* Makes every callback a no-op: in a forked child, or at the end.
 	 * Takes no lock (a child may hold none of them). */
 	void (*disable)(void);
-	/* A host CLOCK_REALTIME time (ns) on the session's timebase, the one
-	 * its kernels are on (NVTX ranges).  Lock-free, any thread; may be
-	 * NULL (the same clock). */
-	uint64_t (*host_time)(uint64_t realtime_ns);
+	/* Pushes rec (an NVTX range), whose times are the host's
+	 * CLOCK_REALTIME, on the session's timebase, the one its kernels are
+	 * on.  Any thread; may be NULL (the same clock: pushed as it is). */
+	void (*push_host_timed)(struct smtop_record *rec);
 };
 
 extern const struct collector_backend collector_backend_cupti;

@@ -82,6 +82,32 @@ uint64_t convert_timestamp(uint64_t t)
 	return (t == (uint64_t)CUPTI_TIMESTAMP_UNKNOWN || t == UINT64_MAX) ? 0 : t;
 }
 
+static void convert_shift(uint64_t *t, int64_t offset)
+{
+	if (*t)
+		*t = (uint64_t)((int64_t)*t + offset);
+}
+
+void convert_host_times(struct smtop_record *r, int64_t offset)
+{
+	switch (r->kind) {
+	case SMTOP_REC_SYNC:
+		convert_shift(&r->u.sync.start, offset);
+		convert_shift(&r->u.sync.end, offset);
+		break;
+	case SMTOP_REC_API:
+		convert_shift(&r->u.api.start, offset);
+		convert_shift(&r->u.api.end, offset);
+		break;
+	case SMTOP_REC_NVTX:
+		convert_shift(&r->u.nvtx.start, offset);
+		convert_shift(&r->u.nvtx.end, offset);
+		break;
+	default:
+		break;
+	}
+}
+
 int32_t convert_priority(uint32_t raw)
 {
 	int32_t p;

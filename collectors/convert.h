@@ -60,6 +60,11 @@ int convert_stream_context(struct convert_state *s, const struct smtop_record *r
 /* A CUPTI timestamp, or 0 when CUPTI did not know it. */
 uint64_t convert_timestamp(uint64_t t);
 
+/* r's host times (a synchronization's, an API call's, an NVTX range's;
+ * CLOCK_REALTIME) onto a timebase offset ns from it; a time 0 (unknown, or
+ * a mark's end) stays 0. */
+void convert_host_times(struct smtop_record *r, int64_t offset);
+
 /* Stream priorities arrive as uint32 (-5 as 4294967291). */
 int32_t convert_priority(uint32_t raw);
 

@@ -538,10 +538,10 @@ static void cupti_measure_offset(void)
 	atomic_store_explicit(&cupti_host_offset, offset, memory_order_relaxed);
 }
 
-static uint64_t cupti_host_time(uint64_t realtime_ns)
+static void cupti_push_host_timed(struct smtop_record *rec)
 {
-	return (uint64_t)((int64_t)realtime_ns +
-			  atomic_load_explicit(&cupti_host_offset, memory_order_relaxed));
+	convert_host_times(rec, atomic_load_explicit(&cupti_host_offset, memory_order_relaxed));
+	ring_push(cupti_ring, rec);
 }
 
 /* ---- flush thread ---------------------------------------------------------- */
@@ -648,5 +648,5 @@ const struct collector_backend collector_backend_cupti = {
 	.flush = cupti_flush,
 	.stop_threads = cupti_stop_flush_thread,
 	.disable = cupti_disable,
-	.host_time = cupti_host_time,
+	.push_host_timed = cupti_push_host_timed,
 };

@@ -135,12 +135,10 @@ static void inject_nvtx_sink(struct smtop_record *rec)
 	struct smtop_nvtx *n = &rec->u.nvtx;
 
 	n->pid = (uint32_t)inject_pid;
-	if (inject_backend->host_time) {
-		n->start = inject_backend->host_time(n->start);
-		if (n->end)
-			n->end = inject_backend->host_time(n->end);
-	}
-	ring_push(inject_ring, rec);
+	if (inject_backend->push_host_timed)
+		inject_backend->push_host_timed(rec);
+	else
+		ring_push(inject_ring, rec);
 }
 
 /* The driver loads us with RTLD_LOCAL, yet workloads find smtop_note_request

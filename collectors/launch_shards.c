@@ -201,6 +201,11 @@ void launch_shards_take_stale(struct launch_shards *s, uint64_t now, uint64_t id
 	}
 }
 
+int launch_shards_bound_known(const struct launch_shards *s)
+{
+	return atomic_load_explicit(&s->bound, memory_order_relaxed) != INT64_MAX;
+}
+
 int64_t launch_shards_bound(const struct launch_shards *s)
 {
 	int64_t b = atomic_load_explicit(&s->bound, memory_order_relaxed);

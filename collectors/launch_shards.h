@@ -38,6 +38,9 @@ void launch_shards_take_stale(struct launch_shards *s, uint64_t now, uint64_t id
 /* The least clock bound of any shard, 0 before the first; lock-free. */
 int64_t launch_shards_bound(const struct launch_shards *s);
 
+/* 1 once some shard found a bound (a kernel's first block came); lock-free. */
+int launch_shards_bound_known(const struct launch_shards *s);
+
 uint64_t launch_shards_orphans(struct launch_shards *s);
 size_t launch_shards_pending(struct launch_shards *s);
 

@@ -38,6 +38,7 @@
 
 #include "collectors/backend.h"
 #include "collectors/blocks.h"
+#include "collectors/convert.h"
 #include "collectors/graphs.h"
 #include "collectors/launch_shards.h"
 #include "collectors/launches.h"
@@ -730,8 +731,9 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 			  sz_error(r));
 }
 
-static uint64_t sz_host_time(uint64_t realtime_ns);
+struct sz_call;
 static void sz_push(struct smtop_record *recs, size_t n);
+static void sz_send_host_timed(struct smtop_record *rec, const struct sz_call *k);
 
 /* A graph launch call begins: its nodes' launches take its number, and at
  * its end it is recorded as an API call with its stream, whose priority
@@ -761,10 +763,9 @@ static void sz_on_graph_launch_end(const Sanitizer_GraphLaunchData *d)
 		return;
 	sz_tls_in_graph_launch = 0;
 	sanitizer_graph_launch_call(sz_pid, (uint32_t)syscall(SYS_gettid), sz_tls_graph_corr,
-				    sz_host_time(sz_tls_graph_start), sz_host_time(clock_real_ns()),
-				    sz_tls_graph_stream, &rec);
+				    sz_tls_graph_start, clock_real_ns(), sz_tls_graph_stream, &rec);
 	if (rec.u.api.name)
-		sz_push(&rec, 1);
+		sz_send_host_timed(&rec, NULL);
 }
 
 /* A driver launch call: its dynamic shared memory, for the launch
@@ -863,12 +864,13 @@ static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 	struct smtop_record rec;
 	struct sz_call k = sz_call_of(d->context, d->stream, 1);
 
-	if (cbid == sz_ids->event_record)
+	if (cbid == sz_ids->event_record) {
 		sanitizer_event_record(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
-	else
-		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr, sz_host_time(clock_real_ns()),
-				      &rec);
-	sz_send_call(&rec, &k);
+		sz_send_call(&rec, &k);
+	} else {
+		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr, clock_real_ns(), &rec);
+		sz_send_host_timed(&rec, &k);
+	}
 }
 
 /* A driver synchronize call (cuStreamSynchronize, cuCtxSynchronize,
@@ -892,10 +894,10 @@ static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_Callback
 	if (!sz_tls_sync_start)
 		return;
 	k = sz_call_of(d->context, sz_tls_sync_stream, type == SZ_SYNC_STREAM);
-	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr,
-				  sz_host_time(sz_tls_sync_start), sz_host_time(end), &rec);
+	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr, sz_tls_sync_start, end,
+				  &rec);
 	sz_tls_sync_start = 0;
-	sz_send_call(&rec, &k);
+	sz_send_host_timed(&rec, &k);
 }
 
 /* The stream a cuStreamSynchronize on this thread is waiting for, as the
@@ -966,12 +968,92 @@ static void sz_push_records(struct smtop_record *recs, size_t n)
 	sz_push(recs, n);
 }
 
-/* Host times (NVTX ranges) onto %globaltimer with the launches' bound, as
- * their submission times: read lock-free on the workload's threads. */
-static uint64_t sz_host_time(uint64_t realtime_ns)
+/* A record timed by the host's clock, sent now or held. */
+struct sz_held {
+	struct smtop_record rec;
+	struct sz_call k;
+	int call; /* k applies: the record is a call's (sz_send_call) */
+};
+
+/* Records timed by the host's clock (synchronize calls, stream waits, graph
+ * launch calls, NVTX ranges) wait here with their times raw until a
+ * kernel's first block has told CLOCK_REALTIME and %globaltimer apart (the
+ * launches' bound: they differ by tens of microseconds), then go out on
+ * %globaltimer (sz_release_held, from the host thread, and at the end with
+ * what is known by then).  Mapped with no bound, a short program's
+ * synchronizations on the H200 ended some 20 us before the kernels they
+ * waited for.  Past SZ_HELD_MAX, records go out unmapped. */
+#define SZ_HELD_MAX 1024
+static pthread_mutex_t sz_held_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sz_held sz_held[SZ_HELD_MAX];
+static size_t sz_n_held;
+
+static int sz_bound_known(void)
 {
 	/* NVTX may call before the table exists, or after a start that failed */
-	return sz_table ? (uint64_t)((int64_t)realtime_ns + launch_shards_bound(sz_table)) : realtime_ns;
+	return sz_table && launch_shards_bound_known(sz_table);
+}
+
+static void sz_send_mapped(struct sz_held *h)
+{
+	convert_host_times(&h->rec, sz_table ? launch_shards_bound(sz_table) : 0);
+	if (h->call)
+		sz_send_call(&h->rec, &h->k);
+	else
+		sz_push(&h->rec, 1);
+}
+
+/* 1 when rec was held: the bound is still unknown (asked again under the
+ * lock, which sz_release_held empties the queue under: once known, it
+ * stays known). */
+static int sz_hold(const struct sz_held *h)
+{
+	int held = 0;
+
+	pthread_mutex_lock(&sz_held_lock);
+	if (!sz_bound_known() && sz_n_held < SZ_HELD_MAX) {
+		sz_held[sz_n_held++] = *h;
+		held = 1;
+	}
+	pthread_mutex_unlock(&sz_held_lock);
+	return held;
+}
+
+/* rec, timed by the host's clock, on %globaltimer: through sz_send_call
+ * when k (a call's record), else straight into the ring. */
+static void sz_send_host_timed(struct smtop_record *rec, const struct sz_call *k)
+{
+	struct sz_held h = { .rec = *rec, .call = k != NULL };
+
+	if (k)
+		h.k = *k;
+	if (sz_bound_known() || !sz_hold(&h))
+		sz_send_mapped(&h);
+}
+
+/* The held records, once the bound is known or at the end (forced). */
+static void sz_release_held(int forced)
+{
+	static struct sz_held out[SZ_HELD_MAX];
+	size_t n;
+
+	if (!forced && !sz_bound_known())
+		return;
+	/* out is only used here, by the host thread or at the end after it
+	 * stopped */
+	pthread_mutex_lock(&sz_held_lock);
+	n = sz_n_held;
+	memcpy(out, sz_held, n * sizeof *out);
+	sz_n_held = 0;
+	pthread_mutex_unlock(&sz_held_lock);
+	for (size_t i = 0; i < n; i++)
+		sz_send_mapped(&out[i]);
+}
+
+/* NVTX ranges, as the other host-timed records. */
+static void sz_push_host_timed(struct smtop_record *rec)
+{
+	sz_send_host_timed(rec, NULL);
 }
 
 static void sz_add_launch(const struct launch_info *info)
@@ -1244,6 +1326,7 @@ static void *sz_host_main(void *arg)
 		nanosleep(&period, NULL);
 		sz_describe_new();
 		sz_flush_stale(SZ_STALE_NS);
+		sz_release_held(0);
 	}
 	return NULL;
 }
@@ -1411,6 +1494,7 @@ static void sz_finish(void)
 	if (!sz_table)
 		return;
 	sz_flush_stale(0);
+	sz_release_held(1);
 	orphans = launch_shards_orphans(sz_table);
 	if (orphans)
 		log_debug("%" PRIu64 " blocks of no launch seen", orphans);
@@ -1423,5 +1507,5 @@ const struct collector_backend collector_backend_sanitizer = {
 	.stop_threads = sz_stop_threads,
 	.finish = sz_finish,
 	.disable = sz_disable,
-	.host_time = sz_host_time,
+	.push_host_timed = sz_push_host_timed,
 };

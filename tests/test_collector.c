@@ -89,6 +89,33 @@ Test(convert, kernel_field_by_field)
 	records_free_owned(&r);
 }
 
+/* Host-timed records onto the kernels' timebase: every time moves by the
+ * offset (negative too) but an unknown one, and a mark's missing end, stay
+ * 0; records with no host time are left alone. */
+Test(convert, host_times_move_by_the_offset)
+{
+	struct smtop_record sync = { .kind = SMTOP_REC_SYNC, .u.sync = { .start = 1000, .end = 5000 } };
+	struct smtop_record api = { .kind = SMTOP_REC_API, .u.api = { .start = 2000, .end = 0 } };
+	struct smtop_record mark = { .kind = SMTOP_REC_NVTX, .u.nvtx = { .start = 3000, .end = 0 } };
+	struct smtop_record range = { .kind = SMTOP_REC_NVTX, .u.nvtx = { .start = 3000, .end = 3500 } };
+	struct smtop_record kernel = { .kind = SMTOP_REC_KERNEL, .u.kernel = { .start = 7000, .end = 8000 } };
+
+	convert_host_times(&sync, 20000);
+	cr_assert_eq(sync.u.sync.start, 21000);
+	cr_assert_eq(sync.u.sync.end, 25000);
+	convert_host_times(&api, -500);
+	cr_assert_eq(api.u.api.start, 1500);
+	cr_assert_eq(api.u.api.end, 0, "unknown stays unknown");
+	convert_host_times(&mark, 7);
+	cr_assert_eq(mark.u.nvtx.start, 3007);
+	cr_assert_eq(mark.u.nvtx.end, 0, "a mark has no end");
+	convert_host_times(&range, 7);
+	cr_assert_eq(range.u.nvtx.end, 3507);
+	convert_host_times(&kernel, 20000);
+	cr_assert_eq(kernel.u.kernel.start, 7000, "GPU times are not the host's");
+	cr_assert_eq(kernel.u.kernel.end, 8000);
+}
+
 Test(convert, kernel_from_a_graph_and_large_grid_id)
 {
 	CUpti_ActivityKernel10 k;
@@ -1566,9 +1593,12 @@ Test(launch_shards, interleaved_kernels_complete_across_shards)
 		i.correlation_id = (uint32_t)g;
 		cr_assert_eq(launch_shards_add(s, 0, &i), 0);
 	}
+	cr_assert_not(launch_shards_bound_known(s), "no block yet: the clocks are not told apart");
+	cr_assert_eq(launch_shards_bound(s), 0);
 	for (uint32_t k = 0; k < 4; k++)
 		b[n++] = block_of(1, k, k ? 1500 + k : 1100, 1900 + k); /* waited 100 ns: the least bound */
 	launch_shards_note_blocks(s, 0, 1, b, n);
+	cr_assert(launch_shards_bound_known(s));
 	cr_assert_eq(shards_n, 1);
 	n = 0;
 	for (uint32_t k = 0; k < 4; k++)

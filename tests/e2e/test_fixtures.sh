@@ -49,6 +49,21 @@ done
 out=$("$SMTOP" info $FX/torch-sm-all.smtop)
 check "torch-sm-all: info says how it was recorded" contains "$out" "recorded with  --sm all (Compute Sanitizer)"
 check "torch-sm-all: info says it was trimmed" contains "$out" "trimmed        kept the kernels wholly inside"
+# The host's synchronize calls (tests/gpu/sync_kinds.cu: 6 stream, 2
+# context, 3 event) under both backends, each stream's on a stream its
+# kernels ran on (the legacy default stream's named by NULL in the calls),
+# none ending before a kernel it waited for.
+for f in sync-kinds sync-kinds-sm-all; do
+	out=$("$SMTOP" info $FX/$f.smtop)
+	check "$f: the synchronize calls by kind, as the program made them" contains "$out" \
+		"syncs          6 stream, 2 context, 3 event synchronizations; 0 stream waits"
+	v=$(python3 tests/gpu/check_session.py $FX/$f.smtop sync-checks)
+	check "$f: synchronizations on streams with kernels, after the kernels they waited for ($v)" \
+		[ "$v" = "0 stray 0 early" ]
+done
+n=$(sqlite3 $FX/sync-kinds-sm-all.smtop "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE end < start OR start = 0")
+check "sync-kinds-sm-all: each synchronize has the host's times" [ "$n" -eq 0 ]
+
 out=$("$SMTOP" info $FX/sm-all-unmarked.smtop)
 check "sm-all-unmarked: 100 kernels (graph replays included)" contains "$out" "kernels        100"
 check "sm-all-unmarked: 114690 blocks, the grids' sum" contains "$out" "blocks         114690"

@@ -9,6 +9,10 @@ or asserts facts about it.  Used by the GPU tests, where no sqlite3 CLI exists.
   check_session.py FILE expect-kernels N   -> exit 1 unless exactly N kernels
   check_session.py FILE decoded-blocks     -> blocks decoded from the chunks in Python
   check_session.py FILE sql QUERY...       -> each query's rows
+  check_session.py FILE sync-checks        -> "S stray E early": stream synchronizations naming a
+                                              stream no kernel ran on, and stream or context
+                                              synchronizations that end before a kernel they
+                                              waited for (one launched before them) ended
 """
 import os
 import sqlite3
@@ -83,6 +87,14 @@ def main():
         print(f"{path}: {n} kernels as expected")
     elif what == "decoded-blocks":
         print(sum(len(v) for v in blocks_by_sm(db).values()))
+    elif what == "sync-checks":
+        stray = q(db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 3 AND "
+                      "streamId NOT IN (SELECT streamId FROM CUPTI_ACTIVITY_KIND_KERNEL)")[0][0]
+        # launched before: a smaller call number (correlation id), in both backends
+        early = q(db, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION y WHERE y.syncType IN (3, 4) AND "
+                      "y.end < (SELECT MAX(k.end) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE "
+                      "k.correlationId < y.correlationId AND (y.syncType = 4 OR k.streamId = y.streamId))")[0][0]
+        print(f"{stray} stray {early} early")
     elif what == "sql":
         for sql in sys.argv[3:]:
             print(f"{sql}: {q(db, sql)}")

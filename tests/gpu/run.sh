@@ -4,8 +4,8 @@
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps graphs,
 # then request_timeline live_lag nvtx fixtures paper observer demos_sm_all
-# sm_all_rate compile_count patch_cost sm_all_torch (a part of sm_all), and
-# waits (in the default too);
+# sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
+# of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
 # Exit status: non-zero if any assertion failed.
@@ -144,7 +144,7 @@ fresh_compile_caches() {
 
 section_sm_all() {
 	echo "== sm_all: every block of every kernel (Compute Sanitizer)"
-	sm_all_syncs
+	section_sm_all_syncs
 	record_sm_all unmarked build/gpu/unmarked || bad "unmarked under --sm all exit status"
 	cat "$OUT_DIR/unmarked.out"
 	$SMTOP info "$OUT_DIR/unmarked.smtop"
@@ -165,18 +165,18 @@ section_sm_all() {
 # The host's synchronize calls under both backends: sync_kinds (each kind,
 # the legacy default stream among them) and the smoke program.  --sm all
 # records them as CUPTI does, by kind (smtop info), each stream's on a
-# stream its kernels ran on.
-sm_all_syncs() {
+# stream its kernels ran on, none ending before a kernel it waited for
+# (their host times are on %globaltimer, from the program's first calls on).
+section_sm_all_syncs() {
+	echo "== sm_all_syncs: the host's synchronize calls under both backends"
 	for p in sync_kinds collector_smoke; do
 		record "$p-marked" build/gpu/$p || bad "$p exit status"
 		record_sm_all "$p-sm-all" build/gpu/$p || bad "$p under --sm all exit status"
 		got=$(syncs_of "$p-sm-all")
 		echo "$p --sm all: $got"
 		expect_eq "$p: synchronizations under --sm all as under CUPTI" "$got" "$(syncs_of "$p-marked")"
-		strays=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
-			"SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE syncType = 3 AND streamId NOT IN "
-			"(SELECT streamId FROM CUPTI_ACTIVITY_KIND_KERNEL)").fetchone()[0])' "$OUT_DIR/$p-sm-all.smtop")
-		expect_eq "$p: stream synchronizations on streams with kernels" "$strays" 0
+		expect_eq "$p: synchronizations on streams with kernels, after the kernels they waited for" \
+			"$($CHECK "$OUT_DIR/$p-sm-all.smtop" sync-checks)" "0 stray 0 early"
 	done
 	expect_eq "sync_kinds: the program's own count" "$(syncs_of sync_kinds-sm-all)" \
 		"$(sed -n 's/^syncs //p' "$OUT_DIR/sync_kinds-sm-all.out")"

@@ -53,10 +53,11 @@ check "torch-sm-all: info says it was trimmed" contains "$out" "trimmed        k
 # context, 3 event) under both backends, each stream's on a stream its
 # kernels ran on (the legacy default stream's named by NULL in the calls),
 # none ending before a kernel it waited for.
+made=$(sed -n 's/^syncs //p' tests/fixtures/sync-kinds.out)
 for f in sync-kinds sync-kinds-sm-all; do
 	out=$("$SMTOP" info $FX/$f.smtop)
-	check "$f: the synchronize calls by kind, as the program made them" contains "$out" \
-		"syncs          6 stream, 2 context, 3 event synchronizations; 0 stream waits"
+	check "$f: the synchronize calls by kind, as the program made them ($made)" contains "$out" \
+		"syncs          $made"
 	v=$(python3 tests/gpu/check_session.py $FX/$f.smtop sync-checks)
 	check "$f: synchronizations on streams with kernels, after the kernels they waited for ($v)" \
 		[ "$v" = "0 stray 0 early" ]

@@ -17,7 +17,7 @@ struct shard {
 struct launch_shards {
 	struct shard shard[SHARDS];
 	launch_shards_push_fn *push;
-	_Atomic int64_t bound;          /* INT64_MAX before the first */
+	_Atomic int64_t bound[LAUNCHES_DEVICES]; /* per device slot; INT64_MAX before the first */
 };
 
 struct launch_shards *launch_shards_create(uint32_t pid, launches_fill_fn fill, launch_shards_push_fn *push)
@@ -27,7 +27,8 @@ struct launch_shards *launch_shards_create(uint32_t pid, launches_fill_fn fill, 
 	if (!s)
 		return NULL;
 	s->push = push;
-	atomic_init(&s->bound, INT64_MAX);
+	for (size_t d = 0; d < LAUNCHES_DEVICES; d++)
+		atomic_init(&s->bound[d], INT64_MAX);
 	for (size_t i = 0; i < SHARDS; i++) {
 		pthread_mutex_init(&s->shard[i].lock, NULL);
 		if (!(s->shard[i].table = launches_create(pid))) {
@@ -55,27 +56,30 @@ static unsigned launch_shards_index(uint64_t grid_id)
 	return (unsigned)((grid_id * 0x9e3779b97f4a7c15ull) >> 60) & (SHARDS - 1);
 }
 
-/* Locks shard h, whose table takes the bound the others found, so every
- * kernel's submission time uses the least yet. */
+/* Locks shard h, whose table takes the bounds the others found, so every
+ * kernel's submission time uses the least yet of its device. */
 static void launch_shards_enter(struct launch_shards *s, struct shard *h)
 {
-	int64_t b;
-
 	pthread_mutex_lock(&h->lock);
-	b = atomic_load_explicit(&s->bound, memory_order_relaxed);
-	if (b != INT64_MAX)
-		launches_share_bound(h->table, b);
+	for (uint32_t d = 0; d < LAUNCHES_DEVICES; d++) {
+		int64_t b = atomic_load_explicit(&s->bound[d], memory_order_relaxed);
+
+		if (b != INT64_MAX)
+			launches_share_bound(h->table, d, b);
+	}
 }
 
-/* Gives back h's bound and unlocks it. */
+/* Gives back h's bounds and unlocks it. */
 static void launch_shards_leave(struct launch_shards *s, struct shard *h)
 {
-	int64_t mine, b;
+	for (uint32_t d = 0; d < LAUNCHES_DEVICES; d++) {
+		int64_t mine, b;
 
-	if (launches_clock_bound_known(h->table)) {
-		mine = launches_clock_bound(h->table);
-		b = atomic_load_explicit(&s->bound, memory_order_relaxed);
-		while (mine < b && !atomic_compare_exchange_weak_explicit(&s->bound, &b, mine, memory_order_relaxed,
+		if (!launches_clock_bound_known(h->table, d))
+			continue;
+		mine = launches_clock_bound(h->table, d);
+		b = atomic_load_explicit(&s->bound[d], memory_order_relaxed);
+		while (mine < b && !atomic_compare_exchange_weak_explicit(&s->bound[d], &b, mine, memory_order_relaxed,
 									 memory_order_relaxed))
 			;
 	}
@@ -201,14 +205,14 @@ void launch_shards_take_stale(struct launch_shards *s, uint64_t now, uint64_t id
 	}
 }
 
-int launch_shards_bound_known(const struct launch_shards *s)
+int launch_shards_bound_known(const struct launch_shards *s, uint32_t device)
 {
-	return atomic_load_explicit(&s->bound, memory_order_relaxed) != INT64_MAX;
+	return atomic_load_explicit(&s->bound[launches_device_slot(device)], memory_order_relaxed) != INT64_MAX;
 }
 
-int64_t launch_shards_bound(const struct launch_shards *s)
+int64_t launch_shards_bound(const struct launch_shards *s, uint32_t device)
 {
-	int64_t b = atomic_load_explicit(&s->bound, memory_order_relaxed);
+	int64_t b = atomic_load_explicit(&s->bound[launches_device_slot(device)], memory_order_relaxed);
 
 	return b == INT64_MAX ? 0 : b;
 }

@@ -2,7 +2,8 @@
  * each under its own lock: every drain thread brings blocks of every kernel,
  * and with one lock for the whole table four drain threads spent a third of
  * their time in it (6.3 s of 18.5 s, 50 M blocks/s on the H200).  The
- * shards share one clock bound (launches_clock_bound), read lock-free. */
+ * shards share each device's clock bound (launches_clock_bound), read
+ * lock-free. */
 #ifndef SMTOP_COLLECTORS_LAUNCH_SHARDS_H
 #define SMTOP_COLLECTORS_LAUNCH_SHARDS_H
 
@@ -35,11 +36,13 @@ void launch_shards_note_blocks(struct launch_shards *s, uint64_t now, uint32_t c
 /* launches_take_stale over every shard, pushed. */
 void launch_shards_take_stale(struct launch_shards *s, uint64_t now, uint64_t idle_ns);
 
-/* The least clock bound of any shard, 0 before the first; lock-free. */
-int64_t launch_shards_bound(const struct launch_shards *s);
+/* The least clock bound of device over the shards, 0 before the first;
+ * lock-free. */
+int64_t launch_shards_bound(const struct launch_shards *s, uint32_t device);
 
-/* 1 once some shard found a bound (a kernel's first block came); lock-free. */
-int launch_shards_bound_known(const struct launch_shards *s);
+/* 1 once some shard found device's bound (a kernel's first block on it
+ * came); lock-free. */
+int launch_shards_bound_known(const struct launch_shards *s, uint32_t device);
 
 uint64_t launch_shards_orphans(struct launch_shards *s);
 size_t launch_shards_pending(struct launch_shards *s);

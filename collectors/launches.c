@@ -19,8 +19,8 @@ struct launches {
 	uint32_t pid;
 	size_t n, cap;                  /* cap a power of two */
 	struct launch_entry *e;
-	int64_t bound;                  /* least first-block-start minus launch */
-	int bound_known;
+	int64_t bound[LAUNCHES_DEVICES]; /* least first-block-start minus launch, per device */
+	uint32_t bound_known;           /* bit: the device slot's bound is known */
 	uint64_t orphans;
 	launches_fill_fn fill;
 };
@@ -164,7 +164,9 @@ static void launches_to_record(struct launches *l, struct launch_entry *e, struc
 	out->kind = SMTOP_REC_KERNEL;
 	k->start = e->seen ? e->start : 0;
 	k->end = e->seen ? e->end : 0;
-	k->submitted = l->bound_known && e->info.launched ? (uint64_t)((int64_t)e->info.launched + l->bound) : 0;
+	k->submitted = launches_clock_bound_known(l, e->info.device_id) && e->info.launched
+			       ? (uint64_t)((int64_t)e->info.launched + launches_clock_bound(l, e->info.device_id))
+			       : 0;
 	k->grid_id = e->info.grid_id;
 	k->pid = l->pid;
 	k->device_id = e->info.device_id;
@@ -190,10 +192,7 @@ static void launches_note_bound(struct launches *l, const struct launch_entry *e
 	if (!e->seen || !e->info.launched)
 		return;
 	d = (int64_t)e->start - (int64_t)e->info.launched;
-	if (!l->bound_known || d < l->bound) {
-		l->bound = d;
-		l->bound_known = 1;
-	}
+	launches_share_bound(l, e->info.device_id, d);
 }
 
 /* 1 when complete kernel e is held: its function's first launch, or its
@@ -332,21 +331,30 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
 	return done;
 }
 
-int64_t launches_clock_bound(const struct launches *l)
+unsigned launches_device_slot(uint32_t device)
 {
-	return l->bound_known ? l->bound : 0;
+	return device < LAUNCHES_DEVICES ? device : LAUNCHES_DEVICES - 1;
 }
 
-int launches_clock_bound_known(const struct launches *l)
+int64_t launches_clock_bound(const struct launches *l, uint32_t device)
 {
-	return l->bound_known;
+	unsigned d = launches_device_slot(device);
+
+	return l->bound_known >> d & 1 ? l->bound[d] : 0;
 }
 
-void launches_share_bound(struct launches *l, int64_t bound)
+int launches_clock_bound_known(const struct launches *l, uint32_t device)
 {
-	if (!l->bound_known || bound < l->bound) {
-		l->bound = bound;
-		l->bound_known = 1;
+	return l->bound_known >> launches_device_slot(device) & 1;
+}
+
+void launches_share_bound(struct launches *l, uint32_t device, int64_t bound)
+{
+	unsigned d = launches_device_slot(device);
+
+	if (!(l->bound_known >> d & 1) || bound < l->bound[d]) {
+		l->bound[d] = bound;
+		l->bound_known |= 1u << d;
 	}
 }
 

@@ -100,13 +100,21 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
  * which runs some microseconds apart.  A kernel never starts before it was
  * launched, so the least (first block - launch) seen so far bounds the
  * offset from above; submitted = launched + that bound, which can only make
- * a wait look shorter than it was, never longer. */
-int64_t launches_clock_bound(const struct launches *l);
-int launches_clock_bound_known(const struct launches *l);
+ * a wait look shorter than it was, never longer.  Each GPU has a
+ * %globaltimer of its own (two H200s of one host were 79 us apart), so each
+ * device has its bound: one bound for all would put the later timer's
+ * submissions early and make its waits longer than they were.  Devices from
+ * LAUNCHES_DEVICES - 1 on share the last bound. */
+#define LAUNCHES_DEVICES 32
+int64_t launches_clock_bound(const struct launches *l, uint32_t device);
+int launches_clock_bound_known(const struct launches *l, uint32_t device);
 
-/* Another table's bound (several tables share one clock): l's becomes the
- * lesser of the two. */
-void launches_share_bound(struct launches *l, int64_t bound);
+/* The slot of device's bound. */
+unsigned launches_device_slot(uint32_t device);
+
+/* Another table's bound of device (several tables share one clock): l's
+ * becomes the lesser of the two. */
+void launches_share_bound(struct launches *l, uint32_t device, int64_t bound);
 
 size_t launches_pending(const struct launches *l);
 uint64_t launches_orphans(const struct launches *l);

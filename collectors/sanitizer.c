@@ -148,7 +148,7 @@ static _Thread_local const void *sz_tls_graph_exec;
 static _Thread_local uint32_t sz_tls_graph_launch, sz_tls_graph_corr;
 /* Inside a graph launch call on this thread: its stream and start. */
 static _Thread_local int sz_tls_in_graph_launch;
-static _Thread_local uint32_t sz_tls_graph_stream;
+static _Thread_local uint32_t sz_tls_graph_stream, sz_tls_graph_device;
 static _Thread_local uint64_t sz_tls_graph_start;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
@@ -733,7 +733,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 
 struct sz_call;
 static void sz_push(struct smtop_record *recs, size_t n);
-static void sz_send_host_timed(struct smtop_record *rec, const struct sz_call *k);
+static void sz_send_host_timed(struct smtop_record *rec, const struct sz_call *k, uint32_t device);
 
 /* A graph launch call begins: its nodes' launches take its number, and at
  * its end it is recorded as an API call with its stream, whose priority
@@ -748,6 +748,7 @@ static void sz_on_graph_launch_begin(const Sanitizer_GraphLaunchData *d)
 	s = sz_stream_of(d->stream, c);
 	sz_tls_graph_corr = ++sz_correlation;
 	sz_tls_graph_stream = s ? s->id : 0;
+	sz_tls_graph_device = c ? (uint32_t)c->device : 0;
 	pthread_mutex_unlock(&sz_ids_lock);
 	sz_tls_graph_exec = d->graphExec;
 	sz_tls_graph_launch = UINT32_MAX;
@@ -765,7 +766,7 @@ static void sz_on_graph_launch_end(const Sanitizer_GraphLaunchData *d)
 	sanitizer_graph_launch_call(sz_pid, (uint32_t)syscall(SYS_gettid), sz_tls_graph_corr,
 				    sz_tls_graph_start, clock_real_ns(), sz_tls_graph_stream, &rec);
 	if (rec.u.api.name)
-		sz_send_host_timed(&rec, NULL);
+		sz_send_host_timed(&rec, NULL, sz_tls_graph_device);
 }
 
 /* A driver launch call: its dynamic shared memory, for the launch
@@ -869,7 +870,7 @@ static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 		sz_send_call(&rec, &k);
 	} else {
 		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr, clock_real_ns(), &rec);
-		sz_send_host_timed(&rec, &k);
+		sz_send_host_timed(&rec, &k, k.dev);
 	}
 }
 
@@ -897,7 +898,7 @@ static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_Callback
 	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr, sz_tls_sync_start, end,
 				  &rec);
 	sz_tls_sync_start = 0;
-	sz_send_host_timed(&rec, &k);
+	sz_send_host_timed(&rec, &k, k.dev);
 }
 
 /* The stream a cuStreamSynchronize on this thread is waiting for, as the
@@ -972,46 +973,52 @@ static void sz_push_records(struct smtop_record *recs, size_t n)
 struct sz_held {
 	struct smtop_record rec;
 	struct sz_call k;
-	int call; /* k applies: the record is a call's (sz_send_call) */
+	int call;        /* k applies: the record is a call's (sz_send_call) */
+	uint32_t device; /* whose %globaltimer its times go onto */
 };
 
 /* Records timed by the host's clock (synchronize calls, stream waits, graph
  * launch calls, NVTX ranges) wait here with their times raw until a
- * kernel's first block has told CLOCK_REALTIME and %globaltimer apart (the
- * launches' bound: they differ by tens of microseconds), then go out on
- * %globaltimer (sz_release_held, from the host thread, and at the end with
- * what is known by then).  Mapped with no bound, a short program's
- * synchronizations on the H200 ended some 20 us before the kernels they
- * waited for.  Past SZ_HELD_MAX, records go out unmapped. */
+ * kernel's first block has told CLOCK_REALTIME and their device's
+ * %globaltimer apart (the launches' bound: they differ by tens of
+ * microseconds), then go out on that timer (sz_release_held, from the host
+ * thread, and at the end with what is known by then).  Mapped with no
+ * bound, a short program's synchronizations on the H200 ended some 20 us
+ * before the kernels they waited for.  Past SZ_HELD_MAX, records go out
+ * unmapped. */
 #define SZ_HELD_MAX 1024
 static pthread_mutex_t sz_held_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sz_held sz_held[SZ_HELD_MAX];
 static size_t sz_n_held;
 
-static int sz_bound_known(void)
+/* NVTX ranges belong to no GPU: they go onto the first device's timer, the
+ * one the viewer opens on. */
+#define SZ_NVTX_DEVICE 0
+
+static int sz_bound_known(uint32_t device)
 {
 	/* NVTX may call before the table exists, or after a start that failed */
-	return sz_table && launch_shards_bound_known(sz_table);
+	return sz_table && launch_shards_bound_known(sz_table, device);
 }
 
 static void sz_send_mapped(struct sz_held *h)
 {
-	convert_host_times(&h->rec, sz_table ? launch_shards_bound(sz_table) : 0);
+	convert_host_times(&h->rec, sz_table ? launch_shards_bound(sz_table, h->device) : 0);
 	if (h->call)
 		sz_send_call(&h->rec, &h->k);
 	else
 		sz_push(&h->rec, 1);
 }
 
-/* 1 when rec was held: the bound is still unknown (asked again under the
- * lock, which sz_release_held empties the queue under: once known, it
+/* 1 when h was held: its device's bound is still unknown (asked again under
+ * the lock, which sz_release_held takes records out under: once known, it
  * stays known). */
 static int sz_hold(const struct sz_held *h)
 {
 	int held = 0;
 
 	pthread_mutex_lock(&sz_held_lock);
-	if (!sz_bound_known() && sz_n_held < SZ_HELD_MAX) {
+	if (!sz_bound_known(h->device) && sz_n_held < SZ_HELD_MAX) {
 		sz_held[sz_n_held++] = *h;
 		held = 1;
 	}
@@ -1019,32 +1026,35 @@ static int sz_hold(const struct sz_held *h)
 	return held;
 }
 
-/* rec, timed by the host's clock, on %globaltimer: through sz_send_call
- * when k (a call's record), else straight into the ring. */
-static void sz_send_host_timed(struct smtop_record *rec, const struct sz_call *k)
+/* rec, timed by the host's clock, onto device's %globaltimer: through
+ * sz_send_call when k (a call's record), else straight into the ring. */
+static void sz_send_host_timed(struct smtop_record *rec, const struct sz_call *k, uint32_t device)
 {
-	struct sz_held h = { .rec = *rec, .call = k != NULL };
+	struct sz_held h = { .rec = *rec, .call = k != NULL, .device = device };
 
 	if (k)
 		h.k = *k;
-	if (sz_bound_known() || !sz_hold(&h))
+	if (sz_bound_known(device) || !sz_hold(&h))
 		sz_send_mapped(&h);
 }
 
-/* The held records, once the bound is known or at the end (forced). */
+/* The held records whose device's bound is known; all of them at the end
+ * (forced). */
 static void sz_release_held(int forced)
 {
 	static struct sz_held out[SZ_HELD_MAX];
-	size_t n;
+	size_t n = 0, keep = 0;
 
-	if (!forced && !sz_bound_known())
-		return;
 	/* out is only used here, by the host thread or at the end after it
 	 * stopped */
 	pthread_mutex_lock(&sz_held_lock);
-	n = sz_n_held;
-	memcpy(out, sz_held, n * sizeof *out);
-	sz_n_held = 0;
+	for (size_t i = 0; i < sz_n_held; i++) {
+		if (forced || sz_bound_known(sz_held[i].device))
+			out[n++] = sz_held[i];
+		else
+			sz_held[keep++] = sz_held[i];
+	}
+	sz_n_held = keep;
 	pthread_mutex_unlock(&sz_held_lock);
 	for (size_t i = 0; i < n; i++)
 		sz_send_mapped(&out[i]);
@@ -1053,7 +1063,7 @@ static void sz_release_held(int forced)
 /* NVTX ranges, as the other host-timed records. */
 static void sz_push_host_timed(struct smtop_record *rec)
 {
-	sz_send_host_timed(rec, NULL);
+	sz_send_host_timed(rec, NULL, SZ_NVTX_DEVICE);
 }
 
 static void sz_add_launch(const struct launch_info *info)

@@ -994,7 +994,7 @@ Test(launches, submission_is_mapped_by_the_least_lag)
 	cr_assert_eq(out[0].u.kernel.submitted, 1100);
 	cr_assert_eq(launches_note_blocks(l, 0, 1, &y, 1, out + 1, 1), 1);
 	/* lag of b is 950 < 1000: the bound tightens to 950 */
-	cr_assert_eq(launches_clock_bound(l), 950);
+	cr_assert_eq(launches_clock_bound(l, 0), 950);
 	cr_assert_eq(out[1].u.kernel.submitted, 200 + 950);
 	cr_assert(out[1].u.kernel.submitted <= out[1].u.kernel.start);
 	free_records(out, 2);
@@ -1593,12 +1593,12 @@ Test(launch_shards, interleaved_kernels_complete_across_shards)
 		i.correlation_id = (uint32_t)g;
 		cr_assert_eq(launch_shards_add(s, 0, &i), 0);
 	}
-	cr_assert_not(launch_shards_bound_known(s), "no block yet: the clocks are not told apart");
-	cr_assert_eq(launch_shards_bound(s), 0);
+	cr_assert_not(launch_shards_bound_known(s, 0), "no block yet: the clocks are not told apart");
+	cr_assert_eq(launch_shards_bound(s, 0), 0);
 	for (uint32_t k = 0; k < 4; k++)
 		b[n++] = block_of(1, k, k ? 1500 + k : 1100, 1900 + k); /* waited 100 ns: the least bound */
 	launch_shards_note_blocks(s, 0, 1, b, n);
-	cr_assert(launch_shards_bound_known(s));
+	cr_assert(launch_shards_bound_known(s, 0));
 	cr_assert_eq(shards_n, 1);
 	n = 0;
 	for (uint32_t k = 0; k < 4; k++)
@@ -1608,7 +1608,7 @@ Test(launch_shards, interleaved_kernels_complete_across_shards)
 	cr_assert_eq(shards_n, 16);
 	cr_assert_eq(launch_shards_pending(s), 0);
 	cr_assert_eq(launch_shards_orphans(s), 0);
-	cr_assert_eq(launch_shards_bound(s), 100);
+	cr_assert_eq(launch_shards_bound(s, 0), 100);
 	for (uint64_t g = 1; g <= 16; g++) {
 		const struct smtop_kernel *k = shards_kernel(g, (uint32_t)g);
 
@@ -1618,6 +1618,37 @@ Test(launch_shards, interleaved_kernels_complete_across_shards)
 		cr_assert_leq(k->submitted, 1000 * g + 500, "never after its first block");
 	}
 	cr_assert_eq(shards_kernel(16, 16)->submitted, 16000 + 100, "grid 1's bound, from another shard");
+	free_records(shards_out, shards_n);
+	launch_shards_destroy(s);
+}
+
+/* Two GPUs whose %globaltimers run 80 us apart (two H200s of one host were
+ * 79 us apart): each device's kernels are mapped by its own bound, so
+ * neither's submissions come out early and no wait grows. */
+Test(launch_shards, each_device_has_its_own_bound)
+{
+	struct launch_shards *s = launch_shards_create(1, NULL, shards_push);
+	struct launch_info a = launch_of(1, 1, 1, 1, 100), b = launch_of(2, 2, 1, 1, 100);
+	struct launch_info c = launch_of(3, 2, 1, 1, 5000);
+	struct smtop_block x = block_of(1, 0, 1100, 1200);
+	struct smtop_block y = block_of(2, 0, 81100, 81200), z = block_of(3, 0, 86500, 86600);
+
+	shards_n = 0;
+	b.device_id = c.device_id = 1;
+	cr_assert_eq(launch_shards_add(s, 0, &a), 0);
+	cr_assert_eq(launch_shards_add(s, 0, &b), 0);
+	cr_assert_eq(launch_shards_add(s, 0, &c), 0);
+	launch_shards_note_blocks(s, 0, 1, &x, 1);
+	cr_assert(launch_shards_bound_known(s, 0));
+	cr_assert_not(launch_shards_bound_known(s, 1), "device 1's timer is not device 0's");
+	launch_shards_note_blocks(s, 0, 2, &y, 1);
+	launch_shards_note_blocks(s, 0, 2, &z, 1);
+	cr_assert_eq(launch_shards_bound(s, 0), 1000);
+	cr_assert_eq(launch_shards_bound(s, 1), 81000);
+	cr_assert_eq(shards_n, 3);
+	cr_assert_eq(shards_kernel(3, 0)->submitted, 5000 + 81000, "device 1's bound, not device 0's 1000");
+	cr_assert_leq(shards_kernel(3, 0)->submitted, shards_kernel(3, 0)->start);
+	cr_assert_eq(launches_device_slot(LAUNCHES_DEVICES + 7), LAUNCHES_DEVICES - 1, "the last slot for the rest");
 	free_records(shards_out, shards_n);
 	launch_shards_destroy(s);
 }

@@ -142,7 +142,6 @@ static _Atomic uint64_t sz_launch_calls, sz_smem_taken;
  * stream it waits for. */
 static _Thread_local uint64_t sz_tls_sync_start;
 static _Thread_local void *sz_tls_sync_stream;
-#define SZ_SYNC_STREAM 3 /* CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE */
 /* The graph launch whose nodes this thread is launching, and its number. */
 static _Thread_local const void *sz_tls_graph_exec;
 static _Thread_local uint32_t sz_tls_graph_launch, sz_tls_graph_corr;
@@ -894,7 +893,7 @@ static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_Callback
 	end = clock_real_ns();
 	if (!sz_tls_sync_start)
 		return;
-	k = sz_call_of(d->context, sz_tls_sync_stream, type == SZ_SYNC_STREAM);
+	k = sz_call_of(d->context, sz_tls_sync_stream, type == SANITIZER_SYNC_STREAM);
 	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr, sz_tls_sync_start, end,
 				  &rec);
 	sz_tls_sync_start = 0;

@@ -193,13 +193,6 @@ const Sanitizer_LaunchData *sanitizer_graph_node_launch(const Sanitizer_GraphNod
 	return g && g->nodeType == CU_GRAPH_NODE_TYPE_KERNEL ? &g->launchData : NULL;
 }
 
-/* CUpti_ActivitySynchronizationType */
-enum {
-	SYNC_EVENT = 1,   /* CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE */
-	SYNC_STREAM = 3,  /* _STREAM_SYNCHRONIZE */
-	SYNC_CONTEXT = 4, /* _CONTEXT_SYNCHRONIZE */
-};
-
 int32_t sanitizer_sync_call_type(const struct sanitizer_numbering *numbering, Sanitizer_CallbackId cbid,
 				 const void *params, void **handle)
 {
@@ -214,12 +207,12 @@ int32_t sanitizer_sync_call_type(const struct sanitizer_numbering *numbering, Sa
 	case SANITIZER_CBID_DRIVER_API_cuStreamSynchronize:
 	case SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz:
 		*handle = params ? ((const cuStreamSynchronize_params *)params)->hStream : NULL;
-		return SYNC_STREAM;
+		return SANITIZER_SYNC_STREAM;
 	case SANITIZER_CBID_DRIVER_API_cuEventSynchronize:
 		*handle = params ? ((const cuEventSynchronize_params *)params)->hEvent : NULL;
-		return SYNC_EVENT;
+		return SANITIZER_SYNC_EVENT;
 	default: /* cuCtxSynchronize and its _v2 */
-		return SYNC_CONTEXT;
+		return SANITIZER_SYNC_CONTEXT;
 	}
 }
 
@@ -231,9 +224,9 @@ void sanitizer_synchronization(int32_t type, uint32_t pid, uint32_t context_id, 
 	out->kind = SMTOP_REC_SYNC;
 	out->u.sync = (struct smtop_sync){
 		.start = start, .end = end, .pid = pid, .context_id = context_id,
-		.stream_id = type == SYNC_STREAM ? stream_id : SMTOP_SYNC_NONE,
+		.stream_id = type == SANITIZER_SYNC_STREAM ? stream_id : SMTOP_SYNC_NONE,
 		.correlation_id = correlation_id, .type = type,
-		.event_id = type == SYNC_EVENT ? sanitizer_event_id(event) : SMTOP_SYNC_NONE,
+		.event_id = type == SANITIZER_SYNC_EVENT ? sanitizer_event_id(event) : SMTOP_SYNC_NONE,
 		.sync_id = SMTOP_SYNC_NONE,
 	};
 }

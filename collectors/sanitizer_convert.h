@@ -102,6 +102,11 @@ void sanitizer_memcpy(const Sanitizer_MemcpyData *d, uint32_t pid, uint32_t devi
 void sanitizer_memset(const Sanitizer_MemsetData *d, uint32_t pid, uint32_t device_id,
 		      uint32_t context_id, uint32_t stream_id, uint32_t correlation_id,
 		      struct smtop_record *out);
+/* CUpti_ActivitySynchronizationType: what a synchronize call waited for. */
+#define SANITIZER_SYNC_EVENT 1   /* CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE */
+#define SANITIZER_SYNC_STREAM 3  /* _STREAM_SYNCHRONIZE */
+#define SANITIZER_SYNC_CONTEXT 4 /* _CONTEXT_SYNCHRONIZE */
+
 /* CUpti_ActivitySynchronizationType of the driver synchronize call cbid
  * (one of numbering->sync_calls), with the stream or event its params name
  * in *handle (NULL for a context); 0 for any other call. */

@@ -1407,27 +1407,30 @@ Test(sanitizer, synchronize_calls_become_cuptis_synchronization_records)
 	void *handle;
 	char path[256];
 
-	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuStreamSynchronize, &on_low, &handle), 3);
+	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuStreamSynchronize, &on_low, &handle),
+		     SANITIZER_SYNC_STREAM);
 	cr_assert_eq(handle, (void *)low);
 	cr_assert_eq(sanitizer_sync_call_type(old, SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz, &on_high,
-					      &handle), 3);
+					      &handle), SANITIZER_SYNC_STREAM);
 	cr_assert_eq(handle, (void *)high);
-	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuCtxSynchronize, NULL, &handle), 4);
+	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuCtxSynchronize, NULL, &handle),
+		     SANITIZER_SYNC_CONTEXT);
 	cr_assert_null(handle);
-	cr_assert_eq(sanitizer_sync_call_type(now, 800, NULL, &handle), 4, "13's cuCtxSynchronize_v2");
+	cr_assert_eq(sanitizer_sync_call_type(now, 800, NULL, &handle), SANITIZER_SYNC_CONTEXT,
+		     "13's cuCtxSynchronize_v2");
 	cr_assert_eq(sanitizer_sync_call_type(old, 800, NULL, &handle), 0, "no such call in 11.8");
 	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuEventSynchronize, &on_event, &handle),
-		     1);
+		     SANITIZER_SYNC_EVENT);
 	cr_assert_eq(handle, (void *)ev);
 	cr_assert_eq(sanitizer_sync_call_type(now, SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &on_low, &handle), 0);
 	cr_assert_eq(sanitizer_sync_call_type(now, 0, NULL, &handle), 0);
 	cr_assert_eq(old->stream_synchronized, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED);
 
-	sanitizer_synchronization(3, 4242, 1, 13, NULL, 20, t0, t0 + 4602, &recs[0]);
-	sanitizer_synchronization(3, 4242, 1, 13, NULL, 30, t0 + 10000, t0 + 20000, &recs[1]);
-	sanitizer_synchronization(3, 4242, 1, 14, NULL, 31, t0 + 20000, t0 + 21000, &recs[2]);
-	sanitizer_synchronization(4, 4242, 1, 14, NULL, 40, t0 + 30000, t0 + 38064, &recs[3]);
-	sanitizer_synchronization(1, 4242, 1, 14, ev, 41, t0 + 40000, t0 + 40100, &recs[4]);
+	sanitizer_synchronization(SANITIZER_SYNC_STREAM, 4242, 1, 13, NULL, 20, t0, t0 + 4602, &recs[0]);
+	sanitizer_synchronization(SANITIZER_SYNC_STREAM, 4242, 1, 13, NULL, 30, t0 + 10000, t0 + 20000, &recs[1]);
+	sanitizer_synchronization(SANITIZER_SYNC_STREAM, 4242, 1, 14, NULL, 31, t0 + 20000, t0 + 21000, &recs[2]);
+	sanitizer_synchronization(SANITIZER_SYNC_CONTEXT, 4242, 1, 14, NULL, 40, t0 + 30000, t0 + 38064, &recs[3]);
+	sanitizer_synchronization(SANITIZER_SYNC_EVENT, 4242, 1, 14, ev, 41, t0 + 40000, t0 + 40100, &recs[4]);
 	sanitizer_event_record(&recorded, 4242, 0, 1, 14, 39, &event_rec);
 	cr_assert_eq(recs[0].kind, SMTOP_REC_SYNC);
 	cr_assert_eq(recs[0].u.sync.stream_id, 13);

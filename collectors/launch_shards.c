@@ -18,6 +18,7 @@ struct launch_shards {
 	struct shard shard[SHARDS];
 	launch_shards_push_fn *push;
 	_Atomic int64_t bound[LAUNCHES_DEVICES]; /* per device slot; INT64_MAX before the first */
+	_Atomic uint32_t bounded;       /* bit: the device slot's bound is known */
 };
 
 struct launch_shards *launch_shards_create(uint32_t pid, launches_fill_fn fill, launch_shards_push_fn *push)
@@ -60,28 +61,33 @@ static unsigned launch_shards_index(uint64_t grid_id)
  * kernel's submission time uses the least yet of its device. */
 static void launch_shards_enter(struct launch_shards *s, struct shard *h)
 {
-	pthread_mutex_lock(&h->lock);
-	for (uint32_t d = 0; d < LAUNCHES_DEVICES; d++) {
-		int64_t b = atomic_load_explicit(&s->bound[d], memory_order_relaxed);
+	uint32_t known;
 
-		if (b != INT64_MAX)
-			launches_share_bound(h->table, d, b);
+	pthread_mutex_lock(&h->lock);
+	/* the drains enter a shard per window of blocks: only the devices
+	 * seen, usually one */
+	for (known = atomic_load_explicit(&s->bounded, memory_order_acquire); known; known &= known - 1) {
+		uint32_t d = (uint32_t)__builtin_ctz(known);
+
+		launches_share_bound(h->table, d, atomic_load_explicit(&s->bound[d], memory_order_relaxed));
 	}
 }
 
 /* Gives back h's bounds and unlocks it. */
 static void launch_shards_leave(struct launch_shards *s, struct shard *h)
 {
-	for (uint32_t d = 0; d < LAUNCHES_DEVICES; d++) {
+	for (uint32_t known = launches_bound_devices(h->table); known; known &= known - 1) {
+		uint32_t d = (uint32_t)__builtin_ctz(known);
 		int64_t mine, b;
 
-		if (!launches_clock_bound_known(h->table, d))
-			continue;
 		mine = launches_clock_bound(h->table, d);
 		b = atomic_load_explicit(&s->bound[d], memory_order_relaxed);
 		while (mine < b && !atomic_compare_exchange_weak_explicit(&s->bound[d], &b, mine, memory_order_relaxed,
 									 memory_order_relaxed))
 			;
+		/* once per device: not a shared write at every leave */
+		if (!(atomic_load_explicit(&s->bounded, memory_order_relaxed) >> d & 1))
+			atomic_fetch_or_explicit(&s->bounded, 1u << d, memory_order_release);
 	}
 	pthread_mutex_unlock(&h->lock);
 }

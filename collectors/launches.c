@@ -343,6 +343,11 @@ int64_t launches_clock_bound(const struct launches *l, uint32_t device)
 	return l->bound_known >> d & 1 ? l->bound[d] : 0;
 }
 
+uint32_t launches_bound_devices(const struct launches *l)
+{
+	return l->bound_known;
+}
+
 int launches_clock_bound_known(const struct launches *l, uint32_t device)
 {
 	return l->bound_known >> launches_device_slot(device) & 1;

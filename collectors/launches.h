@@ -109,6 +109,9 @@ size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,
 int64_t launches_clock_bound(const struct launches *l, uint32_t device);
 int launches_clock_bound_known(const struct launches *l, uint32_t device);
 
+/* Bit d: the bound of device slot d is known. */
+uint32_t launches_bound_devices(const struct launches *l);
+
 /* The slot of device's bound. */
 unsigned launches_device_slot(uint32_t device);
 

@@ -37,6 +37,7 @@ const struct collector_backend *collector_backend_named(const char *name)
 	static const struct collector_backend *const all[] = {
 		&collector_backend_cupti,
 		&collector_backend_sanitizer,
+		&collector_backend_entries,
 		&collector_backend_stub,
 	};
 

@@ -6,7 +6,10 @@
  *   - sanitizer ("all"): the Compute Sanitizer patches every loaded module
  *     at block entry and exit, so every block of every kernel is recorded
  *     (cuBLAS, cuDNN, Triton, CUDA graphs); kernel records come from its
- *     launch callbacks and the blocks (CUPTI cannot run beside it).
+ *     launch callbacks and the blocks (CUPTI cannot run beside it);
+ *   - sanitizer entries ("entry"): the same with block entry alone patched,
+ *     each launch's blocks written into a buffer of its own, their ends
+ *     bounded by what entered after them (collectors/entries.c).
  * inject.c picks one by SMTOP_SM, which `smtop record --sm` sets ("stub",
  * a backend that traces nothing, serves the tests without a GPU). */
 #ifndef SMTOP_COLLECTORS_BACKEND_H
@@ -21,7 +24,7 @@ struct ring;
 struct smtop_record;
 
 struct collector_backend {
-	const char *name;       /* the --sm value: "marked" or "all" */
+	const char *name;       /* the --sm value: "marked", "entry" or "all" */
 	/* Starts tracing into ring; -1 with a one-line reason, leaving the
 	 * process untraced. */
 	int (*start)(struct ring *ring, uint32_t pid, char *reason, size_t len);
@@ -42,6 +45,7 @@ struct collector_backend {
 
 extern const struct collector_backend collector_backend_cupti;
 extern const struct collector_backend collector_backend_sanitizer;
+extern const struct collector_backend collector_backend_entries;
 
 /* The backend for an SMTOP_SM value; NULL or "" gives the default (cupti),
  * an unknown name NULL. */

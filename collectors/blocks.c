@@ -698,6 +698,22 @@ uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device
 	return ring;
 }
 
+void blocks_set_own_code(int own)
+{
+	blocks_tls_own = own;
+}
+
+void *blocks_patch_copy_stream(CUcontext ctx)
+{
+	CUstream s;
+
+	if (!blocks_enabled || blocks_cu.ctx_set_current(ctx) != CUDA_SUCCESS ||
+	    blocks_cu.stream_create(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+		return NULL;
+	blocks_relax();
+	return blocks_patch_mem.stream_handle(ctx, s);
+}
+
 /* A new module may reuse an unloaded one's address: forget what we saw. */
 void blocks_on_module_unload(CUcontext ctx)
 {
@@ -801,43 +817,50 @@ static void blocks_note_in_flight(uint64_t n)
 		;
 }
 
-/* Packs lane l's stage into one chunk record for the writer.  Encoding here,
- * in the drain threads, keeps the one writer thread to SQLite work: that is
- * what lets the store keep up with tens of millions of blocks/s. */
-static void blocks_pack_stage(struct blocks_group *g, unsigned l)
+/* Packs n blocks of one SM into one chunk record for the writer.  Encoding
+ * here, in the drain threads, keeps the one writer thread to SQLite work:
+ * that is what lets the store keep up with tens of millions of blocks/s. */
+void blocks_pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id,
+		 uint8_t *scratch)
 {
-	struct blocks_ctx *c = g->c;
-	struct blocks_stage *st = &c->stage[l];
 	struct smtop_record rec = { .kind = SMTOP_REC_CHUNK };
 	struct smtop_chunk *k = &rec.u.chunk;
-	uint32_t n = st->n;
 
 	if (n == 0)
 		return;
-	st->n = 0;
-	blocks_note_tick(st->b, n);
-	k->len = (uint32_t)db_blockcodec_encode(st->b, n, g->packed);
+	blocks_note_tick(b, n);
+	k->len = (uint32_t)db_blockcodec_encode(b, n, scratch);
 	k->data = malloc(k->len);
 	if (!k->data) {
 		drops_add(DROPS_BLOCKS, n);
 		return;
 	}
-	memcpy(k->data, g->packed, k->len);
+	memcpy(k->data, scratch, k->len);
 	k->pid = blocks_pid;
-	k->device_id = c->device_id;
-	k->context_id = c->context_id;
-	k->sm = st->b[0].sm;
+	k->device_id = device_id;
+	k->context_id = context_id;
+	k->sm = b[0].sm;
 	k->count = n;
-	k->start = st->b[0].start;
+	k->start = b[0].start;
 	for (uint32_t i = 0; i < n; i++)
-		if (st->b[i].end > k->end)
-			k->end = st->b[i].end;
+		if (b[i].end > k->end)
+			k->end = b[i].end;
 	blocks_note_in_flight(atomic_fetch_add(&blocks_in_flight, n) + n);
 	if (ring_push(blocks_ring, &rec) != 0) {
 		atomic_fetch_sub(&blocks_in_flight, n);
 		drops_add(DROPS_BLOCKS, n);
 		free(k->data);
 	}
+}
+
+static void blocks_pack_stage(struct blocks_group *g, unsigned l)
+{
+	struct blocks_ctx *c = g->c;
+	struct blocks_stage *st = &c->stage[l];
+	uint32_t n = st->n;
+
+	st->n = 0;
+	blocks_pack(st->b, n, c->device_id, c->context_id, g->packed);
 }
 
 static void blocks_flush_stage(struct blocks_group *g, unsigned l)

@@ -80,6 +80,20 @@ void blocks_set_patch_mode(uint32_t patch_flags, const struct blocks_patch_memor
  * failed there. */
 uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device_id, void *launch_stream);
 
+/* Packs n blocks of one SM (sorted in place) into one chunk record for the
+ * writer; scratch holds DB_BLOCKCODEC_MAX_BYTES(n).  A chunk that cannot be
+ * made or queued counts its blocks as dropped. */
+void blocks_pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id,
+		 uint8_t *scratch);
+
+/* Marks this thread as the collector's own (its CUDA calls are not the
+ * workload's), or no longer. */
+void blocks_set_own_code(int own);
+
+/* Patch mode, outside any callback: a stream of ctx for the collector's own
+ * copies (made current on this thread), as the sanitizer's handle, or NULL. */
+void *blocks_patch_copy_stream(CUcontext ctx);
+
 /* From the resource callbacks. */
 void blocks_on_context_destroy(CUcontext ctx);
 void blocks_on_module_unload(CUcontext ctx);

@@ -203,7 +203,7 @@ static void inject_start(const char *session)
 	inject_backend = collector_backend_named(getenv("SMTOP_SM"));
 	if (!inject_backend) {
 		inject_backend = &collector_backend_cupti;
-		inject_untraced("SMTOP_SM must be 'marked' or 'all'");
+		inject_untraced("SMTOP_SM must be 'marked', 'entry' or 'all'");
 		return;
 	}
 	if (inject_backend->start(inject_ring, (uint32_t)inject_pid, reason, sizeof(reason)) != 0) {

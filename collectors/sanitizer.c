@@ -39,6 +39,7 @@
 #include "collectors/backend.h"
 #include "collectors/blocks.h"
 #include "collectors/convert.h"
+#include "collectors/entries.h"
 #include "collectors/graphs.h"
 #include "collectors/launch_shards.h"
 #include "collectors/launches.h"
@@ -52,6 +53,7 @@
 
 #define SZ_ENTER_PATCH "smtop_sz_block_enter"
 #define SZ_EXIT_PATCH "smtop_sz_block_exit"
+#define SZ_ENTRY_PATCH "smtop_sz_entry" /* --sm entry */
 #define SZ_PATCH_FILE "smtop-patches.fatbin"
 #define SZ_MAX_CONTEXTS 64
 #define SZ_MAX_STREAMS 4096
@@ -60,6 +62,10 @@
 /* A kernel still short of blocks this long after its last one lost some
  * (the lanes counted them): its record goes out with what came. */
 #define SZ_STALE_NS 2000000000ull
+/* Under --sm entry a kernel's last blocks stay open until something bounds
+ * their end (collectors/slot_bounds.h), and its lost blocks are counted at
+ * its launch: only a kernel whose launch died waits this long. */
+#define SZ_ENTRY_STALE_NS 30000000000ull
 
 struct sz_api {
 	__typeof__(sanitizerSubscribe) *subscribe;
@@ -70,6 +76,7 @@ struct sz_api {
 	__typeof__(sanitizerPatchInstructions) *patch_instructions;
 	__typeof__(sanitizerPatchModule) *patch_module;
 	__typeof__(sanitizerSetCallbackData) *set_callback_data;
+	__typeof__(sanitizerSetLaunchCallbackData) *set_launch_callback_data;
 	__typeof__(sanitizerGetResultString) *result_string;
 	__typeof__(sanitizerAlloc) *alloc;
 	__typeof__(sanitizerAllocHost) *alloc_host;
@@ -95,6 +102,7 @@ static const struct sz_symbol sz_symbols[] = {
 	SZ_SYM(patch_instructions, "sanitizerPatchInstructions"),
 	SZ_SYM(patch_module, "sanitizerPatchModule"),
 	SZ_SYM(set_callback_data, "sanitizerSetCallbackData"),
+	SZ_SYM(set_launch_callback_data, "sanitizerSetLaunchCallbackData"),
 	SZ_SYM(result_string, "sanitizerGetResultString"),
 	SZ_SYM(alloc, "sanitizerAlloc"),
 	SZ_SYM(alloc_host, "sanitizerAllocHost"),
@@ -151,6 +159,7 @@ static _Thread_local uint32_t sz_tls_graph_stream, sz_tls_graph_device;
 static _Thread_local uint64_t sz_tls_graph_start;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
+static int sz_entries;    /* --sm entry: per-launch entries, ends bounded (collectors/entries.c) */
 
 /* Functions whose launches already carry their context's ring. */
 static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -612,12 +621,31 @@ static void sz_on_context(const Sanitizer_ResourceContextData *d)
 	}
 }
 
+/* --sm entry: block entry alone, with the patch that writes the launch's
+ * own entries. */
+static void sz_patch_entries(CUmodule mod)
+{
+	SanitizerResult r;
+
+	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTRY_PATCH)) != SANITIZER_SUCCESS ||
+	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
+		atomic_fetch_add(&sz_patch_failures, 1);
+		log_debug("module %p left unpatched: %s", (void *)mod, sz_error(r));
+		return;
+	}
+	atomic_fetch_add(&sz_modules_patched, 1);
+}
+
 static void sz_on_module(CUmodule mod)
 {
 	SanitizerResult r;
 
 	if (sz_no_patches)
 		return;
+	if (sz_entries) {
+		sz_patch_entries(mod);
+		return;
+	}
 
 	/* An exit patch that would return at once still costs its call in
 	 * every thread (docs/performance.md): entry only patches no exit. */
@@ -681,6 +709,44 @@ static uint32_t sz_launch_correlation(const Sanitizer_GraphNodeLaunchData *g)
 	return c;
 }
 
+/* --sm entry: the launch's own stretch of entries, as its callback data.
+ * Graph nodes run by the graph's edges, not their stream's order: no
+ * stream bound for them. */
+static void sz_launch_entries(const Sanitizer_LaunchData *ld, const struct launch_info *info)
+{
+	struct entries_launch_info e = {
+		.ctx = ld->context,
+		.context_id = info->context_id,
+		.device_id = info->device_id,
+		.stream_id = info->is_graph ? 0 : info->stream_id,
+		.grid_id = ld->gridId,
+		.blocks = (uint64_t)ld->gridDim_x * ld->gridDim_y * ld->gridDim_z,
+		.launch = ld->hLaunch,
+		.stream = ld->hStream,
+		.function = ld->function,
+	};
+
+	entries_on_launch(&e);
+}
+
+static int sz_set_launch_data(void *launch, CUfunction f, void *stream, const void *data)
+{
+	SanitizerResult r = sz.set_launch_callback_data(launch, f, stream, data);
+
+	if (r != SANITIZER_SUCCESS)
+		log_debug("a launch carries no entries: %s", sz_error(r));
+	return r == SANITIZER_SUCCESS ? 0 : -1;
+}
+
+/* The GPU clock of device now, at most: the host's clock plus the least
+ * lag of a first block behind its launch (launches.h). */
+static uint64_t sz_gpu_clock_bound(uint32_t device)
+{
+	if (!sz_table || !launch_shards_bound_known(sz_table, device))
+		return 0;
+	return clock_real_ns() + (uint64_t)launch_shards_bound(sz_table, device);
+}
+
 /* Registers the launch for its kernel record, and gives f's launches from
  * now on the ring, graph replays included (they fire no launch callback of
  * their own, but their kernel nodes do: g, NULL for a plain launch). */
@@ -719,6 +785,10 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 		atomic_fetch_add_explicit(&sz_smem_taken, 1, memory_order_relaxed);
 	}
 	sz_add_launch(&info);
+	if (sz_entries) {
+		sz_launch_entries(ld, &info);
+		return;
+	}
 	if (!ld->function || !sz_set_add(ld->function))
 		return;
 	ring = blocks_context_ring(ld->context, info.context_id, info.device_id, ld->hStream);
@@ -1334,7 +1404,7 @@ static void *sz_host_main(void *arg)
 	while (!atomic_load(&sz_host_stop)) {
 		nanosleep(&period, NULL);
 		sz_describe_new();
-		sz_flush_stale(SZ_STALE_NS);
+		sz_flush_stale(sz_entries ? SZ_ENTRY_STALE_NS : SZ_STALE_NS);
 		sz_release_held(0);
 	}
 	return NULL;
@@ -1416,6 +1486,8 @@ static void sz_note_session(void)
 {
 	writer_thread_set_meta("collector_backend", "sanitizer");
 	writer_thread_set_meta("kernel_times", "blocks");
+	if (sz_entries)
+		writer_thread_set_meta("block_ends", "bound");
 	writer_thread_set_meta("submit_times", "launch callback, host CLOCK_REALTIME + least first-block lag");
 	/* Kernel and block times are one clock: no offset to measure. */
 	writer_thread_set_meta("clock_ref_ns", "0");
@@ -1444,6 +1516,8 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 		return -1;
 	}
 	blocks_set_patch_mode(sz_patch_flags(), &mem, sz_observe_blocks, sz_stream_id);
+	if (sz_entries)
+		entries_start(&mem, sz_set_launch_data, sz_observe_blocks, sz_gpu_clock_bound);
 	if (sz_subscribe(reason, len) != 0)
 		return -1;
 	atomic_store(&sz_host_stop, 0);
@@ -1502,12 +1576,31 @@ static void sz_finish(void)
 
 	if (!sz_table)
 		return;
+	if (sz_entries)
+		entries_shutdown();
 	sz_flush_stale(0);
 	sz_release_held(1);
 	orphans = launch_shards_orphans(sz_table);
 	if (orphans)
 		log_debug("%" PRIu64 " blocks of no launch seen", orphans);
 }
+
+/* --sm entry: the same backend with entry patches alone. */
+static int sz_start_entries(struct ring *ring, uint32_t pid, char *reason, size_t len)
+{
+	sz_entries = 1;
+	return sz_start(ring, pid, reason, len);
+}
+
+const struct collector_backend collector_backend_entries = {
+	.name = "entry",
+	.start = sz_start_entries,
+	.flush = sz_flush,
+	.stop_threads = sz_stop_threads,
+	.finish = sz_finish,
+	.disable = sz_disable,
+	.push_host_timed = sz_push_host_timed,
+};
 
 const struct collector_backend collector_backend_sanitizer = {
 	.name = "all",

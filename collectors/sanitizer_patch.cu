@@ -180,3 +180,33 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_block_exit(void
 		smtop_warp_exited((struct smtop_trace_ring *)userdata, __popc(mask));
 	return SANITIZER_PATCH_SUCCESS;
 }
+
+/* ---- entry only (--sm entry) ------------------------------------------------ */
+
+static __device__ __forceinline__ unsigned int smtop_warpid(void)
+{
+	unsigned int w;
+	asm volatile("mov.u32 %0, %%warpid;" : "=r"(w));
+	return w;
+}
+
+/* Thread 0's one store of its block's entry into the launch's own buffer
+ * (kernels/smtop_trace_abi.h, struct smtop_entry). */
+static __device__ __noinline__ void smtop_entry_write(void *buffer)
+{
+	unsigned long long t = smtop_globaltimer();
+	unsigned long long hi = (smtop_gridid() & 0xffffffffull) | ((unsigned long long)(smtop_smid() & 0xffffu) << 32) |
+				((unsigned long long)(smtop_warpid() & 0xffu) << 48) |
+				((unsigned long long)smtop_entry_check(t) << 56);
+	char *at = (char *)buffer + (size_t)smtop_linear_block() * sizeof(struct smtop_entry);
+
+	asm volatile("st.global.cg.v2.u64 [%0], {%1, %2};" ::"l"(at), "l"(t), "l"(hi) : "memory");
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry(void *userdata, uint64_t pc)
+{
+	(void)pc;
+	if (userdata && smtop_is_thread0())
+		smtop_entry_write(userdata);
+	return SANITIZER_PATCH_SUCCESS;
+}

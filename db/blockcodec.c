@@ -205,11 +205,27 @@ static unsigned common_shift(const struct smtop_block *b, size_t n)
 	return bits ? (unsigned)__builtin_ctzll(bits) : 0;
 }
 
+/* Version 2 only where a block's end is a bound: chunks of exact blocks
+ * stay byte for byte what earlier readers read. */
+static int chunk_has_bounds(const struct smtop_block *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i].flags & SMTOP_BLOCK_END_BOUND)
+			return 1;
+	return 0;
+}
+
+static inline uint64_t duration_code(uint64_t dur, uint8_t flags, int flagged)
+{
+	return flagged ? dur << 1 | (flags & SMTOP_BLOCK_END_BOUND) : dur;
+}
+
 size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 {
 	struct grid_slot slots[GRID_SLOTS];
 	uint64_t prev_start, prev_grid = 0;
 	unsigned shift;
+	int flagged;
 	uint8_t *p = out;
 
 	if (n == 0 || n > DB_BLOCKCODEC_MAX_BLOCKS)
@@ -219,7 +235,8 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 			blocks[i].end = blocks[i].start;
 	sort_blocks(blocks, n);
 	shift = common_shift(blocks, n);
-	*p++ = DB_BLOCKCODEC_VERSION;
+	flagged = chunk_has_bounds(blocks, n);
+	*p++ = flagged ? DB_BLOCKCODEC_VERSION_BOUNDS : DB_BLOCKCODEC_VERSION;
 	*p++ = (uint8_t)shift;
 	p = varint_put(p, n);
 	p = varint_put(p, blocks[0].start);
@@ -231,7 +248,7 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 		uint32_t ref = s->grid == b->grid_id ? s->block : 0;
 
 		p = varint_put(p, (b->start - prev_start) >> shift);
-		p = varint_put(p, (b->end - b->start) >> shift);
+		p = varint_put(p, duration_code((b->end - b->start) >> shift, b->flags, flagged));
 		p = varint_put(p, zigzag64((int64_t)(b->grid_id - prev_grid)));
 		p = varint_put(p, zigzag64((int32_t)(b->block - ref)));
 		prev_start = b->start;
@@ -245,7 +262,7 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 static const uint8_t *read_header(const uint8_t *p, const uint8_t *end, unsigned *shift,
 				  uint64_t *count, uint64_t *base)
 {
-	if (end - p < 2 || p[0] != DB_BLOCKCODEC_VERSION || p[1] > 63)
+	if (end - p < 2 || (p[0] != DB_BLOCKCODEC_VERSION && p[0] != DB_BLOCKCODEC_VERSION_BOUNDS) || p[1] > 63)
 		return NULL;
 	*shift = p[1];
 	p += 2;
@@ -265,13 +282,14 @@ int db_blockcodec_header(const uint8_t *data, size_t len, uint32_t *count, uint6
 	return 0;
 }
 
-long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint16_t device_id,
+long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint8_t device_id,
 			  struct smtop_block *out, size_t cap)
 {
 	const uint8_t *p, *end;
 	struct grid_slot slots[GRID_SLOTS];
 	uint64_t n, start, grid = 0;
 	unsigned shift;
+	int flagged;
 	size_t i;
 
 	/* SQLite hands out an empty or NULL blob as a NULL pointer */
@@ -280,6 +298,7 @@ long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint16_t
 	end = data + len;
 	if (!(p = read_header(data, end, &shift, &n, &start)) || n > cap)
 		return -1;
+	flagged = data[0] == DB_BLOCKCODEC_VERSION_BOUNDS;
 	grid_slots_init(slots);
 	for (i = 0; i < n; i++) {
 		uint64_t d_start, dur, d_grid, d_block;
@@ -296,6 +315,8 @@ long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint16_t
 			return -1;
 		}
 		start += d_start << shift;
+		out[i].flags = flagged ? (uint8_t)(dur & SMTOP_BLOCK_END_BOUND) : 0;
+		dur = flagged ? dur >> 1 : dur;
 		grid += (uint64_t)unzigzag64(d_grid);
 		s = &slots[grid % GRID_SLOTS];
 		ref = s->grid == grid ? s->block : 0;

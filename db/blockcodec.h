@@ -10,6 +10,8 @@
 #include "src/core/records.h"
 
 #define DB_BLOCKCODEC_VERSION 1
+/* Version 2: each duration carries SMTOP_BLOCK_END_BOUND in its low bit. */
+#define DB_BLOCKCODEC_VERSION_BOUNDS 2
 #define DB_BLOCKCODEC_MAX_BLOCKS 4096
 /* Worst-case encoded size of n blocks: header plus four maximal varints each. */
 #define DB_BLOCKCODEC_MAX_BYTES(n) (2 + 10 + 10 + (size_t)(n) * (10 + 10 + 10 + 5))
@@ -29,7 +31,7 @@ int db_blockcodec_header(const uint8_t *data, size_t len, uint32_t *count, uint6
 /* Decodes a chunk into out (room for cap blocks), filling sm and device_id
  * from the chunk row.  Returns the block count, or -1 if the data is damaged
  * or holds more than cap blocks. */
-long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint16_t device_id,
+long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint8_t device_id,
 			  struct smtop_block *out, size_t cap);
 
 #endif

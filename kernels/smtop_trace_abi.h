@@ -104,6 +104,28 @@ static inline SMTOP_TRACE_HD uint16_t smtop_trace_tag(uint64_t index, uint32_t c
 	return (uint16_t)((index >> shift) % 65535u + 1u);
 }
 
+/* Entry-only tracing (`--sm entry`): the Compute Sanitizer patches block
+ * entry alone, and each launch gets a buffer of its own (its per-launch
+ * callback data) with one entry per block at its linear index.  Thread 0
+ * writes it with one 16-byte store: no atomic, no load, no lane to claim.
+ * A block's end is then bounded on the host by the next entry on the same
+ * SM and hardware warp slot (%warpid), which a warp keeps for its life.
+ * `grid` tells an entry of this launch from one a previous launch left in
+ * the same memory; `check` ties the two 8-byte halves together, so a half
+ * read before the other was written is never taken. */
+struct smtop_entry {
+	uint64_t start;         /* %globaltimer at thread 0's entry */
+	uint32_t grid;          /* low 32 bits of %gridid */
+	uint16_t sm;            /* %smid */
+	uint8_t slot;           /* %warpid of thread 0's warp */
+	uint8_t check;          /* smtop_entry_check(start) */
+};
+
+static inline SMTOP_TRACE_HD uint8_t smtop_entry_check(uint64_t start)
+{
+	return (uint8_t)((start >> 5) ^ (start >> 13) ^ (start >> 21) ^ (start >> 29) ^ 0x5a);
+}
+
 /* Demo workloads report each inference request's turnaround through this
  * function, found with dlsym(RTLD_DEFAULT, SMTOP_NOTE_REQUEST_SYMBOL); it is
  * absent without smtop.  stream is the cudaStream_t (CUstream) the request ran

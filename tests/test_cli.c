@@ -65,7 +65,7 @@ Test(cli, sm_picks_the_collector_backend)
 	cr_assert_eq(parse(&c, l3, err, sizeof err), 0, "%s", err);
 	cr_expect_null(c.sm_mode, "unset: smtop record picks the default");
 	cr_assert_neq(parse(&c, l4, err, sizeof err), 0);
-	cr_expect(strstr(err, "--sm needs 'all'") != NULL, "%s", err);
+	cr_expect(strstr(err, "--sm needs 'marked'") != NULL, "%s", err);
 }
 
 Test(cli, report_options)

@@ -61,10 +61,13 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
-	      "  --sm all|marked            record, run, demo: which thread blocks are recorded:\n"
-	      "                             all of every kernel (Compute Sanitizer), or only\n"
-	      "                             those of kernels built with kernels/smtop_trace.cuh\n"
-	      "                             (CUPTI; default)\n"
+	      "  --sm marked|entry|all      record, run, demo: which thread blocks are recorded:\n"
+	      "                             marked: those of kernels built with\n"
+	      "                             kernels/smtop_trace.cuh (CUPTI; default);\n"
+	      "                             entry: every block of every kernel, its start and\n"
+	      "                             SM exact, its end an upper bound (Compute Sanitizer,\n"
+	      "                             block entry alone); all: every block, start and end\n"
+	      "                             exact (Compute Sanitizer; about 4 times slower)\n"
 	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
 	      "                             out (recorded by default, in both --sm modes)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
@@ -138,8 +141,9 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		}
 		c->out_path = val;
 	} else if (!strcmp(a, "--sm")) {
-		if (!val || (strcmp(val, "all") && strcmp(val, "marked"))) {
-			fprintf(err, "smtop: --sm needs 'all' (every block, Compute Sanitizer) or 'marked' (CUPTI)\n");
+		if (!val || (strcmp(val, "all") && strcmp(val, "marked") && strcmp(val, "entry"))) {
+			fprintf(err, "smtop: --sm needs 'marked' (CUPTI), 'entry' (every block's start, Compute "
+				     "Sanitizer) or 'all' (every block, Compute Sanitizer)\n");
 			*bad = 1;
 		}
 		c->sm_mode = val;

@@ -195,7 +195,7 @@ static void child_exec(const struct record_opts *o, const char *session,
 	/* Without it the collector refuses in one line and the workload runs
 	 * untraced. */
 	char sanitizer[PATH_MAX];
-	if (!strcmp(sm, "all") && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
+	if (strcmp(sm, "marked") && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
 		setenv("SMTOP_SANITIZER_LIB", sanitizer, 1);
 	else
 		unsetenv("SMTOP_SANITIZER_LIB");

@@ -9,7 +9,7 @@ struct record_opts {
 	const char *out_path;     /* session file; NULL picks the default place */
 	char *const *argv;        /* workload command, NULL-terminated */
 	const char *log_path;     /* send the workload's stdout/stderr here, or NULL */
-	const char *sm_mode;      /* "all", "marked" or NULL (RECORD_SM_DEFAULT) */
+	const char *sm_mode;      /* "all", "entry", "marked" or NULL (RECORD_SM_DEFAULT) */
 	int quiet;
 	int no_nvtx;              /* leave NVTX_INJECTION64_PATH alone */
 };

@@ -146,8 +146,14 @@ struct smtop_block {
 	uint64_t start, end;
 	uint32_t block;                 /* linear block index */
 	uint16_t sm;
-	uint16_t device_id;
+	uint8_t device_id;
+	uint8_t flags;                  /* SMTOP_BLOCK_* */
 };
+
+/* The block's end is an upper bound, not a measurement: under `--sm entry`
+ * only its start is recorded, and its end is the next entry on its SM's
+ * warp slot or another bound the collector knew (docs/collector.md). */
+#define SMTOP_BLOCK_END_BOUND 1u
 
 /* A batch of blocks from one process and context, owned by the record. */
 struct smtop_blocks {

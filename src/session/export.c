@@ -696,7 +696,7 @@ static int csv_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32
 		fprintf(o, "%" PRIu32, c->x.streams[k->stream].stream_id);
 	fputc(',', o);
 	csv_field(o, k ? k->short_name : NULL);
-	fputs("\r\n", o);
+	fprintf(o, ",%u\r\n", (unsigned)(b->flags & SMTOP_BLOCK_END_BOUND));
 	c->n_blocks++;
 	if (++c->x.blocks_since_report >= 65536) {
 		c->x.blocks_since_report = 0;
@@ -781,7 +781,7 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 				    "queued_to_start_ns,grid_x,grid_y,grid_z,block_x,block_y,block_z,"
 				    "registers,static_smem,dynamic_smem,short_name,name", err, errlen)) ||
 	     !(c.blocks = csv_open(dir, "blocks.csv", "pid,device,context,sm,grid_id,block,"
-				   "start_ns,end_ns,stream,kernel", err, errlen)) ||
+				   "start_ns,end_ns,stream,kernel,end_bound", err, errlen)) ||
 	     !(c.events = csv_open(dir, "events.csv", "kind,basis,pid,device,context,stream,"
 				   "priority,correlation_id,grid_id,ready_ns,start_ns,wait_ns,kernel,"
 				   "culprits,culprit_kernel,culprit_pid,culprit_stream,"

@@ -248,6 +248,7 @@ overhead_rounds() {
 				empty) SMTOP_PATCHES=$EMPTY ovh_record all ;;
 				empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY ovh_record all ;;
 				all-entry) SMTOP_PATCH=entry ovh_record all ;;
+				entry) ovh_record entry ;;
 				all) ovh_record all ;;
 				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
@@ -275,6 +276,51 @@ section_sm_all_overhead() {
 section_patch_cost() {
 	overhead_rounds patch_cost "${SMTOP_OVERHEAD_WORKLOADS:-infer}" \
 		"${SMTOP_OVERHEAD_MODES:-plain off empty empty-entry all-entry all profiler}"
+}
+
+record_sm_entry() { SMTOP_RECORD_ARGS="--sm entry" record "$@"; }
+
+# --sm entry: every block's start and SM from the entry patch alone, its
+# end bounded (collectors/slot_bounds.h).  Every block is stored or counted
+# as dropped, the kernels are torch.profiler's, and the demos' verdicts are
+# those of --sm marked (check_demos.py).
+section_sm_entry() {
+	echo "== sm_entry: every block's start and SM, ends bounded"
+	record_sm_entry entry-unmarked build/gpu/unmarked || bad "unmarked under --sm entry exit status"
+	cat "$OUT_DIR/entry-unmarked.out"
+	$SMTOP info "$OUT_DIR/entry-unmarked.smtop"
+	want=$(sed -n 's/^expected_blocks=\([0-9]*\) kernels=\([0-9]*\)/--expect-blocks \1 --expect-kernels \2/p' "$OUT_DIR/entry-unmarked.out")
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/entry-unmarked.smtop" $want &&
+		ok "unmarked --sm entry: every block of every kernel" || bad "unmarked --sm entry: blocks vs grids"
+	record_sm_entry entry-graphs build/gpu/graph_branch || bad "graph_branch under --sm entry exit status"
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/entry-graphs.smtop" &&
+		ok "graph_branch --sm entry: every block" || bad "graph_branch --sm entry: blocks vs grids"
+	fresh_compile_caches entry
+	python3 tests/gpu/torch_two_streams.py --iters 10 > "$OUT_DIR/entry-torch-warm.out" 2>&1
+	record_sm_entry entry-torch python3 tests/gpu/torch_two_streams.py --iters 10 || bad "torch under --sm entry exit status"
+	cat "$OUT_DIR/entry-torch.out"
+	$SMTOP info "$OUT_DIR/entry-torch.smtop"
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/entry-torch.smtop" &&
+		ok "torch --sm entry: every block of every kernel" || bad "torch --sm entry: blocks vs grids"
+	python3 tests/gpu/torch_two_streams.py --iters 10 --profile > "$OUT_DIR/entry-torch-profiler.out" 2>&1
+	unset TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR
+	theirs=$(sed -n 's/.*profiler_kernels=\([0-9]*\).*/\1/p' "$OUT_DIR/entry-torch-profiler.out")
+	ours=$($SMTOP report "$OUT_DIR/entry-torch.smtop" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])')
+	expect_eq "torch --sm entry: kernels (smtop report vs torch.profiler)" "$ours" "$theirs"
+	echo "torch --sm entry: blocking resident dispatch = $(report_totals "$OUT_DIR/entry-torch.smtop")"
+	D=$OUT_DIR/sm-entry-demos
+	mkdir -p "$D"
+	for d in priority-vs-training equal-priority head-of-line green-contexts timeslice; do
+		rm -f "$D/demo-$d.smtop"
+		timeout -s INT 150 $SMTOP record --sm entry -q -o "$D/demo-$d.smtop" -- \
+			build/smtop-demo "$d" --seconds 3 > "$D/demo-$d.out" 2> "$D/demo-$d.err"
+		echo "demo $d --sm entry exit $?"
+		cat "$D/demo-$d.err"
+		expect_no_block_drops "demo $d --sm entry" "$D/demo-$d.smtop"
+		$SMTOP report "$D/demo-$d.smtop" --json --top 1000000 > "$D/demo-$d.json"
+		echo "$d --sm entry: blocking resident dispatch = $(report_totals "$D/demo-$d.smtop")"
+	done
+	python3 tests/gpu/check_demos.py "$D" || fails=$((fails + 1))
 }
 
 section_demos() {

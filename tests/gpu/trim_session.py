@@ -125,7 +125,7 @@ def trim_whole_kernels(a, dst, names, t0, t1):
             dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
             continue
         data = dst.execute("SELECT data FROM smtop_block_chunk WHERE id = ?", (cid,)).fetchone()[0]
-        blocks = [b for b in chunk_codec.decode_chunk(data)
+        blocks = [b for b in chunk_codec.decode_chunk(data, flags=True)
                   if (pid, dev, b[2]) in keep and t0 - margin <= b[0] + off <= t1 + margin]
         if not blocks:
             dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))

@@ -1,0 +1,417 @@
+#include "collectors/entries.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/drops.h"
+#include "collectors/log.h"
+#include "collectors/slot_bounds.h"
+#include "db/blockcodec.h"
+#include "src/core/clock.h"
+
+#define ENTRIES_MAX_CONTEXTS 64
+#define ENTRIES_QUEUE (1u << 16)        /* launches waiting for their entries, per context */
+#define ENTRIES_PERIOD_NS 1000000L
+#define ENTRIES_SMS 256                 /* %smid below this is bounded by its slots */
+#define ENTRIES_CLOSED 4096             /* closed blocks handed on together */
+#define ENTRIES_STAGE_AGE_NS 40000000ull
+/* A launch none of whose missing blocks entered for this long is taken as
+ * it is (its kernel died, or the patch never saw its data). */
+#define ENTRIES_STALE_NS 10000000000ull
+
+struct entries_pending {
+	uint64_t off;                   /* its first entry's index, counting every lap */
+	uint64_t n, seen;
+	uint64_t grid_id, seq;
+	uint64_t progress;              /* host monotonic ns of the last entry seen */
+	uint32_t stream_id;
+	_Atomic int dead;               /* its launch never got the data */
+};
+
+struct entries_stage {
+	struct smtop_block *b;
+	uint32_t n;
+	uint64_t since;
+};
+
+struct entries_ctx {
+	CUcontext ctx;
+	uint32_t context_id, device_id;
+	void *dev;
+	struct smtop_entry *host;
+	pthread_mutex_t lock;           /* head, tail, q_begin, q_end, seq */
+	uint64_t head, tail, seq;
+	uint64_t q_begin, q_end;
+	struct entries_pending *q;
+	pthread_t thread;
+	int started, failed;
+	_Atomic int stop;
+	void *copy_stream;
+	struct slot_bounds bounds;
+	struct smtop_block closed[ENTRIES_CLOSED];
+	size_t n_closed;
+	struct entries_stage stage[ENTRIES_SMS];
+	uint8_t *packed;
+};
+
+static struct blocks_patch_memory entries_mem;
+static entries_set_data_fn *entries_set_data;
+static blocks_observer_fn *entries_observer;
+static entries_clock_fn *entries_clock;
+static pthread_mutex_t entries_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct entries_ctx *entries_ctxs[ENTRIES_MAX_CONTEXTS];
+static size_t entries_n_ctxs;
+
+size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_t grid)
+{
+	size_t i = from;
+
+	while (i < n && e[i].grid == grid && e[i].start && e[i].check == smtop_entry_check(e[i].start))
+		i++;
+	return i - from;
+}
+
+void entries_start(const struct blocks_patch_memory *mem, entries_set_data_fn *set_data,
+		   blocks_observer_fn *observer, entries_clock_fn *clock)
+{
+	entries_mem = *mem;
+	entries_set_data = set_data;
+	entries_observer = observer;
+	entries_clock = clock;
+}
+
+/* ---- the drain ------------------------------------------------------------ */
+
+static void entries_flush_stage(struct entries_ctx *c, unsigned sm)
+{
+	struct entries_stage *st = &c->stage[sm];
+	uint32_t n = st->n;
+
+	st->n = 0;
+	blocks_pack(st->b, n, c->device_id, c->context_id, c->packed);
+}
+
+static void entries_flush_stages(struct entries_ctx *c, uint64_t now, int all)
+{
+	for (unsigned sm = 0; sm < ENTRIES_SMS; sm++)
+		if (c->stage[sm].n && (all || now - c->stage[sm].since >= ENTRIES_STAGE_AGE_NS))
+			entries_flush_stage(c, sm);
+}
+
+/* The closed blocks to the observer (kernel records), then into their SMs'
+ * stages. */
+static void entries_hand_on(struct entries_ctx *c)
+{
+	uint64_t now = clock_mono_ns();
+
+	if (c->n_closed && entries_observer)
+		entries_observer(c->context_id, c->closed, c->n_closed);
+	for (size_t i = 0; i < c->n_closed; i++) {
+		const struct smtop_block *b = &c->closed[i];
+		unsigned sm = b->sm < ENTRIES_SMS ? b->sm : ENTRIES_SMS - 1;
+		struct entries_stage *st = &c->stage[sm];
+
+		if (!st->b && !(st->b = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof(*st->b)))) {
+			drops_add(DROPS_BLOCKS, 1);
+			continue;
+		}
+		if (st->n && st->b[0].sm != b->sm)
+			entries_flush_stage(c, sm); /* one SM per chunk */
+		if (!st->n)
+			st->since = now;
+		st->b[st->n++] = *b;
+		if (st->n == DB_BLOCKCODEC_MAX_BLOCKS)
+			entries_flush_stage(c, sm);
+	}
+	c->n_closed = 0;
+}
+
+static void entries_close(struct entries_ctx *c, const struct smtop_block *b)
+{
+	c->closed[c->n_closed++] = *b;
+	if (c->n_closed == ENTRIES_CLOSED)
+		entries_hand_on(c);
+}
+
+static struct entries_pending *entries_at(struct entries_ctx *c, uint64_t i)
+{
+	return &c->q[i % ENTRIES_QUEUE];
+}
+
+static const struct smtop_entry *entries_of(const struct entries_ctx *c, const struct entries_pending *p)
+{
+	return &c->host[p->off % ENTRIES_ARENA];
+}
+
+/* Every block of p has entered (or p is given up): its entries become
+ * blocks, each put on its SM's warp slot. */
+static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p)
+{
+	const struct smtop_entry *e = entries_of(c, p);
+	uint32_t grid = (uint32_t)p->grid_id;
+	uint64_t first = UINT64_MAX, got = 0;
+
+	for (uint64_t i = 0; i < p->n; i++)
+		if (entries_taken(e, i, i + 1, grid) && e[i].start < first)
+			first = e[i].start;
+	if (first != UINT64_MAX)
+		slot_bounds_launch_started(&c->bounds, p->stream_id, p->seq, first);
+	for (uint64_t i = 0; i < p->n; i++) {
+		struct smtop_block b = { .grid_id = p->grid_id, .start = e[i].start, .block = (uint32_t)i,
+					 .sm = e[i].sm, .device_id = (uint8_t)c->device_id };
+		struct smtop_block out;
+
+		if (!entries_taken(e, i, i + 1, grid))
+			continue;
+		got++;
+		if (slot_bounds_put(&c->bounds, &b, e[i].slot, p->stream_id, p->seq, &out))
+			entries_close(c, &out);
+	}
+	if (got < p->n)
+		drops_add(DROPS_BLOCKS, p->n - got);
+	p->seen = p->n = 0; /* done */
+}
+
+/* Copies entries [from, to) of the arena (one lap: no wrap inside). */
+static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to)
+{
+	size_t at = from % ENTRIES_ARENA;
+
+	if (to <= from)
+		return 0;
+	return entries_mem.download(&c->host[at], (const char *)c->dev + at * sizeof(struct smtop_entry),
+				    (to - from) * sizeof(struct smtop_entry), c->copy_stream);
+}
+
+static int entries_done(const struct entries_pending *p)
+{
+	return p->n == 0;
+}
+
+/* The launches [b, e) of the queue that lie back to back in one lap are
+ * copied together. */
+static int entries_copy_runs(struct entries_ctx *c, uint64_t b, uint64_t e)
+{
+	uint64_t from = 0, to = 0;
+
+	for (uint64_t i = b; i < e; i++) {
+		struct entries_pending *p = entries_at(c, i);
+
+		if (entries_done(p) || atomic_load(&p->dead))
+			continue;
+		if (to && (p->off != to || p->off / ENTRIES_ARENA != from / ENTRIES_ARENA)) {
+			if (entries_copy(c, from, to) != 0)
+				return -1;
+			to = 0;
+		}
+		if (!to)
+			from = p->off + p->seen;
+		to = p->off + p->n;
+	}
+	return to ? entries_copy(c, from, to) : 0;
+}
+
+static void entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t now, int last)
+{
+	for (uint64_t i = b; i < e; i++) {
+		struct entries_pending *p = entries_at(c, i);
+		size_t k;
+
+		if (entries_done(p))
+			continue;
+		if (atomic_load(&p->dead)) {
+			drops_add(DROPS_BLOCKS, p->n);
+			p->seen = p->n = 0;
+			continue;
+		}
+		k = entries_taken(entries_of(c, p), p->seen, p->n, (uint32_t)p->grid_id);
+		p->seen += k;
+		if (k)
+			p->progress = now;
+		if (p->seen == p->n || last || now - p->progress > ENTRIES_STALE_NS)
+			entries_take_launch(c, p);
+	}
+}
+
+/* One pass: copy what is new, take the complete launches, free their
+ * stretch of the arena, close what a later launch bounds. */
+static int entries_drain(struct entries_ctx *c, int last)
+{
+	uint64_t b, e, now = clock_mono_ns();
+	size_t k;
+
+	pthread_mutex_lock(&c->lock);
+	b = c->q_begin;
+	e = c->q_end;
+	pthread_mutex_unlock(&c->lock);
+	if (entries_copy_runs(c, b, e) != 0)
+		return -1;
+	entries_scan(c, b, e, now, last);
+	while (b < e && entries_done(entries_at(c, b)))
+		b++;
+	pthread_mutex_lock(&c->lock);
+	c->q_begin = b;
+	c->tail = b < e ? entries_at(c, b)->off : c->head;
+	pthread_mutex_unlock(&c->lock);
+	do {
+		k = slot_bounds_sweep(&c->bounds, c->closed + c->n_closed, ENTRIES_CLOSED - c->n_closed);
+		c->n_closed += k;
+		entries_hand_on(c);
+	} while (k);
+	entries_flush_stages(c, now, last);
+	return 0;
+}
+
+/* At the end every open block closes at the GPU's clock now, the latest
+ * its block can have ended. */
+static void entries_close_all(struct entries_ctx *c)
+{
+	uint64_t end = entries_clock ? entries_clock(c->device_id) : 0;
+	size_t k;
+
+	do {
+		k = slot_bounds_close_all(&c->bounds, end, c->closed + c->n_closed, ENTRIES_CLOSED - c->n_closed);
+		c->n_closed += k;
+		entries_hand_on(c);
+	} while (k);
+	entries_flush_stages(c, 0, 1);
+}
+
+static void *entries_main(void *arg)
+{
+	struct entries_ctx *c = arg;
+	struct timespec period = { 0, ENTRIES_PERIOD_NS };
+
+	blocks_set_own_code(1);
+	if (!(c->copy_stream = blocks_patch_copy_stream(c->ctx))) {
+		log_debug("entry tracing off for context %u: no stream for its copies", c->context_id);
+		c->failed = 1;
+		return NULL;
+	}
+	while (!atomic_load(&c->stop)) {
+		nanosleep(&period, NULL);
+		if (entries_drain(c, 0) != 0) {
+			log_debug("entry drain for context %u stopped after a CUDA error", c->context_id);
+			c->failed = 1;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* ---- contexts and launches ---------------------------------------------- */
+
+/* Inside a launch callback: the arena from the sanitizer's memory calls. */
+static struct entries_ctx *entries_create(const struct entries_launch_info *l)
+{
+	struct entries_ctx *c = calloc(1, sizeof(*c));
+	size_t bytes = (size_t)ENTRIES_ARENA * sizeof(struct smtop_entry);
+
+	if (!c)
+		return NULL;
+	c->ctx = l->ctx;
+	c->context_id = l->context_id;
+	c->device_id = l->device_id;
+	pthread_mutex_init(&c->lock, NULL);
+	if (!(c->q = calloc(ENTRIES_QUEUE, sizeof(*c->q))) ||
+	    !(c->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS))) ||
+	    slot_bounds_init(&c->bounds, ENTRIES_SMS) != 0 || entries_mem.alloc(l->ctx, &c->dev, bytes) != 0 ||
+	    entries_mem.alloc_host(l->ctx, (void **)&c->host, bytes) != 0 ||
+	    entries_mem.memset(c->dev, 0, bytes, l->stream) != 0 || entries_mem.sync(l->stream) != 0) {
+		c->failed = 1;
+		return c;
+	}
+	if (pthread_create(&c->thread, NULL, entries_main, c) == 0)
+		c->started = 1;
+	else
+		c->failed = 1;
+	return c;
+}
+
+static struct entries_ctx *entries_get(const struct entries_launch_info *l)
+{
+	struct entries_ctx *c = NULL;
+
+	pthread_mutex_lock(&entries_lock);
+	for (size_t i = 0; i < entries_n_ctxs; i++)
+		if (entries_ctxs[i]->ctx == l->ctx)
+			c = entries_ctxs[i];
+	if (!c && entries_n_ctxs < ENTRIES_MAX_CONTEXTS && (c = entries_create(l)))
+		entries_ctxs[entries_n_ctxs++] = c;
+	pthread_mutex_unlock(&entries_lock);
+	return c && !c->failed ? c : NULL;
+}
+
+/* Room for n entries from the arena's head, in one lap; the index of the
+ * launch's place in the queue, or -1. */
+static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launch_info *l)
+{
+	uint64_t n = l->blocks, off;
+	struct entries_pending *p;
+	int64_t at = -1;
+
+	pthread_mutex_lock(&c->lock);
+	off = c->head;
+	if (off % ENTRIES_ARENA + n > ENTRIES_ARENA)
+		off = (off / ENTRIES_ARENA + 1) * ENTRIES_ARENA;
+	if (n && n <= ENTRIES_ARENA && off + n - c->tail <= ENTRIES_ARENA && c->q_end - c->q_begin < ENTRIES_QUEUE) {
+		p = entries_at(c, c->q_end);
+		p->off = off;
+		p->n = n;
+		p->seen = 0;
+		p->grid_id = l->grid_id;
+		p->seq = ++c->seq;
+		p->progress = clock_mono_ns();
+		p->stream_id = l->stream_id;
+		atomic_store(&p->dead, 0);
+		c->head = off + n;
+		at = (int64_t)c->q_end++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return at;
+}
+
+int entries_on_launch(const struct entries_launch_info *l)
+{
+	struct entries_ctx *c = entries_get(l);
+	int64_t at;
+	struct entries_pending *p;
+
+	if (!c || (at = entries_reserve(c, l)) < 0) {
+		drops_add(DROPS_BLOCKS, l->blocks);
+		return -1;
+	}
+	p = entries_at(c, (uint64_t)at);
+	if (entries_set_data(l->launch, l->function, l->stream,
+			     (const char *)c->dev + (p->off % ENTRIES_ARENA) * sizeof(struct smtop_entry)) != 0) {
+		atomic_store(&p->dead, 1);
+		return -1;
+	}
+	return 0;
+}
+
+void entries_shutdown(void)
+{
+	pthread_mutex_lock(&entries_lock);
+	for (size_t i = 0; i < entries_n_ctxs; i++) {
+		struct entries_ctx *c = entries_ctxs[i];
+
+		if (!c->started)
+			continue;
+		atomic_store(&c->stop, 1);
+		pthread_join(c->thread, NULL);
+		c->started = 0;
+		blocks_set_own_code(1);
+		if (!c->failed && entries_drain(c, 1) != 0)
+			log_debug("last entry drain for context %u failed", c->context_id);
+		entries_close_all(c);
+		blocks_set_own_code(0);
+		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s",
+			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained");
+	}
+	pthread_mutex_unlock(&entries_lock);
+}

@@ -1,0 +1,59 @@
+/* Host side of entry-only tracing (`--sm entry`): each launch gets its own
+ * stretch of a per-context arena in device memory as its per-launch
+ * callback data, where the sanitizer's entry patch writes one struct
+ * smtop_entry per block (kernels/smtop_trace_abi.h).  A drain thread per
+ * context copies the stretches of launches still short of entries, takes a
+ * launch once every block has entered, bounds the blocks' ends
+ * (collectors/slot_bounds.h) and packs them into chunks like the lanes'.
+ * A launch the arena has no room for is recorded without blocks, and its
+ * grid counts as dropped. */
+#ifndef SMTOP_COLLECTORS_ENTRIES_H
+#define SMTOP_COLLECTORS_ENTRIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#include "collectors/blocks.h"
+#include "kernels/smtop_trace_abi.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Entries in one context's arena: 128 MiB of device memory and as much
+ * pinned host memory, in processes that launch kernels. */
+#define ENTRIES_ARENA (1u << 23)
+
+/* How many leading entries of a launch's stretch are its own (grid and
+ * check match), from `from` on.  Pure. */
+size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_t grid);
+
+/* The bound of a block's end at the end of the process, for device: the
+ * GPU clock now, or 0 when not known. */
+typedef uint64_t entries_clock_fn(uint32_t device);
+
+/* Before the first launch: the sanitizer's memory calls (only they are
+ * safe inside its callbacks), the callback that gives a launch its data,
+ * the observer that makes kernel records of closed blocks, the clock. */
+typedef int entries_set_data_fn(void *launch, CUfunction f, void *stream, const void *data);
+void entries_start(const struct blocks_patch_memory *mem, entries_set_data_fn *set_data,
+		   blocks_observer_fn *observer, entries_clock_fn *clock);
+
+/* From a launch callback: reserves the launch's entries and hands their
+ * address to it.  stream_id 0: no stream order bounds its blocks (graph
+ * nodes).  0, or -1 when it could not (its blocks count as dropped). */
+struct entries_launch_info {
+	CUcontext ctx;
+	uint32_t context_id, device_id, stream_id;
+	uint64_t grid_id, blocks;
+	void *launch, *stream;         /* the sanitizer's handles */
+	CUfunction function;
+};
+int entries_on_launch(const struct entries_launch_info *l);
+
+/* At the end: a last drain of every context, every block closed. */
+void entries_shutdown(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,74 @@
+/* Block ends under entry-only tracing (`--sm entry`): only a block's start,
+ * SM and thread 0's hardware warp slot are recorded, so its end is bounded
+ * from above by what came after it:
+ *   - the next block that entered on the same SM and warp slot (a warp
+ *     keeps its slot for its whole life, so the slot's next warp entered
+ *     after this one left);
+ *   - the first block of a later launch on the same stream (stream order;
+ *     not for graph kernels, whose nodes follow the graph's edges);
+ *   - at the end of the process, the GPU clock then.
+ * The bound is the least of those known when the block is closed; every
+ * block comes out with SMTOP_BLOCK_END_BOUND.  It bounds thread 0's warp:
+ * another warp of the block may outlive it (docs/collector.md).
+ * Pure: no CUDA, no lock (one drain thread owns a table). */
+#ifndef SMTOP_COLLECTORS_SLOT_BOUNDS_H
+#define SMTOP_COLLECTORS_SLOT_BOUNDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/core/records.h"
+
+#pragma GCC visibility push(hidden)
+
+#define SLOT_BOUNDS_SLOTS 64     /* warp slots per SM (%warpid < 64 up to cc 12.x) */
+#define SLOT_BOUNDS_STREAMS 1024 /* streams remembered, direct-mapped */
+
+/* A block whose end is not known yet.  stream 0: no stream bound applies. */
+struct slot_open {
+	struct smtop_block b;
+	uint32_t stream;
+	uint64_t seq;                   /* its launch's number, in launch order */
+};
+
+/* The latest launch of a stream whose first block is known. */
+struct slot_stream {
+	uint32_t id;
+	uint64_t seq, first;
+};
+
+struct slot_bounds {
+	uint32_t n_sm;
+	struct slot_open *open;         /* n_sm * SLOT_BOUNDS_SLOTS; b.start 0: free */
+	struct slot_stream streams[SLOT_BOUNDS_STREAMS];
+	size_t n_open;
+};
+
+/* 0, or -1 when out of memory. */
+int slot_bounds_init(struct slot_bounds *t, uint32_t n_sm);
+void slot_bounds_free(struct slot_bounds *t);
+
+/* Block b entered on sm's warp slot `slot` (b.sm and b.start set), from
+ * launch seq of stream (0: none).  Whatever that closes (b's predecessor on
+ * the slot, or b itself when a later block already holds it: launches
+ * complete out of order) goes to *closed; returns 1 then, else 0.  A block
+ * of an SM or slot beyond the table has nothing to bound it: it comes back
+ * at once with end = start. */
+int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned slot, uint32_t stream,
+		    uint64_t seq, struct smtop_block *closed);
+
+/* Launch seq of stream had its first block start at first: a bound for the
+ * blocks of the stream's earlier launches. */
+void slot_bounds_launch_started(struct slot_bounds *t, uint32_t stream, uint64_t seq, uint64_t first);
+
+/* Closes the open blocks that a later launch of their stream bounds, at
+ * most cap, into out; returns how many. */
+size_t slot_bounds_sweep(struct slot_bounds *t, struct smtop_block *out, size_t cap);
+
+/* Closes every open block at the least of its stream bound and end (the
+ * GPU's clock at the end of the process), at most cap; returns how many. */
+size_t slot_bounds_close_all(struct slot_bounds *t, uint64_t end, struct smtop_block *out, size_t cap);
+
+#pragma GCC visibility pop
+
+#endif

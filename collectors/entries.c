@@ -22,15 +22,43 @@
 /* A launch none of whose missing blocks entered for this long is taken as
  * it is (its kernel died, or the patch never saw its data). */
 #define ENTRIES_STALE_NS 10000000000ull
+#define ENTRIES_STREAMS 1024            /* streams whose last launch taken is known, direct-mapped */
+#define ENTRIES_WINDOW (1u << 20)       /* entries of one launch copied in a pass, at most */
 
 struct entries_pending {
 	uint64_t off;                   /* its first entry's index, counting every lap */
 	uint64_t n, seen;
 	uint64_t grid_id, seq;
 	uint64_t progress;              /* host monotonic ns of the last entry seen */
-	uint32_t stream_id;
+	uint32_t stream_id;             /* its stream bound (0: none) */
+	uint32_t order_stream, corr;
 	_Atomic int dead;               /* its launch never got the data */
 };
+
+/* The latest launches of a stream whose blocks have all entered: seq1 (of
+ * graph launch or call corr1) and seq2, the latest of another corr.  Once
+ * a later launch of its stream, from another call, has entered whole, a
+ * launch's blocks have all ended: what it lacks will never come.  Launch
+ * order is the order of the launch callbacks, which two host threads
+ * launching on one stream may not keep: a launch is given up only
+ * ENTRIES_PASSED_NS after the later one was found whole. */
+#define ENTRIES_PASSED_NS 200000000ull
+struct entries_order {
+	uint32_t stream, corr1;
+	uint64_t seq1, seq2;
+	uint64_t at1, at2;              /* host monotonic ns when each was found whole */
+};
+
+/* Launches of one stream run in order: while one has blocks yet to enter,
+ * the stream's later launches (of other calls: a graph's nodes run side by
+ * side) have none, and their entries are not copied in this pass. */
+struct entries_waiting {
+	uint32_t stream, corr;
+	uint64_t pass;
+};
+
+/* Why blocks were lost, for the debug log. */
+enum entries_loss { ENTRIES_NO_ROOM, ENTRIES_NO_DATA, ENTRIES_NEVER_ENTERED, ENTRIES_LOSSES };
 
 struct entries_stage {
 	struct smtop_block *b;
@@ -52,6 +80,11 @@ struct entries_ctx {
 	_Atomic int stop;
 	void *copy_stream;
 	struct slot_bounds bounds;
+	struct entries_order order[ENTRIES_STREAMS];
+	struct entries_waiting waiting[ENTRIES_STREAMS];
+	uint64_t lost[ENTRIES_LOSSES];
+	uint64_t drains, busiest;       /* passes, most entries copied in one */
+	uint64_t copied;                /* entries copied in this pass */
 	struct smtop_block closed[ENTRIES_CLOSED];
 	size_t n_closed;
 	struct entries_stage stage[ENTRIES_SMS];
@@ -65,6 +98,7 @@ static entries_clock_fn *entries_clock;
 static pthread_mutex_t entries_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entries_ctx *entries_ctxs[ENTRIES_MAX_CONTEXTS];
 static size_t entries_n_ctxs;
+static _Atomic uint64_t entries_no_room; /* blocks of launches the arena had no room for */
 
 size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_t grid)
 {
@@ -171,9 +205,52 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 		if (slot_bounds_put(&c->bounds, &b, e[i].slot, p->stream_id, p->seq, &out))
 			entries_close(c, &out);
 	}
-	if (got < p->n)
+	if (got < p->n) {
 		drops_add(DROPS_BLOCKS, p->n - got);
+		c->lost[ENTRIES_NEVER_ENTERED] += p->n - got;
+	}
 	p->seen = p->n = 0; /* done */
+}
+
+static struct entries_order *entries_order_of(struct entries_ctx *c, uint32_t stream)
+{
+	return &c->order[stream % ENTRIES_STREAMS];
+}
+
+/* p entered whole: a later bound for its stream's earlier launches. */
+static void entries_order_taken(struct entries_ctx *c, const struct entries_pending *p, uint64_t now)
+{
+	struct entries_order *o = entries_order_of(c, p->order_stream);
+
+	if (o->stream != p->order_stream)
+		*o = (struct entries_order){ .stream = p->order_stream };
+	if (p->corr == o->corr1) {
+		if (p->seq > o->seq1) {
+			o->seq1 = p->seq;
+			o->at1 = now;
+		}
+	} else if (p->seq > o->seq1) {
+		o->seq2 = o->seq1;
+		o->at2 = o->at1;
+		o->seq1 = p->seq;
+		o->at1 = now;
+		o->corr1 = p->corr;
+	} else if (p->seq > o->seq2) {
+		o->seq2 = p->seq;
+		o->at2 = now;
+	}
+}
+
+/* Whether a later launch of p's stream, from another call, entered whole
+ * long enough ago. */
+static int entries_passed(struct entries_ctx *c, const struct entries_pending *p, uint64_t now)
+{
+	const struct entries_order *o = entries_order_of(c, p->order_stream);
+	int other = o->corr1 != p->corr;
+
+	if (o->stream != p->order_stream)
+		return 0;
+	return (other ? o->seq1 : o->seq2) > p->seq && now - (other ? o->at1 : o->at2) > ENTRIES_PASSED_NS;
 }
 
 /* Copies entries [from, to) of the arena (one lap: no wrap inside). */
@@ -183,6 +260,7 @@ static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to)
 
 	if (to <= from)
 		return 0;
+	c->copied += to - from;
 	return entries_mem.download(&c->host[at], (const char *)c->dev + at * sizeof(struct smtop_entry),
 				    (to - from) * sizeof(struct smtop_entry), c->copy_stream);
 }
@@ -192,49 +270,76 @@ static int entries_done(const struct entries_pending *p)
 	return p->n == 0;
 }
 
-/* The launches [b, e) of the queue that lie back to back in one lap are
- * copied together. */
-static int entries_copy_runs(struct entries_ctx *c, uint64_t b, uint64_t e)
+static int entries_behind(struct entries_ctx *c, const struct entries_pending *p)
 {
-	uint64_t from = 0, to = 0;
+	const struct entries_waiting *w = &c->waiting[p->order_stream % ENTRIES_STREAMS];
 
-	for (uint64_t i = b; i < e; i++) {
-		struct entries_pending *p = entries_at(c, i);
-
-		if (entries_done(p) || atomic_load(&p->dead))
-			continue;
-		if (to && (p->off != to || p->off / ENTRIES_ARENA != from / ENTRIES_ARENA)) {
-			if (entries_copy(c, from, to) != 0)
-				return -1;
-			to = 0;
-		}
-		if (!to)
-			from = p->off + p->seen;
-		to = p->off + p->n;
-	}
-	return to ? entries_copy(c, from, to) : 0;
+	return w->pass == c->drains && w->stream == p->order_stream && w->corr != p->corr;
 }
 
-static void entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t now, int last)
+static void entries_wait_for(struct entries_ctx *c, const struct entries_pending *p)
+{
+	struct entries_waiting *w = &c->waiting[p->order_stream % ENTRIES_STREAMS];
+
+	if (w->pass != c->drains)
+		*w = (struct entries_waiting){ .stream = p->order_stream, .corr = p->corr, .pass = c->drains };
+}
+
+/* Copies the next entries of p, at most ENTRIES_WINDOW (all at the end),
+ * and counts those now in; -1 on a CUDA error. */
+static int entries_look(struct entries_ctx *c, struct entries_pending *p, uint64_t now, int last)
+{
+	uint64_t to = p->n, k;
+
+	if (!last && to - p->seen > ENTRIES_WINDOW)
+		to = p->seen + ENTRIES_WINDOW;
+	if (entries_copy(c, p->off + p->seen, p->off + to) != 0)
+		return -1;
+	k = entries_taken(entries_of(c, p), p->seen, to, (uint32_t)p->grid_id);
+	p->seen += k;
+	if (k)
+		p->progress = now;
+	return 0;
+}
+
+/* Takes the launches whose blocks have all entered, and those whose
+ * missing blocks never will: passed by a later launch of their stream (as
+ * known before this pass: a launch found whole in this pass's copies may
+ * have been copied after this one's last entries were), stale, or at the
+ * end.  -1 on a CUDA error. */
+static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t now, int last)
 {
 	for (uint64_t i = b; i < e; i++) {
 		struct entries_pending *p = entries_at(c, i);
-		size_t k;
 
 		if (entries_done(p))
 			continue;
 		if (atomic_load(&p->dead)) {
 			drops_add(DROPS_BLOCKS, p->n);
+			c->lost[ENTRIES_NO_DATA] += p->n;
 			p->seen = p->n = 0;
 			continue;
 		}
-		k = entries_taken(entries_of(c, p), p->seen, p->n, (uint32_t)p->grid_id);
-		p->seen += k;
-		if (k)
-			p->progress = now;
-		if (p->seen == p->n || last || now - p->progress > ENTRIES_STALE_NS)
+		if (!last && entries_behind(c, p) && !entries_passed(c, p, now))
+			continue;
+		if (entries_look(c, p, now, last) != 0)
+			return -1;
+		if (p->seen == p->n)
+			continue;
+		if (last || now - p->progress > ENTRIES_STALE_NS || entries_passed(c, p, now))
 			entries_take_launch(c, p);
+		else
+			entries_wait_for(c, p);
 	}
+	for (uint64_t i = b; i < e; i++) {
+		struct entries_pending *p = entries_at(c, i);
+
+		if (!entries_done(p) && p->seen == p->n) {
+			entries_order_taken(c, p, now);
+			entries_take_launch(c, p);
+		}
+	}
+	return 0;
 }
 
 /* One pass: copy what is new, take the complete launches, free their
@@ -248,9 +353,12 @@ static int entries_drain(struct entries_ctx *c, int last)
 	b = c->q_begin;
 	e = c->q_end;
 	pthread_mutex_unlock(&c->lock);
-	if (entries_copy_runs(c, b, e) != 0)
+	c->copied = 0;
+	c->drains++;
+	if (entries_scan(c, b, e, now, last) != 0)
 		return -1;
-	entries_scan(c, b, e, now, last);
+	if (c->copied > c->busiest)
+		c->busiest = c->copied;
 	while (b < e && entries_done(entries_at(c, b)))
 		b++;
 	pthread_mutex_lock(&c->lock);
@@ -293,7 +401,9 @@ static void *entries_main(void *arg)
 		return NULL;
 	}
 	while (!atomic_load(&c->stop)) {
-		nanosleep(&period, NULL);
+		/* half a window copied means a burst: drain again at once */
+		if (c->copied < ENTRIES_WINDOW / 2)
+			nanosleep(&period, NULL);
 		if (entries_drain(c, 0) != 0) {
 			log_debug("entry drain for context %u stopped after a CUDA error", c->context_id);
 			c->failed = 1;
@@ -367,6 +477,8 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		p->seq = ++c->seq;
 		p->progress = clock_mono_ns();
 		p->stream_id = l->stream_id;
+		p->order_stream = l->order_stream;
+		p->corr = l->correlation_id;
 		atomic_store(&p->dead, 0);
 		c->head = off + n;
 		at = (int64_t)c->q_end++;
@@ -383,6 +495,7 @@ int entries_on_launch(const struct entries_launch_info *l)
 
 	if (!c || (at = entries_reserve(c, l)) < 0) {
 		drops_add(DROPS_BLOCKS, l->blocks);
+		atomic_fetch_add_explicit(&entries_no_room, l->blocks, memory_order_relaxed);
 		return -1;
 	}
 	p = entries_at(c, (uint64_t)at);
@@ -410,8 +523,14 @@ void entries_shutdown(void)
 			log_debug("last entry drain for context %u failed", c->context_id);
 		entries_close_all(c);
 		blocks_set_own_code(0);
-		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s",
-			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained");
+		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
+			  " %" PRIu64 " drains, at most %" PRIu64 " entries copied in one; lost: %" PRIu64
+			  " without data, %" PRIu64 " never entered",
+			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", c->drains,
+			  c->busiest, c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
 	}
 	pthread_mutex_unlock(&entries_lock);
+	if (atomic_load(&entries_no_room))
+		log_debug("entries: %" PRIu64 " blocks of launches the arena had no room for",
+			  (uint64_t)atomic_load(&entries_no_room));
 }

@@ -20,9 +20,10 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Entries in one context's arena: 128 MiB of device memory and as much
- * pinned host memory, in processes that launch kernels. */
-#define ENTRIES_ARENA (1u << 23)
+/* Entries in one context's arena: 256 MiB of device memory and as much
+ * pinned host memory.  It holds every block launched and not yet entered,
+ * and PyTorch queues a training step's worth ahead: 8 M entries filled. */
+#define ENTRIES_ARENA (1u << 24)
 
 /* How many leading entries of a launch's stretch are its own (grid and
  * check match), from `from` on.  Pure. */
@@ -45,6 +46,8 @@ void entries_start(const struct blocks_patch_memory *mem, entries_set_data_fn *s
 struct entries_launch_info {
 	CUcontext ctx;
 	uint32_t context_id, device_id, stream_id;
+	uint32_t order_stream;         /* the stream it was launched on, graph nodes' too */
+	uint32_t correlation_id;       /* shared by the nodes of one graph launch */
 	uint64_t grid_id, blocks;
 	void *launch, *stream;         /* the sanitizer's handles */
 	CUfunction function;

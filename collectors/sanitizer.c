@@ -719,6 +719,8 @@ static void sz_launch_entries(const Sanitizer_LaunchData *ld, const struct launc
 		.context_id = info->context_id,
 		.device_id = info->device_id,
 		.stream_id = info->is_graph ? 0 : info->stream_id,
+		.order_stream = info->stream_id,
+		.correlation_id = info->correlation_id,
 		.grid_id = ld->gridId,
 		.blocks = (uint64_t)ld->gridDim_x * ld->gridDim_y * ld->gridDim_z,
 		.launch = ld->hLaunch,

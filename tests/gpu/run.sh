@@ -321,6 +321,14 @@ section_sm_entry() {
 		echo "$d --sm entry: blocking resident dispatch = $(report_totals "$D/demo-$d.smtop")"
 	done
 	python3 tests/gpu/check_demos.py "$D" || fails=$((fails + 1))
+	# bounded ends against exact ones: the same demos with the header's tracer
+	for d in priority-vs-training equal-priority head-of-line; do
+		rm -f "$D/marked-$d.smtop"
+		timeout -s INT 150 $SMTOP record --sm marked -q -o "$D/marked-$d.smtop" -- \
+			build/smtop-demo "$d" --seconds 3 > "$D/marked-$d.out" 2>&1
+		echo "== entry_accuracy $d (--sm marked vs --sm entry)"
+		python3 tests/gpu/entry_accuracy.py "$D/marked-$d.smtop" "$D/demo-$d.smtop" | tail -8
+	done
 }
 
 section_demos() {

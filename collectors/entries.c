@@ -57,6 +57,14 @@ struct entries_waiting {
 	uint64_t pass;
 };
 
+/* A synchronize call's return, on the host's clock, until the drain maps
+ * it onto the GPU's. */
+struct entries_sync {
+	uint32_t stream;
+	uint64_t seq, host_ns;
+};
+#define ENTRIES_SYNCS 64
+
 /* Why blocks were lost, for the debug log. */
 enum entries_loss { ENTRIES_NO_ROOM, ENTRIES_NO_DATA, ENTRIES_NEVER_ENTERED, ENTRIES_LOSSES };
 
@@ -85,6 +93,8 @@ struct entries_ctx {
 	uint64_t lost[ENTRIES_LOSSES];
 	uint64_t drains, busiest;       /* passes, most entries copied in one */
 	uint64_t copied;                /* entries copied in this pass */
+	struct entries_sync syncs[ENTRIES_SYNCS]; /* under lock */
+	size_t n_syncs;
 	struct smtop_block closed[ENTRIES_CLOSED];
 	size_t n_closed;
 	struct entries_stage stage[ENTRIES_SMS];
@@ -202,7 +212,7 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 		if (!entries_taken(e, i, i + 1, grid))
 			continue;
 		got++;
-		if (slot_bounds_put(&c->bounds, &b, e[i].slot, p->stream_id, p->seq, &out))
+		if (slot_bounds_put(&c->bounds, &b, e[i].slot, p->stream_id, p->order_stream, p->seq, &out))
 			entries_close(c, &out);
 	}
 	if (got < p->n) {
@@ -342,8 +352,29 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 	return 0;
 }
 
+/* The synchronize calls whose return the GPU clock's bound can place now
+ * bound their launches' blocks; the others wait. */
+static void entries_apply_syncs(struct entries_ctx *c)
+{
+	size_t keep = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n_syncs; i++) {
+		const struct entries_sync *y = &c->syncs[i];
+		uint64_t at = entries_clock ? entries_clock(c->device_id, y->host_ns) : 0;
+
+		if (at)
+			slot_bounds_synced(&c->bounds, y->stream, y->seq, at);
+		else
+			c->syncs[keep++] = *y;
+	}
+	c->n_syncs = keep;
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* One pass: copy what is new, take the complete launches, free their
- * stretch of the arena, close what a later launch bounds. */
+ * stretch of the arena, close what a later launch or a synchronize call
+ * bounds. */
 static int entries_drain(struct entries_ctx *c, int last)
 {
 	uint64_t b, e, now = clock_mono_ns();
@@ -365,6 +396,7 @@ static int entries_drain(struct entries_ctx *c, int last)
 	c->q_begin = b;
 	c->tail = b < e ? entries_at(c, b)->off : c->head;
 	pthread_mutex_unlock(&c->lock);
+	entries_apply_syncs(c);
 	do {
 		k = slot_bounds_sweep(&c->bounds, c->closed + c->n_closed, ENTRIES_CLOSED - c->n_closed);
 		c->n_closed += k;
@@ -378,7 +410,7 @@ static int entries_drain(struct entries_ctx *c, int last)
  * its block can have ended. */
 static void entries_close_all(struct entries_ctx *c)
 {
-	uint64_t end = entries_clock ? entries_clock(c->device_id) : 0;
+	uint64_t end = entries_clock ? entries_clock(c->device_id, clock_real_ns()) : 0;
 	size_t k;
 
 	do {
@@ -505,6 +537,45 @@ int entries_on_launch(const struct entries_launch_info *l)
 		return -1;
 	}
 	return 0;
+}
+
+static struct entries_ctx *entries_find(CUcontext ctx)
+{
+	struct entries_ctx *c = NULL;
+
+	pthread_mutex_lock(&entries_lock);
+	for (size_t i = 0; i < entries_n_ctxs && !c; i++)
+		if (entries_ctxs[i]->ctx == ctx)
+			c = entries_ctxs[i];
+	pthread_mutex_unlock(&entries_lock);
+	return c;
+}
+
+uint64_t entries_launched(CUcontext ctx)
+{
+	struct entries_ctx *c = entries_find(ctx);
+	uint64_t seq = 0;
+
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		seq = c->seq;
+		pthread_mutex_unlock(&c->lock);
+	}
+	return seq;
+}
+
+void entries_synced(CUcontext ctx, uint32_t stream, uint64_t seq, uint64_t host_ns)
+{
+	struct entries_ctx *c = entries_find(ctx);
+
+	if (!c || !seq)
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (c->n_syncs == ENTRIES_SYNCS) /* the oldest gives way: only a bound is lost */
+		memmove(c->syncs, c->syncs + 1, (ENTRIES_SYNCS - 1) * sizeof(c->syncs[0]));
+	c->syncs[c->n_syncs < ENTRIES_SYNCS ? c->n_syncs++ : ENTRIES_SYNCS - 1] =
+		(struct entries_sync){ .stream = stream, .seq = seq, .host_ns = host_ns };
+	pthread_mutex_unlock(&c->lock);
 }
 
 void entries_shutdown(void)

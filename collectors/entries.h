@@ -29,9 +29,9 @@
  * check match), from `from` on.  Pure. */
 size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_t grid);
 
-/* The bound of a block's end at the end of the process, for device: the
- * GPU clock now, or 0 when not known. */
-typedef uint64_t entries_clock_fn(uint32_t device);
+/* Device's GPU clock at host_ns (CLOCK_REALTIME), at most, or 0 when not
+ * known yet. */
+typedef uint64_t entries_clock_fn(uint32_t device, uint64_t host_ns);
 
 /* Before the first launch: the sanitizer's memory calls (only they are
  * safe inside its callbacks), the callback that gives a launch its data,
@@ -53,6 +53,15 @@ struct entries_launch_info {
 	CUfunction function;
 };
 int entries_on_launch(const struct entries_launch_info *l);
+
+/* How many launches ctx has had so far: what a synchronize call entered
+ * now waits for. */
+uint64_t entries_launched(CUcontext ctx);
+
+/* A synchronize call on ctx returned at host_ns (CLOCK_REALTIME): the
+ * launches up to seq (entries_launched at its entry) of stream (0: of
+ * every stream) had all ended. */
+void entries_synced(CUcontext ctx, uint32_t stream, uint64_t seq, uint64_t host_ns);
 
 /* At the end: a last drain of every context, every block closed. */
 void entries_shutdown(void);

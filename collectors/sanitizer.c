@@ -150,6 +150,7 @@ static _Atomic uint64_t sz_launch_calls, sz_smem_taken;
  * stream it waits for. */
 static _Thread_local uint64_t sz_tls_sync_start;
 static _Thread_local void *sz_tls_sync_stream;
+static _Thread_local uint64_t sz_tls_sync_seq; /* --sm entry: launches before it */
 /* The graph launch whose nodes this thread is launching, and its number. */
 static _Thread_local const void *sz_tls_graph_exec;
 static _Thread_local uint32_t sz_tls_graph_launch, sz_tls_graph_corr;
@@ -740,13 +741,13 @@ static int sz_set_launch_data(void *launch, CUfunction f, void *stream, const vo
 	return r == SANITIZER_SUCCESS ? 0 : -1;
 }
 
-/* The GPU clock of device now, at most: the host's clock plus the least
- * lag of a first block behind its launch (launches.h). */
-static uint64_t sz_gpu_clock_bound(uint32_t device)
+/* The GPU clock of device at host_ns, at most: the host's clock plus the
+ * least lag of a first block behind its launch (launches.h). */
+static uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns)
 {
 	if (!sz_table || !launch_shards_bound_known(sz_table, device))
 		return 0;
-	return clock_real_ns() + (uint64_t)launch_shards_bound(sz_table, device);
+	return host_ns + (uint64_t)launch_shards_bound(sz_table, device);
 }
 
 /* Registers the launch for its kernel record, and gives f's launches from
@@ -960,6 +961,7 @@ static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_Callback
 	if (d->callbackSite == SANITIZER_API_ENTER) {
 		sz_tls_sync_start = clock_real_ns();
 		sz_tls_sync_stream = handle;
+		sz_tls_sync_seq = sz_entries ? entries_launched(d->context) : 0;
 		return;
 	}
 	end = clock_real_ns();
@@ -969,6 +971,9 @@ static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_Callback
 	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr, sz_tls_sync_start, end,
 				  &rec);
 	sz_tls_sync_start = 0;
+	/* an event's synchronize bounds what its record followed: not known here */
+	if (sz_entries && type != SANITIZER_SYNC_EVENT)
+		entries_synced(d->context, type == SANITIZER_SYNC_STREAM ? k.stream_id : 0, sz_tls_sync_seq, end);
 	sz_send_host_timed(&rec, &k, k.dev);
 }
 

@@ -28,28 +28,49 @@ static const struct slot_stream *slot_stream_of(const struct slot_bounds *t, uin
 	return stream && s->id == stream ? s : NULL;
 }
 
-/* The least bound of o's end: limit, or its stream's later launch. */
+static const struct slot_sync *slot_sync_of(const struct slot_bounds *t, uint32_t stream)
+{
+	const struct slot_sync *s = &t->syncs[stream % SLOT_BOUNDS_STREAMS];
+
+	return stream && s->stream == stream ? s : NULL;
+}
+
+/* The least of limit and what bounds o's end besides its slot: a later
+ * launch of its stream, a synchronize call that waited for it; UINT64_MAX
+ * when nothing does. */
 static uint64_t slot_bound(const struct slot_bounds *t, const struct slot_open *o, uint64_t limit)
 {
 	const struct slot_stream *s = slot_stream_of(t, o->stream);
+	const struct slot_sync *y = slot_sync_of(t, o->order);
 
 	if (s && s->seq > o->seq && s->first < limit)
 		limit = s->first;
-	return limit < o->b.start ? o->b.start : limit;
+	if (y && y->seq >= o->seq && y->at < limit)
+		limit = y->at;
+	if (t->all.seq >= o->seq && t->all.at && t->all.at < limit)
+		limit = t->all.at;
+	return limit;
+}
+
+static uint64_t slot_end(const struct slot_bounds *t, const struct slot_open *o, uint64_t limit)
+{
+	uint64_t end = slot_bound(t, o, limit);
+
+	return end < o->b.start ? o->b.start : end;
 }
 
 static void slot_close(const struct slot_bounds *t, const struct slot_open *o, uint64_t limit,
 		       struct smtop_block *out)
 {
 	*out = o->b;
-	out->end = slot_bound(t, o, limit);
+	out->end = slot_end(t, o, limit);
 	out->flags |= SMTOP_BLOCK_END_BOUND;
 }
 
 int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned slot, uint32_t stream,
-		    uint64_t seq, struct smtop_block *closed)
+		    uint32_t order, uint64_t seq, struct smtop_block *closed)
 {
-	struct slot_open in = { .b = *b, .stream = stream, .seq = seq }, *o;
+	struct slot_open in = { .b = *b, .stream = stream, .order = order, .seq = seq }, *o;
 
 	in.b.flags |= SMTOP_BLOCK_END_BOUND;
 	if (b->sm >= t->n_sm || slot >= SLOT_BOUNDS_SLOTS || b->start == 0) {
@@ -61,6 +82,8 @@ int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned
 	if (o->b.start == 0) {
 		*o = in;
 		t->n_open++;
+		/* launches complete out of order: a bound may be there already */
+		t->changed |= slot_bound(t, &in, UINT64_MAX) != UINT64_MAX;
 		return 0;
 	}
 	if (o->b.start <= b->start) {
@@ -84,6 +107,18 @@ void slot_bounds_launch_started(struct slot_bounds *t, uint32_t stream, uint64_t
 		s->id = stream;
 		s->seq = seq;
 		s->first = first;
+		t->changed = 1;
+	}
+}
+
+void slot_bounds_synced(struct slot_bounds *t, uint32_t stream, uint64_t seq, uint64_t at)
+{
+	struct slot_sync *y = stream ? &t->syncs[stream % SLOT_BOUNDS_STREAMS] : &t->all;
+
+	/* the latest call: earlier blocks are mostly closed already */
+	if ((stream && y->stream != stream) || seq >= y->seq) {
+		*y = (struct slot_sync){ .stream = stream, .seq = seq, .at = at };
+		t->changed = 1;
 	}
 }
 
@@ -94,12 +129,9 @@ static size_t slot_close_where(struct slot_bounds *t, int all, uint64_t end, str
 
 	for (size_t i = 0; i < slots && n < cap && t->n_open; i++) {
 		struct slot_open *o = &t->open[i];
-		const struct slot_stream *s;
-
 		if (o->b.start == 0)
 			continue;
-		s = slot_stream_of(t, o->stream);
-		if (!all && !(s && s->seq > o->seq))
+		if (!all && slot_bound(t, o, UINT64_MAX) == UINT64_MAX)
 			continue;
 		slot_close(t, o, all ? end : UINT64_MAX, &out[n++]);
 		o->b.start = 0;
@@ -110,7 +142,15 @@ static size_t slot_close_where(struct slot_bounds *t, int all, uint64_t end, str
 
 size_t slot_bounds_sweep(struct slot_bounds *t, struct smtop_block *out, size_t cap)
 {
-	return slot_close_where(t, 0, 0, out, cap);
+	size_t n;
+
+	/* every open block is looked at: only when a bound came */
+	if (!t->changed)
+		return 0;
+	n = slot_close_where(t, 0, 0, out, cap);
+	if (n < cap)
+		t->changed = 0;
+	return n;
 }
 
 size_t slot_bounds_close_all(struct slot_bounds *t, uint64_t end, struct smtop_block *out, size_t cap)

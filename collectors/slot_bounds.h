@@ -6,6 +6,8 @@
  *     after this one left);
  *   - the first block of a later launch on the same stream (stream order;
  *     not for graph kernels, whose nodes follow the graph's edges);
+ *   - the return of a host synchronize call that waited for its launch
+ *     (its stream's, or the whole context's);
  *   - at the end of the process, the GPU clock then.
  * The bound is the least of those known when the block is closed; every
  * block comes out with SMTOP_BLOCK_END_BOUND.  It bounds thread 0's warp:
@@ -24,11 +26,19 @@
 #define SLOT_BOUNDS_SLOTS 64     /* warp slots per SM (%warpid < 64 up to cc 12.x) */
 #define SLOT_BOUNDS_STREAMS 1024 /* streams remembered, direct-mapped */
 
-/* A block whose end is not known yet.  stream 0: no stream bound applies. */
+/* A block whose end is not known yet.  stream 0: no stream bound applies;
+ * order: the stream it was launched on, a graph node's too. */
 struct slot_open {
 	struct smtop_block b;
-	uint32_t stream;
+	uint32_t stream, order;
 	uint64_t seq;                   /* its launch's number, in launch order */
+};
+
+/* A synchronize call returned at `at` (GPU clock, at most): the launches up
+ * to seq of its stream (0: of every stream) had ended by then. */
+struct slot_sync {
+	uint32_t stream;
+	uint64_t seq, at;
 };
 
 /* The latest launch of a stream whose first block is known. */
@@ -41,7 +51,10 @@ struct slot_bounds {
 	uint32_t n_sm;
 	struct slot_open *open;         /* n_sm * SLOT_BOUNDS_SLOTS; b.start 0: free */
 	struct slot_stream streams[SLOT_BOUNDS_STREAMS];
+	struct slot_sync syncs[SLOT_BOUNDS_STREAMS];
+	struct slot_sync all;
 	size_t n_open;
+	int changed;                    /* a bound came since the last sweep */
 };
 
 /* 0, or -1 when out of memory. */
@@ -55,13 +68,18 @@ void slot_bounds_free(struct slot_bounds *t);
  * of an SM or slot beyond the table has nothing to bound it: it comes back
  * at once with end = start. */
 int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned slot, uint32_t stream,
-		    uint64_t seq, struct smtop_block *closed);
+		    uint32_t order, uint64_t seq, struct smtop_block *closed);
 
 /* Launch seq of stream had its first block start at first: a bound for the
  * blocks of the stream's earlier launches. */
 void slot_bounds_launch_started(struct slot_bounds *t, uint32_t stream, uint64_t seq, uint64_t first);
 
-/* Closes the open blocks that a later launch of their stream bounds, at
+/* A synchronize call on stream (0: the context) that waited for launches
+ * up to seq returned at `at` on the GPU clock (at most). */
+void slot_bounds_synced(struct slot_bounds *t, uint32_t stream, uint64_t seq, uint64_t at);
+
+/* Closes the open blocks that a later launch of their stream or a
+ * synchronize call bounds, at
  * most cap, into out; returns how many. */
 size_t slot_bounds_sweep(struct slot_bounds *t, struct smtop_block *out, size_t cap);
 

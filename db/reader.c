@@ -2199,6 +2199,7 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->path = r->path;
 	info->command = info_meta(r, "command");
 	info->collector = info_meta(r, "collector_backend");
+	info->block_ends = info_meta(r, "block_ends");
 	info->trimmed = info_meta(r, "trimmed");
 	info->created_ns = (v = reader_meta(r, "created_ns")) ? strtoull(v, NULL, 10) : 0;
 	info->ended = (v = reader_meta(r, "ended")) ? atoi(v) : 0;

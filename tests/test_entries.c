@@ -51,8 +51,8 @@ Test(slot_bounds, the_next_entry_on_the_slot_bounds_the_end)
 	struct smtop_block a = blk(1, 0, 2, 100), b = blk(1, 1, 2, 250), out;
 
 	cr_assert_eq(slot_bounds_init(&t, 4), 0);
-	cr_expect_eq(slot_bounds_put(&t, &a, 5, 1, 1, &out), 0, "nothing to close yet");
-	cr_assert_eq(slot_bounds_put(&t, &b, 5, 1, 1, &out), 1);
+	cr_expect_eq(slot_bounds_put(&t, &a, 5, 1, 1, 1, &out), 0, "nothing to close yet");
+	cr_assert_eq(slot_bounds_put(&t, &b, 5, 1, 1, 1, &out), 1);
 	cr_expect_eq(out.block, 0);
 	cr_expect_eq(out.start, 100);
 	cr_expect_eq(out.end, 250);
@@ -66,9 +66,9 @@ Test(slot_bounds, other_slots_and_sms_do_not_bound)
 	struct smtop_block a = blk(1, 0, 2, 100), b = blk(1, 1, 2, 250), c = blk(1, 2, 3, 300), out;
 
 	cr_assert_eq(slot_bounds_init(&t, 4), 0);
-	slot_bounds_put(&t, &a, 5, 1, 1, &out);
-	cr_expect_eq(slot_bounds_put(&t, &b, 6, 1, 1, &out), 0);
-	cr_expect_eq(slot_bounds_put(&t, &c, 5, 1, 1, &out), 0);
+	slot_bounds_put(&t, &a, 5, 1, 1, 1, &out);
+	cr_expect_eq(slot_bounds_put(&t, &b, 6, 1, 1, 1, &out), 0);
+	cr_expect_eq(slot_bounds_put(&t, &c, 5, 1, 1, 1, &out), 0);
 	cr_expect_eq(t.n_open, 3);
 	slot_bounds_free(&t);
 }
@@ -81,8 +81,8 @@ Test(slot_bounds, a_late_arrival_closes_at_the_later_block_on_its_slot)
 	struct smtop_block later = blk(2, 0, 0, 900), early = blk(1, 0, 0, 400), out;
 
 	cr_assert_eq(slot_bounds_init(&t, 1), 0);
-	slot_bounds_put(&t, &later, 0, 2, 2, &out);
-	cr_assert_eq(slot_bounds_put(&t, &early, 0, 1, 1, &out), 1);
+	slot_bounds_put(&t, &later, 0, 2, 2, 2, &out);
+	cr_assert_eq(slot_bounds_put(&t, &early, 0, 1, 1, 1, &out), 1);
 	cr_expect_eq(out.grid_id, 1);
 	cr_expect_eq(out.end, 900);
 	cr_expect_eq(t.n_open, 1, "the later block stays open");
@@ -95,8 +95,8 @@ Test(slot_bounds, a_later_launch_of_the_stream_bounds_its_earlier_blocks)
 	struct smtop_block a = blk(1, 0, 0, 100), g = blk(3, 0, 1, 120), out[4];
 
 	cr_assert_eq(slot_bounds_init(&t, 2), 0);
-	slot_bounds_put(&t, &a, 0, 7, 1, out);
-	slot_bounds_put(&t, &g, 0, 0, 2, out); /* a graph node: no stream */
+	slot_bounds_put(&t, &a, 0, 7, 7, 1, out);
+	slot_bounds_put(&t, &g, 0, 0, 0, 2, out); /* a graph node: no stream */
 	cr_expect_eq(slot_bounds_sweep(&t, out, 4), 0, "no later launch yet");
 	slot_bounds_launch_started(&t, 9, 3, 150); /* another stream's */
 	cr_expect_eq(slot_bounds_sweep(&t, out, 4), 0);
@@ -114,9 +114,9 @@ Test(slot_bounds, the_stream_bound_tightens_a_slot_bound)
 	struct smtop_block a = blk(1, 0, 0, 100), b = blk(5, 0, 0, 500), out;
 
 	cr_assert_eq(slot_bounds_init(&t, 1), 0);
-	slot_bounds_put(&t, &a, 3, 7, 1, &out);
+	slot_bounds_put(&t, &a, 3, 7, 7, 1, &out);
 	slot_bounds_launch_started(&t, 7, 2, 160);
-	cr_assert_eq(slot_bounds_put(&t, &b, 3, 8, 3, &out), 1);
+	cr_assert_eq(slot_bounds_put(&t, &b, 3, 8, 8, 3, &out), 1);
 	cr_expect_eq(out.end, 160);
 	slot_bounds_free(&t);
 }
@@ -127,8 +127,8 @@ Test(slot_bounds, the_end_closes_every_open_block)
 	struct smtop_block a = blk(1, 0, 0, 100), b = blk(1, 1, 1, 200), out[4];
 
 	cr_assert_eq(slot_bounds_init(&t, 2), 0);
-	slot_bounds_put(&t, &a, 0, 7, 1, out);
-	slot_bounds_put(&t, &b, 9, 7, 1, out);
+	slot_bounds_put(&t, &a, 0, 7, 7, 1, out);
+	slot_bounds_put(&t, &b, 9, 7, 7, 1, out);
 	cr_assert_eq(slot_bounds_close_all(&t, 1000, out, 4), 2);
 	cr_expect_eq(out[0].end, 1000);
 	cr_expect_eq(out[1].end, 1000);
@@ -143,7 +143,7 @@ Test(slot_bounds, a_bound_never_precedes_the_start)
 	struct smtop_block a = blk(1, 0, 0, 100), out;
 
 	cr_assert_eq(slot_bounds_init(&t, 1), 0);
-	slot_bounds_put(&t, &a, 0, 7, 1, &out);
+	slot_bounds_put(&t, &a, 0, 7, 7, 1, &out);
 	cr_assert_eq(slot_bounds_close_all(&t, 0, &out, 1), 1, "clock unknown at the end");
 	cr_expect_eq(out.end, 100);
 	slot_bounds_free(&t);
@@ -155,7 +155,7 @@ Test(slot_bounds, beyond_the_table_the_end_is_the_start)
 	struct smtop_block a = blk(1, 0, 300, 100), out;
 
 	cr_assert_eq(slot_bounds_init(&t, 256), 0);
-	cr_assert_eq(slot_bounds_put(&t, &a, 70, 7, 1, &out), 1);
+	cr_assert_eq(slot_bounds_put(&t, &a, 70, 7, 7, 1, &out), 1);
 	cr_expect_eq(out.end, 100);
 	cr_expect(out.flags & SMTOP_BLOCK_END_BOUND);
 	slot_bounds_free(&t);
@@ -189,4 +189,51 @@ Test(blockcodec, exact_chunks_keep_version_1)
 	cr_expect_eq(buf[0], DB_BLOCKCODEC_VERSION);
 	cr_assert_eq(db_blockcodec_decode(buf, len, 1, 0, &out, 1), 1);
 	cr_expect_eq(out.flags, 0);
+}
+
+Test(slot_bounds, a_synchronize_call_bounds_the_launches_it_waited_for)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 0, 100), b = blk(2, 0, 1, 300), g = blk(3, 0, 2, 150), out[4];
+
+	cr_assert_eq(slot_bounds_init(&t, 4), 0);
+	slot_bounds_put(&t, &a, 0, 7, 7, 1, out);
+	slot_bounds_put(&t, &g, 0, 0, 7, 2, out); /* a graph node launched on stream 7 */
+	slot_bounds_put(&t, &b, 0, 7, 7, 3, out); /* launched after the call */
+	slot_bounds_synced(&t, 7, 2, 500);
+	cr_assert_eq(slot_bounds_sweep(&t, out, 4), 2);
+	cr_expect_eq(out[0].end, 500);
+	cr_expect_eq(out[1].end, 500);
+	cr_expect_eq(t.n_open, 1, "launch 3 came after the call");
+	slot_bounds_synced(&t, 0, 3, 800); /* the whole context */
+	cr_assert_eq(slot_bounds_sweep(&t, out, 4), 1);
+	cr_expect_eq(out[0].grid_id, 2);
+	cr_expect_eq(out[0].end, 800);
+	slot_bounds_free(&t);
+}
+
+Test(slot_bounds, a_synchronize_call_on_another_stream_does_not_bound)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 0, 100), out;
+
+	cr_assert_eq(slot_bounds_init(&t, 1), 0);
+	slot_bounds_put(&t, &a, 0, 7, 7, 1, &out);
+	slot_bounds_synced(&t, 8, 5, 500);
+	cr_expect_eq(slot_bounds_sweep(&t, &out, 1), 0);
+	slot_bounds_free(&t);
+}
+
+Test(slot_bounds, a_block_put_after_its_bound_is_swept)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 0, 100), out;
+
+	cr_assert_eq(slot_bounds_init(&t, 1), 0);
+	slot_bounds_launch_started(&t, 7, 2, 400);
+	cr_expect_eq(slot_bounds_sweep(&t, &out, 1), 0);
+	slot_bounds_put(&t, &a, 0, 7, 7, 1, &out);
+	cr_assert_eq(slot_bounds_sweep(&t, &out, 1), 1);
+	cr_expect_eq(out.end, 400);
+	slot_bounds_free(&t);
 }

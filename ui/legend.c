@@ -60,9 +60,11 @@ void legend_draw(struct canvas *c, struct canvas_rect r, const struct app *a,
 		x += canvas_print(c, x, r.y, end - x, CANVAS_DEFAULT, CANVAS_DEFAULT,
 				  hidden ? CANVAS_DIM : 0, t);
 	}
-	char g[96];
-	snprintf(g, sizeof g, "a: <%d%% full  %s idle  ! inversion  %s waiting",
-		 (int)(LEGEND_FULL * 100), legend_idle(a), legend_wait(a));
+	char g[128];
+	/* under --sm entry a block is drawn up to its end's bound */
+	snprintf(g, sizeof g, "a: <%d%% full  %s idle  ! inversion  %s waiting%s",
+		 (int)(LEGEND_FULL * 100), legend_idle(a), legend_wait(a),
+		 m->ends_bounded ? "  ends: bounds" : "");
 	if ((int)canvas_utf8_width(g) <= end - x)
 		canvas_print(c, end - (int)canvas_utf8_width(g), r.y, end - x, CANVAS_DEFAULT,
 			     CANVAS_DEFAULT, CANVAS_DIM, g);

@@ -100,7 +100,10 @@ void info_print(FILE *out, const struct db_session_info *si)
 	print_duration(out, si);
 	print_devices(out, si);
 	print_processes(out, si);
-	if (si->collector && !strcmp(si->collector, "sanitizer"))
+	if (si->collector && !strcmp(si->collector, "sanitizer") && si->block_ends && !strcmp(si->block_ends, "bound"))
+		fprintf(out, "%-14s --sm entry (Compute Sanitizer, block entry alone): every block's start and SM; "
+			"its end an upper bound; kernel times from their blocks\n", "recorded with");
+	else if (si->collector && !strcmp(si->collector, "sanitizer"))
 		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
 			"copies and sets without GPU times; API calls of graph launches alone\n", "recorded with");
 	if (si->trimmed)

@@ -285,6 +285,8 @@ struct model {
 	int trimmed;                    /* set by the loader: a trim cut the session */
 	int regs_maybe_patched;         /* set by the loader: --sm all, registers from the
 					 * driver under the Compute Sanitizer */
+	int ends_bounded;               /* set by the loader: --sm entry, block ends are
+					 * upper bounds */
 	int loading;                    /* set by the loader: more is waiting than it read */
 	struct progress load;           /* set by the loader: how far a finished session's
 					 * reading is (total 0: not counted) */

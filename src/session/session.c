@@ -1143,12 +1143,14 @@ void session_model_meta(const struct session *s, struct model *m)
 	m->threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns;
 	m->trimmed = 0;
 	m->regs_maybe_patched = 0;
+	m->ends_bounded = 0;
 	for (size_t i = 0; i < s->n_src; i++) {
 		m->trimmed |= s->src[i].info.trimmed != NULL;
 		/* under the sanitizer the registers come from cuFuncGetAttribute:
 		 * before or after the block patches, not told apart */
 		m->regs_maybe_patched |= s->src[i].info.collector &&
 					 !strcmp(s->src[i].info.collector, "sanitizer");
+		m->ends_bounded |= s->src[i].info.block_ends && !strcmp(s->src[i].info.block_ends, "bound");
 	}
 	/* a model built again (a replay) bins on the loader's threads too */
 	if (s->loader)

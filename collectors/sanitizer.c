@@ -932,11 +932,66 @@ static void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
 }
 
 /* cudaEventRecord and cudaStreamWaitEvent, numbered with the launches. */
+/* --sm entry: what each event's last record followed (its stream and the
+ * launches made by then), so that a synchronize on it bounds them.  Direct
+ * mapped: an event that loses its place only loses its bound. */
+#define SZ_EVENTS 1024
+struct sz_event_mark {
+	CUevent event;
+	uint32_t stream;
+	uint64_t seq;
+};
+static pthread_mutex_t sz_events_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sz_event_mark sz_events[SZ_EVENTS];
+
+static struct sz_event_mark *sz_event_slot(CUevent e)
+{
+	return &sz_events[((uintptr_t)e >> 4) % SZ_EVENTS];
+}
+
+static void sz_event_recorded(CUevent e, CUcontext ctx, uint32_t stream)
+{
+	struct sz_event_mark m = { .event = e, .stream = stream, .seq = entries_launched(ctx) };
+
+	pthread_mutex_lock(&sz_events_lock);
+	*sz_event_slot(e) = m;
+	pthread_mutex_unlock(&sz_events_lock);
+}
+
+/* The mark of event e, 0 when not known. */
+static int sz_event_mark(CUevent e, struct sz_event_mark *out)
+{
+	int found;
+
+	pthread_mutex_lock(&sz_events_lock);
+	*out = *sz_event_slot(e);
+	pthread_mutex_unlock(&sz_events_lock);
+	found = out->event == e && out->seq;
+	return found;
+}
+
+/* --sm entry: the launches a synchronize call waited for had all ended
+ * when it returned (an event's: those before its last record). */
+static void sz_entries_synced(int32_t type, void *handle, const Sanitizer_CallbackData *d, uint32_t stream,
+			      uint64_t end)
+{
+	struct sz_event_mark m;
+
+	if (type == SANITIZER_SYNC_EVENT) {
+		if (handle && sz_event_mark(handle, &m))
+			entries_synced(d->context, m.stream, m.seq, end);
+		return;
+	}
+	entries_synced(d->context, type == SANITIZER_SYNC_STREAM ? stream : 0, sz_tls_sync_seq, end);
+}
+
 static void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 {
 	struct smtop_record rec;
 	struct sz_call k = sz_call_of(d->context, d->stream, 1);
 
+	if (sz_entries && cbid == sz_ids->event_record)
+		sz_event_recorded(d->event, d->context, k.stream_id);
 	if (cbid == sz_ids->event_record) {
 		sanitizer_event_record(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
 		sz_send_call(&rec, &k);
@@ -971,9 +1026,8 @@ static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_Callback
 	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr, sz_tls_sync_start, end,
 				  &rec);
 	sz_tls_sync_start = 0;
-	/* an event's synchronize bounds what its record followed: not known here */
-	if (sz_entries && type != SANITIZER_SYNC_EVENT)
-		entries_synced(d->context, type == SANITIZER_SYNC_STREAM ? k.stream_id : 0, sz_tls_sync_seq, end);
+	if (sz_entries)
+		sz_entries_synced(type, handle, d, k.stream_id, end);
 	sz_send_host_timed(&rec, &k, k.dev);
 }
 

@@ -1960,7 +1960,8 @@ Test(green, fixtures_keep_their_verdicts)
 	}
 }
 
-/* ---- bounded block ends (--sm entry; docs/analysis.md, "Bounded ends") ---- */
+/* ---- bounded block ends (--sm entry; docs/analysis.md, "Bounded block ends
+ * and possible verdicts") ---- */
 
 /* Entry-only tracing: a block's end is an upper bound. */
 static void bound_blocks_of(struct trace *t, uint64_t grid, uint64_t end)

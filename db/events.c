@@ -54,6 +54,9 @@ static int events_open(const char *path, int writable, sqlite3 **db, char *err, 
 		snprintf(err, errlen, "%s: events can be stored only in smtop sessions", path);
 		return -1;
 	}
+	/* a file from before smtop_events.possible gets the column */
+	if (writable && schema_upgrade(*db, err, errlen) != 0)
+		return -1;
 	return kind == SCHEMA_SMTOP ? 1 : 0;
 }
 
@@ -110,6 +113,8 @@ static int store_event(sqlite3 *db, sqlite3_stmt *ev, sqlite3_stmt *cu, const st
 	sqlite3_bind_int64(ev, 11, (int64_t)e->start);
 	sqlite3_bind_int64(ev, 12, (int64_t)e->wait_ns);
 	bind_text(ev, 13, e->name);
+	sqlite3_bind_int64(ev, 14, e->possible);
+	sqlite3_bind_int64(ev, 15, (int64_t)e->wait_min_ns);
 	if (sqlite3_step(ev) != SQLITE_DONE)
 		return -1;
 	sqlite3_reset(ev);
@@ -125,8 +130,9 @@ static int store_all(sqlite3 *db, const struct smtop_event *evs, size_t n, const
 	if (sqlite3_exec(db, "DELETE FROM smtop_event_culprits; DELETE FROM smtop_events;",
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO smtop_events(kind,basis,globalPid,deviceId,"
-			       "contextId,streamId,correlationId,gridId,priority,ready,start,waitNs,name)"
-			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)", -1, &ev, NULL) != SQLITE_OK ||
+			       "contextId,streamId,correlationId,gridId,priority,ready,start,waitNs,name,"
+			       "possible,waitMinNs)"
+			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)", -1, &ev, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO smtop_event_culprits(eventId,rank,globalPid,deviceId,"
 			       "contextId,streamId,correlationId,gridId,priority,overlapNs,weight,blocks,name)"
 			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)", -1, &cu, NULL) != SQLITE_OK ||
@@ -272,6 +278,11 @@ static struct smtop_event event_row(sqlite3_stmt *st)
 		.start = (uint64_t)sqlite3_column_int64(st, 11),
 		.wait_ns = (uint64_t)sqlite3_column_int64(st, 12),
 		.name = dup_col(st, 13),
+		.possible = (unsigned)sqlite3_column_int64(st, 14) & SMTOP_POSSIBLE_ALL,
+		/* NULL (a file from before the column): the wait is exact */
+		.wait_min_ns = sqlite3_column_type(st, 15) == SQLITE_NULL
+				       ? (uint64_t)sqlite3_column_int64(st, 12)
+				       : (uint64_t)sqlite3_column_int64(st, 15),
 	};
 }
 
@@ -321,9 +332,15 @@ static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n, int64_t
 	size_t cap = 0;
 	int64_t *ids = NULL;
 
+	/* files from before possible and waitMinNs read them as NULL */
 	if (sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
-			       "correlationId,gridId,priority,ready,start,waitNs,name FROM smtop_events"
-			       " WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st, NULL) != SQLITE_OK)
+			       "correlationId,gridId,priority,ready,start,waitNs,name,possible,waitMinNs"
+			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
+			       NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
+			       "correlationId,gridId,priority,ready,start,waitNs,name,NULL,NULL"
+			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
+			       NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, *after);
 	sqlite3_bind_int64(st, 2, max);

@@ -135,7 +135,8 @@ static const char schema_sql[] =
 	" id INTEGER PRIMARY KEY, kind TEXT NOT NULL, basis TEXT NOT NULL,"
 	" globalPid INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER,"
 	" correlationId INTEGER, gridId INTEGER, priority INTEGER,"
-	" ready INTEGER, start INTEGER, waitNs INTEGER, name TEXT);"
+	" ready INTEGER, start INTEGER, waitNs INTEGER, name TEXT,"
+	" possible INTEGER, waitMinNs INTEGER);"
 	"CREATE INDEX IF NOT EXISTS smtop_events_start ON smtop_events(start);"
 
 	"CREATE TABLE IF NOT EXISTS smtop_event_culprits("
@@ -156,6 +157,8 @@ static const char *const schema_added[][3] = {
 	{ "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "deviceId", NULL },
 	{ "smtop_graph_dep", "nodeId", NULL },
 	{ "CUPTI_ACTIVITY_KIND_RUNTIME", "streamId", "INTEGER" },
+	{ "smtop_events", "possible", "INTEGER" },
+	{ "smtop_events", "waitMinNs", "INTEGER" },
 };
 
 static int schema_has_column(sqlite3 *db, const char *table, const char *col)

@@ -1959,3 +1959,147 @@ Test(green, fixtures_keep_their_verdicts)
 		db_reader_close(r1);
 	}
 }
+
+/* ---- bounded block ends (--sm entry; docs/analysis.md, "Bounded block ends
+ * and possible verdicts") ---- */
+
+/* Entry-only tracing: a block's end is an upper bound. */
+static void bound_blocks_of(struct trace *t, uint64_t grid, uint64_t end)
+{
+	for (size_t i = 0; i < t->n_blocks; i++)
+		if (t->blocks[i].b.grid_id == grid) {
+			t->blocks[i].b.flags |= SMTOP_BLOCK_END_BOUND;
+			t->blocks[i].b.end = end;
+		}
+}
+
+/* A low-priority culprit (grid 1, stream 1) holds the 4 SMs over [1000,
+ * 101000).  On stream 2 (high priority) grid 2's blocks start at 2000,
+ * 2100, 2200 and 2300 and end at 5000; grid 4 is submitted at `sub` (0:
+ * unknown) and gets its first block at 101000.  bound_pred: grid 2's ends
+ * are bounds, as `--sm entry` records them: the first block of the next
+ * launch on its stream (101000), which is its kernel's end too.
+ * bound_culprit: grid 1's ends are bounds (at the same 101000). */
+static struct trace *entry_trace(int bound_pred, int bound_culprit, uint64_t sub)
+{
+	struct trace *t = trace_new();
+	trace_device(t, 0, 4);
+	trace_stream(t, 1, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 1500, 2000, 5000);
+	trace_kernel(t, 1, 0, 2, 4, sub, 101000, 111000);
+	trace_blocks(t, 1, 0, 1, 4, 1000, 101000);
+	for (unsigned i = 0; i < 4; i++)
+		trace_blocks_on(t, 1, 0, 2, 1, i, 2000 + 100 * i, 5000);
+	trace_blocks(t, 1, 0, 4, 4, 101000, 111000);
+	if (bound_pred) {
+		bound_blocks_of(t, 2, 101000);
+		t->kernels[1].end = 101000;
+	}
+	if (bound_culprit)
+		bound_blocks_of(t, 1, 101000);
+	return t;
+}
+
+static const struct smtop_event *entry_event(struct trace *t, struct analysis **a)
+{
+	*a = run_all(t, 0);
+	cr_assert_eq(analysis_event_count(*a), 1);
+	return analysis_event(*a, 0);
+}
+
+/* A stream successor behind a bounded predecessor: its bounded end is the
+ * successor's own first block, so read at its word the wait is 0.  Ready
+ * is the predecessor's last block start instead, and the episode possible,
+ * its wait anywhere from 0 to 98.7 us. */
+Test(bounded, successor_waits_from_the_last_block_start)
+{
+	struct trace *t = entry_trace(1, 0, 0);
+	struct analysis *a;
+	const struct smtop_event *e = entry_event(t, &a);
+	cr_expect_eq(e->ready, 2300);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_AFTER_KERNEL);
+	cr_expect_eq(e->ready_correlation_id, 2);
+	cr_expect_eq(e->wait_ns, 98700);
+	cr_expect_eq(e->wait_min_ns, 0);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	cr_expect_eq(e->possible, SMTOP_POSSIBLE_READY);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* The host's submission after the last block start sets ready; the
+ * bounded end after it still makes the episode possible. */
+Test(bounded, submission_after_the_last_block_start)
+{
+	struct trace *t = entry_trace(1, 0, 4000);
+	struct analysis *a;
+	const struct smtop_event *e = entry_event(t, &a);
+	cr_expect_eq(e->ready, 4000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_HOST_SUBMIT);
+	cr_expect_eq(e->wait_ns, 97000);
+	cr_expect_eq(e->wait_min_ns, 0);
+	cr_expect_eq(e->possible, SMTOP_POSSIBLE_READY);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* The same schedule with exact ends: ready at the predecessor's end, and
+ * the episode certain. */
+Test(bounded, exact_ends_give_a_certain_episode)
+{
+	struct trace *t = entry_trace(0, 0, 0);
+	struct analysis *a;
+	const struct smtop_event *e = entry_event(t, &a);
+	cr_expect_eq(e->ready, 5000);
+	cr_expect_eq(e->wait_ns, 96000);
+	cr_expect_eq(e->wait_min_ns, 96000);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	cr_expect_eq(e->possible, 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Culprit blocks whose ends are bounds may have left before the wait
+ * ended: the inversion is possible, its wait exact. */
+Test(bounded, bounded_culprits_make_it_possible)
+{
+	struct trace *t = entry_trace(0, 1, 0);
+	struct analysis *a;
+	const struct smtop_event *e = entry_event(t, &a);
+	cr_expect_eq(e->ready, 5000);
+	cr_expect_eq(e->wait_ns, 96000);
+	cr_expect_eq(e->wait_min_ns, 96000);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT);
+	cr_expect_eq(e->possible, SMTOP_POSSIBLE_CULPRITS);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Every block bounded, as in a `--sm entry` session. */
+Test(bounded, both_reasons_together)
+{
+	struct trace *t = entry_trace(1, 1, 0);
+	struct analysis *a;
+	const struct smtop_event *e = entry_event(t, &a);
+	cr_expect_eq(e->ready, 2300);
+	cr_expect_eq(e->possible, SMTOP_POSSIBLE_READY | SMTOP_POSSIBLE_CULPRITS);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Fed in pieces with rising watermarks, the answer is the same. */
+Test(bounded, pieces_give_the_whole_answer)
+{
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		struct trace *t = entry_trace(1, 1, 0);
+		struct analysis *whole = run_all(t, 0), *inc = analysis_new(NULL);
+		trace_feed_pieces(t, inc, seed, 1 + seed % 4);
+		char why[128] = "";
+		cr_expect_eq(trace_compare(whole, inc, why, sizeof why), 0, "seed %u: %s", seed, why);
+		analysis_free(inc);
+		analysis_free(whole);
+		trace_free(t);
+	}
+}

@@ -983,6 +983,53 @@ Test(db, events_round_trip)
 	db_events_free(out, n);
 }
 
+/* An episode on bounded block ends keeps possible and its least wait; a
+ * file written before those columns gets them when events are stored, and
+ * its rows read as certain, the least wait the wait. */
+Test(db, events_keep_possible)
+{
+	char path[256], err[512], params[64];
+	struct smtop_event ev[2] = {
+		{ .kind = SMTOP_EV_INVERSION_RESIDENT, .pid = 1, .stream_id = 13, .grid_id = 10,
+		  .ready = T0, .start = T0 + 1000, .wait_ns = 1000, .wait_min_ns = 200,
+		  .possible = SMTOP_POSSIBLE_READY | SMTOP_POSSIBLE_CULPRITS, .name = "maybe" },
+		{ .kind = SMTOP_EV_BLOCKING, .pid = 1, .stream_id = 13, .grid_id = 11,
+		  .ready = T0 + 5000, .start = T0 + 9000, .wait_ns = 4000, .wait_min_ns = 4000,
+		  .name = "sure" },
+	};
+	struct smtop_event *out;
+	size_t n;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	db_writer_close(db_support_writer(path, 1, 1));
+	cr_assert_eq(db_events_store(path, ev, 2, "", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 2);
+	cr_expect_eq(out[0].possible, SMTOP_POSSIBLE_READY | SMTOP_POSSIBLE_CULPRITS);
+	cr_expect_eq(out[0].wait_min_ns, 200);
+	cr_expect_eq(out[1].possible, 0);
+	cr_expect_eq(out[1].wait_min_ns, 4000);
+	db_events_free(out, n);
+
+	/* a file of an older smtop: smtop_events without the two columns */
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "ALTER TABLE smtop_events DROP COLUMN waitMinNs;"
+				  "ALTER TABLE smtop_events DROP COLUMN possible;", NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 2);
+	cr_expect_eq(out[0].possible, 0);
+	cr_expect_eq(out[0].wait_min_ns, 1000);
+	db_events_free(out, n);
+	cr_assert_eq(db_events_store(path, ev, 1, "", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(out[0].possible, SMTOP_POSSIBLE_READY | SMTOP_POSSIBLE_CULPRITS);
+	db_events_free(out, n);
+}
+
 /* The viewer keeps an episode's heaviest culprit and reads the rest for the
  * episode it shows: all of them, in order, found by the victim alone. */
 Test(db, culprits_of_one_stored_episode)

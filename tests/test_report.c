@@ -243,6 +243,75 @@ Test(report, explain_says_why_ready_and_what_was_resident)
 	analysis_free(a);
 }
 
+/* sample(1) as `--sm entry` records it: every block's end is a bound.  On
+ * stream 2 a kernel (grid 5) runs blocks from 2000 to 2300 before grid 2;
+ * its bounded end is grid 2's first block (101000).  Grid 2 is ready when
+ * submitted (11000) or as late as that bound: its wait lies between 0 and
+ * 90 us.  Grid 3's wait is exact; its culprit's bounded ends make both
+ * episodes possible. */
+static struct analysis *bounded_sample(void)
+{
+	struct trace *t = trace_new();
+	trace_free(kept);
+	kept = t;
+	trace_device(t, 0, 4);
+	trace_stream(t, 1, 0, 1, 0);
+	trace_stream(t, 1, 0, 2, -5);
+	trace_stream(t, 1, 0, 3, 0);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 5, 1500, 2000, 101000);
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000);
+	trace_kernel(t, 1, 0, 3, 3, 61000, 101000, 111000);
+	trace_blocks(t, 1, 0, 1, 4, 1000, 101000);
+	for (unsigned i = 0; i < 4; i++)
+		trace_blocks_on(t, 1, 0, 5, 1, i, 2000 + 100 * i, 101000);
+	trace_blocks(t, 1, 0, 2, 2, 101000, 111000);
+	trace_blocks(t, 1, 0, 3, 2, 101000, 111000);
+	for (size_t i = 0; i < t->n_blocks; i++)
+		t->blocks[i].b.flags |= SMTOP_BLOCK_END_BOUND;
+	struct analysis *a = analysis_new(NULL);
+	trace_feed_all(t, a);
+	return a;
+}
+
+Test(report, bounded_ends_are_possible_in_text_and_json)
+{
+	struct analysis *a = bounded_sample();
+	char *s = render(a, 0, 0);
+	cr_expect(strstr(s, "90.0 us  inversion_resident (possible) dev 0 pid 1 stream 2"), "%s", s);
+	cr_expect(strstr(s, "40.0 us  blocking (possible) dev 0 pid 1 stream 3"), "%s", s);
+	free(s);
+	s = render_with(a, 0, 0, 1);
+	cr_expect(strstr(s, "possible, not certain: block ends are upper bounds"), "%s", s);
+	cr_expect(strstr(s, "ready lies between 11000 and 101000 ns, the wait between 0.0 us and"
+			    " 90.0 us"), "%s", s);
+	cr_expect(strstr(s, "culprits' blocks may have left before their bounded ends"), "%s", s);
+	free(s);
+	s = render(a, 1, 0);
+	cr_assert(json_valid(s), "invalid JSON:\n%s", s);
+	cr_expect(strstr(s, "\"wait_ns\": 90000, \"wait_min_ns\": 0, \"from_blocks\": true,"
+			    " \"possible\": true"), "%s", s);
+	cr_expect(strstr(s, "\"wait_ns\": 40000, \"wait_min_ns\": 40000, \"from_blocks\": true,"
+			    " \"possible\": true"), "%s", s);
+	free(s);
+	analysis_free(a);
+}
+
+/* Exact ends: nothing says possible, and the text is as before. */
+Test(report, exact_ends_are_certain)
+{
+	struct analysis *a = sample(1);
+	char *s = render_with(a, 0, 0, 1);
+	cr_expect(!strstr(s, "possible"), "%s", s);
+	free(s);
+	s = render(a, 1, 0);
+	cr_expect(strstr(s, "\"wait_ns\": 90000, \"wait_min_ns\": 90000, \"from_blocks\": true,"
+			    " \"possible\": false"), "%s", s);
+	cr_expect(!strstr(s, "\"possible\": true"), "%s", s);
+	free(s);
+	analysis_free(a);
+}
+
 /* The product on a PyTorch export of Nsight Systems (no CUPTI submitted
  * times): its kernels were ready when their launch calls returned, some
  * after lazy module loading held the call for milliseconds.  Their previous
@@ -418,8 +487,8 @@ Test(report, occupancy_json)
 /* What a session file keeps prints byte for byte as what was found. */
 Test(findings, bytes_print_as_the_analysis)
 {
-	for (int blocks = 0; blocks <= 1; blocks++) {
-		struct analysis *a = sample(blocks);
+	for (int blocks = 0; blocks <= 2; blocks++) {
+		struct analysis *a = blocks == 2 ? bounded_sample() : sample(blocks);
 		struct findings fresh, back;
 		uint8_t *data;
 		size_t len;

@@ -149,6 +149,26 @@ Test(views, event_line)
 	cr_expect(strstr(line, "culprit B:conv2d_fwd (528 blocks)") != NULL, "%s", line);
 }
 
+/* An episode on bounded block ends (--sm entry): the events pane marks it
+ * with a '?', the details pane names it possible and how far the bounds
+ * could move its wait. */
+Test(views, possible_episode_is_marked)
+{
+	char line[256];
+	m.events[0].ev.possible = SMTOP_POSSIBLE_READY;
+	m.events[0].ev.wait_min_ns = 50000;
+	events_view_line(line, sizeof line, &m, 0);
+	cr_expect(strstr(line, "INVERSION (resident)?") != NULL, "%s", line);
+	a.pane = APP_PANE_EVENTS;
+	a.sel_event = 0;
+	ui_support_render(&c, &a, &m, 132, 50);
+	char *text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "INVERSION (resident, possible)") != NULL, "%s", text);
+	cr_expect(strstr(text, "possible: wait 50 us to 200 us") != NULL, "%s", text);
+	free(text);
+}
+
 Test(views, empty_model)
 {
 	struct model e;

@@ -104,6 +104,23 @@ static char letter_of(const struct model *m, uint32_t pid, uint32_t dev, uint32_
 	return s >= 0 ? m->streams[s].letter : '?';
 }
 
+/* Why an episode on bounded block ends is only possible, and how far the
+ * bounds could move its wait. */
+static void possible(struct canvas *c, struct canvas_rect r, int *row, const struct smtop_event *e)
+{
+	char t[160], lo[32], hi[32];
+	if (e->possible & SMTOP_POSSIBLE_READY) {
+		/* one line: the pane is short, the culprits come next */
+		fmt_duration(lo, sizeof lo, e->wait_min_ns, 1);
+		fmt_duration(hi, sizeof hi, e->wait_ns, 1);
+		snprintf(t, sizeof t, "possible: wait %s to %s", lo, hi);
+		line(c, r, row, t);
+	} else {
+		line(c, r, row, e->possible & SMTOP_POSSIBLE_CULPRITS ? "possible: culprits' ends are bounds"
+								       : "possible: block ends are bounds");
+	}
+}
+
 /* The selected episode: who waited, how long, and behind whom (the events
  * pane's lines are too narrow for the culprits). */
 static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
@@ -113,10 +130,11 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 	const struct smtop_event *e = &me->ev;
 	const struct model_kernel *k = me->kernel >= 0 ? &m->kernels[me->kernel] : NULL;
 	int inv = e->kind == SMTOP_EV_INVERSION_RESIDENT || e->kind == SMTOP_EV_INVERSION_DISPATCH;
-	char t[256], w[32], t0[32], t1[32];
+	char t[256], w[32], t0[32], t1[32], kind[48];
 	int row = 0;
+	model_event_kind_label(e, kind, sizeof kind);
 	canvas_print(c, r.x, r.y + row++, r.w, inv && a->colors ? CANVAS_RED : CANVAS_DEFAULT,
-		     CANVAS_DEFAULT, CANVAS_BOLD, model_event_kind_name(e->kind));
+		     CANVAS_DEFAULT, CANVAS_BOLD, kind);
 	/* replaying, a victim still waiting has its start cut at the clock */
 	int waiting = replay_player_active(a) && e->start >= a->replay->clock;
 	fmt_duration(w, sizeof w, e->wait_ns, e->start >= e->ready && e->ready);
@@ -137,6 +155,8 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 	analysis_bound_brief(e, why, sizeof why);
 	snprintf(t, sizeof t, "why: %s", why);
 	line(c, r, &row, t);
+	if (e->possible)
+		possible(c, r, &row, e);
 	line(c, r, &row, e->from_blocks ? "behind (share of block-time overlap):"
 					: "behind (share of kernel-time overlap):");
 	for (size_t i = 0; i < e->n_culprits && row < r.h; i++) {

@@ -32,7 +32,10 @@ void events_view_line(char *buf, size_t len, const struct model *m, size_t i)
 			 stream_letter(m, c->pid, c->device_id, c->context_id, c->stream_id), cn, b,
 			 e->n_culprits > 1 ? " +more" : "");
 	}
-	snprintf(buf, len, "%10s  %-20s  %c:%s waited %s%s", t, model_event_kind_name(e->kind),
+	/* a possible episode (bounded block ends) is marked with a '?' */
+	char kind[32];
+	snprintf(kind, sizeof kind, "%s%s", model_event_kind_name(e->kind), e->possible ? "?" : "");
+	snprintf(buf, len, "%10s  %-20s  %c:%s waited %s%s", t, kind,
 		 stream_letter(m, e->pid, e->device_id, e->context_id, e->stream_id),
 		 k ? model_kernel_short_name(m, k) : (e->name ? e->name : "?"), w, cu);
 }

@@ -35,9 +35,11 @@
  * memsets, event waits and launch calls; 4, and the work an event waits
  * for, the legacy default stream, graph order, copies without times; 5, a
  * graph's edges; 6, a green context's kernels weigh culprits on its SMs
- * only; 7, a time slice of the other process need not stamp a block event
- * (rows before 2 carry no version). */
-#define ANALYSIS_VERSION 7
+ * only; 7, a time slice of the other process need not stamp a block event;
+ * 8, a bounded block end (--sm entry) sets ready times at its kernel's last
+ * block start, and verdicts on bounded ends are possible (rows before 2
+ * carry no version). */
+#define ANALYSIS_VERSION 8
 
 #define ANALYSIS_WATERMARK_ALL UINT64_MAX
 #define ANALYSIS_DEFAULT_THRESHOLD_NS 20000u

@@ -451,6 +451,7 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 		if (e < g->first_end)
 			g->first_end = e;
 		g->block_time += e - s;
+		g->end_bound |= (b[i].flags & SMTOP_BLOCK_END_BOUND) != 0;
 		analysis_partition_note_sm(g, b[i].sm);
 		struct clusters *ev = &d->acts[g->act].ev;
 		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||

@@ -49,6 +49,8 @@ struct grid {
 				 * runs its nodes with the same grid ids, and
 				 * blocks carry nothing else to tell them apart */
 	uint8_t sms_far;        /* a block ran on an SM past SM_MASK_BITS */
+	uint8_t end_bound;      /* a block's end is an upper bound
+				 * (SMTOP_BLOCK_END_BOUND, --sm entry) */
 	struct smmask sms;      /* the SMs its blocks ran on */
 };
 

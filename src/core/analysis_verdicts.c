@@ -138,18 +138,67 @@ static int32_t stream_prio(const struct analysis *a, int32_t ki)
 	return a->streams[k->stream].s.priority;
 }
 
-/* A ready time and the bound that set it. */
+/* A ready time and the bound that set it.  hi is the ready time that
+ * bounded ends taken at their word would give: t reads a kernel whose
+ * blocks' ends are upper bounds (--sm entry) as ended at its last block's
+ * start, the least its end can be, so the real ready time lies in [t, hi]. */
 struct ready {
 	uint64_t t;
 	enum smtop_ready_bound bound;
 	uint32_t corr;
+	uint64_t hi;
 };
 
 /* Ties keep the bound found first, in the order of docs/analysis.md. */
 static void ready_raise(struct ready *r, uint64_t t, enum smtop_ready_bound b, uint32_t corr)
 {
-	if (t > r->t)
-		*r = (struct ready){ t, b, corr };
+	if (t > r->t) {
+		r->t = t;
+		r->bound = b;
+		r->corr = corr;
+	}
+	if (t > r->hi)
+		r->hi = t;
+}
+
+/* A bound known only to lie in [lo, hi]. */
+static void ready_raise_range(struct ready *r, uint64_t lo, uint64_t hi, enum smtop_ready_bound b,
+			      uint32_t corr)
+{
+	ready_raise(r, lo, b, corr);
+	if (hi > r->hi)
+		r->hi = hi;
+}
+
+/* 1 when kernel k's end is an upper bound: some block of its grid has
+ * SMTOP_BLOCK_END_BOUND (its kernel record's end is its blocks' latest). */
+static int kern_end_bounded(const struct analysis *a, const struct kern *k)
+{
+	return k->grid >= 0 && a->grids[k->grid].end_bound;
+}
+
+/* What ready times read of kernel p's end: [lo, hi] = [end, end] when
+ * exact; with a bounded end, from its last block's start (it cannot have
+ * ended before its last block started; a grid several launches share
+ * gives only the kernel's start) to the bound. */
+static void kern_end_range(const struct analysis *a, const struct kern *p, uint64_t *lo, uint64_t *hi)
+{
+	*lo = *hi = p->end;
+	if (!kern_end_bounded(a, p))
+		return;
+	const struct grid *g = analysis_grids_kern_grid(a, p);
+	uint64_t least = g ? umax(g->last_start, p->start) : p->start;
+	if (least < *lo)
+		*lo = least;
+}
+
+/* Kernel p's end raises r (bound b). */
+static void raise_kernel_end(const struct analysis *a, const struct kern *p, enum smtop_ready_bound b,
+			     uint32_t corr, struct ready *r)
+{
+	uint64_t lo, hi;
+	kern_end_range(a, p, &lo, &hi);
+	ready_raise_range(r, lo, hi, b, corr);
 }
 
 /* The copy or memset just before k on its stream in (start, correlation id)
@@ -190,7 +239,7 @@ static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t befo
 	const struct kern *p = &a->kerns[s->kernels[lo - 1]];
 	if (analysis_grids_kern_running(p, a->watermark))
 		return -1;
-	ready_raise(r, p->end, kb, p->correlation_id);
+	raise_kernel_end(a, p, kb, p->correlation_id, r);
 	return 0;
 }
 
@@ -295,8 +344,12 @@ static void ready_graph(const struct analysis *a, const struct kern *k, struct r
 		return;
 	for (size_t n = 0, i = k->pos; i > 0 && n < ANALYSIS_GRAPH_LOOKBACK; i--, n++) {
 		const struct kern *p = &a->kerns[s->kernels[i - 1]];
-		if (p->end && p->end <= first && !analysis_grids_kern_running(p, a->watermark))
-			ready_raise(r, p->end, SMTOP_READY_GRAPH_KERNEL, p->correlation_id);
+		uint64_t lo, hi;
+		kern_end_range(a, p, &lo, &hi);
+		/* a bounded end may have come before first: so did lo */
+		if (p->end && lo <= first && !analysis_grids_kern_running(p, a->watermark))
+			ready_raise_range(r, lo, umin(hi, first), SMTOP_READY_GRAPH_KERNEL,
+					  p->correlation_id);
 	}
 }
 
@@ -340,7 +393,7 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
 		const struct kern *p = &a->kerns[ki];
 		if (analysis_grids_kern_running(p, a->watermark))
 			return EDGES_RUNNING;
-		ready_raise(r, p->end, SMTOP_READY_GRAPH_EDGE_KERNEL, corr);
+		raise_kernel_end(a, p, SMTOP_READY_GRAPH_EDGE_KERNEL, corr, r);
 		return EDGES_USED;
 	}
 	struct memop key = { .pid = pid, .corr = corr, .graph_node = d->dep };
@@ -445,11 +498,11 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 {
 	const struct kern *k = &a->kerns[ki];
 	const struct stream *s = &a->streams[k->stream];
-	struct ready graph = { 0, SMTOP_READY_UNKNOWN, 0 };
+	struct ready graph = { 0, SMTOP_READY_UNKNOWN, 0, 0 };
 	enum edges e = k->is_graph && k->graph_node ? ready_edges(a, k, &graph) : EDGES_UNKNOWN;
 	uint32_t after = 0;
 	int far = 0;
-	*r = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0 };
+	*r = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0, 0 };
 	if (e == EDGES_RUNNING)
 		return -1;
 	const struct kern *p = e != EDGES_UNKNOWN ? kernel_before_launch(a, k, &far)
@@ -458,7 +511,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	if (p && !(far && e == EDGES_USED)) {
 		if (analysis_grids_kern_running(p, a->watermark))
 			return -1;
-		ready_raise(r, p->end, SMTOP_READY_AFTER_KERNEL, p->correlation_id);
+		raise_kernel_end(a, p, SMTOP_READY_AFTER_KERNEL, p->correlation_id, r);
 	}
 	if (p)
 		after = p->correlation_id;
@@ -474,7 +527,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	if (e == EDGES_UNKNOWN)
 		ready_graph(a, k, r);
 	else
-		ready_raise(r, graph.t, graph.bound, graph.corr);
+		ready_raise_range(r, graph.t, graph.hi, graph.bound, graph.corr);
 	const struct launch *l = k->sub && !k->sub_queued ? NULL
 				 : analysis_state_launch_find(a, analysis_grids_kern_pid(a, k), k->correlation_id);
 	if (l)
@@ -583,6 +636,17 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 	return resident ? SMTOP_EV_INVERSION_RESIDENT : SMTOP_EV_BLOCKING;
 }
 
+/* 1 when some culprit's blocks have bounded ends: they may have left
+ * before their bound, so their share of the wait (and whether they were
+ * resident at all) is not certain. */
+static int possible_culprits(const struct analysis *a, const struct cands *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (kern_end_bounded(a, &a->kerns[c->v[i].k]))
+			return 1;
+	return 0;
+}
+
 static int make_event(struct analysis *a, const struct kern *v, const struct ready *r,
 		      uint64_t first, int started, uint64_t wait, const struct cands *c,
 		      struct smtop_event *ev)
@@ -629,6 +693,12 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	}
 	ev->n_culprits = c->n;
 	qsort(ev->culprits, c->n, sizeof *ev->culprits, cmp_cand);
+	/* the real ready time lies in [ready, r->hi]: the wait, in
+	 * [wait - (r->hi - ready), wait] */
+	ev->wait_min_ns = wait > r->hi - ready ? wait - (r->hi - ready) : 0;
+	ev->possible = (r->hi > ready ? SMTOP_POSSIBLE_READY : 0) |
+		       (possible_culprits(a, c) ? SMTOP_POSSIBLE_CULPRITS : 0) |
+		       (ev->kind == SMTOP_EV_TIMESLICE && kern_end_bounded(a, v) ? SMTOP_POSSIBLE_SLICE : 0);
 	return 0;
 }
 

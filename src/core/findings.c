@@ -211,6 +211,8 @@ static void put_event(struct pack *p, const struct smtop_event *e)
 	put_str(p, e->name);
 	put(p, (uint64_t)e->ready_bound);
 	put(p, e->ready_correlation_id);
+	put(p, (uint64_t)e->possible);
+	put(p, e->wait_min_ns);
 	put(p, e->n_culprits);
 	for (size_t i = 0; i < e->n_culprits; i++)
 		put_culprit(p, &e->culprits[i]);
@@ -411,7 +413,7 @@ static void get_culprit(struct unpack *u, struct smtop_culprit *c)
 
 /* The fixed fields of a culprit take at least this many bytes. */
 #define CULPRIT_MIN_BYTES 11
-#define EVENT_MIN_BYTES 16
+#define EVENT_MIN_BYTES 18
 
 static void get_event(struct unpack *u, struct smtop_event *e)
 {
@@ -430,6 +432,8 @@ static void get_event(struct unpack *u, struct smtop_event *e)
 	e->name = get_str(u);
 	e->ready_bound = (enum smtop_ready_bound)get(u, SMTOP_READY_MAX);
 	e->ready_correlation_id = get_u32(u);
+	e->possible = (unsigned)get(u, SMTOP_POSSIBLE_ALL);
+	e->wait_min_ns = get(u, UINT64_MAX);
 	size_t n = get_count(u, CULPRIT_MIN_BYTES);
 	if (!n)
 		return;

@@ -13,8 +13,9 @@
 #include "src/core/analysis.h"
 #include "src/core/report_occupancy.h"
 
-/* Bumped when the bytes change (what they mean is ANALYSIS_VERSION's). */
-#define FINDINGS_VERSION 2
+/* Bumped when the bytes change (what they mean is ANALYSIS_VERSION's):
+ * 3, an episode's possible and least wait. */
+#define FINDINGS_VERSION 3
 
 struct findings {
 	uint64_t threshold_ns;

@@ -1,6 +1,7 @@
 #include "src/core/model.h"
 #include "src/core/names.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1874,4 +1875,16 @@ const char *model_event_kind_name(enum smtop_event_kind k)
 		return "TIMESLICE";
 	}
 	return "?";
+}
+
+void model_event_kind_label(const struct smtop_event *e, char *buf, size_t len)
+{
+	const char *k = model_event_kind_name(e->kind);
+	size_t n = strlen(k);
+	if (!e->possible)
+		snprintf(buf, len, "%s", k);
+	else if (n && k[n - 1] == ')') /* "INVERSION (resident, possible)" */
+		snprintf(buf, len, "%.*s, possible)", (int)(n - 1), k);
+	else
+		snprintf(buf, len, "%s (possible)", k);
 }

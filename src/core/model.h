@@ -441,5 +441,8 @@ void model_memory(const struct model *m, struct model_memory *out);
 /* Fullness reference: max threads per SM when known, else the peak seen. */
 double model_sm_capacity(const struct model *m);
 const char *model_event_kind_name(enum smtop_event_kind k);
+/* The kind as the details pane titles it: "INVERSION (resident, possible)"
+ * for an episode that rests on bounded block ends. */
+void model_event_kind_label(const struct smtop_event *e, char *buf, size_t len);
 
 #endif

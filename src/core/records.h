@@ -227,6 +227,13 @@ struct smtop_culprit {
 	const char *name;
 };
 
+/* Why an episode is possible, not certain: its verdict rests on block ends
+ * that are upper bounds (SMTOP_BLOCK_END_BOUND, docs/analysis.md). */
+#define SMTOP_POSSIBLE_READY 1u     /* ready read a bounded kernel end as its least */
+#define SMTOP_POSSIBLE_CULPRITS 2u  /* culprits' blocks may have left before their bound */
+#define SMTOP_POSSIBLE_SLICE 4u     /* time-slicing read the victim's bounded block ends */
+#define SMTOP_POSSIBLE_ALL 7u
+
 /* A scheduling episode found by the analysis (see docs/analysis.md). */
 struct smtop_event {
 	enum smtop_event_kind kind;
@@ -242,6 +249,9 @@ struct smtop_event {
 	struct smtop_culprit *culprits; /* heaviest first */
 	enum smtop_ready_bound ready_bound; /* what set ready */
 	uint32_t ready_correlation_id;  /* the operation or call behind it, 0 unknown */
+	unsigned possible;              /* OR of SMTOP_POSSIBLE_*; 0: certain */
+	uint64_t wait_min_ns;           /* the least wait the bounds allow: wait_ns
+					 * when ready is exact */
 };
 
 /* The unit that travels through the collector's ring to the writer. */

@@ -168,6 +168,25 @@ static void text_bound(FILE *out, const struct smtop_event *e)
 	}
 }
 
+/* --explain, for an episode that rests on bounded block ends: why it is
+ * only possible, and how far the bounds could move its wait. */
+static void text_possible(FILE *out, const struct smtop_event *e)
+{
+	char lo[16], hi[16];
+	fputs("             possible, not certain: block ends are upper bounds (--sm entry)\n", out);
+	if (e->possible & SMTOP_POSSIBLE_READY)
+		fprintf(out, "             a kernel it waited for ended between its last block's start and"
+			" its bounded end: ready lies between %" PRIu64 " and %" PRIu64 " ns, the wait"
+			" between %s and %s\n", e->ready, e->ready + (e->wait_ns - e->wait_min_ns),
+			fmt_ns(lo, sizeof lo, e->wait_min_ns), fmt_ns(hi, sizeof hi, e->wait_ns));
+	if (e->possible & SMTOP_POSSIBLE_CULPRITS)
+		fputs("             culprits' blocks may have left before their bounded ends: their"
+		      " overlaps with the wait are at most these\n", out);
+	if (e->possible & SMTOP_POSSIBLE_SLICE)
+		fputs("             time-slicing read the victim's bounded block ends as block events\n",
+		      out);
+}
+
 /* --explain: the episode's reasoning in three lines before its culprits. */
 static void text_explain(FILE *out, const struct smtop_event *e)
 {
@@ -180,6 +199,8 @@ static void text_explain(FILE *out, const struct smtop_event *e)
 			fmt_ns(w, sizeof w, e->wait_ns));
 	else
 		fprintf(out, "\n             not started yet, %s so far\n", fmt_ns(w, sizeof w, e->wait_ns));
+	if (e->possible)
+		text_possible(out, e);
 	fprintf(out, "             resident meanwhile (%zu kernel%s, share of %s in the wait):\n",
 		e->n_culprits, e->n_culprits == 1 ? "" : "s",
 		e->from_blocks ? "block-time" : "kernel time");
@@ -187,11 +208,12 @@ static void text_explain(FILE *out, const struct smtop_event *e)
 
 static void text_event(FILE *out, const struct smtop_event *e, int explain)
 {
-	char w[16], pr[16], ready[24];
+	char w[16], pr[16], ready[24], kind[40];
 	snprintf(ready, sizeof ready, "%" PRIu64, e->ready);
+	snprintf(kind, sizeof kind, e->possible ? "%s (possible)" : "%s", analysis_kind_name(e->kind));
 	fprintf(out, "  %9s  %-18s dev %" PRIu32 " pid %" PRIu32 " stream %" PRIu32
 		" prio %s  %s  ready %s%s\n",
-		fmt_ns(w, sizeof w, e->wait_ns), analysis_kind_name(e->kind), e->device_id, e->pid,
+		fmt_ns(w, sizeof w, e->wait_ns), kind, e->device_id, e->pid,
 		e->stream_id, fmt_prio(pr, sizeof pr, e->priority), e->name ? e->name : "N/A",
 		ready, e->from_blocks ? "" : "  (from kernel intervals)");
 	if (explain)
@@ -339,8 +361,9 @@ static void json_event(FILE *out, const struct smtop_event *e)
 	else
 		fputs("null", out);
 	fprintf(out, ", \"start_ns\": %" PRIu64 ", \"wait_ns\": %" PRIu64
-		", \"from_blocks\": %s, \"culprits\": [", e->start, e->wait_ns,
-		e->from_blocks ? "true" : "false");
+		", \"wait_min_ns\": %" PRIu64 ", \"from_blocks\": %s, \"possible\": %s"
+		", \"culprits\": [", e->start, e->wait_ns, e->wait_min_ns,
+		e->from_blocks ? "true" : "false", e->possible ? "true" : "false");
 	for (size_t i = 0; i < e->n_culprits; i++) {
 		fputs(i ? ", " : "", out);
 		json_culprit(out, &e->culprits[i]);

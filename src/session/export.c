@@ -543,8 +543,12 @@ static int write_event(struct exporter *x, const struct smtop_event *e)
 	fprintf(o, ",\"from_blocks\":%s,\"pid\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"priority\":",
 		e->from_blocks ? "true" : "false", e->pid, e->stream_id);
 	json_prio(o, e->priority);
-	fprintf(o, ",\"grid_id\":%" PRIu64 ",\"ready_ns\":%" PRIu64 ",\"ready_bound\":\"%s\""
-		",\"culprits\":[", e->grid_id, e->ready, analysis_bound_name(e->ready_bound));
+	fprintf(o, ",\"grid_id\":%" PRIu64 ",\"ready_ns\":%" PRIu64 ",\"ready_bound\":\"%s\"",
+		e->grid_id, e->ready, analysis_bound_name(e->ready_bound));
+	/* only where it is: exact sessions export as before */
+	if (e->possible)
+		fputs(",\"possible\":true", o);
+	fputs(",\"culprits\":[", o);
 	for (size_t i = 0; i < e->n_culprits && i < MAX_CULPRITS_LISTED; i++) {
 		if (i)
 			fputc(',', o);
@@ -727,7 +731,7 @@ static void csv_event(struct csv *c, const struct smtop_event *e)
 	} else {
 		fputs(",,,,", o);
 	}
-	fprintf(o, ",%s\r\n", analysis_bound_name(e->ready_bound));
+	fprintf(o, ",%s,%d\r\n", analysis_bound_name(e->ready_bound), e->possible != 0);
 	c->n_events++;
 }
 
@@ -785,7 +789,8 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 	     !(c.events = csv_open(dir, "events.csv", "kind,basis,pid,device,context,stream,"
 				   "priority,correlation_id,grid_id,ready_ns,start_ns,wait_ns,kernel,"
 				   "culprits,culprit_kernel,culprit_pid,culprit_stream,"
-				   "culprit_priority,culprit_weight,ready_bound", err, errlen))))
+				   "culprit_priority,culprit_weight,ready_bound,possible", err,
+				   errlen))))
 		rc = -1;
 	if (rc == 0 && session_kernels(s, w->t0, w->t1, csv_kernel, &c) != 0)
 		rc = fail(&c.x, "cannot read kernels");

@@ -269,7 +269,8 @@ static int events_equal(const struct smtop_event *p, const struct smtop_event *q
 	       p->context_id == q->context_id && p->stream_id == q->stream_id &&
 	       p->grid_id == q->grid_id && p->priority == q->priority && p->ready == q->ready &&
 	       p->start == q->start && p->wait_ns == q->wait_ns &&
-	       p->from_blocks == q->from_blocks && p->n_culprits == q->n_culprits &&
+	       p->from_blocks == q->from_blocks && p->possible == q->possible &&
+	       p->wait_min_ns == q->wait_min_ns && p->n_culprits == q->n_culprits &&
 	       culprits_equal(p, q);
 }
 

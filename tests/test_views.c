@@ -810,3 +810,22 @@ Test(views, status_line_says_why_blocks_lack_their_kernel)
 	}
 	m.live = 0;
 }
+
+Test(views, live_entry_sessions_follow_their_blocks)
+{
+	struct fake f = { .next = 2100 };
+	struct ui_source src = { .ud = &f, .poll = fake_poll, .detail = fake_detail };
+	m.live = 1;
+	app_init(&a, &m);
+	screen_layout(&a, &m, 132, 50);
+	ui_step(&a, &m, &src, 50000000ULL);
+	cr_assert_eq(app_t1(&a), m.t_last);
+	/* under --sm entry blocks come once their ends are bounded, after
+	 * the kernel records: the live edge is the latest block */
+	m.ends_bounded = 1;
+	m.t_block_last = m.t_last - 100000;
+	app_tick(&a, 0);
+	cr_expect_eq(app_t1(&a), m.t_block_last, "t1 %llu, blocks %llu, records %llu, follow %d",
+		     (unsigned long long)app_t1(&a), (unsigned long long)m.t_block_last,
+		     (unsigned long long)m.t_last, a.follow);
+}

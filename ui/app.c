@@ -530,7 +530,10 @@ int app_tick(struct app *a, uint64_t dt_ns)
 		return a->mode->tick(a);
 	if (a->follow && m->live) {
 		int changed = follow_events(a);
-		uint64_t t0 = m->t_last > span ? m->t_last - span : 0;
+		/* under --sm entry a block comes once its end is bounded, well
+		 * after its kernel's record: follow the blocks, not the records */
+		uint64_t edge = m->ends_bounded && m->t_block_last ? m->t_block_last : m->t_last;
+		uint64_t t0 = edge > span ? edge - span : 0;
 		if (t0 == a->t0)
 			return changed;
 		a->t0 = t0;

@@ -1077,6 +1077,9 @@ static int model_add_blocks_to(struct model *m, const struct smtop_block *b, siz
 			       uint32_t pid, uint32_t context_id)
 {
 	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		if (b[i].start > m->t_block_last)
+			m->t_block_last = b[i].start;
 	for (size_t i = 0; i < n && !rc;) {
 		const struct smtop_block *x = &b[i];
 		long ki = -1;

@@ -201,6 +201,7 @@ struct model {
 	int64_t origin;                 /* ns; bins count from here */
 	int has_origin;
 	uint64_t t_first, t_last;       /* over everything added; 0 = nothing */
+	uint64_t t_block_last;          /* the latest block start added; 0 = none */
 
 	struct model_stream *streams;
 	size_t n_streams, cap_streams;

@@ -56,6 +56,9 @@ shot mps mps.smtop w
 # PyTorch's own kernels, every block recorded with --sm all; w: its worst episode
 shot sm-all-torch torch-sm-all.smtop
 shot sm-all-torch-worst torch-sm-all.smtop w
+# the head-of-line demo under --sm entry: block ends are bounds, the
+# verdicts on them possible; w: its worst episode
+shot head-of-line-entry head-of-line-entry.smtop w
 # a branching CUDA graph beside low-priority work, its edges read (--sm marked);
 # w: its worst episode
 shot graph-branch graph-branch.smtop w

@@ -13,6 +13,7 @@
 
 
 #include "collectors/backend.h"
+#include "src/core/sm_modes.h"
 #include "collectors/blocks.h"
 #include "collectors/cupti.h"
 #include "collectors/log.h"
@@ -202,8 +203,11 @@ static void inject_start(const char *session)
 	}
 	inject_backend = collector_backend_named(getenv("SMTOP_SM"));
 	if (!inject_backend) {
+		char modes[256], why[320];
+
 		inject_backend = &collector_backend_cupti;
-		inject_untraced("SMTOP_SM must be 'marked', 'entry' or 'all'");
+		snprintf(why, sizeof why, "SMTOP_SM must be %s", sm_modes_list(modes, sizeof modes));
+		inject_untraced(why);
 		return;
 	}
 	if (inject_backend->start(inject_ring, (uint32_t)inject_pid, reason, sizeof(reason)) != 0) {

@@ -26,6 +26,9 @@
 #include "src/core/analysis.h"
 #include "db/writer.h"
 #include "src/app/info.h"
+#include "src/app/record.h"
+#include "src/core/sm_modes.h"
+#include "collectors/backend.h"
 #include "tests/support/cupti_support.h"
 
 /* ---- convert ----------------------------------------------------------------- */
@@ -1904,4 +1907,18 @@ Test(sanitizer, a_green_contexts_records_read_as_cuptis)
 	cr_expect_eq(streams, 1);
 	cr_expect_eq(copies, 1);
 	db_reader_close(rd);
+}
+
+/* The --sm modes the command line offers are the collector's backends. */
+Test(backend, every_sm_mode_has_its_backend)
+{
+	char modes[256];
+
+	for (size_t i = 0; i < sm_modes_count; i++)
+		cr_expect_not_null(collector_backend_named(sm_modes[i].name), "%s", sm_modes[i].name);
+	cr_expect_str_eq(sm_modes[0].name, RECORD_SM_DEFAULT);
+	cr_expect_null(sm_mode_named("bogus"));
+	cr_expect_str_eq(sm_modes_list(modes, sizeof modes),
+			 "'marked' (CUPTI), 'entry' (every block's start, Compute Sanitizer) or "
+			 "'all' (every block, Compute Sanitizer)");
 }

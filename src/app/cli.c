@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "src/core/analysis.h"
+#include "src/core/sm_modes.h"
 
 /* Longest argument shown in a message, escapes included. */
 #define CLI_SHOWN_MAX 200
@@ -141,9 +142,9 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		}
 		c->out_path = val;
 	} else if (!strcmp(a, "--sm")) {
-		if (!val || (strcmp(val, "all") && strcmp(val, "marked") && strcmp(val, "entry"))) {
-			fprintf(err, "smtop: --sm needs 'marked' (CUPTI), 'entry' (every block's start, Compute "
-				     "Sanitizer) or 'all' (every block, Compute Sanitizer)\n");
+		if (!sm_mode_named(val)) {
+			char modes[256];
+			fprintf(err, "smtop: --sm needs %s\n", sm_modes_list(modes, sizeof modes));
 			*bad = 1;
 		}
 		c->sm_mode = val;

@@ -18,6 +18,7 @@
 #include "db/schema.h"
 #include "db/writer.h"
 #include "src/core/clock.h"
+#include "src/core/sm_modes.h"
 #include "src/app/progress_line.h"
 #include "src/session/library.h"
 
@@ -195,7 +196,8 @@ static void child_exec(const struct record_opts *o, const char *session,
 	/* Without it the collector refuses in one line and the workload runs
 	 * untraced. */
 	char sanitizer[PATH_MAX];
-	if (strcmp(sm, "marked") && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
+	const struct sm_mode *mode = sm_mode_named(sm);
+	if (mode && mode->needs_sanitizer && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
 		setenv("SMTOP_SANITIZER_LIB", sanitizer, 1);
 	else
 		unsetenv("SMTOP_SANITIZER_LIB");

@@ -59,7 +59,7 @@ int record_main(const struct record_opts *o);
 int record_exe_dir(char *buf, size_t len);
 
 /* Which blocks a recording holds when --sm is not given. */
-#define RECORD_SM_DEFAULT "marked"
+#define RECORD_SM_DEFAULT "marked" /* sm_modes[0] */
 
 /* Finds the Compute Sanitizer's libsanitizer-public.so: SMTOP_SANITIZER_LIB,
  * else the CUDA Toolkit's compute-sanitizer folder ($CUDA_HOME, $CUDA_PATH,

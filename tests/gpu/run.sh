@@ -2,7 +2,7 @@
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
 # the H200).  Sections (default: all but the last ten): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
-# layers multi_gpu (skipped on one GPU) sm_all sm_all_overhead mps graphs,
+# layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs,
 # then request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
@@ -16,7 +16,7 @@ SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 . tests/gpu/mps_lib.sh
 fails=0
-sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_all_overhead mps graphs waits}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_entry sm_all_overhead mps graphs waits}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -265,7 +265,7 @@ overhead_rounds() {
 # SMTOP_OVERHEAD_WORKLOADS (infer train) and SMTOP_OVERHEAD_MODES pick some.
 section_sm_all_overhead() {
 	overhead_rounds sm_all_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
-		"${SMTOP_OVERHEAD_MODES:-plain marked all-entry all profiler nsys}"
+		"${SMTOP_OVERHEAD_MODES:-plain marked entry all profiler nsys}"
 }
 
 # What the sanitizer's patching costs beside smtop's patches and
@@ -279,6 +279,24 @@ section_patch_cost() {
 }
 
 record_sm_entry() { SMTOP_RECORD_ARGS="--sm entry" record "$@"; }
+
+# demos_under SM DIR: the demos recorded with --sm SM into DIR, none of their
+# blocks dropped, every episode reported; check_demos.py judges them as it
+# judges the header's tracer's.
+demos_under() {
+	mkdir -p "$2"
+	for d in priority-vs-training equal-priority head-of-line green-contexts timeslice; do
+		rm -f "$2/demo-$d.smtop"
+		timeout -s INT 150 $SMTOP record --sm "$1" -q -o "$2/demo-$d.smtop" -- \
+			build/smtop-demo "$d" --seconds 3 > "$2/demo-$d.out" 2> "$2/demo-$d.err"
+		echo "demo $d --sm $1 exit $?"
+		cat "$2/demo-$d.err"
+		expect_no_block_drops "demo $d --sm $1" "$2/demo-$d.smtop"
+		$SMTOP report "$2/demo-$d.smtop" --json --top 1000000 > "$2/demo-$d.json"
+		echo "$d --sm $1: blocking resident dispatch = $(report_totals "$2/demo-$d.smtop")"
+	done
+	python3 tests/gpu/check_demos.py "$2" || fails=$((fails + 1))
+}
 
 # --sm entry: every block's start and SM from the entry patch alone, its
 # end bounded (collectors/slot_bounds.h).  Every block is stored or counted
@@ -309,18 +327,7 @@ section_sm_entry() {
 	expect_eq "torch --sm entry: kernels (smtop report vs torch.profiler)" "$ours" "$theirs"
 	echo "torch --sm entry: blocking resident dispatch = $(report_totals "$OUT_DIR/entry-torch.smtop")"
 	D=$OUT_DIR/sm-entry-demos
-	mkdir -p "$D"
-	for d in priority-vs-training equal-priority head-of-line green-contexts timeslice; do
-		rm -f "$D/demo-$d.smtop"
-		timeout -s INT 150 $SMTOP record --sm entry -q -o "$D/demo-$d.smtop" -- \
-			build/smtop-demo "$d" --seconds 3 > "$D/demo-$d.out" 2> "$D/demo-$d.err"
-		echo "demo $d --sm entry exit $?"
-		cat "$D/demo-$d.err"
-		expect_no_block_drops "demo $d --sm entry" "$D/demo-$d.smtop"
-		$SMTOP report "$D/demo-$d.smtop" --json --top 1000000 > "$D/demo-$d.json"
-		echo "$d --sm entry: blocking resident dispatch = $(report_totals "$D/demo-$d.smtop")"
-	done
-	python3 tests/gpu/check_demos.py "$D" || fails=$((fails + 1))
+	demos_under entry "$D"
 	# bounded ends against exact ones: the same demo with the header's tracer
 	# (the CSV of a 3 s demo of 22 M blocks takes minutes to read here)
 	for d in head-of-line; do
@@ -352,18 +359,7 @@ section_demos() {
 section_demos_sm_all() {
 	echo "== demos with --sm all"
 	D=$OUT_DIR/sm-all-demos
-	mkdir -p "$D"
-	for d in priority-vs-training equal-priority head-of-line green-contexts timeslice; do
-		rm -f "$D/demo-$d.smtop"
-		timeout -s INT 150 $SMTOP record --sm all -q -o "$D/demo-$d.smtop" -- \
-			build/smtop-demo "$d" --seconds 3 > "$D/demo-$d.out" 2> "$D/demo-$d.err"
-		echo "demo $d --sm all exit $?"
-		cat "$D/demo-$d.err"
-		expect_no_block_drops "demo $d --sm all" "$D/demo-$d.smtop"
-		$SMTOP report "$D/demo-$d.smtop" --json --top 1000000 > "$D/demo-$d.json"
-		$SMTOP report "$D/demo-$d.smtop" --top 2 | sed -n '/^totals/,/^$/p'
-	done
-	python3 tests/gpu/check_demos.py "$D" || fails=$((fails + 1))
+	demos_under all "$D"
 	# the waits behind the other process that were not called time-slicing
 	python3 tests/gpu/timeslice_probe.py "$D/demo-timeslice.smtop" "$D/timeslice-probe"
 }

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "db/reader.h"
-#include "src/core/analysis.h"
+#include "src/core/analysis_version.h"
 #include "src/core/clock.h"
 #include "db/schema.h"
 

@@ -70,7 +70,7 @@ check "--sm all, CUDA 12 sanitizer: one line" one_line "$err"
 check "--sm all, CUDA 12 sanitizer: names the release" contains "$err" "Compute Sanitizer of CUDA 12 is not supported"
 err=$("$SMTOP" record -q --sm some -o "$S/bad.smtop" -- true 2>&1)
 check "--sm with a bad value refused" [ $? -ne 0 ]
-check "--sm with a bad value: one line" contains "$err" "--sm needs 'all'"
+check "--sm with a bad value: one line" contains "$err" "--sm needs 'marked' (CUPTI), 'entry'"
 check "--sm with a bad value: no session made" [ ! -e "$S/bad.smtop" ]
 
 XDG_DATA_HOME=$S/xdg "$SMTOP" record -q -- true

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/blockcodec.h"
+#include "db/files.h"
 #include "db/procid.h"
 #include "db/schema.h"
 #include "db/strmap.h"
@@ -579,7 +580,7 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 		db_reader_close(r);
 		return -1;
 	}
-	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (db_files_open_readonly(path, &r->db, SQLITE_OPEN_NOMUTEX) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, sqlite3_errmsg(r->db));
 		goto fail;
 	}

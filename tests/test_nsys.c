@@ -214,7 +214,7 @@ ParameterizedTest(struct version *v, nsys, analyses)
 	else
 		cr_assert_eq(inversions, 0, "%s: unknown priorities make no inversion", v->file);
 	cr_assert_gt(t.events[SMTOP_EV_BLOCKING] + inversions, 0);
-	cr_assert_eq(session_store_events(&s, err, sizeof err), 1, "exports are never written");
+	cr_assert_eq(session_store_events(&s, s.path, err, sizeof err), 1, "exports are never written");
 	session_close(&s);
 }
 
@@ -283,7 +283,7 @@ Test(nsys, several_files_one_session)
 	}
 	cr_assert_eq(pids_4101, 2, "stream 7 and 13 of the first process");
 	cr_assert_eq(pids_4303, 2, "stream 7 and 13 of the second, apart");
-	cr_assert_eq(session_store_events(&s, err, sizeof err), 1, "several files: nothing written");
+	cr_assert_eq(session_store_events(&s, s.path, err, sizeof err), 1, "several files: nothing written");
 	session_close(&s);
 
 	const char *bad[] = { NSYS "nsys-3.16.1.sqlite", NSYS "missing.sqlite" };

@@ -609,7 +609,7 @@ static void load_sessions(const char *const *paths, size_t n)
 		export_session(&v.s, paths[0]);
 		if (n == 1)
 			replay_session(&v.s, paths[0]);
-		if (session_store_events(&v.s, err, sizeof err) < 0)
+		if (session_store_events(&v.s, paths[0], err, sizeof err) < 0)
 			check_one_line(err, paths[0]);
 	} else {
 		check_one_line(err, paths[0]);

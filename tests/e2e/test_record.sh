@@ -1,27 +1,73 @@
 #!/bin/sh
-# `smtop record` with fake workloads: every way a workload can end leaves a
-# finalised, readable session, and smtop passes the workload's status on.
+# `smtop record` with fake workloads: every way a workload that recorded
+# something can end leaves a finalised, readable session, and smtop passes
+# the workload's status on; one that recorded nothing leaves no session and
+# smtop says why.
 . tests/e2e/lib.sh
 export SMTOP_INJECT=$SMTOP_BUILD/libsmtop-inject.so
 S=$E2E_TMP
+# the fake workload joins the session as the collector does (it runs
+# natively: build/, also under the sanitizers)
+FAKE=$(pwd)/build/e2e/fake_workload
 
-"$SMTOP" record -q -o "$S/exit3.smtop" -- sh -c 'exit 3'
+"$SMTOP" record -q -o "$S/exit3.smtop" -- sh -c "$FAKE append 0.05 $S/exit3.st; exit 3"
 check "exit status passed on" [ $? -eq 3 ]
 out=$("$SMTOP" info "$S/exit3.smtop")
 check "normal exit is complete" contains "$out" "complete (exited with status 3)"
-check "command line stored" contains "$out" "sh -c 'exit 3'"
+check "command line stored" contains "$out" "exit 3'"
 
-"$SMTOP" record -q -o "$S/segv.smtop" -- sh -c 'kill -SEGV $$'
+"$SMTOP" record -q -o "$S/segv.smtop" -- sh -c "$FAKE append 0.05 $S/segv.st; kill -SEGV \$\$"
 check "crash status is 128+SIGSEGV" [ $? -eq 139 ]
 out=$("$SMTOP" info "$S/segv.smtop")
 check "crash marks the session incomplete" contains "$out" "incomplete (killed by signal 11"
 
-"$SMTOP" record -q -o "$S/abort.smtop" -- sh -c 'kill -ABRT $$'
+"$SMTOP" record -q -o "$S/abort.smtop" -- sh -c "$FAKE append 0.05 $S/abort.st; kill -ABRT \$\$"
 check "abort status is 128+SIGABRT" [ $? -eq 134 ]
+
+# Nothing recorded (a program without CUDA, or CUDA without a driver): one
+# line that says so and why, the workload's status, no session left.
+err=$("$SMTOP" record -q -o "$S/true.smtop" -- true 2>&1)
+rc=$?
+check "nothing recorded: the workload's status ($rc)" [ $rc -eq 0 ]
+check "nothing recorded: one line saying so ($err)" sh -c '[ "$(printf "%s\n" "$1" | wc -l)" -eq 1 ] && printf "%s" "$1" | grep -q "nothing was recorded, so no session is kept: .*; the workload exited with status 0"' _ "$err"
+check "nothing recorded: no session left" [ -z "$(ls "$S" | grep '^true\.smtop')" ]
+err=$("$SMTOP" record -q -o "$S/exit4.smtop" -- sh -c 'exit 4' 2>&1)
+rc=$?
+check "nothing recorded, workload failed: its status ($rc)" [ $rc -eq 4 ]
+check "nothing recorded, workload failed: says how it ended" contains "$err" "the workload exited with status 4"
+check "nothing recorded, workload failed: no session left" [ ! -e "$S/exit4.smtop" ]
+if [ -x "$SMTOP_BUILD/smtop-demo" ] && ! ldconfig -p | grep -q 'libcuda\.so\.1 '; then
+	err=$("$SMTOP" record -q -o "$S/demo.smtop" -- "$SMTOP_BUILD/smtop-demo" head-of-line --seconds 1 2>&1 >/dev/null)
+	rc=$?
+	check "CUDA without a driver: the workload's status ($rc)" [ $rc -eq 1 ]
+	check "CUDA without a driver: explained as no NVIDIA driver ($err)" sh -c 'printf "%s" "$1" | tail -1 | grep -q "nothing was recorded, so no session is kept: no NVIDIA driver"' _ "$err"
+	check "CUDA without a driver: the workload says so too" sh -c 'printf "%s" "$1" | head -1 | grep -q "smtop-demo: no NVIDIA driver"' _ "$err"
+	check "CUDA without a driver: no session left" [ ! -e "$S/demo.smtop" ]
+fi
+
+# smtop run passes the workload's status on as record does (the viewer,
+# in tmux, stays until q once something was recorded)
+printf '%s append 0.3 %s\nexit 7\n' "$FAKE" "$S/run7.st" > "$S/run7.sh"
+tui_start 160 48 env SMTOP_INJECT="$SMTOP_INJECT" "$SMTOP" run -o "$S/run7.smtop" -- sh "$S/run7.sh"
+tui_wait 'workload ended' 10
+tui_keys q
+tui_wait 'EXIT=' 5
+check "run: the workload's status 7 passed on" contains "$(tui_cap)" "EXIT=7"
+check "run: the session kept" contains "$("$SMTOP" info "$S/run7.smtop")" "complete (exited with status 7)"
+tui_end
+# nothing recorded: the view closes by itself, says why, keeps no session
+printf 'echo giving up\nexit 7\n' > "$S/empty7.sh"
+tui_start 160 48 env SMTOP_INJECT="$SMTOP_INJECT" "$SMTOP" run -o "$S/run-empty.smtop" -- sh "$S/empty7.sh"
+tui_wait 'EXIT=' 10
+s=$(tui_cap)
+check "run, nothing recorded: status 7" contains "$s" "EXIT=7"
+check "run, nothing recorded: says so with the workload's last line" contains "$s" "the workload exited with status 7, saying: giving up"
+check "run, nothing recorded: no session or log left" [ -z "$(ls "$S" | grep '^run-empty')" ]
+tui_end
 
 # SIGTERM to smtop reaches the workload, which leaves a marker when it gets it
 # (sent once the workload runs: smtop may start slowly, under valgrind).
-"$SMTOP" record -q -o "$S/term.smtop" -- sh -c "trap 'echo got > $S/term.mark; exit 0' TERM; touch $S/term.up; sleep 30 & wait" &
+"$SMTOP" record -q -o "$S/term.smtop" -- sh -c "trap 'echo got > $S/term.mark; exit 0' TERM; $FAKE append 0.05 $S/term.st; touch $S/term.up; sleep 30 & wait" &
 rec=$!
 for i in $(seq 300); do [ -f "$S/term.up" ] && break; sleep 0.1; done
 sleep 0.2
@@ -73,8 +119,8 @@ check "--sm with a bad value refused" [ $? -ne 0 ]
 check "--sm with a bad value: one line" contains "$err" "--sm needs 'all'"
 check "--sm with a bad value: no session made" [ ! -e "$S/bad.smtop" ]
 
-XDG_DATA_HOME=$S/xdg "$SMTOP" record -q -- true
-check "default path is in XDG_DATA_HOME" [ -n "$(ls "$S"/xdg/smtop/sessions/*-true.smtop 2>/dev/null)" ]
+XDG_DATA_HOME=$S/xdg "$SMTOP" record -q -- "$FAKE" append 0.05 "$S/xdg.st"
+check "default path is in XDG_DATA_HOME" [ -n "$(ls "$S"/xdg/smtop/sessions/*-fake_workload-append.smtop 2>/dev/null)" ]
 
 # Two GPUs whose timers are 79 us apart (each GPU has its own %globaltimer):
 # the session stores a clock for each, and no block lands outside its kernel.

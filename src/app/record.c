@@ -295,6 +295,14 @@ static int create_session(const char *path, const char *command)
 int record_start(const struct record_opts *o, struct record_child *c)
 {
 	memset(c, 0, sizeof *c);
+#ifndef SMTOP_HAVE_SANITIZER
+	/* .ci/deps could not fetch the sanitizer's API headers: no backend */
+	if (o->sm_mode && !strcmp(o->sm_mode, "all")) {
+		fprintf(stderr, "smtop: --sm all: this smtop was built without the Compute Sanitizer"
+			" backend (its API headers were missing; make deps fetches them)\n");
+		return -1;
+	}
+#endif
 	char path[PATH_MAX], injector[PATH_MAX], err[PATH_MAX + 128];
 	int rc = resolve_session_path(o, path, sizeof path, err, sizeof err);
 	if (rc != 0) {

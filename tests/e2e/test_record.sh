@@ -95,25 +95,34 @@ err=$("$SMTOP" record -q -o /no/such/dir/x.smtop -- true 2>&1)
 check "missing directory refused" [ $? -ne 0 ]
 check "missing directory: one line" one_line "$err"
 
-# --sm all without the Compute Sanitizer: one line, the workload runs
-# untraced and keeps its exit status; the session says why.  (The host and
-# the collector it loads run natively from build/, also under the sanitizers.)
-native_inject=$(pwd)/build/libsmtop-inject.so
-out=$(SMTOP_INJECT=$native_inject SMTOP_SANITIZER_LIB=/no/such/libsanitizer-public.so "$SMTOP" record -q --sm all -o "$S/nosz.smtop" -- \
-	"$(pwd)/build/e2e/inject_host" 2>"$S/nosz.err")
-rc=$?
-err=$(cat "$S/nosz.err")
-check "--sm all without the sanitizer: the workload's status" [ $rc -eq 5 ]
-check "--sm all without the sanitizer: the workload ran" [ "$out" = "workload ran" ]
-check "--sm all without the sanitizer: one line" one_line "$err"
-check "--sm all without the sanitizer: says what is missing" contains "$err" "--sm all needs the Compute Sanitizer's libsanitizer-public.so"
-out=$("$SMTOP" info "$S/nosz.smtop")
-check "--sm all without the sanitizer: process marked untraced" contains "$out" "untraced"
-# A release whose callback numbers smtop does not know is refused the same way.
-err=$(SMTOP_INJECT=$native_inject SMTOP_SANITIZER_LIB=$native_inject SMTOP_SANITIZER_VERSION=12 "$SMTOP" record -q --sm all -o "$S/sz12.smtop" -- \
-	"$(pwd)/build/e2e/inject_host" 2>&1 >/dev/null)
-check "--sm all, CUDA 12 sanitizer: one line" one_line "$err"
-check "--sm all, CUDA 12 sanitizer: names the release" contains "$err" "Compute Sanitizer of CUDA 12 is not supported"
+# A build without the sanitizer's API headers (.ci/deps could not fetch
+# them) has no --sm all: refused in one line before anything starts.
+err=$("$SMTOP" record -q --sm all -o "$S/probe.smtop" -- true 2>&1)
+if contains "$err" "built without the Compute Sanitizer backend"; then
+	check "--sm all in a build without the backend: one line" one_line "$err"
+	check "--sm all in a build without the backend: no session made" [ ! -e "$S/probe.smtop" ]
+else
+	# --sm all without the Compute Sanitizer: one line, the workload runs
+	# untraced and keeps its exit status; the session says why.  (The host and
+	# the collector it loads run natively from build/, also under the sanitizers.)
+	native_inject=$(pwd)/build/libsmtop-inject.so
+	out=$(SMTOP_INJECT=$native_inject SMTOP_SANITIZER_LIB=/no/such/libsanitizer-public.so "$SMTOP" record -q --sm all -o "$S/nosz.smtop" -- \
+		"$(pwd)/build/e2e/inject_host" 2>"$S/nosz.err")
+	rc=$?
+	err=$(cat "$S/nosz.err")
+	check "--sm all without the sanitizer: the workload's status" [ $rc -eq 5 ]
+	check "--sm all without the sanitizer: the workload ran" [ "$out" = "workload ran" ]
+	check "--sm all without the sanitizer: one line" one_line "$err"
+	check "--sm all without the sanitizer: says what is missing" contains "$err" "--sm all needs the Compute Sanitizer's libsanitizer-public.so"
+	out=$("$SMTOP" info "$S/nosz.smtop")
+	check "--sm all without the sanitizer: process marked untraced" contains "$out" "untraced"
+	# A release whose callback numbers smtop does not know is refused the same way.
+	err=$(SMTOP_INJECT=$native_inject SMTOP_SANITIZER_LIB=$native_inject SMTOP_SANITIZER_VERSION=12 "$SMTOP" record -q --sm all -o "$S/sz12.smtop" -- \
+		"$(pwd)/build/e2e/inject_host" 2>&1 >/dev/null)
+	check "--sm all, CUDA 12 sanitizer: one line" one_line "$err"
+	check "--sm all, CUDA 12 sanitizer: names the release" contains "$err" "Compute Sanitizer of CUDA 12 is not supported"
+fi
+
 err=$("$SMTOP" record -q --sm some -o "$S/bad.smtop" -- true 2>&1)
 check "--sm with a bad value refused" [ $? -ne 0 ]
 check "--sm with a bad value: one line" contains "$err" "--sm needs 'all'"

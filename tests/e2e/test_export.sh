@@ -102,6 +102,19 @@ for g in 3.16.1-turing 3.28.1-volta 2022.4.2.1-pascal; do
 done
 out=$("$SMTOP" info $NS/nsys-3.16.1-turing.sqlite | grep '^GPU ')
 check "info names the T4 ($out)" contains "$out" "0: Tesla T4, 40 SMs, cc 7.5"
+# Unknown values read as N/A, never as a misleading 0: a GPU row without
+# SMs or compute capability, an export without GPU rows; report still runs
+# on launches of zero, huge and negative sizes.
+python3 -c "import shutil,sqlite3,sys; shutil.copy(sys.argv[1], sys.argv[2]); d=sqlite3.connect(sys.argv[2]); d.execute('UPDATE TARGET_INFO_GPU SET smCount = 0, computeMajor = NULL, computeMinor = NULL, threadsPerWarp = 0, clockRate = 0'); d.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 0, blockX = 0, registersPerThread = 0 WHERE rowid % 3 = 0'); d.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 4294967295, blockX = -1, staticSharedMemory = -5 WHERE rowid % 3 = 1'); d.commit()" $NS/nsys-3.16.1-turing.sqlite "$E2E_TMP/zero-sms.sqlite"
+out=$("$SMTOP" info "$E2E_TMP/zero-sms.sqlite" | grep '^GPU  ')
+check "info: zero SMs and no cc read as N/A ($out)" contains "$out" "0: Tesla T4, N/A SMs, cc N/A"
+"$SMTOP" report "$E2E_TMP/zero-sms.sqlite" --json -q > "$E2E_TMP/zero-sms.json"
+check "report on zero, huge and negative launch sizes: exit 0, JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$E2E_TMP/zero-sms.json"
+python3 -c "import shutil,sqlite3,sys; shutil.copy(sys.argv[1], sys.argv[2]); d=sqlite3.connect(sys.argv[2]); d.execute('DELETE FROM TARGET_INFO_GPU'); d.commit()" $NS/nsys-3.16.1-turing.sqlite "$E2E_TMP/no-gpu.sqlite"
+out=$("$SMTOP" info "$E2E_TMP/no-gpu.sqlite" | grep '^GPU  ')
+check "info: an export without GPU rows: GPU N/A ($out)" [ "$out" = "GPU            N/A" ]
+out=$("$SMTOP" report "$E2E_TMP/no-gpu.sqlite" --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['kernels'])")
+check "report on an export without GPU rows: every kernel ($out)" [ "$out" = 24 ]
 
 # Several files: one report over every process
 out=$("$SMTOP" report $NS/nsys-3.16.1.sqlite $NS/nsys-3.28.1.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['kernels'], sorted({s['pid'] for s in r['streams'] if s['kernels']}))")

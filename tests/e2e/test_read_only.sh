@@ -44,14 +44,14 @@ check "export: every file as it was, nothing beside it" [ "$(state)" = "$before"
 for f in "$W/recorded.smtop" $FX/priority-vs-training.smtop $FX/nsys/nsys-3.28.1-volta.sqlite; do
 	tui_start 160 48 "$SMTOP" open "$f"
 	tui_keys w Enter + - q
-	tui_wait 'EXIT=' 5
+	tui_wait 'EXIT=' 15
 	tui_end
 done
 check "open: every file as it was, nothing beside it" [ "$(state)" = "$before" ]
 tui_start 160 48 "$SMTOP" replay "$W/recorded.smtop" --speed 1e5
 sleep 1
 tui_keys n q
-tui_wait 'EXIT=' 5
+tui_wait 'EXIT=' 15
 tui_end
 check "replay: every file as it was, nothing beside it" [ "$(state)" = "$before" ]
 

@@ -49,16 +49,16 @@ fi
 # in tmux, stays until q once something was recorded)
 printf '%s append 0.3 %s\nexit 7\n' "$FAKE" "$S/run7.st" > "$S/run7.sh"
 tui_start 160 48 env SMTOP_INJECT="$SMTOP_INJECT" "$SMTOP" run -o "$S/run7.smtop" -- sh "$S/run7.sh"
-tui_wait 'workload ended' 10
+tui_wait 'workload ended' 30
 tui_keys q
-tui_wait 'EXIT=' 5
+tui_wait 'EXIT=' 30
 check "run: the workload's status 7 passed on" contains "$(tui_cap)" "EXIT=7"
 check "run: the session kept" contains "$("$SMTOP" info "$S/run7.smtop")" "complete (exited with status 7)"
 tui_end
 # nothing recorded: the view closes by itself, says why, keeps no session
 printf 'echo giving up\nexit 7\n' > "$S/empty7.sh"
 tui_start 160 48 env SMTOP_INJECT="$SMTOP_INJECT" "$SMTOP" run -o "$S/run-empty.smtop" -- sh "$S/empty7.sh"
-tui_wait 'EXIT=' 10
+tui_wait 'EXIT=' 30
 s=$(tui_cap)
 check "run, nothing recorded: status 7" contains "$s" "EXIT=7"
 check "run, nothing recorded: says so with the workload's last line" contains "$s" "the workload exited with status 7, saying: giving up"

@@ -14,10 +14,18 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CUPTI_INC := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include) $(CUDA_HOME)/include)
 CUPTI_LIBDIR := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64) $(CUDA_HOME)/lib64)
 # The Compute Sanitizer API headers (the --sm all backend): the toolkit's own,
-# else Debian's nvidia-cuda-toolkit, else the copy `make deps` fetches.
-SANITIZER_INC ?= $(firstword $(wildcard $(CUDA_HOME)/compute-sanitizer/include/sanitizer.h \
-	/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/include/sanitizer.h) .deps/compute-sanitizer/include/sanitizer.h)
-SANITIZER_INC := $(patsubst %/sanitizer.h,%,$(SANITIZER_INC))
+# else Debian's nvidia-cuda-toolkit, else the copy `make deps` fetches.  Looked
+# up when a recipe runs (recursive variables), so that what `make deps` fetched
+# earlier in the same make (make test) counts.  Without them the collector is
+# built without its sanitizer backend (-DSMTOP_HAVE_SANITIZER unset) and smtop
+# refuses --sm all in one line.
+SANITIZER_INC ?= $(patsubst %/sanitizer.h,%,$(firstword $(wildcard \
+	$(CUDA_HOME)/compute-sanitizer/include/sanitizer.h \
+	/usr/lib/nvidia-cuda-toolkit/compute-sanitizer/include/sanitizer.h \
+	.deps/compute-sanitizer/include/sanitizer.h)))
+HAVE_SANITIZER = $(wildcard $(SANITIZER_INC)/sanitizer.h)
+SZ_DEFINE = $(if $(HAVE_SANITIZER),-DSMTOP_HAVE_SANITIZER)
+SZ_CFLAGS = $(if $(HAVE_SANITIZER),-DSMTOP_HAVE_SANITIZER -isystem $(SANITIZER_INC))
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -fPIC -I. -I$(CUDA_HOME)/include -I$(CUPTI_INC) $(PKG_CFLAGS)
@@ -64,9 +72,19 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# Only the collector (and its tests) see the sanitizer's headers.
-$(B)/obj/collectors/%.o: CFLAGS += -isystem $(SANITIZER_INC)
-$(B)/tests/test_collector: CFLAGS += -isystem $(SANITIZER_INC)
+# Only the collector (and its tests) see the sanitizer's headers; smtop's
+# record.c only whether the backend is built.  $(B)/sanitizer-mode changes
+# (and rebuilds them) only when the headers come or go.
+$(B)/obj/collectors/%.o: CFLAGS += $(SZ_CFLAGS)
+$(B)/tests/test_collector: CFLAGS += $(SZ_CFLAGS)
+$(call obj,src/app/record.c): CFLAGS += $(SZ_DEFINE)
+$(COLL_OBJ) $(call obj,src/app/record.c) $(B)/tests/test_collector: $(B)/sanitizer-mode
+$(B)/sanitizer-mode: FORCE
+	@mkdir -p $(dir $@)
+	@echo "$(if $(HAVE_SANITIZER),with,without) $(SANITIZER_INC)" | cmp -s - $@ || \
+		echo "$(if $(HAVE_SANITIZER),with,without) $(SANITIZER_INC)" > $@
+.PHONY: FORCE
+FORCE:
 
 # The block patches of the Compute Sanitizer backend, loaded at run time from
 # beside libsmtop-inject.so (one SASS per architecture: patches are not JIT'd).
@@ -74,9 +92,10 @@ PATCH_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 	-gencode arch=compute_100,code=sm_100 -gencode arch=compute_120,code=sm_120
 PATCH_NVCC = $(NVCC) $(PATCH_ARCH) -I. -isystem $(SANITIZER_INC) --fatbin --keep-device-functions \
 	-Xptxas --compile-as-tools-patch
+# Without the headers there is no backend to load them: nothing to build.
 $(B)/smtop-patches.fatbin: collectors/sanitizer_patch.cu kernels/smtop_trace.cuh kernels/smtop_trace_abi.h
 	@mkdir -p $(dir $@)
-	$(PATCH_NVCC) -o $@ $<
+	$(if $(HAVE_SANITIZER),$(PATCH_NVCC) -o $@ $<,@rm -f $@)
 
 $(B)/libsmtop-core.a: $(CORE_OBJ)
 $(B)/libsmtop-db.a: $(DB_OBJ)

@@ -1,3 +1,5 @@
+/* Built only with the Compute Sanitizer API headers (SMTOP_HAVE_SANITIZER). */
+#ifdef SMTOP_HAVE_SANITIZER
 #include "collectors/sanitizer_convert.h"
 
 #include <stdlib.h>
@@ -368,3 +370,5 @@ size_t sanitizer_unpark(struct sanitizer_parked *p, uint32_t stream_id, uint32_t
 	p->n = keep;
 	return done;
 }
+
+#endif

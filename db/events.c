@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db/files.h"
 #include "db/schema.h"
 
 static const char *const kind_names[] = {
@@ -42,8 +43,8 @@ static int events_open(const char *path, int writable, sqlite3 **db, char *err, 
 		snprintf(err, errlen, "%s: is a directory", path);
 		return -1;
 	}
-	if (sqlite3_open_v2(path, db, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
-			    NULL) != SQLITE_OK) {
+	if ((writable ? sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL)
+		      : db_files_open_readonly(path, db, 0)) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, sqlite3_errmsg(*db));
 		return -1;
 	}

@@ -54,6 +54,75 @@ int db_files_in_use(const char *path)
 	       locked_by_other(path, DB_LOCK_OFFSET, DB_LOCK_LEN);
 }
 
+/* Bytes 18 and 19 of a SQLite header: 2 and 2 in WAL mode. */
+static int is_wal_mode(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof h, 0);
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof h && h[18] == 2 && h[19] == 2;
+}
+
+/* "file:PATH?immutable=1" with PATH's URI characters escaped, and leading
+ * slashes made one (file://x would name a host).  0, or -1 if too long. */
+static int immutable_uri(const char *path, char *uri, size_t len)
+{
+	size_t o = 0;
+	const char *p = path;
+	if (len < 6)
+		return -1;
+	memcpy(uri, "file:", 5);
+	o = 5;
+	while (p[0] == '/' && p[1] == '/')
+		p++;
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		int esc = c == '%' || c == '?' || c == '#' || c <= ' ' || c >= 0x7f;
+		if (o + (esc ? 3 : 1) >= len)
+			return -1;
+		if (esc)
+			o += (size_t)snprintf(uri + o, len - o, "%%%02X", c);
+		else
+			uri[o++] = (char)c;
+	}
+	const char *q = "?immutable=1";
+	if (o + strlen(q) >= len)
+		return -1;
+	memcpy(uri + o, q, strlen(q) + 1);
+	return 0;
+}
+
+/* 1 when the smtop session in db says it has ended (nothing writes it again). */
+static int session_ended(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int ended = 0;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM smtop_meta WHERE key = 'ended'", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ended = sqlite3_column_int(st, 0) == 1;
+	sqlite3_finalize(st);
+	return ended;
+}
+
+int db_files_open_readonly(const char *path, sqlite3 **db, int flags)
+{
+	char wal[PATH_MAX], uri[3 * PATH_MAX + 32];
+	struct stat sb;
+	flags |= SQLITE_OPEN_READONLY;
+	if (is_wal_mode(path) && snprintf(wal, sizeof wal, "%s-wal", path) < (int)sizeof wal &&
+	    stat(wal, &sb) != 0 && immutable_uri(path, uri, sizeof uri) == 0) {
+		if (sqlite3_open_v2(uri, db, flags | SQLITE_OPEN_URI, NULL) == SQLITE_OK &&
+		    session_ended(*db))
+			return SQLITE_OK;
+		sqlite3_close(*db);
+	}
+	return sqlite3_open_v2(path, db, flags, NULL);
+}
+
 /* rename() that refuses to replace: link, then unlink the old name. */
 static int rename_noreplace(const char *from, const char *to)
 {

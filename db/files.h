@@ -4,6 +4,7 @@
 #ifndef SMTOP_DB_FILES_H
 #define SMTOP_DB_FILES_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 
 /* The companion suffixes, NULL-terminated: "-wal", "-shm", "-journal", ".log". */
@@ -18,6 +19,16 @@ int db_files_is_companion(const char *name);
  * this process has open through SQLite: closing the probe's descriptor would
  * drop this process's own locks on it. */
 int db_files_in_use(const char *path);
+
+/* Opens path for reading without writing anything beside it (flags are
+ * added to SQLITE_OPEN_READONLY).  A read-only connection to a WAL database
+ * creates its -wal and -shm files and, unable to checkpoint, leaves them;
+ * so a WAL session that nobody writes (no -wal file) and that is finished
+ * (smtop_meta ended) is opened immutable=1: no companion, no lock.  One
+ * still being recorded, or with a -wal left over, is opened as before, so
+ * that a live view sees what the writer commits.  Returns SQLite's code
+ * (*db set even on failure, as sqlite3_open_v2 does). */
+int db_files_open_readonly(const char *path, sqlite3 **db, int flags);
 
 /* Renames path and its companions to new_path, never replacing an existing
  * file.  Returns 0, or -1 with one line in err. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/blockcodec.h"
+#include "db/files.h"
 #include "db/procid.h"
 #include "db/schema.h"
 #include "db/strmap.h"
@@ -68,6 +69,9 @@ struct db_reader {
 	char *kernel_cols;           /* SELECT list for kernels, per file kind */
 	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_new;
 	sqlite3_stmt *st_next_device, *st_chunk_walk;
+	/* the running figures (reader_update_stats), prepared once: a walk of
+	 * blocks asks for them, and an export walks thousands of windows */
+	sqlite3_stmt *st_kernel_stats, *st_chunk_stats, *st_meta;
 	struct gpu_clock clock;       /* the first device's with blocks, and the fallback */
 	int clock_known, clock_from_meta;
 	uint64_t trimmed_from;       /* a trimmed session holds what happened from here on */
@@ -186,18 +190,26 @@ static const char *reader_text(struct db_reader *r, const unsigned char *s)
 }
 
 /* Meta value as text, interned; NULL if absent. */
+/* Prepared once: a session without a stored clock is asked for it at
+ * every walk of blocks. */
 static const char *reader_meta(struct db_reader *r, const char *key)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = r->st_meta;
 	const char *v = NULL;
 
-	if (!r->has_meta ||
-	    sqlite3_prepare_v2(r->db, "SELECT value FROM smtop_meta WHERE key=?1", -1, &st, NULL) != SQLITE_OK)
+	if (!r->has_meta)
 		return NULL;
+	if (!st && sqlite3_prepare_v3(r->db, "SELECT value FROM smtop_meta WHERE key=?1", -1,
+				      SQLITE_PREPARE_PERSISTENT, &r->st_meta, NULL) != SQLITE_OK) {
+		sqlite3_finalize(r->st_meta);
+		r->st_meta = NULL;
+		return NULL;
+	}
+	st = r->st_meta;
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		v = reader_text(r, sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return v;
 }
 
@@ -579,7 +591,7 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 		db_reader_close(r);
 		return -1;
 	}
-	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (db_files_open_readonly(path, &r->db, SQLITE_OPEN_NOMUTEX) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, sqlite3_errmsg(r->db));
 		goto fail;
 	}
@@ -633,6 +645,9 @@ void db_reader_close(struct db_reader *r)
 	sqlite3_finalize(r->st_chunk_new);
 	sqlite3_finalize(r->st_next_device);
 	sqlite3_finalize(r->st_chunk_walk);
+	sqlite3_finalize(r->st_kernel_stats);
+	sqlite3_finalize(r->st_chunk_stats);
+	sqlite3_finalize(r->st_meta);
 	sqlite3_close(r->db);
 	for (size_t i = 0; i < r->names_by_id.cap; i++)
 		if (r->names_by_id.e[i].used)
@@ -780,13 +795,23 @@ static void reader_widen(uint64_t *lo_io, uint64_t *hi_io, uint64_t lo, uint64_t
 	*hi_io = hi > *hi_io ? hi : *hi_io;
 }
 
+/* *st prepared once (sql on r's connection); NULL when it cannot be. */
+static sqlite3_stmt *reader_stats_stmt(struct db_reader *r, sqlite3_stmt **st, const char *sql)
+{
+	if (!*st && sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(*st);
+		*st = NULL;
+	}
+	return *st;
+}
+
 static void reader_update_stats(struct db_reader *r)
 {
 	sqlite3_stmt *st;
 
-	if (r->has_kernel && sqlite3_prepare_v2(r->db,
+	if (r->has_kernel && (st = reader_stats_stmt(r, &r->st_kernel_stats,
 	    "SELECT max(rowid), max(end - start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL"
-	    " WHERE rowid > ?1", -1, &st, NULL) == SQLITE_OK) {
+	    " WHERE rowid > ?1"))) {
 		sqlite3_bind_int64(st, 1, r->kernel_wm);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 			uint64_t dur = (uint64_t)sqlite3_column_int64(st, 1);
@@ -796,11 +821,11 @@ static void reader_update_stats(struct db_reader *r)
 			r->kernel_max_dur = dur > r->kernel_max_dur ? dur : r->kernel_max_dur;
 			r->kernel_max_end = end > r->kernel_max_end ? end : r->kernel_max_end;
 		}
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 	}
-	if (r->has_chunk && sqlite3_prepare_v2(r->db,
+	if (r->has_chunk && (st = reader_stats_stmt(r, &r->st_chunk_stats,
 	    "SELECT max(id), sum(count), min(start), max(end), max(end - start), deviceId"
-	    " FROM smtop_block_chunk WHERE id > ?1 GROUP BY deviceId", -1, &st, NULL) == SQLITE_OK) {
+	    " FROM smtop_block_chunk WHERE id > ?1 GROUP BY deviceId"))) {
 		int64_t wm = r->chunk_wm;
 
 		sqlite3_bind_int64(st, 1, r->chunk_wm);
@@ -818,7 +843,7 @@ static void reader_update_stats(struct db_reader *r)
 			r->chunk_max_span = span > r->chunk_max_span ? span : r->chunk_max_span;
 		}
 		r->chunk_wm = wm;
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 	}
 }
 

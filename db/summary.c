@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/files.h"
 #include "db/reader.h"
 #include "src/core/analysis_version.h"
 #include "src/core/clock.h"
@@ -25,8 +26,8 @@ static int summary_open(const char *path, int writable, sqlite3 **db, enum schem
 	*db = NULL;
 	if (db_check_session_path(path, err, errlen) != 0)
 		return -1;
-	if (sqlite3_open_v2(path, db, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
-			    NULL) != SQLITE_OK) {
+	if ((writable ? sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL)
+		      : db_files_open_readonly(path, db, 0)) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, sqlite3_errmsg(*db));
 		return -1;
 	}
@@ -171,6 +172,18 @@ int db_summary_read(const char *path, struct db_summary_head *h, char *err, size
 out:
 	sqlite3_close(db);
 	return rc;
+}
+
+int db_summary_stored(const char *path, struct db_summary *s)
+{
+	sqlite3 *db;
+	enum schema_kind kind;
+	char err[512];
+	int found = 0;
+	if (summary_open(path, 0, &db, &kind, err, sizeof err) == 0 && kind == SCHEMA_SMTOP)
+		found = read_stored(db, s);
+	sqlite3_close(db);
+	return found;
 }
 
 int db_summary_matches(const struct db_summary *s, const struct db_summary_key *key)

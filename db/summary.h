@@ -44,6 +44,10 @@ struct db_summary_head {
  * not a session gives -1 and one line in err naming it and the problem. */
 int db_summary_read(const char *path, struct db_summary_head *h, char *err, size_t errlen);
 
+/* The summary stored in path (a session, or smtop's cache of one), read
+ * only: 1 with s filled, 0 when there is none (or path cannot be read). */
+int db_summary_stored(const char *path, struct db_summary *s);
+
 /* 1 if s was computed for a session of length key (with key's threshold). */
 int db_summary_matches(const struct db_summary *s, const struct db_summary_key *key);
 

@@ -726,7 +726,7 @@ int main(int argc, char **argv)
 	int ndev = 0;
 	cudaError_t e = cudaGetDeviceCount(&ndev);
 	if (e != cudaSuccess || ndev == 0) {
-		fprintf(stderr, "layercheck: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "0");
+		fprintf(stderr, "layercheck: no CUDA device (%s)\n", e != cudaSuccess ? ck_error_text(e) : "0");
 		return 1;
 	}
 	if (fusion_only) {

@@ -18,10 +18,14 @@
 #include "collectors/launches.h"
 #include "collectors/ptrset.h"
 #include "collectors/ring.h"
+#ifdef SMTOP_HAVE_SANITIZER
 #include "collectors/sanitizer_convert.h"
+#endif
 #include "collectors/writer_thread.h"
 
+#ifdef SMTOP_HAVE_SANITIZER
 #include <generated_cuda_meta.h>
+#endif
 #include "db/reader.h"
 #include "src/core/analysis.h"
 #include "db/writer.h"
@@ -1097,6 +1101,7 @@ Test(launches, thousands_in_flight_complete_in_any_order)
 	launches_destroy(l);
 }
 
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, launch_data_becomes_a_launch)
 {
 	Sanitizer_LaunchData ld;
@@ -1123,7 +1128,9 @@ Test(sanitizer, launch_data_becomes_a_launch)
 	cr_assert_eq(i.is_graph, 0);
 	cr_assert_str_eq(i.name, "_Z3addPfS_");
 }
+#endif
 
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, only_kernel_nodes_of_a_graph_are_launches)
 {
 	Sanitizer_GraphNodeLaunchData g;
@@ -1139,9 +1146,11 @@ Test(sanitizer, only_kernel_nodes_of_a_graph_are_launches)
 	cr_assert_null(sanitizer_graph_node_launch(&g));
 	cr_assert_null(sanitizer_graph_node_launch(NULL));
 }
+#endif
 
 /* The launch calls' dynamic shared memory, which the launch callback lacks:
  * cuLaunchKernel's own field, cuLaunchKernelEx's config's. */
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, launch_calls_give_the_dynamic_shared_memory)
 {
 	CUfunction f = (CUfunction)(uintptr_t)0x1234;
@@ -1174,9 +1183,11 @@ Test(sanitizer, launch_calls_give_the_dynamic_shared_memory)
 		n++;
 	cr_assert_eq(n, 6, "every launch form, plain and per-thread stream");
 }
+#endif
 
 /* A graph node is its handle and its executable graph's number: a handle
  * reused by a later graph is another node. */
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 {
 	const void *node = (const void *)(uintptr_t)0x562605daeeb8ull;
@@ -1187,11 +1198,13 @@ Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 	cr_assert_eq(a >> 47, 1);
 	cr_assert_eq(sanitizer_graph_node_id(1, NULL), 0);
 }
+#endif
 
 /* Graph kernel nodes' dynamic shared memory is kept by node id for their
  * replays; a map half full starts over (the driver is asked again), and
  * never answers for a node it does not hold.  ptrmap_add both claims a new
  * node (1) and reads a held node's value (0, *v). */
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, graph_node_smem_map_keeps_each_nodes_value)
 {
 	static struct ptrmap m;
@@ -1223,9 +1236,11 @@ Test(sanitizer, graph_node_smem_map_keeps_each_nodes_value)
 	cr_assert_not(ptrmap_add(&m, ka, &v));
 	cr_assert_eq(v, 77, "a node already there gives its value, not the new one");
 }
+#endif
 
 /* A graph launch call becomes the API record CUPTI would give, with its
  * stream; 13.0 moved the graph launch callbacks by two. */
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, a_graph_launch_call_is_an_api_record_with_its_stream)
 {
 	struct smtop_record r;
@@ -1242,6 +1257,7 @@ Test(sanitizer, a_graph_launch_call_is_an_api_record_with_its_stream)
 	cr_assert_eq(sanitizer_numbering_of(13)->graph_launch_end, 7);
 	cr_assert_eq(sanitizer_numbering_of(11)->graph_launch_begin, SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN);
 }
+#endif
 
 /* A launch's dynamic shared memory and graph node reach its record. */
 Test(launches, dynamic_smem_and_graph_node_reach_the_record)
@@ -1331,6 +1347,7 @@ Test(graphs, node_ids_map_through_clones)
 /* The callback numbers of CUDA 13.0 differ from the 11.8 headers': the
  * module callbacks moved by one (STREAM_DESTROY_FINISHED came before them),
  * the graph node launch by two.  CUDA 12 is not known. */
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, numbering_by_release)
 {
 	const struct sanitizer_numbering *old = sanitizer_numbering_of(11), *now = sanitizer_numbering_of(13);
@@ -1348,7 +1365,9 @@ Test(sanitizer, numbering_by_release)
 	cr_assert_null(sanitizer_numbering_of(12));
 	cr_assert_null(sanitizer_numbering_of(0));
 }
+#endif
 
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, toolkit_version_from_its_files)
 {
 	cr_assert_eq(sanitizer_major_of_path("/usr/local/cuda-13.0/compute-sanitizer/libsanitizer-public.so"), 13);
@@ -1361,7 +1380,9 @@ Test(sanitizer, toolkit_version_from_its_files)
 	cr_assert_eq(sanitizer_major_of_version_json("{\"cuda_cccl\" : {\"version\" : \"3.0.1\"}}"), 0);
 	cr_assert_eq(sanitizer_major_of_version_json(""), 0);
 }
+#endif
 
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, event_callbacks_become_the_records_cupti_gives)
 {
 	Sanitizer_EventData d = { .event = (CUevent)(uintptr_t)0x7f3a00012340ull,
@@ -1392,11 +1413,13 @@ Test(sanitizer, event_callbacks_become_the_records_cupti_gives)
 	cr_assert_eq(now->event_record, 3);
 	cr_assert_eq(now->event_stream_wait, 4);
 }
+#endif
 
 /* The driver's synchronize calls under --sm all become the SYNCHRONIZATION
  * rows CUPTI gives (a context's has no stream, a stream's no event), and
  * smtop info counts them by kind.  cuCtxSynchronize_v2, which
  * cudaDeviceSynchronize calls in CUDA 13, is known to 13's numbering only. */
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, synchronize_calls_become_cuptis_synchronization_records)
 {
 	const struct sanitizer_numbering *old = sanitizer_numbering_of(11), *now = sanitizer_numbering_of(13);
@@ -1471,10 +1494,12 @@ Test(sanitizer, synchronize_calls_become_cuptis_synchronization_records)
 	free(text);
 	db_reader_close(rd);
 }
+#endif
 
 /* wait_stream under --sm all: the high-priority stream waits on an event
  * recorded after the low one's long kernel.  From the converted callbacks
  * the analysis sees the dependency; without them, a resident inversion. */
+#ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, a_wait_stream_is_no_inversion)
 {
 	Sanitizer_EventData d = { .event = (CUevent)(uintptr_t)0x5550ull };
@@ -1520,6 +1545,7 @@ Test(sanitizer, a_wait_stream_is_no_inversion)
 		analysis_free(an);
 	}
 }
+#endif
 
 /* ---- a green context's stream under --sm all -------------------------------- */
 
@@ -1755,6 +1781,7 @@ Test(launches, a_new_streams_kernel_waits_for_its_context)
 	launches_destroy(l);
 }
 
+#ifdef SMTOP_HAVE_SANITIZER
 /* The records of one launch, copy and event record on a green context's
  * stream (9), from the sanitizer's own structs: their callbacks name the
  * primary context (backend context 1) and come before the host thread
@@ -1908,6 +1935,7 @@ Test(sanitizer, a_green_contexts_records_read_as_cuptis)
 	cr_expect_eq(copies, 1);
 	db_reader_close(rd);
 }
+#endif
 
 /* The --sm modes the command line offers are the collector's backends. */
 Test(backend, every_sm_mode_has_its_backend)

@@ -7,6 +7,7 @@
 #include <criterion/parameterized.h>
 #include <errno.h>
 #include <signal.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db/cache.h"
 #include "db/files.h"
 #include "db/reader.h"
 #include "db/summary.h"
@@ -227,16 +229,28 @@ static void expect_like_analysis(const struct library_entry *e, uint64_t thresho
 /* smoke.smtop holding the summary its recording stored, as of this
  * analysis version: a listing computes the fixture's own again whenever
  * ANALYSIS_VERSION is newer than the one that stored it. */
+static int same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int same = fa && fb, ca, cb;
+	while (same && ((ca = getc(fa)) != EOF) | ((cb = getc(fb)) != EOF))
+		same = ca == cb;
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
 static void copy_smoke(const char *dir, const char *name)
 {
 	char pre[256], from[512], err[512];
-	struct library lib;
 
 	temp_dir(pre, sizeof pre);
 	copy_file(FX "smoke.smtop", pre, "smoke.smtop");
-	cr_assert_eq(library_scan(&lib, pre, NULL, err, sizeof err), 0, "%s", err);
-	library_free(&lib);
 	snprintf(from, sizeof from, "%s/smoke.smtop", pre);
+	/* the summary in the file, as smtop record stores it */
+	cr_assert_eq(library_summarize(from, NULL, err, sizeof err), 0, "%s", err);
 	copy_file(from, dir, name);
 }
 
@@ -285,7 +299,9 @@ Test(library, scan_lists_sessions_and_strays)
 	library_free(&lib);
 }
 
-Test(library, summary_cached_in_the_file)
+/* Summaries computed on reading go to smtop's cache, never into the file
+ * read; one a recording stored in the file is read from there. */
+Test(library, summary_cached_beside_the_file)
 {
 	char dir[256], err[512], path[512];
 	struct library lib;
@@ -301,14 +317,17 @@ Test(library, summary_cached_in_the_file)
 			cr_expect(lib.e[i].cached && !lib.e[i].stored, "%s read from its file",
 				  lib.e[i].name);
 		else
-			cr_expect(lib.e[i].stored && !lib.e[i].cached, "%s computed and stored",
+			cr_expect(lib.e[i].stored && !lib.e[i].cached, "%s computed and cached",
 				  lib.e[i].name);
 	}
 	library_free(&lib);
 
-	/* the row is plain SQL, keyed by the session's length */
+	/* the row is plain SQL, keyed by the session's length, in the cache */
+	char cache[PATH_MAX];
 	snprintf(path, sizeof path, "%s/head-of-line.smtop", dir);
-	cr_assert_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	cr_expect(same_bytes(path, FX "head-of-line.smtop"), "nothing written into the file");
+	cr_assert_eq(db_cache_path(path, cache, sizeof cache), 0);
+	cr_assert_eq(sqlite3_open_v2(cache, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	cr_assert_eq(sqlite3_prepare_v2(db, "SELECT kernelRows, chunkRows, thresholdNs, kernels,"
 					" inversionsResident + inversionsDispatch FROM smtop_summary",
 					-1, &st, NULL), SQLITE_OK);
@@ -383,14 +402,23 @@ static void read_entry(struct library_entry *e, const char *path)
 	cr_assert_null(e->error, "%s", e->error);
 }
 
+/* Changes the summary kept for path: in the file when a recording stored
+ * it there, else in smtop's cache of it. */
 static void tamper(const char *path, int inversions)
 {
 	sqlite3 *db;
-	char sql[128];
+	char sql[128], cache[PATH_MAX], err[512];
+	struct db_summary_head h;
+	const char *where = path;
 
+	cr_assert_eq(db_summary_read(path, &h, err, sizeof err), 0, "%s", err);
+	if (!h.has_stored) {
+		cr_assert_eq(db_cache_path(path, cache, sizeof cache), 0, "%s: cached", path);
+		where = cache;
+	}
 	snprintf(sql, sizeof sql, "UPDATE smtop_summary SET inversionsDispatch = %d, inversionsResident = 0",
 		 inversions);
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_open(where, &db), SQLITE_OK);
 	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 }
@@ -453,7 +481,9 @@ Test(library, a_summary_of_an_older_analysis_is_computed_again)
 	uint64_t right = e.sum.inversions_resident + e.sum.inversions_dispatch;
 	library_entry_free(&e);
 	tamper(path, 1000);
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	char cache[PATH_MAX];
+	cr_assert_eq(db_cache_path(path, cache, sizeof cache), 0);
+	cr_assert_eq(sqlite3_open(cache, &db), SQLITE_OK);
 	cr_assert_eq(sqlite3_exec(db, "DELETE FROM smtop_meta WHERE key = 'summary_analysis'", NULL, NULL, NULL),
 		     SQLITE_OK);
 	sqlite3_close(db);
@@ -462,8 +492,8 @@ Test(library, a_summary_of_an_older_analysis_is_computed_again)
 	cr_expect(!e.cached && e.stored, "recomputed");
 	cr_expect_eq(e.sum.inversions_resident + e.sum.inversions_dispatch, right);
 	library_entry_free(&e);
-	cr_expect_eq(db_support_sql_int(path, "SELECT count(*) FROM smtop_summary"), 1, "the old row replaced");
-	cr_expect_eq(db_support_sql_int(path, "SELECT count(*) FROM smtop_summary WHERE inversionsDispatch = 1000"),
+	cr_expect_eq(db_support_sql_int(cache, "SELECT count(*) FROM smtop_summary"), 1, "the old row replaced");
+	cr_expect_eq(db_support_sql_int(cache, "SELECT count(*) FROM smtop_summary WHERE inversionsDispatch = 1000"),
 		     0);
 }
 

@@ -32,22 +32,30 @@ struct version {
 	size_t n_devices;              /* GPUs the export lists for it */
 	char gpu[32];
 	uint32_t sms, cc_major;
+	uint32_t threads_per_sm;       /* warps of 32 an SM */
 };
 
 /* What make_fixtures.py put in each file (see README.md).  Arrays, not
  * pointers: Criterion hands parameters to the test process by value. */
 static struct version versions[] = {
 	{ NSYS "nsys-3.16.1.sqlite", "3.16.1", "2024.6.2.225", 0, 4101, 12, 18, 0, 1, 0, 1,
-	  "NVIDIA H200", 132, 9 },
-	{ NSYS "nsys-cuda_lab.sqlite", "", "", 0, 4202, 16, 20, 1, 1, 0, 1, "NVIDIA H200", 132, 9 },
-	{ NSYS "nsys-3.28.1.sqlite", "3.28.1", "", 0, 4303, 20, 28, 1, 1, 0, 1, "NVIDIA H200", 132, 9 },
+	  "NVIDIA H200", 132, 9, 2048 },
+	{ NSYS "nsys-cuda_lab.sqlite", "", "", 0, 4202, 16, 20, 1, 1, 0, 1, "NVIDIA H200", 132, 9, 2048 },
+	{ NSYS "nsys-3.28.1.sqlite", "3.28.1", "", 0, 4303, 20, 28, 1, 1, 0, 1, "NVIDIA H200", 132, 9, 2048 },
 	/* GPUs from TARGET_INFO_CUDA_GPU, devices of contexts from the null
 	 * stream table, no PROCESSES */
 	{ NSYS "nsys-2020.4.3.7.sqlite", "", "", 1, 4404, 14, 22, 1, 0, 0, 1,
-	  "NVIDIA A100-SXM4-40GB", 108, 8 },
+	  "NVIDIA A100-SXM4-40GB", 108, 8, 2048 },
 	/* EXPORT_META_DATA; the process on CUDA device 1 of two GPUs */
 	{ NSYS "nsys-2022.4.2.1.sqlite", "3.0.0", "2022.4.2.1", 0, 4505, 18, 24, 1, 1, 1, 2,
-	  "NVIDIA H100 PCIe", 114, 9 },
+	  "NVIDIA H100 PCIe", 114, 9, 2048 },
+	/* GPUs before cc 8.0 in the same schemas */
+	{ NSYS "nsys-3.16.1-turing.sqlite", "3.16.1", "2024.6.2.225", 0, 4606, 10, 14, 0, 1, 0, 1,
+	  "Tesla T4", 40, 7, 1024 },
+	{ NSYS "nsys-3.28.1-volta.sqlite", "3.28.1", "", 0, 4707, 10, 14, 1, 1, 0, 1,
+	  "Tesla V100-SXM2-16GB", 80, 7, 2048 },
+	{ NSYS "nsys-2022.4.2.1-pascal.sqlite", "3.0.0", "2022.4.2.1", 0, 4808, 10, 14, 1, 1, 0, 1,
+	  "Tesla P100-PCIE-16GB", 56, 6, 2048 },
 };
 
 ParameterizedTestParameters(nsys, loads)
@@ -148,7 +156,8 @@ ParameterizedTest(struct version *v, nsys, loads)
 	cr_assert_str_eq(d->name, v->gpu);
 	cr_assert_eq(d->sm_count, v->sms);
 	cr_assert_eq(d->cc_major, v->cc_major);
-	cr_assert_eq(d->max_threads_per_sm, 2048, "64 warps of 32");
+	cr_assert_eq(d->max_threads_per_sm, v->threads_per_sm,
+		     "%s: warps of 32 an SM", v->file);
 	cr_assert_eq(info.n_processes, 1, "%s: one process", v->file);
 	cr_assert_eq(info.processes[0].pid, v->pid);
 
@@ -205,7 +214,7 @@ ParameterizedTest(struct version *v, nsys, analyses)
 	else
 		cr_assert_eq(inversions, 0, "%s: unknown priorities make no inversion", v->file);
 	cr_assert_gt(t.events[SMTOP_EV_BLOCKING] + inversions, 0);
-	cr_assert_eq(session_store_events(&s, err, sizeof err), 1, "exports are never written");
+	cr_assert_eq(session_store_events(&s, s.path, err, sizeof err), 1, "exports are never written");
 	session_close(&s);
 }
 
@@ -274,7 +283,7 @@ Test(nsys, several_files_one_session)
 	}
 	cr_assert_eq(pids_4101, 2, "stream 7 and 13 of the first process");
 	cr_assert_eq(pids_4303, 2, "stream 7 and 13 of the second, apart");
-	cr_assert_eq(session_store_events(&s, err, sizeof err), 1, "several files: nothing written");
+	cr_assert_eq(session_store_events(&s, s.path, err, sizeof err), 1, "several files: nothing written");
 	session_close(&s);
 
 	const char *bad[] = { NSYS "nsys-3.16.1.sqlite", NSYS "missing.sqlite" };

@@ -348,7 +348,8 @@ Test(occupancy, nsys_exports_are_never_written)
 	open_model(&l, path, 1, 0);
 	poll_all(&l);
 	cr_expect_eq(l.s.stored_shown, 0);
-	cr_expect_eq(results_store(&l.s, err, sizeof err), 1, "an export takes nothing");
+	cr_expect_eq(results_store(&l.s, RESULTS_TO_SESSION, err, sizeof err), 1,
+		     "an export takes nothing");
 	close_model(&l);
 	cr_assert_eq(stat(path, &after), 0);
 	cr_expect_eq(before.st_size, after.st_size);

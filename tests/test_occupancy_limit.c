@@ -116,6 +116,46 @@ Test(occupancy_limit, before_sm80)
 	cr_expect_eq(o.smem_per_block, 512);
 }
 
+/* Turing (cc 7.5) has no reservation: a kernel without shared memory
+ * allocates none, and shared memory bounds nothing (a division by 0
+ * before: SIGFPE on real T4 exports). */
+Test(occupancy_limit, no_shared_memory_before_sm80)
+{
+	struct smtop_device t4 = {
+		.sm_count = 40, .cc_major = 7, .cc_minor = 5, .max_threads_per_sm = 1024,
+		.max_blocks_per_sm = 16, .max_regs_per_sm = 65536, .max_smem_per_sm = 65536,
+		.max_threads_per_block = 1024, .warp_size = 32,
+	};
+	struct occupancy_limit o;
+	cr_assert_eq(occupancy_limit(&t4, &(struct occupancy_launch){ 256, 32, 0 }, &o), 0);
+	cr_expect_eq(o.smem_per_block, 0);
+	cr_expect_eq(o.by_smem, UINT32_MAX);
+	cr_expect_eq(o.blocks, 4);
+	cr_expect_eq(o.bound, OCCUPANCY_BOUND_THREADS);
+}
+
+/* Whatever a file holds, the arithmetic stays defined: sizes near
+ * UINT32_MAX wrap no unit to 0 and overflow nothing. */
+Test(occupancy_limit, values_at_the_edges)
+{
+	const uint32_t big[] = { 1, 31, 32, 33, 255, 256, 65535, 65536, 0x7fffffffu,
+				 UINT32_MAX - 256, UINT32_MAX - 1, UINT32_MAX };
+	const size_t n = sizeof big / sizeof big[0];
+	struct occupancy_limit o;
+	for (int cc = 0; cc <= 12; cc++)
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++) {
+				struct smtop_device d = {
+					.cc_major = (uint32_t)cc, .warp_size = big[i],
+					.max_threads_per_sm = big[j], .max_regs_per_sm = big[n - 1 - i],
+					.max_smem_per_sm = big[j], .max_blocks_per_sm = big[i],
+				};
+				struct occupancy_launch k = { big[j], big[i], big[n - 1 - j] };
+				if (occupancy_limit(&d, &k, &o) == 0)
+					cr_expect_leq(o.blocks, o.by_blocks);
+			}
+}
+
 Test(occupancy_limit, names)
 {
 	cr_expect_str_eq(occupancy_bound_name(OCCUPANCY_BOUND_SMEM), "smem");

@@ -80,7 +80,8 @@ void cli_usage(FILE *out)
 	      "  -h, --help                 this text;  --version  the version\n"
 	      "\n"
 	      "environment: NO_COLOR (monochrome), SMTOP_INJECT (collector library path),\n"
-	      "XDG_DATA_HOME (session library), SMTOP_THREADS (loader threads).\n"
+	      "XDG_DATA_HOME (session library), XDG_CACHE_HOME (what reading computes;\n"
+	      "the files read are never written), SMTOP_THREADS (loader threads).\n"
 	      "See smtop(1) for the keys of the viewer.\n",
 	      out);
 }

@@ -35,8 +35,14 @@ static void print_devices(FILE *out, const struct db_session_info *si)
 		fprintf(out, "%-14s N/A\n", "GPU");
 	for (size_t i = 0; i < si->n_devices; i++) {
 		const struct smtop_device *d = &si->devices[i];
-		fprintf(out, "%-14s %u: %s, %u SMs, cc %u.%u\n", i ? "" : "GPU", d->device_id,
-			d->name ? d->name : "N/A", d->sm_count, d->cc_major, d->cc_minor);
+		/* 0 is how the reader says unknown: no GPU has 0 SMs or cc 0 */
+		char sms[16] = "N/A", cc[32] = "N/A";
+		if (d->sm_count)
+			snprintf(sms, sizeof sms, "%u", d->sm_count);
+		if (d->cc_major)
+			snprintf(cc, sizeof cc, "%u.%u", d->cc_major, d->cc_minor);
+		fprintf(out, "%-14s %u: %s, %s SMs, cc %s\n", i ? "" : "GPU", d->device_id,
+			d->name ? d->name : "N/A", sms, cc);
 	}
 }
 

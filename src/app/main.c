@@ -28,9 +28,10 @@ static int run_record(const struct cli *c)
 	return record_main(&o);
 }
 
-/* Analyses the whole session into f, and stores the episodes and f in the
- * session for the next report and the viewer (not in Nsight Systems
- * exports or views of several files, which smtop never modifies). */
+/* Analyses the whole session into f, and keeps the episodes and f in
+ * smtop's cache of the session for the next report and the viewer (the
+ * file itself is never written; nor is anything kept of Nsight Systems
+ * exports or views of several files). */
 static int report_compute(const struct cli *c, const struct analysis_params *p,
 			  struct findings *f)
 {
@@ -50,16 +51,15 @@ static int report_compute(const struct cli *c, const struct analysis_params *p,
 		session_close(&s);
 		return -1;
 	}
-	if ((session_store_events(&s, err, sizeof err) < 0 ||
-	     results_report_store(&s, f, err, sizeof err) < 0) && !c->quiet)
-		fprintf(stderr, "smtop: events not stored: %s\n", err);
+	/* a cache that cannot be written only costs the next report this read */
+	results_report_store(&s, f, err, sizeof err);
 	session_close(&s);
 	return 0;
 }
 
-/* Prints the report of a finished session from what it stores when that is
- * current (same session, threshold and analysis version), else from a read
- * of every block. */
+/* Prints the report of a finished session from what it (or smtop's cache
+ * of it) stores when that is current (same session, threshold and analysis
+ * version), else from a read of every block. */
 static int run_report(const struct cli *c)
 {
 	struct analysis_params p;

@@ -40,6 +40,11 @@ struct view {
 	struct model m;
 	struct record_child *child;     /* live recording, or NULL */
 	int child_done;
+	int child_code;                 /* the status smtop passes on, once done */
+	/* the workload ended by itself having recorded nothing: the view
+	 * closes and says why (record_drop_empty) */
+	int nothing;
+	char why[160];
 	uint64_t lag_drawn;             /* lag_ns the last reported change showed */
 	char label[256];
 	int began;                      /* view_begin succeeded */
@@ -76,8 +81,12 @@ static void reap_child(struct view *v)
 	if (!v->child || v->child_done || record_poll(v->child, 0, &status) != 1)
 		return;
 	v->child_done = 1;
-	record_finish(v->child, status);
+	v->child_code = record_finish(v->child, status);
 	snprintf(v->label + strlen(v->label), sizeof v->label - strlen(v->label), " (workload ended)");
+	if (record_nothing_recorded(v->child, v->why, sizeof v->why)) {
+		v->nothing = 1;
+		v->a.quit = 1;
+	}
 }
 
 static uint64_t monotonic_ns(void *ud)
@@ -313,22 +322,21 @@ static void store_summary(struct view *v)
 }
 
 /* A live view first stops a workload still running and finalises its
- * session.  Returns the status smtop exits with for a stopped workload, 0
- * when there was none to stop. */
+ * session.  Returns the status smtop exits with: the workload's (128 +
+ * signal for one stopped here), 0 when there was none. */
 static int view_end(struct view *v)
 {
-	int code = 0;
 	if (v->child && !v->child_done) {
-		code = record_finish(v->child, stop_child(v->child));
+		v->child_code = record_finish(v->child, stop_child(v->child));
 		v->child_done = 1;
 	}
-	if (v->child && v->began)
+	if (v->child && v->began && !v->nothing)
 		store_summary(v);
 	if (v->replaying)
 		replay_feed_close(&v->feed);
 	model_free(&v->m);
 	session_close(&v->s);
-	return code;
+	return v->child_code;
 }
 
 /* ---- one terminal: the viewer and the session list in turn ---- */
@@ -564,7 +572,9 @@ static int view_live(const struct cli *c, char *const *argv, const char *label)
 		view_end(&f.v);
 		code = 1;
 	}
-	if (!c->quiet)
+	if (f.v.nothing)
+		record_drop_empty(&child, f.v.why, log_path);
+	else if (!c->quiet)
 		fprintf(stderr, "smtop: session saved to %s (workload output in %s)\n", child.session_path, log_path);
 	record_child_free(&child);
 	return code;
@@ -596,6 +606,42 @@ static int open_demo_list(const char *demo)
 	return 0;
 }
 
+/* 1 when smtop-demo --list names the scenario, 0 when not, -1 (said
+ * why) when the list cannot be had.  Scenario names start their lines;
+ * their descriptions are indented. */
+static int demo_known(const char *demo, const char *name)
+{
+	int fd[2], status, found = 0;
+	char line[256];
+	if (pipe(fd) != 0) {
+		fprintf(stderr, "smtop: demo: %s\n", strerror(errno));
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		execl(demo, demo, "--list", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	FILE *f = pid > 0 ? fdopen(fd[0], "r") : NULL;
+	if (!f)
+		close(fd[0]);
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		found |= line[0] != ' ' && strcmp(line, name) == 0;
+	}
+	if (f)
+		fclose(f);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "smtop: demo: %s --list failed\n", demo);
+		return -1;
+	}
+	return found;
+}
+
 int open_demo_main(const struct cli *c)
 {
 	char demo[PATH_MAX];
@@ -605,6 +651,18 @@ int open_demo_main(const struct cli *c)
 	}
 	if (c->demo_list || !c->demo_name)
 		return open_demo_list(demo);
+	int known = demo_known(demo, c->demo_name);
+	if (known <= 0) {
+		if (known == 0)
+			fprintf(stderr, "smtop: demo: no scenario '%s' (smtop demo --list shows them)\n",
+				c->demo_name);
+		return known == 0 ? 2 : 1;
+	}
+	if (!record_have_gpu()) {
+		fprintf(stderr, "smtop: demo %s needs an NVIDIA GPU (no /dev/nvidiactl and /dev/nvidia0 here)\n",
+			c->demo_name);
+		return 1;
+	}
 	char secs[32];
 	snprintf(secs, sizeof secs, "%g", c->demo_seconds > 0 ? c->demo_seconds : 30.0);
 	char *argv[] = { demo, (char *)c->demo_name, "--seconds", secs, NULL };

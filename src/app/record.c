@@ -1,5 +1,6 @@
 #include "src/app/record.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db/files.h"
 #include "db/reader.h"
 #include "db/schema.h"
 #include "db/writer.h"
@@ -295,6 +297,15 @@ static int create_session(const char *path, const char *command)
 int record_start(const struct record_opts *o, struct record_child *c)
 {
 	memset(c, 0, sizeof *c);
+#ifndef SMTOP_HAVE_SANITIZER
+	/* .ci/deps could not fetch the sanitizer's API headers: no backend */
+	const struct sm_mode *m = sm_mode_named(o->sm_mode);
+	if (m && m->needs_sanitizer) {
+		fprintf(stderr, "smtop: --sm %s: this smtop was built without the Compute Sanitizer"
+			" backend (its API headers were missing; make deps fetches them)\n", m->name);
+		return -1;
+	}
+#endif
 	char path[PATH_MAX], injector[PATH_MAX], err[PATH_MAX + 128];
 	int rc = resolve_session_path(o, path, sizeof path, err, sizeof err);
 	if (rc != 0) {
@@ -438,6 +449,7 @@ int record_finish(struct record_child *c, int status)
 	char reason[128], err[512];
 	int clean, code;
 	describe_status(status, reason, sizeof reason, &clean, &code);
+	snprintf(c->ended, sizeof c->ended, "%s", reason);
 	struct db_writer *w;
 	struct db_writer_options wo = {
 		.path = c->session_path, .create = 0,
@@ -455,6 +467,67 @@ int record_finish(struct record_child *c, int status)
 	}
 	db_writer_close(w);
 	return code;
+}
+
+/* Why the collector never joined: the driver, the GPU, or the workload. */
+static void nothing_why(char *why, size_t len)
+{
+	/* what libcudart itself loads: without it, CUDA calls fail with
+	 * cudaErrorInsufficientDriver, which does not mean an old driver here */
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (!cuda)
+		snprintf(why, len, "no NVIDIA driver (libcuda.so.1 cannot be loaded)");
+	else if (!record_have_gpu())
+		snprintf(why, len, "no NVIDIA GPU (no /dev/nvidiactl and /dev/nvidia0)");
+	else
+		snprintf(why, len, "the workload never initialised CUDA, so the collector was not loaded");
+	if (cuda)
+		dlclose(cuda);
+}
+
+int record_nothing_recorded(const struct record_child *c, char *why, size_t len)
+{
+	struct db_reader *r;
+	struct db_session_info si;
+	char err[512];
+	int nothing = 0;
+	if (db_reader_open(&r, c->session_path, err, sizeof err) != 0)
+		return 0;
+	if (db_reader_info(r, &si) == 0)
+		nothing = si.n_processes == 0 && si.kernels == 0;
+	db_reader_close(r);
+	if (nothing)
+		nothing_why(why, len);
+	return nothing;
+}
+
+/* The last non-empty line of path, control characters made spaces. */
+static void last_line(const char *path, char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = path ? fopen(path, "r") : NULL;
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (line[0])
+			snprintf(buf, len, "%s", line);
+	}
+	fclose(f);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < ' ')
+			*p = ' ';
+}
+
+void record_drop_empty(const struct record_child *c, const char *why, const char *log_path)
+{
+	char said[512], err[512];
+	last_line(log_path, said, sizeof said);
+	fprintf(stderr, "smtop: nothing was recorded, so no session is kept: %s; the workload %s%s%s\n",
+		why, c->ended[0] ? c->ended : "ended", said[0] ? ", saying: " : "", said);
+	if (db_files_remove(c->session_path, err, sizeof err) != 0)
+		fprintf(stderr, "smtop: %s\n", err);
 }
 
 void record_child_free(struct record_child *c)
@@ -563,6 +636,12 @@ int record_main(const struct record_opts *o)
 	if (record_poll(&c, 1, &status) < 0)
 		status = -1;
 	int code = record_finish(&c, status);
+	char why[160];
+	if (record_nothing_recorded(&c, why, sizeof why)) {
+		record_drop_empty(&c, why, NULL);
+		record_child_free(&c);
+		return code;
+	}
 	/* the library's summary is computed once, now, not at every ls */
 	struct summary_job job = { c.session_path, o->quiet };
 	const char *note = o->quiet ? NULL : "smtop: summarizing the session for the library (Ctrl-C skips it)";

@@ -18,6 +18,7 @@ struct record_child {
 	pid_t pid;
 	char *session_path;       /* absolute, malloc'd */
 	char *command;            /* the workload command line, malloc'd */
+	char ended[128];          /* how it ended, once record_finish ran ("exited with status 1") */
 };
 
 #define RECORD_EXEC_FAILED (-127)
@@ -39,6 +40,18 @@ void record_forward_signal(const struct record_child *c, int sig);
 int record_finish(struct record_child *c, int status);
 
 void record_child_free(struct record_child *c);
+
+/* After the workload ended: 1 when nothing was recorded (the collector never
+ * joined the session: no process in it), with why in why (no NVIDIA driver,
+ * no GPU, or a workload that never initialised CUDA).  0 when something was
+ * recorded, or when the session cannot be read (it is left as it is). */
+int record_nothing_recorded(const struct record_child *c, char *why, size_t len);
+
+/* Says in one line on stderr that nothing was recorded and why, with how
+ * the workload ended and its last line of output (from log_path, the
+ * workload's output of run and demo; NULL: none), then removes the
+ * session and its companions (.log included): no empty session is left. */
+void record_drop_empty(const struct record_child *c, const char *why, const char *log_path);
 
 /* Catches SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to smtop itself (kill,
  * timeout) to pass on: to the workload while it runs, or to skip a step after. */

@@ -20,14 +20,22 @@
 #define SMEM_RESERVED_SM80 1024u
 #define NONE UINT32_MAX
 
-static uint32_t div_up(uint32_t x, uint32_t y)
+/* Every value here may come from a file (an export of any GPU, or damaged
+ * data): the arithmetic is done in 64 bits, where no product of two 32-bit
+ * values wraps, and results are clamped back to 32. */
+static uint64_t div_up(uint64_t x, uint64_t y)
 {
-	return (uint32_t)(((uint64_t)x + y - 1) / y);
+	return (x + y - 1) / y;
 }
 
-static uint32_t round_up(uint32_t x, uint32_t unit)
+static uint64_t round_up(uint64_t x, uint64_t unit)
 {
 	return div_up(x, unit) * unit;
+}
+
+static uint32_t clamp32(uint64_t x)
+{
+	return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
 }
 
 static uint32_t sub_partitions(const struct smtop_device *d)
@@ -49,26 +57,30 @@ static uint32_t blocks_cap(const struct smtop_device *d)
 	}
 }
 
-static uint32_t by_registers(const struct smtop_device *d, uint32_t warps, uint32_t regs)
+static uint32_t by_registers(const struct smtop_device *d, uint64_t warps, uint32_t regs)
 {
-	uint32_t per_warp = round_up(regs * d->warp_size, REG_UNIT);
-	uint32_t parts = sub_partitions(d);
-	uint32_t per_block_max = d->max_regs_per_sm; /* 64 Ki on every cc since 5.0 */
-	/* the hardware checks a block as if its warps filled every sub-partition */
+	uint64_t per_warp = round_up((uint64_t)regs * d->warp_size, REG_UNIT);
+	uint64_t parts = sub_partitions(d);
+	uint64_t per_block_max = d->max_regs_per_sm; /* 64 Ki on every cc since 5.0 */
+	/* the hardware checks a block as if its warps filled every sub-partition;
+	 * warps < 2^32 and per_warp < 2^45: the product does not wrap */
 	if (regs > REG_MAX_PER_THREAD || per_warp * round_up(warps, parts) > per_block_max)
 		return 0;
-	uint32_t warps_per_part = d->max_regs_per_sm / parts / per_warp;
-	return warps_per_part * parts / warps;
+	uint64_t warps_per_part = d->max_regs_per_sm / parts / per_warp;
+	return clamp32(warps_per_part * parts / warps);
 }
 
+/* Below cc 8.0 a block without shared memory allocates none: shared
+ * memory bounds nothing then, as when the SM's size is unknown. */
 static uint32_t by_smem(const struct smtop_device *d, uint32_t smem, uint32_t *alloc)
 {
-	uint32_t reserved = d->cc_major >= 8 ? SMEM_RESERVED_SM80 : 0;
-	uint32_t unit = d->cc_major >= 8 || !d->cc_major ? 128 : 256;
-	*alloc = round_up(smem + reserved, unit);
-	if (!d->max_smem_per_sm)
+	uint64_t reserved = d->cc_major >= 8 ? SMEM_RESERVED_SM80 : 0;
+	uint64_t unit = d->cc_major >= 8 || !d->cc_major ? 128 : 256;
+	uint64_t bytes = round_up((uint64_t)smem + reserved, unit);
+	*alloc = clamp32(bytes);
+	if (!d->max_smem_per_sm || !bytes)
 		return NONE;
-	return d->max_smem_per_sm / *alloc;
+	return clamp32(d->max_smem_per_sm / bytes);
 }
 
 /* The least of the four, the first named on a tie. */
@@ -93,8 +105,8 @@ int occupancy_limit(const struct smtop_device *d, const struct occupancy_launch 
 	if (!k->threads || !k->registers || !d->warp_size || !d->max_threads_per_sm ||
 	    !d->max_regs_per_sm)
 		return -1;
-	uint32_t warps = div_up(k->threads, d->warp_size);
-	out->by_threads = d->max_threads_per_sm / d->warp_size / warps;
+	uint64_t warps = div_up(k->threads, d->warp_size);
+	out->by_threads = clamp32(d->max_threads_per_sm / d->warp_size / warps);
 	out->by_registers = by_registers(d, warps, k->registers);
 	out->by_smem = by_smem(d, k->smem, &out->smem_per_block);
 	out->by_blocks = blocks_cap(d);

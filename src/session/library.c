@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/cache.h"
 #include "db/files.h"
 #include "src/core/analysis.h"
 #include "src/core/fmt.h"
@@ -252,8 +253,9 @@ static void close_whole(struct session *s, struct model *m)
 	model_free(m);
 }
 
-/* The summary, and the results a finished session keeps (stored when the
- * file lets us: a read-only one only costs the next open its time). */
+/* The summary, and the results a finished session keeps, in smtop's cache
+ * (never in the file read; without a cache folder the next open only
+ * takes its time again). */
 static int compute(const char *path, const struct analysis_params *p,
 		   const struct db_summary_key *key, struct db_summary *out, char *err, size_t errlen)
 {
@@ -264,7 +266,7 @@ static int compute(const char *path, const struct analysis_params *p,
 	if (read_whole(path, p, &s, &m, err, errlen) != 0)
 		return -1;
 	library_summary_of(&s, key, out);
-	results_store(&s, serr, sizeof serr);
+	results_store(&s, RESULTS_TO_CACHE, serr, sizeof serr);
 	close_whole(&s, &m);
 	return 0;
 }
@@ -279,14 +281,28 @@ static uint64_t threshold_of(const struct analysis_params *p)
 	return d.blocking_threshold_ns;
 }
 
-/* The summary of path given its head: the cached one when it is current,
- * else computed and (in smtop sessions) stored.  *cached / *stored say which. */
+/* The summary kept in smtop's cache of path, when it is current for key. */
+static int summary_from_cache(const char *path, const struct db_summary_key *key,
+			      struct db_summary *out)
+{
+	char cache[PATH_MAX];
+	struct db_summary c;
+	if (db_cache_path(path, cache, sizeof cache) != 0 || db_summary_stored(cache, &c) != 1 ||
+	    !db_summary_matches(&c, key))
+		return 0;
+	*out = c;
+	return 1;
+}
+
+/* The summary of path given its head: the one the file or smtop's cache
+ * keeps when it is current, else computed and (in smtop sessions) kept in
+ * the cache, never in the file.  *cached / *stored say which. */
 static int summarize_head(const char *path, const struct db_summary_head *h,
 			  const struct analysis_params *p, struct db_summary *out, int *cached,
 			  int *stored, char *err, size_t errlen)
 {
 	struct db_summary_key key = h->key;
-	char serr[512];
+	char cache[PATH_MAX], serr[512];
 
 	key.threshold_ns = threshold_of(p);
 	*cached = *stored = 0;
@@ -295,11 +311,16 @@ static int summarize_head(const char *path, const struct db_summary_head *h,
 		*cached = 1;
 		return 0;
 	}
+	if (!h->is_nsys && summary_from_cache(path, &key, out)) {
+		*cached = 1;
+		return 0;
+	}
 	if (compute(path, p, &key, out, err, errlen) != 0)
 		return -1;
-	/* a read-only file or directory only costs the next ls the same work */
+	/* without a cache folder the next ls only does the same work */
 	if (!h->is_nsys)
-		*stored = db_summary_store(path, out, serr, sizeof serr) == 0;
+		*stored = db_cache_prepare(path, cache, sizeof cache, serr, sizeof serr) == 0 &&
+			  db_summary_store(cache, out, serr, sizeof serr) == 0;
 	return 0;
 }
 
@@ -313,9 +334,10 @@ int library_summarize(const char *path, const struct analysis_params *p, char *e
 	if (db_summary_read(path, &h, err, errlen) != 0 ||
 	    summarize_head(path, &h, p, &sum, &cached, &stored, err, errlen) != 0)
 		return -1;
-	if (!cached && !stored && !h.is_nsys)
-		return db_summary_store(path, &sum, err, errlen);
-	return 0;
+	/* a finalised recording keeps its summary in the file */
+	if (h.is_nsys || (h.has_stored && db_summary_matches(&h.stored, &sum.key)))
+		return 0;
+	return db_summary_store(path, &sum, err, errlen);
 }
 
 int library_store_session(struct session *s, char *err, size_t errlen)
@@ -343,7 +365,7 @@ int library_finalize(const char *path, const struct analysis_params *p, char *er
 	if (db_summary_read(path, &h, err, errlen) != 0 || read_whole(path, p, &s, &m, err, errlen) != 0)
 		return -1;
 	library_summary_of(&s, &h.key, &sum);
-	int rc = results_store(&s, err, errlen) < 0 ? -1 : 0;
+	int rc = results_store(&s, RESULTS_TO_SESSION, err, errlen) < 0 ? -1 : 0;
 	close_whole(&s, &m);
 	/* written last, once the read-only reader is closed: the last connection
 	 * to close checkpoints the WAL and removes it (a reader cannot) */

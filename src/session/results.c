@@ -1,10 +1,12 @@
 #include "src/session/results.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/cache.h"
 #include "db/events.h"
 #include "src/core/analysis.h"
 #include "src/core/findings.h"
@@ -27,13 +29,14 @@ void results_events_params(const struct session *s, const struct db_summary_key 
 		 (long long)key->stream_rows);
 }
 
-static int show_occupancy(struct session *s, const struct db_summary_key *key)
+/* The occupancy stored in where (the session, or its cache) for key. */
+static int occupancy_from(struct session *s, const char *where, const struct db_summary_key *key)
 {
 	uint8_t *data;
 	size_t len;
 	char err[512];
 	struct occupancy o;
-	if (db_occupancy_load(s->path, s->model->dev.device_id, OCCUPANCY_VERSION, key, &data, &len,
+	if (db_occupancy_load(where, s->model->dev.device_id, OCCUPANCY_VERSION, key, &data, &len,
 			      err, sizeof err) != 0)
 		return 0;
 	int decoded = occupancy_decode(&o, data, len) == 0;
@@ -47,13 +50,25 @@ static int show_occupancy(struct session *s, const struct db_summary_key *key)
 	return shown ? RESULTS_OCCUPANCY : 0;
 }
 
+/* What smtop record stored in the session when it finalised it, else what
+ * a read of it left in smtop's cache. */
+static int show_occupancy(struct session *s, const struct db_summary_key *key)
+{
+	char cache[PATH_MAX];
+	int shown = occupancy_from(s, s->path, key);
+	if (!shown && db_cache_path(s->path, cache, sizeof cache) == 0)
+		shown = occupancy_from(s, cache, key);
+	return shown;
+}
+
 /* Hands the model the next slice of stored episodes; 1 while more remain. */
 static int events_slice(struct session *s)
 {
 	struct smtop_event *ev;
 	size_t n;
 	char params[256], err[512];
-	if (db_events_load_slice(s->path, &s->stored_event_mark, RESULTS_EVENT_SLICE, &ev, &n, params,
+	if (db_events_load_slice(session_results_path(s), &s->stored_event_mark, RESULTS_EVENT_SLICE,
+				 &ev, &n, params,
 				 sizeof params, err, sizeof err) != 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
@@ -62,20 +77,30 @@ static int events_slice(struct session *s)
 	return n == RESULTS_EVENT_SLICE;
 }
 
-static int show_events(struct session *s, const struct db_summary_key *key)
+/* 1 when where (the session, or its cache) keeps the episodes of key. */
+static int events_current(struct session *s, const char *where, const struct db_summary_key *key)
 {
 	char params[256], want[256], err[512];
 	struct smtop_event *ev;
 	size_t n;
 	int64_t none = INT64_MAX;
 	/* the key first, without reading a single event */
-	if (db_events_load_slice(s->path, &none, 0, &ev, &n, params, sizeof params, err,
+	if (db_events_load_slice(where, &none, 0, &ev, &n, params, sizeof params, err,
 				 sizeof err) != 0)
 		return 0;
 	db_events_free(ev, n);
 	results_events_params(s, key, want, sizeof want);
-	if (strcmp(params, want) != 0)
-		return 0;
+	return strcmp(params, want) == 0;
+}
+
+static int show_events(struct session *s, const struct db_summary_key *key)
+{
+	char cache[PATH_MAX];
+	if (!events_current(s, s->path, key)) {
+		if (db_cache_path(s->path, cache, sizeof cache) != 0 ||
+		    !events_current(s, cache, key) || !(s->results_path = strdup(cache)))
+			return 0;
+	}
 	s->stored_event_mark = INT64_MIN;
 	/* the file keeps every culprit: the model the heaviest of each */
 	s->model->culprits_stored = 1;
@@ -111,8 +136,8 @@ int results_show(struct session *s)
 	return show_occupancy(s, &key) | show_events(s, &key);
 }
 
-static int store_occupancy(struct session *s, const struct db_summary_key *key, char *err,
-			   size_t errlen)
+static int store_occupancy(struct session *s, const char *where, const struct db_summary_key *key,
+			   char *err, size_t errlen)
 {
 	struct occupancy o;
 	uint8_t *data;
@@ -126,40 +151,55 @@ static int store_occupancy(struct session *s, const struct db_summary_key *key, 
 		snprintf(err, errlen, "%s: out of memory", s->path);
 		return -1;
 	}
-	rc = db_occupancy_store(s->path, s->model->dev.device_id, OCCUPANCY_VERSION, key, data, len,
+	rc = db_occupancy_store(where, s->model->dev.device_id, OCCUPANCY_VERSION, key, data, len,
 				err, errlen);
 	free(data);
 	return rc;
 }
 
-int results_report_load(const char *path, const struct analysis_params *p, struct findings *f,
-			char *err, size_t errlen)
+/* The findings stored in where for key: 0 with f filled, 1 when none
+ * are current, -1 with err. */
+static int report_from(const char *where, const struct db_summary_key *key, struct findings *f,
+		       char *err, size_t errlen)
 {
-	struct db_summary_key key;
 	uint8_t *data;
 	size_t len;
-	int nsys;
-	if (db_summary_key_of(path, &key, &nsys, err, errlen) != 0)
-		return -1;
-	if (nsys || !key.ended)
-		return 1;
-	key.threshold_ns = p->blocking_threshold_ns;
-	int rc = db_report_load(path, FINDINGS_VERSION, ANALYSIS_VERSION, &key, &data, &len, err,
+	int rc = db_report_load(where, FINDINGS_VERSION, ANALYSIS_VERSION, key, &data, &len, err,
 				errlen);
 	if (rc != 0)
 		return rc;
 	rc = findings_decode(f, data, len);
 	free(data);
 	if (rc == -2) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", where);
 		return -1;
 	}
 	/* damaged bytes are computed again, as a row of another version */
 	return rc == 0 ? 0 : 1;
 }
 
-int results_report_store(const struct session *s, const struct findings *f, char *err,
-			 size_t errlen)
+int results_report_load(const char *path, const struct analysis_params *p, struct findings *f,
+			char *err, size_t errlen)
+{
+	struct db_summary_key key;
+	char cache[PATH_MAX], cerr[512];
+	int nsys;
+	if (db_summary_key_of(path, &key, &nsys, err, errlen) != 0)
+		return -1;
+	if (nsys || !key.ended)
+		return 1;
+	key.threshold_ns = p->blocking_threshold_ns;
+	int rc = report_from(path, &key, f, err, errlen);
+	if (rc != 1 || db_cache_path(path, cache, sizeof cache) != 0)
+		return rc;
+	/* a cache that cannot be read is computed again, as one missing */
+	rc = report_from(cache, &key, f, cerr, sizeof cerr);
+	return rc < 0 ? 1 : rc;
+}
+
+/* Stores f into where (the session, or its cache). */
+static int report_store_to(const struct session *s, const char *where,
+			   const struct findings *f, char *err, size_t errlen)
 {
 	struct db_summary_key key;
 	uint8_t *data;
@@ -172,10 +212,24 @@ int results_report_store(const struct session *s, const struct findings *f, char
 		snprintf(err, errlen, "%s: out of memory", s->path);
 		return -1;
 	}
-	rc = db_report_store(s->path, FINDINGS_VERSION, ANALYSIS_VERSION, &key, data, len, err,
+	rc = db_report_store(where, FINDINGS_VERSION, ANALYSIS_VERSION, &key, data, len, err,
 			     errlen);
 	free(data);
 	return rc;
+}
+
+int results_report_store(struct session *s, const struct findings *f, char *err,
+			 size_t errlen)
+{
+	struct db_summary_key key;
+	char cache[PATH_MAX];
+	int rc = results_key(s, &key, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (db_cache_prepare(s->path, cache, sizeof cache, err, errlen) != 0 ||
+	    session_store_events(s, cache, err, errlen) < 0)
+		return -1;
+	return report_store_to(s, cache, f, err, errlen);
 }
 
 /* Who recorded the registers the occupancy limits read. */
@@ -200,31 +254,40 @@ int results_findings(struct session *s, struct findings *f)
 }
 
 /* What the report of s prints, stored along the episodes. */
-static int store_findings(struct session *s, char *err, size_t errlen)
+static int store_findings(struct session *s, const char *where, char *err, size_t errlen)
 {
 	struct findings f;
 	if (results_findings(s, &f) != 0) {
 		snprintf(err, errlen, "%s: out of memory", s->path);
 		return -1;
 	}
-	int rc = results_report_store(s, &f, err, errlen);
+	int rc = report_store_to(s, where, &f, err, errlen);
 	findings_free(&f);
 	return rc < 0 ? -1 : 0;
 }
 
-int results_store(struct session *s, char *err, size_t errlen)
+int results_store(struct session *s, enum results_to to, char *err, size_t errlen)
 {
 	struct db_summary_key key;
+	char cache[PATH_MAX];
+	const char *where = s->path;
 	int rc = results_key(s, &key, err, errlen);
 	if (rc != 0)
 		return rc;
-	char stats[4096];
-	if (db_reader_chunk_stats(s->reader, stats, sizeof stats) == 0 &&
-	    db_meta_store(s->path, "chunk_stats", stats, err, errlen) != 0)
+	if (to == RESULTS_TO_CACHE) {
+		if (db_cache_prepare(s->path, cache, sizeof cache, err, errlen) != 0)
+			return -1;
+		where = cache;
+	} else {
+		/* the reader reads the chunk counts from the session only */
+		char stats[4096];
+		if (db_reader_chunk_stats(s->reader, stats, sizeof stats) == 0 &&
+		    db_meta_store(s->path, "chunk_stats", stats, err, errlen) != 0)
+			return -1;
+	}
+	if (store_occupancy(s, where, &key, err, errlen) != 0)
 		return -1;
-	if (store_occupancy(s, &key, err, errlen) != 0)
+	if (session_store_events(s, where, err, errlen) < 0)
 		return -1;
-	if (session_store_events(s, err, errlen) < 0)
-		return -1;
-	return store_findings(s, err, errlen);
+	return store_findings(s, where, err, errlen);
 }

@@ -6,8 +6,12 @@
  * and the version that computed it (the analysis' ANALYSIS_VERSION, the
  * occupancy's OCCUPANCY_VERSION); a key that differs means computing
  * again; and the chunk table's counts (smtop_meta chunk_stats), which
- * otherwise take a read of every chunk row.  Only a single smtop session keeps them: Nsight Systems exports
- * and views of several files are never written to. */
+ * otherwise take a read of every chunk row.  Only a single smtop session
+ * keeps them, and only `smtop record` (and `run`, `demo`) stores them into
+ * the session, when it finalises it; what a command that only reads
+ * computes goes to smtop's cache (db/cache.h), never into the file it
+ * reads.  Loads look in the session first, then in the cache.  Nsight
+ * Systems exports and views of several files keep none. */
 #ifndef SMTOP_SESSION_RESULTS_H
 #define SMTOP_SESSION_RESULTS_H
 
@@ -18,6 +22,12 @@
 struct analysis_params;
 struct findings;
 struct session;
+
+/* Where results_store writes. */
+enum results_to {
+	RESULTS_TO_SESSION,             /* the session file: smtop record finalising it */
+	RESULTS_TO_CACHE,               /* smtop's cache of it (db/cache.h) */
+};
 
 enum {
 	RESULTS_OCCUPANCY = 1,          /* the model draws the stored occupancy */
@@ -42,8 +52,8 @@ int results_show(struct session *s);
 /* The next slice of stored episodes, while some are left (session_poll). */
 void results_more(struct session *s);
 
-/* The report's findings stored in path for the session as it is now and
- * p's threshold, under this ANALYSIS_VERSION: 0 with f filled (free it with
+/* The report's findings stored in path (or its cache) for the session as
+ * it is now and p's threshold, under this ANALYSIS_VERSION: 0 with f filled (free it with
  * findings_free), 1 when there are none current (the file is not a
  * finished smtop session, has none, or they are of another version,
  * threshold or length: compute them), -1 with err. */
@@ -54,14 +64,16 @@ int results_report_load(const char *path, const struct analysis_params *p, struc
  * registers its occupancy limits read.  0, or -1 when out of memory. */
 int results_findings(struct session *s, struct findings *f);
 
-/* Stores f (found by s->analysis over the whole session).  Returns 0, 1
- * when the session takes none (see above), or -1 with err. */
-int results_report_store(const struct session *s, const struct findings *f, char *err,
+/* Stores f (found by s->analysis over the whole session) and the
+ * analysis' episodes into smtop's cache of s.  Returns 0, 1 when the
+ * session takes none (see above), or -1 with err. */
+int results_report_store(struct session *s, const struct findings *f, char *err,
 			 size_t errlen);
 
 /* Stores the occupancy of s->model (which read the whole session), the
- * analysis' events and the report's findings.  Returns 0, 1 when the
+ * analysis' events and the report's findings into the session (and its
+ * chunk counts) or into smtop's cache of it.  Returns 0, 1 when the
  * session takes none (see above), or -1 with err. */
-int results_store(struct session *s, char *err, size_t errlen);
+int results_store(struct session *s, enum results_to to, char *err, size_t errlen);
 
 #endif

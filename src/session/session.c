@@ -1491,7 +1491,8 @@ int session_focus_event(struct session *s, struct model *m, long e)
 	char err[512];
 	if (e < 0 || (size_t)e >= m->n_events)
 		return 0;
-	if (db_events_culprits(s->path, &m->events[e].ev, &c, &n, err, sizeof err) != 0)
+	if (db_events_culprits(session_results_path(s), &m->events[e].ev, &c, &n, err,
+			       sizeof err) != 0)
 		return -1;
 	model_focus_culprits(m, e, c, n);
 	return 0;
@@ -1507,7 +1508,12 @@ const char *session_short_name(struct session *s, const char *name)
 	return name;
 }
 
-int session_store_events(struct session *s, char *err, size_t errlen)
+const char *session_results_path(const struct session *s)
+{
+	return s->results_path ? s->results_path : s->path;
+}
+
+int session_store_events(struct session *s, const char *to, char *err, size_t errlen)
 {
 	if (s->n_src != 1 || s->info.is_nsys)
 		return 1;
@@ -1526,7 +1532,7 @@ int session_store_events(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	results_events_params(s, &key, params, sizeof params);
-	int rc = db_events_store(s->path, ev, n, params, err, errlen);
+	int rc = db_events_store(to, ev, n, params, err, errlen);
 	free(ev);
 	return rc;
 }
@@ -1593,8 +1599,8 @@ static void episodes_read(struct session *s)
 		s->n_episodes = s->findings->n_events;
 		return;
 	}
-	if (db_events_load(s->path, &s->episodes, &s->n_episodes, params, sizeof params, err,
-			   sizeof err) != 0) {
+	if (db_events_load(session_results_path(s), &s->episodes, &s->n_episodes, params,
+			   sizeof params, err, sizeof err) != 0) {
 		s->episodes = NULL;
 		s->n_episodes = 0;
 		return;
@@ -1628,6 +1634,7 @@ void session_close(struct session *s)
 	} else if (s->episodes) {
 		db_events_free(s->episodes, s->n_episodes);
 	}
+	free(s->results_path);
 	loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);

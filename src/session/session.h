@@ -108,6 +108,9 @@ struct session {
 	size_t n_episodes;
 	int episodes_read;
 	int64_t stored_event_mark;      /* the last stored episode handed over, by id */
+	/* where the stored episodes were found: the file itself, or smtop's
+	 * cache (db/cache.h); NULL: the file */
+	char *results_path;
 	int stored_events_more;
 };
 
@@ -202,10 +205,15 @@ int session_use_stored(struct session *s, char *err, size_t errlen);
 size_t session_event_count(struct session *s);
 const struct smtop_event *session_event(struct session *s, size_t i);
 
-/* Stores the analysis' events into the session file (a separate, short-lived
- * write connection).  Only a single smtop session takes them: returns 1
- * without writing for Nsight Systems exports and for several files.
- * Returns 0 or -1 with err set. */
-int session_store_events(struct session *s, char *err, size_t errlen);
+/* Stores the analysis' events into to: the session file itself (smtop
+ * record finalising it) or its cache file (db/cache.h), keyed by the
+ * session's length (a separate, short-lived write connection).  Only a
+ * single smtop session takes them: returns 1 without writing for Nsight
+ * Systems exports and for several files.  Returns 0 or -1 with err set. */
+int session_store_events(struct session *s, const char *to, char *err, size_t errlen);
+
+/* The file the stored episodes were found in (s->results_path, else the
+ * session). */
+const char *session_results_path(const struct session *s);
 
 #endif

@@ -5,6 +5,8 @@ SMTOP_BUILD=${SMTOP_BUILD:-build}
 case $SMTOP_BUILD in /*) ;; *) SMTOP_BUILD=$(pwd)/$SMTOP_BUILD ;; esac
 SMTOP=${SMTOP:-$SMTOP_BUILD/smtop}
 E2E_TMP=$(mktemp -d /tmp/smtop-e2e.XXXXXX)
+# what smtop caches of the sessions it reads goes here, not to ~/.cache
+export XDG_CACHE_HOME="$E2E_TMP/cache"
 # tmux: a server of its own under E2E_TMP (other test runs, and a tmux the
 # tests may be started from, use others).
 export TMUX_TMPDIR="$E2E_TMP"

@@ -39,6 +39,21 @@ if [ -x "$SMTOP_BUILD/smtop-demo" ]; then
 	check "demo --list: the scenarios" contains "$out" "priority-vs-training"
 	check "demo --list: then the paper's comparison" sh -c 'printf "%s" "$1" | tail -4 | grep -q "smtop demo paper"' _ "$out"
 fi
+# A misspelled scenario: one line, before anything starts (no session)
+if [ -x "$SMTOP_BUILD/smtop-demo" ]; then
+	err=$(XDG_DATA_HOME=$S/demo-lib "$SMTOP" demo bogus 2>&1)
+	rc=$?
+	check "demo bogus: exit 2 ($rc)" [ $rc -eq 2 ]
+	check "demo bogus: one line naming it ($err)" sh -c '[ "$(printf "%s\n" "$1" | wc -l)" -eq 1 ] && printf "%s" "$1" | grep -q "no scenario .bogus."' _ "$err"
+	check "demo bogus: no session made" [ ! -e "$S/demo-lib" ]
+fi
+if [ ! -e /dev/nvidiactl ] && [ -x "$SMTOP_BUILD/smtop-demo" ]; then
+	err=$(XDG_DATA_HOME=$S/demo-lib "$SMTOP" demo head-of-line 2>&1)
+	rc=$?
+	check "demo without a GPU: exit 1 ($rc)" [ $rc -eq 1 ]
+	check "demo without a GPU: one line saying so" sh -c '[ "$(printf "%s\n" "$1" | wc -l)" -eq 1 ] && printf "%s" "$1" | grep -q "demo head-of-line needs an NVIDIA GPU"' _ "$err"
+	check "demo without a GPU: no session made" [ ! -e "$S/demo-lib" ]
+fi
 if [ ! -e /dev/nvidiactl ]; then
 	out=$("$SMTOP" demo paper 2>&1)
 	check "demo paper without a GPU: exit 1" [ $? -eq 1 ]

@@ -88,6 +88,34 @@ err=$("$SMTOP" report "$E2E_TMP/no-stream.sqlite" 2>&1)
 rc=$?
 check "unreadable nsys export: exit 1, one line ($err)" sh -c "[ $rc -eq 1 ] && [ \$(printf '%s\n' '$err' | wc -l) -eq 1 ] && printf '%s' '$err' | grep -q 'no-stream.sqlite: Nsight Systems export (schema version not recorded) that smtop cannot read: CUPTI_ACTIVITY_KIND_KERNEL has no streamId'"
 
+# GPUs before cc 8.0 (T4, V100, P100): no shared memory is reserved per
+# block there, so a kernel without any allocates none (a division by zero
+# before: SIGFPE, empty JSON).  The limits are the occupancy calculator's.
+for g in 3.16.1-turing 3.28.1-volta 2022.4.2.1-pascal; do
+	out=$("$SMTOP" report $NS/nsys-$g.sqlite --json -q 2>&1 | python3 -c "import json,sys; r=json.load(sys.stdin); c={x['name'][:12]: x for x in r['occupancy']['configs']}; g=c['_Z11gemm_ker']; print(r['kernels'], g['sms'], g['smem_bytes'], g['by_smem'], g['limit'], g['limit_by'])" 2>&1)
+	case $g in
+	*turing) want="24 40 0 None 4 threads" ;;  # 1024 threads an SM, 64 regs: 4 both
+	*volta) want="24 80 0 None 4 registers" ;; # 2048 threads: 8; 64 regs: 4
+	*pascal) want="24 56 0 None 4 registers" ;;
+	esac
+	check "report --json on the $g export: $want ($out)" [ "$out" = "$want" ]
+done
+out=$("$SMTOP" info $NS/nsys-3.16.1-turing.sqlite | grep '^GPU ')
+check "info names the T4 ($out)" contains "$out" "0: Tesla T4, 40 SMs, cc 7.5"
+# Unknown values read as N/A, never as a misleading 0: a GPU row without
+# SMs or compute capability, an export without GPU rows; report still runs
+# on launches of zero, huge and negative sizes.
+python3 -c "import shutil,sqlite3,sys; shutil.copy(sys.argv[1], sys.argv[2]); d=sqlite3.connect(sys.argv[2]); d.execute('UPDATE TARGET_INFO_GPU SET smCount = 0, computeMajor = NULL, computeMinor = NULL, threadsPerWarp = 0, clockRate = 0'); d.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 0, blockX = 0, registersPerThread = 0 WHERE rowid % 3 = 0'); d.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 4294967295, blockX = -1, staticSharedMemory = -5 WHERE rowid % 3 = 1'); d.commit()" $NS/nsys-3.16.1-turing.sqlite "$E2E_TMP/zero-sms.sqlite"
+out=$("$SMTOP" info "$E2E_TMP/zero-sms.sqlite" | grep '^GPU  ')
+check "info: zero SMs and no cc read as N/A ($out)" contains "$out" "0: Tesla T4, N/A SMs, cc N/A"
+"$SMTOP" report "$E2E_TMP/zero-sms.sqlite" --json -q > "$E2E_TMP/zero-sms.json"
+check "report on zero, huge and negative launch sizes: exit 0, JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$E2E_TMP/zero-sms.json"
+python3 -c "import shutil,sqlite3,sys; shutil.copy(sys.argv[1], sys.argv[2]); d=sqlite3.connect(sys.argv[2]); d.execute('DELETE FROM TARGET_INFO_GPU'); d.commit()" $NS/nsys-3.16.1-turing.sqlite "$E2E_TMP/no-gpu.sqlite"
+out=$("$SMTOP" info "$E2E_TMP/no-gpu.sqlite" | grep '^GPU  ')
+check "info: an export without GPU rows: GPU N/A ($out)" [ "$out" = "GPU            N/A" ]
+out=$("$SMTOP" report "$E2E_TMP/no-gpu.sqlite" --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['kernels'])")
+check "report on an export without GPU rows: every kernel ($out)" [ "$out" = 24 ]
+
 # Several files: one report over every process
 out=$("$SMTOP" report $NS/nsys-3.16.1.sqlite $NS/nsys-3.28.1.sqlite --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); print(r['kernels'], sorted({s['pid'] for s in r['streams'] if s['kernels']}))")
 check "report over two exports: 78 kernels of pids 4101 and 4303 ($out)" [ "$out" = "78 [4101, 4303]" ]

@@ -5,7 +5,9 @@
  * the fuzzer vary what matters to the importer (which tables and columns
  * exist, NULLs, huge or negative numbers, text where numbers belong)
  * instead of mostly breaking SQLite's page format.  The reader entry points
- * it runs are the rows of fuzz_reader_walks (tests/fuzz/support.c). */
+ * it runs are the rows of fuzz_reader_walks (tests/fuzz/support.c).  The
+ * GPUs the SQL makes are given the properties of one architecture from cc
+ * 3.5 to 12.x, or edge values (fuzz_vary_gpus). */
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -84,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sql[size] = 0;
 	fuzz_remove_session();
 	if (build_database(path, sql) == 0) {
+		fuzz_vary_gpus(path, data, size);
 		fuzz_walk_reader(path);
 		fuzz_load_session(path);
 	}

@@ -1,5 +1,6 @@
 #include "tests/fuzz/support.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,103 @@ void fuzz_check(int ok, const char *msg)
 		fprintf(stderr, "fuzz property failed: %s\n", msg);
 		abort();
 	}
+}
+
+/* GPU properties of every architecture smtop may meet in a file, cc 3.5 to
+ * 12.x (what cudaGetDeviceProperties reports on one GPU of each; the CUDA
+ * C++ Programming Guide's table for the per-SM limits), then values no GPU
+ * has: zeros, ones, the 32-bit and 64-bit edges, negatives.  Each row:
+ * cc major, minor, SMs, warp size, threads an SM, blocks an SM, registers
+ * an SM, shared memory an SM, threads a block. */
+static const int64_t fuzz_gpus[][9] = {
+	{ 3, 5, 15, 32, 2048, 16, 65536, 49152, 1024 },         /* K40 */
+	{ 3, 7, 13, 32, 2048, 16, 131072, 114688, 1024 },       /* K80 */
+	{ 5, 0, 5, 32, 2048, 32, 65536, 65536, 1024 },          /* GTX 750 Ti */
+	{ 5, 2, 24, 32, 2048, 32, 65536, 98304, 1024 },         /* M40 */
+	{ 5, 3, 2, 32, 2048, 32, 65536, 65536, 1024 },          /* Jetson TX1 */
+	{ 6, 0, 56, 32, 2048, 32, 65536, 65536, 1024 },         /* P100 */
+	{ 6, 1, 20, 32, 2048, 32, 65536, 98304, 1024 },         /* GTX 1080 */
+	{ 6, 2, 2, 32, 2048, 32, 65536, 65536, 1024 },          /* Jetson TX2 */
+	{ 7, 0, 80, 32, 2048, 32, 65536, 98304, 1024 },         /* V100 */
+	{ 7, 2, 8, 32, 2048, 32, 65536, 98304, 1024 },          /* Xavier */
+	{ 7, 5, 40, 32, 1024, 16, 65536, 65536, 1024 },         /* T4 */
+	{ 8, 0, 108, 32, 2048, 32, 65536, 167936, 1024 },       /* A100 */
+	{ 8, 6, 82, 32, 1536, 16, 65536, 102400, 1024 },        /* RTX 3090 */
+	{ 8, 7, 16, 32, 1536, 16, 65536, 167936, 1024 },        /* Orin */
+	{ 8, 9, 128, 32, 1536, 24, 65536, 102400, 1024 },       /* RTX 4090 */
+	{ 9, 0, 132, 32, 2048, 32, 65536, 233472, 1024 },       /* H100, H200 */
+	{ 10, 0, 148, 32, 2048, 32, 65536, 233472, 1024 },      /* B200 */
+	{ 10, 3, 148, 32, 2048, 32, 65536, 233472, 1024 },      /* B300 */
+	{ 12, 0, 170, 32, 1536, 24, 65536, 102400, 1024 },      /* RTX 5090 */
+	{ 12, 1, 48, 32, 1536, 24, 65536, 102400, 1024 },       /* GB10 */
+	{ 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ 1, 0, 1, 1, 1, 1, 1, 1, 1 },
+	{ 7, 5, 0, 32, 1024, 16, 65536, 0, 1024 },
+	{ 6, 0, 56, 0, 2048, 0, 65536, 65536, 0 },
+	{ 255, 255, 65535, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295 },
+	{ 8, 0, 4294967296, 4294967296, 4294967296, 4294967296, 4294967296, 4294967296, 4294967296 },
+	{ -1, -1, -1, -1, -1, -1, -1, -1, -1 },
+	{ INT64_MAX, INT64_MIN, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,
+	  INT64_MAX },
+};
+#define FUZZ_GPUS (sizeof fuzz_gpus / sizeof fuzz_gpus[0])
+
+/* The columns each GPU table names the fields of fuzz_gpus in (smtop
+ * sessions and nsys 2021.3 on; nsys before 2021.3). */
+static const char *const gpu_columns[][9] = {
+	{ "computeMajor", "computeMinor", "smCount", "threadsPerWarp", "maxThreadsPerSm",
+	  "maxBlocksPerSm", "maxRegistersPerSm", "maxShmemPerSm", "maxThreadsPerBlock" },
+	{ "computeCapabilityMajor", "computeCapabilityMinor", "numMultiprocessors",
+	  "numThreadsPerWarp", "maxWarpsPerMultiprocessor", "maxBlocksPerMultiprocessor",
+	  "maxRegistersPerMultiprocessor", "maxSharedMemoryPerMultiprocessor", "maxThreadsPerBlock" },
+};
+static const char *const gpu_tables[] = { "TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU" };
+
+/* FNV-1a of the input: the same input always meets the same GPU. */
+static uint64_t input_hash(const uint8_t *data, size_t size)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ data[i]) * 1099511628211ull;
+	return h;
+}
+
+void fuzz_vary_gpus(const char *path, const uint8_t *data, size_t size)
+{
+	uint64_t h = input_hash(data, size);
+	/* one input in FUZZ_GPUS + 1 keeps the GPUs it has */
+	size_t pick = (size_t)(h % (FUZZ_GPUS + 1));
+	sqlite3 *db;
+	char sql[200];
+	if (pick == FUZZ_GPUS)
+		return;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return;
+	}
+	/* statements on a missing table or column fail: fine */
+	for (size_t t = 0; t < 2; t++)
+		for (size_t c = 0; c < 9; c++) {
+			int64_t v = fuzz_gpus[pick][c];
+			/* nsys before 2021.3 counts warps an SM, not threads */
+			if (t == 1 && c == 4 && fuzz_gpus[pick][3] > 0)
+				v /= fuzz_gpus[pick][3];
+			snprintf(sql, sizeof sql, "UPDATE %s SET %s = %lld", gpu_tables[t],
+				 gpu_columns[t][c], (long long)v);
+			sqlite3_exec(db, sql, NULL, NULL, NULL);
+		}
+	/* nsys 2021.3 on counts warps an SM where smtop counts threads */
+	snprintf(sql, sizeof sql, "UPDATE TARGET_INFO_GPU SET maxWarpsPerSm = %lld",
+		 (long long)(fuzz_gpus[pick][3] > 0 ? fuzz_gpus[pick][4] / fuzz_gpus[pick][3]
+						    : fuzz_gpus[pick][4]));
+	sqlite3_exec(db, sql, NULL, NULL, NULL);
+	/* one input in eight of those loses its GPU rows (exports without any) */
+	if ((h >> 32) % 8 == 0)
+		for (size_t t = 0; t < 2; t++) {
+			snprintf(sql, sizeof sql, "DELETE FROM %s", gpu_tables[t]);
+			sqlite3_exec(db, sql, NULL, NULL, NULL);
+		}
+	sqlite3_close(db);
 }
 
 /* A refusal is one line naming the file: no newline inside, not empty. */
@@ -511,7 +609,7 @@ static void load_sessions(const char *const *paths, size_t n)
 		export_session(&v.s, paths[0]);
 		if (n == 1)
 			replay_session(&v.s, paths[0]);
-		if (session_store_events(&v.s, err, sizeof err) < 0)
+		if (session_store_events(&v.s, paths[0], err, sizeof err) < 0)
 			check_one_line(err, paths[0]);
 	} else {
 		check_one_line(err, paths[0]);

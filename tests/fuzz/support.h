@@ -20,6 +20,13 @@ const char *fuzz_write_session(const uint8_t *data, size_t size);
 /* Removes the session file and its -wal, -shm and -journal companions. */
 void fuzz_remove_session(void);
 
+/* Gives the GPUs of the database at path (TARGET_INFO_GPU, nsys' older
+ * TARGET_INFO_CUDA_GPU) the properties of one architecture from cc 3.5 to
+ * 12.x, or values no GPU has (zeros, 32- and 64-bit edges), picked by a
+ * hash of the input; one input in 29 keeps its own, and some lose their GPU
+ * rows.  Whatever fails to apply (a damaged file, no such table) is left. */
+void fuzz_vary_gpus(const char *path, const uint8_t *data, size_t size);
+
 /* A sink for text output (/dev/null), opened once. */
 FILE *fuzz_null_out(void);
 

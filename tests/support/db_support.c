@@ -5,6 +5,22 @@
 #include <string.h>
 #include <sqlite3.h>
 
+/* What the suites compute on reading goes to a cache of their own, one
+ * folder per run (the runner makes it, its workers inherit it), never the
+ * user's ~/.cache/smtop. */
+__attribute__((constructor)) static void db_support_private_cache(void)
+{
+	static char dir[] = "/tmp/smtop-test-cache-XXXXXX";
+	if (getenv("SMTOP_TEST_CACHE"))
+		return;
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		abort();
+	}
+	setenv("SMTOP_TEST_CACHE", dir, 1);
+	setenv("XDG_CACHE_HOME", dir, 1);
+}
+
 void db_support_temp_path(char *out, size_t len, const char *name)
 {
 	char dir[] = "/tmp/smtop-test-XXXXXX";

@@ -1,0 +1,124 @@
+#include "db/cache.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/schema.h"
+#include "src/core/analysis.h"
+
+int db_cache_dir(char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+	/* the XDG spec ignores a relative XDG_CACHE_HOME */
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, len, "%s/smtop", xdg);
+	else if (home && *home)
+		n = snprintf(buf, len, "%s/.cache/smtop", home);
+	else
+		return -1;
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 1099511628211ull;
+	return h;
+}
+
+int db_cache_path(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	struct stat sb;
+	if (db_cache_dir(dir, sizeof dir) != 0 || stat(path, &sb) != 0)
+		return -1;
+	uint64_t h = 1469598103934665603ull;
+	const uint64_t id[] = { (uint64_t)sb.st_dev, (uint64_t)sb.st_ino, (uint64_t)sb.st_size,
+				(uint64_t)sb.st_mtim.tv_sec, (uint64_t)sb.st_mtim.tv_nsec,
+				(uint64_t)ANALYSIS_VERSION };
+	for (size_t i = 0; i < sizeof id / sizeof id[0]; i++)
+		h = fnv(h, id[i]);
+	int n = snprintf(out, len, "%s/%016llx.smtop-cache", dir, (unsigned long long)h);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	return access(out, F_OK) == 0 ? 0 : 1;
+}
+
+/* mkdir -p, owner only. */
+static int make_dirs(const char *dir, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	struct stat sb;
+	snprintf(tmp, sizeof tmp, "%s", dir);
+	for (char *p = tmp + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(tmp, 0700) != 0 && !(errno == EEXIST && stat(tmp, &sb) == 0 &&
+						S_ISDIR(sb.st_mode))) {
+			snprintf(err, errlen, "cannot create the cache folder %s: %s", tmp,
+				 errno == EEXIST ? "a file of that name is in the way" : strerror(errno));
+			return -1;
+		}
+		if (!(*p = c))
+			return 0;
+	}
+}
+
+/* An empty cache under a name of its own, then linked into place: a
+ * reader never sees one half made, and two smtops making it at once keep
+ * the first. */
+static int create_file(const char *out, const char *path, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 32];
+	sqlite3 *db = NULL;
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", out, (long)getpid());
+	unlink(tmp);
+	int rc = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc == SQLITE_OK && schema_create(db, err, errlen) == 0) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO smtop_meta(key, value)"
+				       " VALUES('cache_of', ?1)", -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+			sqlite3_step(st);
+			sqlite3_finalize(st);
+		}
+	} else {
+		if (rc != SQLITE_OK)
+			snprintf(err, errlen, "%s: cannot create: %s", tmp, sqlite3_errmsg(db));
+		rc = -1;
+	}
+	sqlite3_close(db);
+	if (rc == 0 && link(tmp, out) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: cannot create: %s", out, strerror(errno));
+		rc = -1;
+	}
+	unlink(tmp);
+	return rc == 0 ? 0 : -1;
+}
+
+int db_cache_prepare(const char *path, char *out, size_t len, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	int rc = db_cache_path(path, out, len);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: no cache folder (neither XDG_CACHE_HOME nor HOME is set)",
+			 path);
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	if (db_cache_dir(dir, sizeof dir) != 0 || make_dirs(dir, err, errlen) != 0)
+		return -1;
+	return create_file(out, path, err, errlen);
+}

@@ -50,7 +50,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
-from check_session import grid_extents, session_clock  # noqa: E402
+from check_session import bounded_last_starts, grid_extents, session_clock  # noqa: E402
 
 STREAM_WAIT_EVENT = 2      # CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT
 NONE = 4294967295          # CUPTI_SYNCHRONIZATION_INVALID_VALUE
@@ -188,6 +188,23 @@ def first_starts(db):
     return out
 
 
+def read_bounded_ends(db, ks):
+    """A kernel whose blocks' ends are upper bounds (--sm entry) ended, as
+    far as ready times go, at its last block's start, or its own start
+    (never later than its recorded end)."""
+    if "smtop_block_chunk" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master")}:
+        return
+    clocks = {}
+    for (gpid, dev, grid), s in bounded_last_starts(db).items():
+        if dev not in clocks:
+            clocks[dev] = session_clock(db, dev)
+        for k in ks:
+            if (k["globalPid"], k["deviceId"], k["gridId"]) == (gpid, dev, grid) and clocks[dev]:
+                least = max(clocks[dev](s), k["start"] or 0)
+                if k["end"] and least < k["end"]:
+                    k["end"] = least
+
+
 def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graphs):
     """{kernel index: (ready, bound)}, {stream: [kernel indices]}"""
     streams = {}
@@ -309,6 +326,7 @@ def check(smtop, path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     ks, ops, waits, launches, records, flags, untimed, graphs = read(db)
     firsts = first_starts(db)
+    read_bounded_ends(db, ks)
     db.close()
     ready, streams = ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graphs)
     bad = []

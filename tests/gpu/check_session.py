@@ -53,6 +53,20 @@ def grid_extents(db):
     return ext
 
 
+def bounded_last_starts(db):
+    """{(globalPid, deviceId, gridId): last block start} on %globaltimer, of
+    the grids whose blocks' ends are upper bounds (--sm entry, chunk
+    version 2): such a kernel cannot have ended before its last block
+    started, which is the end ready times read (docs/analysis.md)."""
+    last = {}
+    for pid, dev, data in q(db, "SELECT globalPid, deviceId, data FROM smtop_block_chunk"):
+        for s, _, grid, _, bound in decode_chunk(data, flags=True):
+            if bound:
+                k = (pid, dev, grid)
+                last[k] = max(last.get(k, s), s)
+    return last
+
+
 def blocks_by_sm(db):
     """{(globalPid, deviceId, sm): [(start, end, gridId, block)]} from every chunk."""
     res = {}

@@ -13,7 +13,8 @@
 #define SCHEMA_DISK_FULL_REASON "disk full, recording stopped"
 
 /* The summary `smtop ls` shows, computed once by the analysis and kept in the
- * session (docs/session-format.md).  One row, id 1.  kernelRows, chunkRows,
+ * session by `smtop record`, or in smtop's cache of it (db/cache.h) by `smtop
+ * ls` (docs/session-format.md).  One row, id 1.  kernelRows, chunkRows,
  * streamRows, ended and thresholdNs are its key: the session's length and the
  * analysis threshold when it was computed.  Older readers ignore the table, so
  * it needs no new schema version; db/summary.c creates it in older files. */

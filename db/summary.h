@@ -1,8 +1,10 @@
 /* The session summary behind `smtop ls`: what a library row shows.  The
  * cheap part (date, command, GPU, the session's length) is read from the file
  * each time; the costly part (counts over every block, the analysis' episodes)
- * is kept in the session's smtop_summary table, keyed by the session's length
- * and the analysis threshold, so a session that grew is summarised again. */
+ * is kept in an smtop_summary table, keyed by the session's length and the
+ * analysis threshold, so a session that grew is summarised again: the
+ * session's own when smtop record finalised it, else that of smtop's cache
+ * of it (db/cache.h).  The functions here take either file as path. */
 #ifndef SMTOP_DB_SUMMARY_H
 #define SMTOP_DB_SUMMARY_H
 

@@ -133,11 +133,14 @@ check "timeslice-sm-all: the wait through a silent slice is time-slicing ($v)" [
 v=$(json $FX/timeslice-sm-all.smtop "print(sorted(e['kind'] for e in r['episodes'] if e['from_blocks'] and e['culprits'] and all(c['pid'] != e['pid'] for c in e['culprits'])))")
 check "timeslice-sm-all: every wait behind the other process is time-slicing ($v)" [ "$v" = "['timeslice', 'timeslice', 'timeslice']" ]
 
-# The report stores its events in the session for other tools (on a copy:
-# fixtures stay as recorded).
+# The report keeps its events for other tools in smtop's cache, a SQLite
+# file of the session schema, and leaves the session as it was.
 cp $FX/head-of-line.smtop "$E2E_TMP/hol.smtop"
+sum=$(md5sum < "$E2E_TMP/hol.smtop")
 "$SMTOP" report -q "$E2E_TMP/hol.smtop" > /dev/null
-n=$(sqlite3 "$E2E_TMP/hol.smtop" "SELECT COUNT(*) FROM smtop_events WHERE kind = 'inversion_resident'")
-check "events stored in the session ($n)" [ "$n" -gt 0 ]
+cache=$(grep -l "$E2E_TMP/hol.smtop" "$XDG_CACHE_HOME"/smtop/*.smtop-cache | head -1)
+n=$(sqlite3 "$cache" "SELECT COUNT(*) FROM smtop_events WHERE kind = 'inversion_resident'")
+check "events kept in smtop's cache ($n)" [ "$n" -gt 0 ]
+check "the session left as it was" [ "$(md5sum < "$E2E_TMP/hol.smtop")" = "$sum" ]
 
 e2e_done

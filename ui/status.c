@@ -49,9 +49,9 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 	 * session") go last of all, after the bins and the state */
 	const char *label = m->session_label;
 	const char *base_name = label && strrchr(label, '/') ? strrchr(label, '/') + 1 : label;
-	const char *labels[] = { label, base_name, NULL };
+	const char *labels[] = { label, base_name };
 	int lw = 0;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		char lab[96] = "";
 		if (labels[i])
 			snprintf(lab, sizeof lab, "%s %s ", labels[i], dot);

@@ -324,7 +324,8 @@ static void text_event(FILE *out, const struct findings *f, const struct smtop_e
 		       const struct report_options *o)
 {
 	char w[16], pr[16], at[24], name[REPORT_NAME_LEN];
-	fprintf(out, "  %9s  %-18s  at %s  dev %" PRIu32 " pid %" PRIu32 " stream %" PRIu32
+	/* a blank line apart: an episode takes several lines */
+	fprintf(out, "\n  %9s  %-18s  at %s  dev %" PRIu32 " pid %" PRIu32 " stream %" PRIu32
 		" prio %s\n", dur(w, sizeof w, e->wait_ns), analysis_kind_name(e->kind),
 		fmt_at(at, sizeof at, f, e->ready), e->device_id, e->pid, e->stream_id,
 		fmt_prio(pr, sizeof pr, e->priority));

@@ -74,6 +74,12 @@ all: deps-check $(B)/smtop $(B)/libsmtop-inject.so $(B)/smtop-patches.fatbin $(K
 deps-check:
 	@.ci/deps --check
 
+# Where deps runs too (make test, make run), the check waits for it: the
+# builds run in parallel.
+ifneq ($(filter deps test run,$(MAKECMDGOALS)),)
+deps-check: deps
+endif
+
 deps:
 	@.ci/deps
 

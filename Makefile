@@ -27,7 +27,8 @@ CFLAGS += $(SAN)
 
 # Builds use every core unless told otherwise (make -j1 ...): on the 2-core
 # VM that halves the builds of make test (the normal one, the sanitizers').
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
+# (Only at the top: a sub-make shares its parent's job slots.)
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 

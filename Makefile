@@ -172,7 +172,7 @@ test: deps all $(TEST_BIN) $(E2E_PROG_BIN) $(B)/bench/gen_session
 	@rm -f $(SUMMARY); export SMTOP_SUMMARY=$(SUMMARY); st=0; \
 	if tests/layering.sh; then tests/summary.sh add unit 1 0; \
 	else tests/summary.sh add unit 0 1; st=1; fi; \
-	tests/run-all.sh $(TEST_BIN) || st=1; \
+	tests/run-all.sh --e2e-jobs 2 $(TEST_BIN) || st=1; \
 	$(MAKE) --no-print-directory test-asan || st=1; \
 	$(MAKE) --no-print-directory test-valgrind || st=1; \
 	$(MAKE) --no-print-directory fuzz-short || st=1; \
@@ -235,6 +235,9 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT_OBJ) $(filter %.o,$(FUZZ_EN
 		$(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
 .SECONDARY: $(SUPPORT_OBJ) $(FUZZ_SUPPORT_OBJ) $(call obj,tests/fuzz/replay.c)
+# the CUDA objects too: make would delete them after the link, and say so
+# after make test's closing summary
+.SECONDARY: $(patsubst kernels/%.cu,$(B)/kernels/%.o,$(KERNEL_SRC) $(KERNEL_LIB_SRC))
 
 # What the CPU tests run, without the CUDA programs (nvcc cannot sanitize).
 .PHONY: cpu-programs fuzz-programs fuzz fuzz-short test-asan test-valgrind

@@ -33,8 +33,9 @@ MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
 endif
 
 # Commands print only with V=1; otherwise links and CUDA builds say one
-# short line each, and compiles nothing (make test: some 600 lines less).
+# short line each, and compiles nothing.
 V ?= 0
+export V # the test scripts print each passing check only with V=1
 ifeq ($(V),1)
 Q :=
 say = @true
@@ -172,7 +173,7 @@ test: deps all $(TEST_BIN) $(E2E_PROG_BIN) $(B)/bench/gen_session
 	@rm -f $(SUMMARY); export SMTOP_SUMMARY=$(SUMMARY); st=0; \
 	if tests/layering.sh; then tests/summary.sh add unit 1 0; \
 	else tests/summary.sh add unit 0 1; st=1; fi; \
-	tests/run-all.sh --e2e-jobs 2 $(TEST_BIN) || st=1; \
+	tests/run-all.sh $(TEST_BIN) || st=1; \
 	$(MAKE) --no-print-directory test-asan || st=1; \
 	$(MAKE) --no-print-directory test-valgrind || st=1; \
 	$(MAKE) --no-print-directory fuzz-short || st=1; \

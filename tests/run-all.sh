@@ -8,6 +8,11 @@
 # and tmux server; make test runs two): their output is printed whole, in
 # order, once all have ended.
 unit_only=0 jobs=1
+# a passing check's "ok:" line only with V=1 (make test V=1): the failures,
+# each script's count and the totals are what a run must show
+shown() {
+	if [ "${V:-0}" = 1 ]; then cat "$1"; else grep -v '^  ok: ' "$1"; fi
+}
 while :; do
 	case $1 in
 	--unit-only) unit_only=1; shift ;;
@@ -57,7 +62,7 @@ else
 		[ -f "$s" ] || continue
 		echo "== $(basename "$s")"
 		run_script "$s"
-		cat "$LOG/$(basename "$s" .sh).out"
+		shown "$LOG/$(basename "$s" .sh).out"
 	done
 fi
 
@@ -67,7 +72,7 @@ ep=0 ef=0
 for s in tests/e2e/test_*.sh; do
 	[ -f "$s" ] || continue
 	n=$(basename "$s" .sh)
-	[ "$jobs" -gt 1 ] && { echo "== $n.sh"; cat "$LOG/$n.out"; }
+	[ "$jobs" -gt 1 ] && { echo "== $n.sh"; shown "$LOG/$n.out"; }
 	c=$(sed -n 's/^  \([0-9]*\) checks, \([0-9]*\) failed$/\1 \2/p' "$LOG/$n.out" | awk '{ c += $1; f += $2 } END { print c + 0, f + 0 }')
 	checks=${c% *} failed=${c#* }
 	rc=$(cat "$LOG/$n.rc" 2>/dev/null || echo 1)

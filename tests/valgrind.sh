@@ -28,7 +28,7 @@ for s in test_cli test_fixtures test_record; do
 	echo "== valgrind: $s.sh"
 	sh tests/e2e/$s.sh > "$LOGS/out" 2>&1
 	rc=$?
-	cat "$LOGS/out"
+	if [ "${V:-0}" = 1 ]; then cat "$LOGS/out"; else grep -v '^  ok: ' "$LOGS/out"; fi
 	count "$LOGS/out" $rc
 	rm -f "$LOGS/out"
 	[ $rc -eq 0 ] || { echo "FAILED: $s.sh under valgrind"; fail=1; }
@@ -61,7 +61,7 @@ VOUT=$(mktemp /tmp/smtop-valgrind-viewer.XXXXXX)
 	e2e_done
 ) > "$VOUT" 2>&1
 rc=$?
-cat "$VOUT"
+if [ "${V:-0}" = 1 ]; then cat "$VOUT"; else grep -v '^  ok: ' "$VOUT"; fi
 count "$VOUT" $rc
 rm -f "$VOUT"
 [ $rc -eq 0 ] || fail=1

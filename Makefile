@@ -32,6 +32,25 @@ CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -fPIC -I. -I$(CUDA_HOME)/include 
 LDLIBS_BASE := -lpthread -ldl -lm
 SAN ?=
 CFLAGS += $(SAN)
+
+# Builds use every core unless told otherwise (make -j1 ...): on the 2-core
+# VM that halves the builds of make test (the normal one, the sanitizers').
+# (Only at the top: a sub-make shares its parent's job slots.)
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
+# Commands print only with V=1; otherwise links and CUDA builds say one
+# short line each, and compiles nothing.
+V ?= 0
+export V # the test scripts print each passing check only with V=1
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-5s %s\n'
+endif
 LDFLAGS += $(SAN)
 
 # The floors (docs/architecture.md), each an archive: app -> ui -> session ->
@@ -65,12 +84,18 @@ all: deps-check $(B)/smtop $(B)/libsmtop-inject.so $(B)/smtop-patches.fatbin $(K
 deps-check:
 	@.ci/deps --check
 
+# Where deps runs too (make test, make run), the check waits for it: the
+# builds run in parallel.
+ifneq ($(filter deps test run,$(MAKECMDGOALS)),)
+deps-check: deps
+endif
+
 deps:
 	@.ci/deps
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # Only the collector (and its tests) see the sanitizer's headers; smtop's
 # record.c only whether the backend is built.  $(B)/sanitizer-mode changes
@@ -95,7 +120,8 @@ PATCH_NVCC = $(NVCC) $(PATCH_ARCH) -I. -isystem $(SANITIZER_INC) --fatbin --keep
 # Without the headers there is no backend to load them: nothing to build.
 $(B)/smtop-patches.fatbin: collectors/sanitizer_patch.cu kernels/smtop_trace.cuh kernels/smtop_trace_abi.h
 	@mkdir -p $(dir $@)
-	$(if $(HAVE_SANITIZER),$(PATCH_NVCC) -o $@ $<,@rm -f $@)
+	$(if $(HAVE_SANITIZER),$(say) NVCC $@,)
+	$(if $(HAVE_SANITIZER),$(Q)$(PATCH_NVCC) -o $@ $<,@rm -f $@)
 
 $(B)/libsmtop-core.a: $(CORE_OBJ)
 $(B)/libsmtop-db.a: $(DB_OBJ)
@@ -105,33 +131,37 @@ $(B)/libsmtop-app.a: $(APP_OBJ)
 $(B)/libsmtop-coll.a: $(COLL_OBJ)
 $(B)/%.a:
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 # Highest floor first and no --start-group: a call from a floor to one above
 # it does not link, so the link order itself checks the layering.
 APP_LIBS := $(B)/libsmtop-app.a $(B)/libsmtop-ui.a $(B)/libsmtop-session.a $(B)/libsmtop-db.a $(B)/libsmtop-core.a
 
 $(B)/smtop: $(call obj,src/app/main.c) $(APP_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
 # The collector lives inside the workload's process: it needs CUPTI and SQLite,
 # never ncurses.  libcuda is reached through dlopen at run time.
 $(B)/libsmtop-inject.so: $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a collectors/inject.map
-	$(CC) -shared $(LDFLAGS) -Wl,--version-script=collectors/inject.map -Wl,-z,defs -o $@ $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a \
+	$(say) LD $@
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--version-script=collectors/inject.map -Wl,-z,defs -o $@ $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -Wl,-rpath,/usr/local/cuda/lib64 \
 		-lcupti -lsqlite3 $(LDLIBS_BASE)
 
 $(B)/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh kernels/*.h)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -fPIC -c $< -o $@
+	$(say) NVCC $@
+	$(Q)$(NVCC) -O3 -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -fPIC -c $< -o $@
 
 $(B)/%: $(B)/kernels/%_main.o $(patsubst kernels/%.cu,$(B)/kernels/%.o,$(KERNEL_LIB_SRC))
-	$(NVCC) $(NVCC_ARCH) -o $@ $^ -lpthread
+	$(say) LD $@
+	$(Q)$(NVCC) $(NVCC_ARCH) -o $@ $^ -lpthread
 
 # Each suite links the module libraries; Criterion runs it.
 $(B)/tests/test_%: tests/test_%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti \
 		-lcriterion $(PKG_LIBS) $(LDLIBS_BASE)
 
@@ -140,25 +170,33 @@ BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 # The drain benchmark runs the collector's pure parts.
 $(B)/bench/bench_drain: tests/bench/bench_drain.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti $(PKG_LIBS) $(LDLIBS_BASE)
 $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
 # Workloads the end-to-end scripts run (tests/e2e/*.c): the collector's
 # writer without a GPU.
 E2E_PROG_BIN := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
 $(B)/e2e/%: tests/e2e/%.c $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsmtop-coll.a $(APP_LIBS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsmtop-coll.a $(APP_LIBS) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti $(PKG_LIBS) $(LDLIBS_BASE)
 
+# Every stage runs even when one before it failed; each adds its counts to
+# $(SUMMARY), printed last (tests/summary.sh): one line per stage, then
+# "N passed, N failed".
+SUMMARY := $(abspath $(B))/test-summary.tsv
 test: deps all $(TEST_BIN) $(E2E_PROG_BIN) $(B)/bench/gen_session
-	@tests/layering.sh
-	@tests/run-all.sh $(TEST_BIN)
-	@$(MAKE) --no-print-directory test-asan && $(MAKE) --no-print-directory test-valgrind && \
-		$(MAKE) --no-print-directory fuzz-short
+	@rm -f $(SUMMARY); export SMTOP_SUMMARY=$(SUMMARY); st=0; \
+	if tests/layering.sh; then tests/summary.sh add unit 1 0; \
+	else tests/summary.sh add unit 0 1; st=1; fi; \
+	tests/run-all.sh $(TEST_BIN) || st=1; \
+	$(MAKE) --no-print-directory test-asan || st=1; \
+	$(MAKE) --no-print-directory test-valgrind || st=1; \
+	$(MAKE) --no-print-directory fuzz-short || st=1; \
+	tests/summary.sh print $(SUMMARY) || st=1; exit $$st
 
 test-unit: all $(TEST_BIN)
 	@tests/layering.sh
@@ -169,12 +207,14 @@ GPU_TEST_SRC := $(wildcard tests/gpu/*.cu)
 GPU_TEST_BIN := $(patsubst tests/gpu/%.cu,$(B)/gpu/%,$(GPU_TEST_SRC))
 $(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h tests/gpu/*.cuh)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. -o $@ $< -ldl -lpthread
+	$(say) NVCC $@
+	$(Q)$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. -o $@ $< -ldl -lpthread
 
 # Patches that do nothing, to measure the sanitizer's own cost (section patch_cost).
 $(B)/gpu/empty-patches.fatbin: tests/gpu/patches/empty.cu
 	@mkdir -p $(dir $@)
-	$(PATCH_NVCC) -o $@ $<
+	$(say) NVCC $@
+	$(Q)$(PATCH_NVCC) -o $@ $<
 
 gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin
 
@@ -211,10 +251,13 @@ ASAN_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SUPPORT_OBJ) $(filter %.o,$(FUZZ_ENGINE)) $(APP_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SUPPORT_OBJ) $(FUZZ_ENGINE) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_SUPPORT_OBJ) $(FUZZ_ENGINE) \
 		$(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
 .SECONDARY: $(SUPPORT_OBJ) $(FUZZ_SUPPORT_OBJ) $(call obj,tests/fuzz/replay.c)
+# the CUDA objects too: make would delete them after the link, and say so
+# after make test's closing summary
+.SECONDARY: $(patsubst kernels/%.cu,$(B)/kernels/%.o,$(KERNEL_SRC) $(KERNEL_LIB_SRC))
 
 # What the CPU tests run, without the CUDA programs (nvcc cannot sanitize).
 .PHONY: cpu-programs fuzz-programs fuzz fuzz-short test-asan test-valgrind
@@ -240,6 +283,7 @@ fuzz:
 # make test: each harness for FUZZ_SHORT_SECONDS when clang is here.
 fuzz-short:
 	@if command -v clang >/dev/null; then $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS); \
-	else echo "fuzz: clang not installed, harnesses only replayed (make test-asan)"; fi
+	else echo "fuzz: clang not installed, harnesses only replayed (make test-asan)"; \
+		tests/summary.sh add fuzz 0 0; fi
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

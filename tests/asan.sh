@@ -23,9 +23,13 @@ export SMTOP_SAN_LOGS=$LOGS
 export SMTOP_WRAP="env ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS LSAN_OPTIONS=$LSAN_OPTIONS SMTOP_SAN_LOGS=$LOGS $(pwd)/tests/asan-wrap.sh"
 fail=0
 
+# Their counts go to the summary as one stage.  The scripts run two at a
+# time: most of their time is waiting for a screen or a process, and each has
+# its own temporary folder and tmux server.
+export SMTOP_STAGE="ASan/UBSan"
 echo "== sanitizers: suites and end-to-end scripts ($B)"
-tests/run-all.sh "$B"/tests/test_* 2>&1 | tee "$LOGS/stderr.run-all"
-[ "$(tail -n 1 "$LOGS/stderr.run-all")" = "all tests passed" ] || fail=1
+tests/run-all.sh --e2e-jobs 2 "$B"/tests/test_* > "$LOGS/stderr.run-all" 2>&1 || fail=1
+cat "$LOGS/stderr.run-all"
 
 echo "== sanitizers: fuzz seeds and regression inputs"
 for h in "$B"/fuzz/fuzz_*; do
@@ -34,17 +38,21 @@ for h in "$B"/fuzz/fuzz_*; do
 	for d in tests/fuzz/corpus/"$name" tests/fuzz/regressions/"$name"; do
 		[ -d "$d" ] && set -- "$@" "$d"
 	done
-	"$h" "$@" 2> "$LOGS/stderr.fuzz_$name" || {
+	if "$h" "$@" 2> "$LOGS/stderr.fuzz_$name"; then
+		tests/summary.sh add "$SMTOP_STAGE" 1 0
+	else
 		cat "$LOGS/stderr.fuzz_$name"
 		echo "FAILED: $h"
+		tests/summary.sh add "$SMTOP_STAGE" 0 1
 		fail=1
-	}
+	fi
 done
 
 for f in "$LOGS"/asan.* $(grep -l "runtime error:" "$LOGS"/stderr.* 2>/dev/null); do
 	[ -f "$f" ] || continue
 	echo "---- sanitizer report $f"
 	cat "$f"
+	tests/summary.sh add "$SMTOP_STAGE" 0 1
 	fail=1
 done
 rm -rf "$LOGS"

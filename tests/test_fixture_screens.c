@@ -455,6 +455,54 @@ Test(fixture_screens, zoom_out_ends_on_the_whole_session)
 	cr_expect_geq(app_t1(&a), m.t_last);
 }
 
+/* Each + changes the scale by half again at least (213 -> 200 us/col
+ * looked the same), each - widens it until the whole session, never past
+ * it and back. */
+Test(fixture_screens, zoom_steps_are_visible_and_monotone)
+{
+	open_fixture(PVT, 80, 24);
+	uint64_t fit = a.col_ns, was = a.col_ns;
+	for (int i = 0; i < 12; i++) {
+		press('+');
+		cr_expect(a.col_ns == 1000 || a.col_ns * 3 <= was * 2, "+ from %lu to %lu ns/col",
+			  (unsigned long)was, (unsigned long)a.col_ns);
+		was = a.col_ns;
+	}
+	for (int i = 0; i < 20; i++) {
+		press('-');
+		cr_expect_geq(a.col_ns, was, "- never zooms in");
+		cr_expect_leq(a.col_ns, fit, "- stops at the whole session");
+		was = a.col_ns;
+	}
+	cr_expect_eq(a.col_ns, fit);
+}
+
+/* A jump to an episode keeps the window inside the session: no columns of
+ * "idle" before its first record. */
+Test(fixture_screens, jumps_stay_inside_the_session)
+{
+	open_fixture(PVT, 200, 50);
+	for (size_t i = 0; i < m.n_events; i++) {
+		press('n');
+		cr_expect_geq(a.t0, m.t_first, "event %zu: window from before the session", i);
+		const struct smtop_event *e = &m.events[a.sel_event].ev;
+		cr_expect(a.t0 <= e->ready && app_t1(&a) >= e->start, "the wait is in the window");
+	}
+}
+
+/* Without a GPU, plain smtop opens the bundled session under a label that
+ * says so; at 80 columns those words stay. */
+Test(fixture_screens, bundled_label_stays_at_80_columns)
+{
+	open_fixture(PVT, 80, 24);
+	snprintf(label, sizeof label, "no GPU here: bundled H200 session, demo priority-vs-training");
+	char *t = draw(80, 24), hdr[512];
+	line_of(t, 0, hdr, sizeof hdr);
+	cr_expect(has(hdr, "no GPU here: bundled H200 session"), "%s", hdr);
+	cr_expect(has(hdr, "us/col"), "the scale stays too: %s", hdr);
+	free(t);
+}
+
 Test(fixture_screens, pan_left_stops_at_the_first_record)
 {
 	open_fixture(PVT, 132, 50);

@@ -45,9 +45,11 @@ static char *render_with(struct analysis *a, int json, size_t max, int explain)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
-	struct report_options o = { "session.sqlite", max, explain, NULL };
+	struct report_options o = { .source = "session.sqlite", .max_episodes = max,
+				    .explain = explain };
 	struct findings fi;
 	cr_assert_eq(findings_from_analysis(a, &fi), 0);
+	fi.t_first = 1000; /* the first kernel's start, as a session's loader sets it */
 	cr_assert_eq(json ? report_json(f, &fi, &o) : report_text(f, &fi, &o), 0);
 	findings_free(&fi);
 	fclose(f);
@@ -160,12 +162,13 @@ Test(report, text_has_thresholds_and_worst_episode)
 {
 	struct analysis *a = sample(1);
 	char *s = render(a, 0, 1);
-	cr_expect(strstr(s, "wait > 20.0 us (20000 ns)"), "%s", s);
+	cr_expect(strstr(s, "wait > 20 us (20000 ns)"), "%s", s);
 	cr_expect(strstr(s, "basis: blocks"), "%s", s);
 	cr_expect(strstr(s, "episodes, worst first (1 of 2)"), "%s", s);
-	cr_expect(strstr(s, "90.0 us  inversion_resident"), "%s", s);
+	cr_expect(strstr(s, "    90 us  inversion_resident  at 0.010ms  dev 0 pid 1 stream 2 prio -5\n"),
+		  "%s", s);
 	cr_expect(strstr(s, "k2"), "%s", s);
-	cr_expect(!strstr(s, "40.0 us  blocking"), "limit 1 shows only the worst:\n%s", s);
+	cr_expect(!strstr(s, "40 us  blocking"), "limit 1 shows only the worst:\n%s", s);
 	cr_expect(strstr(s, "none: every kernel has block records"), "%s", s);
 	free(s);
 	analysis_free(a);
@@ -177,7 +180,7 @@ Test(report, text_kernel_only_lists_missing_blocks)
 	char *s = render(a, 0, 0);
 	cr_expect(strstr(s, "basis: kernels"), "%s", s);
 	cr_expect(strstr(s, "conclusions that need block records:\n  - "), "%s", s);
-	cr_expect(strstr(s, "(from kernel intervals)"), "%s", s);
+	cr_expect(strstr(s, "(from kernel intervals: no block records)"), "%s", s);
 	free(s);
 	analysis_free(a);
 }
@@ -232,15 +235,33 @@ Test(report, explain_says_why_ready_and_what_was_resident)
 {
 	struct analysis *a = sample(1);
 	char *s = render_with(a, 0, 0, 1);
-	cr_expect(strstr(s, "ready at 11000 ns because of the host: CUPTI's submission time"), "%s", s);
-	cr_expect(strstr(s, "first block at 101000 ns, 90.0 us later"), "%s", s);
+	cr_expect(strstr(s, "ready at 0.010ms because of the host: CUPTI's submission time"), "%s", s);
+	cr_expect(strstr(s, "first block at 0.100ms, 90 us later"), "%s", s);
 	cr_expect(strstr(s, "resident meanwhile (1 kernel, share of block-time in the wait):\n"
-			    "             100.0%  pid 1 stream 1 prio 0  k1  (4 blocks)"), "%s", s);
+			    "     100.0%  pid 1 stream 1 prio 0  k1  (4 blocks)"), "%s", s);
 	free(s);
 	s = render(a, 0, 0);
 	cr_expect(!strstr(s, "ready at"), "only with --explain:\n%s", s);
 	free(s);
 	analysis_free(a);
+}
+
+/* s with every run of spaces and newlines made one space: a sentence as
+ * read, wherever the text broke its lines. */
+static char *one_line_text(const char *s)
+{
+	char *o = malloc(strlen(s) + 1), *p = o;
+	cr_assert_not_null(o);
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\n') {
+			if (p > o && p[-1] != ' ')
+				*p++ = ' ';
+		} else {
+			*p++ = *s;
+		}
+	}
+	*p = '\0';
+	return o;
 }
 
 /* sample(1) as `--sm entry` records it: every block's end is a bound.  On
@@ -278,14 +299,16 @@ Test(report, bounded_ends_are_possible_in_text_and_json)
 {
 	struct analysis *a = bounded_sample();
 	char *s = render(a, 0, 0);
-	cr_expect(strstr(s, "90.0 us  inversion_resident (possible) dev 0 pid 1 stream 2"), "%s", s);
-	cr_expect(strstr(s, "40.0 us  blocking (possible) dev 0 pid 1 stream 3"), "%s", s);
+	cr_expect(strstr(s, "90 us  inversion_resident (possible)  at 0.010ms  dev 0 pid 1 stream 2"), "%s", s);
+	cr_expect(strstr(s, "40 us  blocking (possible)  at 0.060ms  dev 0 pid 1 stream 3"), "%s", s);
 	free(s);
 	s = render_with(a, 0, 0, 1);
-	cr_expect(strstr(s, "possible, not certain: block ends are upper bounds"), "%s", s);
-	cr_expect(strstr(s, "ready lies between 11000 and 101000 ns, the wait between 0.0 us and"
-			    " 90.0 us"), "%s", s);
-	cr_expect(strstr(s, "culprits' blocks may have left before their bounded ends"), "%s", s);
+	char *l = one_line_text(s);
+	cr_expect(strstr(l, "possible, not certain: block ends are upper bounds"), "%s", s);
+	cr_expect(strstr(l, "it was ready between 0.010ms and 0.100ms, so it waited between 0.0 us and"
+			    " 90 us"), "%s", s);
+	cr_expect(strstr(l, "culprits' blocks may have left before their bounded ends"), "%s", s);
+	free(l);
 	free(s);
 	s = render(a, 1, 0);
 	cr_assert(json_valid(s), "invalid JSON:\n%s", s);
@@ -310,6 +333,59 @@ Test(report, exact_ends_are_certain)
 	cr_expect(!strstr(s, "\"possible\": true"), "%s", s);
 	free(s);
 	analysis_free(a);
+}
+
+/* Each episode says in one sentence who waited, how long, from when to
+ * when, behind what, and why that counts; times from the session start. */
+Test(report, verdicts_are_one_sentence)
+{
+	struct analysis *a = sample(1);
+	char *s = render(a, 0, 0), *l = one_line_text(s);
+	cr_expect(strstr(l, "k2 (stream 2, priority -5) waited 90 us, from 0.010ms to 0.100ms, behind"
+			    " k1 (stream 1, priority 0): lower-priority blocks that were already running"
+			    " held the SMs, and the GPU cannot preempt them to make room for"
+			    " higher-priority work."), "%s", s);
+	cr_expect(strstr(l, "k3 (stream 3, priority 0) waited 40 us, from 0.060ms to 0.100ms, behind"
+			    " k1 (stream 1, priority 0): it was ready, but other kernels' blocks filled"
+			    " the SMs it needed."), "%s", s);
+	cr_expect(strstr(s, "times: from the session's start"), "%s", s);
+	/* no row is estimated and none passes 100%: neither footnote */
+	cr_expect(!strstr(s, "(~:"), "%s", s);
+	cr_expect(!strstr(s, "sm%:"), "%s", s);
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\n");
+		cr_expect(n <= 100, "a line of %zu columns: %.*s", n, (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	free(l);
+	free(s);
+	analysis_free(a);
+}
+
+/* Short names in text, unless asked; JSON has both. */
+Test(report, short_names_unless_long_asked)
+{
+	struct trace *t = trace_new();
+	trace_device(t, 0, 4);
+	trace_stream(t, 1, 0, 1, 0);
+	trace_stream(t, 1, 0, 2, -5);
+	trace_kernel(t, 1, 0, 1, 1, 500, 1000, 101000)->name = "_ZN2ns7culpritILi3EEEvPKfi";
+	trace_kernel(t, 1, 0, 2, 2, 11000, 101000, 111000)->name = "_ZN2ns6victimEv";
+	trace_blocks(t, 1, 0, 1, 4, 1000, 101000);
+	trace_blocks(t, 1, 0, 2, 2, 101000, 111000);
+	struct analysis *a = analysis_new(NULL);
+	trace_feed_all(t, a);
+	char *s = render(a, 0, 0);
+	cr_expect(strstr(s, "victim (stream 2, priority -5) waited 90 us"), "%s", s);
+	cr_expect(strstr(s, "prio 0  culprit  (4 blocks)"), "%s", s);
+	cr_expect(!strstr(s, "_Z"), "%s", s);
+	free(s);
+	s = render(a, 1, 0);
+	cr_expect(strstr(s, "\"name\": \"_ZN2ns6victimEv\", \"short_name\": \"victim\""), "%s", s);
+	cr_expect(strstr(s, "\"session_start_ns\": 1000,"), "%s", s);
+	free(s);
+	analysis_free(a);
+	trace_free(t);
 }
 
 /* The product on a PyTorch export of Nsight Systems (no CUPTI submitted
@@ -415,7 +491,8 @@ static char *render_findings(const struct findings *fi)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
-	struct report_options o = { "session.sqlite", 0, 1, fi->registers_from };
+	struct report_options o = { .source = "session.sqlite", .explain = 1,
+				    .registers_from = fi->registers_from };
 	cr_assert_eq(report_json(f, fi, &o), 0);
 	cr_assert_eq(report_text(f, fi, &o), 0);
 	fclose(f);
@@ -429,7 +506,7 @@ Test(report, occupancy_text_lists_below_and_above)
 	const char *want[] = {
 		"occupancy: observed vs limit",
 		"registers: as CUPTI recorded them",
-		"2 of 2 kernels with block records, 2 launch configurations: 1 full grids, 0 reach "
+		"2 of 2 kernels with block records, 2 launch configurations:\n  1 full grids, 0 reach "
 		"their limit, 1 stay below it; 1 above it",
 		"full grids below their limit",
 		"           1    256  103        0     2 registers         1    1  regs",

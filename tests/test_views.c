@@ -774,8 +774,23 @@ Test(views, replay_episode_details_while_the_victim_waits)
 	cr_expect(strstr(text, "ready 3.076ms  not started yet") != NULL, "%s", text);
 	cr_expect(strstr(text, "100% B:gemm_kernel, 509 blocks") != NULL, "%s", text);
 	free(text);
-	/* past the victim's start: the whole episode */
+	/* half way through the wait: the victim's lane shows it waiting so far,
+	 * though its kernel has not come yet */
 	const struct smtop_event *e = analysis_event(x->f.s.analysis, 0);
+	replay_clock_seek(&x->r, e->ready + (e->start - e->ready) / 2);
+	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
+	app_tick(&x->a, 0);
+	x->a.t0 = e->ready - 20 * x->a.col_ns;
+	ui_support_render(&c, &x->a, &x->f.m, 160, 50);
+	text = canvas_dump_text_str(&c);
+	cr_assert_not_null(text);
+	const char *lane = strstr(text, "A s13 p-5");
+	cr_assert_not_null(lane, "%s", text);
+	size_t end = strcspn(lane, "\n");
+	char *wait = strstr(lane, "░");
+	cr_expect(wait && wait < lane + end, "the waiting lane is blank:\n%s", text);
+	free(text);
+	/* past the victim's start: the whole episode */
 	replay_clock_seek(&x->r, e->start + 1000);
 	cr_assert_eq(replay_support_feed(&x->f, x->r.clock), 0);
 	app_tick(&x->a, 0);

@@ -15,12 +15,27 @@ LOGS=$(mktemp -d /tmp/smtop-valgrind.XXXXXX)
 export SMTOP_BUILD=$B
 export SMTOP_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --child-silent-after-fork=yes --log-file=$LOGS/memcheck.%p"
 fail=0
+# count FILE STATUS: adds a script's "N checks, F failed" to the summary (a
+# script that died before counting is one failure)
+count() {
+	c=$(sed -n 's/^  \([0-9]*\) checks, \([0-9]*\) failed$/\1 \2/p' "$1" | tail -n 1)
+	checks=${c% *} failed=${c#* }
+	[ -n "$c" ] || checks=0 failed=0
+	[ "$2" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+	tests/summary.sh add valgrind $((checks > failed ? checks - failed : 0)) "$failed"
+}
 for s in test_cli test_fixtures test_record; do
 	echo "== valgrind: $s.sh"
-	sh tests/e2e/$s.sh || { echo "FAILED: $s.sh under valgrind"; fail=1; }
+	sh tests/e2e/$s.sh > "$LOGS/out" 2>&1
+	rc=$?
+	if [ "${V:-0}" = 1 ]; then cat "$LOGS/out"; else grep -v '^  ok: ' "$LOGS/out"; fi
+	count "$LOGS/out" $rc
+	rm -f "$LOGS/out"
+	[ $rc -eq 0 ] || { echo "FAILED: $s.sh under valgrind"; fail=1; }
 done
 
 echo "== valgrind: the viewer in tmux"
+VOUT=$(mktemp /tmp/smtop-valgrind-viewer.XXXXXX)
 (
 	. tests/e2e/lib.sh
 	T=smtop-valgrind-$$
@@ -44,12 +59,18 @@ echo "== valgrind: the viewer in tmux"
 	check "viewer quits cleanly under valgrind" wait_for "EXIT=0"
 	tmux kill-session -t "$T" 2>/dev/null
 	e2e_done
-) || fail=1
+) > "$VOUT" 2>&1
+rc=$?
+if [ "${V:-0}" = 1 ]; then cat "$VOUT"; else grep -v '^  ok: ' "$VOUT"; fi
+count "$VOUT" $rc
+rm -f "$VOUT"
+[ $rc -eq 0 ] || fail=1
 
 for f in "$LOGS"/*; do
 	[ -s "$f" ] || continue
 	echo "---- memcheck report $f"
 	cat "$f"
+	tests/summary.sh add valgrind 0 1
 	fail=1
 done
 rm -rf "$LOGS"

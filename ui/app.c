@@ -111,19 +111,51 @@ static uint64_t center(const struct app *a)
 	return a->t0 + a->col_ns * (uint64_t)app_cols(a) / 2;
 }
 
+/* The window inside the session where it can be: a window moved to an
+ * event or zoomed around a point near an end would otherwise show time
+ * before the first record (or after the last) as if the SMs were idle. */
+static void clamp_window(struct app *a)
+{
+	const struct model *m = a->model;
+	uint64_t span = a->col_ns * (uint64_t)app_cols(a);
+	if (a->follow || m->t_last <= m->t_first)
+		return;
+	if (a->t0 + span > m->t_last)
+		a->t0 = m->t_last > span ? m->t_last - span : 0;
+	if (a->t0 < m->t_first)
+		a->t0 = m->t_first;
+}
+
+/* A zoom step changes the scale by 1.5 times at least: from the exact fit
+ * (213 us/col), the next 1-2-5 step down (200) would look the same. */
+static uint64_t zoom_in_step(uint64_t col)
+{
+	uint64_t ns = nice_down(col);
+	while (ns > APP_MIN_COL_NS && ns * 3 > col * 2)
+		ns = nice_down(ns);
+	return ns > APP_MIN_COL_NS ? ns : APP_MIN_COL_NS;
+}
+
+static uint64_t zoom_out_step(uint64_t col)
+{
+	uint64_t ns = nice_up(col + 1);
+	while (ns * 2 < col * 3)
+		ns = nice_up(ns + 1);
+	return ns;
+}
+
 static void zoom(struct app *a, int in)
 {
-	uint64_t c = center(a);
-	if (in) {
-		a->col_ns = a->col_ns > APP_MIN_COL_NS ? nice_down(a->col_ns) : APP_MIN_COL_NS;
-	} else {
-		uint64_t fit = fit_col_ns(a);
-		a->col_ns = a->col_ns >= fit ? fit : nice_up(a->col_ns + 1);
-	}
+	uint64_t c = center(a), fit = fit_col_ns(a);
+	a->col_ns = in ? zoom_in_step(a->col_ns) : zoom_out_step(a->col_ns);
 	set_center(a, c);
-	/* zoomed out all the way: the whole session, wherever the zoom began */
-	if (!in && a->col_ns == fit_col_ns(a) && !a->follow)
+	/* zoomed out as far as the session, or past it: the whole session,
+	 * wherever the zoom began (and never wider: the next - keeps it) */
+	if (!in && a->col_ns >= fit && !a->follow)
 		app_fit(a);
+	else if (!in && a->col_ns >= fit)
+		a->col_ns = fit;
+	clamp_window(a);
 	if (a->follow)
 		app_tick(a, 0);
 }
@@ -153,6 +185,7 @@ static void show_span(struct app *a, uint64_t s, uint64_t e)
 		a->col_ns = nice_up(need);
 	a->follow = 0;
 	set_center(a, s + (e > s ? (e - s) / 2 : 0));
+	clamp_window(a);
 }
 
 /* Selects kernel k without moving the window. */
@@ -463,10 +496,12 @@ int app_handle_key(struct app *a, int key)
 	a->msg[0] = 0;
 	if (a->input != APP_INPUT_NONE)
 		return input_key(a, key);
-	if (a->help) {
+	/* the help box closes on any key; one that means something else
+	 * (a zoom, a pan) does that too, so no key is lost */
+	if (a->help && key != APP_KEY_RESIZE) {
+		a->help = 0;
 		if (key == 'q' || key == '?' || key == APP_KEY_ESC || key == APP_KEY_ENTER)
-			a->help = 0;
-		return 1;
+			return 1;
 	}
 	if (key == 'e')
 		return lesson_key(a);

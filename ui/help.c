@@ -38,7 +38,7 @@ void help_draw(struct canvas *c, const struct app *a)
 		h = c->h;
 	struct canvas_rect r = { (c->w - w) / 2, (c->h - h) / 2, w, h };
 	canvas_fill(c, r, " ", CANVAS_DEFAULT, CANVAS_DEFAULT, 0);
-	canvas_box(c, r, "help: keys", a->ascii);
+	canvas_box(c, r, "help: keys (any key closes it)", a->ascii);
 	for (int i = 0; i < n && i + 1 + pad < h - 1; i++)
 		canvas_print(c, r.x + 2, r.y + 1 + pad + i, w - 4, CANVAS_DEFAULT, CANVAS_DEFAULT, 0,
 			     lines[i]);

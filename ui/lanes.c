@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ui/legend.h"
+#include "ui/replay_player.h"
 #include "ui/timeline.h"
 
 static void label(struct canvas *c, int x, int y, const struct app *a,
@@ -47,6 +48,29 @@ static void bars(struct canvas *c, int y, const struct app *a, const struct mode
 			canvas_put(c, x, y, legend_wait(a), inv && a->colors ? CANVAS_RED : colour,
 				   CANVAS_DEFAULT, 0);
 		}
+	}
+}
+
+/* A victim still waiting when a replay's clock stands between its ready
+ * time and its start has no kernel in the model yet (its record comes with
+ * its start): its wait so far is drawn from its episode. */
+static void open_waits(struct canvas *c, int y, const struct app *a, const struct model *m,
+		       uint32_t si, int colour)
+{
+	const struct app_layout *l = &a->layout;
+	uint64_t t1 = app_t1(a);
+	for (size_t i = 0; i < m->n_events; i++) {
+		const struct model_event *me = &m->events[i];
+		const struct smtop_event *e = &me->ev;
+		if (me->kernel >= 0 || e->start <= e->ready || e->start <= a->t0 || e->ready >= t1 ||
+		    model_find_stream(m, e->pid, e->device_id, e->context_id, e->stream_id) != (long)si)
+			continue;
+		int inv = e->kind != SMTOP_EV_BLOCKING && e->kind != SMTOP_EV_TIMESLICE;
+		uint64_t s = e->ready > a->t0 ? e->ready : a->t0, end = e->start < t1 ? e->start : t1;
+		for (int col = (int)((s - a->t0) / a->col_ns);
+		     col < l->plot_w && a->t0 + a->col_ns * (uint64_t)col < end; col++)
+			canvas_put(c, l->plot_x + col, y, legend_wait(a),
+				   inv && a->colors ? CANVAS_RED : colour, CANVAS_DEFAULT, 0);
 	}
 }
 
@@ -123,6 +147,8 @@ void lanes_draw(struct canvas *c, int x, int y, const struct app *a, const struc
 		int colour = legend_colour(a, rank);
 		label(c, x, y + r, a, s);
 		bars(c, y + r, a, m, si, colour);
+		if (replay_player_active(a))
+			open_waits(c, y + r, a, m, si, colour);
 		names(c, y + r, a, m, si, colour);
 	}
 }

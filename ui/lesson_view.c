@@ -1,5 +1,8 @@
 #include "ui/lesson_view.h"
 
+#include "src/core/fmt.h"
+
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,10 +70,12 @@ static void prio(char *buf, size_t len, int32_t p)
 
 static void wait_text(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	fmt_duration(buf, len, ns, 1);
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
 }
 
 /* The episode in numbers, as the analysis found it. */
@@ -84,10 +89,11 @@ static void stop_facts(char *buf, size_t len, const struct guide *g, const struc
 		for (int k = 0; k <= SMTOP_EV_TIMESLICE; k++)
 			delay += g->delay_ns[k];
 		wait_text(w, sizeof w, delay);
-		snprintf(buf, len, "%zu inversions (%zu resident, %zu dispatch), %zu blocking and %zu "
-			 "time-slice episodes: %s of waiting in all.", inv,
+		size_t blk = g->events[SMTOP_EV_BLOCKING], ts = g->events[SMTOP_EV_TIMESLICE];
+		snprintf(buf, len, "%zu inversion%s (%zu resident, %zu dispatch), %zu blocking and %zu "
+			 "time-slice episode%s: %s of waiting in all.", inv, plural(inv),
 			 g->events[SMTOP_EV_INVERSION_RESIDENT], g->events[SMTOP_EV_INVERSION_DISPATCH],
-			 g->events[SMTOP_EV_BLOCKING], g->events[SMTOP_EV_TIMESLICE], w);
+			 blk, ts, plural(blk + ts), w);
 		return;
 	}
 	prio(p, sizeof p, s->priority);
@@ -127,8 +133,11 @@ static int caption(struct canvas *c, struct canvas_rect r, int *y, const struct 
 			return 0;
 		const struct guide_stop *s = &a->guide->stops[rp->next_stop];
 		ms(at, sizeof at, s->t, base);
-		snprintf(t, sizeof t, "Guided replay: next stop at %s, %s.", at,
-			 lessons_stop_title(s->kind, s->ev_kind));
+		/* the title goes mid-sentence: its capital goes */
+		char title[160];
+		snprintf(title, sizeof title, "%s", lessons_stop_title(s->kind, s->ev_kind));
+		title[0] = (char)tolower((unsigned char)title[0]);
+		snprintf(t, sizeof t, "Guided replay: next stop at %s: %s.", at, title);
 		wrap(c, r, y, CANVAS_DEFAULT, CANVAS_DIM, t);
 		return 1;
 	}

@@ -263,8 +263,13 @@ static void draw_rows(struct canvas *c, struct sessions_view *v, int iw)
 	canvas_print(c, 2, v->list_y - 1, iw - 1, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD,
 		     library_format_line(NULL, cmd_w, file_w, hide, line, sizeof line));
 	if (!v->lib->n) {
-		snprintf(line, sizeof line, "no sessions here yet: smtop record -- CMD saves one");
-		canvas_print(c, 2, v->list_y, iw - 1, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM, line);
+		/* most first-time users have no GPU: the bundled sessions work anyway */
+		canvas_print(c, 2, v->list_y, iw - 1, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM,
+			     "no sessions here yet: smtop record -- CMD saves one (GPU needed)");
+		canvas_print(c, 2, v->list_y + 1, iw - 1, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM,
+			     "no GPU? plain smtop opens a bundled H200 session; smtop ls tests/fixtures");
+		canvas_print(c, 2, v->list_y + 2, iw - 1, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM,
+			     "lists them all (in the source tree)");
 		return;
 	}
 	for (int row = 0; row < v->rows; row++) {

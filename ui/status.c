@@ -10,7 +10,7 @@
 void status_draw_header(struct canvas *c, int y, const struct app *a, const struct model *m)
 {
 	const char *dot = a->ascii ? "|" : "·";
-	char left[256], right[160], lag[64], w0[32], w1[32], cw[32], bw[32];
+	char left[256], right[160], lag[64], w0[32], cw[32], bw[32];
 	char sms[64] = "N/A SMs";
 	if (m->has_device && m->n_gpus_used > 1)
 		snprintf(sms, sizeof sms, "GPU %u of %u %s %u SMs", m->dev.device_id, m->n_gpus_used,
@@ -38,17 +38,20 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 	char s0[40];
 	fmt_offset(w0, sizeof w0, a->t0 > base ? a->t0 - base : base - a->t0, a->col_ns * 10);
 	snprintf(s0, sizeof s0, "%s%s", a->t0 < base && atof(w0) != 0 ? "-" : "", w0);
-	snprintf(right, sizeof right, "window %s-%s %s %s/col %s bins %s", s0,
-		 fmt_offset(w1, sizeof w1, t1 > base ? t1 - base : 0, a->col_ns * 10), dot,
-		 fmt_duration(cw, sizeof cw, a->col_ns, 1), dot, fmt_duration(bw, sizeof bw, res, res != 0));
+	char e1[32];
+	fmt_offset(e1, sizeof e1, t1 > base ? t1 - base : 0, a->col_ns * 10);
+	fmt_duration(cw, sizeof cw, a->col_ns, 1);
+	snprintf(right, sizeof right, "window %s-%s %s %s/col %s bins %s", s0, e1, dot, cw, dot,
+		 fmt_duration(bw, sizeof bw, res, res != 0));
 	int rw = (int)canvas_utf8_width(right);
-	/* narrow: the window and scale matter more than the label, then the
-	 * device; a label that is a path gives up its directories first */
+	/* narrow: the device goes first, then the label's directories; the
+	 * label's first words (what the session is: "no GPU here: bundled H200
+	 * session") go last of all, after the bins and the state */
 	const char *label = m->session_label;
 	const char *base_name = label && strrchr(label, '/') ? strrchr(label, '/') + 1 : label;
-	const char *labels[] = { label, base_name, NULL };
+	const char *labels[] = { label, base_name };
 	int lw = 0;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		char lab[96] = "";
 		if (labels[i])
 			snprintf(lab, sizeof lab, "%s %s ", labels[i], dot);
@@ -59,10 +62,19 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 			break;
 	}
 	if (lw + 2 + rw > c->w) {
-		snprintf(left, sizeof left, "smtop %s %s%s", dot, lag, state);
+		snprintf(right, sizeof right, "window %s-%s %s %s/col", s0, e1, dot, cw);
+		rw = (int)canvas_utf8_width(right);
+		if (base_name)
+			snprintf(left, sizeof left, "smtop %s %s %s %s%s", dot, base_name, dot, lag, state);
+		else
+			snprintf(left, sizeof left, "smtop %s %s%s", dot, lag, state);
 		lw = (int)canvas_utf8_width(left);
+		if (lw + 2 + rw > c->w)
+			lw = c->w - 2 - rw;
+		if (lw < 24) /* no room for both: the left alone, cut */
+			lw = c->w, rw = c->w + 1;
 	}
-	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, left);
+	canvas_print(c, 0, y, lw, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, left);
 	if (lw + 2 + rw <= c->w)
 		canvas_print(c, c->w - rw, y, rw, CANVAS_DEFAULT, CANVAS_DEFAULT, 0, right);
 }
@@ -70,10 +82,27 @@ void status_draw_header(struct canvas *c, int y, const struct app *a, const stru
 static const char *keys(const struct app *a)
 {
 	if (replay_player_active(a))
-		return "space play/pause  . , step  n N episode  < > speed  g guided  r stop  ? help";
-	if (a->ascii)
-		return "? help  space pause  +/- zoom  <> pan  n/N events  w worst  / search  q quit";
-	return "? help  space pause  +/- zoom  ←→ pan  n/N events  w worst  / search  q quit";
+		return "? help  space play/pause  . , step  n N episode  < > speed  g guided  r stop";
+	/* space pauses live data; in a saved session it starts a replay */
+	if (a->model->live)
+		return a->ascii ? "? help  space pause  +/- zoom  <> pan  n/N events  w worst  / search  q quit"
+				: "? help  space pause  +/- zoom  ←→ pan  n/N events  w worst  / search  q quit";
+	return a->ascii ? "? help  space replay  +/- zoom  <> pan  n/N events  w worst  / search  q quit"
+			: "? help  space replay  +/- zoom  ←→ pan  n/N events  w worst  / search  q quit";
+}
+
+/* A line wider than w loses whole keys ("  "-separated) from its end, not
+ * half of one ("r sto"). */
+static void cut_keys(char *t, int w)
+{
+	while ((int)canvas_utf8_width(t) > w) {
+		char *sep = NULL;
+		for (char *p = strstr(t, "  "); p; p = strstr(p + 1, "  "))
+			sep = p;
+		if (!sep)
+			return;
+		*sep = '\0';
+	}
 }
 
 void status_draw_footer(struct canvas *c, int y, const struct app *a, const struct model *m)
@@ -115,5 +144,7 @@ void status_draw_footer(struct canvas *c, int y, const struct app *a, const stru
 			      fmt_count(b, sizeof b, m->n_pending));
 	if (n > 0 && (size_t)n < sizeof t)
 		snprintf(t + n, sizeof t - (size_t)n, " %s %s", dot, a->msg[0] ? a->msg : keys(a));
+	if (!a->msg[0])
+		cut_keys(t, c->w);
 	canvas_print(c, 0, y, c->w, CANVAS_DEFAULT, CANVAS_DEFAULT, a->msg[0] ? CANVAS_BOLD : 0, t);
 }

@@ -115,6 +115,15 @@ static void no_blocks(struct canvas *c, int y, const struct app *a, const struct
 		     CANVAS_DIM, t);
 }
 
+/* A column wholly before the session's first record, or after its last,
+ * stays blank: nothing was recorded there, which is not idle SMs (a window
+ * following the replay clock or live data may begin before the start). */
+static int outside(const struct app *a, const struct model *m, int col)
+{
+	uint64_t cs = a->t0 + a->col_ns * (uint64_t)col;
+	return cs + a->col_ns <= m->t_first || (m->t_last && cs >= m->t_last);
+}
+
 void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const struct model *m)
 {
 	const struct app_layout *l = &a->layout;
@@ -151,7 +160,8 @@ void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const st
 		}
 		model_sample_sms(m, sm, n, a->t0, a->col_ns, (size_t)ncols, cells);
 		for (int col = 0; col < ncols; col++)
-			draw_cell(c, l->plot_x + col, y + r, a, m, &cells[col], inv[col]);
+			if (!outside(a, m, col))
+				draw_cell(c, l->plot_x + col, y + r, a, m, &cells[col], inv[col]);
 	}
 	if (!m->blocks)
 		no_blocks(c, y, a, m);

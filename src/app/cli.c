@@ -45,8 +45,10 @@ void cli_usage(FILE *out)
 	      "                             space pause, < > speed, . , step a block start,\n"
 	      "                             n N step an episode, g guided, e lesson, r stop\n"
 	      "  info FILE...               print what a session holds\n"
-	      "  report FILE... [--json] [--top N] [--explain]\n"
-	      "                             print blocking episodes and priority inversions;\n"
+	      "  report FILE... [--json] [--top N] [--explain] [--long-names]\n"
+	      "                             print blocking episodes and priority inversions,\n"
+	      "                             times from the session start, kernels by short\n"
+	      "                             names (--long-names: full ones; --json: both);\n"
 	      "                             --explain: why each was ready when (stream order,\n"
 	      "                             the work an event wait waited for, the legacy\n"
 	      "                             default stream, graph edges or order, host\n"
@@ -198,6 +200,8 @@ static int parse_flag(const char *a, struct cli *c)
 		c->json = 1;
 	else if (!strcmp(a, "--explain"))
 		c->explain = 1;
+	else if (!strcmp(a, "--long-names"))
+		c->long_names = 1;
 	else if (!strcmp(a, "--ascii"))
 		c->ascii = 1;
 	else if (!strcmp(a, "-q") || !strcmp(a, "--quiet"))

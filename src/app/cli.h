@@ -35,6 +35,7 @@ struct cli {
 	char **argv;                 /* record/run: the workload, NULL-terminated */
 	int json;                    /* report --json */
 	int explain;                 /* report --explain */
+	int long_names;              /* report --long-names */
 	double threshold_us;         /* blocking threshold, default 20 */
 	int top;                     /* report: episodes listed */
 	int ascii;                   /* --ascii: no UTF-8 glyphs */

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "db/reader.h"
+#include "src/core/fmt.h"
 
 static void print_time(FILE *out, const char *label, uint64_t ns)
 {
@@ -114,9 +115,10 @@ void info_print(FILE *out, const struct db_session_info *si)
 			"copies and sets without GPU times; API calls of graph launches alone\n", "recorded with");
 	if (si->trimmed)
 		fprintf(out, "%-14s %s\n", "trimmed", si->trimmed);
-	fprintf(out, "%-14s %" PRIu64 "\n", "kernels", si->kernels);
-	fprintf(out, "%-14s %" PRIu64 "\n", "blocks", si->blocks);
-	fprintf(out, "%-14s %" PRIu64 "\n", "streams", si->streams);
+	char n[32];
+	fprintf(out, "%-14s %s\n", "kernels", fmt_count_exact(n, sizeof n, si->kernels));
+	fprintf(out, "%-14s %s\n", "blocks", fmt_count_exact(n, sizeof n, si->blocks));
+	fprintf(out, "%-14s %s\n", "streams", fmt_count_exact(n, sizeof n, si->streams));
 	fprintf(out, "%-14s %" PRIu64 " memcpy, %" PRIu64 " memset, %" PRIu64 " API calls, %" PRIu64 " NVTX, %" PRIu64 " requests\n",
 		"other", si->memcpys, si->memsets, si->api_calls, si->nvtx, si->requests);
 	print_syncs(out, si);

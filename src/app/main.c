@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db/names.h"
 #include "src/core/analysis.h"
 #include "src/core/findings.h"
 #include "src/app/cli.h"
@@ -74,7 +75,8 @@ static int run_report(const struct cli *c)
 	if (stored != 0 && report_compute(c, &p, &f) != 0)
 		return 1;
 	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top,
-				     .explain = c->explain, .registers_from = f.registers_from };
+				     .explain = c->explain, .registers_from = f.registers_from,
+				     .long_names = c->long_names, .full_name = db_names_demangle };
 	int rc = c->json ? report_json(stdout, &f, &ro) : report_text(stdout, &f, &ro);
 	findings_free(&f);
 	return rc == 0 ? 0 : 1;

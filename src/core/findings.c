@@ -264,6 +264,7 @@ int findings_encode(const struct findings *f, uint8_t **out, size_t *len)
 	put(&p, FINDINGS_MAGIC);
 	put(&p, FINDINGS_VERSION);
 	put(&p, f->threshold_ns);
+	put(&p, f->t_first);
 	put(&p, t->kernels);
 	put(&p, t->kernels_with_blocks);
 	put(&p, t->kernels_pending);
@@ -502,6 +503,7 @@ static void get_all(struct unpack *u, struct findings *f)
 		return;
 	}
 	f->threshold_ns = get(u, UINT64_MAX);
+	f->t_first = get(u, UINT64_MAX);
 	t->kernels = get_size(u);
 	t->kernels_with_blocks = get_size(u);
 	t->kernels_pending = get_size(u);

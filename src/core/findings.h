@@ -14,11 +14,15 @@
 #include "src/core/report_occupancy.h"
 
 /* Bumped when the bytes change (what they mean is ANALYSIS_VERSION's):
- * 3, an episode's possible and least wait. */
-#define FINDINGS_VERSION 3
+ * 3, an episode's possible and least wait; 4, and the session's first
+ * time (reports print times from it). */
+#define FINDINGS_VERSION 4
 
 struct findings {
 	uint64_t threshold_ns;
+	uint64_t t_first;                       /* the session's first kernel or block start
+						 * (CUPTI ns), what the viewer counts times
+						 * from; 0 unknown */
 	struct analysis_totals totals;
 	unsigned limits;                        /* OR of enum analysis_limit */
 	struct analysis_stream_summary *streams; /* analysis_stream_summary's order */

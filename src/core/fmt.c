@@ -10,10 +10,15 @@ char *fmt_duration(char *buf, size_t len, uint64_t ns, int known)
 		snprintf(buf, len, "%.1f us", ns / 1e3);
 	else if (ns < 1000000)
 		snprintf(buf, len, "%.0f us", ns / 1e3);
-	else if (ns < 1000000000)
+	else if (ns < 100000000)
 		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
+	else if (ns < 1000000000) /* at most 8 columns: the library's */
+		snprintf(buf, len, "%.1f ms", ns / 1e6);
+	else if (ns < 60000000000ULL)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
+	else
+		snprintf(buf, len, "%llum%02llus", (unsigned long long)(ns / 60000000000ULL),
+			 (unsigned long long)(ns / 1000000000ULL % 60));
 	return buf;
 }
 
@@ -34,19 +39,28 @@ char *fmt_offset(char *buf, size_t len, uint64_t ns, uint64_t step)
 	return buf;
 }
 
+char *fmt_count_exact(char *buf, size_t len, uint64_t n)
+{
+	char digits[24], out[32];
+	int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
+	size_t o = 0;
+	for (int i = 0; i < nd; i++) {
+		if (i && (nd - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	snprintf(buf, len, "%s", out);
+	return buf;
+}
+
 char *fmt_count(char *buf, size_t len, uint64_t n)
 {
 	if (n >= 1000000000ULL)
 		snprintf(buf, len, "%.1f G", n / 1e9);
 	else if (n >= 10000000ULL)
 		snprintf(buf, len, "%.1f M", n / 1e6);
-	else if (n >= 1000000ULL)
-		snprintf(buf, len, "%llu,%03llu,%03llu", (unsigned long long)(n / 1000000),
-			 (unsigned long long)(n / 1000 % 1000), (unsigned long long)(n % 1000));
-	else if (n >= 1000ULL)
-		snprintf(buf, len, "%llu,%03llu", (unsigned long long)(n / 1000),
-			 (unsigned long long)(n % 1000));
 	else
-		snprintf(buf, len, "%llu", (unsigned long long)n);
+		fmt_count_exact(buf, len, n);
 	return buf;
 }

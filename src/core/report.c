@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "src/core/analysis.h"
+#include "src/core/fmt.h"
+#include "src/core/names.h"
 #include "src/core/report_occupancy.h"
 #include "src/core/findings.h"
 
@@ -54,14 +56,26 @@ static const char *basis(const struct findings *f)
 
 /* ---- text ---- */
 
-static const char *fmt_ns(char *buf, size_t len, uint64_t ns)
+/* Text fits this many columns; only a name longer than a line (with
+ * --long-names) goes past it. */
+#define TEXT_WIDTH 100
+
+const char *report_name(char *buf, size_t len, const char *name, size_t max,
+			const struct report_options *o)
 {
-	if (ns >= 1000000000ull)
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-	else if (ns >= 1000000ull)
-		snprintf(buf, len, "%.2f ms", (double)ns / 1e6);
+	if (!name) {
+		snprintf(buf, len, "N/A");
+		return buf;
+	}
+	char *full = o->long_names && o->full_name ? o->full_name(name) : NULL;
+	char *brief = o->long_names ? NULL : names_short(name);
+	const char *n = full ? full : brief ? brief : name;
+	if (!o->long_names && max && max + 1 < len && strlen(n) > max)
+		snprintf(buf, len, "%.*s...", (int)(max - 3), n);
 	else
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+		snprintf(buf, len, "%s", n);
+	free(full);
+	free(brief);
 	return buf;
 }
 
@@ -74,157 +88,284 @@ static const char *fmt_prio(char *buf, size_t len, int32_t p)
 	return buf;
 }
 
-static void text_pct(FILE *out, const struct analysis_percentiles *p)
+/* A time as the viewer shows it: from the session's start ("9.893ms"). */
+static const char *fmt_at(char *buf, size_t len, const struct findings *f, uint64_t t)
+{
+	return fmt_offset(buf, len, t > f->t_first ? t - f->t_first : 0, 1);
+}
+
+static const char *dur(char *buf, size_t len, uint64_t ns)
+{
+	return fmt_duration(buf, len, ns, 1);
+}
+
+/* Writes text word by word, breaking lines before TEXT_WIDTH and
+ * indenting the lines after the first by as much as the first. */
+static void text_wrapped(FILE *out, int indent, const char *text)
+{
+	int col = fprintf(out, "%*s", indent, "");
+	int first = 1;
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, " ");
+		if (!first && col + 1 + (int)n > TEXT_WIDTH)
+			col = fprintf(out, "\n%*s", indent, "") - 1;
+		else if (!first)
+			col += fprintf(out, " ");
+		col += fprintf(out, "%.*s", (int)n, p);
+		first = 0;
+		p += n;
+		p += strspn(p, " ");
+	}
+	fputc('\n', out);
+}
+
+static void text_pct(char *buf, size_t len, const struct analysis_percentiles *p)
 {
 	char a[16], b[16], c[16], d[16];
-	if (!p->n) {
-		fprintf(out, " %-35s", "N/A");
-		return;
-	}
-	char line[80];
-	snprintf(line, sizeof line, "%s/%s/%s/%s", fmt_ns(a, sizeof a, p->p50),
-		 fmt_ns(b, sizeof b, p->p90), fmt_ns(c, sizeof c, p->p99),
-		 fmt_ns(d, sizeof d, p->max));
-	fprintf(out, " %-35s", line);
+	if (!p->n)
+		snprintf(buf, len, "N/A");
+	else
+		snprintf(buf, len, "%s/%s/%s/%s", dur(a, sizeof a, p->p50), dur(b, sizeof b, p->p90),
+			 dur(c, sizeof c, p->p99), dur(d, sizeof d, p->max));
+}
+
+/* Frameworks create pools of streams that never run anything; the JSON
+ * keeps them, the tables do not. */
+static int stream_listed(const struct analysis_stream_summary *s)
+{
+	return s->kernels != 0;
 }
 
 static void text_streams(FILE *out, const struct findings *f)
 {
 	char pr[16], busy[16];
-	fprintf(out, "\nstreams:\n  %3s %7s %4s %6s %4s %7s %9s %7s %-35s %-35s %s\n", "dev", "pid",
-		"ctx", "stream", "prio", "kernels", "busy", "sm%", "wait p50/p90/p99/max",
-		"request turnaround p50/p90/p99/max", "episodes blk/res/dsp/ts");
+	int estimated = 0, over = 0;
+	fprintf(out, "\nstreams:\n  %3s %7s %4s %6s %4s %7s %9s %7s  %s\n", "dev", "pid", "ctx",
+		"stream", "prio", "kernels", "busy", "sm%", "episodes blk/res/dsp/ts");
 	for (size_t i = 0; i < f->n_streams; i++) {
-		struct analysis_stream_summary s = f->streams[i];
-		/* Frameworks create pools of streams that never run anything;
-		 * the JSON keeps them, the table does not. */
-		if (s.kernels == 0)
+		const struct analysis_stream_summary *s = &f->streams[i];
+		if (!stream_listed(s))
 			continue;
-		fprintf(out, "  %3" PRIu32 " %7" PRIu32 " %4" PRIu32 " %6" PRIu32 " %4s %7zu %9s %6.1f%s",
-			s.device_id, s.pid, s.context_id, s.stream_id,
-			fmt_prio(pr, sizeof pr, s.priority), s.kernels,
-			fmt_ns(busy, sizeof busy, s.busy_ns), s.sm_share * 100.0,
-			s.sm_share_from_blocks ? " " : "~");
-		text_pct(out, &s.wait);
-		text_pct(out, &s.turnaround);
-		fprintf(out, " %zu/%zu/%zu/%zu\n", s.events[SMTOP_EV_BLOCKING],
-			s.events[SMTOP_EV_INVERSION_RESIDENT], s.events[SMTOP_EV_INVERSION_DISPATCH],
-			s.events[SMTOP_EV_TIMESLICE]);
+		estimated |= !s->sm_share_from_blocks;
+		over |= s->sm_share > 1.0;
+		fprintf(out, "  %3" PRIu32 " %7" PRIu32 " %4" PRIu32 " %6" PRIu32 " %4s %7zu %9s %6.1f%s"
+			"  %zu/%zu/%zu/%zu\n", s->device_id, s->pid, s->context_id, s->stream_id,
+			fmt_prio(pr, sizeof pr, s->priority), s->kernels,
+			dur(busy, sizeof busy, s->busy_ns), s->sm_share * 100.0,
+			s->sm_share_from_blocks ? " " : "~", s->events[SMTOP_EV_BLOCKING],
+			s->events[SMTOP_EV_INVERSION_RESIDENT], s->events[SMTOP_EV_INVERSION_DISPATCH],
+			s->events[SMTOP_EV_TIMESLICE]);
 	}
-	fprintf(out, "  (~: SM share estimated from kernel busy time)\n");
+	if (over)
+		text_wrapped(out, 2, "sm%: the stream's block-time over the device's SM-time; an SM"
+			     " holding several of its blocks at once counts each, so it passes 100"
+			     " when the stream kept more than one block per SM on average.");
+	if (estimated)
+		fprintf(out, "  (~: SM share estimated from kernel busy time)\n");
+}
+
+static void text_waits(FILE *out, const struct findings *f)
+{
+	char w[48], t[48];
+	fprintf(out, "\nwaits by stream, p50/p90/p99/max:\n  %3s %7s %6s  %-35s %s\n", "dev", "pid",
+		"stream", "wait (ready to first block)", "request turnaround");
+	for (size_t i = 0; i < f->n_streams; i++) {
+		const struct analysis_stream_summary *s = &f->streams[i];
+		if (!stream_listed(s))
+			continue;
+		text_pct(w, sizeof w, &s->wait);
+		text_pct(t, sizeof t, &s->turnaround);
+		fprintf(out, "  %3" PRIu32 " %7" PRIu32 " %6" PRIu32 "  %-35s %s\n", s->device_id,
+			s->pid, s->stream_id, w, t);
+	}
 }
 
 /* What set the ready time, as a clause after "because". */
-static void text_bound(FILE *out, const struct smtop_event *e)
+static void text_bound(char *buf, size_t len, const struct smtop_event *e)
 {
 	const char *op = analysis_bound_op(e->ready_bound);
 	switch (e->ready_bound) {
 	case SMTOP_READY_AFTER_KERNEL:
 	case SMTOP_READY_AFTER_MEMCPY:
 	case SMTOP_READY_AFTER_MEMSET:
-		fprintf(out, "of stream order: the %s before it on its stream (correlation id %" PRIu32
+		snprintf(buf, len, "of stream order: the %s before it on its stream (correlation id %" PRIu32
 			") ended", op, e->ready_correlation_id);
 		break;
 	case SMTOP_READY_EVENT_WAIT:
-		fprintf(out, "of an event wait: the stream's cudaStreamWaitEvent (correlation id %" PRIu32
+		snprintf(buf, len, "of an event wait: the stream's cudaStreamWaitEvent (correlation id %" PRIu32
 			") ended", e->ready_correlation_id);
 		break;
 	case SMTOP_READY_EVENT_KERNEL:
 	case SMTOP_READY_EVENT_MEMCPY:
 	case SMTOP_READY_EVENT_MEMSET:
-		fprintf(out, "of an event wait: the %s before the event it waits on, on the stream that"
+		snprintf(buf, len, "of an event wait: the %s before the event it waits on, on the stream that"
 			" recorded it (correlation id %" PRIu32 "), ended", op, e->ready_correlation_id);
 		break;
 	case SMTOP_READY_EVENT_DEVICE:
-		fprintf(out, "of an event wait: the GPU reached the event it waits on (cudaEventRecord,"
+		snprintf(buf, len, "of an event wait: the GPU reached the event it waits on (cudaEventRecord,"
 			" correlation id %" PRIu32 ")", e->ready_correlation_id);
 		break;
 	case SMTOP_READY_LEGACY_KERNEL:
 	case SMTOP_READY_LEGACY_MEMCPY:
 	case SMTOP_READY_LEGACY_MEMSET:
-		fprintf(out, "of the legacy default stream: the %s before it on a stream it synchronizes"
+		snprintf(buf, len, "of the legacy default stream: the %s before it on a stream it synchronizes"
 			" with (correlation id %" PRIu32 ") ended", op, e->ready_correlation_id);
 		break;
 	case SMTOP_READY_GRAPH_KERNEL:
-		fprintf(out, "of graph order: a kernel of its graph (correlation id %" PRIu32
+		snprintf(buf, len, "of graph order: a kernel of its graph (correlation id %" PRIu32
 			") ended before it started", e->ready_correlation_id);
 		break;
 	case SMTOP_READY_GRAPH_EDGE_KERNEL:
 	case SMTOP_READY_GRAPH_EDGE_MEMCPY:
 	case SMTOP_READY_GRAPH_EDGE_MEMSET:
-		fprintf(out, "of the graph's edges: a %s it depends on in the same graph launch"
+		snprintf(buf, len, "of the graph's edges: a %s it depends on in the same graph launch"
 			" (correlation id %" PRIu32 ") ended", op, e->ready_correlation_id);
 		break;
 	case SMTOP_READY_HOST_SUBMIT:
-		fputs("of the host: CUPTI's submission time of the kernel", out);
+		snprintf(buf, len, "of the host: CUPTI's submission time of the kernel");
 		break;
 	case SMTOP_READY_LAUNCH_CALL:
-		fprintf(out, "of the host: its launch call (correlation id %" PRIu32 ") returned",
+		snprintf(buf, len, "of the host: its launch call (correlation id %" PRIu32 ") returned",
 			e->ready_correlation_id);
 		break;
 	case SMTOP_READY_UNKNOWN:
-		fputs("N/A", out);
+		snprintf(buf, len, "N/A");
 		break;
 	}
 }
 
 /* --explain, for an episode that rests on bounded block ends: why it is
  * only possible, and how far the bounds could move its wait. */
-static void text_possible(FILE *out, const struct smtop_event *e)
+static void text_possible(FILE *out, const struct findings *f, const struct smtop_event *e)
 {
-	char lo[16], hi[16];
-	fputs("             possible, not certain: block ends are upper bounds (--sm entry)\n", out);
-	if (e->possible & SMTOP_POSSIBLE_READY)
-		fprintf(out, "             a kernel it waited for ended between its last block's start and"
-			" its bounded end: ready lies between %" PRIu64 " and %" PRIu64 " ns, the wait"
-			" between %s and %s\n", e->ready, e->ready + (e->wait_ns - e->wait_min_ns),
-			fmt_ns(lo, sizeof lo, e->wait_min_ns), fmt_ns(hi, sizeof hi, e->wait_ns));
+	char lo[16], hi[16], t0[24], t1[24], s[320];
+	text_wrapped(out, 5, "possible, not certain: block ends are upper bounds (--sm entry)");
+	if (e->possible & SMTOP_POSSIBLE_READY) {
+		snprintf(s, sizeof s, "a kernel it waited for ended between its last block's start and"
+			 " its bounded end: it was ready between %s and %s, so it waited between %s and %s",
+			 fmt_at(t0, sizeof t0, f, e->ready),
+			 fmt_at(t1, sizeof t1, f, e->ready + (e->wait_ns - e->wait_min_ns)),
+			 dur(lo, sizeof lo, e->wait_min_ns), dur(hi, sizeof hi, e->wait_ns));
+		text_wrapped(out, 5, s);
+	}
 	if (e->possible & SMTOP_POSSIBLE_CULPRITS)
-		fputs("             culprits' blocks may have left before their bounded ends: their"
-		      " overlaps with the wait are at most these\n", out);
+		text_wrapped(out, 5, "the culprits' blocks may have left before their bounded ends: their"
+			     " shares of the wait are at most these");
 	if (e->possible & SMTOP_POSSIBLE_SLICE)
-		fputs("             time-slicing read the victim's bounded block ends as block events\n",
-		      out);
+		text_wrapped(out, 5, "time-slicing read the victim's bounded block ends as block events");
 }
 
 /* --explain: the episode's reasoning in three lines before its culprits. */
-static void text_explain(FILE *out, const struct smtop_event *e)
+static void text_explain(FILE *out, const struct findings *f, const struct smtop_event *e)
 {
-	char w[16];
-	fprintf(out, "             ready at %" PRIu64 " ns because ", e->ready);
-	text_bound(out, e);
+	char w[16], at[24], why[256], s[320];
+	text_bound(why, sizeof why, e);
+	snprintf(s, sizeof s, "ready at %s because %s", fmt_at(at, sizeof at, f, e->ready), why);
+	text_wrapped(out, 5, s);
 	if (e->start)
-		fprintf(out, "\n             %s at %" PRIu64 " ns, %s later\n",
-			e->from_blocks ? "first block" : "started", e->start,
-			fmt_ns(w, sizeof w, e->wait_ns));
+		fprintf(out, "     %s at %s, %s later\n", e->from_blocks ? "first block" : "started",
+			fmt_at(at, sizeof at, f, e->start), dur(w, sizeof w, e->wait_ns));
 	else
-		fprintf(out, "\n             not started yet, %s so far\n", fmt_ns(w, sizeof w, e->wait_ns));
+		fprintf(out, "     not started yet, %s so far\n", dur(w, sizeof w, e->wait_ns));
 	if (e->possible)
-		text_possible(out, e);
-	fprintf(out, "             resident meanwhile (%zu kernel%s, share of %s in the wait):\n",
+		text_possible(out, f, e);
+	fprintf(out, "     resident meanwhile (%zu kernel%s, share of %s in the wait):\n",
 		e->n_culprits, e->n_culprits == 1 ? "" : "s",
 		e->from_blocks ? "block-time" : "kernel time");
 }
 
-static void text_event(FILE *out, const struct smtop_event *e, int explain)
+/* Why the kind of episode matters, as the end of its verdict. */
+static const char *kind_why(enum smtop_event_kind k)
 {
-	char w[16], pr[16], ready[24], kind[40];
-	snprintf(ready, sizeof ready, "%" PRIu64, e->ready);
+	switch (k) {
+	case SMTOP_EV_BLOCKING:
+		return "it was ready, but other kernels' blocks filled the SMs it needed";
+	case SMTOP_EV_INVERSION_RESIDENT:
+		return "lower-priority blocks that were already running held the SMs, and the GPU"
+		       " cannot preempt them to make room for higher-priority work";
+	case SMTOP_EV_INVERSION_DISPATCH:
+		return "the scheduler started lower-priority blocks while this higher-priority"
+		       " kernel still had blocks waiting";
+	case SMTOP_EV_TIMESLICE:
+		return "another process held the GPU for its time slice, and kernels of different"
+		       " processes do not share the SMs without MPS";
+	}
+	return "N/A";
+}
+
+/* " (stream 14, priority 0)": who a kernel belongs to. */
+static void whose(char *buf, size_t len, uint32_t stream, int32_t prio)
+{
+	if (prio == SMTOP_PRIORITY_UNKNOWN)
+		snprintf(buf, len, "(stream %" PRIu32 ")", stream);
+	else
+		snprintf(buf, len, "(stream %" PRIu32 ", priority %" PRId32 ")", stream, prio);
+}
+
+/* The verdict, one sentence: who waited, how long, from when, behind what
+ * (the heaviest culprit), and why that counts. */
+static void text_verdict(FILE *out, const struct findings *f, const struct smtop_event *e,
+			 const struct report_options *o)
+{
+	char name[REPORT_NAME_LEN], cname[REPORT_NAME_LEN], who[64], cwho[64];
+	char w[16], t0[24], t1[24], behind[REPORT_NAME_LEN + 128] = "", more[48] = "";
+	char s[3 * REPORT_NAME_LEN];
+	report_name(name, sizeof name, e->name, REPORT_NAME_MAX, o);
+	whose(who, sizeof who, e->stream_id, e->priority);
+	dur(w, sizeof w, e->wait_ns);
+	fmt_at(t0, sizeof t0, f, e->ready);
+	if (e->n_culprits) {
+		const struct smtop_culprit *c = &e->culprits[0];
+		report_name(cname, sizeof cname, c->name, REPORT_NAME_MAX, o);
+		whose(cwho, sizeof cwho, c->stream_id, c->priority);
+		if (e->n_culprits > 1)
+			snprintf(more, sizeof more, " and %zu other kernel%s", e->n_culprits - 1,
+				 e->n_culprits == 2 ? "" : "s");
+		snprintf(behind, sizeof behind, " behind %s %s%s", cname, cwho, more);
+	}
+	/* without blocks the wait ends at the kernel's start, culprits weigh by kernel time */
+	const char *basis = e->from_blocks ? "" : " (from kernel intervals: no block records)";
+	if (e->start)
+		snprintf(s, sizeof s, "%s %s waited %s, from %s to %s,%s: %s%s.", name, who, w, t0,
+			 fmt_at(t1, sizeof t1, f, e->start), behind, kind_why(e->kind), basis);
+	else
+		snprintf(s, sizeof s, "%s %s has waited %s since %s and not started yet,%s: %s%s.",
+			 name, who, w, t0, behind, kind_why(e->kind), basis);
+	/* no culprit: no "behind" clause, and no comma before the colon */
+	if (!e->n_culprits) {
+		char *c = strstr(s, ",: ");
+		if (c)
+			memmove(c, c + 1, strlen(c + 1) + 1);
+	}
+	text_wrapped(out, 5, s);
+}
+
+/* A culprit's line leaves 40 of the 100 columns to its name. */
+#define CULPRIT_NAME_MAX 40
+
+static void text_event(FILE *out, const struct findings *f, const struct smtop_event *e,
+		       const struct report_options *o)
+{
+	char w[16], pr[16], at[24], name[REPORT_NAME_LEN], kind[40];
+	/* a verdict that rests on bounded block ends (--sm entry) says so */
 	snprintf(kind, sizeof kind, e->possible ? "%s (possible)" : "%s", analysis_kind_name(e->kind));
-	fprintf(out, "  %9s  %-18s dev %" PRIu32 " pid %" PRIu32 " stream %" PRIu32
-		" prio %s  %s  ready %s%s\n",
-		fmt_ns(w, sizeof w, e->wait_ns), kind, e->device_id, e->pid,
-		e->stream_id, fmt_prio(pr, sizeof pr, e->priority), e->name ? e->name : "N/A",
-		ready, e->from_blocks ? "" : "  (from kernel intervals)");
-	if (explain)
-		text_explain(out, e);
+	/* a blank line apart: an episode takes several lines */
+	fprintf(out, "\n  %9s  %-18s  at %s  dev %" PRIu32 " pid %" PRIu32 " stream %" PRIu32
+		" prio %s\n", dur(w, sizeof w, e->wait_ns), kind,
+		fmt_at(at, sizeof at, f, e->ready), e->device_id, e->pid, e->stream_id,
+		fmt_prio(pr, sizeof pr, e->priority));
+	text_verdict(out, f, e, o);
+	if (o->explain)
+		text_explain(out, f, e);
 	for (size_t i = 0; i < e->n_culprits; i++) {
 		const struct smtop_culprit *c = &e->culprits[i];
-		fprintf(out, "             %5.1f%%  pid %" PRIu32 " stream %" PRIu32 " prio %s  %s",
-			c->weight * 100.0, c->pid, c->stream_id,
-			fmt_prio(pr, sizeof pr, c->priority), c->name ? c->name : "N/A");
-		if (c->blocks)
-			fprintf(out, "  (%" PRIu32 " blocks)", c->blocks);
+		fprintf(out, "     %5.1f%%  pid %" PRIu32 " stream %" PRIu32 " prio %s  %s",
+			c->weight * 100.0, c->pid, c->stream_id, fmt_prio(pr, sizeof pr, c->priority),
+			report_name(name, sizeof name, c->name, CULPRIT_NAME_MAX, o));
+		if (c->blocks) {
+			char n[32];
+			fprintf(out, "  (%s blocks)", fmt_count(n, sizeof n, c->blocks));
+		}
 		fputc('\n', out);
 	}
 }
@@ -235,8 +376,9 @@ static void text_totals(FILE *out, const struct findings *f)
 	char d[16];
 	fprintf(out, "\ntotals by kind:\n");
 	for (size_t i = 0; i < NKINDS_LISTED; i++)
-		fprintf(out, "  %-20s %6zu episodes  %s total delay\n", analysis_kind_name(kinds[i]),
-			t.events[kinds[i]], fmt_ns(d, sizeof d, t.delay_ns[kinds[i]]));
+		fprintf(out, "  %-20s %6zu episode%s  %s total delay\n", analysis_kind_name(kinds[i]),
+			t.events[kinds[i]], t.events[kinds[i]] == 1 ? " " : "s",
+			dur(d, sizeof d, t.delay_ns[kinds[i]]));
 	if (t.kernels_pending)
 		fprintf(out, "  %zu kernels not yet decided (still running or waiting for data)\n",
 			t.kernels_pending);
@@ -249,27 +391,34 @@ static void text_limits(FILE *out, const struct findings *f)
 	if (!l)
 		fprintf(out, "  none: every kernel has block records\n");
 	for (unsigned i = 0; i < ANALYSIS_LIMIT_COUNT; i++)
-		if (l & (1u << i))
-			fprintf(out, "  - %s\n", analysis_limit_text((enum analysis_limit)(1u << i)));
+		if (l & (1u << i)) {
+			char s[512];
+			snprintf(s, sizeof s, "- %s",
+				 analysis_limit_text((enum analysis_limit)(1u << i)));
+			text_wrapped(out, 2, s);
+		}
 }
 
 int report_text(FILE *out, const struct findings *f, const struct report_options *o)
 {
 	const struct analysis_totals t = f->totals;
-	char th[16];
+	char th[16], k[32], kb[32], b[32];
 	size_t n;
 	fprintf(out, "smtop report: %s\n", o->source ? o->source : "N/A");
+	fprintf(out, "times: from the session's start (its first kernel or block), as in the viewer\n");
 	fprintf(out, "thresholds: blocking episode when wait > %s (%" PRIu64 " ns)\n",
-		fmt_ns(th, sizeof th, f->threshold_ns), f->threshold_ns);
-	fprintf(out, "basis: %s (%zu kernels, %zu with block records, %zu blocks)\n", basis(f),
-		t.kernels, t.kernels_with_blocks, t.blocks);
+		dur(th, sizeof th, f->threshold_ns), f->threshold_ns);
+	fprintf(out, "basis: %s (%s kernels, %s with block records, %s blocks)\n", basis(f),
+		fmt_count(k, sizeof k, t.kernels), fmt_count(kb, sizeof kb, t.kernels_with_blocks),
+		fmt_count(b, sizeof b, t.blocks));
 	text_streams(out, f);
+	text_waits(out, f);
 	const struct smtop_event **ev = worst_events(f, &n);
 	if (!ev)
 		return -1;
 	fprintf(out, "\nepisodes, worst first (%zu of %zu):\n", shown(n, o), n);
 	for (size_t i = 0; i < shown(n, o); i++)
-		text_event(out, ev[i], o->explain);
+		text_event(out, f, ev[i], o);
 	free(ev);
 	text_totals(out, f);
 	if (report_occupancy_text(out, &f->occ, o))
@@ -326,6 +475,17 @@ static void json_stream(FILE *out, const struct analysis_stream_summary *s)
 	fputc('}', out);
 }
 
+/* ", "name": full, "short_name": as the text and the viewer show it" */
+static void json_names(FILE *out, const char *name)
+{
+	char *brief = name ? names_short(name) : NULL;
+	fputs(", \"name\": ", out);
+	json_write_str(out, name);
+	fputs(", \"short_name\": ", out);
+	json_write_str(out, brief ? brief : name);
+	free(brief);
+}
+
 static void json_culprit(FILE *out, const struct smtop_culprit *c)
 {
 	fprintf(out, "{\"pid\": %" PRIu32 ", \"device\": %" PRIu32 ", \"context\": %" PRIu32
@@ -333,8 +493,7 @@ static void json_culprit(FILE *out, const struct smtop_culprit *c)
 		", \"priority\": ", c->pid, c->device_id, c->context_id, c->stream_id,
 		c->correlation_id, c->grid_id);
 	json_prio(out, c->priority);
-	fputs(", \"name\": ", out);
-	json_write_str(out, c->name);
+	json_names(out, c->name);
 	fprintf(out, ", \"overlap_ns\": %" PRIu64 ", \"weight\": %.6f, \"blocks\": ", c->overlap_ns,
 		c->weight);
 	if (c->blocks)
@@ -350,8 +509,7 @@ static void json_event(FILE *out, const struct smtop_event *e)
 		", \"grid_id\": %" PRIu64 ", \"priority\": ", analysis_kind_name(e->kind), e->pid,
 		e->device_id, e->context_id, e->stream_id, e->correlation_id, e->grid_id);
 	json_prio(out, e->priority);
-	fputs(", \"name\": ", out);
-	json_write_str(out, e->name);
+	json_names(out, e->name);
 	fprintf(out, ", \"ready_ns\": %" PRIu64 ", \"ready_bound\": \"%s\", \"ready_bound_op\": ",
 		e->ready, analysis_bound_name(e->ready_bound));
 	json_write_str(out, analysis_bound_op(e->ready_bound));
@@ -416,8 +574,12 @@ int report_json(FILE *out, const struct findings *f, const struct report_options
 	size_t n;
 	fprintf(out, "{\n  \"report_version\": %d,\n  \"source\": ", REPORT_JSON_VERSION);
 	json_write_str(out, o->source);
-	fprintf(out, ",\n  \"threshold_ns\": %" PRIu64 ",\n  \"basis\": \"%s\",\n",
-		f->threshold_ns, basis(f));
+	fprintf(out, ",\n  \"threshold_ns\": %" PRIu64 ",\n  \"session_start_ns\": ", f->threshold_ns);
+	if (f->t_first)
+		fprintf(out, "%" PRIu64, f->t_first);
+	else
+		fputs("null", out);
+	fprintf(out, ",\n  \"basis\": \"%s\",\n", basis(f));
 	fprintf(out, "  \"kernels\": %zu,\n  \"kernels_with_blocks\": %zu,\n  \"blocks\": %zu,\n"
 		"  \"kernels_pending\": %zu,\n  \"streams\": [\n", t.kernels, t.kernels_with_blocks,
 		t.blocks, t.kernels_pending);

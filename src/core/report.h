@@ -19,7 +19,23 @@ struct report_options {
 	 * marked, Nsight Systems exports), "sanitizer" (--sm all), "mixed",
 	 * NULL unknown (said as cupti) */
 	const char *registers_from;
+	/* text: kernels by their full names instead of the short ones the
+	 * viewer shows (JSON always has both) */
+	int long_names;
+	/* the full name shown for a stored one (a demangler, malloc'd result,
+	 * NULL: the stored name); the core has none of its own */
+	char *(*full_name)(const char *name);
 };
+
+/* Longest short name in the text's tables; longer ones end in "...". */
+#define REPORT_NAME_MAX 48
+/* Room for a full name (cuDNN's run to 1,500 characters). */
+#define REPORT_NAME_LEN 4096
+
+/* The name text shows for a kernel: short (names_short, cut to max
+ * characters, 0 no cut) unless o->long_names.  Writes into buf. */
+const char *report_name(char *buf, size_t len, const char *name, size_t max,
+			const struct report_options *o);
 
 /* Both render f (findings_from_analysis of an updated analysis, or the
  * session file's stored copy: the same bytes either way).  Return 0, or -1

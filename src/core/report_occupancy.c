@@ -155,23 +155,28 @@ static void text_intro(FILE *out, const struct occupancy_configs *cs, const stru
 		below_n += known(c) ? c->full - c->full_at_limit : 0;
 		above += c->above;
 	}
-	fprintf(out, "  %zu of %zu kernels with block records, %zu launch configurations: %zu full "
-		"grids, %zu reach their limit, %zu stay below it; %zu above it\n",
+	fprintf(out, "  %zu of %zu kernels with block records, %zu launch configurations:\n"
+		"  %zu full grids, %zu reach their limit, %zu stay below it; %zu above it\n",
 		cs->with_blocks, cs->kernels, cfg, full, at, below_n, above);
 }
 
-static void text_row(FILE *out, const struct occupancy_config *c, size_t count)
+/* The columns before the name take 66 of the text's 100. */
+#define ROW_NAME_MAX 32
+
+static void text_row(FILE *out, const struct occupancy_config *c, size_t count,
+		     const struct report_options *o)
 {
-	char full[16] = "N/A";
+	char full[16] = "N/A", name[REPORT_NAME_LEN];
 	if (c->full)
 		snprintf(full, sizeof full, "%" PRIu32, c->most_full_min);
 	fprintf(out, "    %8zu %6" PRIu32 " %4" PRIu32 " %8" PRIu32 " %5" PRIu32 " %-14s %4" PRIu32
 		" %4s  %s\n", count, c->threads, c->registers, c->smem, c->limit.blocks,
-		occupancy_bound_text(c->limit.bound), c->most, full, c->name ? c->name : "N/A");
+		occupancy_bound_text(c->limit.bound), c->most, full,
+		report_name(name, sizeof name, c->name, ROW_NAME_MAX, o));
 }
 
 static void text_list(FILE *out, const struct occupancy_configs *cs, int (*want)(const struct occupancy_config *),
-		      const char *title, int above)
+		      const char *title, int above, const struct report_options *o)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < cs->n; i++)
@@ -184,7 +189,7 @@ static void text_list(FILE *out, const struct occupancy_configs *cs, int (*want)
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct occupancy_config *c = &cs->v[i];
 		if (want(c))
-			text_row(out, c, above ? c->above : c->full - c->full_at_limit);
+			text_row(out, c, above ? c->above : c->full - c->full_at_limit, o);
 	}
 }
 
@@ -213,10 +218,10 @@ int report_occupancy_text(FILE *out, const struct occupancy_configs *cs,
 {
 	text_intro(out, cs, o);
 	text_list(out, cs, below,
-		  "full grids below their limit (below: such launches; most: over all launches; "
-		  "full: the least most of a full one):", 0);
+		  "full grids below their limit (below: such launches; most: over all launches;\n"
+		  "  full: the least most of a full one):", 0, o);
 	text_list(out, cs, is_above,
-		  "above their limit (above: such launches; full: the least most of a full one):", 1);
+		  "above their limit (above: such launches; full: the least most of a full one):", 1, o);
 	text_above_note(out, cs);
 	return ferror(out) ? -1 : 0;
 }

@@ -683,19 +683,7 @@ int library_remove(struct library *lib, size_t i, char *err, size_t errlen)
 
 static void fmt_span(char *buf, size_t len, uint64_t t0, uint64_t t1)
 {
-	double ns = (double)(t1 - t0);
-
-	if (!t0 || t1 < t0)
-		snprintf(buf, len, "N/A");
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.0f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.1f ms", ns / 1e6);
-	else if (ns < 60e9)
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-	else
-		snprintf(buf, len, "%llum%02llus", (unsigned long long)(ns / 60e9),
-			 (unsigned long long)(ns / 1e9) % 60);
+	fmt_duration(buf, len, t1 - t0, t0 && t1 >= t0);
 }
 
 /* The command from its program's base name on: the row has little room

@@ -245,6 +245,8 @@ int results_findings(struct session *s, struct findings *f)
 {
 	if (findings_from_analysis(s->analysis, f) != 0)
 		return -1;
+	/* what the viewer counts its times from (the span read at open) */
+	f->t_first = s->info.t_first ? s->info.t_first : s->model ? s->model->t_first : 0;
 	f->registers_from = strdup(registers_from(s));
 	if (!f->registers_from) {
 		findings_free(f);

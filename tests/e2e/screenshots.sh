@@ -10,12 +10,22 @@ export TMUX_TMPDIR=$(mktemp -d)
 unset TMUX
 trap 'tmux kill-server 2>/dev/null; rm -rf "$TMUX_TMPDIR"' EXIT
 tmux new-session -d -s keep -x 20 -y 5 "sleep 600"
-shot() { # shot NAME FIXTURE KEYS...  (VIEW="replay --guided" for another command than open)
+# until the pane shows ERE (at most 10 s): a loaded machine draws late
+wait_screen() {
+	for i in $(seq 100); do
+		tmux capture-pane -p -t "$T" | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+}
+shot() { # shot NAME FIXTURE KEYS...  (VIEW="replay --guided" for another command than open;
+	# W and H for another size than 160x50; FIXTURE - for plain smtop, the bundled session)
 	name=$1 fx=$2
 	shift 2
 	tmux kill-session -t "$T" 2>/dev/null
-	tmux new-session -d -s "$T" -x 160 -y 50 "build/smtop ${VIEW:-open} tests/fixtures/$fx; sleep 5"
-	sleep 1.5
+	if [ "$fx" = - ]; then cmd="build/smtop"; else cmd="build/smtop ${VIEW:-open} tests/fixtures/$fx"; fi
+	tmux new-session -d -s "$T" -x "${W:-160}" -y "${H:-50}" "$cmd; sleep 5"
+	wait_screen '(kernels|replay) [0-9]'
+	sleep 1
 	for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.3; done
 	sleep 0.5
 	tmux capture-pane -p -t "$T" > "screenshots/$name.txt"
@@ -33,7 +43,8 @@ library_shot() { # library_shot NAME W H KEYS...
 	cp tests/fixtures/*.smtop "$xdg/smtop/sessions/"
 	tmux kill-session -t "$T" 2>/dev/null
 	tmux new-session -d -s "$T" -x "$w" -y "$h" "env XDG_DATA_HOME=$xdg build/smtop ls; sleep 5"
-	sleep 1.5
+	wait_screen 'session library'
+	sleep 0.5
 	for k in "$@"; do tmux send-keys -t "$T" "$k"; sleep 0.3; done
 	sleep 0.5
 	tmux capture-pane -p -t "$T" | sed "s|$xdg|~/.local/share|" > "screenshots/$name.txt"
@@ -72,4 +83,19 @@ VIEW="replay --guided --speed 10" shot guided-head-of-line-starts head-of-line.s
 # two H200s: the second GPU's SMs (one GPU is drawn at a time)
 VIEW="open --device 1" shot two-gpus-device-1 two-gpus.smtop
 library_shot session-library 160 13 j j
+# The first minute of a new user on three terminal sizes: plain smtop (no GPU
+# here: the bundled session), its worst episode, a replay's status line
+W=80 H=24 shot first-80x24 -
+W=80 H=24 shot first-worst-80x24 - w
+W=120 H=40 shot first-worst-120x40 - w
+W=200 H=50 shot first-worst-200x50 - w
+W=200 H=50 VIEW="replay --speed 1e3" shot replay-200x50 priority-vs-training.smtop n
+# the report, as text (times from the start, short names)
+for fx in priority-vs-training torch-sm-all; do
+	tmp=$(mktemp /tmp/smtop-shots.XXXXXX)
+	cp tests/fixtures/$fx.smtop "$tmp"
+	build/smtop report "$tmp" --explain --top 3 -q | sed "s|$tmp|tests/fixtures/$fx.smtop|" > "screenshots/report-$fx.txt"
+	rm -f "$tmp"*
+	echo "screenshots/report-$fx.txt"
+done
 tmux kill-session -t "$T" 2>/dev/null

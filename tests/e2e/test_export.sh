@@ -7,7 +7,7 @@
 FX=tests/fixtures
 NS=$FX/nsys
 
-field() { "$SMTOP" info "$1" | sed -n "s/^$2 *//p"; }
+field() { "$SMTOP" info "$1" | sed -n "s/^$2 *//p" | tr -d ,; }
 csv_rows() { python3 -c "import csv,sys; print(sum(1 for _ in csv.reader(open(sys.argv[1], newline=''))) - 1)" "$1"; }
 
 for f in smoke priority-vs-training head-of-line resnet50-two-streams two-gpus; do

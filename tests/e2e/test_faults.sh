@@ -91,7 +91,7 @@ survives() {
 	done
 }
 
-kernels_in() { "$SMTOP" info "$1" | sed -n 's/^kernels *//p'; }
+kernels_in() { "$SMTOP" info "$1" | sed -n 's/^kernels *//p' | tr -d ,; }
 status_of() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1"; }
 
 # ---- damaged, cut, foreign, newer files ----

@@ -7,7 +7,7 @@ FX=$E2E_TMP/integrity
 mkdir -p "$FX" && cp tests/fixtures/*.smtop "$FX"/
 
 json() { "$SMTOP" report "$1" --json -q | python3 -c "import json,sys; r=json.load(sys.stdin); $2"; }
-info_blocks() { "$SMTOP" info "$1" | sed -n 's/^blocks  *//p'; }
+info_blocks() { "$SMTOP" info "$1" | sed -n 's/^blocks  *//p' | tr -d ,; }
 
 for f in "$FX"/*.smtop; do
 	n=$(basename "$f" .smtop)

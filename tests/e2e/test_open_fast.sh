@@ -4,6 +4,7 @@
 # moving while keys still work, and ends fully loaded; its report prints at
 # once from what the file keeps, and a report that reads every block shows
 # its progress line on a terminal and never in a pipe.
+# e2e: alone
 . tests/e2e/lib.sh
 GEN=$SMTOP_BUILD/bench/gen_session
 if [ ! -x "$GEN" ]; then

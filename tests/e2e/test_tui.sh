@@ -9,6 +9,9 @@ keys() { tui_keys "$@"; }
 start() { tui_start "$@"; }
 
 start 160 50 "$SMTOP" open "$FX/priority-vs-training.smtop"
+# the episodes come with the first poll or soon after (later on a loaded
+# machine, under the sanitizers, beside another script)
+tui_wait 'INVERSION' 10
 s=$(cap)
 check "header names the GPU" contains "$s" "NVIDIA H200 · 132 SMs"
 check "saved session says so" contains "$s" "saved session"

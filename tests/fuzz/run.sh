@@ -35,9 +35,11 @@ for name in "$@"; do
 	if "$bin" $opts $dirs > "$log" 2>&1; then
 		grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+.*DONE' "$log" | tr '\n' ' '
 		echo "corpus: $(ls "$corpus" | wc -l) files"
+		tests/summary.sh add fuzz 1 0
 	else
 		tail -n 60 "$log"
 		echo "FAILED: fuzz $name: input in $crashes/ (fix, then keep it in tests/fuzz/regressions/$name/)"
+		tests/summary.sh add fuzz 0 1
 		fail=1
 	fi
 done

@@ -39,7 +39,7 @@ record() { # record NAME CMD...  -> $OUT_DIR/NAME.smtop
 # counts them.
 read_block_counts() {
 	$SMTOP info "$1" > "$OUT_DIR/drops.info"
-	stored=$(sed -n 's/^blocks  *//p' "$OUT_DIR/drops.info")
+	stored=$(sed -n 's/^blocks  *//p' "$OUT_DIR/drops.info" | tr -d ,)
 	dropped=$(sed -n 's/^dropped .* \([0-9]*\) blocks$/\1/p' "$OUT_DIR/drops.info")
 }
 

@@ -114,7 +114,14 @@ start() { # start W H CMD...
 	tmux has-session -t keep 2>/dev/null || tmux new-session -d -s keep -x 20 -y 5 "sleep 3600"
 	tmux kill-session -t "$T" 2>/dev/null
 	tmux new-session -d -s "$T" -x "$w" -y "$h" "env XDG_DATA_HOME=$XDG_DATA_HOME $* ; echo EXIT=\$?; sleep 30"
-	sleep 1.5
+	# until the first screen has its status line (a list or a view; up to
+	# 15 s: under the sanitizers, beside another script, the list's first
+	# summaries take seconds), then a moment for the rest
+	for i in $(seq 150); do
+		cap | grep -Eq 'Enter open|\? help|EXIT=' && break
+		sleep 0.1
+	done
+	sleep 0.5
 }
 
 start 160 40 "$SMTOP" ls

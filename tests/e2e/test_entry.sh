@@ -11,7 +11,7 @@ S=$FX/head-of-line-entry.smtop
 
 out=$("$SMTOP" info "$S")
 check "info: recorded with --sm entry" contains "$out" "recorded with  --sm entry"
-check "info: every block kept" contains "$out" "blocks         1187"
+check "info: every block kept" contains "$out" "blocks         1,187"
 
 "$SMTOP" export "$S" --csv "$E2E_TMP/csv" -q
 # CSV rows end in CRLF

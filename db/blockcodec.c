@@ -215,9 +215,11 @@ static int chunk_has_bounds(const struct smtop_block *b, size_t n)
 	return 0;
 }
 
-static inline uint64_t duration_code(uint64_t dur, uint8_t flags, int flagged)
+/* The flag rides in the block index's varint: its zigzag takes 33 bits at
+ * most, where a duration may take all 64. */
+static inline uint64_t index_code(uint64_t zz, uint8_t flags, int flagged)
 {
-	return flagged ? dur << 1 | (flags & SMTOP_BLOCK_END_BOUND) : dur;
+	return flagged ? zz << 1 | (flags & SMTOP_BLOCK_END_BOUND) : zz;
 }
 
 size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
@@ -248,9 +250,9 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 		uint32_t ref = s->grid == b->grid_id ? s->block : 0;
 
 		p = varint_put(p, (b->start - prev_start) >> shift);
-		p = varint_put(p, duration_code((b->end - b->start) >> shift, b->flags, flagged));
+		p = varint_put(p, (b->end - b->start) >> shift);
 		p = varint_put(p, zigzag64((int64_t)(b->grid_id - prev_grid)));
-		p = varint_put(p, zigzag64((int32_t)(b->block - ref)));
+		p = varint_put(p, index_code(zigzag64((int32_t)(b->block - ref)), b->flags, flagged));
 		prev_start = b->start;
 		prev_grid = b->grid_id;
 		s->grid = b->grid_id;
@@ -315,8 +317,8 @@ long db_blockcodec_decode(const uint8_t *data, size_t len, uint16_t sm, uint8_t 
 			return -1;
 		}
 		start += d_start << shift;
-		out[i].flags = flagged ? (uint8_t)(dur & SMTOP_BLOCK_END_BOUND) : 0;
-		dur = flagged ? dur >> 1 : dur;
+		out[i].flags = flagged ? (uint8_t)(d_block & SMTOP_BLOCK_END_BOUND) : 0;
+		d_block = flagged ? d_block >> 1 : d_block;
 		grid += (uint64_t)unzigzag64(d_grid);
 		s = &slots[grid % GRID_SLOTS];
 		ref = s->grid == grid ? s->block : 0;

@@ -10,7 +10,7 @@
 #include "src/core/records.h"
 
 #define DB_BLOCKCODEC_VERSION 1
-/* Version 2: each duration carries SMTOP_BLOCK_END_BOUND in its low bit. */
+/* Version 2: each block index varint carries SMTOP_BLOCK_END_BOUND in its low bit. */
 #define DB_BLOCKCODEC_VERSION_BOUNDS 2
 #define DB_BLOCKCODEC_MAX_BLOCKS 4096
 /* Worst-case encoded size of n blocks: header plus four maximal varints each. */

@@ -20,7 +20,8 @@ static int same_blocks(const struct smtop_block *a, const struct smtop_block *b,
 {
 	for (size_t i = 0; i < n; i++)
 		if (a[i].start != b[i].start || a[i].end != b[i].end || a[i].grid_id != b[i].grid_id ||
-		    a[i].block != b[i].block || a[i].sm != b[i].sm || a[i].device_id != b[i].device_id)
+		    a[i].block != b[i].block || a[i].sm != b[i].sm || a[i].device_id != b[i].device_id ||
+		    a[i].flags != b[i].flags)
 			return 0;
 	return 1;
 }
@@ -76,7 +77,8 @@ static void decode_input(const uint8_t *data, size_t size)
 	check_round_trip((size_t)n);
 }
 
-/* The input as raw blocks: 28 bytes each (start, duration, grid, block). */
+/* The input as raw blocks: 28 bytes each (start, duration, grid, block);
+ * the start's low bit says whether the end is a bound. */
 static void encode_input(const uint8_t *data, size_t size)
 {
 	size_t n = size / 28;
@@ -91,6 +93,8 @@ static void encode_input(const uint8_t *data, size_t size)
 		memcpy(&blocks[i].grid_id, data + 16, 8);
 		memcpy(&blocks[i].block, data + 24, 4);
 		blocks[i].end = blocks[i].start + dur;
+		/* an end that is a bound (--sm entry): version 2 chunks */
+		blocks[i].flags = data[0] & SMTOP_BLOCK_END_BOUND;
 	}
 	check_round_trip(n);
 }

@@ -46,8 +46,8 @@ def decode_chunk(data, flags=False):
         dur, i = varint(data, i)
         dg, i = varint(data, i)
         db, i = varint(data, i)
-        bound = dur & 1 if version == 2 else 0
-        dur = dur >> 1 if version == 2 else dur
+        bound = db & 1 if version == 2 else 0
+        db = db >> 1 if version == 2 else db
         start += d << shift
         grid = (grid + unzigzag(dg)) & ((1 << 64) - 1)
         slot = slots.get(grid % 8)
@@ -76,10 +76,9 @@ def encode_chunk(blocks):
         d_block = (b - ref) & 0xFFFFFFFF
         if d_block >= 1 << 31:
             d_block -= 1 << 32
-        dur = (e - s) >> shift
-        out += put_varint((s - prev_start) >> shift) + put_varint(dur << 1 | f if bounds else dur)
+        out += put_varint((s - prev_start) >> shift) + put_varint((e - s) >> shift)
         out += put_varint(zigzag((g - prev_grid + (1 << 63)) % (1 << 64) - (1 << 63)))
-        out += put_varint(zigzag(d_block))
+        out += put_varint(zigzag(d_block) << 1 | f if bounds else zigzag(d_block))
         prev_start, prev_grid = s, g
         slots[g % 8] = (g, b)
     assert decode_chunk(bytes(out), flags=True) == blocks

@@ -330,8 +330,10 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 			p->seen = p->n = 0;
 			continue;
 		}
-		if (!last && entries_behind(c, p) && !entries_passed(c, p, now))
+		if (!last && entries_behind(c, p) && !entries_passed(c, p, now)) {
+			p->progress = now; /* waiting its turn is not going stale */
 			continue;
+		}
 		if (entries_look(c, p, now, last) != 0)
 			return -1;
 		if (p->seen == p->n)

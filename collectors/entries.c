@@ -476,14 +476,21 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 	return c;
 }
 
+/* ctx's entries, under entries_lock; NULL when it has none yet. */
+static struct entries_ctx *entries_lookup(CUcontext ctx)
+{
+	for (size_t i = 0; i < entries_n_ctxs; i++)
+		if (entries_ctxs[i]->ctx == ctx)
+			return entries_ctxs[i];
+	return NULL;
+}
+
 static struct entries_ctx *entries_get(const struct entries_launch_info *l)
 {
-	struct entries_ctx *c = NULL;
+	struct entries_ctx *c;
 
 	pthread_mutex_lock(&entries_lock);
-	for (size_t i = 0; i < entries_n_ctxs; i++)
-		if (entries_ctxs[i]->ctx == l->ctx)
-			c = entries_ctxs[i];
+	c = entries_lookup(l->ctx);
 	if (!c && entries_n_ctxs < ENTRIES_MAX_CONTEXTS && (c = entries_create(l)))
 		entries_ctxs[entries_n_ctxs++] = c;
 	pthread_mutex_unlock(&entries_lock);
@@ -543,12 +550,10 @@ int entries_on_launch(const struct entries_launch_info *l)
 
 static struct entries_ctx *entries_find(CUcontext ctx)
 {
-	struct entries_ctx *c = NULL;
+	struct entries_ctx *c;
 
 	pthread_mutex_lock(&entries_lock);
-	for (size_t i = 0; i < entries_n_ctxs && !c; i++)
-		if (entries_ctxs[i]->ctx == ctx)
-			c = entries_ctxs[i];
+	c = entries_lookup(ctx);
 	pthread_mutex_unlock(&entries_lock);
 	return c;
 }

@@ -194,15 +194,18 @@ def read_bounded_ends(db, ks):
     (never later than its recorded end)."""
     if "smtop_block_chunk" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master")}:
         return
+    last = bounded_last_starts(db)
     clocks = {}
-    for (gpid, dev, grid), s in bounded_last_starts(db).items():
-        if dev not in clocks:
-            clocks[dev] = session_clock(db, dev)
-        for k in ks:
-            if (k["globalPid"], k["deviceId"], k["gridId"]) == (gpid, dev, grid) and clocks[dev]:
-                least = max(clocks[dev](s), k["start"] or 0)
-                if k["end"] and least < k["end"]:
-                    k["end"] = least
+    for k in ks:
+        key = (k["globalPid"], k["deviceId"], k["gridId"])
+        if key not in last:
+            continue
+        if key[1] not in clocks:
+            clocks[key[1]] = session_clock(db, key[1])
+        if clocks[key[1]]:
+            least = max(clocks[key[1]](last[key]), k["start"] or 0)
+            if k["end"] and least < k["end"]:
+                k["end"] = least
 
 
 def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graphs):

@@ -41,6 +41,16 @@ struct collector_backend {
 	 * CLOCK_REALTIME, on the session's timebase, the one its kernels are
 	 * on.  Any thread; may be NULL (the same clock: pushed as it is). */
 	void (*push_host_timed)(struct smtop_record *rec);
+	/* Recording switched on (1) or off (0) in a running process: off, the
+	 * GPU runs the workload's code alone.  From the collector's own
+	 * threads, never from inside a CUDA or sanitizer callback (a switch
+	 * may wait for the GPU to drain).  0, or -1 with a one-line reason.
+	 * NULL: the backend records from start to end. */
+	int (*set_recording)(int on, char *reason, size_t len);
+	/* Block ends exact (entry and exit patched) for the next ns, then back
+	 * to what was recorded before; the same threads and return as
+	 * set_recording.  NULL: the backend has no windows. */
+	int (*exact_window)(uint64_t ns, char *reason, size_t len);
 };
 
 extern const struct collector_backend collector_backend_cupti;

@@ -38,6 +38,7 @@ const struct collector_backend *collector_backend_named(const char *name)
 		&collector_backend_cupti,
 		&collector_backend_sanitizer,
 		&collector_backend_entries,
+		&collector_backend_exact,
 		&collector_backend_stub,
 	};
 

@@ -9,7 +9,11 @@
  *     launch callbacks and the blocks (CUPTI cannot run beside it);
  *   - sanitizer entries ("entry"): the same with block entry alone patched,
  *     each launch's blocks written into a buffer of its own, their ends
- *     bounded by what entered after them (collectors/entries.c).
+ *     bounded by what entered after them (collectors/entries.c), exact
+ *     in windows that patch the exits for a few milliseconds
+ *     (collectors/patch_switch.c);
+ *   - sanitizer entries with exits ("exact"): the same with the exits
+ *     patched throughout, every block's end exact.
  * inject.c picks one by SMTOP_SM, which `smtop record --sm` sets ("stub",
  * a backend that traces nothing, serves the tests without a GPU). */
 #ifndef SMTOP_COLLECTORS_BACKEND_H
@@ -56,6 +60,7 @@ struct collector_backend {
 extern const struct collector_backend collector_backend_cupti;
 extern const struct collector_backend collector_backend_sanitizer;
 extern const struct collector_backend collector_backend_entries;
+extern const struct collector_backend collector_backend_exact;
 
 /* The backend for an SMTOP_SM value; NULL or "" gives the default (cupti),
  * an unknown name NULL. */

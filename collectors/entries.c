@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "collectors/drops.h"
 #include "collectors/log.h"
 #include "collectors/slot_bounds.h"
+#include "collectors/writer_thread.h"
 #include "db/blockcodec.h"
 #include "src/core/clock.h"
 
@@ -24,6 +26,10 @@
 #define ENTRIES_STALE_NS 10000000000ull
 #define ENTRIES_STREAMS 1024            /* streams whose last launch taken is known, direct-mapped */
 #define ENTRIES_WINDOW (1u << 20)       /* entries of one launch copied in a pass, at most */
+/* A launch of an exact window whose ends are not all in this long after
+ * its last block entered is taken with what came (a block that never
+ * exits, or a launch that ran before its module was patched). */
+#define ENTRIES_ENDS_WAIT_NS 2000000000ull
 
 struct entries_pending {
 	uint64_t off;                   /* its first entry's index, counting every lap */
@@ -32,6 +38,11 @@ struct entries_pending {
 	uint64_t progress;              /* host monotonic ns of the last entry seen */
 	uint32_t stream_id;             /* its stream bound (0: none) */
 	uint32_t order_stream, corr;
+	uint32_t threads;               /* per block */
+	uint64_t kernel;                /* its function */
+	uint64_t epoch;                 /* entries_epoch at its launch: odd, its exits were patched */
+	uint64_t whole_at;              /* host monotonic ns when its last block entered */
+	int ends_ready;                 /* its ends were all in at the last pass */
 	_Atomic int dead;               /* its launch never got the data */
 };
 
@@ -79,6 +90,9 @@ struct entries_ctx {
 	uint32_t context_id, device_id;
 	void *dev;
 	struct smtop_entry *host;
+	struct smtop_entry_end *host_ends;   /* the arena's second half */
+	uint64_t dirty_until;           /* ends may be written below this arena index (counting laps) */
+	uint64_t exact;                 /* blocks whose end was measured */
 	pthread_mutex_t lock;           /* head, tail, q_begin, q_end, seq */
 	uint64_t head, tail, seq;
 	uint64_t q_begin, q_end;
@@ -109,6 +123,10 @@ static pthread_mutex_t entries_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entries_ctx *entries_ctxs[ENTRIES_MAX_CONTEXTS];
 static size_t entries_n_ctxs;
 static _Atomic uint64_t entries_no_room; /* blocks of launches the arena had no room for */
+/* Odd while block exits may be patched: raised before a switch patches
+ * them and after a switch has removed them, so a launch made at an even
+ * value and taken at the same value wrote no ends. */
+static _Atomic uint64_t entries_epoch;
 
 size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_t grid)
 {
@@ -191,19 +209,61 @@ static const struct smtop_entry *entries_of(const struct entries_ctx *c, const s
 	return &c->host[p->off % ENTRIES_ARENA];
 }
 
+static const struct smtop_entry_end *entries_ends_of(const struct entries_ctx *c, const struct entries_pending *p)
+{
+	return &c->host_ends[p->off % ENTRIES_ARENA];
+}
+
+static int entries_in_window(const struct entries_pending *p)
+{
+	return (int)(p->epoch & 1);
+}
+
+static int entries_may_have_ends(const struct entries_pending *p)
+{
+	return entries_in_window(p) || p->epoch != atomic_load(&entries_epoch);
+}
+
+/* Block i's exact end, or 0 while some of its threads have not left. */
+static uint64_t entries_exact_end(const struct entries_pending *p, const struct smtop_entry_end *e, uint64_t start)
+{
+	if (e->grid != (uint32_t)p->grid_id || e->threads != p->threads || e->end < start)
+		return 0;
+	return e->end;
+}
+
+static int entries_copy_ends(struct entries_ctx *c, const struct entries_pending *p)
+{
+	size_t at = p->off % ENTRIES_ARENA;
+
+	return entries_mem.download(&c->host_ends[at],
+				    (const char *)c->dev + SMTOP_ENTRIES_ENDS + at * sizeof(struct smtop_entry_end),
+				    p->n * sizeof(struct smtop_entry_end), c->copy_stream);
+}
+
 /* Every block of p has entered (or p is given up): its entries become
  * blocks, each put on its SM's warp slot. */
 static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p)
 {
 	const struct smtop_entry *e = entries_of(c, p);
+	const struct smtop_entry_end *ends = entries_ends_of(c, p);
 	uint32_t grid = (uint32_t)p->grid_id;
 	uint64_t first = UINT64_MAX, got = 0;
+	int with_ends = entries_may_have_ends(p);
+
+	if (with_ends) {
+		if (p->off + p->n > c->dirty_until)
+			c->dirty_until = p->off + p->n;
+		if (entries_copy_ends(c, p) != 0)
+			with_ends = 0;
+	}
 
 	for (uint64_t i = 0; i < p->n; i++)
 		if (entries_taken(e, i, i + 1, grid) && e[i].start < first)
 			first = e[i].start;
 	if (first != UINT64_MAX)
 		slot_bounds_launch_started(&c->bounds, p->stream_id, p->seq, first);
+	slot_bounds_kernel(&c->bounds, p->kernel);
 	for (uint64_t i = 0; i < p->n; i++) {
 		struct smtop_block b = { .grid_id = p->grid_id, .start = e[i].start, .block = (uint32_t)i,
 					 .sm = e[i].sm, .device_id = (uint8_t)c->device_id };
@@ -212,6 +272,8 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 		if (!entries_taken(e, i, i + 1, grid))
 			continue;
 		got++;
+		if (with_ends && (b.end = entries_exact_end(p, &ends[i], b.start)))
+			c->exact++;
 		if (slot_bounds_put(&c->bounds, &b, e[i].slot, p->stream_id, p->order_stream, p->seq, &out))
 			entries_close(c, &out);
 	}
@@ -312,6 +374,33 @@ static int entries_look(struct entries_ctx *c, struct entries_pending *p, uint64
 	return 0;
 }
 
+/* Whether every block of p, which has entered whole, has its exact end
+ * (seen so in two passes: a copy may read a block's count before its end),
+ * or will never get it; 1 at once for a launch outside the windows.  -1 on
+ * a CUDA error. */
+static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, uint64_t now, int last)
+{
+	const struct smtop_entry_end *ends = entries_ends_of(c, p);
+	const struct smtop_entry *e = entries_of(c, p);
+	uint64_t i;
+
+	if (!entries_in_window(p) || last)
+		return 1;
+	if (!p->whole_at)
+		p->whole_at = now;
+	if (now - p->whole_at > ENTRIES_ENDS_WAIT_NS || entries_passed(c, p, now))
+		return 1;
+	if (entries_copy_ends(c, p) != 0)
+		return -1;
+	for (i = 0; i < p->n && entries_exact_end(p, &ends[i], e[i].start); i++)
+		;
+	if (i < p->n) {
+		p->ends_ready = 0;
+		return 0;
+	}
+	return p->ends_ready++ > 0;
+}
+
 /* Takes the launches whose blocks have all entered, and those whose
  * missing blocks never will: passed by a later launch of their stream (as
  * known before this pass: a launch found whole in this pass's copies may
@@ -345,11 +434,16 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 	}
 	for (uint64_t i = b; i < e; i++) {
 		struct entries_pending *p = entries_at(c, i);
+		int ready;
 
-		if (!entries_done(p) && p->seen == p->n) {
-			entries_order_taken(c, p, now);
-			entries_take_launch(c, p);
-		}
+		if (entries_done(p) || p->seen != p->n)
+			continue;
+		if ((ready = entries_ends_ready(c, p, now, last)) < 0)
+			return -1;
+		if (!ready)
+			continue;
+		entries_order_taken(c, p, now);
+		entries_take_launch(c, p);
 	}
 	return 0;
 }
@@ -374,12 +468,36 @@ static void entries_apply_syncs(struct entries_ctx *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+static int entries_zero_ends(struct entries_ctx *c, uint64_t from, uint64_t n)
+{
+	return entries_mem.memset((char *)c->dev + SMTOP_ENTRIES_ENDS + from * sizeof(struct smtop_entry_end), 0,
+				  n * sizeof(struct smtop_entry_end), c->copy_stream);
+}
+
+/* Ends written into [from, to) of the arena, which launches to come will
+ * reuse, are zeroed first (only ends count up, entries carry their grid). */
+static int entries_clear_ends(struct entries_ctx *c, uint64_t from, uint64_t to)
+{
+	uint64_t a = from % ENTRIES_ARENA, z = to % ENTRIES_ARENA;
+	int r;
+
+	if (c->dirty_until <= from || to <= from)
+		return 0;
+	if (to - from >= ENTRIES_ARENA)
+		r = entries_zero_ends(c, 0, ENTRIES_ARENA);
+	else if (a < z)
+		r = entries_zero_ends(c, a, z - a);
+	else
+		r = entries_zero_ends(c, a, ENTRIES_ARENA - a) || entries_zero_ends(c, 0, z);
+	return r || entries_mem.sync(c->copy_stream) ? -1 : 0;
+}
+
 /* One pass: copy what is new, take the complete launches, free their
  * stretch of the arena, close what a later launch or a synchronize call
  * bounds. */
 static int entries_drain(struct entries_ctx *c, int last)
 {
-	uint64_t b, e, now = clock_mono_ns();
+	uint64_t b, e, tail, now = clock_mono_ns();
 	size_t k;
 
 	pthread_mutex_lock(&c->lock);
@@ -395,8 +513,13 @@ static int entries_drain(struct entries_ctx *c, int last)
 	while (b < e && entries_done(entries_at(c, b)))
 		b++;
 	pthread_mutex_lock(&c->lock);
+	tail = b < e ? entries_at(c, b)->off : c->head;
+	pthread_mutex_unlock(&c->lock);
+	if (entries_clear_ends(c, c->tail, tail) != 0)
+		return -1;
+	pthread_mutex_lock(&c->lock);
 	c->q_begin = b;
-	c->tail = b < e ? entries_at(c, b)->off : c->head;
+	c->tail = tail;
 	pthread_mutex_unlock(&c->lock);
 	entries_apply_syncs(c);
 	do {
@@ -453,7 +576,8 @@ static void *entries_main(void *arg)
 static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 {
 	struct entries_ctx *c = calloc(1, sizeof(*c));
-	size_t bytes = (size_t)ENTRIES_ARENA * sizeof(struct smtop_entry);
+	/* entries, then their ends (struct smtop_entry_end, the same size) */
+	size_t bytes = 2 * (size_t)SMTOP_ENTRIES_ENDS;
 
 	if (!c)
 		return NULL;
@@ -469,6 +593,7 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 		c->failed = 1;
 		return c;
 	}
+	c->host_ends = (struct smtop_entry_end *)(c->host + ENTRIES_ARENA);
 	if (pthread_create(&c->thread, NULL, entries_main, c) == 0)
 		c->started = 1;
 	else
@@ -520,6 +645,11 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		p->stream_id = l->stream_id;
 		p->order_stream = l->order_stream;
 		p->corr = l->correlation_id;
+		p->threads = l->threads;
+		p->kernel = (uint64_t)(uintptr_t)l->function;
+		p->epoch = atomic_load(&entries_epoch);
+		p->whole_at = 0;
+		p->ends_ready = 0;
 		atomic_store(&p->dead, 0);
 		c->head = off + n;
 		at = (int64_t)c->q_end++;
@@ -585,6 +715,41 @@ void entries_synced(CUcontext ctx, uint32_t stream, uint64_t seq, uint64_t host_
 	pthread_mutex_unlock(&c->lock);
 }
 
+void entries_exits(int on)
+{
+	uint64_t e = atomic_load(&entries_epoch);
+
+	if ((int)(e & 1) != on)
+		atomic_fetch_add(&entries_epoch, 1);
+}
+
+/* How the inferred ends compared with the exact ends of the same blocks,
+ * for smtop info and docs/performance.md. */
+static void entries_note_accuracy(void)
+{
+	struct slot_error all = { 0 };
+	uint64_t exact = 0;
+	char v[160];
+
+	for (size_t i = 0; i < entries_n_ctxs; i++) {
+		const struct slot_error *e = &entries_ctxs[i]->bounds.error;
+
+		exact += entries_ctxs[i]->exact;
+		all.n += e->n;
+		all.under += e->under;
+		for (size_t k = 0; k < SLOT_ERROR_BUCKETS; k++)
+			all.buckets[k] += e->buckets[k];
+	}
+	snprintf(v, sizeof v, "%" PRIu64, exact);
+	writer_thread_set_meta("exact_ends", v);
+	if (!all.n)
+		return;
+	snprintf(v, sizeof v, "n=%" PRIu64 " p50=%" PRIu64 " p90=%" PRIu64 " p99=%" PRIu64 " under=%" PRIu64, all.n,
+		 slot_error_quantile(&all, 0.5), slot_error_quantile(&all, 0.9), slot_error_quantile(&all, 0.99),
+		 all.under);
+	writer_thread_set_meta("inferred_end_error_ns", v);
+}
+
 void entries_shutdown(void)
 {
 	pthread_mutex_lock(&entries_lock);
@@ -607,6 +772,7 @@ void entries_shutdown(void)
 			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", c->drains,
 			  c->busiest, c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
 	}
+	entries_note_accuracy();
 	pthread_mutex_unlock(&entries_lock);
 	if (atomic_load(&entries_no_room))
 		log_debug("entries: %" PRIu64 " blocks of launches the arena had no room for",

@@ -23,7 +23,7 @@
 /* Entries in one context's arena: 256 MiB of device memory and as much
  * pinned host memory.  It holds every block launched and not yet entered,
  * and PyTorch queues a training step's worth ahead: 8 M entries filled. */
-#define ENTRIES_ARENA (1u << 24)
+#define ENTRIES_ARENA SMTOP_ENTRIES_ARENA
 
 /* How many leading entries of a launch's stretch are its own (grid and
  * check match), from `from` on.  Pure. */
@@ -49,6 +49,7 @@ struct entries_launch_info {
 	uint32_t order_stream;         /* the stream it was launched on, graph nodes' too */
 	uint32_t correlation_id;       /* shared by the nodes of one graph launch */
 	uint64_t grid_id, blocks;
+	uint32_t threads;              /* per block */
 	void *launch, *stream;         /* the sanitizer's handles */
 	CUfunction function;
 };
@@ -62,6 +63,11 @@ uint64_t entries_launched(CUcontext ctx);
  * launches up to seq (entries_launched at its entry) of stream (0: of
  * every stream) had all ended. */
 void entries_synced(CUcontext ctx, uint32_t stream, uint64_t seq, uint64_t host_ns);
+
+/* Around a switch of the exit patches (exact windows): on = 1 before
+ * they are patched, on = 0 once they are removed.  Launches made between
+ * the two wait for their blocks' exact ends. */
+void entries_exits(int on);
 
 /* At the end: a last drain of every context, every block closed. */
 void entries_shutdown(void);

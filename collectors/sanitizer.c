@@ -46,6 +46,7 @@
 #include "collectors/launch_shards.h"
 #include "collectors/launches.h"
 #include "collectors/log.h"
+#include "collectors/patch_switch.h"
 #include "collectors/ptrset.h"
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
@@ -56,6 +57,7 @@
 #define SZ_ENTER_PATCH "smtop_sz_block_enter"
 #define SZ_EXIT_PATCH "smtop_sz_block_exit"
 #define SZ_ENTRY_PATCH "smtop_sz_entry" /* --sm entry */
+#define SZ_ENTRY_EXIT_PATCH "smtop_sz_entry_exit" /* its exact windows, --sm exact */
 #define SZ_PATCH_FILE "smtop-patches.fatbin"
 #define SZ_MAX_CONTEXTS 64
 #define SZ_MAX_STREAMS 4096
@@ -87,6 +89,7 @@ struct sz_api {
 	__typeof__(sanitizerStreamSynchronize) *stream_synchronize;
 	__typeof__(sanitizerMemcpyDeviceToHost) *download;
 	__typeof__(sanitizerGetStreamHandle) *get_stream_handle;
+	__typeof__(sanitizerUnpatchModule) *unpatch_module; /* NULL: the mode never switches */
 };
 
 struct sz_symbol {
@@ -163,6 +166,7 @@ static _Thread_local uint64_t sz_tls_graph_start;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
 static int sz_entries;    /* --sm entry: per-launch entries, ends bounded (collectors/entries.c) */
+static int sz_exact;      /* --sm exact: the same with the exits patched throughout */
 
 /* Functions whose launches already carry their context's ring. */
 static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -248,6 +252,8 @@ static int sz_load_symbols(void *lib, const char *path, char *reason, size_t len
 		}
 		memcpy((char *)&sz + sz_symbols[i].offset, &p, sizeof(p));
 	}
+	/* without it patches stay as they were first put: no windows */
+	sz.unpatch_module = (__typeof__(sz.unpatch_module))dlsym(lib, "sanitizerUnpatchModule");
 	return 0;
 }
 
@@ -624,19 +630,34 @@ static void sz_on_context(const Sanitizer_ResourceContextData *d)
 	}
 }
 
-/* --sm entry: block entry alone, with the patch that writes the launch's
- * own entries. */
-static void sz_patch_entries(CUmodule mod)
+/* --sm entry and exact: block entry, with the patch that writes the
+ * launch's own entries, and in exact windows the exits (patch_switch.h). */
+static int sz_patch_as(CUmodule mod, enum patch_mode mode)
 {
 	SanitizerResult r;
 
 	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTRY_PATCH)) != SANITIZER_SUCCESS ||
+	    (mode == PATCH_EXACT &&
+	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_ENTRY_EXIT_PATCH)) !=
+		     SANITIZER_SUCCESS) ||
 	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
 		atomic_fetch_add(&sz_patch_failures, 1);
 		log_debug("module %p left unpatched: %s", (void *)mod, sz_error(r));
-		return;
+		return -1;
 	}
 	atomic_fetch_add(&sz_modules_patched, 1);
+	return 0;
+}
+
+static int sz_unpatch(CUmodule mod)
+{
+	SanitizerResult r = sz.unpatch_module(mod);
+
+	if (r != SANITIZER_SUCCESS) {
+		log_debug("module %p kept its patches: %s", (void *)mod, sz_error(r));
+		return -1;
+	}
+	return 0;
 }
 
 static void sz_on_module(CUmodule mod)
@@ -646,7 +667,7 @@ static void sz_on_module(CUmodule mod)
 	if (sz_no_patches)
 		return;
 	if (sz_entries) {
-		sz_patch_entries(mod);
+		patch_switch_module_loaded(mod);
 		return;
 	}
 
@@ -682,6 +703,8 @@ static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
 		sz_on_context(data);
 	else if (cbid == sz_ids->module_loaded)
 		sz_on_module(((const Sanitizer_ResourceModuleData *)data)->module);
+	else if (cbid == sz_ids->module_unloading && sz_entries)
+		patch_switch_module_unloading(((const Sanitizer_ResourceModuleData *)data)->module);
 	else if (cbid == sz_ids->module_unloading)
 		sz_set_clear();
 	else if (cbid == sz_ids->stream_created)
@@ -726,6 +749,7 @@ static void sz_launch_entries(const Sanitizer_LaunchData *ld, const struct launc
 		.correlation_id = info->correlation_id,
 		.grid_id = ld->gridId,
 		.blocks = (uint64_t)ld->gridDim_x * ld->gridDim_y * ld->gridDim_z,
+		.threads = ld->blockDim_x * ld->blockDim_y * ld->blockDim_z,
 		.launch = ld->hLaunch,
 		.stream = ld->hStream,
 		.function = ld->function,
@@ -765,6 +789,8 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	uint32_t exec_seq;
 
 	atomic_fetch_add_explicit(&sz_launches, 1, memory_order_relaxed);
+	if (sz_entries && !patch_switch_recording())
+		return; /* recording is off: its blocks run unpatched */
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ld->context, ld->device);
 	s = sz_stream_of(ld->stream, c);
@@ -1550,12 +1576,103 @@ static void sz_note_session(void)
 	writer_thread_set_meta("collector_backend", "sanitizer");
 	writer_thread_set_meta("kernel_times", "blocks");
 	if (sz_entries)
-		writer_thread_set_meta("block_ends", "bound");
+		writer_thread_set_meta("block_ends", sz_exact ? "exact" : "bound");
+	writer_thread_set_meta("sm_mode", sz_exact ? "exact" : sz_entries ? "entry" : "all");
 	writer_thread_set_meta("submit_times", "launch callback, host CLOCK_REALTIME + least first-block lag");
 	/* Kernel and block times are one clock: no offset to measure. */
 	writer_thread_set_meta("clock_ref_ns", "0");
 	writer_thread_set_meta("clock_drift_ppb", "0");
 	writer_thread_set_meta("clock_offset_ns", "0");
+}
+
+/* ---- patches switched at run time (--sm entry and exact) ------------------------ */
+
+/* An exact window as an NVTX range of smtop's own, on the session's
+ * timeline. */
+static void sz_window_range(uint64_t start, uint64_t end)
+{
+	struct smtop_record rec = { .kind = SMTOP_REC_NVTX };
+
+	rec.u.nvtx.start = start;
+	rec.u.nvtx.end = end;
+	rec.u.nvtx.pid = sz_pid;
+	rec.u.nvtx.tid = (uint32_t)syscall(SYS_gettid);
+	rec.u.nvtx.text = strdup("exact block ends");
+	rec.u.nvtx.domain = strdup("smtop");
+	sz_push_host_timed(&rec);
+}
+
+static void sz_start_switching(const struct blocks_patch_memory *mem)
+{
+	static const struct patch_switch_ops ops = {
+		.patch = sz_patch_as,
+		.unpatch = sz_unpatch,
+		.exits = entries_exits,
+		.window = sz_window_range,
+	};
+
+	entries_start(mem, sz_set_launch_data, sz_observe_blocks, sz_gpu_clock_bound);
+	patch_switch_init(&ops, sz_exact ? PATCH_EXACT : PATCH_ENTRY, sz.unpatch_module != NULL);
+}
+
+static uint64_t sz_env_ns(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* SMTOP_EXACT_EVERY and SMTOP_EXACT_FOR (ns), which smtop record sets
+ * from --exact-every and --exact-for; the thread runs for windows asked
+ * on demand too. */
+static void sz_start_windows(void)
+{
+	uint64_t every = sz_env_ns("SMTOP_EXACT_EVERY"), span = sz_env_ns("SMTOP_EXACT_FOR");
+
+	if (!sz.unpatch_module) {
+		log_debug("no exact windows: the Compute Sanitizer has no sanitizerUnpatchModule");
+		return;
+	}
+	if (patch_switch_start(span ? every : 0, span) != 0)
+		log_debug("no exact windows: no thread for them");
+}
+
+static void sz_stop_switching(void)
+{
+	struct patch_switch_stats st;
+	char v[160];
+
+	patch_switch_stop();
+	patch_switch_stats(&st);
+	snprintf(v, sizeof v, "%" PRIu64, st.windows);
+	writer_thread_set_meta("exact_windows", v);
+	if (st.switches) {
+		snprintf(v, sizeof v, "n=%" PRIu64 " mean=%" PRIu64 " max=%" PRIu64, st.switches,
+			 st.switch_ns_total / st.switches, st.switch_ns_max);
+		writer_thread_set_meta("patch_switch_ns", v);
+	}
+	log_debug("patches: %" PRIu64 " modules, %" PRIu64 " switches (%" PRIu64 " ns mean, %" PRIu64
+		  " ns at most), %" PRIu64 " exact windows of %" PRIu64 " ns in all, %" PRIu64 " failures",
+		  st.modules, st.switches, st.switches ? st.switch_ns_total / st.switches : 0, st.switch_ns_max,
+		  st.windows, st.window_ns_total, st.failures);
+}
+
+static int sz_set_recording(int on, char *reason, size_t len)
+{
+	if (sz_exact) {
+		snprintf(reason, len, "--sm exact records every block's end: it has no switch");
+		return -1;
+	}
+	return patch_switch_set_base(on ? PATCH_ENTRY : PATCH_OFF, reason, len);
+}
+
+static int sz_exact_window(uint64_t ns, char *reason, size_t len)
+{
+	if (sz_exact) {
+		snprintf(reason, len, "--sm exact: every block's end is exact already");
+		return -1;
+	}
+	return patch_switch_window(ns, reason, len);
 }
 
 static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
@@ -1580,9 +1697,11 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	}
 	blocks_set_patch_mode(sz_patch_flags(), &mem, sz_observe_blocks, sz_stream_id);
 	if (sz_entries)
-		entries_start(&mem, sz_set_launch_data, sz_observe_blocks, sz_gpu_clock_bound);
+		sz_start_switching(&mem);
 	if (sz_subscribe(reason, len) != 0)
 		return -1;
+	if (sz_entries && !sz_exact)
+		sz_start_windows();
 	atomic_store(&sz_host_stop, 0);
 	if (pthread_create(&sz_host_thread, NULL, sz_host_main, NULL) == 0)
 		sz_host_started = 1;
@@ -1596,6 +1715,8 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 
 static void sz_stop_threads(void)
 {
+	if (sz_entries)
+		sz_stop_switching();
 	if (sz_host_started) {
 		atomic_store(&sz_host_stop, 1);
 		pthread_join(sz_host_thread, NULL);
@@ -1655,9 +1776,28 @@ static int sz_start_entries(struct ring *ring, uint32_t pid, char *reason, size_
 	return sz_start(ring, pid, reason, len);
 }
 
+/* --sm exact: the same with the exits patched from the start. */
+static int sz_start_exact(struct ring *ring, uint32_t pid, char *reason, size_t len)
+{
+	sz_exact = 1;
+	return sz_start_entries(ring, pid, reason, len);
+}
+
 const struct collector_backend collector_backend_entries = {
 	.name = "entry",
 	.start = sz_start_entries,
+	.flush = sz_flush,
+	.stop_threads = sz_stop_threads,
+	.finish = sz_finish,
+	.disable = sz_disable,
+	.push_host_timed = sz_push_host_timed,
+	.set_recording = sz_set_recording,
+	.exact_window = sz_exact_window,
+};
+
+const struct collector_backend collector_backend_exact = {
+	.name = "exact",
+	.start = sz_start_exact,
 	.flush = sz_flush,
 	.stop_threads = sz_stop_threads,
 	.finish = sz_finish,
@@ -1702,6 +1842,13 @@ static int sz_entries_unavailable(struct ring *ring, uint32_t pid, char *reason,
 	return sz_unavailable_as("entry", reason, len);
 }
 
+static int sz_exact_unavailable(struct ring *ring, uint32_t pid, char *reason, size_t len)
+{
+	(void)ring;
+	(void)pid;
+	return sz_unavailable_as("exact", reason, len);
+}
+
 static void sz_no_flush(int forced)
 {
 	(void)forced;
@@ -1722,6 +1869,14 @@ const struct collector_backend collector_backend_sanitizer = {
 const struct collector_backend collector_backend_entries = {
 	.name = "entry",
 	.start = sz_entries_unavailable,
+	.flush = sz_no_flush,
+	.stop_threads = sz_nothing,
+	.disable = sz_nothing,
+};
+
+const struct collector_backend collector_backend_exact = {
+	.name = "exact",
+	.start = sz_exact_unavailable,
 	.flush = sz_no_flush,
 	.stop_threads = sz_nothing,
 	.disable = sz_nothing,

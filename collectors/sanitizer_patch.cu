@@ -210,3 +210,27 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry(void *use
 		smtop_entry_write(userdata);
 	return SANITIZER_PATCH_SUCCESS;
 }
+
+/* Exact windows of --sm entry: the exits too, into the ends half of the
+ * launch's buffer (struct smtop_entry_end).  The fence orders the end
+ * before the count, so a complete count comes with the block's last end. */
+static __device__ __noinline__ void smtop_entry_exited(void *buffer, unsigned int threads)
+{
+	struct smtop_entry_end *e =
+		(struct smtop_entry_end *)((char *)buffer + SMTOP_ENTRIES_ENDS) + smtop_linear_block();
+
+	*(volatile uint32_t *)&e->grid = (uint32_t)smtop_gridid();
+	atomicMax((unsigned long long *)&e->end, smtop_globaltimer());
+	__threadfence();
+	atomicAdd((unsigned int *)&e->threads, threads);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit(void *userdata, uint64_t pc)
+{
+	unsigned int mask = __activemask();
+
+	(void)pc;
+	if (userdata && smtop_laneid() == (unsigned int)(__ffs(mask) - 1))
+		smtop_entry_exited(userdata, (unsigned int)__popc(mask));
+	return SANITIZER_PATCH_SUCCESS;
+}

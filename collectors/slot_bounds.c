@@ -52,30 +52,116 @@ static uint64_t slot_bound(const struct slot_bounds *t, const struct slot_open *
 	return limit;
 }
 
-static uint64_t slot_end(const struct slot_bounds *t, const struct slot_open *o, uint64_t limit)
+static struct slot_kernel *slot_kernel_of(struct slot_bounds *t, uint64_t kernel)
 {
-	uint64_t end = slot_bound(t, o, limit);
+	return &t->kernels[(kernel ^ (kernel >> 17)) % SLOT_BOUNDS_KERNELS];
+}
 
+/* The kernel's longest block measured so far, or UINT64_MAX. */
+static uint64_t slot_longest(struct slot_bounds *t, uint64_t kernel)
+{
+	const struct slot_kernel *k = slot_kernel_of(t, kernel);
+
+	return kernel && k->kernel == kernel ? k->longest : UINT64_MAX;
+}
+
+static void slot_learn(struct slot_bounds *t, const struct slot_open *o)
+{
+	struct slot_kernel *k = slot_kernel_of(t, o->kernel);
+	uint64_t d = o->b.end - o->b.start;
+
+	if (!o->kernel)
+		return;
+	if (k->kernel != o->kernel)
+		*k = (struct slot_kernel){ .kernel = o->kernel };
+	if (d > k->longest)
+		k->longest = d;
+}
+
+static unsigned slot_error_bucket(uint64_t v)
+{
+	unsigned msb;
+
+	if (v < 8)
+		return (unsigned)v;
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	return msb * 8u + (unsigned)((v >> (msb - 3)) & 7u);
+}
+
+static uint64_t slot_error_edge(unsigned bucket)
+{
+	unsigned msb = bucket / 8u;
+
+	return bucket < 8 ? bucket : (uint64_t)(8u | (bucket & 7u)) << (msb - 3);
+}
+
+uint64_t slot_error_quantile(const struct slot_error *e, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)e->n), seen = 0;
+
+	for (unsigned i = 0; i < SLOT_ERROR_BUCKETS && e->n; i++) {
+		seen += e->buckets[i];
+		if (seen > want)
+			return slot_error_edge(i);
+	}
+	return 0;
+}
+
+static void slot_error_add(struct slot_error *e, uint64_t inferred, uint64_t exact)
+{
+	uint64_t d = inferred >= exact ? inferred - exact : exact - inferred;
+
+	e->n++;
+	e->under += inferred < exact;
+	e->buckets[slot_error_bucket(d)]++;
+}
+
+/* The end o would be given without its exact one: its bounds, tightened
+ * by its kernel's longest block. */
+static uint64_t slot_end(struct slot_bounds *t, const struct slot_open *o, uint64_t limit)
+{
+	uint64_t end = slot_bound(t, o, limit), longest = slot_longest(t, o->kernel);
+
+	if (longest != UINT64_MAX && o->b.start + longest < end)
+		end = o->b.start + longest;
 	return end < o->b.start ? o->b.start : end;
 }
 
-static void slot_close(const struct slot_bounds *t, const struct slot_open *o, uint64_t limit,
+/* measured: what bounded o is what bounds blocks between windows (not the
+ * end of the process), so its inferred end is compared with the exact. */
+static void slot_close(struct slot_bounds *t, const struct slot_open *o, uint64_t limit, int measured,
 		       struct smtop_block *out)
 {
+	uint64_t inferred = slot_end(t, o, limit);
+
 	*out = o->b;
-	out->end = slot_end(t, o, limit);
+	if (o->b.end) {
+		if (measured)
+			slot_error_add(&t->error, inferred, o->b.end);
+		slot_learn(t, o);
+		return;
+	}
+	out->end = inferred;
 	out->flags |= SMTOP_BLOCK_END_BOUND;
+}
+
+void slot_bounds_kernel(struct slot_bounds *t, uint64_t kernel)
+{
+	t->kernel = kernel;
 }
 
 int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned slot, uint32_t stream,
 		    uint32_t order, uint64_t seq, struct smtop_block *closed)
 {
-	struct slot_open in = { .b = *b, .stream = stream, .order = order, .seq = seq }, *o;
+	struct slot_open in = { .b = *b, .stream = stream, .order = order, .seq = seq, .kernel = t->kernel }, *o;
 
-	in.b.flags |= SMTOP_BLOCK_END_BOUND;
+	in.b.flags &= (uint8_t)~SMTOP_BLOCK_END_BOUND;
 	if (b->sm >= t->n_sm || slot >= SLOT_BOUNDS_SLOTS || b->start == 0) {
 		*closed = in.b;
-		closed->end = closed->start;
+		if (!b->end) {
+			closed->end = closed->start;
+			closed->flags |= SMTOP_BLOCK_END_BOUND;
+		}
 		return 1;
 	}
 	o = &t->open[(size_t)b->sm * SLOT_BOUNDS_SLOTS + slot];
@@ -87,10 +173,10 @@ int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned
 		return 0;
 	}
 	if (o->b.start <= b->start) {
-		slot_close(t, o, b->start, closed);
+		slot_close(t, o, b->start, 1, closed);
 		*o = in;
 	} else {
-		slot_close(t, &in, o->b.start, closed);
+		slot_close(t, &in, o->b.start, 1, closed);
 	}
 	return 1;
 }
@@ -133,7 +219,7 @@ static size_t slot_close_where(struct slot_bounds *t, int all, uint64_t end, str
 			continue;
 		if (!all && slot_bound(t, o, UINT64_MAX) == UINT64_MAX)
 			continue;
-		slot_close(t, o, all ? end : UINT64_MAX, &out[n++]);
+		slot_close(t, o, all ? end : UINT64_MAX, !all, &out[n++]);
 		o->b.start = 0;
 		t->n_open--;
 	}

@@ -9,8 +9,12 @@
  *   - the return of a host synchronize call that waited for its launch
  *     (its stream's, or the whole context's);
  *   - at the end of the process, the GPU clock then.
- * The bound is the least of those known when the block is closed; every
- * block comes out with SMTOP_BLOCK_END_BOUND.  It bounds thread 0's warp:
+ * The bound is the least of those known when the block is closed, and
+ * no later than the block's start plus its kernel's longest block measured
+ * in an exact window (so between windows it is an inference, not a strict
+ * bound); every such block comes out with SMTOP_BLOCK_END_BOUND.  A block
+ * put with its exact end (b.end, measured in a window) keeps it, without
+ * the flag, and still bounds the block before it on its slot.  It bounds thread 0's warp:
  * another warp of the block may outlive it (docs/collector.md).
  * Pure: no CUDA, no lock (one drain thread owns a table). */
 #ifndef SMTOP_COLLECTORS_SLOT_BOUNDS_H
@@ -29,9 +33,10 @@
 /* A block whose end is not known yet.  stream 0: no stream bound applies;
  * order: the stream it was launched on, a graph node's too. */
 struct slot_open {
-	struct smtop_block b;
+	struct smtop_block b;           /* b.end: its exact end, 0 when unknown */
 	uint32_t stream, order;
 	uint64_t seq;                   /* its launch's number, in launch order */
+	uint64_t kernel;                /* its kernel (function), 0: unknown */
 };
 
 /* A synchronize call returned at `at` (GPU clock, at most): the launches up
@@ -47,8 +52,26 @@ struct slot_stream {
 	uint64_t seq, first;
 };
 
+/* Kernels' longest blocks measured in exact windows, direct-mapped. */
+#define SLOT_BOUNDS_KERNELS 4096
+struct slot_kernel {
+	uint64_t kernel, longest;
+};
+
+/* How far inferred ends fell from exact ones: |inferred - exact| in
+ * buckets of an eighth of a power of two; under counts the inferred ends
+ * that came before the exact one (another warp outlived thread 0's). */
+#define SLOT_ERROR_BUCKETS 512
+struct slot_error {
+	uint64_t n, under;
+	uint64_t buckets[SLOT_ERROR_BUCKETS];
+};
+
 struct slot_bounds {
 	uint32_t n_sm;
+	uint64_t kernel;                /* of the blocks put next */
+	struct slot_kernel kernels[SLOT_BOUNDS_KERNELS];
+	struct slot_error error;
 	struct slot_open *open;         /* n_sm * SLOT_BOUNDS_SLOTS; b.start 0: free */
 	struct slot_stream streams[SLOT_BOUNDS_STREAMS];
 	struct slot_sync syncs[SLOT_BOUNDS_STREAMS];
@@ -61,7 +84,8 @@ struct slot_bounds {
 int slot_bounds_init(struct slot_bounds *t, uint32_t n_sm);
 void slot_bounds_free(struct slot_bounds *t);
 
-/* Block b entered on sm's warp slot `slot` (b.sm and b.start set), from
+/* Block b entered on sm's warp slot `slot` (b.sm and b.start set; b.end
+ * its exact end or 0), from
  * launch seq of stream (0: none).  Whatever that closes (b's predecessor on
  * the slot, or b itself when a later block already holds it: launches
  * complete out of order) goes to *closed; returns 1 then, else 0.  A block
@@ -69,6 +93,15 @@ void slot_bounds_free(struct slot_bounds *t);
  * at once with end = start. */
 int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned slot, uint32_t stream,
 		    uint32_t order, uint64_t seq, struct smtop_block *closed);
+
+/* The kernel (its function) of the blocks put from now on: a block with
+ * an exact end teaches it its longest block, which then tightens the
+ * inferred ends of its blocks between windows.  0: not known. */
+void slot_bounds_kernel(struct slot_bounds *t, uint64_t kernel);
+
+/* The value below which a share q (0..1) of the measured errors fall, at
+ * the lower edge of its bucket; 0 when none was measured. */
+uint64_t slot_error_quantile(const struct slot_error *e, double q);
 
 /* Launch seq of stream had its first block start at first: a bound for the
  * blocks of the stream's earlier launches. */

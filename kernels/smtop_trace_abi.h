@@ -126,6 +126,22 @@ static inline SMTOP_TRACE_HD uint8_t smtop_entry_check(uint64_t start)
 	return (uint8_t)((start >> 5) ^ (start >> 13) ^ (start >> 21) ^ (start >> 29) ^ 0x5a);
 }
 
+/* Entries in one context's arena (collectors/entries.h).  The arena's
+ * second half holds one struct smtop_entry_end per entry, at the same index:
+ * a launch's buffer and its ends are SMTOP_ENTRIES_ENDS bytes apart. */
+#define SMTOP_ENTRIES_ARENA (1u << 24)
+#define SMTOP_ENTRIES_ENDS ((unsigned long long)SMTOP_ENTRIES_ARENA * sizeof(struct smtop_entry))
+
+/* During an exact window the exit is patched too: the first lane of each
+ * group of threads that leave together raises `end` to its time and then
+ * adds the group's threads, so a block whose `threads` reached its size
+ * has its exact end.  Zero until then; `grid` as in struct smtop_entry. */
+struct smtop_entry_end {
+	uint64_t end;           /* %globaltimer of the block's last exit */
+	uint32_t threads;       /* threads that have left */
+	uint32_t grid;          /* low 32 bits of %gridid */
+};
+
 /* Demo workloads report each inference request's turnaround through this
  * function, found with dlsym(RTLD_DEFAULT, SMTOP_NOTE_REQUEST_SYMBOL); it is
  * absent without smtop.  stream is the cudaStream_t (CUstream) the request ran

@@ -1947,6 +1947,7 @@ Test(backend, every_sm_mode_has_its_backend)
 	cr_expect_str_eq(sm_modes[0].name, RECORD_SM_DEFAULT);
 	cr_expect_null(sm_mode_named("bogus"));
 	cr_expect_str_eq(sm_modes_list(modes, sizeof modes),
-			 "'marked' (CUPTI), 'entry' (every block's start, Compute Sanitizer) or "
+			 "'marked' (CUPTI), 'entry' (every block's start, ends exact in windows, Compute "
+			 "Sanitizer), 'exact' (every block's start and end, Compute Sanitizer) or "
 			 "'all' (every block, Compute Sanitizer)");
 }

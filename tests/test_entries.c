@@ -237,3 +237,78 @@ Test(slot_bounds, a_block_put_after_its_bound_is_swept)
 	cr_expect_eq(out.end, 400);
 	slot_bounds_free(&t);
 }
+
+/* ---- exact windows ---------------------------------------------------------- */
+
+Test(slot_bounds, a_block_with_its_exact_end_keeps_it_and_bounds_the_one_before)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 2, 100), b = blk(1, 1, 2, 250), c = blk(1, 2, 2, 400), out;
+
+	b.end = 330;
+	cr_assert_eq(slot_bounds_init(&t, 4), 0);
+	slot_bounds_put(&t, &a, 5, 1, 1, 1, &out);
+	cr_assert_eq(slot_bounds_put(&t, &b, 5, 1, 1, 1, &out), 1);
+	cr_expect_eq(out.end, 250, "a is bounded by b's entry");
+	cr_expect(out.flags & SMTOP_BLOCK_END_BOUND);
+	cr_assert_eq(slot_bounds_put(&t, &c, 5, 1, 1, 1, &out), 1);
+	cr_expect_eq(out.block, 1);
+	cr_expect_eq(out.end, 330, "b's end was measured");
+	cr_expect_not(out.flags & SMTOP_BLOCK_END_BOUND);
+	cr_expect_eq(t.error.n, 1);
+	cr_expect_eq(slot_error_quantile(&t.error, 0.5), 64, "inferred 400, exact 330: 70 ns, in the bucket from 64");
+	cr_expect_eq(t.error.under, 0);
+	slot_bounds_free(&t);
+}
+
+Test(slot_bounds, a_kernels_longest_measured_block_tightens_its_inferred_ends)
+{
+	struct slot_bounds t;
+	struct smtop_block w = blk(1, 0, 0, 1000), w2 = blk(1, 1, 0, 2000), a = blk(2, 0, 1, 5000),
+			   next = blk(3, 0, 1, 9000), other = blk(4, 0, 3, 5000), onext = blk(5, 0, 3, 9000), out;
+
+	w.end = 1300; /* measured in a window: 300 ns */
+	cr_assert_eq(slot_bounds_init(&t, 4), 0);
+	slot_bounds_kernel(&t, 0xabc);
+	slot_bounds_put(&t, &w, 0, 1, 1, 1, &out);
+	slot_bounds_put(&t, &w2, 0, 1, 1, 1, &out); /* closes w: learned */
+	slot_bounds_put(&t, &a, 0, 1, 1, 2, &out);
+	slot_bounds_kernel(&t, 0xdef);
+	cr_assert_eq(slot_bounds_put(&t, &next, 0, 1, 1, 3, &out), 1);
+	cr_expect_eq(out.grid_id, 2);
+	cr_expect_eq(out.end, 5300, "kernel 0xabc's blocks took at most 300 ns, not the 4000 to the next entry");
+	cr_expect(out.flags & SMTOP_BLOCK_END_BOUND, "still inferred");
+	slot_bounds_put(&t, &other, 0, 1, 1, 4, &out);
+	cr_assert_eq(slot_bounds_put(&t, &onext, 0, 1, 1, 5, &out), 1);
+	cr_expect_eq(out.end, 9000, "an unmeasured kernel keeps its bound");
+	slot_bounds_free(&t);
+}
+
+Test(slot_bounds, an_inferred_end_before_the_exact_one_is_counted_under)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 2, 100), b = blk(2, 0, 2, 150), out;
+
+	a.end = 180; /* another warp of a outlived thread 0's, which b followed */
+	cr_assert_eq(slot_bounds_init(&t, 4), 0);
+	slot_bounds_put(&t, &a, 5, 1, 1, 1, &out);
+	cr_assert_eq(slot_bounds_put(&t, &b, 5, 1, 1, 2, &out), 1);
+	cr_expect_eq(out.end, 180);
+	cr_expect_eq(t.error.under, 1);
+	cr_expect_eq(slot_error_quantile(&t.error, 0.5), 30, "30 ns off");
+	slot_bounds_free(&t);
+}
+
+Test(slot_bounds, blocks_left_open_at_the_end_are_not_measured)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 2, 100), out[4];
+
+	a.end = 180;
+	cr_assert_eq(slot_bounds_init(&t, 4), 0);
+	slot_bounds_put(&t, &a, 5, 1, 1, 1, out);
+	cr_assert_eq(slot_bounds_close_all(&t, 100000, out, 4), 1);
+	cr_expect_eq(out[0].end, 180);
+	cr_expect_eq(t.error.n, 0, "the process's end bounds nothing between windows");
+	slot_bounds_free(&t);
+}

@@ -64,13 +64,19 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
-	      "  --sm marked|entry|all      record, run, demo: which thread blocks are recorded:\n"
-	      "                             marked: those of kernels built with\n"
-	      "                             kernels/smtop_trace.cuh (CUPTI; default);\n"
-	      "                             entry: every block of every kernel, its start and\n"
-	      "                             SM exact, its end an upper bound (Compute Sanitizer,\n"
-	      "                             block entry alone); all: every block, start and end\n"
-	      "                             exact (Compute Sanitizer; about 4 times slower)\n"
+	      "  --sm MODE                  record, run, demo: which thread blocks are recorded:\n"
+	      "                             entry (the default where the Compute Sanitizer is\n"
+	      "                             installed): every block of every kernel, its start\n"
+	      "                             and SM exact, its end inferred from what came after\n"
+	      "                             it, and exact in short windows (about 5% slower);\n"
+	      "                             marked (the default elsewhere): the blocks of\n"
+	      "                             kernels built with kernels/smtop_trace.cuh (CUPTI);\n"
+	      "                             exact: every block, start and end exact (Compute\n"
+	      "                             Sanitizer, about 4 times slower); all: the same\n"
+	      "                             through per-SM lanes\n"
+	      "  --exact-every T, --exact-for T\n"
+	      "                             --sm entry: an exact window of T every T (default\n"
+	      "                             20ms every 5s; --exact-every 0: on request only)\n"
 	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
 	      "                             out (recorded by default, in both --sm modes)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
@@ -182,6 +188,19 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		} else {
 			c->to_ns = ns;
 			c->has_to = 1;
+		}
+	} else if (!strcmp(a, "--exact-every") || !strcmp(a, "--exact-for")) {
+		uint64_t ns = 0;
+		if (!val || cli_parse_time(val, &ns) != 0) {
+			fprintf(err, "smtop: %s needs a duration: 1500 (us), 20ms, 5s (0: none)\n", a);
+			*bad = 1;
+		}
+		if (a[8] == 'e') {
+			c->exact_every_ns = ns;
+			c->has_exact_every = 1;
+		} else {
+			c->exact_for_ns = ns;
+			c->has_exact_for = 1;
 		}
 	} else if (!strcmp(a, "--seconds")) {
 		*bad = parse_number(a, val, 0.1, CLI_NUMBER_MAX, &c->demo_seconds, err) != 0;

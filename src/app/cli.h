@@ -27,7 +27,9 @@ enum cli_command {
 struct cli {
 	enum cli_command command;
 	const char *out_path;        /* -o FILE */
-	const char *sm_mode;         /* --sm all|marked; NULL: the default */
+	const char *sm_mode;         /* --sm marked|entry|exact|all; NULL: the default */
+	uint64_t exact_every_ns, exact_for_ns; /* --exact-every, --exact-for */
+	int has_exact_every, has_exact_for;
 	const char *file;            /* open/info/report/rm/mv FILE, ls DIR */
 	const char *new_name;        /* mv FILE NEWNAME */
 	const char *demo_name;       /* demo NAME */

@@ -97,6 +97,22 @@ static const char *end_state(const struct db_session_info *si)
 	return si->ended_clean ? "complete" : "incomplete";
 }
 
+/* How the inferred ends of the blocks measured in exact windows fell
+ * from their exact ends. */
+static void print_end_error(FILE *out, const struct db_session_info *si)
+{
+	unsigned long long n, p50, p90, p99, under;
+	char a[32], b[32], c[32], k[32];
+
+	if (!si->end_error || sscanf(si->end_error, "n=%llu p50=%llu p90=%llu p99=%llu under=%llu", &n, &p50, &p90,
+				    &p99, &under) != 5)
+		return;
+	fprintf(out, "%-14s off their exact ends by %s (p50), %s (p90), %s (p99) over %s blocks of the windows;"
+		" %.1f%% came before it\n", "inferred ends", fmt_duration(a, sizeof a, p50, 1),
+		fmt_duration(b, sizeof b, p90, 1), fmt_duration(c, sizeof c, p99, 1),
+		fmt_count_exact(k, sizeof k, n), n ? 100.0 * (double)under / (double)n : 0.0);
+}
+
 void info_print(FILE *out, const struct db_session_info *si)
 {
 	fprintf(out, "%-14s %s\n", "session", si->path);
@@ -107,12 +123,18 @@ void info_print(FILE *out, const struct db_session_info *si)
 	print_duration(out, si);
 	print_devices(out, si);
 	print_processes(out, si);
-	if (si->collector && !strcmp(si->collector, "sanitizer") && si->block_ends && !strcmp(si->block_ends, "bound"))
+	if (si->sm_mode && !strcmp(si->sm_mode, "exact"))
+		fprintf(out, "%-14s --sm exact (Compute Sanitizer, block entry and exit): every block's start, end "
+			"and SM; kernel times from their blocks\n", "recorded with");
+	else if (si->collector && !strcmp(si->collector, "sanitizer") && si->block_ends && !strcmp(si->block_ends, "bound"))
 		fprintf(out, "%-14s --sm entry (Compute Sanitizer, block entry alone): every block's start and SM; "
-			"its end an upper bound; kernel times from their blocks\n", "recorded with");
+			"its end inferred, exact in %s exact window%s; kernel times from their blocks\n", "recorded with",
+			si->exact_windows ? si->exact_windows : "no",
+			si->exact_windows && !strcmp(si->exact_windows, "1") ? "" : "s");
 	else if (si->collector && !strcmp(si->collector, "sanitizer"))
 		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
 			"copies and sets without GPU times; API calls of graph launches alone\n", "recorded with");
+	print_end_error(out, si);
 	if (si->trimmed)
 		fprintf(out, "%-14s %s\n", "trimmed", si->trimmed);
 	char n[32];

@@ -25,7 +25,9 @@
 static int run_record(const struct cli *c)
 {
 	struct record_opts o = { .out_path = c->out_path, .argv = c->argv, .quiet = c->quiet,
-				  .sm_mode = c->sm_mode, .no_nvtx = c->no_nvtx };
+				  .sm_mode = c->sm_mode, .no_nvtx = c->no_nvtx,
+				  .exact_every_ns = c->exact_every_ns, .exact_for_ns = c->exact_for_ns,
+				  .has_exact_every = c->has_exact_every, .has_exact_for = c->has_exact_for };
 	return record_main(&o);
 }
 

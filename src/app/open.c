@@ -541,7 +541,9 @@ static int view_live(const struct cli *c, char *const *argv, const char *label)
 	}
 	char session_path[PATH_MAX], log_path[PATH_MAX + 8];
 	struct record_opts o = { .out_path = c->out_path, .argv = argv, .quiet = 1, .sm_mode = c->sm_mode,
-				 .no_nvtx = c->no_nvtx };
+				 .no_nvtx = c->no_nvtx, .exact_every_ns = c->exact_every_ns,
+				 .exact_for_ns = c->exact_for_ns, .has_exact_every = c->has_exact_every,
+				 .has_exact_for = c->has_exact_for };
 	if (!o.out_path) {
 		char err[PATH_MAX + 128];
 		if (record_default_path(argv, session_path, sizeof session_path, err, sizeof err) != 0) {

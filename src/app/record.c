@@ -188,13 +188,37 @@ static int resolve_session_path(const struct record_opts *o, char *path, size_t 
 	return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
+const char *record_sm_default(void)
+{
+#ifdef SMTOP_HAVE_SANITIZER
+	char lib[PATH_MAX];
+
+	if (record_find_sanitizer(lib, sizeof lib) == 0)
+		return "entry";
+#endif
+	return RECORD_SM_DEFAULT;
+}
+
+/* The collector reads the windows' period and length in ns. */
+static void record_exact_env(const struct record_opts *o)
+{
+	char v[32];
+
+	snprintf(v, sizeof v, "%llu",
+		 (unsigned long long)(o->has_exact_every ? o->exact_every_ns : RECORD_EXACT_EVERY_NS));
+	setenv("SMTOP_EXACT_EVERY", v, 1);
+	snprintf(v, sizeof v, "%llu", (unsigned long long)(o->has_exact_for ? o->exact_for_ns : RECORD_EXACT_FOR_NS));
+	setenv("SMTOP_EXACT_FOR", v, 1);
+}
+
 static void child_exec(const struct record_opts *o, const char *session,
 		       const char *injector, int err_fd)
 {
 	setenv("CUDA_INJECTION64_PATH", injector, 1);
 	setenv("SMTOP_SESSION", session, 1);
-	const char *sm = o->sm_mode ? o->sm_mode : RECORD_SM_DEFAULT;
+	const char *sm = o->sm_mode ? o->sm_mode : record_sm_default();
 	setenv("SMTOP_SM", sm, 1);
+	record_exact_env(o);
 	/* Without it the collector refuses in one line and the workload runs
 	 * untraced. */
 	char sanitizer[PATH_MAX];

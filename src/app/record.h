@@ -3,13 +3,16 @@
 #ifndef SMTOP_RECORD_H
 #define SMTOP_RECORD_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 struct record_opts {
 	const char *out_path;     /* session file; NULL picks the default place */
 	char *const *argv;        /* workload command, NULL-terminated */
 	const char *log_path;     /* send the workload's stdout/stderr here, or NULL */
-	const char *sm_mode;      /* "all", "entry", "marked" or NULL (RECORD_SM_DEFAULT) */
+	const char *sm_mode;      /* a name of src/core/sm_modes.h, or NULL (record_sm_default) */
+	uint64_t exact_every_ns, exact_for_ns; /* --sm entry's exact windows */
+	int has_exact_every, has_exact_for;    /* 0: RECORD_EXACT_EVERY_NS, _FOR_NS */
 	int quiet;
 	int no_nvtx;              /* leave NVTX_INJECTION64_PATH alone */
 };
@@ -72,7 +75,16 @@ int record_main(const struct record_opts *o);
 int record_exe_dir(char *buf, size_t len);
 
 /* Which blocks a recording holds when --sm is not given. */
-#define RECORD_SM_DEFAULT "marked" /* sm_modes[0] */
+#define RECORD_SM_DEFAULT "marked" /* sm_modes[0]: where the Compute Sanitizer is not */
+
+/* --sm entry's exact windows by default: 20 ms every 5 s (their cost is in
+ * docs/performance.md). */
+#define RECORD_EXACT_EVERY_NS 5000000000ull
+#define RECORD_EXACT_FOR_NS 20000000ull
+
+/* The --sm mode when none is given: entry (every block) where this smtop
+ * has the Compute Sanitizer backend and finds its library, else marked. */
+const char *record_sm_default(void);
 
 /* Finds the Compute Sanitizer's libsanitizer-public.so: SMTOP_SANITIZER_LIB,
  * else the CUDA Toolkit's compute-sanitizer folder ($CUDA_HOME, $CUDA_PATH,

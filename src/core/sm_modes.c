@@ -6,7 +6,8 @@
 /* The first is the default. */
 const struct sm_mode sm_modes[] = {
 	{ "marked", "CUPTI", 0 },
-	{ "entry", "every block's start, Compute Sanitizer", 1 },
+	{ "entry", "every block's start, ends exact in windows, Compute Sanitizer", 1 },
+	{ "exact", "every block's start and end, Compute Sanitizer", 1 },
 	{ "all", "every block, Compute Sanitizer", 1 },
 };
 const size_t sm_modes_count = sizeof(sm_modes) / sizeof(sm_modes[0]);

@@ -1,0 +1,301 @@
+#include "collectors/patch_switch.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "collectors/log.h"
+#include "src/core/clock.h"
+
+#define PATCH_SWITCH_MODULES 8192
+#define PATCH_SWITCH_ROUNDS 2000        /* of 1 ms, waiting for loading threads */
+#define PATCH_SWITCH_UNLOAD_WAIT 2000   /* ms an unloading thread waits for a switch */
+
+/* A module's state: who may call the sanitizer on it now. */
+enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE };
+
+struct patch_module {
+	CUmodule mod;
+	_Atomic int state;
+	enum patch_mode mode;           /* what it is patched in; written while BUSY */
+};
+
+static struct patch_switch_ops ps_ops;
+static int ps_can_unpatch;
+static pthread_mutex_t ps_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct patch_module ps_modules[PATCH_SWITCH_MODULES];
+static _Atomic size_t ps_n_modules;
+static _Atomic int ps_target;           /* the mode a module loading now is patched in */
+
+static pthread_mutex_t ps_switch_lock = PTHREAD_MUTEX_INITIALIZER; /* one switch at a time */
+static enum patch_mode ps_base = PATCH_ENTRY;                      /* under ps_switch_lock */
+
+/* The window thread's orders, under ps_order_lock. */
+static pthread_mutex_t ps_order_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ps_order = PTHREAD_COND_INITIALIZER;
+static uint64_t ps_asked_ns;            /* a window asked for, of this long */
+static uint64_t ps_every_ns, ps_for_ns;
+static int ps_stop, ps_started;
+static pthread_t ps_thread;
+
+static _Atomic uint64_t ps_switches, ps_windows, ps_failures, ps_switch_ns_total, ps_switch_ns_max,
+	ps_window_ns_total;
+
+void patch_switch_init(const struct patch_switch_ops *ops, enum patch_mode mode, int can_unpatch)
+{
+	ps_ops = *ops;
+	ps_can_unpatch = can_unpatch;
+	ps_base = mode;
+	if (mode == PATCH_EXACT && ops->exits)
+		ops->exits(1);
+	atomic_store(&ps_target, (int)mode);
+}
+
+int patch_switch_recording(void)
+{
+	return atomic_load(&ps_target) != PATCH_OFF;
+}
+
+static int ps_apply(struct patch_module *m, enum patch_mode mode)
+{
+	int r = 0;
+
+	if (m->mode != PATCH_OFF && (r = ps_ops.unpatch(m->mod)) != 0) {
+		atomic_fetch_add(&ps_failures, 1);
+		return -1;
+	}
+	m->mode = PATCH_OFF;
+	if (mode != PATCH_OFF && (r = ps_ops.patch(m->mod, mode)) != 0) {
+		atomic_fetch_add(&ps_failures, 1);
+		return -1;
+	}
+	m->mode = mode;
+	return 0;
+}
+
+void patch_switch_module_loaded(CUmodule mod)
+{
+	struct patch_module *m;
+	size_t i;
+
+	pthread_mutex_lock(&ps_list_lock);
+	i = atomic_load(&ps_n_modules);
+	if (i == PATCH_SWITCH_MODULES) {
+		pthread_mutex_unlock(&ps_list_lock);
+		log_debug("more than %d modules: module %p left unpatched", PATCH_SWITCH_MODULES, (void *)mod);
+		atomic_fetch_add(&ps_failures, 1);
+		return;
+	}
+	m = &ps_modules[i];
+	m->mod = mod;
+	m->mode = PATCH_OFF;
+	atomic_store(&m->state, MOD_BUSY);
+	atomic_store(&ps_n_modules, i + 1);
+	pthread_mutex_unlock(&ps_list_lock);
+	/* read after it is listed: a switch that set another mode before
+	 * listing it finds it BUSY and comes back to it */
+	ps_apply(m, (enum patch_mode)atomic_load(&ps_target));
+	atomic_store(&m->state, MOD_IDLE);
+}
+
+void patch_switch_module_unloading(CUmodule mod)
+{
+	size_t n = atomic_load(&ps_n_modules);
+	struct timespec ms = { 0, 1000000L };
+
+	for (size_t i = 0; i < n; i++) {
+		struct patch_module *m = &ps_modules[i];
+		int idle = MOD_IDLE;
+
+		if (m->mod != mod || atomic_load(&m->state) == MOD_GONE)
+			continue;
+		/* a switch is on it: let it finish, but never hang the unload */
+		for (int w = 0; w < PATCH_SWITCH_UNLOAD_WAIT; w++) {
+			idle = MOD_IDLE;
+			if (atomic_compare_exchange_strong(&m->state, &idle, MOD_GONE))
+				break;
+			nanosleep(&ms, NULL);
+		}
+		atomic_store(&m->state, MOD_GONE);
+	}
+}
+
+/* One pass over the modules; how many a loading thread still holds. */
+static size_t ps_pass(enum patch_mode mode)
+{
+	size_t n = atomic_load(&ps_n_modules), busy = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct patch_module *m = &ps_modules[i];
+		int idle = MOD_IDLE;
+
+		if (!atomic_compare_exchange_strong(&m->state, &idle, MOD_BUSY)) {
+			busy += idle == MOD_BUSY;
+			continue;
+		}
+		if (m->mode != mode)
+			ps_apply(m, mode);
+		atomic_store(&m->state, MOD_IDLE);
+	}
+	return busy;
+}
+
+static void ps_count_switch(uint64_t ns)
+{
+	uint64_t max = atomic_load(&ps_switch_ns_max);
+
+	atomic_fetch_add(&ps_switches, 1);
+	atomic_fetch_add(&ps_switch_ns_total, ns);
+	while (ns > max && !atomic_compare_exchange_weak(&ps_switch_ns_max, &max, ns))
+		;
+}
+
+/* Every module into mode; under ps_switch_lock. */
+static void ps_switch_to(enum patch_mode mode)
+{
+	struct timespec ms = { 0, 1000000L };
+	uint64_t t0 = clock_mono_ns();
+
+	if (mode == PATCH_EXACT && ps_ops.exits)
+		ps_ops.exits(1);
+	atomic_store(&ps_target, (int)mode);
+	for (int round = 0; round < PATCH_SWITCH_ROUNDS && ps_pass(mode); round++)
+		nanosleep(&ms, NULL);
+	if (mode != PATCH_EXACT && ps_ops.exits)
+		ps_ops.exits(0);
+	ps_count_switch(clock_mono_ns() - t0);
+}
+
+static int ps_refuse(char *reason, size_t len)
+{
+	snprintf(reason, len, "this Compute Sanitizer cannot remove patches (no sanitizerUnpatchModule)");
+	return -1;
+}
+
+int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
+{
+	if (!ps_can_unpatch)
+		return ps_refuse(reason, len);
+	pthread_mutex_lock(&ps_switch_lock);
+	if (ps_base != mode) {
+		ps_base = mode;
+		ps_switch_to(mode);
+	}
+	pthread_mutex_unlock(&ps_switch_lock);
+	return 0;
+}
+
+/* Sleeps until `until` (monotonic ns) or a stop; 1 when stopped. */
+static int ps_wait_until(uint64_t until, int for_order)
+{
+	struct timespec at;
+	uint64_t real = clock_real_ns() + (until - clock_mono_ns());
+	int stopped;
+
+	at.tv_sec = (time_t)(real / 1000000000ull);
+	at.tv_nsec = (long)(real % 1000000000ull);
+	pthread_mutex_lock(&ps_order_lock);
+	while (!ps_stop && !(for_order && ps_asked_ns) && clock_mono_ns() < until)
+		if (pthread_cond_timedwait(&ps_order, &ps_order_lock, &at) == ETIMEDOUT)
+			break;
+	stopped = ps_stop;
+	pthread_mutex_unlock(&ps_order_lock);
+	return stopped;
+}
+
+static void ps_run_window(uint64_t ns)
+{
+	uint64_t start, end;
+
+	pthread_mutex_lock(&ps_switch_lock);
+	ps_switch_to(PATCH_EXACT);
+	start = clock_real_ns();
+	ps_wait_until(clock_mono_ns() + ns, 0);
+	end = clock_real_ns();
+	ps_switch_to(ps_base);
+	pthread_mutex_unlock(&ps_switch_lock);
+	atomic_fetch_add(&ps_windows, 1);
+	atomic_fetch_add(&ps_window_ns_total, end - start);
+	if (ps_ops.window)
+		ps_ops.window(start, end);
+}
+
+static void *ps_main(void *arg)
+{
+	uint64_t next = ps_every_ns ? clock_mono_ns() + ps_every_ns / 5 : UINT64_MAX;
+
+	(void)arg;
+	for (;;) {
+		uint64_t ns;
+
+		if (ps_wait_until(next, 1))
+			break;
+		pthread_mutex_lock(&ps_order_lock);
+		ns = ps_asked_ns;
+		ps_asked_ns = 0;
+		pthread_mutex_unlock(&ps_order_lock);
+		if (!ns) {
+			if (clock_mono_ns() < next)
+				continue;
+			ns = ps_for_ns;
+			next += ps_every_ns;
+		}
+		ps_run_window(ns);
+		if (ps_every_ns && next < clock_mono_ns())
+			next = clock_mono_ns() + ps_every_ns;
+	}
+	return NULL;
+}
+
+int patch_switch_window(uint64_t ns, char *reason, size_t len)
+{
+	if (!ps_can_unpatch)
+		return ps_refuse(reason, len);
+	if (!ps_started) {
+		snprintf(reason, len, "exact windows are not running in this process");
+		return -1;
+	}
+	pthread_mutex_lock(&ps_order_lock);
+	ps_asked_ns = ns ? ns : 1;
+	pthread_cond_signal(&ps_order);
+	pthread_mutex_unlock(&ps_order_lock);
+	return 0;
+}
+
+int patch_switch_start(uint64_t every_ns, uint64_t for_ns)
+{
+	if (!ps_can_unpatch || ps_started)
+		return -1;
+	ps_every_ns = every_ns;
+	ps_for_ns = for_ns;
+	ps_stop = 0;
+	if (pthread_create(&ps_thread, NULL, ps_main, NULL) != 0)
+		return -1;
+	ps_started = 1;
+	return 0;
+}
+
+void patch_switch_stop(void)
+{
+	if (!ps_started)
+		return;
+	pthread_mutex_lock(&ps_order_lock);
+	ps_stop = 1;
+	pthread_cond_signal(&ps_order);
+	pthread_mutex_unlock(&ps_order_lock);
+	pthread_join(ps_thread, NULL);
+	ps_started = 0;
+}
+
+void patch_switch_stats(struct patch_switch_stats *out)
+{
+	out->switches = atomic_load(&ps_switches);
+	out->windows = atomic_load(&ps_windows);
+	out->modules = atomic_load(&ps_n_modules);
+	out->failures = atomic_load(&ps_failures);
+	out->switch_ns_total = atomic_load(&ps_switch_ns_total);
+	out->switch_ns_max = atomic_load(&ps_switch_ns_max);
+	out->window_ns_total = atomic_load(&ps_window_ns_total);
+}

@@ -1,0 +1,72 @@
+/* The Compute Sanitizer's patches switched at run time: every module the
+ * process loads is patched in the current mode (nothing, block entry, or
+ * entry and exit), and a switch re-patches them all.  An exact window is
+ * a switch to entry and exit and, some milliseconds later, back.
+ *
+ * The sanitizer's patch and unpatch calls return only once the GPU has
+ * drained, and must not run on one module from two threads at once.  So
+ * switches run on the collector's own threads, one at a time, holding no
+ * lock a CUDA or sanitizer callback takes; a module that loads meanwhile is
+ * patched by its loading thread in the mode it finds, and the switch goes
+ * over it again if that mode is stale. */
+#ifndef SMTOP_COLLECTORS_PATCH_SWITCH_H
+#define SMTOP_COLLECTORS_PATCH_SWITCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#pragma GCC visibility push(hidden)
+
+enum patch_mode { PATCH_OFF, PATCH_ENTRY, PATCH_EXACT };
+
+struct patch_switch_ops {
+	/* Patches mod, unpatched now, in mode (not PATCH_OFF); 0 or -1. */
+	int (*patch)(CUmodule mod, enum patch_mode mode);
+	/* Removes mod's patches; 0 or -1. */
+	int (*unpatch)(CUmodule mod);
+	/* Before the exits are patched (1) and once they are all removed (0). */
+	void (*exits)(int on);
+	/* An exact window ran from start to end (host CLOCK_REALTIME ns). */
+	void (*window)(uint64_t start, uint64_t end);
+};
+
+/* Before the first module loads; can_unpatch 0: the sanitizer has no
+ * unpatch call, and the mode never changes. */
+void patch_switch_init(const struct patch_switch_ops *ops, enum patch_mode mode, int can_unpatch);
+
+/* From the module callbacks. */
+void patch_switch_module_loaded(CUmodule mod);
+void patch_switch_module_unloading(CUmodule mod);
+
+/* Whether modules are being patched now (not PATCH_OFF): launches of a
+ * process whose recording is off carry no entries. */
+int patch_switch_recording(void);
+
+/* The mode between windows: PATCH_OFF to stop recording blocks, PATCH_ENTRY
+ * to record them again.  From the collector's own threads only. */
+int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len);
+
+/* An exact window of ns as soon as the running one (if any) ends. */
+int patch_switch_window(uint64_t ns, char *reason, size_t len);
+
+/* A window of for_ns every every_ns, the first one every_ns / 5 from now
+ * (the kernels' block durations are learned early); starts the thread that
+ * runs windows.  every_ns 0: windows only on request. */
+int patch_switch_start(uint64_t every_ns, uint64_t for_ns);
+
+/* Ends the running window (back to the base mode) and the thread. */
+void patch_switch_stop(void);
+
+/* What the switches cost, for the session's meta and the debug log. */
+struct patch_switch_stats {
+	uint64_t switches, windows, modules, failures;
+	uint64_t switch_ns_total, switch_ns_max;
+	uint64_t window_ns_total;
+};
+void patch_switch_stats(struct patch_switch_stats *out);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,154 @@
+/* Patches switched at run time (collectors/patch_switch.c), with a fake
+ * sanitizer that records which module went into which mode when. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/patch_switch.h"
+
+#define MODS 4
+static int mode_of[MODS];               /* 0 unpatched, else the enum patch_mode */
+static int exits_on, exits_calls, windows_seen, patched_while_exits_off;
+static uint64_t window_start, window_end;
+
+static int fake_index(CUmodule m)
+{
+	return (int)(uintptr_t)m;
+}
+
+static int fake_patch(CUmodule m, enum patch_mode mode)
+{
+	cr_expect_eq(mode_of[fake_index(m)], 0, "a module is unpatched before it is patched again");
+	patched_while_exits_off += mode == PATCH_EXACT && !exits_on;
+	mode_of[fake_index(m)] = (int)mode;
+	return 0;
+}
+
+static int fake_unpatch(CUmodule m)
+{
+	mode_of[fake_index(m)] = 0;
+	return 0;
+}
+
+static void fake_exits(int on)
+{
+	exits_on = on;
+	exits_calls++;
+}
+
+static void fake_window(uint64_t start, uint64_t end)
+{
+	windows_seen++;
+	window_start = start;
+	window_end = end;
+}
+
+static const struct patch_switch_ops fake_ops = {
+	.patch = fake_patch,
+	.unpatch = fake_unpatch,
+	.exits = fake_exits,
+	.window = fake_window,
+};
+
+static void wait_for_windows(int n)
+{
+	struct timespec ms = { 0, 1000000L };
+
+	for (int i = 0; i < 5000 && windows_seen < n; i++)
+		nanosleep(&ms, NULL);
+}
+
+Test(patch_switch, a_module_loads_patched_in_the_current_mode)
+{
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+	cr_expect(patch_switch_recording());
+}
+
+Test(patch_switch, a_window_patches_the_exits_and_puts_entry_back)
+{
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_module_loaded((CUmodule)2);
+	cr_assert_eq(patch_switch_start(0, 0), 0);
+	cr_assert_eq(patch_switch_window(3000000, why, sizeof why), 0, "%s", why);
+	wait_for_windows(1);
+	patch_switch_stop();
+	cr_assert_eq(windows_seen, 1);
+	cr_expect_geq(window_end - window_start, 3000000ull, "the window lasted as asked");
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+	cr_expect_eq(mode_of[2], PATCH_ENTRY);
+	cr_expect_eq(patched_while_exits_off, 0, "launches are told before the exits are patched");
+	cr_expect_eq(exits_on, 0, "and after they are removed");
+	cr_expect_eq(exits_calls, 2);
+	struct patch_switch_stats st;
+	patch_switch_stats(&st);
+	cr_expect_eq(st.switches, 2);
+	cr_expect_eq(st.windows, 1);
+	cr_expect_eq(st.modules, 2);
+}
+
+Test(patch_switch, windows_come_every_period)
+{
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
+	wait_for_windows(3);
+	patch_switch_stop();
+	cr_expect_geq(windows_seen, 3);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+}
+
+Test(patch_switch, recording_off_unpatches_and_new_modules_stay_unpatched)
+{
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+	cr_expect_eq(mode_of[1], 0);
+	cr_expect_not(patch_switch_recording());
+	patch_switch_module_loaded((CUmodule)2);
+	cr_expect_eq(mode_of[2], 0);
+	cr_assert_eq(patch_switch_set_base(PATCH_ENTRY, why, sizeof why), 0);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+	cr_expect_eq(mode_of[2], PATCH_ENTRY);
+}
+
+Test(patch_switch, an_unloaded_module_is_left_alone)
+{
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_module_loaded((CUmodule)2);
+	patch_switch_module_unloading((CUmodule)1);
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY, "gone: never touched again");
+	cr_expect_eq(mode_of[2], 0);
+}
+
+Test(patch_switch, without_unpatch_nothing_switches_and_it_says_why)
+{
+	char why[128] = "";
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 0);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), -1);
+	cr_expect(strstr(why, "sanitizerUnpatchModule"), "%s", why);
+	cr_expect_eq(patch_switch_window(1000000, why, sizeof why), -1);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+}
+
+Test(patch_switch, exact_from_the_start_tells_launches_first)
+{
+	patch_switch_init(&fake_ops, PATCH_EXACT, 1);
+	cr_expect_eq(exits_on, 1);
+	patch_switch_module_loaded((CUmodule)3);
+	cr_expect_eq(mode_of[3], PATCH_EXACT);
+	cr_expect_eq(patched_while_exits_off, 0);
+}

@@ -29,7 +29,7 @@
 /* A launch of an exact window whose ends are not all in this long after
  * its last block entered is taken with what came (a block that never
  * exits, or a launch that ran before its module was patched). */
-#define ENTRIES_ENDS_WAIT_NS 2000000000ull
+#define ENTRIES_ENDS_WAIT_NS 500000000ull
 
 struct entries_pending {
 	uint64_t off;                   /* its first entry's index, counting every lap */

@@ -12,6 +12,9 @@
 #define PATCH_SWITCH_MODULES 8192
 #define PATCH_SWITCH_ROUNDS 2000        /* of 1 ms, waiting for loading threads */
 #define PATCH_SWITCH_UNLOAD_WAIT 2000   /* ms an unloading thread waits for a switch */
+/* A launch call still inside the driver this long after the gate closed
+ * may wait for a thread the gate holds: the switch is given up. */
+#define PATCH_SWITCH_GATE_NS 1000000000ull
 
 /* A module's state: who may call the sanitizer on it now. */
 enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE };
@@ -41,7 +44,14 @@ static int ps_stop, ps_started;
 static pthread_t ps_thread;
 
 static _Atomic uint64_t ps_switches, ps_windows, ps_failures, ps_switch_ns_total, ps_switch_ns_max,
-	ps_window_ns_total;
+	ps_window_ns_total, ps_given_up;
+
+/* The launch gate: closed during a switch; inside counts the launch calls
+ * in the driver. */
+static pthread_mutex_t ps_gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ps_gate = PTHREAD_COND_INITIALIZER;
+static int ps_gate_closed, ps_inside;
+static _Thread_local int ps_tls_inside;
 
 void patch_switch_init(const struct patch_switch_ops *ops, enum patch_mode mode, int can_unpatch)
 {
@@ -152,12 +162,68 @@ static void ps_count_switch(uint64_t ns)
 		;
 }
 
-/* Every module into mode; under ps_switch_lock. */
-static void ps_switch_to(enum patch_mode mode)
+void patch_switch_launch_enter(void)
+{
+	pthread_mutex_lock(&ps_gate_lock);
+	/* a launch made from inside a launch call (none known) must not wait
+	 * for a switch that waits for the call */
+	while (ps_gate_closed && !ps_tls_inside)
+		pthread_cond_wait(&ps_gate, &ps_gate_lock);
+	ps_inside++;
+	ps_tls_inside++;
+	pthread_mutex_unlock(&ps_gate_lock);
+}
+
+void patch_switch_launch_exit(void)
+{
+	if (!ps_tls_inside)
+		return;
+	pthread_mutex_lock(&ps_gate_lock);
+	ps_tls_inside--;
+	if (--ps_inside == 0)
+		pthread_cond_broadcast(&ps_gate);
+	pthread_mutex_unlock(&ps_gate_lock);
+}
+
+static void ps_open_gate(void)
+{
+	pthread_mutex_lock(&ps_gate_lock);
+	ps_gate_closed = 0;
+	pthread_cond_broadcast(&ps_gate);
+	pthread_mutex_unlock(&ps_gate_lock);
+}
+
+/* Closes the gate and waits until no launch call is inside; -1 (the gate
+ * open again) when one stays. */
+static int ps_close_gate(void)
+{
+	uint64_t until = clock_real_ns() + PATCH_SWITCH_GATE_NS;
+	struct timespec at = { (time_t)(until / 1000000000ull), (long)(until % 1000000000ull) };
+	int r = 0;
+
+	pthread_mutex_lock(&ps_gate_lock);
+	ps_gate_closed = 1;
+	while (ps_inside && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&ps_gate, &ps_gate_lock, &at);
+	r = ps_inside ? -1 : 0;
+	pthread_mutex_unlock(&ps_gate_lock);
+	if (r)
+		ps_open_gate();
+	return r;
+}
+
+/* Every module into mode; under ps_switch_lock.  -1 when no switch could
+ * be made. */
+static int ps_switch_to(enum patch_mode mode)
 {
 	struct timespec ms = { 0, 1000000L };
 	uint64_t t0 = clock_mono_ns();
 
+	if (ps_close_gate() != 0) {
+		atomic_fetch_add(&ps_given_up, 1);
+		log_debug("patch switch given up: a launch call stayed inside the driver");
+		return -1;
+	}
 	if (mode == PATCH_EXACT && ps_ops.exits)
 		ps_ops.exits(1);
 	atomic_store(&ps_target, (int)mode);
@@ -165,7 +231,9 @@ static void ps_switch_to(enum patch_mode mode)
 		nanosleep(&ms, NULL);
 	if (mode != PATCH_EXACT && ps_ops.exits)
 		ps_ops.exits(0);
+	ps_open_gate();
 	ps_count_switch(clock_mono_ns() - t0);
+	return 0;
 }
 
 static int ps_refuse(char *reason, size_t len)
@@ -178,13 +246,15 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 {
 	if (!ps_can_unpatch)
 		return ps_refuse(reason, len);
+	int r = 0;
+
 	pthread_mutex_lock(&ps_switch_lock);
-	if (ps_base != mode) {
+	if (ps_base != mode && (r = ps_switch_to(mode)) == 0)
 		ps_base = mode;
-		ps_switch_to(mode);
-	}
 	pthread_mutex_unlock(&ps_switch_lock);
-	return 0;
+	if (r)
+		snprintf(reason, len, "a launch call stayed inside the driver for a second: not switched");
+	return r;
 }
 
 /* Sleeps until `until` (monotonic ns) or a stop; 1 when stopped. */
@@ -210,11 +280,16 @@ static void ps_run_window(uint64_t ns)
 	uint64_t start, end;
 
 	pthread_mutex_lock(&ps_switch_lock);
-	ps_switch_to(PATCH_EXACT);
+	if (ps_switch_to(PATCH_EXACT) != 0) {
+		pthread_mutex_unlock(&ps_switch_lock);
+		return;
+	}
 	start = clock_real_ns();
 	ps_wait_until(clock_mono_ns() + ns, 0);
 	end = clock_real_ns();
-	ps_switch_to(ps_base);
+	/* back, whatever it takes: the exits cost 3 to 4 times the work */
+	while (ps_switch_to(ps_base) != 0)
+		;
 	pthread_mutex_unlock(&ps_switch_lock);
 	atomic_fetch_add(&ps_windows, 1);
 	atomic_fetch_add(&ps_window_ns_total, end - start);
@@ -295,6 +370,7 @@ void patch_switch_stats(struct patch_switch_stats *out)
 	out->windows = atomic_load(&ps_windows);
 	out->modules = atomic_load(&ps_n_modules);
 	out->failures = atomic_load(&ps_failures);
+	out->given_up = atomic_load(&ps_given_up);
 	out->switch_ns_total = atomic_load(&ps_switch_ns_total);
 	out->switch_ns_max = atomic_load(&ps_switch_ns_max);
 	out->window_ns_total = atomic_load(&ps_window_ns_total);

@@ -4,11 +4,15 @@
  * a switch to entry and exit and, some milliseconds later, back.
  *
  * The sanitizer's patch and unpatch calls return only once the GPU has
- * drained, and must not run on one module from two threads at once.  So
- * switches run on the collector's own threads, one at a time, holding no
- * lock a CUDA or sanitizer callback takes; a module that loads meanwhile is
- * patched by its loading thread in the mode it finds, and the switch goes
- * over it again if that mode is stale. */
+ * drained, and must not run on one module from two threads at once.  A
+ * kernel launched while its module is being rewritten runs half-patched
+ * code (an illegal instruction, seen on the H200).  So switches run on the
+ * collector's own threads, one at a time, holding no lock a CUDA or
+ * sanitizer callback takes, behind a gate: launch calls entering meanwhile
+ * wait at their API-enter callback, before the driver does anything, and a
+ * switch starts only once no launch call is inside the driver.  A module
+ * that loads meanwhile is patched by its loading thread in the mode it
+ * finds, and the switch goes over it again if that mode is stale. */
 #ifndef SMTOP_COLLECTORS_PATCH_SWITCH_H
 #define SMTOP_COLLECTORS_PATCH_SWITCH_H
 
@@ -44,6 +48,11 @@ void patch_switch_module_unloading(CUmodule mod);
  * process whose recording is off carry no entries. */
 int patch_switch_recording(void);
 
+/* A launch call (kernel or graph) enters, from its API-enter callback:
+ * waits while a switch is on; and leaves, from its API-exit callback. */
+void patch_switch_launch_enter(void);
+void patch_switch_launch_exit(void);
+
 /* The mode between windows: PATCH_OFF to stop recording blocks, PATCH_ENTRY
  * to record them again.  From the collector's own threads only. */
 int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len);
@@ -62,6 +71,7 @@ void patch_switch_stop(void);
 /* What the switches cost, for the session's meta and the debug log. */
 struct patch_switch_stats {
 	uint64_t switches, windows, modules, failures;
+	uint64_t given_up;              /* switches not made: a launch call stayed inside */
 	uint64_t switch_ns_total, switch_ns_max;
 	uint64_t window_ns_total;
 };

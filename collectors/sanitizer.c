@@ -144,6 +144,9 @@ static struct ring *sz_ring;
 static uint32_t sz_pid;
 static char sz_patch_path[PATH_MAX];
 static _Atomic uint64_t sz_modules_patched, sz_patch_failures, sz_launches;
+/* Lazily loaded functions patched as their module is (CUDA 13), counted
+ * for the debug log: they follow the module's mode. */
+static _Atomic uint64_t sz_lazy_patched;
 static uint32_t sz_correlation; /* under sz_ids_lock */
 static _Thread_local int sz_tls_own;
 /* What the driver launch call being made on this thread knows and its
@@ -703,6 +706,8 @@ static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
 		sz_on_context(data);
 	else if (cbid == sz_ids->module_loaded)
 		sz_on_module(((const Sanitizer_ResourceModuleData *)data)->module);
+	else if (sz_ids->functions_lazy_patched && cbid == sz_ids->functions_lazy_patched)
+		atomic_fetch_add(&sz_lazy_patched, 1);
 	else if (cbid == sz_ids->module_unloading && sz_entries)
 		patch_switch_module_unloading(((const Sanitizer_ResourceModuleData *)data)->module);
 	else if (cbid == sz_ids->module_unloading)
@@ -874,10 +879,14 @@ static void sz_on_graph_launch_end(const Sanitizer_GraphLaunchData *d)
 static void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d)
 {
 	if (d->callbackSite == SANITIZER_API_ENTER) {
+		if (sz_entries)
+			patch_switch_launch_enter();
 		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_shape);
 		atomic_fetch_add_explicit(&sz_launch_calls, 1, memory_order_relaxed);
 	} else {
 		sz_tls_smem = -1;
+		if (sz_entries)
+			patch_switch_launch_exit();
 	}
 }
 
@@ -1722,6 +1731,7 @@ static void sz_stop_threads(void)
 		pthread_join(sz_host_thread, NULL);
 		sz_host_started = 0;
 	}
+	log_debug("Compute Sanitizer: %llu lazily loaded function sets patched", (unsigned long long)atomic_load(&sz_lazy_patched));
 	log_debug("Compute Sanitizer: %llu modules patched, %llu refusals, %llu launches seen,"
 		  " %llu launch calls, %llu with their dynamic shared memory, %llu graph kernel nodes' from the driver",
 		  (unsigned long long)atomic_load(&sz_modules_patched),

@@ -45,6 +45,8 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 		.stream_destroying = 7,
 		.module_loaded = 9,
 		.module_unloading = 10,
+		/* 24 is FUNCTIONS_LAZY_LOADED: the patch follows it */
+		.functions_lazy_patched = 25,
 		.launch_begin = 1,
 		.graph_node_launch_begin = 4,
 		.graphexec_destroying = 3,
@@ -125,7 +127,9 @@ const Sanitizer_CallbackId sanitizer_launch_calls[] = {
 	SANITIZER_CBID_DRIVER_API_cuLaunchKernel, SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz,
 	SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz,
 	SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel,
-	SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz, 0,
+	SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz,
+	/* no shape of their own, but their kernels run patched code too */
+	SANITIZER_CBID_DRIVER_API_cuGraphLaunch, SANITIZER_CBID_DRIVER_API_cuGraphLaunch_ptsz, 0,
 };
 
 static int64_t launch_shape(struct sanitizer_launch_shape *s, unsigned gx, unsigned gy, unsigned gz,

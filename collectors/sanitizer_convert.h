@@ -19,6 +19,7 @@ struct sanitizer_numbering {
 	Sanitizer_CallbackId context_created, context_destroying;
 	Sanitizer_CallbackId stream_created, stream_destroying;
 	Sanitizer_CallbackId module_loaded, module_unloading;
+	Sanitizer_CallbackId functions_lazy_patched; /* 0: not in this numbering */
 	Sanitizer_CallbackId launch_begin, graph_node_launch_begin;
 	Sanitizer_CallbackId graphexec_destroying; /* 0: the release has none */
 	Sanitizer_CallbackId graph_launch_begin, graph_launch_end;

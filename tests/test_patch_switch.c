@@ -1,6 +1,7 @@
 /* Patches switched at run time (collectors/patch_switch.c), with a fake
  * sanitizer that records which module went into which mode when. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -151,4 +152,44 @@ Test(patch_switch, exact_from_the_start_tells_launches_first)
 	patch_switch_module_loaded((CUmodule)3);
 	cr_expect_eq(mode_of[3], PATCH_EXACT);
 	cr_expect_eq(patched_while_exits_off, 0);
+}
+
+static void *switch_off(void *arg)
+{
+	char why[128];
+
+	*(int *)arg = patch_switch_set_base(PATCH_OFF, why, sizeof why);
+	return NULL;
+}
+
+Test(patch_switch, a_switch_waits_for_the_launch_call_inside_the_driver)
+{
+	struct timespec ms20 = { 0, 20000000L };
+	pthread_t t;
+	int rc = 99;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_launch_enter();
+	cr_assert_eq(pthread_create(&t, NULL, switch_off, &rc), 0);
+	nanosleep(&ms20, NULL);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY, "not rewritten under a launch");
+	patch_switch_launch_exit();
+	pthread_join(t, NULL);
+	cr_expect_eq(rc, 0);
+	cr_expect_eq(mode_of[1], 0);
+}
+
+Test(patch_switch, a_launch_call_that_never_leaves_makes_the_switch_give_up)
+{
+	char why[128] = "";
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_launch_enter();
+	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), -1);
+	cr_expect(strstr(why, "launch call"), "%s", why);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+	patch_switch_launch_exit();
+	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "the gate opened again");
 }

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: all but the last ten): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs,
-# then request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -26,9 +26,11 @@ record() { # record NAME CMD...  -> $OUT_DIR/NAME.smtop
 	name=$1
 	shift
 	rm -f "$OUT_DIR/$name.smtop"
+	# The sections before --sm entry test the header's tracer: --sm marked
+	# unless SMTOP_RECORD_ARGS says otherwise (entry is the default now).
 	# A hung workload or collector must not hang the suite: SIGINT after the
 	# limit, forwarded by smtop like any other.
-	timeout -s INT "${SMTOP_GPU_LIMIT:-150}" $SMTOP record ${SMTOP_RECORD_ARGS:-} -q -o "$OUT_DIR/$name.smtop" -- "$@" \
+	timeout -s INT "${SMTOP_GPU_LIMIT:-150}" $SMTOP record ${SMTOP_RECORD_ARGS:---sm marked} -q -o "$OUT_DIR/$name.smtop" -- "$@" \
 		> "$OUT_DIR/$name.out" 2> "$OUT_DIR/$name.err"
 	rc=$?
 	cat "$OUT_DIR/$name.err"
@@ -216,8 +218,10 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 }
 
 # ovh_record SM: one run of overhead_rounds (its $PIN and $args) under smtop record --sm SM.
-ovh_record() {
-	$PIN $SMTOP record -q -o "$OUT_DIR/ovh.smtop" --sm "$1" -- python3 tests/gpu/torch_resnet.py $args
+ovh_record() { # ovh_record MODE [OPTION...]
+	sm=$1
+	shift
+	$PIN $SMTOP record -q -o "$OUT_DIR/ovh.smtop" --sm "$sm" "$@" -- python3 tests/gpu/torch_resnet.py $args
 }
 
 # overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16
@@ -249,6 +253,8 @@ overhead_rounds() {
 				empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY ovh_record all ;;
 				all-entry) SMTOP_PATCH=entry ovh_record all ;;
 				entry) ovh_record entry ;;
+				entry-nowin) ovh_record entry --exact-every 0 ;;
+				exact) ovh_record exact ;;
 				all) ovh_record all ;;
 				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
@@ -279,6 +285,67 @@ section_patch_cost() {
 }
 
 record_sm_entry() { SMTOP_RECORD_ARGS="--sm entry" record "$@"; }
+
+# ends_summary SESSION: how many blocks have inferred ends (blocks.csv's
+# end_bound), as `smtop export` writes them.
+ends_summary() {
+	rm -rf "$OUT_DIR/ends-csv"
+	$SMTOP export "$1" --csv "$OUT_DIR/ends-csv" -q &&
+		python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); b=sum(x["end_bound"]=="1" for x in r); print(f"blocks={len(r)} inferred={b} exact={len(r)-b}")' \
+			"$OUT_DIR/ends-csv/blocks.csv"
+}
+
+# episodes SESSION: episode counts by kind, certain+possible.
+episodes() {
+	$SMTOP report "$1" --json --top 1000000 | python3 tests/gpu/episodes_by_kind.py
+}
+
+# Exact windows of --sm entry (collectors/patch_switch.c): the windows run
+# and measure the inferred ends against exact ones, --sm exact records
+# every end, the default (entry, a window every 5 s) keeps every block, the
+# demos' verdicts, the PyTorch two-stream program's episodes under marked,
+# entry and exact (the observer effect), and what a switch costs a
+# latency-sensitive stream.
+section_sm_windows() {
+	echo "== sm_windows: exact windows of --sm entry, and --sm exact"
+	SMTOP_RECORD_ARGS="--sm entry --exact-every 100ms --exact-for 10ms" record win-unmarked build/gpu/unmarked ||
+		bad "unmarked with windows exit status"
+	$SMTOP info "$OUT_DIR/win-unmarked.smtop" | grep -E "recorded with|inferred ends|blocks|dropped"
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/win-unmarked.smtop" &&
+		ok "unmarked, windows: every block" || bad "unmarked, windows: blocks vs grids"
+	echo "unmarked, windows: $(ends_summary "$OUT_DIR/win-unmarked.smtop")"
+	SMTOP_RECORD_ARGS="--sm exact" record exact-unmarked build/gpu/unmarked || bad "unmarked --sm exact exit status"
+	$SMTOP info "$OUT_DIR/exact-unmarked.smtop" | grep -E "recorded with|blocks|dropped"
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/exact-unmarked.smtop" &&
+		ok "unmarked --sm exact: every block" || bad "unmarked --sm exact: blocks vs grids"
+	exact=$(ends_summary "$OUT_DIR/exact-unmarked.smtop")
+	echo "unmarked --sm exact: $exact"
+	case $exact in *" inferred=0 "*) ok "--sm exact: no inferred end" ;; *) bad "--sm exact: inferred ends: $exact" ;; esac
+	SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--exact-every 1s" record win-torch python3 tests/gpu/torch_two_streams.py --iters 10 ||
+		bad "torch, default mode exit status"
+	grep -E "patches:|entries of context" "$OUT_DIR/win-torch.err" | head -4
+	$SMTOP info "$OUT_DIR/win-torch.smtop" | grep -E "recorded with|inferred ends|kernels|blocks|dropped"
+	python3 tests/gpu/check_blocks_complete.py "$OUT_DIR/win-torch.smtop" &&
+		ok "torch, default mode: every block" || bad "torch, default mode: blocks vs grids"
+	for m in marked entry exact; do
+		SMTOP_RECORD_ARGS="--sm $m" record obs-$m python3 tests/gpu/torch_two_streams.py --iters 10 ||
+			bad "torch --sm $m exit status"
+		echo "observer --sm $m: $(cat "$OUT_DIR/obs-$m.out") $(episodes "$OUT_DIR/obs-$m.smtop")"
+	done
+	D=$OUT_DIR/sm-default-demos
+	demos_under entry "$D"
+	for d in priority-vs-training head-of-line; do
+		echo "demo $d --sm entry: $(episodes "$D/demo-$d.smtop")"
+		$SMTOP info "$D/demo-$d.smtop" | grep -E "inferred ends|recorded with"
+	done
+	for w in 0 500ms; do
+		timeout -s INT 150 $SMTOP record --sm entry --exact-every $w --exact-for 20ms -q -o "$OUT_DIR/lat-$w.smtop" -- \
+			build/smtop-demo priority-vs-training --seconds 6 > "$OUT_DIR/lat-$w.out" 2>&1
+		echo "latency, windows every $w: $(grep summary "$OUT_DIR/lat-$w.out")"
+		python3 -c 'import sqlite3,sys; print(dict(sqlite3.connect(sys.argv[1]).execute("select key, value from smtop_meta where key in (\"patch_switch_ns\",\"exact_windows\",\"inferred_end_error_ns\")").fetchall()))' "$OUT_DIR/lat-$w.smtop"
+	done
+	build/smtop-demo priority-vs-training --seconds 6 | grep summary | sed 's/^/latency, plain: /'
+}
 
 # demos_under SM DIR: the demos recorded with --sm SM into DIR, none of their
 # blocks dropped, every episode reported; check_demos.py judges them as it

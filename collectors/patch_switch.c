@@ -15,6 +15,9 @@
 /* A launch call still inside the driver this long after the gate closed
  * may wait for a thread the gate holds: the switch is given up. */
 #define PATCH_SWITCH_GATE_NS 1000000000ull
+/* Not before the program is under way: its start loads modules and makes
+ * the entries' arena inside its first launch call. */
+#define PATCH_SWITCH_FIRST_NS 1000000000ull
 
 /* A module's state: who may call the sanitizer on it now. */
 enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE };
@@ -224,6 +227,8 @@ static int ps_switch_to(enum patch_mode mode)
 		log_debug("patch switch given up: a launch call stayed inside the driver");
 		return -1;
 	}
+	if (ps_ops.drain)
+		ps_ops.drain();
 	if (mode == PATCH_EXACT && ps_ops.exits)
 		ps_ops.exits(1);
 	atomic_store(&ps_target, (int)mode);
@@ -299,7 +304,8 @@ static void ps_run_window(uint64_t ns)
 
 static void *ps_main(void *arg)
 {
-	uint64_t next = ps_every_ns ? clock_mono_ns() + ps_every_ns / 5 : UINT64_MAX;
+	uint64_t first = ps_every_ns / 5 > PATCH_SWITCH_FIRST_NS ? ps_every_ns / 5 : PATCH_SWITCH_FIRST_NS;
+	uint64_t next = ps_every_ns ? clock_mono_ns() + first : UINT64_MAX;
 
 	(void)arg;
 	for (;;) {

@@ -26,6 +26,8 @@
 enum patch_mode { PATCH_OFF, PATCH_ENTRY, PATCH_EXACT };
 
 struct patch_switch_ops {
+	/* Waits until the GPU has run what was launched; may be NULL. */
+	void (*drain)(void);
 	/* Patches mod, unpatched now, in mode (not PATCH_OFF); 0 or -1. */
 	int (*patch)(CUmodule mod, enum patch_mode mode);
 	/* Removes mod's patches; 0 or -1. */
@@ -60,7 +62,8 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len);
 /* An exact window of ns as soon as the running one (if any) ends. */
 int patch_switch_window(uint64_t ns, char *reason, size_t len);
 
-/* A window of for_ns every every_ns, the first one every_ns / 5 from now
+/* A window of for_ns every every_ns, the first one every_ns / 5 (at least
+ * a second) from now
  * (the kernels' block durations are learned early); starts the thread that
  * runs windows.  every_ns 0: windows only on request. */
 int patch_switch_start(uint64_t every_ns, uint64_t for_ns);

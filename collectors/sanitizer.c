@@ -133,6 +133,10 @@ struct sz_cu {
 	 * before.  Spelled out: older cuda.h headers have no CUgreenCtx. */
 	CUresult (*stream_get_ctx_v2)(CUstream stream, CUcontext *ctx, void **green);
 	CUresult (*green_ctx_get_id)(void *green, unsigned long long *id);
+	/* the drain before a patch switch (patch_switch.h) */
+	__typeof__(cuCtxPushCurrent) *ctx_push;
+	__typeof__(cuCtxPopCurrent) *ctx_pop;
+	__typeof__(cuCtxSynchronize) *ctx_synchronize;
 };
 
 static struct sz_api sz;
@@ -333,6 +337,9 @@ static int sz_load(char *reason, size_t len)
 		*(void **)&sz_cu.func_get_attribute = dlsym(cu, "cuFuncGetAttribute");
 		*(void **)&sz_cu.stream_get_ctx_v2 = dlsym(cu, "cuStreamGetCtx_v2");
 		*(void **)&sz_cu.green_ctx_get_id = dlsym(cu, "cuGreenCtxGetId");
+		*(void **)&sz_cu.ctx_push = dlsym(cu, "cuCtxPushCurrent_v2");
+		*(void **)&sz_cu.ctx_pop = dlsym(cu, "cuCtxPopCurrent_v2");
+		*(void **)&sz_cu.ctx_synchronize = dlsym(cu, "cuCtxSynchronize");
 	}
 	return 0;
 }
@@ -1611,9 +1618,35 @@ static void sz_window_range(uint64_t start, uint64_t end)
 	sz_push_host_timed(&rec);
 }
 
+/* Every context's work done, with launches held at the gate: no kernel
+ * that was queued before the switch starts while its code is rewritten. */
+static void sz_drain_gpu(void)
+{
+	CUcontext ctxs[SZ_MAX_CONTEXTS], popped;
+	size_t n = 0;
+
+	if (!sz_cu.ctx_push || !sz_cu.ctx_pop || !sz_cu.ctx_synchronize)
+		return;
+	pthread_mutex_lock(&sz_ids_lock);
+	for (size_t i = 0; i < sz_n_contexts; i++)
+		if (sz_contexts[i].ctx && !sz_contexts[i].green)
+			ctxs[n++] = sz_contexts[i].ctx;
+	pthread_mutex_unlock(&sz_ids_lock);
+	sz_tls_own = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (sz_cu.ctx_push(ctxs[i]) != CUDA_SUCCESS)
+			continue;
+		if (sz_cu.ctx_synchronize() != CUDA_SUCCESS)
+			log_debug("a context did not drain before a patch switch");
+		sz_cu.ctx_pop(&popped);
+	}
+	sz_tls_own = 0;
+}
+
 static void sz_start_switching(const struct blocks_patch_memory *mem)
 {
 	static const struct patch_switch_ops ops = {
+		.drain = sz_drain_gpu,
 		.patch = sz_patch_as,
 		.unpatch = sz_unpatch,
 		.exits = entries_exits,

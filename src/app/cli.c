@@ -17,6 +17,7 @@ static const struct {
 	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
 	{ "help", CLI_HELP }, { "replay", CLI_REPLAY }, { "export", CLI_EXPORT },
 	{ "ls", CLI_LS }, { "rm", CLI_RM }, { "mv", CLI_MV },
+	{ "launch", CLI_LAUNCH }, { "env", CLI_ENV },
 };
 
 void cli_usage(FILE *out)
@@ -183,6 +184,19 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 			c->to_ns = ns;
 			c->has_to = 1;
 		}
+	} else if (!strcmp(a, "--attach")) {
+		*bad = parse_number(a, val, 1, 2147483647.0, &v, err) != 0;
+		if (!*bad && v != (long)v) {
+			fprintf(err, "smtop: --attach needs a process id\n");
+			*bad = 1;
+		}
+		c->attach_pid = (long)v;
+	} else if (!strcmp(a, "--for")) {
+		if (cli_parse_duration(val, &c->attach_for_ns) != 0) {
+			fprintf(err, "smtop: --for needs a duration: 30 (seconds), 2s, 500ms, 5m\n");
+			*bad = 1;
+		}
+		c->has_for = 1;
 	} else if (!strcmp(a, "--seconds")) {
 		*bad = parse_number(a, val, 0.1, CLI_NUMBER_MAX, &c->demo_seconds, err) != 0;
 	} else if (!strcmp(a, "--speed")) {
@@ -244,6 +258,27 @@ int cli_parse_time(const char *s, uint64_t *ns)
 	return -1;
 }
 
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : -1;
+
+	if (!s || end == s || !(v > 0))
+		return -1;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		v *= 1e9;
+	else if (!strcmp(end, "m"))
+		v *= 60e9;
+	else if (!strcmp(end, "h"))
+		v *= 3600e9;
+	else if (strcmp(end, "ms") != 0 || (v *= 1e6) < 0)
+		return -1;
+	if (!(v >= 1e6 && v < 1e18))
+		return -1;
+	*ns = (uint64_t)v;
+	return 0;
+}
+
 static int takes_files(enum cli_command cmd)
 {
 	return cmd == CLI_OPEN || cmd == CLI_INFO || cmd == CLI_REPORT || cmd == CLI_EXPORT ||
@@ -261,7 +296,8 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 	const char **slot = c->command == CLI_DEMO ? &c->demo_name : &c->file;
 	if (c->command == CLI_MV && *slot)
 		slot = &c->new_name;
-	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN || *slot) {
+	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN ||
+	    c->command == CLI_LAUNCH || c->command == CLI_ENV || *slot) {
 		char buf[CLI_SHOWN_MAX];
 		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n",
 			shown(a, buf, sizeof buf));
@@ -295,9 +331,23 @@ static int check_complete(const struct cli *c, FILE *err)
 		fprintf(err, "smtop: --to must come after --from\n");
 		return -1;
 	}
-	if ((c->command == CLI_RECORD || c->command == CLI_RUN) && (!c->argv || !c->argv[0])) {
-		fprintf(err, "smtop: no workload given: smtop %s [-o FILE] -- CMD [ARGS...]\n",
-			c->command == CLI_RECORD ? "record" : "run");
+	if ((c->attach_pid || c->has_for) && c->command != CLI_RECORD) {
+		fprintf(err, "smtop: --attach and --for go with record: smtop record --attach PID [--for DURATION]\n");
+		return -1;
+	}
+	if (c->has_for && !c->attach_pid) {
+		fprintf(err, "smtop: --for needs --attach PID (a recording started here ends with its workload)\n");
+		return -1;
+	}
+	if (c->attach_pid && c->argv) {
+		fprintf(err, "smtop: --attach records a running process; give no command after it\n");
+		return -1;
+	}
+	if ((c->command == CLI_RECORD || c->command == CLI_RUN || c->command == CLI_LAUNCH) &&
+	    !c->attach_pid && (!c->argv || !c->argv[0])) {
+		fprintf(err, "smtop: no workload given: smtop %s -- CMD [ARGS...]\n",
+			c->command == CLI_RECORD ? "record [-o FILE]" : c->command == CLI_RUN ? "run [-o FILE]"
+			: "launch [--sm MODE]");
 		return -1;
 	}
 	return 0;
@@ -339,7 +389,8 @@ int cli_parse(int argc, char **argv, struct cli *c, FILE *err)
 				shown(a, buf, sizeof buf));
 			return -1;
 		}
-		if ((c->command == CLI_RECORD || c->command == CLI_RUN) && !c->argv) {
+		if ((c->command == CLI_RECORD || c->command == CLI_RUN || c->command == CLI_LAUNCH) &&
+		    !c->argv) {
 			c->argv = &argv[i]; /* `smtop record CMD ARGS` without -- */
 			break;
 		}

@@ -15,6 +15,7 @@ static const char *const lines[] = {
 	"/               search kernel names (Enter: next match)",
 	"f               filter streams: press their letters, * for all",
 	"m               dense SM view (two SM groups per cell, colour only)",
+	"x               live: ask the recorded process for an exact window now",
 	"mouse           click a row, lane or event to select it",
 	"r / g           replay from the window / guided from the start (r: stop)",
 	"< >  . ,        replay: halve/double speed;  next/previous block start",

@@ -198,6 +198,27 @@ else
 	echo "  (not root: other-user checks skipped)"
 fi
 
+# x in the live view of smtop run asks the recorded process for an exact
+# window and shows its answer
+tui_start 160 30 "$SMTOP" run -o "$S/run.smtop" -- "$W" "$S/run.stop" 30
+tui_keys x
+check "live view: x shows the collector's answer" contains "$(tui_cap)" "x: --sm stub has no exact windows (--sm entry has)"
+touch "$S/run.stop"
+tui_wait "workload ended" 5
+tui_keys x
+check "live view: x after the workload ended" contains "$(tui_cap)" "x: the workload has ended"
+tui send-keys -t "$TUI" q
+tui_start 160 30 "$SMTOP" open "$S/run.smtop"
+tui_keys x
+check "saved session: x says why not" contains "$(tui_cap)" "x: exact windows are asked of a process being recorded live"
+tui send-keys -t "$TUI" q
+out=$("$SMTOP" --help)
+check "--help: record --attach, launch, env" sh -c 'echo "$1" | grep -q "record --attach PID \[-o FILE\] \[--for DURATION\]" &&
+	echo "$1" | grep -q "  launch \[--sm MODE\] -- CMD" && echo "$1" | grep -q "  env \[--sm MODE\]"' - "$out"
+check "man page: record --attach, launch, env, SMTOP_CONTROL_DIR" sh -c 'grep -q "^\.BI \"record \\\\-\\\\-attach \" PID" docs/smtop.1 &&
+	grep -q "^\.B launch$" docs/smtop.1 && grep -q "^\.B env$" docs/smtop.1 && grep -q "^\.B SMTOP_CONTROL_DIR$" docs/smtop.1'
+check "--help: SMTOP_CONTROL_DIR" contains "$out" "SMTOP_CONTROL_DIR"
+
 # eval "$(smtop env)" sets up a shell the same way
 out=$("$SMTOP" env)
 check "env: export lines" contains "$out" "^export SMTOP_LAUNCH='1'$"

@@ -180,7 +180,10 @@ int control_client_request(pid_t pid, const char *line, char *reply, size_t len,
 
 	if (fd < 0)
 		return -1;
-	rc = control_client_send(fd, line) == 0 && control_client_read_line(fd, reply, len) == 0 ? 0 : -1;
+	/* a refusal may be answered and the socket closed before the request
+	 * is read: the answer is read even when sending failed */
+	control_client_send(fd, line);
+	rc = control_client_read_line(fd, reply, len);
 	close(fd);
 	if (rc != 0)
 		snprintf(err, errlen, "process %d: no answer from its collector", (int)pid);

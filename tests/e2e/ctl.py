@@ -11,10 +11,17 @@ try:
 except OSError as e:
     print("connect: %s" % e.strerror)
     sys.exit(1)
-s.sendall(sys.argv[2].encode() + b"\n")
+try:
+    s.sendall(sys.argv[2].encode() + b"\n")
+except BrokenPipeError:
+    pass  # a refused peer's answer may come before its request is read
+
 data = b""
 while not data.endswith(b"\n"):
-    chunk = s.recv(65536)
+    try:
+        chunk = s.recv(65536)
+    except ConnectionResetError:
+        break
     if not chunk:
         break
     data += chunk

@@ -24,12 +24,23 @@ static void stub_nothing(void)
 {
 }
 
+/* Nothing to switch: what the stub records (NVTX ranges) the collector
+ * keeps or drops itself. */
+static int stub_set_recording(int on, char *reason, size_t len)
+{
+	(void)on;
+	(void)reason;
+	(void)len;
+	return 0;
+}
+
 static const struct collector_backend collector_backend_stub = {
 	.name = "stub",
 	.start = stub_start,
 	.flush = stub_flush,
 	.stop_threads = stub_nothing,
 	.disable = stub_nothing,
+	.set_recording = stub_set_recording,
 };
 
 const struct collector_backend *collector_backend_named(const char *name)

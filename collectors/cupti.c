@@ -33,6 +33,12 @@ static pthread_t cupti_flush_thread;
 static int cupti_flush_started;
 static _Atomic int cupti_flush_stop;
 static _Thread_local int cupti_tls_runtime_depth;
+/* Recording switched on and off (smtop launch): API calls in flight at a
+ * switch may see one callback of their two, so a thread's runtime depth is
+ * trusted only within one recording, the one numbered cupti_generation. */
+static _Atomic int cupti_recording = 1;
+static _Atomic uint32_t cupti_generation;
+static _Thread_local uint32_t cupti_tls_generation;
 static _Thread_local uint32_t cupti_tls_tid;
 /* CUPTI's timestamp minus CLOCK_REALTIME, for host times (NVTX ranges). */
 static _Atomic int64_t cupti_host_offset;
@@ -147,6 +153,96 @@ static int cupti_is_own(const struct smtop_record *r)
 	}
 }
 
+/* ---- what exists: devices, contexts, streams ------------------------------- */
+
+/* CUPTI tells of a device, a context or a stream (with its priority) once,
+ * when it is made; a session switched on later needs them all.  So those
+ * kinds stay enabled while nothing is recorded (they cost nothing between
+ * creations), and a copy of each record is kept here to open every new
+ * session with. */
+#define CUPTI_STANDING_MAX 4352
+
+static struct smtop_record cupti_standing[CUPTI_STANDING_MAX];
+static size_t cupti_standing_n;
+
+static int cupti_is_standing(const struct smtop_record *r)
+{
+	return r->kind == SMTOP_REC_DEVICE || r->kind == SMTOP_REC_CONTEXT || r->kind == SMTOP_REC_STREAM;
+}
+
+static int cupti_same_thing(const struct smtop_record *a, const struct smtop_record *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case SMTOP_REC_DEVICE:
+		return a->u.device.device_id == b->u.device.device_id;
+	case SMTOP_REC_CONTEXT:
+		return a->u.context.context_id == b->u.context.context_id;
+	default:
+		return a->u.stream.context_id == b->u.stream.context_id &&
+		       a->u.stream.stream_id == b->u.stream.stream_id;
+	}
+}
+
+/* r with strings of its own, or 0 when out of memory. */
+static int cupti_copy_standing(const struct smtop_record *r, struct smtop_record *out)
+{
+	*out = *r;
+	if (r->kind != SMTOP_REC_DEVICE)
+		return 1;
+	out->u.device.name = r->u.device.name ? strdup(r->u.device.name) : NULL;
+	out->u.device.uuid = r->u.device.uuid ? strdup(r->u.device.uuid) : NULL;
+	if ((r->u.device.name && !out->u.device.name) || (r->u.device.uuid && !out->u.device.uuid)) {
+		records_free_owned(out);
+		return 0;
+	}
+	return 1;
+}
+
+/* Under cupti_convert_lock. */
+static void cupti_keep_standing(const struct smtop_record *r)
+{
+	struct smtop_record copy;
+	size_t i;
+
+	if (!cupti_is_standing(r) || !cupti_copy_standing(r, &copy))
+		return;
+	for (i = 0; i < cupti_standing_n && !cupti_same_thing(&cupti_standing[i], r); i++)
+		;
+	if (i == CUPTI_STANDING_MAX) {
+		records_free_owned(&copy);
+		return;
+	}
+	if (i < cupti_standing_n)
+		records_free_owned(&cupti_standing[i]);
+	else
+		cupti_standing_n++;
+	cupti_standing[i] = copy;
+}
+
+static void cupti_push_standing(void)
+{
+	pthread_mutex_lock(&cupti_convert_lock);
+	for (size_t i = 0; i < cupti_standing_n; i++) {
+		struct smtop_record copy;
+
+		if (cupti_copy_standing(&cupti_standing[i], &copy))
+			ring_push(cupti_ring, &copy);
+	}
+	pthread_mutex_unlock(&cupti_convert_lock);
+}
+
+/* Keeps what exists, and while nothing is recorded hands nothing on. */
+static int cupti_hand_on(struct smtop_record *r)
+{
+	cupti_keep_standing(r);
+	if (atomic_load(&cupti_recording))
+		return 1;
+	records_free_owned(r);
+	return 0;
+}
+
 static void cupti_convert_buffer(uint8_t *buffer, size_t valid)
 {
 	struct smtop_record out[CUPTI_PUSH_CHUNK];
@@ -161,6 +257,8 @@ static void cupti_convert_buffer(uint8_t *buffer, size_t valid)
 			records_free_owned(&out[n]);
 			continue;
 		}
+		if (!cupti_hand_on(&out[n]))
+			continue;
 		struct smtop_record last = out[n++]; /* read, never freed, below */
 		for (;;) {
 			if (n == CUPTI_PUSH_CHUNK) {
@@ -169,7 +267,8 @@ static void cupti_convert_buffer(uint8_t *buffer, size_t valid)
 			}
 			if (!convert_stream_context(cupti_convert, &last, &out[n]))
 				break;
-			n++;
+			if (cupti_hand_on(&out[n]))
+				n++;
 		}
 	}
 	pthread_mutex_unlock(&cupti_convert_lock);
@@ -264,6 +363,9 @@ static void cupti_api_exit(const CUpti_CallbackData *d, CUpti_CallbackId cbid, i
 	if (start == 0)
 		return;
 	cuptiGetTimestamp(&end);
+	/* an exit whose enter came before recording was switched on */
+	if (end < start)
+		return;
 	if (d->functionReturnValue)
 		memcpy(&ret, d->functionReturnValue, sizeof(ret));
 	convert_api(&rec, cupti_pid, cupti_tid(), cbid, is_driver, ret, d->functionName,
@@ -278,6 +380,12 @@ static void cupti_api_exit(const CUpti_CallbackData *d, CUpti_CallbackId cbid, i
 static void cupti_on_api(const CUpti_CallbackData *d, CUpti_CallbackId cbid, int is_driver,
 			 int record)
 {
+	uint32_t generation = atomic_load_explicit(&cupti_generation, memory_order_relaxed);
+
+	if (cupti_tls_generation != generation) {
+		cupti_tls_generation = generation;
+		cupti_tls_runtime_depth = 0;
+	}
 	if (d->callbackSite == CUPTI_API_ENTER) {
 		uint64_t t = 0;
 
@@ -368,6 +476,8 @@ static void CUPTIAPI cupti_callback(void *userdata, CUpti_CallbackDomain domain,
 
 	(void)userdata;
 	if (!atomic_load_explicit(&cupti_active, memory_order_relaxed) || blocks_in_own_code())
+		return;
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE && !atomic_load_explicit(&cupti_recording, memory_order_relaxed))
 		return;
 	switch (domain) {
 	case CUPTI_CB_DOMAIN_RUNTIME_API:
@@ -558,7 +668,8 @@ static void *cupti_flush_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (!atomic_load(&cupti_flush_stop)) {
 		nanosleep(&period, NULL);
-		if (atomic_load(&cupti_active) && !atomic_load(&cupti_flush_stop)) {
+		if (atomic_load(&cupti_active) && atomic_load(&cupti_recording) &&
+		    !atomic_load(&cupti_flush_stop)) {
 			cuptiActivityFlushAll(0);
 			cupti_measure_offset();
 		}
@@ -584,6 +695,70 @@ void cupti_stop_flush_thread(void)
 void cupti_disable(void)
 {
 	atomic_store(&cupti_active, 0);
+}
+
+/* ---- recording switched on and off ------------------------------------------ */
+
+static int cupti_kind_is_standing(CUpti_ActivityKind k)
+{
+	return k == CUPTI_ACTIVITY_KIND_DEVICE || k == CUPTI_ACTIVITY_KIND_CONTEXT ||
+	       k == CUPTI_ACTIVITY_KIND_STREAM;
+}
+
+/* Off: the kinds that record work and the API callbacks go (the launch
+ * hook with them, so no module gets the block ring), then every buffer is
+ * handed over, still to the session that ends. */
+static int cupti_recording_off(void)
+{
+	for (size_t i = 0; i < sizeof(cupti_kinds) / sizeof(cupti_kinds[0]); i++)
+		if (!cupti_kind_is_standing(cupti_kinds[i]))
+			cuptiActivityDisable(cupti_kinds[i]);
+	cuptiEnableDomain(0, cupti_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+	cuptiEnableDomain(0, cupti_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	atomic_store(&cupti_recording, 0);
+	return 0;
+}
+
+/* On: the devices, contexts and streams made so far open the session. */
+static int cupti_recording_on(char *reason, size_t len)
+{
+	CUptiResult r;
+	int n;
+
+	/* what was made while dormant reaches the standing copies first */
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	cupti_measure_offset();
+	cupti_push_standing();
+	atomic_fetch_add(&cupti_generation, 1);
+	atomic_store(&cupti_recording, 1);
+	for (size_t i = 0; i < sizeof(cupti_kinds) / sizeof(cupti_kinds[0]); i++) {
+		if (cupti_kind_is_standing(cupti_kinds[i]))
+			continue;
+		r = cuptiActivityEnable(cupti_kinds[i]);
+		if (r != CUPTI_SUCCESS && i == 0) {
+			snprintf(reason, len, "kernel activity refused: %s", cupti_error(r));
+			cupti_recording_off();
+			return -1;
+		}
+	}
+	n = cupti_enable_domain(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+				cupti_runtime_prefixes, cupti_record_runtime);
+	n += cupti_enable_domain(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+				 cupti_driver_prefixes, cupti_record_driver);
+	log_debug("recording on: %d API callbacks", n);
+	return 0;
+}
+
+static int cupti_set_recording(int on, char *reason, size_t len)
+{
+	if (!atomic_load(&cupti_active)) {
+		snprintf(reason, len, "CUPTI tracing is not running");
+		return -1;
+	}
+	if (on == atomic_load(&cupti_recording))
+		return 0;
+	return on ? cupti_recording_on(reason, len) : cupti_recording_off();
 }
 
 /* ---- start ---------------------------------------------------------------- */
@@ -649,4 +824,5 @@ const struct collector_backend collector_backend_cupti = {
 	.stop_threads = cupti_stop_flush_thread,
 	.disable = cupti_disable,
 	.push_host_timed = cupti_push_host_timed,
+	.set_recording = cupti_set_recording,
 };

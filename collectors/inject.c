@@ -13,13 +13,17 @@
 
 
 #include "collectors/backend.h"
+#include "src/core/control_proto.h"
 #include "src/core/sm_modes.h"
 #include "collectors/blocks.h"
+#include "collectors/control.h"
 #include "collectors/cupti.h"
+#include "collectors/drops.h"
 #include "collectors/log.h"
 #include "collectors/nvtx.h"
 #include "collectors/ring.h"
 #include "collectors/writer_thread.h"
+#include "db/session_end.h"
 #include "db/writer.h"
 
 static const int inject_signals[] = { SIGTERM, SIGINT, SIGSEGV, SIGABRT, SIGBUS };
@@ -32,7 +36,14 @@ static atomic_flag inject_in_signal = ATOMIC_FLAG_INIT;
 static struct db_writer *inject_writer;
 static struct ring *inject_ring;
 static const struct collector_backend *inject_backend = &collector_backend_cupti;
-static char inject_path[512];
+static char inject_path[4096];
+/* Started by `smtop launch`: dormant until the control channel switches
+ * recording on, each time into a session of the collector's own. */
+static int inject_launched;
+static _Atomic int inject_recording;
+static pthread_mutex_t inject_switch_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Why recording cannot be switched on here (set once, at the start). */
+static char inject_unavailable[256];
 
 /* /proc/self/cmdline with its NULs turned into spaces. */
 static void inject_command(char *buf, size_t len)
@@ -56,10 +67,38 @@ static void inject_command(char *buf, size_t len)
 
 /* ---- exit, fork, signals -------------------------------------------------- */
 
+static void inject_end_session(int clean, const char *status, const char *reason);
+
+/* A launched process ends its own session: no smtop need be there. */
+static void inject_atexit_launched(void)
+{
+	control_stop();
+	pthread_mutex_lock(&inject_switch_lock);
+	inject_running = 0;
+	nvtx_detach();
+	if (!inject_unavailable[0]) {
+		inject_backend->stop_threads();
+		if (atomic_load(&inject_recording))
+			inject_backend->flush(1);
+		blocks_shutdown();
+		if (inject_backend->finish)
+			inject_backend->finish();
+		inject_backend->disable();
+	}
+	if (atomic_load(&inject_recording))
+		inject_end_session(1, "exited", NULL);
+	pthread_mutex_unlock(&inject_switch_lock);
+}
+
 static void inject_atexit(void)
 {
 	if (!inject_running || inject_forked || getpid() != inject_pid)
 		return;
+	if (inject_launched) {
+		inject_atexit_launched();
+		return;
+	}
+	control_stop();
 	inject_running = 0;
 	nvtx_detach();
 	inject_backend->stop_threads();
@@ -78,6 +117,7 @@ static void inject_child_after_fork(void)
 {
 	inject_forked = 1;
 	inject_running = 0;
+	control_forget();
 	nvtx_detach();
 	inject_backend->disable();
 	writer_thread_forget();
@@ -89,8 +129,10 @@ static void inject_on_signal(int sig)
 	struct sigaction dfl;
 
 	if (inject_running && !inject_forked && getpid() == inject_pid &&
-	    !atomic_flag_test_and_set(&inject_in_signal))
+	    !atomic_flag_test_and_set(&inject_in_signal)) {
+		control_unlink_from_signal();
 		writer_thread_commit_from_signal(sig);
+	}
 	/* SA_RESETHAND already restored SIG_DFL; say it again in case the
 	 * workload chained to us from a handler of its own. */
 	memset(&dfl, 0, sizeof(dfl));
@@ -136,6 +178,11 @@ static void inject_nvtx_sink(struct smtop_record *rec)
 	struct smtop_nvtx *n = &rec->u.nvtx;
 
 	n->pid = (uint32_t)inject_pid;
+	/* a dormant process keeps no ranges: they would only fill the ring */
+	if (inject_launched && !atomic_load(&inject_recording)) {
+		records_free_owned(rec);
+		return;
+	}
 	if (inject_backend->push_host_timed)
 		inject_backend->push_host_timed(rec);
 	else
@@ -154,6 +201,25 @@ static void inject_go_global(void)
 }
 
 /* ---- start ---------------------------------------------------------------- */
+
+/* Creates the session a launched process records into, as `smtop record`
+ * would have. */
+static int inject_create(const char *session, char *reason, size_t len)
+{
+	char command[4096];
+	struct db_writer *w;
+	struct db_writer_options opt = { .path = session, .create = 1, .session_command = command };
+
+	if (access(session, F_OK) == 0) {
+		snprintf(reason, len, "%s: already exists", session);
+		return -1;
+	}
+	inject_command(command, sizeof(command));
+	if (db_writer_open(&w, &opt, reason, len) != 0)
+		return -1;
+	db_writer_close(w);
+	return 0;
+}
 
 static int inject_open(const char *session)
 {
@@ -185,6 +251,8 @@ static void inject_untraced(const char *reason)
 	ring_destroy(inject_ring);
 	inject_ring = NULL;
 }
+
+static void inject_serve_control(void);
 
 static void inject_start(const char *session)
 {
@@ -232,22 +300,229 @@ static void inject_start(const char *session)
 	atexit(inject_atexit);
 	pthread_atfork(NULL, NULL, inject_child_after_fork);
 	inject_install_signals();
+	inject_serve_control();
 	log_debug("tracing pid %d into %s (--sm %s)", (int)inject_pid, session, inject_backend->name);
+}
+
+/* ---- recording switched on and off (smtop launch) --------------------------- */
+
+/* Records that arrived while nothing was recorded (block drains, late
+ * buffers) belong to no session. */
+static void inject_discard_ring(void)
+{
+	struct smtop_record recs[256];
+	size_t n;
+
+	while ((n = ring_pop(inject_ring, recs, sizeof recs / sizeof recs[0])) > 0)
+		for (size_t i = 0; i < n; i++)
+			records_free_owned(&recs[i]);
+	ring_take_drops(inject_ring);
+	for (int d = 0; d < DROPS_NSOURCES; d++)
+		drops_take((enum drops_source)d);
+}
+
+/* Stops the writer and ends the session: its process status (the process
+ * itself may run on), the session's end and its clock.  Under the lock. */
+static void inject_end_session(int clean, const char *status, const char *reason)
+{
+	writer_thread_stop();
+	atomic_store(&inject_recording, 0);
+	db_writer_set_process_status(inject_writer, status, reason);
+	if (db_session_end(inject_writer, inject_path, clean, reason) != 0)
+		log_fail("%s", db_writer_error(inject_writer));
+	db_writer_close(inject_writer);
+	inject_writer = NULL;
+	log_debug("session %s ended", inject_path);
+}
+
+static int inject_begin_session(const char *session, char *reason, size_t len)
+{
+	struct writer_thread_options wopt = { 0 };
+
+	if (inject_create(session, reason, len) != 0)
+		return -1;
+	snprintf(inject_path, sizeof(inject_path), "%s", session);
+	if (inject_open(session) != 0) {
+		snprintf(reason, len, "%s: cannot open the new session", session);
+		return -1;
+	}
+	inject_discard_ring();
+	db_writer_set_process_status(inject_writer, "running", NULL);
+	wopt.writer = inject_writer;
+	wopt.ring = inject_ring;
+	wopt.path = inject_path;
+	wopt.blocks_released = blocks_released;
+	wopt.end_session_on_signal = 1;
+	if (writer_thread_start(&wopt) != 0) {
+		snprintf(reason, len, "cannot start the writer thread");
+		db_writer_set_process_status(inject_writer, "untraced", reason);
+		db_session_end(inject_writer, inject_path, 0, reason);
+		db_writer_close(inject_writer);
+		inject_writer = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int inject_on(const char *session, char *reason, size_t len)
+{
+	int rc = -1;
+
+	if (!inject_launched) {
+		snprintf(reason, len, "this process records from start to end for smtop record");
+		return -1;
+	}
+	pthread_mutex_lock(&inject_switch_lock);
+	if (inject_unavailable[0])
+		snprintf(reason, len, "%s", inject_unavailable);
+	else if (!inject_running)
+		snprintf(reason, len, "the process is exiting");
+	else if (atomic_load(&inject_recording))
+		snprintf(reason, len, "already recording into %s", inject_path);
+	else if (inject_begin_session(session, reason, len) == 0) {
+		atomic_store(&inject_recording, 1);
+		rc = inject_backend->set_recording(1, reason, len);
+		if (rc != 0)
+			inject_end_session(0, "untraced", reason);
+	}
+	pthread_mutex_unlock(&inject_switch_lock);
+	return rc;
+}
+
+static int inject_off(char *reason, size_t len)
+{
+	int rc = 0;
+
+	if (!inject_launched) {
+		snprintf(reason, len, "this process records from start to end for smtop record");
+		return -1;
+	}
+	pthread_mutex_lock(&inject_switch_lock);
+	if (!atomic_load(&inject_recording)) {
+		snprintf(reason, len, "not recording");
+		rc = -1;
+	} else {
+		/* the backend hands over what it holds before the writer stops */
+		rc = inject_backend->set_recording(0, reason, len);
+		inject_end_session(rc == 0, "detached", rc == 0 ? "recording switched off" : reason);
+		snprintf(reason, len, "%s", inject_path);
+	}
+	pthread_mutex_unlock(&inject_switch_lock);
+	return rc;
+}
+
+static int inject_window(uint64_t ms, char *reason, size_t len)
+{
+	if (!inject_backend->exact_window) {
+		snprintf(reason, len, "--sm %s has no exact windows (--sm entry has)", inject_backend->name);
+		return -1;
+	}
+	if (!inject_running || (inject_launched && !atomic_load(&inject_recording))) {
+		snprintf(reason, len, "not recording");
+		return -1;
+	}
+	if (inject_backend->exact_window(ms * 1000000ull, reason, len) != 0)
+		return -1;
+	snprintf(reason, len, "exact block ends for %llu ms", (unsigned long long)ms);
+	return 0;
+}
+
+static void inject_status(struct control_proto_status *st)
+{
+	int on = inject_launched ? atomic_load(&inject_recording) : inject_running;
+
+	st->pid = inject_pid;
+	snprintf(st->sm, sizeof st->sm, "%s", inject_backend->name);
+	st->recording = on;
+	st->blocks = on ? writer_thread_blocks() : 0;
+	if (on)
+		snprintf(st->session, sizeof st->session, "%s", inject_path);
+	inject_command(st->command, sizeof st->command);
+}
+
+static void inject_serve_control(void)
+{
+	static const struct control_handlers h = {
+		.status = inject_status, .on = inject_on, .off = inject_off, .window = inject_window,
+	};
+	char reason[512];
+
+	/* a process that cannot be reached is still traced (or runs on) */
+	if (control_start(&h, reason, sizeof reason) != 0)
+		log_fail("no control channel: %s", reason);
+}
+
+/* The backend started and at once told to record nothing, before any
+ * kernel runs: the workload runs as if alone until `on`. */
+static void inject_start_dormant(void)
+{
+	char reason[256] = "";
+
+	if (!inject_backend->set_recording) {
+		snprintf(inject_unavailable, sizeof inject_unavailable,
+			 "--sm %s cannot switch recording on and off", inject_backend->name);
+		return;
+	}
+	if (inject_backend->start(inject_ring, (uint32_t)inject_pid, reason, sizeof(reason)) != 0) {
+		snprintf(inject_unavailable, sizeof inject_unavailable, "%s", reason);
+		return;
+	}
+	if (inject_backend->set_recording(0, reason, sizeof reason) != 0) {
+		inject_backend->disable();
+		snprintf(inject_unavailable, sizeof inject_unavailable, "%s", reason);
+		return;
+	}
+	if (!cupti_block_tracing() || blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
+		log_debug("thread blocks will not be traced");
+}
+
+static void inject_launch(void)
+{
+	inject_ring = ring_create(INJECT_RING_RECORDS);
+	inject_backend = collector_backend_named(getenv("SMTOP_SM"));
+	if (!inject_ring || !inject_backend) {
+		char modes[256];
+
+		if (!inject_ring)
+			log_fail("tracing disabled: out of memory");
+		else
+			log_fail("tracing disabled: SMTOP_SM must be %s", sm_modes_list(modes, sizeof modes));
+		ring_destroy(inject_ring);
+		inject_ring = NULL;
+		inject_backend = &collector_backend_cupti;
+		nvtx_detach();
+		return;
+	}
+	inject_launched = 1;
+	inject_start_dormant();
+	if (inject_unavailable[0])
+		log_fail("recording cannot be switched on: %s", inject_unavailable);
+	inject_running = 1;
+	nvtx_attach(inject_nvtx_sink);
+	inject_go_global();
+	atexit(inject_atexit);
+	pthread_atfork(NULL, NULL, inject_child_after_fork);
+	inject_install_signals();
+	inject_serve_control();
+	log_debug("pid %d dormant (--sm %s)", (int)inject_pid, inject_backend->name);
 }
 
 int InitializeInjection(void)
 {
-	const char *session;
+	const char *session, *launch;
 
 	if (atomic_flag_test_and_set(&inject_once))
 		return 1;
 	log_init();
 	session = getenv("SMTOP_SESSION");
-	if (!session || !*session) {
-		nvtx_detach();
-		return 1;
-	}
+	launch = getenv("SMTOP_LAUNCH");
 	inject_pid = getpid();
-	inject_start(session);
+	if (session && *session) {
+		inject_start(session);
+	} else if (launch && !strcmp(launch, "1")) {
+		inject_launch();
+	} else {
+		nvtx_detach();
+	}
 	return 1;
 }

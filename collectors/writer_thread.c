@@ -30,6 +30,8 @@ static struct {
 	char path[512];
 	int period_ms;
 	void (*blocks_released)(uint64_t n);
+	int end_session_on_signal;
+	_Atomic uint64_t blocks;
 	pthread_t thread;
 	int wake[2];            /* commands in: 'c' commit (signal), 's' stop */
 	int ack[2];             /* 'a' out after a signal commit */
@@ -77,6 +79,8 @@ static void writer_thread_release_blocks(const struct smtop_record *recs, size_t
 			blocks += recs[i].u.chunk.count;
 	if (blocks && wt.blocks_released)
 		wt.blocks_released(blocks);
+	if (!wt.stopped_writing)
+		atomic_fetch_add(&wt.blocks, blocks);
 }
 
 static void writer_thread_write(size_t n)
@@ -160,8 +164,11 @@ static void writer_thread_mark_crashed(int sig)
 	const char *name = sigabbrev_np(sig);
 
 	snprintf(reason, sizeof(reason), "killed by signal %d (SIG%s)", sig, name ? name : "?");
-	if (!wt.stopped_writing)
-		db_writer_set_process_status(wt.w, "crashed", reason);
+	if (wt.stopped_writing)
+		return;
+	db_writer_set_process_status(wt.w, "crashed", reason);
+	if (wt.end_session_on_signal)
+		db_writer_finish_session(wt.w, 0, reason);
 }
 
 /* Reads every pending command byte; returns them as flags. */
@@ -227,6 +234,8 @@ int writer_thread_start(const struct writer_thread_options *opt)
 	wt.w = opt->writer;
 	wt.ring = opt->ring;
 	wt.blocks_released = opt->blocks_released;
+	wt.end_session_on_signal = opt->end_session_on_signal;
+	atomic_store(&wt.blocks, 0);
 	wt.period_ms = opt->period_ms > 0 ? opt->period_ms : WRITER_THREAD_PERIOD_MS;
 	snprintf(wt.path, sizeof(wt.path), "%s", opt->path ? opt->path : "session");
 	wt.stopped_writing = 0;
@@ -282,6 +291,11 @@ void writer_thread_finish(struct db_writer *w)
 	if (!was_pending)
 		sigtimedwait(&xfsz, NULL, &now);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+uint64_t writer_thread_blocks(void)
+{
+	return atomic_load(&wt.blocks);
 }
 
 int writer_thread_running(void)

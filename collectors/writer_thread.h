@@ -24,6 +24,9 @@ struct writer_thread_options {
 	/* Told how many blocks each write stored or dropped (the block drains
 	 * bound what they hand over by it); may be NULL. */
 	void (*blocks_released)(uint64_t n);
+	/* A signal that ends the process also ends the session (the collector
+	 * of a launched process owns it; no smtop will). */
+	int end_session_on_signal;
 };
 
 /* 0, or -1 (no thread; the caller still owns the writer). */
@@ -40,6 +43,9 @@ int writer_thread_running(void);
  * writes fails them (reported as a full disk) instead of killing the
  * workload with SIGXFSZ. */
 void writer_thread_finish(struct db_writer *w);
+
+/* Blocks stored since writer_thread_start. */
+uint64_t writer_thread_blocks(void);
 
 /* Set when a write failed because the disk is full. */
 int writer_thread_disk_full(void);

@@ -257,3 +257,79 @@ Test(cli, paper_reads_the_demos_summary_lines)
 	cr_expect_neq(paper_parse_summary(train, &t), 0);
 	cr_expect_neq(paper_parse_summary(cut, &t), 0, "no p99 or solo figures");
 }
+
+Test(cli, launch_takes_the_workload_and_a_mode)
+{
+	char line[] = "smtop launch --sm entry -- python3 serve.py --port 1", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_LAUNCH);
+	cr_assert_str_eq(c.sm_mode, "entry");
+	cr_assert_str_eq(c.argv[0], "python3");
+	cr_assert_str_eq(c.argv[3], "1");
+}
+
+Test(cli, attach_takes_a_pid_and_a_duration)
+{
+	char line[] = "smtop record --attach 4242 --for 2.5s -o s.smtop", err[256] = "";
+	struct cli c;
+	cr_assert_eq(parse(&c, line, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(c.command, CLI_RECORD);
+	cr_assert_eq(c.attach_pid, 4242);
+	cr_assert_eq(c.attach_for_ns, 2500000000ull);
+	cr_assert_null(c.argv);
+}
+
+/* Parameters are copied into each test's process: text, not pointers. */
+struct duration_case {
+	char text[16];
+	int rc;
+	uint64_t ns;
+};
+
+ParameterizedTestParameters(cli, durations)
+{
+	static struct duration_case cases[] = {
+		{ "30", 0, 30000000000ull }, { "2s", 0, 2000000000ull }, { "500ms", 0, 500000000ull },
+		{ "5m", 0, 300000000000ull }, { "1h", 0, 3600000000000ull }, { "0", -1, 0 },
+		{ "-1s", -1, 0 }, { "2x", -1, 0 }, { "", -1, 0 }, { "0.5ms", -1, 0 }, { "inf", -1, 0 },
+	};
+	return cr_make_param_array(struct duration_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct duration_case *dc, cli, durations)
+{
+	uint64_t ns = 0;
+	cr_assert_eq(cli_parse_duration(dc->text, &ns), dc->rc, "%s", dc->text);
+	if (dc->rc == 0)
+		cr_assert_eq(ns, dc->ns, "%s", dc->text);
+}
+
+struct refusal_case {
+	char line[64];
+	char says[64];
+};
+
+ParameterizedTestParameters(cli, alongside_refusals)
+{
+	static struct refusal_case cases[] = {
+		{ "smtop launch", "smtop launch [--sm MODE] -- CMD" },
+		{ "smtop record --attach 0", "--attach needs a number" },
+		{ "smtop record --attach 12 -- ls", "give no command after it" },
+		{ "smtop record --for 2s -- ls", "--for needs --attach PID" },
+		{ "smtop open --attach 12", "--attach and --for go with record" },
+		{ "smtop env stray", "unexpected argument 'stray'" },
+		{ "smtop launch --sm stub -- ls", "--sm needs" },
+	};
+	return cr_make_param_array(struct refusal_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct refusal_case *rc, cli, alongside_refusals)
+{
+	char line[128], err[256] = "";
+	struct cli c;
+	snprintf(line, sizeof line, "%s", rc->line);
+	cr_assert_eq(parse(&c, line, err, sizeof err), -1, "%s", rc->line);
+	cr_assert(strstr(err, rc->says), "%s: said '%s'", rc->line, err);
+	cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+}

@@ -474,6 +474,12 @@ static int pane_key(struct app *a, int key)
 	case '?': a->help = 1; break;
 	case 'q': a->quit = 1; break;
 	case 'o': a->library = a->quit = 1; break;
+	case 'x':
+		if (a->exact_window)
+			a->exact_window(a->exact_window_ud, a->msg, sizeof a->msg);
+		else
+			snprintf(a->msg, sizeof a->msg, "x: exact windows are asked of a process being recorded live");
+		break;
 	case APP_KEY_RESIZE: break;
 	default: return 0;
 	}

@@ -80,6 +80,10 @@ struct app {
 	int colors;                     /* 0 monochrome, 8, 256 */
 	int dense;                      /* two SM groups per cell with half blocks */
 	char msg[96];                   /* one-shot message for the status line */
+	/* x: asks the recorded process for an exact window now and writes its
+	 * answer into msg (the app floor sends it); NULL: not a live view */
+	void (*exact_window)(void *ud, char *msg, size_t len);
+	void *exact_window_ud;
 	struct app_layout layout;
 	/* replay and lessons (ui/replay_player.c, ui/lesson_view.c); NULL when absent */
 	struct replay_clock *replay;          /* saved sessions: the replay clock */

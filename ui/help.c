@@ -9,7 +9,7 @@ static const char *const lines[] = {
 	"=               show the whole session;  Home/End: its start/end",
 	"space           live: pause/resume following;  saved: replay / pause",
 	"n / N           next / previous event (replay: step the clock to it)",
-	"w               worst inversion (longest wait)",
+	"w               worst inversion (longest wait);  x live: exact window",
 	"Enter           events: jump there;  SMs: one SM per row and back",
 	"Tab             next pane (SMs, streams, events)",
 	"/               search kernel names (Enter: next match)",

@@ -17,6 +17,7 @@ static const struct {
 	{ "open", CLI_OPEN }, { "info", CLI_INFO }, { "report", CLI_REPORT },
 	{ "help", CLI_HELP }, { "replay", CLI_REPLAY }, { "export", CLI_EXPORT },
 	{ "ls", CLI_LS }, { "rm", CLI_RM }, { "mv", CLI_MV },
+	{ "launch", CLI_LAUNCH }, { "env", CLI_ENV },
 };
 
 void cli_usage(FILE *out)
@@ -29,6 +30,16 @@ void cli_usage(FILE *out)
 	      "  (none)                     run the default demo on a GPU machine; without a GPU,\n"
 	      "                             open the bundled session recorded on an H200\n"
 	      "  record [-o FILE] -- CMD... run CMD with the collector injected, save a session\n"
+	      "  record --attach PID [-o FILE] [--for DURATION]\n"
+	      "                             record a process started by smtop launch from now\n"
+	      "                             until Ctrl-C or DURATION (30, 2s, 500ms, 5m), then\n"
+	      "                             switch it off; prints the session's path\n"
+	      "  launch [--sm MODE] -- CMD...\n"
+	      "                             run CMD with the collector dormant (nothing\n"
+	      "                             recorded until record --attach switches it on;\n"
+	      "                             each time a new session)\n"
+	      "  env [--sm MODE]            print the export lines of launch, for\n"
+	      "                             eval \"$(smtop env)\" before starting programs\n"
 	      "  run [-o FILE] -- CMD...    the same, with the live viewer\n"
 	      "  demo NAME | demo --list    run a built-in scenario live (--seconds S)\n"
 	      "  demo paper [--json]        the paper's comparison on this GPU: inference\n"
@@ -64,19 +75,19 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "options:\n"
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
-	      "  --sm MODE                  record, run, demo: which thread blocks are recorded:\n"
-	      "                             entry (the default where the Compute Sanitizer is\n"
-	      "                             installed): every block of every kernel, its start\n"
-	      "                             and SM exact, its end inferred from what came after\n"
-	      "                             it, and exact in short windows (about 5% slower);\n"
-	      "                             marked (the default elsewhere): the blocks of\n"
-	      "                             kernels built with kernels/smtop_trace.cuh (CUPTI);\n"
-	      "                             exact: every block, start and end exact (Compute\n"
-	      "                             Sanitizer, about 4 times slower); all: the same\n"
-	      "                             through per-SM lanes\n"
+	      "  --sm MODE                  record, run, demo, launch, env: which thread blocks\n"
+	      "                             are recorded: entry (the default where the Compute\n"
+	      "                             Sanitizer is installed): every block of every\n"
+	      "                             kernel, its start and SM exact, its end inferred\n"
+	      "                             from what came after it (about 5% slower); marked\n"
+	      "                             (the default elsewhere): the blocks of kernels built\n"
+	      "                             with kernels/smtop_trace.cuh (CUPTI); exact: every\n"
+	      "                             block, start and end exact (Compute Sanitizer, about\n"
+	      "                             3 times slower); all: the same through per-SM lanes\n"
 	      "  --exact-every T, --exact-for T\n"
-	      "                             --sm entry: an exact window of T every T (default\n"
-	      "                             20ms every 5s; --exact-every 0: on request only)\n"
+	      "                             --sm entry: an exact window (entry and exit patched)\n"
+	      "                             of T every T: 2s, 500ms (default: none, only when\n"
+	      "                             asked: the live view's x key; --exact-for 20ms)\n"
 	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
 	      "                             out (recorded by default, in both --sm modes)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
@@ -87,7 +98,11 @@ void cli_usage(FILE *out)
 	      "                             show one on a terminal for steps over 0.5 s)\n"
 	      "  -h, --help                 this text;  --version  the version\n"
 	      "\n"
+	      "  --attach PID, --for DURATION  record: see record --attach above\n"
+	      "\n"
 	      "environment: NO_COLOR (monochrome), SMTOP_INJECT (collector library path),\n"
+	      "SMTOP_CONTROL_DIR (control sockets; default $XDG_RUNTIME_DIR/smtop, else\n"
+	      "/tmp/smtop-UID),\n"
 	      "XDG_DATA_HOME (session library), XDG_CACHE_HOME (what reading computes;\n"
 	      "the files read are never written), SMTOP_THREADS (loader threads).\n"
 	      "See smtop(1) for the keys of the viewer.\n",
@@ -191,8 +206,8 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		}
 	} else if (!strcmp(a, "--exact-every") || !strcmp(a, "--exact-for")) {
 		uint64_t ns = 0;
-		if (!val || cli_parse_time(val, &ns) != 0) {
-			fprintf(err, "smtop: %s needs a duration: 1500 (us), 20ms, 5s (0: none)\n", a);
+		if (cli_parse_duration(val, &ns) != 0) {
+			fprintf(err, "smtop: %s needs a duration: 5 (seconds), 2s, 20ms (0: none)\n", a);
 			*bad = 1;
 		}
 		if (a[8] == 'e') {
@@ -202,6 +217,19 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 			c->exact_for_ns = ns;
 			c->has_exact_for = 1;
 		}
+	} else if (!strcmp(a, "--attach")) {
+		*bad = parse_number(a, val, 1, 2147483647.0, &v, err) != 0;
+		if (!*bad && v != (long)v) {
+			fprintf(err, "smtop: --attach needs a process id\n");
+			*bad = 1;
+		}
+		c->attach_pid = (long)v;
+	} else if (!strcmp(a, "--for")) {
+		if (cli_parse_duration(val, &c->attach_for_ns) != 0) {
+			fprintf(err, "smtop: --for needs a duration: 30 (seconds), 2s, 500ms, 5m\n");
+			*bad = 1;
+		}
+		c->has_for = 1;
 	} else if (!strcmp(a, "--seconds")) {
 		*bad = parse_number(a, val, 0.1, CLI_NUMBER_MAX, &c->demo_seconds, err) != 0;
 	} else if (!strcmp(a, "--speed")) {
@@ -263,6 +291,27 @@ int cli_parse_time(const char *s, uint64_t *ns)
 	return -1;
 }
 
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : -1;
+
+	if (!s || end == s || !(v > 0))
+		return -1;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		v *= 1e9;
+	else if (!strcmp(end, "m"))
+		v *= 60e9;
+	else if (!strcmp(end, "h"))
+		v *= 3600e9;
+	else if (strcmp(end, "ms") != 0 || (v *= 1e6) < 0)
+		return -1;
+	if (!(v >= 1e6 && v < 1e18))
+		return -1;
+	*ns = (uint64_t)v;
+	return 0;
+}
+
 static int takes_files(enum cli_command cmd)
 {
 	return cmd == CLI_OPEN || cmd == CLI_INFO || cmd == CLI_REPORT || cmd == CLI_EXPORT ||
@@ -280,7 +329,8 @@ static int take_positional(struct cli *c, const char *a, FILE *err)
 	const char **slot = c->command == CLI_DEMO ? &c->demo_name : &c->file;
 	if (c->command == CLI_MV && *slot)
 		slot = &c->new_name;
-	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN || *slot) {
+	if (c->command == CLI_DEFAULT || c->command == CLI_RECORD || c->command == CLI_RUN ||
+	    c->command == CLI_LAUNCH || c->command == CLI_ENV || *slot) {
 		char buf[CLI_SHOWN_MAX];
 		fprintf(err, "smtop: unexpected argument '%s' (see smtop --help)\n",
 			shown(a, buf, sizeof buf));
@@ -314,9 +364,23 @@ static int check_complete(const struct cli *c, FILE *err)
 		fprintf(err, "smtop: --to must come after --from\n");
 		return -1;
 	}
-	if ((c->command == CLI_RECORD || c->command == CLI_RUN) && (!c->argv || !c->argv[0])) {
-		fprintf(err, "smtop: no workload given: smtop %s [-o FILE] -- CMD [ARGS...]\n",
-			c->command == CLI_RECORD ? "record" : "run");
+	if ((c->attach_pid || c->has_for) && c->command != CLI_RECORD) {
+		fprintf(err, "smtop: --attach and --for go with record: smtop record --attach PID [--for DURATION]\n");
+		return -1;
+	}
+	if (c->has_for && !c->attach_pid) {
+		fprintf(err, "smtop: --for needs --attach PID (a recording started here ends with its workload)\n");
+		return -1;
+	}
+	if (c->attach_pid && c->argv) {
+		fprintf(err, "smtop: --attach records a running process; give no command after it\n");
+		return -1;
+	}
+	if ((c->command == CLI_RECORD || c->command == CLI_RUN || c->command == CLI_LAUNCH) &&
+	    !c->attach_pid && (!c->argv || !c->argv[0])) {
+		fprintf(err, "smtop: no workload given: smtop %s -- CMD [ARGS...]\n",
+			c->command == CLI_RECORD ? "record [-o FILE]" : c->command == CLI_RUN ? "run [-o FILE]"
+			: "launch [--sm MODE]");
 		return -1;
 	}
 	return 0;
@@ -358,7 +422,8 @@ int cli_parse(int argc, char **argv, struct cli *c, FILE *err)
 				shown(a, buf, sizeof buf));
 			return -1;
 		}
-		if ((c->command == CLI_RECORD || c->command == CLI_RUN) && !c->argv) {
+		if ((c->command == CLI_RECORD || c->command == CLI_RUN || c->command == CLI_LAUNCH) &&
+		    !c->argv) {
 			c->argv = &argv[i]; /* `smtop record CMD ARGS` without -- */
 			break;
 		}

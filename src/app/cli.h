@@ -20,6 +20,8 @@ enum cli_command {
 	CLI_LS,
 	CLI_RM,
 	CLI_MV,
+	CLI_LAUNCH,
+	CLI_ENV,
 };
 
 #define CLI_MAX_FILES 16
@@ -53,10 +55,16 @@ struct cli {
 	const char *csv_dir;         /* export --csv DIR */
 	uint64_t from_ns, to_ns;     /* export --from/--to, from the session start */
 	int has_from, has_to;
+	long attach_pid;             /* record --attach PID; 0: none */
+	uint64_t attach_for_ns;      /* record --attach --for DURATION; 0: until Ctrl-C */
+	int has_for;
 };
 
 /* "1500" (microseconds), "1.5ms", "2s", "300us", "80ns" -> ns.  0 or -1. */
 int cli_parse_time(const char *s, uint64_t *ns);
+
+/* "30" (seconds), "2s", "500ms", "5m", "1h" -> ns, at least 1 ms.  0 or -1. */
+int cli_parse_duration(const char *s, uint64_t *ns);
 
 /* Parses argv.  Returns 0, or -1 after writing one line to err_out. */
 int cli_parse(int argc, char **argv, struct cli *c, FILE *err_out);

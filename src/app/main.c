@@ -11,6 +11,7 @@
 #include "src/app/cli.h"
 #include "src/session/export.h"
 #include "src/app/info.h"
+#include "src/app/launch.h"
 #include "src/app/ls.h"
 #include "src/app/open.h"
 #include "src/app/paper.h"
@@ -150,7 +151,11 @@ int main(int argc, char **argv)
 		printf("smtop %s\n", SMTOP_VERSION);
 		return 0;
 	case CLI_RECORD:
-		return run_record(&c);
+		return c.attach_pid ? launch_attach_main(&c) : run_record(&c);
+	case CLI_LAUNCH:
+		return launch_main(&c);
+	case CLI_ENV:
+		return launch_env_main(&c);
 	case CLI_DEFAULT:
 		return open_default_main(&c);
 	case CLI_OPEN:

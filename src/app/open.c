@@ -17,6 +17,7 @@
 #include "src/core/lessons.h"
 #include "src/session/library.h"
 #include "src/core/model.h"
+#include "src/app/control_client.h"
 #include "src/app/progress_line.h"
 #include "src/app/record.h"
 #include "src/core/replay_clock.h"
@@ -204,6 +205,39 @@ static int view_check_device(struct view *v, char *err, size_t errlen)
 	return -1;
 }
 
+/* How long the x key's exact window lasts. */
+#define OPEN_EXACT_WINDOW_MS 200
+
+/* x: the workload's collector is asked for an exact window; its answer,
+ * or why not, goes to the status line. */
+/* Sends line to the recorded processes (the CUDA process may be a child of
+ * the one smtop started, a shell), then to the one started; 0 at the first
+ * answer. */
+static int view_ask(struct view *v, const char *line, char *reply, size_t len, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < v->s.info.n_processes; i++)
+		if (control_client_request((pid_t)v->s.info.processes[i].pid, line, reply, len, err, errlen) == 0)
+			return 0;
+	return control_client_request(v->child->pid, line, reply, len, err, errlen);
+}
+
+static void view_exact_window(void *ud, char *msg, size_t len)
+{
+	struct view *v = ud;
+	char line[32], reply[CONTROL_PROTO_LINE_MAX], err[256];
+
+	if (!v->child || v->child_done) {
+		snprintf(msg, len, "x: the workload has ended");
+		return;
+	}
+	snprintf(line, sizeof line, "window %d", OPEN_EXACT_WINDOW_MS);
+	if (view_ask(v, line, reply, sizeof reply, err, sizeof err) != 0)
+		snprintf(msg, len, "x: %s", err);
+	else
+		snprintf(msg, len, "x: %s", strncmp(reply, "ok ", 3) == 0 ? reply + 3 :
+			 strncmp(reply, "err ", 4) == 0 ? reply + 4 : reply);
+}
+
 /* The viewer's state for v, kept from its first screen to its last. */
 static void view_app(struct view *v, const struct cli *c, int replay)
 {
@@ -222,6 +256,10 @@ static void view_app(struct view *v, const struct cli *c, int replay)
 		v->s.budget_ns = SESSION_LIVE_BUDGET_NS;
 	v->src = (struct ui_source){ .ud = v, .poll = view_poll, .detail = view_detail,
 				     .focus = view_focus };
+	if (v->child) {
+		a->exact_window = view_exact_window;
+		a->exact_window_ud = v;
+	}
 }
 
 /* Opens the session of paths into v.  replay: the model is fed by the

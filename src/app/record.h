@@ -77,9 +77,10 @@ int record_exe_dir(char *buf, size_t len);
 /* Which blocks a recording holds when --sm is not given. */
 #define RECORD_SM_DEFAULT "marked" /* sm_modes[0]: where the Compute Sanitizer is not */
 
-/* --sm entry's exact windows by default: 20 ms every 5 s (their cost is in
- * docs/performance.md). */
-#define RECORD_EXACT_EVERY_NS 5000000000ull
+/* --sm entry's exact windows by default: none but those asked for, of
+ * 20 ms.  A switch holds launches while the GPU drains, which a
+ * latency-sensitive stream feels (docs/performance.md). */
+#define RECORD_EXACT_EVERY_NS 0ull
 #define RECORD_EXACT_FOR_NS 20000000ull
 
 /* The --sm mode when none is given: entry (every block) where this smtop

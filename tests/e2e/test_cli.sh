@@ -5,10 +5,10 @@ S=$E2E_TMP
 
 out=$("$SMTOP" --help)
 check "--help exits 0" [ $? -eq 0 ]
-for cmd in record run demo open replay info report export ls rm mv; do
+for cmd in record run demo open replay info report export ls rm mv launch env; do
 	check "--help lists $cmd" contains "$out" "  $cmd"
 done
-check "man page lists every command" sh -c 'for c in record run demo open replay info report export ls rm mv; do grep -q "^.B $c" docs/smtop.1 || exit 1; done'
+check "man page lists every command" sh -c 'for c in record run demo open replay info report export ls rm mv launch env; do grep -q "^.B $c" docs/smtop.1 || exit 1; done'
 
 err=$("$SMTOP" bogus 2>&1)
 check "unknown command exits 2" [ $? -eq 2 ]

@@ -2,7 +2,7 @@
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
 # the H200).  Sections (default: all but the last ten): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
-# layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs,
+# layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
 # then sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
@@ -16,7 +16,7 @@ SMTOP=build/smtop
 CHECK="python3 tests/gpu/check_session.py"
 . tests/gpu/mps_lib.sh
 fails=0
-sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_entry sm_all_overhead mps graphs waits}
+sections=${*:-collector torch overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat layers multi_gpu sm_all sm_entry sm_all_overhead mps graphs alongside waits}
 
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -796,6 +796,84 @@ section_compile_count() {
 		unset TORCHINDUCTOR_CACHE_DIR TRITON_CACHE_DIR
 	done
 	python3 tests/gpu/compare_kernel_names.py "$OUT_DIR/compile-csv/kernels.csv" "$OUT_DIR/compile-names.json"
+}
+
+# alongside_field NAME FILE: NAME=value from the last line of a
+# torch_alongside.py run.
+alongside_field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" "$2" | tail -1; }
+
+# alongside_attach MODE: launches the loop with the collector dormant under
+# --sm MODE, records 2 s of it with record --attach, lets it finish, and
+# checks the session and the program's result against the plain run's.
+alongside_attach() {
+	mode=$1
+	stop=$OUT_DIR/alongside-$mode.stop
+	out=$OUT_DIR/alongside-$mode.out
+	rm -f "$stop" "$OUT_DIR/alongside-$mode.smtop"
+	$SMTOP launch -q --sm "$mode" -- python3 tests/gpu/torch_alongside.py --stop "$stop" > "$out" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do grep -q '^ready' "$out" && break; sleep 0.1; done
+	session=$(timeout 60 $SMTOP record --attach $pid --for 2s -o "$OUT_DIR/alongside-$mode.smtop" \
+		2> "$OUT_DIR/alongside-$mode.attach.err")
+	cat "$OUT_DIR/alongside-$mode.attach.err"
+	expect_eq "$mode: attach answered with its session" "$session" "$OUT_DIR/alongside-$mode.smtop"
+	st=$(python3 tests/e2e/ctl.py "$SMTOP_CONTROL_DIR/$pid.sock" status 2>&1)
+	case $st in *recording=off*) ok "$mode: dormant again after --for" ;; *) bad "$mode: status after --for: $st" ;; esac
+	touch "$stop"
+	wait $pid
+	expect_eq "$mode: program exit status" "$?" 0
+	cat "$out"
+	$SMTOP info "$session" | tee "$OUT_DIR/alongside-$mode.info"
+	kernels=$(sed -n 's/^kernels  *//p' "$OUT_DIR/alongside-$mode.info" | tr -d ,)
+	blocks=$(sed -n 's/^blocks  *//p' "$OUT_DIR/alongside-$mode.info" | tr -d ,)
+	[ "${kernels:-0}" -gt 100 ] && ok "$mode: $kernels kernels in 2 s" || bad "$mode: kernels '$kernels'"
+	case $mode in
+	marked) ok "$mode: $blocks blocks (ResNet's kernels carry no block marks)" ;;
+	*) [ "${blocks:-0}" -gt 0 ] && ok "$mode: $blocks blocks" || bad "$mode: blocks '$blocks'" ;;
+	esac
+	grep -q '^state  *complete' "$OUT_DIR/alongside-$mode.info" && ok "$mode: session complete" ||
+		bad "$mode: session not complete"
+	$SMTOP report --json "$session" > "$OUT_DIR/alongside-$mode.json" &&
+		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT_DIR/alongside-$mode.json" &&
+		ok "$mode: report --json reads it" || bad "$mode: report --json"
+	expect_eq "$mode: the program's checksum as a plain run's" "$(alongside_field checksum "$out")" "$plain_sum"
+}
+
+section_alongside() {
+	echo "== alongside: smtop launch, record --attach, the dormant collector's cost (ResNet-18 b16)"
+	case $OUT_DIR in /*) SMTOP_CONTROL_DIR=$OUT_DIR/ctl ;; *) SMTOP_CONTROL_DIR=$(pwd)/$OUT_DIR/ctl ;; esac
+	export SMTOP_CONTROL_DIR
+	python3 tests/gpu/torch_alongside.py > "$OUT_DIR/alongside-plain.out" 2>&1 || bad "plain run"
+	plain_sum=$(alongside_field checksum "$OUT_DIR/alongside-plain.out")
+	for mode in ${SMTOP_ALONGSIDE_MODES:-marked entry}; do
+		alongside_attach "$mode"
+	done
+	# dormant: plain and launched runs interleaved, median ms per step each
+	: > "$OUT_DIR/alongside-cost.txt"
+	for round in $(seq "${SMTOP_ALONGSIDE_ROUNDS:-3}"); do
+		for mode in plain ${SMTOP_ALONGSIDE_MODES:-marked entry}; do
+			f=$OUT_DIR/alongside-cost-$mode-$round.out
+			if [ "$mode" = plain ]; then
+				python3 tests/gpu/torch_alongside.py > "$f" 2>&1
+			else
+				$SMTOP launch -q --sm "$mode" -- python3 tests/gpu/torch_alongside.py > "$f" 2>&1
+			fi
+			echo "$mode $(alongside_field ms_per_step_median "$f")" >> "$OUT_DIR/alongside-cost.txt"
+		done
+	done
+	python3 - "$OUT_DIR/alongside-cost.txt" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    mode, ms = line.split()
+    runs.setdefault(mode, []).append(float(ms))
+plain = statistics.median(runs["plain"])
+for mode, ms in runs.items():
+    m = statistics.median(ms)
+    print(f"dormant cost: {mode:7s} median {m:.3f} ms/step over {len(ms)} runs "
+          f"({' '.join(f'{x:.3f}' for x in ms)}), {100 * (m / plain - 1):+.1f}% vs plain")
+PY
+	unset SMTOP_CONTROL_DIR
 }
 
 section_layers() {

@@ -206,7 +206,7 @@ static int parse_valued(int argc, char **argv, int *i, struct cli *c, FILE *err,
 		}
 	} else if (!strcmp(a, "--exact-every") || !strcmp(a, "--exact-for")) {
 		uint64_t ns = 0;
-		if (cli_parse_duration(val, &ns) != 0) {
+		if ((!val || strcmp(val, "0")) && cli_parse_duration(val, &ns) != 0) {
 			fprintf(err, "smtop: %s needs a duration: 5 (seconds), 2s, 20ms (0: none)\n", a);
 			*bad = 1;
 		}

@@ -1181,7 +1181,9 @@ Test(sanitizer, launch_calls_give_the_dynamic_shared_memory)
 	size_t n = 0;
 	while (sanitizer_launch_calls[n])
 		n++;
-	cr_assert_eq(n, 6, "every launch form, plain and per-thread stream");
+	cr_assert_eq(n, 8, "every launch form, plain and per-thread stream, graph launches too (the patch gate)");
+	cr_assert_eq(sanitizer_launch_dynamic_smem(SANITIZER_CBID_DRIVER_API_cuGraphLaunch, &plain, &shape), -1,
+		     "a graph launch has no shape of its own");
 }
 #endif
 

@@ -281,9 +281,10 @@ int occupancy_encode(const struct occupancy *o, uint8_t **out, size_t *len)
 			p = sm_put(p, l, level_below(o, i), sm);
 	}
 	/* the worst case above is generous: give back what runs saved */
-	uint8_t *fit = realloc(buf, (size_t)(p - buf) ? (size_t)(p - buf) : 1);
+	size_t used = (size_t)(p - buf);
+	uint8_t *fit = realloc(buf, used ? used : 1);
 	*out = fit ? fit : buf;
-	*len = (size_t)(p - buf);
+	*len = used;
 	return 0;
 }
 

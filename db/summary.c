@@ -303,7 +303,7 @@ static int occupancy_row(sqlite3 *db, uint32_t device_id, int version,
 	int rc = 1;
 	if (!has_table(db, "smtop_occupancy") ||
 	    sqlite3_prepare_v2(db, "SELECT data FROM smtop_occupancy WHERE deviceId = ?1 AND"
-			       " version = ?2 AND kernelRows = ?3 AND chunkRows = ?4 AND streamRows = ?5",
+			       " version BETWEEN 1 AND ?2 AND kernelRows = ?3 AND chunkRows = ?4 AND streamRows = ?5",
 			       -1, &st, NULL) != SQLITE_OK)
 		return 1;
 	sqlite3_bind_int64(st, 1, device_id);

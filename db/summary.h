@@ -63,7 +63,7 @@ int db_summary_key_of(const char *path, struct db_summary_key *key, int *is_nsys
 		      size_t errlen);
 
 /* The occupancy summary of GPU device_id (bytes of occupancy_encode),
- * version `version`, stored for a session of length key (threshold and
+ * of any version from 1 to `version` (the decoder reads them all), stored for a session of length key (threshold and
  * ended aside): *data malloc'd.  1 when there is none for this key and
  * version (or the file is an nsys export), 0 when found, -1 on error. */
 int db_occupancy_load(const char *path, uint32_t device_id, int version,

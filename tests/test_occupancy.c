@@ -12,6 +12,7 @@
 
 #include "db/events.h"
 #include "db/reader.h"
+#include "db/summary.h"
 #include "src/core/analysis.h"
 #include "src/core/model.h"
 #include "src/core/occupancy.h"
@@ -433,4 +434,48 @@ Test(occupancy, stored_episodes_read_in_slices_are_all_of_them)
 	cr_expect_eq(slices, n_all / 2 + 1);
 	cr_expect(strstr(params, "analysis=") != NULL, "the key travels with every slice");
 	db_events_free(all, n_all);
+}
+
+/* A session finalised before the runs of version 2 keeps its version 1
+ * row: still found for its key, decoded, and drawn as its blocks draw. */
+Test(occupancy, a_version_1_row_is_still_read)
+{
+	const char *old = "tests/fixtures/sync-kinds.smtop";
+	char err[512];
+	cr_assert_eq(db_support_sql_int(old, "SELECT min(version) FROM smtop_occupancy"), 1);
+	struct loaded full;
+	open_model(&full, old, 0, 0);
+	poll_all(&full);
+	struct db_summary_key key;
+	int nsys;
+	cr_assert_eq(db_summary_key_of(old, &key, &nsys, err, sizeof err), 0, "%s", err);
+	uint8_t *data;
+	size_t len;
+	cr_assert_eq(db_occupancy_load(old, full.m.dev.device_id, OCCUPANCY_VERSION, &key, &data,
+				       &len, err, sizeof err), 0, "%s", err);
+	struct occupancy o;
+	cr_assert_eq(occupancy_decode(&o, data, len), 0);
+	struct model fresh;
+	cr_assert_eq(model_init(&fresh), 0);
+	cr_assert_eq(model_set_device(&fresh, &full.m.dev), 0);
+	cr_assert_eq(occupancy_to_model(&o, &fresh), 0);
+	cr_expect(fresh.summary_on);
+	expect_same_cells(&full.m, &fresh);
+	/* and the same bins again as version 2 */
+	uint8_t *v2;
+	size_t len2;
+	struct occupancy back;
+	cr_assert_eq(occupancy_encode(&o, &v2, &len2), 0);
+	cr_expect_lt(len2, len, "version 2: %zu bytes, version 1: %zu", len2, len);
+	cr_assert_eq(occupancy_decode(&back, v2, len2), 0);
+	for (int i = 0; i < o.n_levels; i++)
+		cr_expect_eq(memcmp(back.levels[i].bins, o.levels[i].bins,
+				    o.n_sm * o.levels[i].n * sizeof(struct model_bin)), 0,
+			     "level %d bins", i);
+	occupancy_free(&back);
+	free(v2);
+	model_free(&fresh);
+	occupancy_free(&o);
+	free(data);
+	close_model(&full);
 }

@@ -184,23 +184,73 @@ static float bits_float(uint32_t u)
 	return f;
 }
 
-/* An idle bin is one byte (occ 0); a busy one its five fields. */
-static uint8_t *bin_put(uint8_t *p, const struct model_bin *b)
+static int bin_same(const struct model_bin *a, const struct model_bin *b)
 {
-	p = varint_put(p, b->occ);
-	if (!b->occ)
-		return p;
-	p = varint_put(p, b->top_amt);
-	p = varint_put(p, float_bits(b->second_amt));
-	p = varint_put(p, b->top);
-	return varint_put(p, b->second);
+	return a->occ == b->occ && a->top_amt == b->top_amt &&
+	       float_bits(a->second_amt) == float_bits(b->second_amt) && a->top == b->top &&
+	       a->second == b->second;
+}
+
+/* A stream number as stored from version 2 on: 0 for none, else one more. */
+static uint64_t stream_code(uint16_t s)
+{
+	return s == MODEL_NO_STREAM ? 0 : (uint64_t)s + 1;
+}
+
+/* The finer level a coarser one sums (its k one less), else NULL: a bin's
+ * thread-ns are the sum of the four bins it covers there. */
+static const struct occupancy_level *level_below(const struct occupancy *o, int i)
+{
+	return i > 0 && o->levels[i - 1].k == o->levels[i].k - 1 ? &o->levels[i - 1] : NULL;
+}
+
+static uint64_t children_occ(const struct occupancy_level *f, uint32_t sm, int64_t idx)
+{
+	uint64_t sum = 0;
+	for (int64_t c = idx * 4; f && c < idx * 4 + 4; c++)
+		if (c >= f->lo && c < f->lo + (int64_t)f->n)
+			sum += f->bins[(size_t)sm * f->n + (size_t)(c - f->lo)].occ;
+	return sum;
+}
+
+/* Version 2: one SM's bins of a level as runs of equal bins.  A run is
+ * varint (length - 1) << 1 | busy; a busy run's bin follows: its thread-ns
+ * (less what the finer level's four bins hold, zigzag, when that level is
+ * stored), zigzag(occ - top_amt), the top stream's code, then the
+ * runner-up's code << 2 | how its thread-ns are stored: 0 none, 1 the rest
+ * of the bin (occ - top_amt as a float: a bin of two streams), 2 a float's
+ * bits follow. */
+static uint8_t *sm_put(uint8_t *p, const struct occupancy_level *l,
+		       const struct occupancy_level *below, uint32_t sm)
+{
+	const struct model_bin *b = &l->bins[(size_t)sm * l->n];
+	for (size_t i = 0; i < l->n;) {
+		size_t run = 1;
+		while (i + run < l->n && bin_same(&b[i + run], &b[i]))
+			run++;
+		const struct model_bin *x = &b[i];
+		p = varint_put(p, (uint64_t)(run - 1) << 1 | (x->occ != 0));
+		if (x->occ) {
+			uint64_t sum = children_occ(below, sm, l->lo + (int64_t)i);
+			uint32_t second = float_bits(x->second_amt);
+			int how = !second ? 0 : second == float_bits((float)(x->occ - x->top_amt)) ? 1 : 2;
+			p = varint_put(p, below ? zigzag((int64_t)(x->occ - sum)) : x->occ);
+			p = varint_put(p, zigzag((int64_t)(x->occ - x->top_amt)));
+			p = varint_put(p, stream_code(x->top));
+			p = varint_put(p, stream_code(x->second) << 2 | (uint64_t)how);
+			if (how == 2)
+				p = varint_put(p, second);
+		}
+		i += run;
+	}
+	return p;
 }
 
 static size_t encoded_max(const struct occupancy *o)
 {
 	size_t n = 16 * 10 + o->n_streams * 4 * 10;
 	for (int i = 0; i < o->n_levels; i++)
-		n += 3 * 10 + (size_t)o->n_sm * o->levels[i].n * 5 * 10;
+		n += 3 * 10 + (size_t)o->n_sm * o->levels[i].n * 6 * 10;
 	return n;
 }
 
@@ -227,11 +277,14 @@ int occupancy_encode(const struct occupancy *o, uint8_t **out, size_t *len)
 	for (int i = 0; i < o->n_levels; i++) {
 		const struct occupancy_level *l = &o->levels[i];
 		p = varint_put(varint_put(varint_put(p, (uint64_t)l->k), zigzag(l->lo)), l->n);
-		for (size_t j = 0; j < (size_t)o->n_sm * l->n; j++)
-			p = bin_put(p, &l->bins[j]);
+		for (uint32_t sm = 0; sm < o->n_sm; sm++)
+			p = sm_put(p, l, level_below(o, i), sm);
 	}
-	*out = buf;
-	*len = (size_t)(p - buf);
+	/* the worst case above is generous: give back what runs saved */
+	size_t used = (size_t)(p - buf);
+	uint8_t *fit = realloc(buf, used ? used : 1);
+	*out = fit ? fit : buf;
+	*len = used;
 	return 0;
 }
 
@@ -244,7 +297,8 @@ static int get(const uint8_t **p, const uint8_t *end, uint64_t max, uint64_t *v)
 	return *p && *v <= max ? 0 : -1;
 }
 
-static int bin_get(const uint8_t **p, const uint8_t *end, struct model_bin *b)
+/* Version 1: every bin in turn; an idle one is its 0 alone. */
+static int bin_get_v1(const uint8_t **p, const uint8_t *end, struct model_bin *b)
 {
 	uint64_t v[5] = { 0 };
 	binning_bin_clear(b);
@@ -257,6 +311,51 @@ static int bin_get(const uint8_t **p, const uint8_t *end, struct model_bin *b)
 		return -1;
 	*b = (struct model_bin){ v[0], v[1], bits_float((uint32_t)v[2]), (uint16_t)v[3],
 				 (uint16_t)v[4] };
+	return 0;
+}
+
+/* A stream code back to its number: 0 is none. */
+static uint16_t stream_of(uint64_t code)
+{
+	return code ? (uint16_t)(code - 1) : MODEL_NO_STREAM;
+}
+
+/* A busy bin of version 2 (sm_put). */
+static int busy_get(const uint8_t **p, const uint8_t *end, const struct occupancy_level *below,
+		    uint32_t sm, int64_t idx, struct model_bin *b)
+{
+	uint64_t occ, spare, top, second, bits = 0;
+	if (get(p, end, UINT64_MAX, &occ) || get(p, end, UINT64_MAX, &spare) ||
+	    get(p, end, MODEL_NO_STREAM, &top) ||
+	    get(p, end, (uint64_t)MODEL_NO_STREAM << 2 | 2, &second) || (second & 3) == 3 ||
+	    ((second & 3) == 2 && get(p, end, UINT32_MAX, &bits)))
+		return -1;
+	if (below)
+		occ = children_occ(below, sm, idx) + (uint64_t)unzigzag(occ);
+	if (!occ)
+		return -1;
+	uint64_t top_amt = occ - (uint64_t)unzigzag(spare);
+	float second_amt = (second & 3) == 1 ? (float)(occ - top_amt) : bits_float((uint32_t)bits);
+	*b = (struct model_bin){ occ, top_amt, second_amt, stream_of(top), stream_of(second >> 2) };
+	return 0;
+}
+
+static int sm_get(const uint8_t **p, const uint8_t *end, const struct occupancy_level *l,
+		  const struct occupancy_level *below, uint32_t sm)
+{
+	struct model_bin *b = &l->bins[(size_t)sm * l->n];
+	for (size_t i = 0; i < l->n;) {
+		uint64_t tag;
+		if (get(p, end, (uint64_t)(l->n - i - 1) << 1 | 1, &tag) != 0)
+			return -1;
+		if (!(tag & 1))
+			binning_bin_clear(&b[i]);
+		else if (busy_get(p, end, below, sm, l->lo + (int64_t)i, &b[i]) != 0)
+			return -1;
+		for (size_t j = 1; j <= tag >> 1; j++)
+			b[i + j] = b[i];
+		i += (size_t)(tag >> 1) + 1;
+	}
 	return 0;
 }
 
@@ -279,7 +378,8 @@ static int decode_streams(struct occupancy *o, const uint8_t **p, const uint8_t 
 	return 0;
 }
 
-static int decode_level(struct occupancy *o, int prev_k, const uint8_t **p, const uint8_t *end)
+static int decode_level(struct occupancy *o, int version, int prev_k, const uint8_t **p,
+			const uint8_t *end)
 {
 	uint64_t k, lo, n;
 	struct occupancy_level *l = &o->levels[o->n_levels];
@@ -296,8 +396,14 @@ static int decode_level(struct occupancy *o, int prev_k, const uint8_t **p, cons
 	l->lo = first;
 	l->n = n;
 	o->n_levels++;
-	for (size_t j = 0; j < (size_t)o->n_sm * n; j++)
-		if (bin_get(p, end, &l->bins[j]) != 0)
+	if (version == 1) {
+		for (size_t j = 0; j < (size_t)o->n_sm * n; j++)
+			if (bin_get_v1(p, end, &l->bins[j]) != 0)
+				return -1;
+		return 0;
+	}
+	for (uint32_t sm = 0; sm < o->n_sm; sm++)
+		if (sm_get(p, end, l, level_below(o, o->n_levels - 1), sm) != 0)
 			return -1;
 	return 0;
 }
@@ -310,7 +416,7 @@ static int decode_all(struct occupancy *o, const uint8_t *p, const uint8_t *end)
 	for (int i = 0; i < 8; i++)
 		if (get(&p, end, max[i], &v[i]) != 0)
 			return -1;
-	if (v[0] != OCCUPANCY_MAGIC || v[1] != OCCUPANCY_VERSION || !v[3])
+	if (v[0] != OCCUPANCY_MAGIC || v[1] < 1 || v[1] > OCCUPANCY_VERSION || !v[3])
 		return -1;
 	o->device_id = (uint32_t)v[2];
 	o->n_sm = (uint32_t)v[3];
@@ -324,7 +430,7 @@ static int decode_all(struct occupancy *o, const uint8_t *p, const uint8_t *end)
 	if (get(&p, end, MODEL_LEVELS, &n_levels) != 0 || !n_levels)
 		return -1;
 	for (uint64_t i = 0; i < n_levels; i++)
-		if ((rc = decode_level(o, i ? o->levels[i - 1].k : -1, &p, end)) != 0)
+		if ((rc = decode_level(o, (int)v[1], i ? o->levels[i - 1].k : -1, &p, end)) != 0)
 			return rc;
 	return p == end ? 0 : -1;
 }

@@ -12,9 +12,11 @@
 
 #include "src/core/model.h"
 
-/* Bumped when the bytes or what the bins mean change: rows of another
- * version are built again. */
-#define OCCUPANCY_VERSION 1
+/* Bumped when the bytes or what the bins mean change.  Version 2 stores
+ * runs of equal bins and a coarser level's thread-ns as the difference from
+ * the finer level's sum (docs/session-format.md); version 1 rows, every bin
+ * in full, are still read.  Rows of a newer version are built again. */
+#define OCCUPANCY_VERSION 2
 
 struct occupancy_stream {
 	uint32_t pid, device_id, context_id, stream_id;
@@ -51,9 +53,10 @@ int occupancy_to_model(const struct occupancy *o, struct model *m);
 
 void occupancy_free(struct occupancy *o);
 
-/* Bytes (malloc'd, *len long) and back; decode checks every count against
- * the model's limits and the bytes' end: -1 on damaged bytes or another
- * version, -2 when out of memory. */
+/* Bytes (malloc'd, *len long; always OCCUPANCY_VERSION) and back (any
+ * version up to it); decode checks every count against the model's limits
+ * and the bytes' end: -1 on damaged bytes or a newer version, -2 when out
+ * of memory. */
 int occupancy_encode(const struct occupancy *o, uint8_t **out, size_t *len);
 int occupancy_decode(struct occupancy *o, const uint8_t *p, size_t len);
 

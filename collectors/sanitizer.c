@@ -41,6 +41,7 @@
 #include "collectors/backend.h"
 #include "collectors/blocks.h"
 #include "collectors/convert.h"
+#include "collectors/driver.h"
 #include "collectors/entries.h"
 #include "collectors/graphs.h"
 #include "collectors/launch_shards.h"
@@ -115,7 +116,7 @@ static const struct sz_symbol sz_symbols[] = {
 	SZ_SYM(get_stream_handle, "sanitizerGetStreamHandle"),
 };
 
-/* The driver calls of the host thread, reached through dlopen. */
+/* The driver calls of the host thread (collectors/driver.h). */
 struct sz_cu {
 	__typeof__(cuStreamGetPriority) *stream_get_priority;
 	__typeof__(cuStreamGetFlags) *stream_get_flags;
@@ -130,6 +131,19 @@ struct sz_cu {
 	 * before.  Spelled out: older cuda.h headers have no CUgreenCtx. */
 	CUresult (*stream_get_ctx_v2)(CUstream stream, CUcontext *ctx, void **green);
 	CUresult (*green_ctx_get_id)(void *green, unsigned long long *id);
+};
+
+/* Every one may be missing: what it would describe stays N/A. */
+#define SZ_CU_SYM(field, name) DRIVER_SYMBOL(struct sz_cu, field, name, 1)
+static const struct driver_symbol sz_cu_symbols[] = {
+	SZ_CU_SYM(stream_get_priority, "cuStreamGetPriority"),
+	SZ_CU_SYM(stream_get_flags, "cuStreamGetFlags"),
+	SZ_CU_SYM(device_get_attribute, "cuDeviceGetAttribute"),
+	SZ_CU_SYM(device_get_name, "cuDeviceGetName"),
+	SZ_CU_SYM(device_total_mem, "cuDeviceTotalMem_v2"),
+	SZ_CU_SYM(func_get_attribute, "cuFuncGetAttribute"),
+	SZ_CU_SYM(stream_get_ctx_v2, "cuStreamGetCtx_v2"),
+	SZ_CU_SYM(green_ctx_get_id, "cuGreenCtxGetId"),
 };
 
 static struct sz_api sz;
@@ -295,7 +309,8 @@ static int sz_pick_numbering(const char *path, char *reason, size_t len)
 static int sz_load(char *reason, size_t len)
 {
 	const char *path = getenv("SMTOP_SANITIZER_LIB");
-	void *lib, *cu;
+	char why[256];
+	void *lib;
 
 	if (!path || !*path) {
 		snprintf(reason, len, "--sm all needs the Compute Sanitizer's libsanitizer-public.so, "
@@ -312,19 +327,9 @@ static int sz_load(char *reason, size_t len)
 	}
 	if (sz_load_symbols(lib, path, reason, len) != 0)
 		return -1;
-	cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (!cu)
-		cu = dlopen("libcuda.so.1", RTLD_NOW);
-	if (cu) {
-		*(void **)&sz_cu.stream_get_priority = dlsym(cu, "cuStreamGetPriority");
-		*(void **)&sz_cu.stream_get_flags = dlsym(cu, "cuStreamGetFlags");
-		*(void **)&sz_cu.device_get_attribute = dlsym(cu, "cuDeviceGetAttribute");
-		*(void **)&sz_cu.device_get_name = dlsym(cu, "cuDeviceGetName");
-		*(void **)&sz_cu.device_total_mem = dlsym(cu, "cuDeviceTotalMem_v2");
-		*(void **)&sz_cu.func_get_attribute = dlsym(cu, "cuFuncGetAttribute");
-		*(void **)&sz_cu.stream_get_ctx_v2 = dlsym(cu, "cuStreamGetCtx_v2");
-		*(void **)&sz_cu.green_ctx_get_id = dlsym(cu, "cuGreenCtxGetId");
-	}
+	if (driver_resolve(&sz_cu, sz_cu_symbols, sizeof(sz_cu_symbols) / sizeof(sz_cu_symbols[0]),
+			   why, sizeof(why)) != 0)
+		log_debug("streams, devices and functions stay undescribed: %s", why);
 	return 0;
 }
 

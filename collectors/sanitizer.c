@@ -53,6 +53,7 @@
 #include "collectors/writer_thread.h"
 #include "kernels/smtop_trace_abi.h"
 #include "src/core/clock.h"
+#include "src/core/sm_modes.h"
 
 #define SZ_ENTER_PATCH "smtop_sz_block_enter"
 #define SZ_EXIT_PATCH "smtop_sz_block_exit"
@@ -290,11 +291,11 @@ static unsigned sz_toolkit_major(const char *path)
 }
 
 /* The callback numbers moved between releases: the library's own CUDA
- * version picks them (SMTOP_SANITIZER_VERSION, set by smtop record from the
- * toolkit's version.json, else the library's path). */
-static int sz_pick_numbering(const char *path, char *reason, size_t len)
+ * version picks them (the toolkit's version.json, else the library's path;
+ * the library's version_env overrides). */
+static int sz_pick_numbering(const struct sm_mode_library *need, const char *path, char *reason, size_t len)
 {
-	const char *v = getenv("SMTOP_SANITIZER_VERSION");
+	const char *v = need->version_env ? getenv(need->version_env) : NULL;
 	unsigned major = v && *v ? (unsigned)strtoul(v, NULL, 10) : sz_toolkit_major(path);
 
 	sz_ids = sanitizer_numbering_of(major);
@@ -306,19 +307,26 @@ static int sz_pick_numbering(const char *path, char *reason, size_t len)
 	return 0;
 }
 
+/* The mode this backend was started as (src/core/sm_modes.c): its library
+ * is where `smtop record` said. */
+static const struct sm_mode *sz_mode(void)
+{
+	return sm_mode_named(sz_entries ? collector_backend_entries.name : collector_backend_sanitizer.name);
+}
+
 static int sz_load(char *reason, size_t len)
 {
-	const char *path = getenv("SMTOP_SANITIZER_LIB");
+	const struct sm_mode *mode = sz_mode();
+	const struct sm_mode_library *need = mode->setup->library;
+	const char *path = getenv(need->env);
 	char why[256];
 	void *lib;
 
 	if (!path || !*path) {
-		snprintf(reason, len, "--sm all needs the Compute Sanitizer's libsanitizer-public.so, "
-			 "not found in the CUDA Toolkit (compute-sanitizer/ of $CUDA_HOME, "
-			 "/usr/local/cuda, /usr/local/cuda-*; or set SMTOP_SANITIZER_LIB)");
+		snprintf(reason, len, "--sm %s needs %s", mode->name, need->missing);
 		return -1;
 	}
-	if (sz_pick_numbering(path, reason, len) != 0)
+	if (sz_pick_numbering(need, path, reason, len) != 0)
 		return -1;
 	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
@@ -1691,12 +1699,14 @@ const struct collector_backend collector_backend_sanitizer = {
 
 #include <stdio.h>
 
+#include "src/core/sm_modes.h"
+
 /* smtop itself refuses --sm all and entry then; a collector told to use
  * them all the same says why and leaves the process untraced. */
 static int sz_unavailable_as(const char *mode, char *reason, size_t len)
 {
-	snprintf(reason, len, "--sm %s: this collector was built without the Compute Sanitizer"
-		 " backend (its API headers were missing)", mode);
+	snprintf(reason, len, "--sm %s: this collector was built without %s", mode,
+		 sm_mode_named(mode)->setup->unbuilt);
 	return -1;
 }
 

@@ -3,11 +3,36 @@
 #include <stdio.h>
 #include <string.h>
 
+/* CUPTI is linked into the collector: nothing to find. */
+static const struct sm_mode_setup sm_setup_cupti = { NULL, NULL };
+
+/* libsanitizer-public.so ships with the CUDA Toolkit, not the driver; its
+ * API headers may be missing at build time (then the collector has no
+ * such backend: SMTOP_HAVE_SANITIZER unset). */
+static const struct sm_mode_library sm_sanitizer_library = {
+	.env = "SMTOP_SANITIZER_LIB",
+	.file = "libsanitizer-public.so",
+	.toolkit_dir = "compute-sanitizer",
+	.version_env = "SMTOP_SANITIZER_VERSION",
+	.missing = "the Compute Sanitizer's libsanitizer-public.so, not found in the CUDA Toolkit "
+		   "(compute-sanitizer/ of $CUDA_HOME, /usr/local/cuda, /usr/local/cuda-*; "
+		   "or set SMTOP_SANITIZER_LIB)",
+};
+
+static const struct sm_mode_setup sm_setup_sanitizer = {
+#ifdef SMTOP_HAVE_SANITIZER
+	.unbuilt = NULL,
+#else
+	.unbuilt = "the Compute Sanitizer backend (its API headers were missing; make deps fetches them)",
+#endif
+	.library = &sm_sanitizer_library,
+};
+
 /* The first is the default. */
 const struct sm_mode sm_modes[] = {
-	{ "marked", "CUPTI", 0 },
-	{ "entry", "every block's start, Compute Sanitizer", 1 },
-	{ "all", "every block, Compute Sanitizer", 1 },
+	{ "marked", "CUPTI", &sm_setup_cupti },
+	{ "entry", "every block's start, Compute Sanitizer", &sm_setup_sanitizer },
+	{ "all", "every block, Compute Sanitizer", &sm_setup_sanitizer },
 };
 const size_t sm_modes_count = sizeof(sm_modes) / sizeof(sm_modes[0]);
 
@@ -17,6 +42,11 @@ const struct sm_mode *sm_mode_named(const char *name)
 		if (!strcmp(sm_modes[i].name, name))
 			return &sm_modes[i];
 	return NULL;
+}
+
+const struct sm_mode *sm_mode_default(void)
+{
+	return &sm_modes[0];
 }
 
 const char *sm_modes_list(char *buf, size_t len)

@@ -662,7 +662,7 @@ uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device
 										 : BLOCKS_CTX_FAILED);
 		blocks_tls_own = 0;
 		if (atomic_load(&c->state) == BLOCKS_CTX_FAILED)
-			log_debug("block tracing off for context %u: the sanitizer's memory calls failed",
+			log_debug("block tracing off for context %u: the backend's memory calls failed",
 				  context_id);
 	}
 	state = atomic_load(&c->state);

@@ -5,6 +5,7 @@
 
 #include "src/app/cli.h"
 #include "src/app/paper.h"
+#include "src/core/sm_modes.h"
 
 /* cli keeps pointers into argv, as main's argv lives for the whole run. */
 static char *argv[32];
@@ -256,4 +257,32 @@ Test(cli, paper_reads_the_demos_summary_lines)
 	char cut[] = "summary scenario=timeslice median_ms=35.6";
 	cr_expect_neq(paper_parse_summary(train, &t), 0);
 	cr_expect_neq(paper_parse_summary(cut, &t), 0, "no p99 or solo figures");
+}
+
+/* --help lists every --sm mode of the table, each with its help, the
+ * default said once, in lines no wider than the rest of the text. */
+Test(cli, help_lists_every_sm_mode)
+{
+	static char text[16384];
+	char want[64];
+	FILE *f = fmemopen(text, sizeof text, "w");
+	const char *sm, *end, *line;
+
+	cr_assert_not_null(f);
+	cli_usage(f);
+	fclose(f);
+	sm = strstr(text, "  --sm ");
+	cr_assert_not_null(sm);
+	end = strstr(sm, "\n  --no-nvtx");
+	cr_assert_not_null(end);
+	for (size_t i = 0; i < sm_modes_count; i++) {
+		snprintf(want, sizeof want, " %s%s:", sm_modes[i].name, i == 0 ? " (the default)" : "");
+		cr_expect(memmem(sm, (size_t)(end - sm), want, strlen(want)) != NULL, "%s", sm_modes[i].name);
+	}
+	cr_expect_str_eq(sm_mode_default()->name, sm_modes[0].name);
+	for (line = sm; line < end;) {
+		const char *nl = strchr(line, '\n');
+		cr_expect_leq(nl - line, 81, "%.*s", (int)(nl - line), line);
+		line = nl + 1;
+	}
 }

@@ -19,6 +19,60 @@ static const struct {
 	{ "ls", CLI_LS }, { "rm", CLI_RM }, { "mv", CLI_MV },
 };
 
+/* Where the options' descriptions start, and the widest line they take. */
+#define CLI_HELP_COLUMN 29
+#define CLI_HELP_WIDTH 81
+
+/* text from column at on, its words wrapped under the descriptions'
+ * column; returns the column it ended at. */
+static size_t cli_wrap(FILE *out, const char *text, size_t at)
+{
+	while (*text) {
+		size_t word = strcspn(text, " ");
+
+		if (at > CLI_HELP_COLUMN && at + 1 + word > CLI_HELP_WIDTH) {
+			fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+			at = CLI_HELP_COLUMN;
+		} else if (at > CLI_HELP_COLUMN) {
+			fputc(' ', out);
+			at++;
+		}
+		fwrite(text, 1, word, out);
+		at += word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	return at;
+}
+
+/* --sm and its modes, from the table of modes: a new mode shows up here. */
+static void cli_usage_sm(FILE *out)
+{
+	char names[128] = "", item[512];
+	size_t at;
+
+	for (size_t i = 0; i < sm_modes_count; i++)
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "|" : "", sm_modes[i].name);
+	at = (size_t)fprintf(out, "  --sm %s", names);
+	if (at < CLI_HELP_COLUMN)
+		at += (size_t)fprintf(out, "%*s", (int)(CLI_HELP_COLUMN - at), "");
+	else {
+		fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+		at = CLI_HELP_COLUMN;
+	}
+	cli_wrap(out, "record, run, demo: which thread blocks are recorded:", at);
+	fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+	at = CLI_HELP_COLUMN;
+	for (size_t i = 0; i < sm_modes_count; i++) {
+		const struct sm_mode *m = &sm_modes[i];
+
+		snprintf(item, sizeof item, "%s%s: %s%s", m->name, m == sm_mode_default() ? " (the default)" : "",
+			 m->help, i + 1 < sm_modes_count ? ";" : "");
+		at = cli_wrap(out, item, at);
+	}
+	fputc('\n', out);
+}
+
 void cli_usage(FILE *out)
 {
 	fputs("usage: smtop [COMMAND] [OPTIONS]\n"
@@ -63,16 +117,11 @@ void cli_usage(FILE *out)
 	      "  mv FILE NEWNAME            rename a session within its directory\n"
 	      "\n"
 	      "options:\n"
-	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
-	      "  --sm marked|entry|all      record, run, demo: which thread blocks are recorded:\n"
-	      "                             marked: those of kernels built with\n"
-	      "                             kernels/smtop_trace.cuh (CUPTI; default);\n"
-	      "                             entry: every block of every kernel, its start and\n"
-	      "                             SM exact, its end an upper bound (Compute Sanitizer,\n"
-	      "                             block entry alone); all: every block, start and end\n"
-	      "                             exact (Compute Sanitizer; about 4 times slower)\n"
-	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
-	      "                             out (recorded by default, in both --sm modes)\n"
+	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n",
+	      out);
+	cli_usage_sm(out);
+	fputs("  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
+	      "                             out (recorded by default, in every --sm mode)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
 	      "  --ascii                    draw with ASCII only\n"
 	      "  --device N                 the GPU the viewer draws, by CUDA device id\n"

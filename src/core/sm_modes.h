@@ -31,6 +31,7 @@ struct sm_mode_setup {
 struct sm_mode {
 	const char *name;           /* the --sm value and the collector's SMTOP_SM */
 	const char *what;           /* a few words for messages */
+	const char *help;           /* which blocks it records, for smtop --help */
 	const struct sm_mode_setup *setup;
 };
 

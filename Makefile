@@ -97,13 +97,14 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# Only the collector (and its tests) see the sanitizer's headers; smtop's
-# record.c only whether the backend is built.  $(B)/sanitizer-mode changes
-# (and rebuilds them) only when the headers come or go.
+# Only the collector (and its tests) see the sanitizer's headers; the table
+# of --sm modes (src/core/sm_modes.c) only whether the backend is built.
+# $(B)/sanitizer-mode changes (and rebuilds them) only when the headers come
+# or go.
 $(B)/obj/collectors/%.o: CFLAGS += $(SZ_CFLAGS)
 $(B)/tests/test_collector: CFLAGS += $(SZ_CFLAGS)
-$(call obj,src/app/record.c): CFLAGS += $(SZ_DEFINE)
-$(COLL_OBJ) $(call obj,src/app/record.c) $(B)/tests/test_collector: $(B)/sanitizer-mode
+$(call obj,src/core/sm_modes.c): CFLAGS += $(SZ_DEFINE)
+$(COLL_OBJ) $(call obj,src/core/sm_modes.c) $(B)/tests/test_collector: $(B)/sanitizer-mode
 $(B)/sanitizer-mode: FORCE
 	@mkdir -p $(dir $@)
 	@echo "$(if $(HAVE_SANITIZER),with,without) $(SANITIZER_INC)" | cmp -s - $@ || \

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "src/core/sm_modes.h"
+
 /* The stub traces nothing of the GPU: the collector's ring, writer thread
  * and NVTX handlers run as under a real backend, so the end-to-end tests
  * record a workload's NVTX ranges on a machine without a GPU.  Only
@@ -54,7 +56,7 @@ const struct collector_backend *collector_backend_named(const char *name)
 	};
 
 	if (!name || !*name)
-		return all[0];
+		name = sm_mode_default()->name;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(all[i]->name, name))
 			return all[i];

@@ -62,8 +62,8 @@ extern const struct collector_backend collector_backend_sanitizer;
 extern const struct collector_backend collector_backend_entries;
 extern const struct collector_backend collector_backend_exact;
 
-/* The backend for an SMTOP_SM value; NULL or "" gives the default (cupti),
- * an unknown name NULL. */
+/* The backend for an SMTOP_SM value; NULL or "" gives the default mode's
+ * (sm_mode_default), an unknown name NULL. */
 const struct collector_backend *collector_backend_named(const char *name);
 
 #pragma GCC visibility pop

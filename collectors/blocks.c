@@ -1,6 +1,5 @@
 #include "collectors/blocks.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,8 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cupti.h>
-
+#include "collectors/driver.h"
 #include "collectors/drops.h"
 #include "collectors/log.h"
 #include "collectors/ptrset.h"
@@ -109,16 +107,13 @@ uint64_t blocks_timer_tick(const struct smtop_block *b, size_t n, uint64_t tick)
 	return tick;
 }
 
-/* ---- the driver, reached through dlopen --------------------------------- */
+/* ---- the driver (collectors/driver.h) ------------------------------------ */
 
+/* What the lanes ask of the driver themselves, whatever the backend: their
+ * own streams and contexts, the SM count, the launch hook's modules.  The
+ * memory calls are the backend's (struct blocks_host). */
 struct blocks_cu {
-	__typeof__(cuMemAlloc) *mem_alloc;
-	__typeof__(cuMemHostAlloc) *mem_host_alloc;
-	__typeof__(cuMemsetD8Async) *memset_d8_async;
-	__typeof__(cuMemcpyHtoDAsync) *memcpy_htod_async;
-	__typeof__(cuMemcpyDtoHAsync) *memcpy_dtoh_async;
 	__typeof__(cuStreamCreate) *stream_create;
-	__typeof__(cuStreamSynchronize) *stream_synchronize;
 	__typeof__(cuModuleGetGlobal) *module_get_global;
 	__typeof__(cuFuncGetModule) *func_get_module;
 	__typeof__(cuKernelGetFunction) *kernel_get_function;
@@ -130,21 +125,9 @@ struct blocks_cu {
 	__typeof__(cuDeviceGetAttribute) *device_get_attribute;
 };
 
-struct blocks_symbol {
-	const char *name;
-	size_t offset;
-	int optional;
-};
-
-#define BLOCKS_SYM(field, name, opt) { name, offsetof(struct blocks_cu, field), opt }
-static const struct blocks_symbol blocks_symbols[] = {
-	BLOCKS_SYM(mem_alloc, "cuMemAlloc_v2", 0),
-	BLOCKS_SYM(mem_host_alloc, "cuMemHostAlloc", 0),
-	BLOCKS_SYM(memset_d8_async, "cuMemsetD8Async", 0),
-	BLOCKS_SYM(memcpy_htod_async, "cuMemcpyHtoDAsync_v2", 0),
-	BLOCKS_SYM(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2", 0),
+#define BLOCKS_SYM(field, name, opt) DRIVER_SYMBOL(struct blocks_cu, field, name, opt)
+static const struct driver_symbol blocks_symbols[] = {
 	BLOCKS_SYM(stream_create, "cuStreamCreate", 0),
-	BLOCKS_SYM(stream_synchronize, "cuStreamSynchronize", 0),
 	BLOCKS_SYM(module_get_global, "cuModuleGetGlobal_v2", 0),
 	BLOCKS_SYM(func_get_module, "cuFuncGetModule", 0),
 	BLOCKS_SYM(kernel_get_function, "cuKernelGetFunction", 1),
@@ -162,7 +145,7 @@ static struct blocks_cu blocks_cu;
 
 enum blocks_ctx_state {
 	BLOCKS_CTX_IDLE = 0,            /* known, but no instrumented module seen yet */
-	BLOCKS_CTX_SETUP,               /* patch mode: ring on the GPU, first drain thread starting */
+	BLOCKS_CTX_SETUP,               /* patched: ring on the GPU, first drain thread starting */
 	BLOCKS_CTX_READY,
 	BLOCKS_CTX_FAILED,
 	BLOCKS_CTX_DEAD,                /* a drain failed: no more CUDA calls */
@@ -185,7 +168,7 @@ struct blocks_group {
 	struct blocks_ctx *c;
 	unsigned lo, hi;
 	CUstream stream;                /* drain copies */
-	void *patch_stream;             /* patch mode: the sanitizer's handle of stream */
+	void *copy;                     /* stream as the host's memory calls take it */
 	pthread_t thread;
 	int thread_started;
 	pthread_mutex_t lock;           /* one drain of these lanes at a time */
@@ -209,8 +192,9 @@ struct blocks_ctx {
 	struct blocks_group groups[BLOCKS_MAX_GROUPS];
 	unsigned n_groups;
 	CUstream setup_stream;          /* module pointer stores, from launching threads */
+	void *setup;                    /* setup_stream as the host's memory calls take it */
 	CUdeviceptr ring;
-	CUdeviceptr open_blocks;        /* patch mode: the open-block table */
+	CUdeviceptr open_blocks;        /* patched modules: the open-block table */
 	uint64_t ring_value;            /* host copy of the pointer stored in modules */
 	struct smtop_trace_ring *host;  /* pinned image of the whole ring */
 	uint64_t read[SMTOP_TRACE_LANES];
@@ -233,14 +217,8 @@ static _Atomic size_t blocks_tick_samples;
 static _Atomic int blocks_tick_stored;
 static _Atomic uint64_t blocks_in_flight;
 static _Atomic uint64_t blocks_most_in_flight; /* SMTOP_DEBUG */
-/* Set by the Compute Sanitizer backend: every module is patched, so rings
- * carry an open-block table and header-marked modules get no ring (their
- * blocks would be recorded twice). */
-static int blocks_patch_mode;
-static uint32_t blocks_patch_flags;
-static struct blocks_patch_memory blocks_patch_mem;
-static blocks_observer_fn *blocks_observer;
-static uint32_t (*blocks_stream_id_of)(void *stream);
+/* The backend's (blocks_set_host). */
+static const struct blocks_host *blocks_host;
 
 void blocks_released(uint64_t n)
 {
@@ -252,27 +230,34 @@ int blocks_in_own_code(void)
 	return blocks_tls_own;
 }
 
+int blocks_wanted(void)
+{
+	const char *v = getenv("SMTOP_BLOCKS");
+
+	return !(v && strcmp(v, "0") == 0);
+}
+
+void blocks_set_host(const struct blocks_host *host)
+{
+	blocks_host = host;
+}
+
 int blocks_init(struct ring *ring, uint32_t pid)
 {
-	void *lib;
+	char why[256];
 
+	if (!blocks_wanted())
+		return -1;
 	blocks_ring = ring;
 	blocks_pid = pid;
-	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (!lib)
-		lib = dlopen("libcuda.so.1", RTLD_NOW);
-	if (!lib) {
-		log_debug("block tracing off: %s", dlerror());
+	if (!blocks_host) {
+		log_debug("block tracing off: the backend reaches no GPU memory");
 		return -1;
 	}
-	for (size_t i = 0; i < sizeof(blocks_symbols) / sizeof(blocks_symbols[0]); i++) {
-		void *p = dlsym(lib, blocks_symbols[i].name);
-
-		if (!p && !blocks_symbols[i].optional) {
-			log_debug("block tracing off: libcuda lacks %s", blocks_symbols[i].name);
-			return -1;
-		}
-		memcpy((char *)&blocks_cu + blocks_symbols[i].offset, &p, sizeof(p));
+	if (driver_resolve(&blocks_cu, blocks_symbols, sizeof(blocks_symbols) / sizeof(blocks_symbols[0]),
+			   why, sizeof(why)) != 0) {
+		log_debug("block tracing off: %s", why);
+		return -1;
 	}
 	blocks_enabled = 1;
 	return 0;
@@ -326,42 +311,54 @@ static struct blocks_ctx *blocks_find(CUcontext ctx)
 	return NULL;
 }
 
+/* Our streams' copies would pollute the session: the backend's records
+ * give them ids to leave out (blocks_is_own_stream). */
 static void blocks_note_own_stream(struct blocks_ctx *c, CUstream s)
 {
 	uint32_t id;
 	uint32_t n = atomic_load(&c->n_own_streams);
 
-	if (blocks_patch_mode)
-		return; /* no CUPTI records to keep our copies out of */
-	if (n < BLOCKS_MAX_GROUPS + 1 && cuptiGetStreamIdEx(c->ctx, s, 0, &id) == CUPTI_SUCCESS) {
+	if (!blocks_host->own_stream_id)
+		return;
+	if (n < BLOCKS_MAX_GROUPS + 1 && blocks_host->own_stream_id(c->ctx, s, &id) == 0) {
 		c->own_stream_ids[n] = id;
 		atomic_store(&c->n_own_streams, n + 1);
 	}
 }
 
-static int blocks_alloc(struct blocks_ctx *c)
+/* A stream of ours on the current context, and its handle for the host's
+ * memory calls. */
+static int blocks_own_stream(struct blocks_ctx *c, CUstream *stream, void **handle)
 {
-	size_t bytes = blocks_ring_bytes();
-	void *host = NULL;
-	CUresult r;
+	if (blocks_cu.stream_create(stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
+	    !(*handle = blocks_host->stream_handle(c->ctx, *stream)))
+		return -1;
+	blocks_note_own_stream(c, *stream);
+	return 0;
+}
 
-	if ((r = blocks_cu.stream_create(&c->setup_stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
-		return (int)r;
-	blocks_note_own_stream(c, c->setup_stream);
+/* Each group's drain stream and its packing scratch. */
+static int blocks_open_groups(struct blocks_ctx *c)
+{
 	for (unsigned i = 0; i < c->n_groups; i++) {
 		struct blocks_group *g = &c->groups[i];
 
-		if ((r = blocks_cu.stream_create(&g->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
-			return (int)r;
-		blocks_note_own_stream(c, g->stream);
-		g->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS));
-		if (!g->packed)
+		if (blocks_own_stream(c, &g->stream, &g->copy) != 0 ||
+		    !(g->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS))))
 			return -1;
 	}
-	if ((r = blocks_cu.mem_alloc(&c->ring, bytes)) != CUDA_SUCCESS)
-		return (int)r;
-	if ((r = blocks_cu.mem_host_alloc(&host, bytes, 0)) != CUDA_SUCCESS)
-		return (int)r;
+	return 0;
+}
+
+static int blocks_alloc(struct blocks_ctx *c)
+{
+	size_t bytes = blocks_ring_bytes();
+	void *ring = NULL, *host = NULL;
+
+	if (blocks_own_stream(c, &c->setup_stream, &c->setup) != 0 || blocks_open_groups(c) != 0 ||
+	    blocks_host->alloc(c->ctx, &ring, bytes) != 0 || blocks_host->alloc_host(c->ctx, &host, bytes) != 0)
+		return -1;
+	c->ring = (CUdeviceptr)(uintptr_t)ring;
 	c->host = host;
 	c->ring_value = (uint64_t)c->ring;
 	return 0;
@@ -378,21 +375,19 @@ static void blocks_fill_header(struct blocks_ctx *c)
 	h->capacity = BLOCKS_LANE_CAPACITY;
 	h->lanes = SMTOP_TRACE_LANES;
 	h->abi_version = SMTOP_TRACE_ABI_VERSION;
-	h->patch_flags = blocks_patch_flags;
+	h->patch_flags = blocks_host->patch_flags;
 	h->open_blocks = (uint64_t)c->open_blocks;
 }
 
 /* Zeroed slots are never complete (tags start at 1), whatever the memory held. */
 static int blocks_init_ring(struct blocks_ctx *c)
 {
-	struct smtop_trace_ring *h = c->host;
-	CUresult r;
+	void *ring = (void *)(uintptr_t)c->ring;
 
 	blocks_fill_header(c);
-	if ((r = blocks_cu.memset_d8_async(c->ring, 0, blocks_ring_bytes(), c->setup_stream)) != CUDA_SUCCESS ||
-	    (r = blocks_cu.memcpy_htod_async(c->ring, h, sizeof(*h), c->setup_stream)) != CUDA_SUCCESS ||
-	    (r = blocks_cu.stream_synchronize(c->setup_stream)) != CUDA_SUCCESS)
-		return (int)r;
+	if (blocks_host->memset(ring, 0, blocks_ring_bytes(), c->setup) != 0 ||
+	    blocks_host->upload(ring, c->host, sizeof(*c->host), c->setup) != 0 || blocks_host->sync(c->setup) != 0)
+		return -1;
 	return 0;
 }
 
@@ -411,16 +406,15 @@ static unsigned blocks_sm_count(void)
 	return n > 0 ? (unsigned)n : 0;
 }
 
-/* A drain thread per four CPUs, per two in patch mode, at most
+/* A drain thread per blocks_host.cpus_per_drain CPUs, at most
  * BLOCKS_MAX_GROUPS (SMTOP_DRAIN_THREADS overrides), each owning an equal
- * share of the SMs' lanes.  Patch mode brings every kernel's blocks: on the
- * H200 (16 CPUs) a 50 M blocks/s storm lost 18% of its blocks with 4 drain
- * threads and none with 8. */
+ * share of the SMs' lanes. */
 static void blocks_plan_groups(struct blocks_ctx *c)
 {
 	const char *env = getenv("SMTOP_DRAIN_THREADS");
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned n = cpus > 0 ? (unsigned)(cpus / (blocks_patch_mode ? 2 : 4)) : 1, span = blocks_sm_count();
+	unsigned per = blocks_host->cpus_per_drain ? blocks_host->cpus_per_drain : 1;
+	unsigned n = cpus > 0 ? (unsigned)(cpus / per) : 1, span = blocks_sm_count();
 
 	if (env && atoi(env) > 0)
 		n = (unsigned)atoi(env);
@@ -467,7 +461,8 @@ static void blocks_start_ring(struct blocks_ctx *c)
 			blocks_merge_group(c, i); /* its lanes go to the group before */
 	}
 	if (err) {
-		log_debug("block tracing off for context %u: CUDA error %d", c->context_id, err);
+		log_debug("block tracing off for context %u: its ring or drain threads could not be set up",
+			  c->context_id);
 		atomic_store(&c->state, BLOCKS_CTX_FAILED);
 		return;
 	}
@@ -484,10 +479,8 @@ static struct blocks_ctx *blocks_create(CUcontext ctx)
 		return NULL;
 	c->ctx = ctx;
 	pthread_mutex_init(&c->setup_lock, NULL);
-	if (blocks_patch_mode)
-		return c; /* ids from the sanitizer backend: no CUPTI beside it */
-	cuptiGetContextId(ctx, &c->context_id);
-	cuptiGetDeviceId(ctx, &c->device_id);
+	if (blocks_host->context_ids)
+		blocks_host->context_ids(ctx, &c->context_id, &c->device_id);
 	return c;
 }
 
@@ -534,7 +527,6 @@ static void blocks_hand_ring(struct blocks_ctx *c, CUmodule mod)
 {
 	CUdeviceptr global = 0;
 	size_t bytes = 0;
-	CUresult r;
 
 	if (blocks_cu.module_get_global(&global, &bytes, mod, SMTOP_TRACE_SYMBOL) != CUDA_SUCCESS)
 		return; /* not an instrumented module */
@@ -547,11 +539,9 @@ static void blocks_hand_ring(struct blocks_ctx *c, CUmodule mod)
 		blocks_start_ring(c);
 	if (atomic_load(&c->state) != BLOCKS_CTX_READY)
 		return;
-	r = blocks_cu.memcpy_htod_async(global, &c->ring_value, sizeof(c->ring_value), c->setup_stream);
-	if (r == CUDA_SUCCESS)
-		r = blocks_cu.stream_synchronize(c->setup_stream);
-	if (r != CUDA_SUCCESS)
-		log_debug("module %p: storing the block ring failed: CUDA error %d", (void *)mod, (int)r);
+	if (blocks_host->upload((void *)(uintptr_t)global, &c->ring_value, sizeof(c->ring_value), c->setup) != 0 ||
+	    blocks_host->sync(c->setup) != 0)
+		log_debug("module %p: storing the block ring failed", (void *)mod);
 	else
 		log_debug("block tracing on for module %p in context %u", (void *)mod, c->context_id);
 }
@@ -565,7 +555,7 @@ void blocks_on_launch(CUcontext ctx, CUfunction f)
 	CUmodule mod;
 	int state;
 
-	if (!blocks_enabled || blocks_patch_mode || !ctx || !f || blocks_tls_own)
+	if (!blocks_enabled || !ctx || !f || blocks_tls_own)
 		return;
 	c = blocks_get(ctx);
 	if (!c)
@@ -586,25 +576,15 @@ void blocks_on_launch(CUcontext ctx, CUfunction f)
 	pthread_mutex_unlock(&c->setup_lock);
 }
 
-void blocks_set_patch_mode(uint32_t patch_flags, const struct blocks_patch_memory *mem,
-			   blocks_observer_fn *observer, uint32_t (*stream_id)(void *stream))
-{
-	blocks_patch_mode = 1;
-	blocks_patch_flags = patch_flags;
-	blocks_patch_mem = *mem;
-	blocks_observer = observer;
-	blocks_stream_id_of = stream_id;
-}
-
-/* Patch mode, inside a sanitizer launch callback, where a driver call can
- * deadlock: the ring, its open-block table and the pinned image come from
- * the sanitizer's own memory calls, initialised on the launch's stream
- * before the kernel runs.  The first drain thread does the driver's part
+/* For a patching backend, inside its launch callback, where a driver call
+ * can deadlock: the ring, its open-block table and the pinned image come
+ * from the host's memory calls, initialised on the launch's stream before
+ * the kernel runs.  The first drain thread does the driver's part
  * (streams, the SM count, the other threads) from outside the callback;
  * blocks written meanwhile wait in their lanes. */
 static int blocks_start_patched(struct blocks_ctx *c, void *launch_stream)
 {
-	struct blocks_patch_memory *m = &blocks_patch_mem;
+	const struct blocks_host *m = blocks_host;
 	void *ring = NULL, *open = NULL, *host = NULL;
 	struct smtop_trace_ring *h;
 
@@ -642,14 +622,8 @@ static int blocks_finish_patched(struct blocks_ctx *c)
 		return -1;
 	blocks_plan_groups(c); /* group 0, this thread, drains nothing yet */
 	n = c->n_groups;
-	for (unsigned i = 0; i < n; i++) {
-		struct blocks_group *g = &c->groups[i];
-
-		if (blocks_cu.stream_create(&g->stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS ||
-		    !(g->patch_stream = blocks_patch_mem.stream_handle(c->ctx, g->stream)) ||
-		    !(g->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS))))
-			return -1;
-	}
+	if (blocks_open_groups(c) != 0)
+		return -1;
 	atomic_store(&c->state, BLOCKS_CTX_READY);
 	for (unsigned i = 1; i < n; i++) {
 		struct blocks_group *g = &c->groups[i];
@@ -674,7 +648,7 @@ uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device
 	uint64_t ring = 0;
 	int state;
 
-	if (!blocks_enabled || !blocks_patch_mode || !ctx || blocks_tls_own || !(c = blocks_get(ctx)))
+	if (!blocks_enabled || !ctx || blocks_tls_own || !(c = blocks_get(ctx)))
 		return 0;
 	state = atomic_load(&c->state);
 	if (state == BLOCKS_CTX_READY || state == BLOCKS_CTX_SETUP)
@@ -688,7 +662,7 @@ uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device
 										 : BLOCKS_CTX_FAILED);
 		blocks_tls_own = 0;
 		if (atomic_load(&c->state) == BLOCKS_CTX_FAILED)
-			log_debug("block tracing off for context %u: the sanitizer's memory calls failed",
+			log_debug("block tracing off for context %u: the backend's memory calls failed",
 				  context_id);
 	}
 	state = atomic_load(&c->state);
@@ -711,7 +685,7 @@ void *blocks_patch_copy_stream(CUcontext ctx)
 	    blocks_cu.stream_create(&s, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
 		return NULL;
 	blocks_relax();
-	return blocks_patch_mem.stream_handle(ctx, s);
+	return blocks_host->stream_handle(ctx, s);
 }
 
 /* A new module may reuse an unloaded one's address: forget what we saw. */
@@ -746,28 +720,22 @@ int blocks_is_own_stream(uint32_t context_id, uint32_t stream_id)
 
 /* ---- draining ------------------------------------------------------------- */
 
-/* The drain's copies.  In patch mode the ring lives in the sanitizer's
- * memory, which the driver's copies refuse (CUDA error on the H200): the
- * sanitizer's own copies move it, device to host synchronously. */
+/* The drain's copies, on the group's stream.  A patching backend's ring
+ * lives in the sanitizer's memory, which the driver's copies refuse (CUDA
+ * error on the H200): the host's calls are the sanitizer's own there. */
 static int blocks_dtoh(struct blocks_group *g, void *dst, CUdeviceptr src, size_t bytes)
 {
-	if (blocks_patch_mode)
-		return blocks_patch_mem.download(dst, (const void *)(uintptr_t)src, bytes, g->patch_stream);
-	return blocks_cu.memcpy_dtoh_async(dst, src, bytes, g->stream) == CUDA_SUCCESS ? 0 : -1;
+	return blocks_host->download(dst, (const void *)(uintptr_t)src, bytes, g->copy);
 }
 
 static int blocks_htod(struct blocks_group *g, CUdeviceptr dst, const void *src, size_t bytes)
 {
-	if (blocks_patch_mode)
-		return blocks_patch_mem.upload((void *)(uintptr_t)dst, src, bytes, g->patch_stream);
-	return blocks_cu.memcpy_htod_async(dst, src, bytes, g->stream) == CUDA_SUCCESS ? 0 : -1;
+	return blocks_host->upload((void *)(uintptr_t)dst, src, bytes, g->copy);
 }
 
 static int blocks_sync(struct blocks_group *g)
 {
-	if (blocks_patch_mode)
-		return blocks_patch_mem.sync(g->patch_stream);
-	return blocks_cu.stream_synchronize(g->stream) == CUDA_SUCCESS ? 0 : -1;
+	return blocks_host->sync(g->copy);
 }
 
 /* Queues the copy of lane l's slots [from, from + n) into the pinned image. */
@@ -945,9 +913,9 @@ static size_t blocks_stage_lane(struct blocks_group *g, unsigned l, uint64_t now
 
 		if (k && !st->n)
 			st->since = now;
-		if (k && blocks_observer) {
+		if (k && blocks_host->observer) {
 			uint64_t t0 = clock_mono_ns();
-			blocks_observer(c->context_id, st->b + st->n, k);
+			blocks_host->observer(c->context_id, st->b + st->n, k);
 			g->observe_ns += clock_mono_ns() - t0;
 		}
 		st->n += (uint32_t)k;
@@ -1172,10 +1140,8 @@ void smtop_note_request(void *stream, uint64_t start_ns, uint64_t end_ns, const 
 
 	if (!blocks_ring || !writer_thread_running())
 		return;
-	if (blocks_stream_id_of)
-		id = blocks_stream_id_of(stream);
-	else if (cuptiGetStreamIdEx(NULL, (CUstream)stream, 0, &id) != CUPTI_SUCCESS)
-		id = 0;
+	if (blocks_host && blocks_host->stream_id)
+		id = blocks_host->stream_id(stream);
 	rec.u.request.start = start_ns;
 	rec.u.request.end = end_ns;
 	rec.u.request.pid = blocks_pid;

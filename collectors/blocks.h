@@ -44,40 +44,68 @@ int blocks_await_start(_Atomic int *state, _Atomic int *stop, int starting, int 
 /* Greatest common divisor of the timestamps seen: the %globaltimer tick. */
 uint64_t blocks_timer_tick(const struct smtop_block *b, size_t n, uint64_t tick);
 
-/* Finds libcuda in the process; 0, or -1 (block tracing stays off). */
-int blocks_init(struct ring *ring, uint32_t pid);
-
-/* From the driver-API callback at the entry of a kernel launch. */
-void blocks_on_launch(CUcontext ctx, CUfunction f);
-
-/* The Compute Sanitizer backend patches every module, and inside its
- * callbacks only its own memory calls are safe (a driver call can deadlock).
- * Each returns 0 on success. */
-struct blocks_patch_memory {
-	int (*alloc)(CUcontext ctx, void **dev, size_t bytes);
-	int (*alloc_host)(CUcontext ctx, void **host, size_t bytes);
-	int (*memset)(void *dev, int value, size_t bytes, void *stream);
-	int (*upload)(void *dev, const void *host, size_t bytes, void *stream);
-	int (*download)(void *host, const void *dev, size_t bytes, void *stream); /* synchronous */
-	int (*sync)(void *stream);
-	/* The sanitizer's handle of a stream of ours, or NULL. */
-	void *(*stream_handle)(CUcontext ctx, CUstream stream);
-};
-
 /* Sees every block a drain takes, before it is packed (the sanitizer
  * backend makes kernel records from them).  Called from drain threads. */
 typedef void blocks_observer_fn(uint32_t context_id, const struct smtop_block *b, size_t n);
 
-/* Patch mode, before the first launch: rings carry the open-block table
- * with these SMTOP_PATCH_* flags, are made with mem, header-marked modules
- * are left alone, and stream_id names the streams of demo requests. */
-void blocks_set_patch_mode(uint32_t patch_flags, const struct blocks_patch_memory *mem,
-			   blocks_observer_fn *observer, uint32_t (*stream_id)(void *stream));
+/* How a backend reaches the GPU and names what it sees, for the lanes:
+ * each backend fills one in and hands it over at its start
+ * (blocks_set_host).  The CUPTI backend's (collectors/cupti_blocks.c) calls
+ * the driver and CUPTI; the Compute Sanitizer's calls only the sanitizer,
+ * since inside its callbacks a driver call can deadlock.  A stream passed
+ * to the memory calls is one stream_handle gave; they return 0 on success. */
+struct blocks_host {
+	int (*alloc)(CUcontext ctx, void **dev, size_t bytes);
+	int (*alloc_host)(CUcontext ctx, void **host, size_t bytes);
+	int (*memset)(void *dev, int value, size_t bytes, void *stream);
+	/* Copies, done by the next sync at the latest (the sanitizer's
+	 * download returns when it is done). */
+	int (*upload)(void *dev, const void *host, size_t bytes, void *stream);
+	int (*download)(void *host, const void *dev, size_t bytes, void *stream);
+	int (*sync)(void *stream);
+	/* The handle the calls above take for a stream of ours, or NULL. */
+	void *(*stream_handle)(CUcontext ctx, CUstream stream);
+	/* ctx's ids as the backend's records number them.  NULL: the
+	 * backend names them at its first blocks_context_ring. */
+	void (*context_ids)(CUcontext ctx, uint32_t *context_id, uint32_t *device_id);
+	/* The id the backend's records give a stream of ours, whose copies
+	 * then stay out of the session: 0, or -1.  NULL: its records never
+	 * show our copies. */
+	int (*own_stream_id)(CUcontext ctx, CUstream stream, uint32_t *id);
+	/* A workload's stream as the backend's records number it (demo
+	 * requests), 0 when not known. */
+	uint32_t (*stream_id)(void *stream);
+	blocks_observer_fn *observer;   /* may be NULL */
+	/* Every ring's header carries these SMTOP_PATCH_* flags for the device
+	 * patches (a backend that patches modules), 0 for header-marked
+	 * kernels. */
+	uint32_t patch_flags;
+	/* A drain thread per this many CPUs (SMTOP_DRAIN_THREADS overrides). */
+	unsigned cpus_per_drain;
+};
 
-/* Patch mode, from a launch callback: the device address of ctx's ring,
- * made at the first call (ids as the backend numbers them; launch_stream is
- * the launch's Sanitizer_StreamHandle), or 0 when block tracing is off or
- * failed there. */
+/* A backend's start, before the first launch: its host operations (kept
+ * by pointer; NULL: no block tracing). */
+void blocks_set_host(const struct blocks_host *host);
+
+/* After the backend's start: block tracing on, unless SMTOP_BLOCKS=0, no
+ * backend handed its host operations, or libcuda lacks a call the lanes
+ * need; 0, or -1 (block tracing stays off). */
+int blocks_init(struct ring *ring, uint32_t pid);
+
+/* Whether thread blocks are to be traced (SMTOP_BLOCKS=0 turns the launch
+ * hook and the lanes off). */
+int blocks_wanted(void);
+
+/* From the driver-API callback at the entry of a kernel launch: a module
+ * built with kernels/smtop_trace.cuh gets its context's ring at its first
+ * launch. */
+void blocks_on_launch(CUcontext ctx, CUfunction f);
+
+/* For a backend that patches every module, from a launch callback: the
+ * device address of ctx's ring, made at the first call (ids as the backend
+ * numbers them; launch_stream is the launch's stream handle), or 0 when
+ * block tracing is off or failed there. */
 uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device_id, void *launch_stream);
 
 /* Packs n blocks of one SM (sorted in place) into one chunk record for the
@@ -90,8 +118,9 @@ void blocks_pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t
  * workload's), or no longer. */
 void blocks_set_own_code(int own);
 
-/* Patch mode, outside any callback: a stream of ctx for the collector's own
- * copies (made current on this thread), as the sanitizer's handle, or NULL. */
+/* Outside any callback: a stream of ctx for the collector's own copies
+ * (made current on this thread), as the host's stream_handle gave it, or
+ * NULL. */
 void *blocks_patch_copy_stream(CUcontext ctx);
 
 /* From the resource callbacks. */

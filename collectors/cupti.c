@@ -15,6 +15,7 @@
 #include "collectors/backend.h"
 #include "collectors/blocks.h"
 #include "collectors/convert.h"
+#include "collectors/cupti_blocks.h"
 #include "collectors/drops.h"
 #include "collectors/graphs.h"
 #include "collectors/log.h"
@@ -515,7 +516,7 @@ static int cupti_option(const char *name)
 
 int cupti_block_tracing(void)
 {
-	return cupti_option("SMTOP_BLOCKS");
+	return blocks_wanted();
 }
 
 static int cupti_enable_domain(CUpti_CallbackDomain domain, uint32_t size,
@@ -792,6 +793,7 @@ int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 		snprintf(reason, len, "out of memory");
 		return -1;
 	}
+	blocks_set_host(cupti_blocks_host());
 	if (cupti_subscribe(reason, len) != 0)
 		goto fail_convert;
 	atomic_store(&cupti_active, 1);

@@ -115,7 +115,7 @@ struct entries_ctx {
 	uint8_t *packed;
 };
 
-static struct blocks_patch_memory entries_mem;
+static struct blocks_host entries_mem;
 static entries_set_data_fn *entries_set_data;
 static blocks_observer_fn *entries_observer;
 static entries_clock_fn *entries_clock;
@@ -137,7 +137,7 @@ size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_
 	return i - from;
 }
 
-void entries_start(const struct blocks_patch_memory *mem, entries_set_data_fn *set_data,
+void entries_start(const struct blocks_host *mem, entries_set_data_fn *set_data,
 		   blocks_observer_fn *observer, entries_clock_fn *clock)
 {
 	entries_mem = *mem;

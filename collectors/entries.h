@@ -37,7 +37,7 @@ typedef uint64_t entries_clock_fn(uint32_t device, uint64_t host_ns);
  * safe inside its callbacks), the callback that gives a launch its data,
  * the observer that makes kernel records of closed blocks, the clock. */
 typedef int entries_set_data_fn(void *launch, CUfunction f, void *stream, const void *data);
-void entries_start(const struct blocks_patch_memory *mem, entries_set_data_fn *set_data,
+void entries_start(const struct blocks_host *mem, entries_set_data_fn *set_data,
 		   blocks_observer_fn *observer, entries_clock_fn *clock);
 
 /* From a launch callback: reserves the launch's entries and hands their

@@ -1,15 +1,15 @@
 #include "collectors/graphs.h"
 
 #include <cuda.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/driver.h"
 #include "collectors/log.h"
 
 /* cuda.h's values, without its header (the collector reaches the driver
- * through dlopen only). */
+ * through collectors/driver.c only). */
 #define GRAPHS_CUDA_SUCCESS 0
 
 struct graphs_clone {
@@ -139,7 +139,7 @@ size_t graphs_deps(uint32_t pid, const uint64_t *ids, const int32_t *types, size
 
 /* ---- the driver ---------------------------------------------------------- */
 
-static struct {
+struct graphs_cu {
 	int (*get_nodes)(void *graph, void **nodes, size_t *n);
 	int (*get_edges_v2)(void *graph, void **from, void **to, void *edge_data, size_t *n);
 	int (*get_edges)(void *graph, void **from, void **to, size_t *n);
@@ -147,21 +147,31 @@ static struct {
 	int (*node_deps_v2)(void *node, void **deps, void *edge_data, size_t *n);
 	int (*node_deps)(void *node, void **deps, size_t *n);
 	int (*kernel_params)(void *node, CUDA_KERNEL_NODE_PARAMS_v2 *p);
-} graphs_cu;
+};
+
+/* Each may be missing (older drivers lack the _v2 forms): the callers
+ * fall back, or go without. */
+#define GRAPHS_SYM(field, name) DRIVER_SYMBOL(struct graphs_cu, field, name, 1)
+static const struct driver_symbol graphs_symbols[] = {
+	GRAPHS_SYM(get_nodes, "cuGraphGetNodes"),
+	GRAPHS_SYM(get_edges_v2, "cuGraphGetEdges_v2"),
+	GRAPHS_SYM(get_edges, "cuGraphGetEdges"),
+	GRAPHS_SYM(node_type, "cuGraphNodeGetType"),
+	GRAPHS_SYM(node_deps_v2, "cuGraphNodeGetDependencies_v2"),
+	GRAPHS_SYM(node_deps, "cuGraphNodeGetDependencies"),
+	GRAPHS_SYM(kernel_params, "cuGraphKernelNodeGetParams_v2"),
+};
+
+static struct graphs_cu graphs_cu;
 static pthread_once_t graphs_cu_once = PTHREAD_ONCE_INIT;
 
 static void graphs_cu_load(void)
 {
-	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (!lib)
-		return;
-	*(void **)&graphs_cu.get_nodes = dlsym(lib, "cuGraphGetNodes");
-	*(void **)&graphs_cu.get_edges_v2 = dlsym(lib, "cuGraphGetEdges_v2");
-	*(void **)&graphs_cu.get_edges = dlsym(lib, "cuGraphGetEdges");
-	*(void **)&graphs_cu.node_type = dlsym(lib, "cuGraphNodeGetType");
-	*(void **)&graphs_cu.node_deps_v2 = dlsym(lib, "cuGraphNodeGetDependencies_v2");
-	*(void **)&graphs_cu.node_deps = dlsym(lib, "cuGraphNodeGetDependencies");
-	*(void **)&graphs_cu.kernel_params = dlsym(lib, "cuGraphKernelNodeGetParams_v2");
+	char why[256];
+
+	if (driver_resolve(&graphs_cu, graphs_symbols, sizeof(graphs_symbols) / sizeof(graphs_symbols[0]),
+			   why, sizeof(why)) != 0)
+		log_debug("graph edges unknown: %s", why);
 }
 
 int64_t graphs_kernel_node_smem(void *node)

@@ -17,7 +17,6 @@
 #include "src/core/sm_modes.h"
 #include "collectors/blocks.h"
 #include "collectors/control.h"
-#include "collectors/cupti.h"
 #include "collectors/drops.h"
 #include "collectors/log.h"
 #include "collectors/nvtx.h"
@@ -283,7 +282,7 @@ static void inject_start(const char *session)
 		return;
 	}
 	db_writer_set_process_status(inject_writer, "running", NULL);
-	if (!cupti_block_tracing() || blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
+	if (blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
 		log_debug("thread blocks will not be traced");
 	wopt.writer = inject_writer;
 	wopt.ring = inject_ring;
@@ -472,7 +471,7 @@ static void inject_start_dormant(void)
 		snprintf(inject_unavailable, sizeof inject_unavailable, "%s", reason);
 		return;
 	}
-	if (!cupti_block_tracing() || blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
+	if (blocks_init(inject_ring, (uint32_t)inject_pid) != 0)
 		log_debug("thread blocks will not be traced");
 }
 

@@ -5,6 +5,7 @@
 
 #include "src/app/cli.h"
 #include "src/app/paper.h"
+#include "src/core/sm_modes.h"
 
 /* cli keeps pointers into argv, as main's argv lives for the whole run. */
 static char *argv[32];
@@ -332,4 +333,33 @@ ParameterizedTest(struct refusal_case *rc, cli, alongside_refusals)
 	cr_assert_eq(parse(&c, line, err, sizeof err), -1, "%s", rc->line);
 	cr_assert(strstr(err, rc->says), "%s: said '%s'", rc->line, err);
 	cr_assert_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
+}
+
+/* --help lists every --sm mode of the table, each with its help and where
+ * it is the default, in lines no wider than the rest of the text. */
+Test(cli, help_lists_every_sm_mode)
+{
+	static char text[16384];
+	char want[64];
+	FILE *f = fmemopen(text, sizeof text, "w");
+	const char *sm, *end, *line;
+
+	cr_assert_not_null(f);
+	cli_usage(f);
+	fclose(f);
+	sm = strstr(text, "  --sm ");
+	cr_assert_not_null(sm);
+	end = strstr(sm, "\n  --exact-every");
+	cr_assert_not_null(end);
+	for (size_t i = 0; i < sm_modes_count; i++) {
+		snprintf(want, sizeof want, " %s:", sm_modes[i].name);
+		cr_expect(memmem(sm, (size_t)(end - sm), want, strlen(want)) != NULL, "%s", sm_modes[i].name);
+	}
+	cr_expect(memmem(sm, (size_t)(end - sm), "the default where", 17) != NULL, "where each mode is the default");
+	cr_expect_str_eq(sm_mode_default()->name, sm_modes[0].name);
+	for (line = sm; line < end;) {
+		const char *nl = strchr(line, '\n');
+		cr_expect_leq(nl - line, 81, "%.*s", (int)(nl - line), line);
+		line = nl + 1;
+	}
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1952,4 +1953,104 @@ Test(backend, every_sm_mode_has_its_backend)
 			 "'marked' (CUPTI), 'entry' (every block's start, ends exact in windows, Compute "
 			 "Sanitizer), 'exact' (every block's start and end, Compute Sanitizer) or "
 			 "'all' (every block, Compute Sanitizer)");
+}
+
+/* With no name the collector runs the default mode's backend, the one
+ * `smtop record` names when --sm is not given. */
+Test(backend, no_name_is_the_default_mode)
+{
+	cr_expect_str_eq(collector_backend_named(NULL)->name, sm_mode_default()->name);
+	cr_expect_str_eq(collector_backend_named("")->name, sm_mode_default()->name);
+	cr_expect_str_eq(sm_mode_default()->name, RECORD_SM_DEFAULT);
+}
+
+/* Each mode's set-up says what smtop record finds and passes on, and why
+ * a build cannot record it. */
+Test(backend, every_sm_mode_has_its_setup)
+{
+	for (size_t i = 0; i < sm_modes_count; i++) {
+		const struct sm_mode *m = &sm_modes[i];
+		const struct sm_mode_library *lib;
+
+		cr_assert_not_null(m->setup, "%s", m->name);
+		lib = m->setup->library;
+		if (!lib)
+			continue;
+		cr_expect(lib->env && lib->file && lib->toolkit_dir && lib->missing, "%s", m->name);
+		cr_expect_eq(strncmp(lib->env, "SMTOP_", 6), 0, "%s: %s", m->name, lib->env);
+	}
+	cr_expect_null(sm_mode_named("marked")->setup->library);
+	cr_expect_str_eq(sm_mode_named("all")->setup->library->env, "SMTOP_SANITIZER_LIB");
+	cr_expect_str_eq(sm_mode_named("entry")->setup->library->version_env, "SMTOP_SANITIZER_VERSION");
+#ifdef SMTOP_HAVE_SANITIZER
+	cr_expect_null(sm_mode_named("all")->setup->unbuilt);
+	cr_expect_null(sm_mode_named("entry")->setup->unbuilt);
+#else
+	cr_expect_not_null(sm_mode_named("all")->setup->unbuilt);
+	cr_expect_not_null(sm_mode_named("entry")->setup->unbuilt);
+#endif
+}
+
+/* A backend whose library smtop record did not find refuses in the one
+ * line its mode's set-up gives, naming the mode; one this build lacks says
+ * so the same way. */
+static struct sm_mode_index {
+	size_t i;
+} sm_mode_indexes[8];
+
+ParameterizedTestParameters(backend, refuses_as_its_mode_says)
+{
+	cr_assert_leq(sm_modes_count, sizeof(sm_mode_indexes) / sizeof(sm_mode_indexes[0]));
+	for (size_t i = 0; i < sm_modes_count; i++)
+		sm_mode_indexes[i].i = i;
+	return cr_make_param_array(struct sm_mode_index, sm_mode_indexes, sm_modes_count);
+}
+
+ParameterizedTest(struct sm_mode_index *p, backend, refuses_as_its_mode_says)
+{
+	const struct sm_mode *m = &sm_modes[p->i];
+	const struct sm_mode_library *lib = m->setup->library;
+	char reason[512] = "", want[512];
+	struct ring *ring;
+
+	if (!lib && !m->setup->unbuilt)
+		return; /* nothing to find: its backend starts for real */
+	if (m->setup->unbuilt)
+		snprintf(want, sizeof want, "--sm %s: this collector was built without %s", m->name, m->setup->unbuilt);
+	else
+		snprintf(want, sizeof want, "--sm %s needs %s", m->name, lib->missing);
+	if (lib)
+		unsetenv(lib->env);
+	ring = ring_create(16);
+	cr_assert_eq(collector_backend_named(m->name)->start(ring, 1, reason, sizeof reason), -1, "%s", m->name);
+	cr_expect_str_eq(reason, want);
+	ring_destroy(ring);
+}
+
+/* smtop record finds a mode's library in the user's CUDA Toolkit, or where
+ * its env says; a path that is not there finds nothing. */
+Test(backend, record_finds_a_modes_library)
+{
+	const struct sm_mode_library *lib = sm_mode_named("all")->setup->library;
+	char dir[] = "/tmp/smtop-toolkit-XXXXXX", real[4096], path[4200], want[4300], found[4096];
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_not_null(realpath(dir, real));
+	snprintf(path, sizeof path, "%s/%s", real, lib->toolkit_dir);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	snprintf(want, sizeof want, "%s/%s", path, lib->file);
+	cr_assert_not_null(f = fopen(want, "w"));
+	fclose(f);
+	unsetenv(lib->env);
+	setenv("CUDA_HOME", dir, 1);
+	cr_assert_eq(record_find_library(lib, found, sizeof found), 0);
+	cr_expect_str_eq(found, want);
+	setenv(lib->env, "/no/such/libsanitizer-public.so", 1);
+	cr_expect_eq(record_find_library(lib, found, sizeof found), -1);
+	setenv(lib->env, want, 1);
+	cr_expect_eq(record_find_library(lib, found, sizeof found), 0);
+	unlink(want);
+	rmdir(path);
+	rmdir(dir);
 }

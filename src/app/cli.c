@@ -20,6 +20,60 @@ static const struct {
 	{ "launch", CLI_LAUNCH }, { "env", CLI_ENV },
 };
 
+/* Where the options' descriptions start, and the widest line they take. */
+#define CLI_HELP_COLUMN 29
+#define CLI_HELP_WIDTH 81
+
+/* text from column at on, its words wrapped under the descriptions'
+ * column; returns the column it ended at. */
+static size_t cli_wrap(FILE *out, const char *text, size_t at)
+{
+	while (*text) {
+		size_t word = strcspn(text, " ");
+
+		if (at > CLI_HELP_COLUMN && at + 1 + word > CLI_HELP_WIDTH) {
+			fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+			at = CLI_HELP_COLUMN;
+		} else if (at > CLI_HELP_COLUMN) {
+			fputc(' ', out);
+			at++;
+		}
+		fwrite(text, 1, word, out);
+		at += word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	return at;
+}
+
+/* --sm and its modes, from the table of modes: a new mode shows up here. */
+static void cli_usage_sm(FILE *out)
+{
+	char names[128] = "", item[512];
+	size_t at;
+
+	for (size_t i = 0; i < sm_modes_count; i++)
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "|" : "", sm_modes[i].name);
+	at = (size_t)fprintf(out, "  --sm %s", names);
+	if (at < CLI_HELP_COLUMN)
+		at += (size_t)fprintf(out, "%*s", (int)(CLI_HELP_COLUMN - at), "");
+	else {
+		fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+		at = CLI_HELP_COLUMN;
+	}
+	cli_wrap(out, "record, run, demo, launch, env: which thread blocks are recorded:", at);
+	fprintf(out, "\n%*s", CLI_HELP_COLUMN, "");
+	at = CLI_HELP_COLUMN;
+	for (size_t i = 0; i < sm_modes_count; i++) {
+		const struct sm_mode *m = &sm_modes[i];
+
+		/* the helps say which is the default where */
+		snprintf(item, sizeof item, "%s: %s%s", m->name, m->help, i + 1 < sm_modes_count ? ";" : "");
+		at = cli_wrap(out, item, at);
+	}
+	fputc('\n', out);
+}
+
 void cli_usage(FILE *out)
 {
 	fputs("usage: smtop [COMMAND] [OPTIONS]\n"
@@ -74,22 +128,15 @@ void cli_usage(FILE *out)
 	      "  mv FILE NEWNAME            rename a session within its directory\n"
 	      "\n"
 	      "options:\n"
-	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
-	      "  --sm MODE                  record, run, demo, launch, env: which thread blocks\n"
-	      "                             are recorded: entry (the default where the Compute\n"
-	      "                             Sanitizer is installed): every block of every\n"
-	      "                             kernel, its start and SM exact, its end inferred\n"
-	      "                             from what came after it (about 5% slower); marked\n"
-	      "                             (the default elsewhere): the blocks of kernels built\n"
-	      "                             with kernels/smtop_trace.cuh (CUPTI); exact: every\n"
-	      "                             block, start and end exact (Compute Sanitizer, about\n"
-	      "                             3 times slower); all: the same through per-SM lanes\n"
-	      "  --exact-every T, --exact-for T\n"
+	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n",
+	      out);
+	cli_usage_sm(out);
+	fputs("  --exact-every T, --exact-for T\n"
 	      "                             --sm entry: an exact window (entry and exit patched)\n"
 	      "                             of T every T: 2s, 500ms (default: none, only when\n"
 	      "                             asked: the live view's x key; --exact-for 20ms)\n"
 	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
-	      "                             out (recorded by default, in both --sm modes)\n"
+	      "                             out (recorded by default, in every --sm mode)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"
 	      "  --ascii                    draw with ASCII only\n"
 	      "  --device N                 the GPU the viewer draws, by CUDA device id\n"

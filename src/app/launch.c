@@ -23,7 +23,8 @@
 
 struct launch_env {
 	char injector[PATH_MAX];
-	char sanitizer[PATH_MAX];    /* "" when the mode needs none or it is missing */
+	char library[PATH_MAX];      /* "" when the mode needs none or it is missing */
+	const char *library_env;     /* where the collector looks for it */
 	const char *sm;
 	int nvtx;
 };
@@ -36,7 +37,7 @@ static int launch_env_find(const struct cli *c, struct launch_env *e)
 	const struct sm_mode *mode;
 
 	memset(e, 0, sizeof *e);
-	e->sm = c->sm_mode ? c->sm_mode : RECORD_SM_DEFAULT;
+	e->sm = c->sm_mode ? c->sm_mode : record_sm_default();
 	e->nvtx = !c->no_nvtx;
 	if (record_find_injector(e->injector, sizeof e->injector) != 0) {
 		fprintf(stderr, "smtop: collector library libsmtop-inject.so not found beside the smtop binary"
@@ -44,8 +45,11 @@ static int launch_env_find(const struct cli *c, struct launch_env *e)
 		return -1;
 	}
 	mode = sm_mode_named(e->sm);
-	if (mode && mode->needs_sanitizer && record_find_sanitizer(e->sanitizer, sizeof e->sanitizer) != 0)
-		e->sanitizer[0] = '\0';
+	if (mode && mode->setup->library &&
+	    record_find_library(mode->setup->library, e->library, sizeof e->library) == 0)
+		e->library_env = mode->setup->library->env;
+	else
+		e->library[0] = '\0';
 	return 0;
 }
 
@@ -55,8 +59,8 @@ static void launch_env_apply(const struct launch_env *e)
 	setenv("SMTOP_LAUNCH", "1", 1);
 	setenv("SMTOP_SM", e->sm, 1);
 	unsetenv("SMTOP_SESSION");
-	if (e->sanitizer[0])
-		setenv("SMTOP_SANITIZER_LIB", e->sanitizer, 1);
+	if (e->library[0])
+		setenv(e->library_env, e->library, 1);
 	if (e->nvtx)
 		setenv("NVTX_INJECTION64_PATH", e->injector, 0);
 }
@@ -100,8 +104,8 @@ int launch_env_main(const struct cli *c)
 	launch_print_quoted("CUDA_INJECTION64_PATH", e.injector);
 	launch_print_quoted("SMTOP_LAUNCH", "1");
 	launch_print_quoted("SMTOP_SM", e.sm);
-	if (e.sanitizer[0])
-		launch_print_quoted("SMTOP_SANITIZER_LIB", e.sanitizer);
+	if (e.library[0])
+		launch_print_quoted(e.library_env, e.library);
 	if (e.nvtx)
 		launch_print_quoted("NVTX_INJECTION64_PATH", e.injector);
 	return 0;

@@ -79,13 +79,14 @@ int record_find_injector(char *buf, size_t len)
 	return -1;
 }
 
-/* A compute-sanitizer folder's library, if it is there. */
-static int sanitizer_in(const char *dir, const char *rel, char *buf, size_t len)
+/* A toolkit folder's copy of lib, if it is there. */
+static int library_in(const struct sm_mode_library *lib, const char *dir, const char *rel,
+		      char *buf, size_t len)
 {
 	char cand[PATH_MAX + 64];
 	if (!dir || !*dir)
 		return -1;
-	snprintf(cand, sizeof cand, "%s%s/libsanitizer-public.so", dir, rel);
+	snprintf(cand, sizeof cand, "%s%s/%s/%s", dir, rel, lib->toolkit_dir, lib->file);
 	if (access(cand, R_OK) != 0 || !realpath(cand, buf) || strlen(buf) >= len)
 		return -1;
 	return 0;
@@ -97,11 +98,13 @@ static int version_order(const void *a, const void *b)
 }
 
 /* The newest /usr/local/cuda-X.Y, by version (cuda-13.0 after cuda-12.9). */
-static int sanitizer_in_newest_toolkit(char *buf, size_t len)
+static int library_in_newest_toolkit(const struct sm_mode_library *lib, char *buf, size_t len)
 {
+	char pattern[PATH_MAX];
 	glob_t g;
 	int found = -1;
-	if (glob("/usr/local/cuda-*/compute-sanitizer/libsanitizer-public.so", 0, NULL, &g) != 0)
+	snprintf(pattern, sizeof pattern, "/usr/local/cuda-*/%s/%s", lib->toolkit_dir, lib->file);
+	if (glob(pattern, 0, NULL, &g) != 0)
 		return -1;
 	qsort(g.gl_pathv, g.gl_pathc, sizeof *g.gl_pathv, version_order);
 	for (size_t i = g.gl_pathc; i-- > 0 && found != 0;)
@@ -110,15 +113,9 @@ static int sanitizer_in_newest_toolkit(char *buf, size_t len)
 	return found;
 }
 
-int record_find_sanitizer(char *buf, size_t len)
+/* nvcc on PATH: its toolkit is bin/.. */
+static int library_beside_nvcc(const struct sm_mode_library *lib, char *buf, size_t len)
 {
-	const char *env = getenv("SMTOP_SANITIZER_LIB");
-	if (env && *env)
-		return access(env, R_OK) == 0 && realpath(env, buf) && strlen(buf) < len ? 0 : -1;
-	if (sanitizer_in(getenv("CUDA_HOME"), "/compute-sanitizer", buf, len) == 0 ||
-	    sanitizer_in(getenv("CUDA_PATH"), "/compute-sanitizer", buf, len) == 0)
-		return 0;
-	/* nvcc on PATH: its toolkit is bin/.. */
 	const char *path = getenv("PATH");
 	while (path && *path) {
 		const char *colon = strchr(path, ':');
@@ -128,14 +125,43 @@ int record_find_sanitizer(char *buf, size_t len)
 			memcpy(dir, path, n);
 			dir[n] = '\0';
 			snprintf(nvcc, sizeof nvcc, "%s/nvcc", dir);
-			if (access(nvcc, X_OK) == 0 && sanitizer_in(dir, "/../compute-sanitizer", buf, len) == 0)
+			if (access(nvcc, X_OK) == 0 && library_in(lib, dir, "/..", buf, len) == 0)
 				return 0;
 		}
 		path = colon ? colon + 1 : NULL;
 	}
-	if (sanitizer_in("/usr/local/cuda", "/compute-sanitizer", buf, len) == 0)
+	return -1;
+}
+
+int record_find_library(const struct sm_mode_library *lib, char *buf, size_t len)
+{
+	const char *env = getenv(lib->env);
+	if (env && *env)
+		return access(env, R_OK) == 0 && realpath(env, buf) && strlen(buf) < len ? 0 : -1;
+	if (library_in(lib, getenv("CUDA_HOME"), "", buf, len) == 0 ||
+	    library_in(lib, getenv("CUDA_PATH"), "", buf, len) == 0 ||
+	    library_beside_nvcc(lib, buf, len) == 0 ||
+	    library_in(lib, "/usr/local/cuda", "", buf, len) == 0)
 		return 0;
-	return sanitizer_in_newest_toolkit(buf, len);
+	return library_in_newest_toolkit(lib, buf, len);
+}
+
+/* The workload's environment for mode: the library it needs named when
+ * found (without it the collector refuses in one line and the workload
+ * runs untraced), the other modes' left out. */
+static void record_mode_env(const struct sm_mode *mode)
+{
+	const struct sm_mode_library *lib = mode ? mode->setup->library : NULL;
+	char path[PATH_MAX];
+	for (size_t i = 0; i < sm_modes_count; i++) {
+		const struct sm_mode_library *other = sm_modes[i].setup->library;
+		if (other && other != lib)
+			unsetenv(other->env);
+	}
+	if (lib && record_find_library(lib, path, sizeof path) == 0)
+		setenv(lib->env, path, 1);
+	else if (lib)
+		unsetenv(lib->env);
 }
 
 int record_default_path(char *const *argv, char *buf, size_t len, char *err, size_t errlen)
@@ -190,12 +216,12 @@ static int resolve_session_path(const struct record_opts *o, char *path, size_t 
 
 const char *record_sm_default(void)
 {
-#ifdef SMTOP_HAVE_SANITIZER
+	const struct sm_mode *entry = sm_mode_named("entry");
 	char lib[PATH_MAX];
 
-	if (record_find_sanitizer(lib, sizeof lib) == 0)
-		return "entry";
-#endif
+	if (entry && !entry->setup->unbuilt &&
+	    (!entry->setup->library || record_find_library(entry->setup->library, lib, sizeof lib) == 0))
+		return entry->name;
 	return RECORD_SM_DEFAULT;
 }
 
@@ -219,14 +245,7 @@ static void child_exec(const struct record_opts *o, const char *session,
 	const char *sm = o->sm_mode ? o->sm_mode : record_sm_default();
 	setenv("SMTOP_SM", sm, 1);
 	record_exact_env(o);
-	/* Without it the collector refuses in one line and the workload runs
-	 * untraced. */
-	char sanitizer[PATH_MAX];
-	const struct sm_mode *mode = sm_mode_named(sm);
-	if (mode && mode->needs_sanitizer && record_find_sanitizer(sanitizer, sizeof sanitizer) == 0)
-		setenv("SMTOP_SANITIZER_LIB", sanitizer, 1);
-	else
-		unsetenv("SMTOP_SANITIZER_LIB");
+	record_mode_env(sm_mode_named(sm));
 	/* NVTX reads its injection path once, at its first call, which may come
 	 * before CUDA loads the collector: set it from the start.  A tool of the
 	 * user's own keeps its place (record_nvtx_note said so). */
@@ -321,15 +340,12 @@ static int create_session(const char *path, const char *command)
 int record_start(const struct record_opts *o, struct record_child *c)
 {
 	memset(c, 0, sizeof *c);
-#ifndef SMTOP_HAVE_SANITIZER
-	/* .ci/deps could not fetch the sanitizer's API headers: no backend */
+	/* a mode whose backend this build lacks: refused before anything starts */
 	const struct sm_mode *m = sm_mode_named(o->sm_mode);
-	if (m && m->needs_sanitizer) {
-		fprintf(stderr, "smtop: --sm %s: this smtop was built without the Compute Sanitizer"
-			" backend (its API headers were missing; make deps fetches them)\n", m->name);
+	if (m && m->setup->unbuilt) {
+		fprintf(stderr, "smtop: --sm %s: this smtop was built without %s\n", m->name, m->setup->unbuilt);
 		return -1;
 	}
-#endif
 	char path[PATH_MAX], injector[PATH_MAX], err[PATH_MAX + 128];
 	int rc = resolve_session_path(o, path, sizeof path, err, sizeof err);
 	if (rc != 0) {

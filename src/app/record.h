@@ -87,11 +87,12 @@ int record_exe_dir(char *buf, size_t len);
  * has the Compute Sanitizer backend and finds its library, else marked. */
 const char *record_sm_default(void);
 
-/* Finds the Compute Sanitizer's libsanitizer-public.so: SMTOP_SANITIZER_LIB,
- * else the CUDA Toolkit's compute-sanitizer folder ($CUDA_HOME, $CUDA_PATH,
- * beside nvcc on PATH, /usr/local/cuda, the newest /usr/local/cuda-*).
- * 0, or -1 when there is none. */
-int record_find_sanitizer(char *buf, size_t len);
+/* Finds a library an --sm mode needs (src/core/sm_modes.h): the path in its
+ * env, else its folder of the CUDA Toolkit ($CUDA_HOME, $CUDA_PATH, beside
+ * nvcc on PATH, /usr/local/cuda, the newest /usr/local/cuda-*).  0, or -1
+ * when there is none. */
+struct sm_mode_library;
+int record_find_library(const struct sm_mode_library *lib, char *buf, size_t len);
 
 /* A program that travels beside the smtop binary (the demo workloads):
  * 0 with its path in buf when it is there and executable, else -1. */

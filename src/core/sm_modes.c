@@ -3,12 +3,45 @@
 #include <stdio.h>
 #include <string.h>
 
+/* CUPTI is linked into the collector: nothing to find. */
+static const struct sm_mode_setup sm_setup_cupti = { NULL, NULL };
+
+/* libsanitizer-public.so ships with the CUDA Toolkit, not the driver; its
+ * API headers may be missing at build time (then the collector has no
+ * such backend: SMTOP_HAVE_SANITIZER unset). */
+static const struct sm_mode_library sm_sanitizer_library = {
+	.env = "SMTOP_SANITIZER_LIB",
+	.file = "libsanitizer-public.so",
+	.toolkit_dir = "compute-sanitizer",
+	.version_env = "SMTOP_SANITIZER_VERSION",
+	.missing = "the Compute Sanitizer's libsanitizer-public.so, not found in the CUDA Toolkit "
+		   "(compute-sanitizer/ of $CUDA_HOME, /usr/local/cuda, /usr/local/cuda-*; "
+		   "or set SMTOP_SANITIZER_LIB)",
+};
+
+static const struct sm_mode_setup sm_setup_sanitizer = {
+#ifdef SMTOP_HAVE_SANITIZER
+	.unbuilt = NULL,
+#else
+	.unbuilt = "the Compute Sanitizer backend (its API headers were missing; make deps fetches them)",
+#endif
+	.library = &sm_sanitizer_library,
+};
+
 /* The first is the default. */
 const struct sm_mode sm_modes[] = {
-	{ "marked", "CUPTI", 0 },
-	{ "entry", "every block's start, ends exact in windows, Compute Sanitizer", 1 },
-	{ "exact", "every block's start and end, Compute Sanitizer", 1 },
-	{ "all", "every block, Compute Sanitizer", 1 },
+	{ "marked", "CUPTI",
+	  "those of kernels built with kernels/smtop_trace.cuh (CUPTI; the default where the Compute "
+	  "Sanitizer is not installed)", &sm_setup_cupti },
+	{ "entry", "every block's start, ends exact in windows, Compute Sanitizer",
+	  "every block of every kernel, its start and SM exact, its end inferred from what came after "
+	  "it, exact in windows (Compute Sanitizer, block entry alone; the default where it is "
+	  "installed, about 5% slower)", &sm_setup_sanitizer },
+	{ "exact", "every block's start and end, Compute Sanitizer",
+	  "every block, start and end exact (Compute Sanitizer, entry and exit; about 3 times slower)",
+	  &sm_setup_sanitizer },
+	{ "all", "every block, Compute Sanitizer",
+	  "the same through per-SM lanes (about 4 times slower)", &sm_setup_sanitizer },
 };
 const size_t sm_modes_count = sizeof(sm_modes) / sizeof(sm_modes[0]);
 
@@ -18,6 +51,11 @@ const struct sm_mode *sm_mode_named(const char *name)
 		if (!strcmp(sm_modes[i].name, name))
 			return &sm_modes[i];
 	return NULL;
+}
+
+const struct sm_mode *sm_mode_default(void)
+{
+	return &sm_modes[0];
 }
 
 const char *sm_modes_list(char *buf, size_t len)

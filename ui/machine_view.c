@@ -242,29 +242,29 @@ static void draw_line(struct canvas *c, const struct machine_view *v, const stru
 		      int w)
 {
 	char buf[1024];
-	int attr = 0, x = 2;
+	int attr = 0, x = 3;
 
 	switch (l->kind) {
 	case MV_GPU:
 		format_gpu(&v->m->gpus[l->i], buf, sizeof buf);
 		attr = CANVAS_BOLD;
-		x = 1;
+		x = 2;
 		break;
 	case MV_NONE:
-		snprintf(buf, sizeof buf, "  no compute processes");
+		snprintf(buf, sizeof buf, "no compute processes");
 		attr = CANVAS_DIM;
 		break;
 	case MV_UNPLACED:
 		snprintf(buf, sizeof buf, "on no GPU yet (started by smtop launch, no CUDA context seen)");
 		attr = CANVAS_BOLD;
-		x = 1;
+		x = 2;
 		break;
 	case MV_PROC:
 		format_proc(&v->m->procs[l->i], buf, sizeof buf);
 		if (l->i == v->sel) {
 			attr = CANVAS_REVERSE;
-			canvas_print(c, 1, y, 1, CANVAS_DEFAULT, CANVAS_DEFAULT, attr, ">");
-			canvas_fill(c, (struct canvas_rect){ 2, y, w - 1, 1 }, " ", CANVAS_DEFAULT,
+			canvas_print(c, 2, y, 1, CANVAS_DEFAULT, CANVAS_DEFAULT, attr, ">");
+			canvas_fill(c, (struct canvas_rect){ 3, y, w - 2, 1 }, " ", CANVAS_DEFAULT,
 				    CANVAS_DEFAULT, attr);
 		}
 		break;
@@ -283,7 +283,7 @@ static void draw_list(struct canvas *c, struct machine_view *v, int w)
 	snprintf(head, sizeof head, "%*s  %-*s %*s %*s  %-*s %-4s %s", MV_PID_W - 2, "PID", MV_USER_W - 1,
 		 "USER", MV_MEM_W - 1, "GPU MEM", MV_SM_W - 1, "SM", MV_SMTOP_W - 1, "SMTOP", "OWN",
 		 "COMMAND");
-	canvas_print(c, 2, v->list_y - 1, w - 1, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, head);
+	canvas_print(c, 3, v->list_y - 1, w - 2, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_BOLD, head);
 	if (!v->m->n_gpus) {
 		canvas_print(c, 2, v->list_y, w - 1, CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM,
 			     "no GPU seen (yet)");

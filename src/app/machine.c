@@ -139,10 +139,14 @@ static void machine_toggle(struct machine_view *v, const struct machine_proc *p)
 /* Enter: the live per-SM view of the session p records now. */
 static void machine_open(struct machine_app *a, struct machine_view *v, const struct machine_proc *p)
 {
-	char path[PATH_MAX], label[256], err[PATH_MAX + 128];
+	char path[PATH_MAX], label[256], prog[128], err[PATH_MAX + 128];
 
+	/* the header has room for the program's name, not its arguments */
+	snprintf(prog, sizeof prog, "%.127s", p->command[0] ? p->command : "N/A");
+	prog[strcspn(prog, " ")] = '\0';
 	snprintf(path, sizeof path, "%s", p->session);
-	snprintf(label, sizeof label, "pid %d: %.200s", (int)p->pid, p->command[0] ? p->command : "N/A");
+	snprintf(label, sizeof label, "pid %d %s", (int)p->pid,
+		 strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog);
 	if (open_follow_on(&a->term, a->c, path, label, err, sizeof err) != 0)
 		snprintf(v->msg, sizeof v->msg, "Enter: %s", err);
 }

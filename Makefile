@@ -179,7 +179,13 @@ $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS)
 
 # Workloads the end-to-end scripts run (tests/e2e/*.c): the collector's
 # writer without a GPU.
-E2E_PROG_BIN := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(wildcard tests/e2e/*.c))
+E2E_PROG_BIN := $(patsubst tests/e2e/%.c,$(B)/e2e/%,$(filter-out tests/e2e/fake_nvml.c,$(wildcard tests/e2e/*.c))) \
+	$(B)/e2e/libfake_nvml.so
+# A stand-in for the driver's NVML (SMTOP_NVML_LIB): the machine view's GPUs
+# and processes without a GPU.
+$(B)/e2e/libfake_nvml.so: tests/e2e/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -shared $(LDFLAGS) -o $@ $<
 $(B)/e2e/%: tests/e2e/%.c $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsmtop-coll.a $(APP_LIBS) \

@@ -4,6 +4,7 @@
 
 #include "src/core/clock.h"
 #include "ui/canvas.h"
+#include "ui/machine_view.h"
 #include "ui/screen.h"
 #include "ui/sessions.h"
 #include "ui/tty.h"
@@ -287,5 +288,66 @@ void ui_run_sessions(struct ui_term *t, struct sessions_view *v, struct model *m
 	v->colors = t->caps.colors;
 	v->ascii = v->ascii || !t->caps.utf8;
 	v->result = SESSIONS_STAY;
+	ui_loop(&s, &t->c);
+}
+
+/* ---- the machine view ---- */
+
+struct ui_machine {
+	struct machine_view *v;
+	const struct machine_source *src;
+	uint64_t sampled;               /* when src was last sampled */
+};
+
+static int machine_running(void *self) { return ((struct ui_machine *)self)->v->result == MACHINE_VIEW_STAY; }
+static void machine_interrupt(void *self) { ((struct ui_machine *)self)->v->result = MACHINE_VIEW_QUIT; }
+static void machine_draw(struct canvas *c, void *self) { machine_view_draw(c, ((struct ui_machine *)self)->v); }
+static int machine_key(void *self, int key) { return machine_view_handle_key(((struct ui_machine *)self)->v, key); }
+
+static int machine_mouse(void *self, int x, int y)
+{
+	(void)self, (void)x, (void)y;
+	return 0;
+}
+
+/* A new sample once a second; a failed one keeps the last on screen. */
+static int machine_sample(struct ui_machine *u)
+{
+	char err[512];
+
+	u->sampled = clock_mono_ns();
+	if (u->src->sample(u->src->ud, u->v->m, err, sizeof err) != 0) {
+		snprintf(u->v->msg, sizeof u->v->msg, "%s", err);
+		return 1;
+	}
+	machine_view_resync(u->v);
+	return 1;
+}
+
+static int machine_step(void *self)
+{
+	struct ui_machine *u = self;
+
+	if (clock_mono_ns() - u->sampled < (uint64_t)UI_MACHINE_REFRESH_MS * 1000000ull)
+		return 0;
+	return machine_sample(u);
+}
+
+static int machine_wait_ms(void *self)
+{
+	(void)self;
+	return UI_TICK_MS;
+}
+
+void ui_run_machine(struct ui_term *t, struct machine_view *v, const struct machine_source *src)
+{
+	struct ui_machine u = { v, src, 0 };
+	const struct ui_screen s = { &u, machine_running, machine_interrupt, machine_draw,
+				     machine_key, machine_mouse, machine_step, machine_wait_ms };
+	resize(&t->c);
+	v->colors = t->caps.colors;
+	v->ascii = v->ascii || !t->caps.utf8;
+	v->result = MACHINE_VIEW_STAY;
+	machine_sample(&u);
 	ui_loop(&s, &t->c);
 }

@@ -60,4 +60,13 @@ struct sessions_view;
 void ui_run_sessions(struct ui_term *t, struct sessions_view *v, struct model *m,
 		     const struct ui_source *bg);
 
+struct machine_view;
+struct machine_source;
+
+/* Runs the machine view on t until it has a result (v->result: quit, or a
+ * key that asks the caller to act on the selected process), sampling src
+ * every UI_MACHINE_REFRESH_MS and once at the start. */
+#define UI_MACHINE_REFRESH_MS 1000
+void ui_run_machine(struct ui_term *t, struct machine_view *v, const struct machine_source *src);
+
 #endif

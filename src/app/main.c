@@ -13,6 +13,7 @@
 #include "src/app/info.h"
 #include "src/app/launch.h"
 #include "src/app/ls.h"
+#include "src/app/machine.h"
 #include "src/app/open.h"
 #include "src/app/paper.h"
 #include "src/app/progress_line.h"
@@ -157,7 +158,7 @@ int main(int argc, char **argv)
 	case CLI_ENV:
 		return launch_env_main(&c);
 	case CLI_DEFAULT:
-		return open_default_main(&c);
+		return machine_main(&c);
 	case CLI_OPEN:
 		return open_main(&c);
 	case CLI_RUN:

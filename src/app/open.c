@@ -66,7 +66,8 @@ struct view {
  * it, or the list alone (smtop ls, or a picked session that did not open). */
 struct flow {
 	const struct cli *c;
-	struct ui_term term;
+	struct ui_term *term;           /* own, or a caller's already open */
+	struct ui_term own;
 	struct view v;
 	int shown;                      /* v is begun and on screen (or under the list) */
 	char path[PATH_MAX];            /* a picked session's file: v.s.path points here */
@@ -385,6 +386,7 @@ static void flow_init(struct flow *f, const struct cli *c)
 {
 	memset(f, 0, sizeof *f);
 	f->c = c;
+	f->term = &f->own;
 }
 
 /* Reads the library; a default library not created yet is empty. */
@@ -414,7 +416,7 @@ static int flow_read_library(struct flow *f, char *err, size_t errlen)
 static enum flow_step flow_viewer(struct flow *f)
 {
 	struct view *v = &f->v;
-	ui_run(&f->term, &v->a, &v->m, &v->src);
+	ui_run(f->term, &v->a, &v->m, &v->src);
 	if (!v->a.library)
 		return FLOW_DONE;
 	/* a replay waits, paused, while the list is shown */
@@ -464,7 +466,7 @@ static enum flow_step flow_list(struct flow *f)
 	if (msg)
 		snprintf(sv.msg, sizeof sv.msg, "%s", msg);
 	f->msg[0] = 0;
-	ui_run_sessions(&f->term, &sv, v ? &v->m : NULL, v ? &v->src : NULL);
+	ui_run_sessions(f->term, &sv, v ? &v->m : NULL, v ? &v->src : NULL);
 	if (sv.result == SESSIONS_OPEN)
 		snprintf(chosen, sizeof chosen, "%s", sessions_selected(&sv)->path);
 	library_free(&f->lib);
@@ -474,32 +476,59 @@ static enum flow_step flow_list(struct flow *f)
 	return sv.result == SESSIONS_BACK && v ? FLOW_VIEWER : FLOW_DONE;
 }
 
+/* f's view (the list when there is none) on its open terminal, then what
+ * the list opens, until q. */
+static void flow_loop(struct flow *f)
+{
+	enum flow_step step = f->shown ? FLOW_VIEWER : FLOW_LIST;
+	while (step != FLOW_DONE)
+		step = step == FLOW_VIEWER ? flow_viewer(f) : flow_list(f);
+}
+
+/* Ends the view shown last and frees the library; returns the status of
+ * a live view's workload (0 when there was none). */
+static int flow_end(struct flow *f)
+{
+	if (f->lib_read)
+		library_free(&f->lib);
+	return f->shown ? view_end(&f->v) : 0;
+}
+
 /* Opens the terminal once and shows f's view (the list when there is none)
  * until q, then ends the view shown last.  Returns the exit status. */
 static int flow_run(struct flow *f)
 {
 	char err[512];
 	int rc = 0;
-	if (ui_term_open(&f->term, err, sizeof err) != 0) {
+	if (ui_term_open(f->term, err, sizeof err) != 0) {
 		fprintf(stderr, "%s\n", err);
 		rc = 1;
 	} else {
-		enum flow_step step = f->shown ? FLOW_VIEWER : FLOW_LIST;
-		while (step != FLOW_DONE)
-			step = step == FLOW_VIEWER ? flow_viewer(f) : flow_list(f);
-		ui_term_close(&f->term);
+		flow_loop(f);
+		ui_term_close(f->term);
 	}
 	/* a live session's summary is read after the terminal closed, with
 	 * the progress line on stderr */
 	if (f->shown && f->v.child)
 		progress_line_setup(f->c->quiet);
-	if (f->lib_read)
-		library_free(&f->lib);
-	if (f->shown) {
-		int code = view_end(&f->v);
-		rc = rc ? rc : code;
+	int code = flow_end(f);
+	return rc ? rc : code;
+}
+
+int open_follow_on(struct ui_term *t, const struct cli *c, const char *path, const char *label,
+		   char *err, size_t errlen)
+{
+	struct flow f;
+	flow_init(&f, c);
+	f.term = t;
+	if (view_begin(&f.v, c, &path, 1, label, 0, err, errlen) != 0) {
+		view_end(&f.v);
+		return -1;
 	}
-	return rc;
+	f.shown = 1;
+	flow_loop(&f);
+	flow_end(&f);
+	return 0;
 }
 
 static int need_terminal(const char *path)
@@ -689,25 +718,26 @@ int open_demo_main(const struct cli *c)
 		fprintf(stderr, "smtop: the demo workloads (smtop-demo) were not built beside smtop; run make\n");
 		return 1;
 	}
-	if (c->demo_list || !c->demo_name)
+	if (c->demo_list)
 		return open_demo_list(demo);
-	int known = demo_known(demo, c->demo_name);
+	/* smtop demo alone: the scenario plain smtop ran before the machine view */
+	const char *name = c->demo_name ? c->demo_name : OPEN_DEFAULT_DEMO;
+	int known = demo_known(demo, name);
 	if (known <= 0) {
 		if (known == 0)
-			fprintf(stderr, "smtop: demo: no scenario '%s' (smtop demo --list shows them)\n",
-				c->demo_name);
+			fprintf(stderr, "smtop: demo: no scenario '%s' (smtop demo --list shows them)\n", name);
 		return known == 0 ? 2 : 1;
 	}
 	if (!record_have_gpu()) {
 		fprintf(stderr, "smtop: demo %s needs an NVIDIA GPU (no /dev/nvidiactl and /dev/nvidia0 here)\n",
-			c->demo_name);
+			name);
 		return 1;
 	}
 	char secs[32];
 	snprintf(secs, sizeof secs, "%g", c->demo_seconds > 0 ? c->demo_seconds : 30.0);
-	char *argv[] = { demo, (char *)c->demo_name, "--seconds", secs, NULL };
+	char *argv[] = { demo, (char *)name, "--seconds", secs, NULL };
 	char label[128];
-	snprintf(label, sizeof label, "demo: %s", c->demo_name);
+	snprintf(label, sizeof label, "demo: %s", name);
 	return view_live(c, argv, label);
 }
 
@@ -728,11 +758,6 @@ static int bundled_path(char *buf, size_t len)
 
 int open_default_main(const struct cli *c)
 {
-	if (record_have_gpu()) {
-		struct cli d = *c;
-		d.demo_name = OPEN_DEFAULT_DEMO;
-		return open_demo_main(&d);
-	}
 	char path[PATH_MAX];
 	if (bundled_path(path, sizeof path) != 0) {
 		fprintf(stderr, "smtop: no GPU here, and the bundled session %s is missing\n", OPEN_BUNDLED);

@@ -23,10 +23,19 @@ int open_browse(const struct cli *c);
 /* smtop run -- CMD: record and view live. */
 int open_run_main(const struct cli *c);
 
-/* smtop demo NAME | --list: a demo scenario recorded and viewed live. */
+/* smtop demo [NAME] | --list: a demo scenario recorded and viewed live
+ * (without NAME: priority-vs-training). */
 int open_demo_main(const struct cli *c);
 
-/* plain smtop: the default demo with a GPU, the bundled session without. */
+/* plain smtop without a GPU: the bundled session, saying so. */
 int open_default_main(const struct cli *c);
+
+struct ui_term;
+
+/* The viewer on a session another process writes (read only, followed as
+ * it grows), on t, already open: until q, with the session list (o) as
+ * from any view.  0, or -1 with err when it does not open. */
+int open_follow_on(struct ui_term *t, const struct cli *c, const char *path, const char *label,
+		   char *err, size_t errlen);
 
 #endif

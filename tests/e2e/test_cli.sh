@@ -53,6 +53,9 @@ if [ ! -e /dev/nvidiactl ] && [ -x "$SMTOP_BUILD/smtop-demo" ]; then
 	check "demo without a GPU: exit 1 ($rc)" [ $rc -eq 1 ]
 	check "demo without a GPU: one line saying so" sh -c '[ "$(printf "%s\n" "$1" | wc -l)" -eq 1 ] && printf "%s" "$1" | grep -q "demo head-of-line needs an NVIDIA GPU"' _ "$err"
 	check "demo without a GPU: no session made" [ ! -e "$S/demo-lib" ]
+	# smtop demo alone: the scenario plain smtop used to run
+	err=$(XDG_DATA_HOME=$S/demo-lib "$SMTOP" demo 2>&1)
+	check "demo alone: priority-vs-training ($err)" contains "$err" "demo priority-vs-training needs an NVIDIA GPU"
 fi
 if [ ! -e /dev/nvidiactl ]; then
 	out=$("$SMTOP" demo paper 2>&1)

@@ -13,8 +13,9 @@
 #include "db/files.h"
 #include "db/procid.h"
 #include "db/schema.h"
-#include "db/strmap.h"
 #include "src/core/gpu_clock.h"
+#include "src/core/strmap.h"
+#include "src/core/u64map.h"
 
 /* Estimating the clock when the session has none stored: chunks per sample,
  * samples spread over the session, the shortest base a drift is read over,
@@ -32,17 +33,6 @@
 #define READER_CLOCK_DEVICES 64
 enum { CLOCK_NONE, CLOCK_ESTIMATED, CLOCK_STORED };
 
-struct u64map_entry {
-	uint64_t key;
-	const void *val;
-	int used;
-};
-
-struct u64map {
-	struct u64map_entry *e;
-	size_t cap, n;
-};
-
 /* Names of one kernel, by the StringIds id of its mangled name. */
 struct kernel_names {
 	const char *mangled, *demangled, *short_name;
@@ -50,7 +40,7 @@ struct kernel_names {
 
 /* Strings handed out by db_reader_info, replaced at each call. */
 struct info_arena {
-	struct db_strmap strings;
+	struct strmap strings;
 	struct smtop_device *devices;
 	struct db_process_info *processes;
 	struct db_device_clock clocks[READER_CLOCK_DEVICES];
@@ -85,57 +75,24 @@ struct db_reader {
 	uint64_t kernel_max_dur, kernel_max_end;
 	uint64_t chunk_blocks, chunk_min_start, chunk_max_end, chunk_max_span;
 	struct smtop_block *blocks;
-	struct db_strmap text;        /* every string handed out */
+	struct strmap text;        /* every string handed out */
 	struct u64map names_by_id;    /* mangled-name id -> struct kernel_names */
 	struct u64map short_by_ptr;   /* mangled pointer -> short name */
 	struct info_arena info;
 	char err[512];
 };
 
-static const void *u64map_get(const struct u64map *m, uint64_t key)
+/* A map's value as the pointer it was stored as, or NULL. */
+static const void *ptr_get(const struct u64map *m, uint64_t key)
 {
-	if (!m->cap)
-		return NULL;
-	for (size_t i = (key * 0x9e3779b97f4a7c15ull) >> 40 & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->e[i].used)
-			return NULL;
-		if (m->e[i].key == key)
-			return m->e[i].val;
-	}
+	const uint64_t *v = u64map_get(m, key);
+
+	return v ? (const void *)(uintptr_t)*v : NULL;
 }
 
-static int u64map_put(struct u64map *m, uint64_t key, const void *val);
-
-static int u64map_grow(struct u64map *m)
+static int ptr_put(struct u64map *m, uint64_t key, const void *p)
 {
-	struct u64map old = *m;
-
-	m->cap = old.cap ? old.cap * 2 : 256;
-	m->n = 0;
-	if (!(m->e = calloc(m->cap, sizeof *m->e))) {
-		*m = old;
-		return -1;
-	}
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.e[i].used)
-			u64map_put(m, old.e[i].key, old.e[i].val);
-	free(old.e);
-	return 0;
-}
-
-static int u64map_put(struct u64map *m, uint64_t key, const void *val)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap && u64map_grow(m) != 0)
-		return -1;
-	for (i = (key * 0x9e3779b97f4a7c15ull) >> 40 & (m->cap - 1);
-	     m->e[i].used && m->e[i].key != key; i = (i + 1) & (m->cap - 1))
-		;
-	if (!m->e[i].used)
-		m->n++;
-	m->e[i] = (struct u64map_entry){ key, val, 1 };
-	return 0;
+	return u64map_put(m, key, (uintptr_t)p);
 }
 
 static int reader_fail(struct db_reader *r, const char *what)
@@ -186,7 +143,7 @@ static int reader_has_column(struct db_reader *r, const char *table, const char 
 
 static const char *reader_text(struct db_reader *r, const unsigned char *s)
 {
-	return s ? db_strmap_intern(&r->text, (const char *)s) : NULL;
+	return s ? strmap_intern(&r->text, (const char *)s) : NULL;
 }
 
 /* Meta value as text, interned; NULL if absent. */
@@ -339,7 +296,7 @@ static void reader_find_tables(struct db_reader *r)
 /* A value of the export's metadata table (nsys writes the export's schema
  * and product versions there), interned in strings; NULL if absent. */
 static const char *reader_export_meta(struct db_reader *r, const char *name,
-				      struct db_strmap *strings)
+				      struct strmap *strings)
 {
 	char sql[128];
 	sqlite3_stmt *st;
@@ -352,7 +309,7 @@ static const char *reader_export_meta(struct db_reader *r, const char *name,
 		return NULL;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = db_strmap_intern(strings, (const char *)sqlite3_column_text(st, 0));
+		v = strmap_intern(strings, (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return v;
 }
@@ -630,7 +587,7 @@ fail:
 
 static void reader_free_info(struct db_reader *r)
 {
-	db_strmap_free(&r->info.strings);
+	strmap_free(&r->info.strings);
 	free(r->info.devices);
 	free(r->info.processes);
 	memset(&r->info, 0, sizeof r->info);
@@ -650,11 +607,11 @@ void db_reader_close(struct db_reader *r)
 	sqlite3_finalize(r->st_meta);
 	sqlite3_close(r->db);
 	for (size_t i = 0; i < r->names_by_id.cap; i++)
-		if (r->names_by_id.e[i].used)
-			free((void *)r->names_by_id.e[i].val);
-	free(r->names_by_id.e);
-	free(r->short_by_ptr.e);
-	db_strmap_free(&r->text);
+		if (r->names_by_id.e[i].val != U64MAP_NONE)
+			free((void *)(uintptr_t)r->names_by_id.e[i].val);
+	u64map_free(&r->names_by_id);
+	u64map_free(&r->short_by_ptr);
+	strmap_free(&r->text);
 	reader_free_info(r);
 	free(r->blocks);
 	free(r->kernel_cols);
@@ -686,7 +643,7 @@ static const char *reader_string_id(struct db_reader *r, int64_t id)
 static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64_t mangled,
 							int64_t demangled, int64_t short_id)
 {
-	const struct kernel_names *hit = u64map_get(&r->names_by_id, (uint64_t)mangled);
+	const struct kernel_names *hit = ptr_get(&r->names_by_id, (uint64_t)mangled);
 	struct kernel_names *n;
 
 	if (hit)
@@ -700,8 +657,8 @@ static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64
 		n->mangled = n->demangled ? n->demangled : "<unknown>";
 	if (!n->short_name)
 		n->short_name = n->demangled ? n->demangled : n->mangled;
-	if (u64map_put(&r->names_by_id, (uint64_t)mangled, n) != 0 ||
-	    u64map_put(&r->short_by_ptr, (uintptr_t)n->mangled, n->short_name) != 0) {
+	if (ptr_put(&r->names_by_id, (uint64_t)mangled, n) != 0 ||
+	    ptr_put(&r->short_by_ptr, (uintptr_t)n->mangled, n->short_name) != 0) {
 		free(n);
 		return NULL;
 	}
@@ -710,12 +667,12 @@ static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64
 
 const char *db_reader_short_name(struct db_reader *r, const char *name)
 {
-	const char *s = u64map_get(&r->short_by_ptr, (uintptr_t)name);
+	const char *s = ptr_get(&r->short_by_ptr, (uintptr_t)name);
 	const char *own;
 
 	/* a copy of one of ours (stored episodes own their names): found by its text */
-	if (!s && name && (own = db_strmap_find(&r->text, name)) && own != name)
-		s = u64map_get(&r->short_by_ptr, (uintptr_t)own);
+	if (!s && name && (own = strmap_find(&r->text, name)) && own != name)
+		s = ptr_get(&r->short_by_ptr, (uintptr_t)own);
 	return s ? s : name;
 }
 
@@ -1545,7 +1502,7 @@ static int reader_nvtx_domains(struct db_reader *r, struct u64map *domains)
 	sqlite3_bind_int(st, 1, r->nvtx_domain);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-			u64map_put(domains, (uint64_t)sqlite3_column_int64(st, 0),
+			ptr_put(domains, (uint64_t)sqlite3_column_int64(st, 0),
 				   reader_text(r, sqlite3_column_text(st, 1)));
 	sqlite3_finalize(st);
 	return 0;
@@ -1573,7 +1530,7 @@ int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn,
 		 nvtx_col(r, "textId", "NULL"), r->nvtx_mark, r->nvtx_push_pop, r->nvtx_start_end,
 		 nvtx_col(r, "end", "NULL"));
 	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		free(domains.e);
+		u64map_free(&domains);
 		return reader_fail(r, "cannot read NVTX events");
 	}
 	sqlite3_bind_int64(st, 1, bind_time(t0));
@@ -1587,7 +1544,7 @@ int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn,
 			.tid = (uint32_t)(tid & 0xffffff),
 			.color = sqlite3_column_int(st, 3),
 			.text = reader_text(r, sqlite3_column_text(st, 4)),
-			.domain = u64map_get(&domains, (uint64_t)sqlite3_column_int64(st, 5)),
+			.domain = ptr_get(&domains, (uint64_t)sqlite3_column_int64(st, 5)),
 		};
 		if (fn(ud, &n) != 0) {
 			rc = SQLITE_DONE;
@@ -1595,7 +1552,7 @@ int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn,
 		}
 	}
 	sqlite3_finalize(st);
-	free(domains.e);
+	u64map_free(&domains);
 	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read NVTX events");
 }
 
@@ -1851,7 +1808,7 @@ int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, vo
 
 static const char *info_text(struct db_reader *r, const unsigned char *s)
 {
-	return s ? db_strmap_intern(&r->info.strings, (const char *)s) : NULL;
+	return s ? strmap_intern(&r->info.strings, (const char *)s) : NULL;
 }
 
 static const char *info_meta(struct db_reader *r, const char *key)

@@ -20,57 +20,27 @@ static char *dup_str(const char *s)
  * of each name (and of its short form) keeps kernels at a fixed size. */
 
 struct model_name {
-	char *name, *short_name;
+	const char *name;               /* the copy in the model's nhash */
+	char *short_name;
 };
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-static int nhash_grow(struct model *m)
-{
-	size_t cap = m->nhash_cap ? m->nhash_cap * 2 : 256;
-	uint32_t *t = calloc(cap, sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < m->n_names; i++) {
-		size_t j = str_hash(m->names[i].name) & (cap - 1);
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(m->nhash);
-	m->nhash = t;
-	m->nhash_cap = cap;
-	return 0;
-}
 
 /* The index of name among the interned names, added when new; -1 when out
  * of memory.  Kernels keep the index (4 bytes instead of two pointers). */
 static long intern(struct model *m, const char *name)
 {
-	if ((m->n_names + 1) * 2 > m->nhash_cap && nhash_grow(m))
-		return -1;
-	size_t j = str_hash(name) & (m->nhash_cap - 1);
-	for (; m->nhash[j]; j = (j + 1) & (m->nhash_cap - 1))
-		if (strcmp(m->names[m->nhash[j] - 1].name, name) == 0)
-			return (long)m->nhash[j] - 1;
+	const uint64_t *hit = strmap_get(&m->nhash, name);
+	if (hit)
+		return (long)*hit;
 	if (m->n_names >= UINT32_MAX - 1 ||
 	    array_grow((void **)&m->names, &m->cap_names, m->n_names + 1, sizeof *m->names))
 		return -1;
-	char *n = strdup(name), *sn = names_short(name);
-	if (!n || !sn) {
-		free(n);
+	char *sn = names_short(name);
+	if (!sn || !strmap_put(&m->nhash, name, m->n_names)) {
 		free(sn);
 		return -1;
 	}
-	m->names[m->n_names] = (struct model_name){ n, sn };
-	m->nhash[j] = (uint32_t)++m->n_names;
-	return (long)m->n_names - 1;
+	m->names[m->n_names] = (struct model_name){ strmap_find(&m->nhash, name), sn };
+	return (long)m->n_names++;
 }
 
 /* ---- interned launch shapes --------------------------------------------- */
@@ -84,38 +54,19 @@ static uint64_t shape_hash(const struct model_shape *sh)
 	return h;
 }
 
-static int shapes_rehash(struct model *m)
-{
-	size_t cap = m->shash_cap ? m->shash_cap * 2 : 64;
-	uint32_t *t = calloc(cap, sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < m->n_shapes; i++) {
-		size_t j = shape_hash(&m->shapes[i]) & (cap - 1);
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(m->shash);
-	m->shash = t;
-	m->shash_cap = cap;
-	return 0;
-}
-
 /* The index of sh among the shapes, added when new; -1 when out of memory. */
 static long intern_shape(struct model *m, const struct model_shape *sh)
 {
-	if ((m->n_shapes + 1) * 2 > m->shash_cap && shapes_rehash(m))
-		return -1;
-	size_t j = shape_hash(sh) & (m->shash_cap - 1);
-	for (; m->shash[j]; j = (j + 1) & (m->shash_cap - 1))
-		if (memcmp(&m->shapes[m->shash[j] - 1], sh, sizeof *sh) == 0)
-			return (long)m->shash[j] - 1;
-	if (array_grow((void **)&m->shapes, &m->cap_shapes, m->n_shapes + 1, sizeof *m->shapes))
+	uint64_t h = shape_hash(sh);
+	size_t pos = 0;
+	for (const uint64_t *v; (v = u64map_next(&m->shash, h, &pos));)
+		if (memcmp(&m->shapes[*v], sh, sizeof *sh) == 0)
+			return (long)*v;
+	if (array_grow((void **)&m->shapes, &m->cap_shapes, m->n_shapes + 1, sizeof *m->shapes) ||
+	    u64map_add(&m->shash, h, m->n_shapes))
 		return -1;
 	m->shapes[m->n_shapes] = *sh;
-	m->shash[j] = (uint32_t)++m->n_shapes;
-	return (long)m->n_shapes - 1;
+	return (long)m->n_shapes++;
 }
 
 /* ---- the compact kernel ----------------------------------------------------
@@ -522,34 +473,7 @@ static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ct
 	return (long)(m->n_streams - 1);
 }
 
-/* Blocks find their kernel by (process, device, grid id): grid ids are
- * unique per device, while the context a block came through need not be its
- * kernel's (a green context's blocks come through the primary context). */
-static uint64_t khash_key(uint32_t pid, uint32_t device_id, uint64_t grid)
-{
-	uint64_t h = grid * 0x9e3779b97f4a7c15ULL;
-	h ^= ((uint64_t)pid << 32 | device_id) * 0xc2b2ae3d27d4eb4fULL;
-	return h ^ (h >> 29);
-}
-
-static int khash_put(struct model *m, uint32_t idx);
-
-/* Twice as many slots, the kernels of the old ones put again. */
-static int khash_rehash(struct model *m)
-{
-	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024, old_cap = m->khash_cap;
-	uint32_t *h = calloc(cap, sizeof *h), *old = m->khash;
-	if (!h)
-		return -1;
-	m->khash = h;
-	m->khash_cap = cap;
-	m->n_khash = 0;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i])
-			khash_put(m, old[i] - 1);
-	free(old);
-	return 0;
-}
+#define khash_key records_kernel_key
 
 /* The kernel's stream holds its pid, device, context and stream id. */
 static const struct model_stream *kstream(const struct model *m, const struct model_kernel *k)
@@ -564,26 +488,19 @@ static int kernel_is(const struct model *m, const struct model_kernel *k, uint32
 	return model_kernel_grid(m, k) == grid && s->pid == pid && s->device_id == device_id;
 }
 
+/* Kernel idx under its key; a relaunch with a reused id wins. */
 static int khash_put(struct model *m, uint32_t idx)
 {
-	if ((m->n_khash + 1) * 2 > m->khash_cap && khash_rehash(m))
-		return -1;
 	const struct model_kernel *k = &m->kernels[idx];
 	const struct model_stream *ks = kstream(m, k);
-	size_t mask = m->khash_cap - 1;
-	uint64_t grid = model_kernel_grid(m, k);
-	size_t i = khash_key(ks->pid, ks->device_id, grid) & mask;
-	while (m->khash[i]) {
-		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
-		if (kernel_is(m, o, ks->pid, ks->device_id, grid)) {
-			m->khash[i] = idx + 1; /* a relaunch with a reused id wins */
+	uint64_t grid = model_kernel_grid(m, k), key = khash_key(ks->pid, ks->device_id, grid);
+	size_t pos = 0;
+	for (uint64_t *v; (v = u64map_next(&m->khash, key, &pos));)
+		if (kernel_is(m, &m->kernels[*v], ks->pid, ks->device_id, grid)) {
+			*v = idx;
 			return 0;
 		}
-		i = (i + 1) & mask;
-	}
-	m->khash[i] = idx + 1;
-	m->n_khash++;
-	return 0;
+	return u64map_add(&m->khash, key, idx);
 }
 
 static struct model_grid_table *gtab_of(const struct model *m, uint32_t pid, uint32_t device_id)
@@ -628,15 +545,10 @@ long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id, 
 	const struct model_grid_table *t = gtab_of(m, pid, device_id);
 	if (t && grid >= t->lo && grid - t->lo < t->n && t->slot[grid - t->lo])
 		return (long)t->slot[grid - t->lo] - 1;
-	if (!m->khash_cap)
-		return -1;
-	size_t mask = m->khash_cap - 1;
-	size_t i = khash_key(pid, device_id, grid) & mask;
-	while (m->khash[i]) {
-		if (kernel_is(m, &m->kernels[m->khash[i] - 1], pid, device_id, grid))
-			return (long)m->khash[i] - 1;
-		i = (i + 1) & mask;
-	}
+	size_t pos = 0;
+	for (const uint64_t *v; (v = u64map_next(&m->khash, khash_key(pid, device_id, grid), &pos));)
+		if (kernel_is(m, &m->kernels[*v], pid, device_id, grid))
+			return (long)*v;
 	return -1;
 }
 
@@ -701,7 +613,7 @@ int model_init(struct model *m)
 	m->binning = binning_new();
 	if (!m->binning)
 		return -1;
-	return khash_rehash(m);
+	return u64map_reserve(&m->khash, 512);
 }
 
 void model_free(struct model *m)
@@ -710,19 +622,17 @@ void model_free(struct model *m)
 		free(m->streams[i].kernels);
 	free(m->streams);
 	free(m->stream_order);
-	for (size_t i = 0; i < m->n_names; i++) {
-		free(m->names[i].name);
+	for (size_t i = 0; i < m->n_names; i++)
 		free(m->names[i].short_name);
-	}
 	free(m->names);
-	free(m->nhash);
+	strmap_free(&m->nhash);
 	free(m->wide);
 	free(m->kevent.slots);
 	free(m->most.slots);
 	free(m->shapes);
-	free(m->shash);
+	u64map_free(&m->shash);
 	free(m->kernels);
-	free(m->khash);
+	u64map_free(&m->khash);
 	for (size_t i = 0; i < m->n_gtab; i++)
 		free(m->gtab[i].slot);
 	free(m->gtab);
@@ -740,7 +650,7 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->n_pending_grids; i++)
 		free(m->pending[i].blocks);
 	free(m->pending);
-	free(m->phash);
+	u64map_free(&m->phash);
 	free(m->dev_name);
 	memset(m, 0, sizeof *m);
 }
@@ -911,39 +821,32 @@ static int stage_block(struct model *m, const struct model_kernel *k, const stru
  * million blocks.  They wait grouped by grid, so that a flush looks each grid
  * up once instead of every block again. */
 
-static int phash_rebuild(struct model *m, size_t cap)
+/* The hash of the waiting grids anew, after some left. */
+static int phash_rebuild(struct model *m)
 {
-	uint32_t *h = calloc(cap, sizeof *h);
-	if (!h)
+	u64map_free(&m->phash);
+	if (u64map_reserve(&m->phash, m->n_pending_grids))
 		return -1;
 	for (size_t i = 0; i < m->n_pending_grids; i++) {
 		const struct model_pending *g = &m->pending[i];
-		size_t j = khash_key(g->pid, g->device_id, g->grid_id) & (cap - 1);
-		while (h[j])
-			j = (j + 1) & (cap - 1);
-		h[j] = (uint32_t)i + 1;
+		u64map_add(&m->phash, khash_key(g->pid, g->device_id, g->grid_id), i);
 	}
-	free(m->phash);
-	m->phash = h;
-	m->phash_cap = cap;
 	return 0;
 }
 
 static struct model_pending *pending_grid(struct model *m, uint32_t pid, uint32_t ctx,
 					  uint32_t dev, uint64_t grid)
 {
-	if ((m->n_pending_grids + 1) * 2 > m->phash_cap &&
-	    phash_rebuild(m, m->phash_cap ? m->phash_cap * 2 : 256))
-		return NULL;
-	size_t mask = m->phash_cap - 1, j = khash_key(pid, dev, grid) & mask;
-	for (; m->phash[j]; j = (j + 1) & mask) {
-		struct model_pending *g = &m->pending[m->phash[j] - 1];
+	uint64_t key = khash_key(pid, dev, grid);
+	size_t pos = 0;
+	for (const uint64_t *v; (v = u64map_next(&m->phash, key, &pos));) {
+		struct model_pending *g = &m->pending[*v];
 		if (g->grid_id == grid && g->pid == pid && g->device_id == dev)
 			return g;
 	}
-	if (array_grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
+	if (array_grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending) ||
+	    u64map_add(&m->phash, key, m->n_pending_grids))
 		return NULL;
-	m->phash[j] = (uint32_t)m->n_pending_grids + 1;
 	struct model_pending *g = &m->pending[m->n_pending_grids++];
 	*g = (struct model_pending){ pid, ctx, dev, grid, NULL, 0, 0 };
 	return g;
@@ -988,10 +891,7 @@ static int pending_retry(struct model *m)
 	if (keep == m->n_pending_grids)
 		return rc;
 	m->n_pending_grids = keep;
-	size_t cap = 256;
-	while (cap < keep * 2 + 2)
-		cap *= 2;
-	return phash_rebuild(m, cap) ? -1 : rc;
+	return phash_rebuild(m) ? -1 : rc;
 }
 
 static int block_place(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx,
@@ -1628,10 +1528,10 @@ void model_memory(const struct model *m, struct model_memory *out)
 	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
 	for (size_t i = 0; i < m->n_gtab; i++)
 		out->kernels += m->gtab[i].n * sizeof *m->gtab[i].slot;
-	out->kernels += m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
+	out->kernels += m->n_kernels * sizeof *m->kernels + m->khash.cap * sizeof *m->khash.e +
 		       m->n_wide * sizeof *m->wide + m->n_names * sizeof *m->names +
-		       m->nhash_cap * sizeof *m->nhash + m->n_shapes * sizeof *m->shapes +
-		       m->shash_cap * sizeof *m->shash;
+		       m->nhash.cap * sizeof *m->nhash.e + m->n_shapes * sizeof *m->shapes +
+		       m->shash.cap * sizeof *m->shash.e;
 	for (size_t i = 0; i < m->n_streams; i++)
 		out->kernels += sizeof *m->streams + m->streams[i].cap_kernels * sizeof(uint32_t);
 	for (size_t i = 0; i < m->n_names; i++)
@@ -1642,7 +1542,7 @@ void model_memory(const struct model *m, struct model_memory *out)
 	out->kernels += m->most.cap * sizeof *m->most.slots;
 	for (size_t i = 0; i < m->n_nvtx; i++)
 		out->events += m->nvtx[i].text ? strlen(m->nvtx[i].text) + 1 : 0;
-	out->pending = m->cap_pending * sizeof *m->pending + m->phash_cap * sizeof *m->phash;
+	out->pending = m->cap_pending * sizeof *m->pending + m->phash.cap * sizeof *m->phash.e;
 	for (size_t i = 0; i < m->n_pending_grids; i++)
 		out->pending += m->pending[i].cap * sizeof(struct smtop_block);
 	out->total = out->rings + out->detail + out->summary + out->stage + out->kernels + out->events +

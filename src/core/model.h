@@ -25,6 +25,8 @@
 
 #include "src/core/progress.h"
 #include "src/core/records.h"
+#include "src/core/strmap.h"
+#include "src/core/u64map.h"
 
 #define MODEL_BASE_NS 4000ULL          /* finest bin: 4 us (1 us bins cost 3x the build time) */
 #define MODEL_LEVELS 13                /* 4 us .. 4 us * 4^12 (67 s) */
@@ -213,18 +215,14 @@ struct model {
 	size_t n_wide, cap_wide;
 	struct model_grid_table *gtab;  /* by process and device */
 	size_t n_gtab, cap_gtab;
-	uint32_t *khash;                /* open addressing, kernel index + 1: the
-					 * kernels no grid table holds */
-	size_t n_khash;
+	struct u64map khash;            /* khash_key -> kernel index: the kernels
+					 * no grid table holds */
 	struct model_name *names;       /* interned kernel names, by index */
 	size_t n_names, cap_names;
-	uint32_t *nhash;                /* open addressing, name index + 1 */
-	size_t nhash_cap;
+	struct strmap nhash;            /* name -> its index, and the name's copy */
 	struct model_shape *shapes;     /* interned launch shapes */
 	size_t n_shapes, cap_shapes;
-	uint32_t *shash;                /* open addressing, shape index + 1 */
-	size_t shash_cap;
-	size_t khash_cap;
+	struct u64map shash;            /* shape's hash -> shape index */
 
 	struct model_event *events;
 	size_t n_events, cap_events;
@@ -272,8 +270,7 @@ struct model {
 
 	struct model_pending *pending;  /* by grid; a hash finds a grid's */
 	size_t n_pending_grids, cap_pending;
-	uint32_t *phash;                /* pending index + 1, open addressing */
-	size_t phash_cap;
+	struct u64map phash;            /* khash_key -> pending index */
 	size_t n_pending;               /* blocks waiting, all grids */
 	size_t pending_tried_kernels;   /* n_kernels at the last retry */
 	int pending_tried_device;

@@ -10,6 +10,7 @@
 #include "src/core/array.h"
 #include "src/core/clock.h"
 #include "src/core/json.h"
+#include "src/core/u64map.h"
 #include "src/session/session.h"
 
 /* Track ids of the Perfetto trace: streams and events are one process each;
@@ -55,8 +56,9 @@ struct exporter {
 	uint64_t origin;
 	struct xstream *streams;
 	size_t n_streams, cap_streams;
-	struct xkernel *kernels;        /* open addressing by (pid, context, grid) */
+	struct xkernel *kernels;
 	size_t cap_kernels, n_kernels;
+	struct u64map kernel_idx;       /* records_kernel_key -> kernel */
 	struct lanes *sms;              /* by device * SMS_PER_DEVICE + sm */
 	size_t n_sms;
 	struct lanes event_lanes;
@@ -120,40 +122,23 @@ static int on_stream(void *ud, const struct smtop_stream *st)
 	return 0;
 }
 
-static uint64_t kernel_hash(uint32_t pid, uint32_t dev, uint64_t grid)
-{
-	uint64_t h = grid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pid << 32 | dev) * 0xc2b2ae3d27d4eb4full;
-	return h ^ h >> 29;
-}
-
 static struct xkernel *kernel_slot(struct exporter *x, uint32_t pid, uint32_t dev, uint64_t grid)
 {
-	if (!x->cap_kernels)
-		return NULL;
-	size_t mask = x->cap_kernels - 1;
-	for (size_t i = kernel_hash(pid, dev, grid) & mask;; i = (i + 1) & mask) {
-		struct xkernel *k = &x->kernels[i];
-		if (!k->short_name || (k->pid == pid && k->device_id == dev && k->grid_id == grid))
+	size_t pos = 0;
+	for (const uint64_t *v; (v = u64map_next(&x->kernel_idx, records_kernel_key(pid, dev, grid), &pos));) {
+		struct xkernel *k = &x->kernels[*v];
+		if (k->pid == pid && k->device_id == dev && k->grid_id == grid)
 			return k;
 	}
+	return NULL;
 }
 
-static int kernels_rehash(struct exporter *x)
+/* The kernel of a block, when it has a name to show. */
+static const struct xkernel *kernel_find(struct exporter *x, uint32_t pid, uint32_t dev,
+					 uint64_t grid)
 {
-	struct xkernel *old = x->kernels;
-	size_t n = x->cap_kernels;
-	x->cap_kernels = n ? n * 2 : 1024;
-	x->kernels = calloc(x->cap_kernels, sizeof *x->kernels);
-	if (!x->kernels) {
-		x->kernels = old;
-		x->cap_kernels = n;
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (old[i].short_name)
-			*kernel_slot(x, old[i].pid, old[i].device_id, old[i].grid_id) = old[i];
-	free(old);
-	return 0;
+	const struct xkernel *k = kernel_slot(x, pid, dev, grid);
+	return k && k->short_name ? k : NULL;
 }
 
 static long stream_of_kernel(struct exporter *x, const struct smtop_kernel *k)
@@ -172,21 +157,17 @@ static int index_kernel(void *ud, const struct smtop_kernel *k)
 		return 1;
 	if (!k->grid_id)
 		return 0;
-	if ((x->n_kernels + 1) * 2 > x->cap_kernels && kernels_rehash(x) != 0)
-		return 1;
 	struct xkernel *slot = kernel_slot(x, k->pid, k->device_id, k->grid_id);
-	if (!slot->short_name)
-		x->n_kernels++;
+	if (!slot) {
+		if (array_grow((void **)&x->kernels, &x->cap_kernels, x->n_kernels + 1, sizeof *x->kernels) ||
+		    u64map_add(&x->kernel_idx, records_kernel_key(k->pid, k->device_id, k->grid_id),
+			       x->n_kernels))
+			return 1;
+		slot = &x->kernels[x->n_kernels++];
+	}
 	*slot = (struct xkernel){ k->pid, k->device_id, k->grid_id, (uint32_t)si,
 				  session_short_name(x->s, k->name) };
 	return 0;
-}
-
-static const struct xkernel *kernel_find(struct exporter *x, uint32_t pid, uint32_t dev,
-					 uint64_t grid)
-{
-	struct xkernel *k = kernel_slot(x, pid, dev, grid);
-	return k && k->short_name ? k : NULL;
 }
 
 static int exporter_init(struct exporter *x, struct session *s, FILE *out,
@@ -217,6 +198,7 @@ static void exporter_free(struct exporter *x)
 	free(x->event_lanes.end);
 	free(x->streams);
 	free(x->kernels);
+	u64map_free(&x->kernel_idx);
 	free(x->buf);
 }
 

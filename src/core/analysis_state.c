@@ -67,7 +67,8 @@ static uint64_t launch_key(uint32_t pid, uint32_t corr)
 	return (uint64_t)pid << 32 | corr;
 }
 
-const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid, uint32_t corr)
+const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid,
+						uint32_t corr)
 {
 	const uint64_t *v = u64map_get(&a->launch_idx, launch_key(pid, corr));
 	return v ? &a->launches[*v] : NULL;

@@ -124,8 +124,9 @@ static int on_stream(void *ud, const struct smtop_stream *st)
 
 static struct xkernel *kernel_slot(struct exporter *x, uint32_t pid, uint32_t dev, uint64_t grid)
 {
+	uint64_t key = records_kernel_key(pid, dev, grid);
 	size_t pos = 0;
-	for (const uint64_t *v; (v = u64map_next(&x->kernel_idx, records_kernel_key(pid, dev, grid), &pos));) {
+	for (const uint64_t *v; (v = u64map_next(&x->kernel_idx, key, &pos));) {
 		struct xkernel *k = &x->kernels[*v];
 		if (k->pid == pid && k->device_id == dev && k->grid_id == grid)
 			return k;

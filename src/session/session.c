@@ -1,4 +1,5 @@
 #include "src/session/session.h"
+#include "src/session/session_state.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -20,109 +21,6 @@
 #include "src/core/residency.h"
 #include "src/session/results.h"
 
-/* Kernel records reach the file up to a flush period late and out of order
- * across streams; a live session's verdicts wait this long behind the data. */
-#define SESSION_LIVE_SLACK_NS 500000000ull
-/* Blocks read and decoded together: enough to keep the pool busy, few enough
- * that a poll with a budget looks at the clock often (about 1.5 ms of work at
- * 25 M blocks/s) and that the batches in flight stay small (1 MB each; twice
- * as many blocks loaded no faster). */
-#define SESSION_BATCH_BLOCKS (1u << 15)
-/* Batches between the reader and the analysis: how far the analysis may fall
- * behind before the reader waits for it. */
-#define SESSION_BATCHES 3
-#define SESSION_OPS 64
-/* A finished session shown before its blocks reads its kernels this many a
- * poll: 806 k kernels (a 1 G-block session) took two seconds in one. */
-#define SESSION_KERNEL_SLICE 32768
-/* Updates of the analysis while a finished session is read with a budget. */
-#define SESSION_UPDATES 32
-/* Held kernels past this are released through an index by start. */
-#define SESSION_HELD_INDEXED 65536
-
-/* One chunk of a batch: where its bytes and its decoded blocks are. */
-struct session_chunk {
-	uint32_t pid, context_id;
-	uint16_t device_id, sm;
-	uint32_t count;
-	int64_t id;
-	struct gpu_clock clock;
-	size_t raw, len;                /* bytes in the batch's raw buffer */
-	size_t first;                   /* its first block in the batch's blocks */
-	size_t src;                     /* the file it came from */
-	long n;                         /* blocks decoded, -1 damaged */
-	uint64_t max_end;
-};
-
-struct session_batch {
-	struct session_chunk *chunks;
-	size_t n_chunks, cap_chunks;
-	uint8_t *raw;
-	size_t raw_len, raw_cap;
-	struct smtop_block *blocks;
-	size_t n_blocks, cap_blocks;
-	size_t src;                     /* the file chunks are being taken from */
-	int busy;                       /* the analysis has not finished it */
-};
-
-/* A kernel read but waiting for its file's blocks to reach its start. */
-struct session_held {
-	struct smtop_kernel k;
-	size_t src;
-	int in_model;                   /* given to the model when read (show_stored) */
-};
-
-/* Work for the analysis, in the order the loader read it. */
-enum session_op_kind {
-	OP_KERNELS, OP_STREAMS, OP_CONTEXTS, OP_REQUESTS, OP_DEVICE, OP_BATCH, OP_UPDATE,
-	OP_MEMCPYS, OP_MEMSETS, OP_SYNCS, OP_CUDA_EVENTS, OP_GRAPH_DEPS, OP_APIS,
-};
-
-struct session_op {
-	enum session_op_kind kind;
-	void *v;                        /* records (owned by the op), or the batch */
-	size_t n;
-	uint64_t mark;
-	struct smtop_device dev;
-};
-
-struct session_loader {
-	struct pool *pool;
-	int threads;
-	struct session_batch batches[SESSION_BATCHES];
-	size_t next_batch;
-	/* the analysis' thread; with one thread in all, ops run at once */
-	int athread_on;
-	pthread_t athread;
-	pthread_mutex_t qlock;          /* ops, busy flags, a_busy, a_failed, a_seconds */
-	pthread_cond_t work, idle, freed;
-	struct session_op ops[SESSION_OPS];
-	size_t op_head, op_n;
-	int a_busy, quit, a_failed;
-	double a_seconds;
-	pthread_mutex_t alock;          /* the analysis itself */
-	struct analysis *analysis;
-	/* kernels read but held back while the blocks are behind them, and
-	 * those released this poll, bound for the analysis */
-	struct session_held *held;
-	size_t n_held, cap_held;
-	size_t cur_src;                 /* the file kernels are being read from */
-	uint64_t edge;                  /* the earliest block end of the files not read
-					 * to their end (UINT64_MAX: all were) */
-	struct smtop_kernel *kern;
-	size_t n_kern, cap_kern;
-	void *small;                    /* streams or requests being collected */
-	size_t n_small, cap_small;
-	uint64_t last_mark;
-	int marked;
-	int trimmed;                    /* a finished session's loading memory went back */
-	uint64_t kernels_read;          /* by hold_kernel, all files */
-	/* many held kernels of one file: by start, and which went out */
-	uint32_t *order;
-	size_t n_order, cursor, n_released;
-	unsigned char *released;
-};
-
 static double clock_s(clockid_t which)
 {
 	struct timespec ts;
@@ -130,271 +28,15 @@ static double clock_s(clockid_t which)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static double now_s(void)
+double session_now_s(void)
 {
 	return clock_s(CLOCK_MONOTONIC);
 }
 
 /* The analysis' cost as CPU time of its thread: true on a busy machine too. */
-static double thread_cpu_s(void)
+double session_thread_cpu_s(void)
 {
 	return clock_s(CLOCK_THREAD_CPUTIME_ID);
-}
-
-/* ---- the analysis' side --------------------------------------------------- */
-
-static int op_run(struct analysis *a, struct session_op *op)
-{
-	int rc = 0;
-	switch (op->kind) {
-	case OP_KERNELS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_kernel(a, &((struct smtop_kernel *)op->v)[i]);
-		break;
-	case OP_STREAMS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_stream(a, &((struct smtop_stream *)op->v)[i]);
-		break;
-	case OP_CONTEXTS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_context(a, &((struct smtop_context *)op->v)[i]);
-		break;
-	case OP_REQUESTS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_request(a, &((struct smtop_request *)op->v)[i]);
-		break;
-	case OP_DEVICE:
-		rc = analysis_add_device(a, &op->dev);
-		break;
-	case OP_MEMCPYS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_memcpy(a, &((struct smtop_memcpy *)op->v)[i]);
-		break;
-	case OP_MEMSETS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_memset(a, &((struct smtop_memset *)op->v)[i]);
-		break;
-	case OP_SYNCS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_sync(a, &((struct smtop_sync *)op->v)[i]);
-		break;
-	case OP_CUDA_EVENTS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_cuda_event(a, &((struct smtop_cuda_event *)op->v)[i]);
-		break;
-	case OP_GRAPH_DEPS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_graph_dep(a, &((struct smtop_graph_dep *)op->v)[i]);
-		break;
-	case OP_APIS:
-		for (size_t i = 0; i < op->n && !rc; i++)
-			rc = analysis_add_api(a, &((struct smtop_api *)op->v)[i]);
-		break;
-	case OP_BATCH: {
-		const struct session_batch *b = op->v;
-		for (size_t i = 0; i < b->n_chunks && !rc; i++) {
-			const struct session_chunk *c = &b->chunks[i];
-			if (c->n > 0)
-				rc = analysis_add_blocks(a, c->pid, c->context_id, &b->blocks[c->first],
-							 (size_t)c->n);
-		}
-		break;
-	}
-	case OP_UPDATE:
-		rc = analysis_update(a, op->mark);
-		break;
-	}
-	if (op->kind != OP_BATCH)
-		free(op->v);
-	return rc;
-}
-
-static void *analysis_main(void *arg)
-{
-	struct session_loader *L = arg;
-	pthread_mutex_lock(&L->qlock);
-	for (;;) {
-		while (!L->quit && !L->op_n)
-			pthread_cond_wait(&L->work, &L->qlock);
-		if (L->quit)
-			break;
-		struct session_op op = L->ops[L->op_head];
-		L->op_head = (L->op_head + 1) % SESSION_OPS;
-		L->op_n--;
-		L->a_busy = 1;
-		pthread_cond_broadcast(&L->freed); /* a slot in the queue */
-		pthread_mutex_unlock(&L->qlock);
-		pthread_mutex_lock(&L->alock);
-		double t = thread_cpu_s();
-		int rc = op_run(L->analysis, &op);
-		t = thread_cpu_s() - t;
-		pthread_mutex_unlock(&L->alock);
-		pthread_mutex_lock(&L->qlock);
-		L->a_seconds += t;
-		if (rc)
-			L->a_failed = 1;
-		if (op.kind == OP_BATCH)
-			((struct session_batch *)op.v)->busy = 0;
-		L->a_busy = 0;
-		pthread_cond_broadcast(&L->freed);
-		if (!L->op_n)
-			pthread_cond_broadcast(&L->idle);
-	}
-	pthread_mutex_unlock(&L->qlock);
-	return NULL;
-}
-
-/* Hands op to the analysis (or runs it now, without its thread). */
-static int op_submit(struct session *s, struct session_op op)
-{
-	struct session_loader *L = s->loader;
-	if (s->analysis_off) {
-		if (op.kind == OP_BATCH)
-			((struct session_batch *)op.v)->busy = 0;
-		else
-			free(op.v);
-		return 0;
-	}
-	if (!L->athread_on) {
-		double t = thread_cpu_s();
-		int rc = op_run(s->analysis, &op);
-		L->a_seconds += thread_cpu_s() - t;
-		if (op.kind == OP_BATCH)
-			((struct session_batch *)op.v)->busy = 0;
-		return rc;
-	}
-	pthread_mutex_lock(&L->qlock);
-	while (L->op_n == SESSION_OPS)
-		pthread_cond_wait(&L->freed, &L->qlock);
-	if (op.kind == OP_BATCH)
-		((struct session_batch *)op.v)->busy = 1;
-	L->ops[(L->op_head + L->op_n) % SESSION_OPS] = op;
-	L->op_n++;
-	pthread_cond_signal(&L->work);
-	pthread_mutex_unlock(&L->qlock);
-	return 0;
-}
-
-void session_sync(struct session *s)
-{
-	struct session_loader *L = s->loader;
-	if (!L || !L->athread_on)
-		return;
-	pthread_mutex_lock(&L->qlock);
-	while (L->op_n || L->a_busy)
-		pthread_cond_wait(&L->idle, &L->qlock);
-	pthread_mutex_unlock(&L->qlock);
-}
-
-static void loader_stop(struct session_loader *L)
-{
-	if (!L->athread_on)
-		return;
-	pthread_mutex_lock(&L->qlock);
-	L->quit = 1;
-	pthread_cond_broadcast(&L->work);
-	pthread_mutex_unlock(&L->qlock);
-	pthread_join(L->athread, NULL);
-	L->athread_on = 0;
-	L->quit = 0;
-	for (; L->op_n; L->op_n--, L->op_head = (L->op_head + 1) % SESSION_OPS) {
-		struct session_op *op = &L->ops[L->op_head];
-		if (op->kind == OP_BATCH)
-			((struct session_batch *)op->v)->busy = 0;
-		else
-			free(op->v);
-	}
-}
-
-static void loader_free(struct session_loader *L)
-{
-	if (!L)
-		return;
-	loader_stop(L);
-	pool_free(L->pool);
-	for (int i = 0; i < SESSION_BATCHES; i++) {
-		free(L->batches[i].chunks);
-		free(L->batches[i].raw);
-		free(L->batches[i].blocks);
-	}
-	free(L->held);
-	free(L->order);
-	free(L->released);
-	free(L->kern);
-	free(L->small);
-	pthread_cond_destroy(&L->freed);
-	pthread_cond_destroy(&L->idle);
-	pthread_cond_destroy(&L->work);
-	pthread_mutex_destroy(&L->alock);
-	pthread_mutex_destroy(&L->qlock);
-	free(L);
-}
-
-int session_set_threads(struct session *s, int n)
-{
-	struct session_loader *L = s->loader;
-	if (n < 1)
-		n = 1;
-	/* one thread is the analysis' own; the pool has the rest, the caller's
-	 * among them */
-	struct pool *p = pool_new(n > 1 ? n - 1 : 1);
-	if (!p)
-		return -1;
-	session_sync(s);
-	loader_stop(L);
-	pool_free(L->pool);
-	L->pool = p;
-	L->threads = n;
-	if (s->model)
-		model_set_pool(s->model, p);
-	if (n > 1 && pthread_create(&L->athread, NULL, analysis_main, L) == 0)
-		L->athread_on = 1;
-	return 0;
-}
-
-static struct session_loader *loader_new(struct analysis *a)
-{
-	struct session_loader *L = calloc(1, sizeof *L);
-	if (!L)
-		return NULL;
-	L->analysis = a;
-	pthread_mutex_init(&L->qlock, NULL);
-	pthread_mutex_init(&L->alock, NULL);
-	pthread_cond_init(&L->work, NULL);
-	pthread_cond_init(&L->idle, NULL);
-	pthread_cond_init(&L->freed, NULL);
-	return L;
-}
-
-/* A session read to its end takes no more blocks: the batches and the
- * model's binning stage go back (about 15 MB), so that what the view needs
- * next (the detail level of a zoom) fits in what loading took. */
-static void loader_trim(struct session *s)
-{
-	struct session_loader *L = s->loader;
-	session_sync(s);
-	for (int i = 0; i < SESSION_BATCHES; i++) {
-		struct session_batch *b = &L->batches[i];
-		free(b->chunks);
-		free(b->raw);
-		free(b->blocks);
-		memset(b, 0, sizeof *b);
-	}
-	if (!L->n_held) {
-		free(L->held);
-		free(L->order);
-		free(L->released);
-		L->held = NULL;
-		L->order = NULL;
-		L->released = NULL;
-		L->cap_held = L->n_order = L->cursor = L->n_released = 0;
-	}
-	if (s->model)
-		model_trim(s->model);
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-	L->trimmed = 1;
 }
 
 /* ---- reading ---------------------------------------------------------------- */
@@ -431,7 +73,7 @@ static int hold_kernel(void *ud, const struct smtop_kernel *k)
 
 /* How far a file's kernels may go: to its blocks read, or anywhere once all
  * of them were read. */
-static uint64_t source_edge(const struct session_source *src)
+uint64_t session_source_edge(const struct session_source *src)
 {
 	return src->drained ? UINT64_MAX : src->blocks_end;
 }
@@ -523,13 +165,13 @@ static int held_compact(struct session_loader *L)
 /* One file's many held kernels (a finished session read before its blocks):
  * those due are a prefix of the kernels by start, so a poll costs what it
  * releases, not a pass over every held kernel (806 k of them, thousands of
- * polls).  They go out in the order read, as in release_kernels. */
+ * polls).  They go out in the order read, as in session_release_kernels. */
 static int release_indexed(struct session *s)
 {
 	struct session_loader *L = s->loader;
 	if (L->n_order != L->n_held && held_reindex(L) != 0)
 		return -1;
-	uint64_t upto = source_edge(&s->src[0]);
+	uint64_t upto = session_source_edge(&s->src[0]);
 	size_t from = L->cursor;
 	while (L->cursor < L->n_order && L->held[L->order[L->cursor]].k.start <= upto)
 		L->cursor++;
@@ -549,14 +191,14 @@ static int release_indexed(struct session *s)
 /* Feeds the held kernels that start at or before their file's edge to the
  * model and queues them for the analysis.  Returns 0, or -1 when out of
  * memory. */
-static int release_kernels(struct session *s)
+int session_release_kernels(struct session *s)
 {
 	struct session_loader *L = s->loader;
 	if (s->n_src == 1 && (L->n_order || L->n_held >= SESSION_HELD_INDEXED))
 		return release_indexed(s);
 	size_t keep = 0;
 	for (size_t i = 0; i < L->n_held; i++) {
-		uint64_t upto = source_edge(&s->src[L->held[i].src]);
+		uint64_t upto = session_source_edge(&s->src[L->held[i].src]);
 		if (L->held[i].k.start > upto) {
 			L->held[keep++] = L->held[i];
 			continue;
@@ -652,7 +294,7 @@ static int submit_collected(struct session *s, enum session_op_kind kind, void *
 	struct session_op op = { .kind = kind, .v = *v, .n = *n };
 	*v = NULL;
 	*n = *cap = 0;
-	return op_submit(s, op);
+	return session_loader_submit(s, op);
 }
 
 const struct smtop_device *session_view_device(const struct session *s)
@@ -677,7 +319,7 @@ static void feed_devices(struct session *s, struct session_source *src)
 	for (size_t i = src->devices_seen; i < src->info.n_devices; i++) {
 		struct session_op op = { .kind = OP_DEVICE, .dev = src->info.devices[i] };
 		op.dev.name = op.dev.uuid = NULL; /* the analysis keeps numbers only */
-		op_submit(s, op);
+		session_loader_submit(s, op);
 	}
 	src->devices_seen = src->info.n_devices;
 	if (s->model && !s->model_device_set) {
@@ -712,7 +354,7 @@ static int all_ended(const struct session *s)
 
 /* Only a finished session has a total to count against: a live one grows
  * as it is read. */
-static void load_report(struct session *s, int done)
+void session_load_report(struct session *s, int done)
 {
 	if (!s->info.blocks || s->load.finished)
 		return;
@@ -770,7 +412,7 @@ int session_open_many(struct session *s, const char *const *paths, size_t n,
 	s->reader = s->src[0].reader;
 	s->analysis = analysis_new(p);
 	if (s->analysis)
-		s->loader = loader_new(s->analysis);
+		s->loader = session_loader_new(s->analysis);
 	if (!s->analysis || !s->loader || session_set_threads(s, pool_default_threads()) != 0) {
 		snprintf(err, errlen, "%s: out of memory", s->path);
 		session_close(s);
@@ -785,14 +427,14 @@ int session_open(struct session *s, const char *path, const struct analysis_para
 	return session_open_many(s, &path, 1, p, err, errlen);
 }
 
-static int read_error(struct session_source *src, char *err, size_t errlen)
+int session_read_error(struct session_source *src, char *err, size_t errlen)
 {
 	/* the reader's message already names the file */
 	snprintf(err, errlen, "%s", db_reader_error(src->reader));
 	return -1;
 }
 
-static int out_of_memory(struct session *s, char *err, size_t errlen)
+int session_out_of_memory(struct session *s, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "%s: out of memory", s->path);
 	return -1;
@@ -937,7 +579,7 @@ static int session_read_info(struct session *s, char *err, size_t errlen)
 	for (size_t i = 0; i < s->n_src; i++) {
 		struct session_source *src = &s->src[i];
 		if (db_reader_info(src->reader, &src->info) != 0)
-			return read_error(src, err, errlen);
+			return session_read_error(src, err, errlen);
 	}
 	const struct db_session_info *first = &s->src[0].info;
 	struct db_session_info *m = &s->info;
@@ -955,180 +597,8 @@ static int session_read_info(struct session *s, char *err, size_t errlen)
 	m->ended = m->ended_clean = m->is_nsys = 1;
 	for (size_t i = 0; i < s->n_src; i++)
 		if (merge_info(s, &s->src[i].info, &dcap, &pcap) != 0)
-			return out_of_memory(s, err, errlen);
+			return session_out_of_memory(s, err, errlen);
 	return 0;
-}
-
-/* ---- blocks ----------------------------------------------------------------- */
-
-static int batch_take_chunk(void *ud, const struct db_chunk *c)
-{
-	struct session_batch *b = ud;
-	if (array_grow((void **)&b->chunks, &b->cap_chunks, b->n_chunks + 1, sizeof *b->chunks) ||
-	    array_grow((void **)&b->raw, &b->raw_cap, b->raw_len + c->len, 1)) {
-		b->n_chunks = (size_t)-1; /* out of memory: stop, and say so */
-		return 1;
-	}
-	memcpy(b->raw + b->raw_len, c->data, c->len);
-	b->chunks[b->n_chunks++] = (struct session_chunk){
-		.pid = c->pid, .context_id = c->context_id, .device_id = c->device_id, .sm = c->sm,
-		.count = c->count, .id = c->id, .clock = c->clock,
-		.raw = b->raw_len, .len = c->len, .first = b->n_blocks, .src = b->src,
-	};
-	b->raw_len += c->len;
-	b->n_blocks += c->count;
-	return b->n_blocks >= SESSION_BATCH_BLOCKS;
-}
-
-static void batch_decode_chunk(void *ud, size_t i, int worker)
-{
-	struct session_batch *b = ud;
-	struct session_chunk *c = &b->chunks[i];
-	struct smtop_block *out = &b->blocks[c->first];
-	(void)worker;
-	c->n = db_blockcodec_decode(b->raw + c->raw, c->len, c->sm, c->device_id, out, c->count);
-	uint64_t end = 0;
-	for (long k = 0; k < c->n; k++) {
-		out[k].start = gpu_clock_cupti(&c->clock, out[k].start);
-		out[k].end = gpu_clock_cupti(&c->clock, out[k].end);
-		if (out[k].end > end)
-			end = out[k].end;
-	}
-	c->max_end = end;
-}
-
-/* The next batch, once the analysis is done with it. */
-static struct session_batch *batch_next(struct session *s)
-{
-	struct session_loader *L = s->loader;
-	struct session_batch *b = &L->batches[L->next_batch];
-	L->next_batch = (L->next_batch + 1) % SESSION_BATCHES;
-	if (L->athread_on) {
-		pthread_mutex_lock(&L->qlock);
-		if (b->busy) {
-			double t = now_s();
-			while (b->busy)
-				pthread_cond_wait(&L->freed, &L->qlock);
-			s->stats.wait_s += now_s() - t;
-		}
-		pthread_mutex_unlock(&L->qlock);
-	}
-	b->n_chunks = b->raw_len = b->n_blocks = 0;
-	return b;
-}
-
-/* Decodes a batch on the pool, feeds the model, hands it to the analysis.
- * Returns 1 if a chunk was damaged (reported in err), 0, or -1. */
-static int batch_feed(struct session *s, struct session_batch *b, char *err, size_t errlen)
-{
-	struct session_loader *L = s->loader;
-	int damaged = 0;
-	double t = now_s();
-	if (array_grow((void **)&b->blocks, &b->cap_blocks, b->n_blocks, sizeof *b->blocks))
-		return -1;
-	pool_run(L->pool, b->n_chunks, batch_decode_chunk, b);
-	double t2 = now_s();
-	s->stats.decode_s += t2 - t;
-	for (size_t i = 0; i < b->n_chunks; i++) {
-		struct session_source *src = &s->src[b->chunks[i].src];
-		if (b->chunks[i].n > 0 && b->chunks[i].max_end > src->blocks_end)
-			src->blocks_end = b->chunks[i].max_end;
-	}
-	if (release_kernels(s))
-		return -1;
-	for (size_t i = 0; i < b->n_chunks; i++) {
-		const struct session_chunk *c = &b->chunks[i];
-		if (c->n < 0) {
-			if (!damaged)
-				snprintf(err, errlen, "%s: block chunk %lld is damaged",
-					 s->src[c->src].path, (long long)c->id);
-			damaged = 1;
-			continue;
-		}
-		if (c->max_end > s->latest_end)
-			s->latest_end = c->max_end;
-		s->stats.blocks += (uint64_t)c->n;
-		if (s->model && c->n &&
-		    model_add_blocks(s->model, &b->blocks[c->first], (size_t)c->n, c->pid,
-				     c->context_id) != 0)
-			return -1;
-	}
-	s->stats.chunks += b->n_chunks;
-	s->stats.model_s += now_s() - t2;
-	if (op_submit(s, (struct session_op){ .kind = OP_BATCH, .v = b }))
-		return -1;
-	return damaged;
-}
-
-/* The file to read blocks from next: of those with blocks left, the one
- * whose blocks read end earliest, so that several files advance together in
- * time.  n_src when every file was read to its end. */
-static size_t next_source(const struct session *s)
-{
-	size_t best = s->n_src;
-	for (size_t i = 0; i < s->n_src; i++)
-		if (!s->src[i].drained &&
-		    (best == s->n_src || s->src[i].blocks_end < s->src[best].blocks_end))
-			best = i;
-	return best;
-}
-
-/* Fills b from the files furthest behind until it is full or every file
- * was read to its end.  Returns 0, or -1 (err set). */
-static int batch_fill(struct session *s, struct session_batch *b, char *err, size_t errlen)
-{
-	size_t i;
-	double t = now_s();
-	while (b->n_blocks < SESSION_BATCH_BLOCKS && (i = next_source(s)) < s->n_src) {
-		struct session_source *src = &s->src[i];
-		b->src = i;
-		if (db_reader_new_chunks(src->reader, &src->block_mark, batch_take_chunk, b) != 0)
-			return read_error(src, err, errlen);
-		if (b->n_chunks == (size_t)-1)
-			return out_of_memory(s, err, errlen);
-		/* the walk stopped short of a full batch: nothing is left in this file */
-		if (b->n_blocks < SESSION_BATCH_BLOCKS)
-			src->drained = 1;
-	}
-	s->stats.read_s += now_s() - t;
-	return 0;
-}
-
-/* Reads, decodes and feeds new chunks batch by batch until none is left or
- * the poll's budget is spent (then s->behind says more is waiting). */
-static int poll_blocks(struct session *s, double start, char *err, size_t errlen)
-{
-	struct session_loader *L = s->loader;
-	int rc = 0;
-	s->behind = 0;
-	for (size_t i = 0; i < s->n_src; i++)
-		s->src[i].drained = 0;
-	for (;;) {
-		struct session_batch *b = batch_next(s);
-		if (batch_fill(s, b, err, errlen) != 0)
-			return -1;
-		if (!b->n_chunks)
-			break;
-		int full = b->n_blocks >= SESSION_BATCH_BLOCKS;
-		int r = batch_feed(s, b, err, errlen);
-		if (r < 0)
-			return out_of_memory(s, err, errlen);
-		rc |= r;
-		load_report(s, 0);
-		if (!full)
-			break;
-		if (s->budget_ns && (now_s() - start) * 1e9 >= (double)s->budget_ns) {
-			s->behind = 1;
-			break;
-		}
-	}
-	L->edge = UINT64_MAX;
-	for (size_t i = 0; i < s->n_src; i++)
-		if (source_edge(&s->src[i]) < L->edge)
-			L->edge = source_edge(&s->src[i]);
-	if (release_kernels(s))
-		return out_of_memory(s, err, errlen);
-	return rc ? -1 : 0;
 }
 
 static int nvtx_to_model(void *ud, const struct smtop_nvtx *n)
@@ -1217,9 +687,9 @@ static int session_feed_model(struct session *s)
 	s->model->live = live;
 	s->model->loading = s->behind;
 	s->model->load = s->load;
-	double t = now_s();
+	double t = session_now_s();
 	model_flush(s->model);
-	s->stats.model_s += now_s() - t;
+	s->stats.model_s += session_now_s() - t;
 	/* every block is in the rings now: they draw what the summary did */
 	if (!s->behind && s->model->summary_on) {
 		model_summary_drop(s->model);
@@ -1259,7 +729,7 @@ static int poll_source(struct session *s, size_t i, int *changed, int *more, cha
 	    (!no_kernels && db_reader_new_kernels_max(src->reader, &src->kernel_mark,
 						      sliced ? SESSION_KERNEL_SLICE : -1,
 						      hold_kernel, s) != 0))
-		return read_error(src, err, errlen);
+		return session_read_error(src, err, errlen);
 	*changed |= km != src->kernel_mark;
 	if (sliced && s->loader->kernels_read - before == SESSION_KERNEL_SLICE)
 		*more = 1;
@@ -1269,10 +739,10 @@ static int poll_source(struct session *s, size_t i, int *changed, int *more, cha
 int session_poll(struct session *s, char *err, size_t errlen)
 {
 	struct session_loader *L = s->loader;
-	double start = now_s();
+	double start = session_now_s();
 	if (session_read_info(s, err, errlen) != 0)
 		return -1;
-	load_report(s, 0);
+	session_load_report(s, 0);
 	int changed = s->stored_events_more;
 	results_more(s);
 	if (s->model)
@@ -1287,11 +757,11 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	/* blocks follow every kernel, as when they are all read at once */
 	/* blocks go only to the analysis and the model */
 	int no_blocks = s->analysis_off && !s->model;
-	int rc = more_kernels || no_blocks ? 0 : poll_blocks(s, start, err, errlen);
+	int rc = more_kernels || no_blocks ? 0 : session_blocks_poll(s, start, err, errlen);
 	if (more_kernels)
 		s->behind = 1;
 	if (!s->behind && rc == 0)
-		load_report(s, 1);
+		session_load_report(s, 1);
 	for (size_t i = 0; i < s->n_src; i++)
 		changed |= bm[i] != s->src[i].block_mark;
 	/* An Nsight Systems export is complete; every smtop file must have ended. */
@@ -1313,7 +783,7 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	if (due && s->ended && s->behind && L->marked && mark < L->last_mark + step)
 		due = 0;
 	if (due) {
-		op_submit(s, (struct session_op){ .kind = OP_UPDATE, .mark = mark });
+		session_loader_submit(s, (struct session_op){ .kind = OP_UPDATE, .mark = mark });
 		L->last_mark = mark;
 		L->marked = 1;
 	}
@@ -1324,7 +794,7 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	if (rc < 0 || loader_failed(s, err, errlen))
 		return -1;
 	if (s->ended && !s->behind && !L->trimmed)
-		loader_trim(s);
+		session_loader_trim(s);
 	return changed;
 }
 
@@ -1341,160 +811,6 @@ int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn
 	for (size_t i = 0; i < s->n_src; i++)
 		if (db_reader_kernels(s->src[i].reader, t0, t1, fn, ud) != 0)
 			return -1;
-	return 0;
-}
-
-/* The kernel record of a model kernel, for its correlation id. */
-struct focus_record {
-	uint32_t pid, device_id;
-	uint64_t grid_id, start;
-	uint32_t correlation_id;
-};
-
-static int focus_kernel_record(void *ud, const struct smtop_kernel *k)
-{
-	struct focus_record *f = ud;
-	if (k->grid_id == f->grid_id && k->pid == f->pid && k->device_id == f->device_id &&
-	    k->start == f->start)
-		f->correlation_id = k->correlation_id;
-	return 0;
-}
-
-/* The blocks of one grid that the model has: the SMs they ran on, and the
- * most of them on one SM at once (counted as the analysis counts it). */
-struct focus_grid {
-	uint32_t pid, device_id;
-	uint64_t grid_id, last;
-	uint64_t mask[MODEL_MAX_SMS / 64];
-	struct residency res;
-	int most;                       /* -1: out of memory */
-};
-
-static int focus_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
-{
-	struct focus_grid *g = ud;
-	(void)ctx;
-	if (b->grid_id != g->grid_id || pid != g->pid || b->device_id != g->device_id ||
-	    b->start > g->last || b->sm >= MODEL_MAX_SMS)
-		return 0;
-	g->mask[b->sm / 64] |= 1ULL << (b->sm % 64);
-	if (g->most >= 0)
-		g->most = residency_add(&g->res, b->sm, pid, 0, b->start, b->end, g->most);
-	return 0;
-}
-
-/* Where session_focus_more is: the kernel, what its blocks gave so far, and
- * the walk through each file's chunks over its window. */
-struct session_focus {
-	struct model *m;
-	long k;
-	uint64_t first;
-	struct focus_grid g;
-	size_t src;
-	struct db_block_walk w;
-};
-
-static void focus_end(struct session *s)
-{
-	if (!s->focus)
-		return;
-	residency_free(&s->focus->g.res);
-	free(s->focus);
-	s->focus = NULL;
-}
-
-int session_focus_start(struct session *s, struct model *m, long k)
-{
-	focus_end(s);
-	model_focus_kernel(m, -1, 0, 0, 0, 0);
-	if (k < 0 || (size_t)k >= m->n_kernels)
-		return 0;
-	struct session_focus *f = calloc(1, sizeof *f);
-	if (!f)
-		return -1;
-	const struct model_kernel *mk = &m->kernels[k];
-	const struct model_stream *st = &m->streams[mk->stream];
-	f->m = m;
-	f->k = k;
-	f->first = model_kernel_first_block(m, mk);
-	f->g.pid = st->pid;
-	f->g.device_id = st->device_id;
-	f->g.grid_id = model_kernel_grid(m, mk);
-	f->g.last = model_kernel_last_block(m, mk);
-	residency_init(&f->g.res);
-	if (f->first && f->g.last >= f->first)
-		db_reader_walk_begin(&f->w, f->first, f->g.last + 1);
-	else
-		f->src = s->n_src; /* no blocks: nothing to walk */
-	s->focus = f;
-	return 0;
-}
-
-/* The walk is through: the kernel's correlation id, and the focus set. */
-static int focus_finish(struct session *s)
-{
-	struct session_focus *f = s->focus;
-	struct model *m = f->m;
-	if ((size_t)f->k >= m->n_kernels) {
-		focus_end(s); /* the model was built again meanwhile (a replay's step back) */
-		return 0;
-	}
-	const struct model_kernel *mk = &m->kernels[f->k];
-	uint32_t n = 0;
-	for (size_t i = 0; i < MODEL_MAX_SMS / 64; i++)
-		n += (uint32_t)__builtin_popcountll(f->g.mask[i]);
-	struct focus_record rec = { f->g.pid, f->g.device_id, f->g.grid_id, mk->start, 0 };
-	int rc = session_kernels(s, mk->start, mk->start + 1, focus_kernel_record, &rec);
-	if (rc == 0) {
-		model_focus_kernel(m, f->k, model_kernel_blocks_seen(m, mk), 1, n, rec.correlation_id);
-		m->focus.most_per_sm = f->g.most > 0 ? (uint32_t)f->g.most : 0;
-	}
-	focus_end(s);
-	return rc;
-}
-
-int session_focus_more(struct session *s, size_t max_chunks)
-{
-	struct session_focus *f = s->focus;
-	if (!f)
-		return 0;
-	while (f->src < s->n_src) {
-		int r = db_reader_walk_blocks(s->src[f->src].reader, &f->w, max_chunks, focus_block,
-					      &f->g);
-		if (r < 0) {
-			focus_end(s);
-			return -1;
-		}
-		if (r > 0)
-			return 1;
-		/* this file is through: the same window in the next */
-		f->src++;
-		db_reader_walk_begin(&f->w, f->w.t0, f->w.t1);
-	}
-	return focus_finish(s) == 0 ? 0 : -1;
-}
-
-int session_focus_kernel(struct session *s, struct model *m, long k)
-{
-	if (session_focus_start(s, m, k) != 0)
-		return -1;
-	int r;
-	while ((r = session_focus_more(s, SESSION_DETAIL_CHUNKS)) > 0)
-		;
-	return r;
-}
-
-int session_focus_event(struct session *s, struct model *m, long e)
-{
-	struct smtop_culprit *c;
-	size_t n;
-	char err[512];
-	if (e < 0 || (size_t)e >= m->n_events)
-		return 0;
-	if (db_events_culprits(session_results_path(s), &m->events[e].ev, &c, &n, err,
-			       sizeof err) != 0)
-		return -1;
-	model_focus_culprits(m, e, c, n);
 	return 0;
 }
 
@@ -1521,7 +837,7 @@ int session_store_events(struct session *s, const char *to, char *err, size_t er
 	size_t n = analysis_event_count(s->analysis);
 	struct smtop_event *ev = n ? calloc(n, sizeof *ev) : NULL;
 	if (n && !ev)
-		return out_of_memory(s, err, errlen);
+		return session_out_of_memory(s, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		ev[i] = *analysis_event(s->analysis, i);
 	char params[256];
@@ -1535,40 +851,6 @@ int session_store_events(struct session *s, const char *to, char *err, size_t er
 	int rc = db_events_store(to, ev, n, params, err, errlen);
 	free(ev);
 	return rc;
-}
-
-static int detail_block(void *ud, const struct smtop_block *b, uint32_t pid, uint32_t ctx)
-{
-	(void)ctx;
-	return model_detail_add_block(ud, b, pid) == 0 ? 0 : 1;
-}
-
-int session_fill_detail(struct session *s, uint64_t t0, uint64_t t1)
-{
-	model_detail_begin(s->model, t0, t1);
-	int rc = session_blocks(s, t0, t1, detail_block, s->model);
-	model_detail_end(s->model);
-	return rc;
-}
-
-void session_detail_start(struct session *s, uint64_t t0, uint64_t t1)
-{
-	s->detail.src = 0;
-	db_reader_walk_begin(&s->detail.w, t0, t1);
-}
-
-int session_detail_more(struct session *s, size_t max_chunks)
-{
-	while (s->detail.src < s->n_src) {
-		int r = db_reader_walk_blocks(s->src[s->detail.src].reader, &s->detail.w, max_chunks,
-					      detail_block, s->model);
-		if (r != 0)
-			return r;
-		/* this file is through: the same window in the next */
-		s->detail.src++;
-		db_reader_walk_begin(&s->detail.w, s->detail.w.t0, s->detail.w.t1);
-	}
-	return 0;
 }
 
 int session_use_stored(struct session *s, char *err, size_t errlen)
@@ -1627,7 +909,7 @@ const struct smtop_event *session_event(struct session *s, size_t i)
 
 void session_close(struct session *s)
 {
-	focus_end(s);
+	session_focus_end(s);
 	if (s->findings) {
 		findings_free(s->findings);
 		free(s->findings);
@@ -1635,7 +917,7 @@ void session_close(struct session *s)
 		db_events_free(s->episodes, s->n_episodes);
 	}
 	free(s->results_path);
-	loader_free(s->loader);
+	session_loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);
 	for (size_t i = 0; i < s->n_src; i++)

@@ -50,7 +50,7 @@
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 #include "src/core/clock.h"
 
 #define SZ_ENTER_PATCH "smtop_sz_block_enter"

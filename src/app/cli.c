@@ -66,7 +66,7 @@ void cli_usage(FILE *out)
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n"
 	      "  --sm marked|entry|all      record, run, demo: which thread blocks are recorded:\n"
 	      "                             marked: those of kernels built with\n"
-	      "                             kernels/smtop_trace.cuh (CUPTI; default);\n"
+	      "                             src/core/smtop_trace.cuh (CUPTI; default);\n"
 	      "                             entry: every block of every kernel, its start and\n"
 	      "                             SM exact, its end an upper bound (Compute Sanitizer,\n"
 	      "                             block entry alone); all: every block, start and end\n"

@@ -1,6 +1,6 @@
 /* smtop block tracer for CUDA C kernels.
  *
- *   #include "kernels/smtop_trace.cuh"
+ *   #include "src/core/smtop_trace.cuh"
  *   __global__ void my_kernel(...)
  *   {
  *       SMTOP_BLOCK_BEGIN();
@@ -20,12 +20,12 @@
  * module; define SMTOP_TRACE_DEFINE before including this header in exactly
  * one of them.
  *
- * Layout and claiming rules: kernels/smtop_trace_abi.h. */
+ * Layout and claiming rules: src/core/smtop_trace_abi.h. */
 #ifndef SMTOP_TRACE_CUH
 #define SMTOP_TRACE_CUH
 
 #include <stdint.h>
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 
 #if defined(SMTOP_TRACE_NO_RING)
 /* The Compute Sanitizer patches get the ring as their userdata. */

@@ -1,4 +1,4 @@
-/* The block-trace ring shared by instrumented kernels (kernels/smtop_trace.cuh)
+/* The block-trace ring shared by instrumented kernels (src/core/smtop_trace.cuh)
  * and the collector (collectors/).  Plain C, no CUDA, so both sides agree on
  * the layout byte for byte.
  *

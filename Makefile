@@ -57,9 +57,9 @@ LDFLAGS += $(SAN)
 # db -> core, and collectors -> db -> core.
 CORE_SRC := $(wildcard src/core/*.c)
 DB_SRC := $(wildcard db/*.c)
-SESSION_SRC := $(wildcard src/session/*.c)
+SESSION_SRC := $(wildcard db/session/*.c)
 UI_SRC := $(wildcard ui/*.c)
-APP_SRC := $(filter-out src/app/main.c,$(wildcard src/app/*.c))
+APP_SRC := $(filter-out ui/app/main.c,$(wildcard ui/app/*.c))
 COLL_SRC := $(wildcard collectors/*.c)
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -104,8 +104,8 @@ $(B)/obj/%.o: %.c
 # (and rebuilds them) only when the headers come or go.
 $(B)/obj/collectors/%.o: CFLAGS += $(SZ_CFLAGS)
 $(B)/tests/test_collector: CFLAGS += $(SZ_CFLAGS)
-$(call obj,src/app/record.c): CFLAGS += $(SZ_DEFINE)
-$(COLL_OBJ) $(call obj,src/app/record.c) $(B)/tests/test_collector: $(B)/sanitizer-mode
+$(call obj,ui/app/record.c): CFLAGS += $(SZ_DEFINE)
+$(COLL_OBJ) $(call obj,ui/app/record.c) $(B)/tests/test_collector: $(B)/sanitizer-mode
 $(B)/sanitizer-mode: FORCE
 	@mkdir -p $(dir $@)
 	@echo "$(if $(HAVE_SANITIZER),with,without) $(SANITIZER_INC)" | cmp -s - $@ || \
@@ -139,7 +139,7 @@ $(B)/%.a:
 # it does not link, so the link order itself checks the layering.
 APP_LIBS := $(B)/libsmtop-app.a $(B)/libsmtop-ui.a $(B)/libsmtop-session.a $(B)/libsmtop-db.a $(B)/libsmtop-core.a
 
-$(B)/smtop: $(call obj,src/app/main.c) $(APP_LIBS)
+$(B)/smtop: $(call obj,ui/app/main.c) $(APP_LIBS)
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 

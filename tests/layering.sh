@@ -16,10 +16,10 @@ fail=0
 rank() {
 	case $1 in
 	src/core/*) echo 0 ;;
+	db/session/*) echo 2 ;;
 	db/*) echo 1 ;;
-	src/session/*) echo 2 ;;
+	ui/app/*) echo 4 ;;
 	ui/*) echo 3 ;;
-	src/app/*) echo 4 ;;
 	collectors/*) echo collectors ;;
 	kernels/*) echo kernels ;;
 	*) echo other ;;

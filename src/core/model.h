@@ -326,7 +326,7 @@ int model_flush(struct model *m);
  * read to its end; blocks added later make them again. */
 void model_trim(struct model *m);
 
-/* Replay (src/session/replay_feed.c) shows a session cut at a clock that moves on:
+/* Replay (db/session/replay_feed.c) shows a session cut at a clock that moves on:
  * a block is added cut at the clock (model_add_block), then each later part
  * of it through model_extend_block, which adds its occupancy without
  * counting the block again; a running kernel's end and a waiting victim's

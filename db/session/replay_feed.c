@@ -1,4 +1,4 @@
-#include "src/session/replay_feed.h"
+#include "db/session/replay_feed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include "src/core/analysis.h"
 #include "src/core/array.h"
 #include "src/core/model.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 
 #define REPLAY_SLICE_NS 1000000ULL      /* first read-ahead slice: 1 ms */
 #define REPLAY_SLICE_MIN_NS 10000ULL

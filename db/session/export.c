@@ -1,4 +1,4 @@
-#include "src/session/export.h"
+#include "db/session/export.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,7 @@
 #include "src/core/clock.h"
 #include "src/core/json.h"
 #include "src/core/u64map.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 
 /* Track ids of the Perfetto trace: streams and events are one process each;
  * every SM is a process of its own whose threads are slots (blocks resident

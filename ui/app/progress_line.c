@@ -1,10 +1,10 @@
-#include "src/app/progress_line.h"
+#include "ui/app/progress_line.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "src/session/session.h"
+#include "db/session/session.h"
 
 static struct {
 	int shown;                      /* the line is on the terminal now */

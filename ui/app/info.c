@@ -1,4 +1,4 @@
-#include "src/app/info.h"
+#include "ui/app/info.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "src/app/ls.h"
+#include "ui/app/ls.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/app/open.h"
+#include "ui/app/open.h"
 #include "src/core/analysis.h"
 #include "src/core/json.h"
-#include "src/session/library.h"
+#include "db/session/library.h"
 
 #define LS_CMD_MAX_W 48
 

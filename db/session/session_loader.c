@@ -1,4 +1,4 @@
-#include "src/session/session_state.h"
+#include "db/session/session_state.h"
 
 #include <stdio.h>
 #ifdef __GLIBC__

@@ -1,4 +1,4 @@
-#include "src/session/library.h"
+#include "db/session/library.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,8 +14,8 @@
 #include "src/core/analysis.h"
 #include "src/core/fmt.h"
 #include "src/core/model.h"
-#include "src/session/results.h"
-#include "src/session/session.h"
+#include "db/session/results.h"
+#include "db/session/session.h"
 
 #define LIBRARY_NAME_CMD_MAX 48
 

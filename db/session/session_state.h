@@ -1,6 +1,6 @@
-/* What the session's files share beyond src/session/session.h: the
+/* What the session's files share beyond db/session/session.h: the
  * loader's batches, held kernels and queue of work for the analysis, and
- * the helpers of src/session/session.c (opening, reading, feeding the
+ * the helpers of db/session/session.c (opening, reading, feeding the
  * model), session_loader.c (the analysis' thread and its queue),
  * session_blocks.c (reading and decoding blocks in batches) and
  * session_focus.c (one kernel's or one window's blocks on demand).
@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "src/session/session.h"
+#include "db/session/session.h"
 
 /* Kernel records reach the file up to a flush period late and out of order
  * across streams; a live session's verdicts wait this long behind the data. */
@@ -116,7 +116,7 @@ struct session_loader {
 	unsigned char *released;
 };
 
-/* src/session/session.c */
+/* db/session/session.c */
 double session_now_s(void);
 double session_thread_cpu_s(void);
 uint64_t session_source_edge(const struct session_source *src);
@@ -125,16 +125,16 @@ void session_load_report(struct session *s, int done);
 int session_read_error(struct session_source *src, char *err, size_t errlen);
 int session_out_of_memory(struct session *s, char *err, size_t errlen);
 
-/* src/session/session_loader.c */
+/* db/session/session_loader.c */
 int session_loader_submit(struct session *s, struct session_op op);
 void session_loader_free(struct session_loader *L);
 struct session_loader *session_loader_new(struct analysis *a);
 void session_loader_trim(struct session *s);
 
-/* src/session/session_blocks.c */
+/* db/session/session_blocks.c */
 int session_blocks_poll(struct session *s, double start, char *err, size_t errlen);
 
-/* src/session/session_focus.c */
+/* db/session/session_focus.c */
 void session_focus_end(struct session *s);
 
 #endif

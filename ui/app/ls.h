@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "src/app/cli.h"
+#include "ui/app/cli.h"
 
 /* smtop ls [DIR] [--json]: a table (or JSON) when the output is not a
  * terminal, the list view on one. */

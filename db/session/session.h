@@ -95,7 +95,7 @@ struct session {
 	struct progress load;
 	char load_what[96];
 	/* the viewer: a finished session's stored occupancy and episodes go to
-	 * the model before its blocks (src/session/results.h), and its kernels
+	 * the model before its blocks (db/session/results.h), and its kernels
 	 * as they are read */
 	int show_stored;
 	int stored_shown;               /* RESULTS_* */

@@ -96,7 +96,7 @@ int library_summarize(const char *path, const struct analysis_params *p, char *e
 		      size_t errlen);
 
 /* What a finalised recording keeps for later: the summary, the occupancy
- * of the whole session and the analysis' episodes (src/session/results.h),
+ * of the whole session and the analysis' episodes (db/session/results.h),
  * from one read of the file.  Returns 0, or -1 with one line in err. */
 int library_finalize(const char *path, const struct analysis_params *p, char *err,
 		     size_t errlen);

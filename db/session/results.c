@@ -1,4 +1,4 @@
-#include "src/session/results.h"
+#include "db/session/results.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include "src/core/findings.h"
 #include "src/core/model.h"
 #include "src/core/occupancy.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 
 /* One smtop file, finished: nothing more will change what is stored. */
 static int results_apply(const struct session *s)

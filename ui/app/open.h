@@ -6,10 +6,10 @@
 #ifndef SMTOP_OPEN_H
 #define SMTOP_OPEN_H
 
-#include "src/app/cli.h"
+#include "ui/app/cli.h"
 
 /* smtop open [FILE...]: one view of the files (several sessions as one,
- * src/session/session.h); without FILE, the session list (open_browse). */
+ * db/session/session.h); without FILE, the session list (open_browse). */
 int open_main(const struct cli *c);
 
 /* smtop replay FILE... [--speed X] [--guided] (several files: one view, as open) */

@@ -1,4 +1,4 @@
-#include "src/app/cli.h"
+#include "ui/app/cli.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "src/app/paper.h"
+#include "ui/app/paper.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/app/record.h"
+#include "ui/app/record.h"
 #include "src/core/json.h"
 
 /* The paper's headline figures (Gilman & Walls 2021, RTX 3090): inference

@@ -1,4 +1,4 @@
-#include "src/app/record.h"
+#include "ui/app/record.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include "db/writer.h"
 #include "src/core/clock.h"
 #include "src/core/sm_modes.h"
-#include "src/app/progress_line.h"
-#include "src/session/library.h"
+#include "ui/app/progress_line.h"
+#include "db/session/library.h"
 
 #define INJECTOR_NAME "libsmtop-inject.so"
 

@@ -1,5 +1,5 @@
-#include "src/session/session.h"
-#include "src/session/session_state.h"
+#include "db/session/session.h"
+#include "db/session/session_state.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 #include "src/core/model.h"
 #include "src/core/pool.h"
 #include "src/core/residency.h"
-#include "src/session/results.h"
+#include "db/session/results.h"
 
 static double clock_s(clockid_t which)
 {

@@ -1,4 +1,4 @@
-#include "src/app/open.h"
+#include "ui/app/open.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,13 +15,13 @@
 #include "src/core/clock.h"
 #include "src/core/guide.h"
 #include "src/core/lessons.h"
-#include "src/session/library.h"
+#include "db/session/library.h"
 #include "src/core/model.h"
-#include "src/app/progress_line.h"
-#include "src/app/record.h"
+#include "ui/app/progress_line.h"
+#include "ui/app/record.h"
 #include "src/core/replay_clock.h"
-#include "src/session/session.h"
-#include "src/session/replay_feed.h"
+#include "db/session/session.h"
+#include "db/session/replay_feed.h"
 #include "ui/app.h"
 #include "ui/replay_player.h"
 #include "ui/sessions.h"

@@ -7,7 +7,7 @@
 
 /* Estimating the clock when the session has none stored: chunks per sample,
  * samples spread over the session, the shortest base a drift is read over,
- * the fastest drift believed (1000 ppm; the H200 showed 2-13) and the room
+ * the fastest drift believed (GPU_CLOCK_MAX_DRIFT) and the room
  * left around the predicted kernel starts. */
 #define OFFSET_SAMPLE_CHUNKS 64
 #define CLOCK_WINDOWS GPU_CLOCK_MAX_SAMPLES

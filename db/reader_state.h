@@ -15,9 +15,8 @@
 #include "src/core/strmap.h"
 #include "src/core/u64map.h"
 
-/* Devices with a clock of their own (each GPU has its own %globaltimer: two
- * H200s of one host were 79 us apart); blocks of a device past these use
- * the session's clock. */
+/* Devices with a clock of their own (each GPU has its own %globaltimer);
+ * blocks of a device past these use the session's clock. */
 #define READER_CLOCK_DEVICES 64
 enum { CLOCK_NONE, CLOCK_ESTIMATED, CLOCK_STORED };
 

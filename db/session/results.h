@@ -45,8 +45,8 @@ void results_events_params(const struct session *s, const struct db_summary_key 
  * session). */
 int results_show(struct session *s);
 
-/* Stored episodes go to the model this many a poll: 83 k of them (a 1 G-
- * block session) take 0.4 s, 16 Ki of them 0.1 s of the first frame. */
+/* Stored episodes go to the model this many a poll, so that the first frame
+ * does not wait for all of them (docs/performance.md, "Loader"). */
 #define RESULTS_EVENT_SLICE 4096
 
 /* The next slice of stored episodes, while some are left (session_poll). */

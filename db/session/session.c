@@ -164,8 +164,8 @@ static int held_compact(struct session_loader *L)
 
 /* One file's many held kernels (a finished session read before its blocks):
  * those due are a prefix of the kernels by start, so a poll costs what it
- * releases, not a pass over every held kernel (806 k of them, thousands of
- * polls).  They go out in the order read, as in session_release_kernels. */
+ * releases, not a pass over every held kernel.  They go out in the order
+ * read, as in session_release_kernels. */
 static int release_indexed(struct session *s)
 {
 	struct session_loader *L = s->loader;
@@ -377,7 +377,7 @@ void session_load_report(struct session *s, int done)
  * raises its mmap threshold with every big buffer freed, so that later ones
  * come from the heap, where what they leave between long-lived allocations
  * stays resident: a fixed threshold keeps them mapped, given back when
- * freed (3 MiB of the viewer's peak at 100 M blocks, no slower). */
+ * freed (docs/performance.md, "Memory"). */
 static void malloc_policy(void)
 {
 #if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
@@ -776,8 +776,8 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	}
 	int due = changed || !L->marked || mark != L->last_mark;
 	/* a finished session read a poll at a time: each update indexes every
-	 * kernel again (thousands of polls, 806 k kernels: an hour), so it
-	 * waits until the mark has moved a 32nd of the session */
+	 * kernel again, which over thousands of polls costs more than the
+	 * reading, so it waits until the mark has moved a 32nd of the session */
 	uint64_t step = s->info.t_last > s->info.t_first ?
 		(s->info.t_last - s->info.t_first) / SESSION_UPDATES : 0;
 	if (due && s->ended && s->behind && L->marked && mark < L->last_mark + step)

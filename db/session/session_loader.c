@@ -240,7 +240,7 @@ struct session_loader *session_loader_new(struct analysis *a)
 }
 
 /* A session read to its end takes no more blocks: the batches and the
- * model's binning stage go back (about 15 MB), so that what the view needs
+ * model's binning stage go back (docs/ui.md), so that what the view needs
  * next (the detail level of a zoom) fits in what loading took. */
 void session_loader_trim(struct session *s)
 {

@@ -17,16 +17,15 @@
  * across streams; a live session's verdicts wait this long behind the data. */
 #define SESSION_LIVE_SLACK_NS 500000000ull
 /* Blocks read and decoded together: enough to keep the pool busy, few enough
- * that a poll with a budget looks at the clock often (about 1.5 ms of work at
- * 25 M blocks/s) and that the batches in flight stay small (1 MB each; twice
- * as many blocks loaded no faster). */
+ * that a poll with a budget looks at the clock often and that the batches in
+ * flight stay small (docs/performance.md, "Loader"). */
 #define SESSION_BATCH_BLOCKS (1u << 15)
 /* Batches between the reader and the analysis: how far the analysis may fall
  * behind before the reader waits for it. */
 #define SESSION_BATCHES 3
 #define SESSION_OPS 64
 /* A finished session shown before its blocks reads its kernels this many a
- * poll: 806 k kernels (a 1 G-block session) took two seconds in one. */
+ * poll, so that the first frame does not wait for all of them. */
 #define SESSION_KERNEL_SLICE 32768
 /* Updates of the analysis while a finished session is read with a budget. */
 #define SESSION_UPDATES 32

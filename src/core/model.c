@@ -497,7 +497,6 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	model_note_gpu(m, k->device_id);
 	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
-	/* filled up to 4/5: 806 k kernels in 4 MiB of slots, not 8 */
 	struct model_shape sh;
 	memset(&sh, 0, sizeof sh); /* compared as bytes */
 	memcpy(sh.grid, k->grid, sizeof sh.grid);
@@ -671,8 +670,8 @@ static int cmp_nvtx(const void *a, const void *b)
 }
 
 /* ---- victims: kernel -> event ---------------------------------------------
- * Few kernels are victims (83 k of 806 k at 1 G blocks): a hash beside the
- * kernels rather than a field in each. */
+ * Few kernels are victims (docs/performance.md, "Memory"): a hash beside
+ * the kernels rather than a field in each. */
 
 static size_t map_slot(size_t cap, uint32_t key)
 {

@@ -46,7 +46,8 @@ struct model_shape {
 	uint32_t registers, static_smem, dynamic_smem;
 };
 
-/* One per kernel of the session (806 k at 1 G blocks): 40 bytes.  Times
+/* One per kernel of the session: 40 bytes, the bulk of a long session's
+ * kernel memory (docs/performance.md, "Memory").  Times
  * other than start are 32-bit offsets from it, the name an index into the
  * interned names.  A kernel whose values do not fit (a kernel of seconds, a
  * grid id past 32 bits, damaged times) keeps them whole in the model's wide

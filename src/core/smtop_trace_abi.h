@@ -10,7 +10,7 @@
  * The ring is split into one lane per SM (lane = %smid mod SMTOP_TRACE_LANES)
  * so that only blocks of one SM ever contend for a lane's counter: a single
  * global counter serialises every block of the GPU on one compare-and-swap
- * round trip (measured on the H200: 0.75 M blocks/s instead of 230 M/s).
+ * round trip (docs/performance.md, "Block tracer").
  *
  * Claiming: thread 0 of a block, at its end, claims index `head` of its lane
  * with a compare-and-swap that only succeeds while head < limit, so every

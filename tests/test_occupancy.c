@@ -16,7 +16,7 @@
 #include "src/core/model.h"
 #include "src/core/occupancy.h"
 #include "db/session/library.h"
-#include "db/session/results.h"
+#include "db/session/results_store.h"
 #include "db/session/session.h"
 #include "tests/support/db_support.h"
 

@@ -14,7 +14,7 @@
 #include "src/core/analysis.h"
 #include "src/core/fmt.h"
 #include "src/core/model.h"
-#include "db/session/results.h"
+#include "db/session/results_store.h"
 #include "db/session/session.h"
 
 #define LIBRARY_NAME_CMD_MAX 48

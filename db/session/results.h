@@ -16,41 +16,60 @@
 #define SMTOP_SESSION_RESULTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "db/summary.h"
 
 struct analysis_params;
 struct findings;
-struct session;
-
-/* Where results_store writes. */
-enum results_to {
-	RESULTS_TO_SESSION,             /* the session file: smtop record finalising it */
-	RESULTS_TO_CACHE,               /* smtop's cache of it (db/cache.h) */
-};
+struct model;
 
 enum {
 	RESULTS_OCCUPANCY = 1,          /* the model draws the stored occupancy */
 	RESULTS_EVENTS = 2,             /* the model holds the stored episodes */
 };
 
+/* The session whose stored results are looked up, as far as they care. */
+struct results_source {
+	const char *path;               /* the session file */
+	int single_finished;            /* one smtop file, finalised: nothing more will
+					 * change what is stored */
+	uint64_t threshold_ns;          /* the analysis' blocking threshold */
+};
+
+/* The stored episodes on their way to a model, a slice a poll. */
+struct results_feed {
+	char *path;                     /* where they were found when not in the session
+					 * file: its cache (owned); NULL the file */
+	int64_t mark;                   /* the last one handed over, by id */
+	int more;                       /* some are left */
+};
+
 /* The analysis_params the stored events carry for a session of length key
- * under s's analysis ("threshold_us=20.000 analysis=3 kernels=... chunks=...
- * streams=..."). */
-void results_events_params(const struct session *s, const struct db_summary_key *key, char *buf,
+ * under an analysis of threshold_ns ("threshold_us=20.000 analysis=3
+ * kernels=... chunks=... streams=..."). */
+void results_events_params(uint64_t threshold_ns, const struct db_summary_key *key, char *buf,
 			   size_t len);
 
-/* Hands s->model (its device set) the stored results that are current.
- * Returns the RESULTS_* found (0: none, or not a single finished smtop
- * session). */
-int results_show(struct session *s);
+/* The key of what src stores: 0, 1 when it takes no stored results
+ * (several files, an nsys export, not finished), -1 with err. */
+int results_key(const struct results_source *src, struct db_summary_key *key, char *err,
+		size_t errlen);
+
+/* Hands model m (its device set) the stored results of src that are
+ * current, the episodes a slice at a time through feed.  Returns the
+ * RESULTS_* found (0: none, or not a single finished smtop session). */
+int results_show(const struct results_source *src, struct model *m, struct results_feed *feed);
 
 /* Stored episodes go to the model this many a poll, so that the first frame
  * does not wait for all of them (docs/performance.md, "Loader"). */
 #define RESULTS_EVENT_SLICE 4096
 
 /* The next slice of stored episodes, while some are left (session_poll). */
-void results_more(struct session *s);
+void results_more(const struct results_source *src, struct model *m, struct results_feed *feed);
+
+/* The file feed's episodes come from: its cache, else the session's. */
+const char *results_feed_path(const struct results_feed *feed, const char *session_path);
 
 /* The report's findings stored in path (or its cache) for the session as
  * it is now and p's threshold, under this ANALYSIS_VERSION: 0 with f filled (free it with
@@ -59,21 +78,5 @@ void results_more(struct session *s);
  * threshold or length: compute them), -1 with err. */
 int results_report_load(const char *path, const struct analysis_params *p, struct findings *f,
 			char *err, size_t errlen);
-
-/* What s->analysis found over the whole session, with who recorded the
- * registers its occupancy limits read.  0, or -1 when out of memory. */
-int results_findings(struct session *s, struct findings *f);
-
-/* Stores f (found by s->analysis over the whole session) and the
- * analysis' episodes into smtop's cache of s.  Returns 0, 1 when the
- * session takes none (see above), or -1 with err. */
-int results_report_store(struct session *s, const struct findings *f, char *err,
-			 size_t errlen);
-
-/* Stores the occupancy of s->model (which read the whole session), the
- * analysis' events and the report's findings into the session (and its
- * chunk counts) or into smtop's cache of it.  Returns 0, 1 when the
- * session takes none (see above), or -1 with err. */
-int results_store(struct session *s, enum results_to to, char *err, size_t errlen);
 
 #endif

@@ -326,8 +326,10 @@ static void feed_devices(struct session *s, struct session_source *src)
 		s->model_device_set = session_model_gpu(s, s->model) == 1;
 		/* before any kernel or block: the stored bins count from the origin
 		 * they were made with */
-		if (s->model_device_set && s->show_stored)
-			s->stored_shown = results_show(s);
+		if (s->model_device_set && s->show_stored) {
+			struct results_source rs = session_results_source(s);
+			s->stored_shown = results_show(&rs, s->model, &s->stored);
+		}
 		/* read from its start to its end: the rings that would hold only
 		 * its last moments are left out (docs/performance.md, "Memory") */
 		if (s->model_device_set && s->show_stored && all_ended(s) &&
@@ -743,8 +745,9 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	if (session_read_info(s, err, errlen) != 0)
 		return -1;
 	session_load_report(s, 0);
-	int changed = s->stored_events_more;
-	results_more(s);
+	int changed = s->stored.more;
+	struct results_source rs = session_results_source(s);
+	results_more(&rs, s->model, &s->stored);
 	if (s->model)
 		model_set_pool(s->model, L->pool);
 	int64_t bm[SESSION_MAX_SOURCES];
@@ -826,7 +829,16 @@ const char *session_short_name(struct session *s, const char *name)
 
 const char *session_results_path(const struct session *s)
 {
-	return s->results_path ? s->results_path : s->path;
+	return results_feed_path(&s->stored, s->path);
+}
+
+struct results_source session_results_source(const struct session *s)
+{
+	return (struct results_source){
+		.path = s->path,
+		.single_finished = s->n_src == 1 && !s->info.is_nsys && s->info.ended,
+		.threshold_ns = analysis_get_params(s->analysis)->blocking_threshold_ns,
+	};
 }
 
 int session_store_events(struct session *s, const char *to, char *err, size_t errlen)
@@ -847,7 +859,8 @@ int session_store_events(struct session *s, const char *to, char *err, size_t er
 		free(ev);
 		return -1;
 	}
-	results_events_params(s, &key, params, sizeof params);
+	results_events_params(analysis_get_params(s->analysis)->blocking_threshold_ns, &key, params,
+			      sizeof params);
 	int rc = db_events_store(to, ev, n, params, err, errlen);
 	free(ev);
 	return rc;
@@ -916,7 +929,7 @@ void session_close(struct session *s)
 	} else if (s->episodes) {
 		db_events_free(s->episodes, s->n_episodes);
 	}
-	free(s->results_path);
+	free(s->stored.path);
 	session_loader_free(s->loader);
 	if (s->analysis)
 		analysis_free(s->analysis);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "db/reader.h"
+#include "db/session/results.h"
 #include "src/core/progress.h"
 
 /* A live view's poll budget: frames keep coming while the loader catches up. */
@@ -107,11 +108,8 @@ struct session {
 	struct smtop_event *episodes;   /* else as smtop_events keeps them */
 	size_t n_episodes;
 	int episodes_read;
-	int64_t stored_event_mark;      /* the last stored episode handed over, by id */
-	/* where the stored episodes were found: the file itself, or smtop's
-	 * cache (db/cache.h); NULL: the file */
-	char *results_path;
-	int stored_events_more;
+	struct results_feed stored;     /* the stored episodes on their way to the model,
+					 * from the file itself or smtop's cache */
 };
 
 /* The sink every session opened from now on reports its reading to (the
@@ -212,8 +210,11 @@ const struct smtop_event *session_event(struct session *s, size_t i);
  * Systems exports and for several files.  Returns 0 or -1 with err set. */
 int session_store_events(struct session *s, const char *to, char *err, size_t errlen);
 
-/* The file the stored episodes were found in (s->results_path, else the
+/* The file the stored episodes were found in (smtop's cache, else the
  * session). */
 const char *session_results_path(const struct session *s);
+
+/* What the stored results of s are looked up by (db/session/results.h). */
+struct results_source session_results_source(const struct session *s);
 
 #endif

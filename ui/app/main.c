@@ -18,6 +18,7 @@
 #include "ui/app/record.h"
 #include "src/core/report.h"
 #include "db/session/results.h"
+#include "db/session/results_store.h"
 #include "db/session/session.h"
 
 #define SMTOP_VERSION "0.1.0"
@@ -47,13 +48,13 @@ static int report_compute(const struct cli *c, const struct analysis_params *p,
 	}
 	if (!s.ended)
 		analysis_update(s.analysis, ANALYSIS_WATERMARK_ALL);
-	if (results_findings(&s, f) != 0) {
+	if (results_store_findings(&s, f) != 0) {
 		fprintf(stderr, "smtop: out of memory\n");
 		session_close(&s);
 		return -1;
 	}
 	/* a cache that cannot be written only costs the next report this read */
-	results_report_store(&s, f, err, sizeof err);
+	results_store_report(&s, f, err, sizeof err);
 	session_close(&s);
 	return 0;
 }

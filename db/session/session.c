@@ -483,36 +483,45 @@ static int poll_ready_tables(struct session *s, struct session_source *src, int 
 	return rc ? -1 : 0;
 }
 
+/* The rows of a small table (contexts, streams or requests) into L->small. */
+static int read_small(struct session *s, struct session_source *src, enum session_op_kind kind)
+{
+	switch (kind) {
+	case OP_CONTEXTS:
+		return db_reader_contexts(src->reader, feed_context, s);
+	case OP_STREAMS:
+		return db_reader_streams(src->reader, feed_stream, s);
+	default:
+		return db_reader_requests(src->reader, feed_request, s);
+	}
+}
+
+/* A small table read again, and handed to the analysis, when its row count
+ * (rows) moved from what was read (*seen). */
+static int poll_small(struct session *s, struct session_source *src, enum session_op_kind kind,
+		      uint64_t rows, uint64_t *seen, int *changed)
+{
+	struct session_loader *L = s->loader;
+	if (rows == *seen)
+		return 0;
+	L->n_small = 0;
+	if (read_small(s, src, kind) != 0 ||
+	    submit_collected(s, kind, &L->small, &L->n_small, &L->cap_small))
+		return -1;
+	*seen = rows;
+	*changed = 1;
+	return 0;
+}
+
 /* Streams, contexts and requests are few; re-read them only when their
  * counts move.  Contexts tell the analysis which are green, before the
  * kernels of their streams are judged. */
 static int poll_small_tables(struct session *s, struct session_source *src, int *changed)
 {
-	struct session_loader *L = s->loader;
-	if (src->info.contexts != src->contexts_seen) {
-		L->n_small = 0;
-		if (db_reader_contexts(src->reader, feed_context, s) != 0 ||
-		    submit_collected(s, OP_CONTEXTS, &L->small, &L->n_small, &L->cap_small))
-			return -1;
-		src->contexts_seen = src->info.contexts;
-		*changed = 1;
-	}
-	if (src->info.streams != src->streams_seen) {
-		L->n_small = 0;
-		if (db_reader_streams(src->reader, feed_stream, s) != 0 ||
-		    submit_collected(s, OP_STREAMS, &L->small, &L->n_small, &L->cap_small))
-			return -1;
-		src->streams_seen = src->info.streams;
-		*changed = 1;
-	}
-	if (src->info.requests != src->requests_seen) {
-		L->n_small = 0;
-		if (db_reader_requests(src->reader, feed_request, s) != 0 ||
-		    submit_collected(s, OP_REQUESTS, &L->small, &L->n_small, &L->cap_small))
-			return -1;
-		src->requests_seen = src->info.requests;
-		*changed = 1;
-	}
+	if (poll_small(s, src, OP_CONTEXTS, src->info.contexts, &src->contexts_seen, changed) ||
+	    poll_small(s, src, OP_STREAMS, src->info.streams, &src->streams_seen, changed) ||
+	    poll_small(s, src, OP_REQUESTS, src->info.requests, &src->requests_seen, changed))
+		return -1;
 	return poll_ready_tables(s, src, changed);
 }
 

@@ -151,27 +151,22 @@ const char *model_kernel_short_name(const struct model *m, const struct model_ke
 	return m->names[k->name].short_name;
 }
 
-/* Moves k's values to a wide record (once: it stays wide).  -1 when out of
- * memory (k unchanged). */
-static int kernel_widen(struct model *m, struct model_kernel *k)
+/* k's wide record, its values moved there on first need (it stays wide);
+ * NULL when out of memory (k unchanged). */
+static struct model_kernel_wide *kernel_widen(struct model *m, struct model_kernel *k)
 {
 	if (k->shape & MODEL_KERNEL_WIDE)
-		return 0;
+		return &m->wide[k->end_off];
 	if (m->n_wide >= UINT32_MAX ||
 	    array_grow((void **)&m->wide, &m->cap_wide, m->n_wide + 1, sizeof *m->wide))
-		return -1;
+		return NULL;
 	m->wide[m->n_wide] = (struct model_kernel_wide){
 		k->grid, k->start + k->end_off, off_time(k->start, k->submitted_off),
 		off_time(k->start, k->first_off), off_time(k->start, k->last_off), k->blocks_seen,
 		narrow_shape(k) };
 	k->end_off = (uint32_t)m->n_wide++;
 	k->shape |= MODEL_KERNEL_WIDE;
-	return 0;
-}
-
-static struct model_kernel_wide *kwide_mut(struct model *m, struct model_kernel *k)
-{
-	return k->shape & MODEL_KERNEL_WIDE ? &m->wide[k->end_off] : NULL;
+	return &m->wide[k->end_off];
 }
 
 /* The values of a new kernel: compact where they fit, else wide. */
@@ -192,9 +187,9 @@ int model_kernel_encode(struct model *m, struct model_kernel *k, uint64_t grid, 
 	}
 	k->end_off = 0;
 	k->submitted_off = MODEL_OFF_NONE;
-	if (kernel_widen(m, k))
+	struct model_kernel_wide *w = kernel_widen(m, k);
+	if (!w)
 		return -1;
-	struct model_kernel_wide *w = kwide_mut(m, k);
 	w->grid_id = grid;
 	w->end = end;
 	w->submitted = submitted;
@@ -208,9 +203,10 @@ int model_kernel_put_end(struct model *m, struct model_kernel *k, uint64_t end)
 		k->end_off = (uint32_t)(end - k->start);
 		return 0;
 	}
-	if (kernel_widen(m, k))
+	struct model_kernel_wide *w = kernel_widen(m, k);
+	if (!w)
 		return -1;
-	kwide_mut(m, k)->end = end;
+	w->end = end;
 	return 0;
 }
 
@@ -253,9 +249,9 @@ int model_kernel_note_blocks(struct model *m, struct model_kernel *k, uint64_t f
 		k->blocks_seen = (uint32_t)seen;
 		return 0;
 	}
-	if (kernel_widen(m, k))
+	struct model_kernel_wide *w = kernel_widen(m, k);
+	if (!w)
 		return -1;
-	struct model_kernel_wide *w = kwide_mut(m, k);
 	w->first_block = f;
 	w->last_block = l;
 	w->blocks_seen = seen;

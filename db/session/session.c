@@ -213,39 +213,7 @@ int session_release_kernels(struct session *s)
 	return submit_collected(s, OP_KERNELS, (void **)&L->kern, &L->n_kern, &L->cap_kern);
 }
 
-static int feed_stream(void *ud, const struct smtop_stream *st)
-{
-	struct session *s = ud;
-	struct session_loader *L = s->loader;
-	if (s->model && model_add_stream(s->model, st) != 0)
-		return 1;
-	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *st, 1))
-		return 1;
-	((struct smtop_stream *)L->small)[L->n_small++] = *st;
-	return 0;
-}
-
-static int feed_context(void *ud, const struct smtop_context *c)
-{
-	struct session_loader *L = ((struct session *)ud)->loader;
-	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *c, 1))
-		return 1;
-	((struct smtop_context *)L->small)[L->n_small++] = *c;
-	return 0;
-}
-
-static int feed_request(void *ud, const struct smtop_request *r)
-{
-	struct session_loader *L = ((struct session *)ud)->loader;
-	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * sizeof *r, 1))
-		return 1;
-	((struct smtop_request *)L->small)[L->n_small++] = *r;
-	return 0;
-}
-
-/* Copies, memsets, waits and API calls go to the analysis as read: what
- * bounds a kernel's ready time started before it, so it never runs ahead of
- * the kernels. */
+/* One more record of the small table or batch being read, for one op. */
 static int collect(struct session_loader *L, const void *rec, size_t size)
 {
 	if (array_grow(&L->small, &L->cap_small, (L->n_small + 1) * size, 1))
@@ -255,6 +223,29 @@ static int collect(struct session_loader *L, const void *rec, size_t size)
 	return 0;
 }
 
+static int feed_stream(void *ud, const struct smtop_stream *st)
+{
+	struct session *s = ud;
+	struct session_loader *L = s->loader;
+	if (s->model && model_add_stream(s->model, st) != 0)
+		return 1;
+	return collect(L, st, sizeof *st);
+}
+
+static int feed_context(void *ud, const struct smtop_context *c)
+{
+	return collect(((struct session *)ud)->loader, c, sizeof *c);
+}
+
+static int feed_request(void *ud, const struct smtop_request *r)
+{
+	return collect(((struct session *)ud)->loader, r, sizeof *r);
+}
+
+
+/* Copies, memsets, waits and API calls go to the analysis as read: what
+ * bounds a kernel's ready time started before it, so it never runs ahead of
+ * the kernels. */
 static int feed_memcpy(void *ud, const struct smtop_memcpy *m)
 {
 	return collect(((struct session *)ud)->loader, m, sizeof *m);

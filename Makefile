@@ -57,9 +57,9 @@ LDFLAGS += $(SAN)
 # db -> core, and collectors -> db -> core.
 CORE_SRC := $(wildcard src/core/*.c)
 DB_SRC := $(wildcard db/*.c)
-SESSION_SRC := $(wildcard src/session/*.c)
+SESSION_SRC := $(wildcard db/session/*.c)
 UI_SRC := $(wildcard ui/*.c)
-APP_SRC := $(filter-out src/app/main.c,$(wildcard src/app/*.c))
+APP_SRC := $(filter-out ui/app/main.c,$(wildcard ui/app/*.c))
 COLL_SRC := $(wildcard collectors/*.c)
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -70,6 +70,8 @@ UI_OBJ := $(call obj,$(UI_SRC))
 APP_OBJ := $(call obj,$(APP_SRC))
 COLL_OBJ := $(call obj,$(COLL_SRC))
 
+# The block-trace ABI: the floor below both the collector and the demos.
+TRACE_HDR := src/core/smtop_trace.cuh src/core/smtop_trace_abi.h
 KERNEL_SRC := $(wildcard kernels/*_main.cu)
 KERNEL_BIN := $(patsubst kernels/%_main.cu,$(B)/%,$(KERNEL_SRC))
 KERNEL_LIB_SRC := $(filter-out $(KERNEL_SRC),$(wildcard kernels/*.cu))
@@ -119,7 +121,7 @@ PATCH_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=
 PATCH_NVCC = $(NVCC) $(PATCH_ARCH) -I. -isystem $(SANITIZER_INC) --fatbin --keep-device-functions \
 	-Xptxas --compile-as-tools-patch
 # Without the headers there is no backend to load them: nothing to build.
-$(B)/smtop-patches.fatbin: collectors/sanitizer_patch.cu kernels/smtop_trace.cuh kernels/smtop_trace_abi.h
+$(B)/smtop-patches.fatbin: collectors/sanitizer_patch.cu $(TRACE_HDR)
 	@mkdir -p $(dir $@)
 	$(if $(HAVE_SANITIZER),$(say) NVCC $@,)
 	$(if $(HAVE_SANITIZER),$(Q)$(PATCH_NVCC) -o $@ $<,@rm -f $@)
@@ -138,7 +140,7 @@ $(B)/%.a:
 # it does not link, so the link order itself checks the layering.
 APP_LIBS := $(B)/libsmtop-app.a $(B)/libsmtop-ui.a $(B)/libsmtop-session.a $(B)/libsmtop-db.a $(B)/libsmtop-core.a
 
-$(B)/smtop: $(call obj,src/app/main.c) $(APP_LIBS)
+$(B)/smtop: $(call obj,ui/app/main.c) $(APP_LIBS)
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(APP_LIBS) $(PKG_LIBS) $(LDLIBS_BASE)
 
@@ -150,7 +152,7 @@ $(B)/libsmtop-inject.so: $(COLL_OBJ) $(B)/libsmtop-db.a $(B)/libsmtop-core.a col
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -Wl,-rpath,/usr/local/cuda/lib64 \
 		-lcupti -lsqlite3 $(LDLIBS_BASE)
 
-$(B)/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh kernels/*.h)
+$(B)/kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh kernels/*.h) $(TRACE_HDR)
 	@mkdir -p $(dir $@)
 	$(say) NVCC $@
 	$(Q)$(NVCC) -O3 -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -fPIC -c $< -o $@
@@ -212,7 +214,7 @@ test-unit: all $(TEST_BIN)
 # GPU-side test programs (run by make test-gpu on a machine with a GPU).
 GPU_TEST_SRC := $(wildcard tests/gpu/*.cu)
 GPU_TEST_BIN := $(patsubst tests/gpu/%.cu,$(B)/gpu/%,$(GPU_TEST_SRC))
-$(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h tests/gpu/*.cuh)
+$(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h tests/gpu/*.cuh) $(TRACE_HDR)
 	@mkdir -p $(dir $@)
 	$(say) NVCC $@
 	$(Q)$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. -o $@ $< -ldl -lpthread

@@ -2,7 +2,7 @@
  * function pointers each (as nvtop keeps one per GPU vendor).  Both feed the
  * same ring, writer thread, per-SM lanes, drop counters and chunk format:
  *   - cupti ("marked"): CUPTI activity records and API callbacks; thread
- *     blocks only of kernels compiled with kernels/smtop_trace.cuh;
+ *     blocks only of kernels compiled with src/core/smtop_trace.cuh;
  *   - sanitizer ("all"): the Compute Sanitizer patches every loaded module
  *     at block entry and exit, so every block of every kernel is recorded
  *     (cuBLAS, cuDNN, Triton, CUDA graphs); kernel records come from its

@@ -1,6 +1,6 @@
 /* Host side of the block tracer: one device ring per CUDA context, handed to
  * every instrumented module at its first launch, drained every ~10 ms into
- * SMTOP_REC_BLOCKS records.  Protocol: kernels/smtop_trace_abi.h. */
+ * SMTOP_REC_BLOCKS records.  Protocol: src/core/smtop_trace_abi.h. */
 #ifndef SMTOP_COLLECTORS_BLOCKS_H
 #define SMTOP_COLLECTORS_BLOCKS_H
 
@@ -9,7 +9,7 @@
 
 #include <cuda.h>
 
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 #include "src/core/records.h"
 
 #pragma GCC visibility push(hidden)
@@ -98,7 +98,7 @@ int blocks_init(struct ring *ring, uint32_t pid);
 int blocks_wanted(void);
 
 /* From the driver-API callback at the entry of a kernel launch: a module
- * built with kernels/smtop_trace.cuh gets its context's ring at its first
+ * built with src/core/smtop_trace.cuh gets its context's ring at its first
  * launch. */
 void blocks_on_launch(CUcontext ctx, CUfunction f);
 

@@ -1,7 +1,7 @@
 /* Host side of entry-only tracing (`--sm entry`): each launch gets its own
  * stretch of a per-context arena in device memory as its per-launch
  * callback data, where the sanitizer's entry patch writes one struct
- * smtop_entry per block (kernels/smtop_trace_abi.h).  A drain thread per
+ * smtop_entry per block (src/core/smtop_trace_abi.h).  A drain thread per
  * context copies the stretches of launches still short of entries, takes a
  * launch once every block has entered, bounds the blocks' ends
  * (collectors/slot_bounds.h) and packs them into chunks like the lanes'.
@@ -16,7 +16,7 @@
 #include <cuda.h>
 
 #include "collectors/blocks.h"
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 
 #pragma GCC visibility push(hidden)
 

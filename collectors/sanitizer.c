@@ -52,7 +52,7 @@
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
 #include "collectors/writer_thread.h"
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 #include "src/core/clock.h"
 #include "src/core/sm_modes.h"
 

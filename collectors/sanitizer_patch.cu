@@ -2,7 +2,7 @@
  * The sanitizer inserts calls to these functions at the entry and at every
  * exit of every kernel in every loaded module, so they see each thread block
  * of programs nobody recompiled (cuBLAS, cuDNN, Triton, graph replays).
- * They write the same per-SM lanes as kernels/smtop_trace.cuh, and the same
+ * They write the same per-SM lanes as src/core/smtop_trace.cuh, and the same
  * drain threads take the records from there.
  *
  * Built as a tools patch, not linked into anything:
@@ -16,7 +16,7 @@
 #include <sanitizer_patching.h>
 
 #define SMTOP_TRACE_NO_RING
-#include "kernels/smtop_trace.cuh"
+#include "src/core/smtop_trace.cuh"
 
 static __device__ __forceinline__ unsigned int smtop_laneid(void)
 {
@@ -191,7 +191,7 @@ static __device__ __forceinline__ unsigned int smtop_warpid(void)
 }
 
 /* Thread 0's one store of its block's entry into the launch's own buffer
- * (kernels/smtop_trace_abi.h, struct smtop_entry). */
+ * (src/core/smtop_trace_abi.h, struct smtop_entry). */
 static __device__ __noinline__ void smtop_entry_write(void *buffer)
 {
 	unsigned long long t = smtop_globaltimer();

@@ -1,8 +1,8 @@
 /* Copies a session's WAL into its file from a thread of its own, so that a
  * writer storing tens of millions of blocks a second only appends to the
  * WAL: with SQLite's automatic checkpoints the writer itself copied every
- * page twice and waited for the fsync (on the H200 the collector's writer
- * fell behind a 50 M blocks/s --sm all storm).  Passive checkpoints never
+ * page twice and waited for the fsync, and fell behind the fastest block
+ * storms (docs/collector.md).  Passive checkpoints never
  * block the writer nor the viewer's readers; if the WAL still outgrows
  * DB_CHECKPOINT_WRITER_FRAMES (the checkpoint cannot catch up with the
  * writes), the writer checkpoints itself, as before. */

@@ -232,8 +232,8 @@ static size_t find_id(const int64_t *ids, size_t n, int64_t id)
 	return lo < n && ids[lo] == id ? lo : n;
 }
 
-/* Every culprit in one pass (one query per event took seconds for tens of
- * thousands of events), onto the events read by id. */
+/* Every culprit in one pass, onto the events read by id: a query per event
+ * costs a round trip each, seconds for a long session's episodes. */
 static int load_culprits(sqlite3 *db, struct smtop_event *ev, const int64_t *ids, size_t n)
 {
 	sqlite3_stmt *st;

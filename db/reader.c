@@ -12,133 +12,13 @@
 #include "db/blockcodec.h"
 #include "db/files.h"
 #include "db/procid.h"
+#include "db/reader_state.h"
 #include "db/schema.h"
-#include "db/strmap.h"
 #include "src/core/gpu_clock.h"
+#include "src/core/strmap.h"
+#include "src/core/u64map.h"
 
-/* Estimating the clock when the session has none stored: chunks per sample,
- * samples spread over the session, the shortest base a drift is read over,
- * the fastest drift believed (1000 ppm; the H200 showed 2-13) and the room
- * left around the predicted kernel starts. */
-#define OFFSET_SAMPLE_CHUNKS 64
-#define CLOCK_WINDOWS GPU_CLOCK_MAX_SAMPLES
-#define CLOCK_MIN_BASE_NS GPU_CLOCK_MIN_BASE_NS
-#define CLOCK_MAX_DRIFT GPU_CLOCK_MAX_DRIFT
-#define CLOCK_MARGIN_NS 10000000ull
-#define NS_PER_S 1000000000ll
-/* Devices with a clock of their own (each GPU has its own %globaltimer: two
- * H200s of one host were 79 us apart); blocks of a device past these use
- * the session's clock. */
-#define READER_CLOCK_DEVICES 64
-enum { CLOCK_NONE, CLOCK_ESTIMATED, CLOCK_STORED };
-
-struct u64map_entry {
-	uint64_t key;
-	const void *val;
-	int used;
-};
-
-struct u64map {
-	struct u64map_entry *e;
-	size_t cap, n;
-};
-
-/* Names of one kernel, by the StringIds id of its mangled name. */
-struct kernel_names {
-	const char *mangled, *demangled, *short_name;
-};
-
-/* Strings handed out by db_reader_info, replaced at each call. */
-struct info_arena {
-	struct db_strmap strings;
-	struct smtop_device *devices;
-	struct db_process_info *processes;
-	struct db_device_clock clocks[READER_CLOCK_DEVICES];
-};
-
-struct db_reader {
-	sqlite3 *db;
-	char *path;
-	int is_nsys, schema_version;
-	int has_kernel, has_chunk, has_stream, has_nvtx, has_request, has_gpu, has_ctx;
-	int has_process, has_nsys_processes, has_meta, has_memcpy, has_memset, has_runtime;
-	int has_cuda_device, has_cuda_gpu, has_null_stream;
-	int ops_memcpy, ops_memset, ops_sync, ops_api, ops_cuda_event, ops_graph_dep; /* readable for db_reader_new_* */
-	const char *export_meta;     /* META_DATA_EXPORT, or EXPORT_META_DATA (3.0); NULL before 3.0 */
-	int nvtx_mark, nvtx_push_pop, nvtx_start_end, nvtx_domain; /* NVTX eventType ids */
-	char *kernel_cols;           /* SELECT list for kernels, per file kind */
-	sqlite3_stmt *st_kernel_window, *st_kernel_new, *st_chunk_new;
-	sqlite3_stmt *st_next_device, *st_chunk_walk;
-	/* the running figures (reader_update_stats), prepared once: a walk of
-	 * blocks asks for them, and an export walks thousands of windows */
-	sqlite3_stmt *st_kernel_stats, *st_chunk_stats, *st_meta;
-	struct gpu_clock clock;       /* the first device's with blocks, and the fallback */
-	int clock_known, clock_from_meta;
-	uint64_t trimmed_from;       /* a trimmed session holds what happened from here on */
-	struct gpu_clock dev_clock[READER_CLOCK_DEVICES];
-	unsigned char dev_clock_kind[READER_CLOCK_DEVICES]; /* CLOCK_NONE, _ESTIMATED, _STORED */
-	uint64_t dev_min_start[READER_CLOCK_DEVICES], dev_max_end[READER_CLOCK_DEVICES];
-	int64_t offset_tried_at;     /* chunk rowid of the last estimate attempt */
-	unsigned offset_estimates;   /* attempts so far */
-	/* Running maxima over rows up to a rowid, so info and window queries stay cheap. */
-	int64_t kernel_wm, chunk_wm;
-	uint64_t kernel_max_dur, kernel_max_end;
-	uint64_t chunk_blocks, chunk_min_start, chunk_max_end, chunk_max_span;
-	struct smtop_block *blocks;
-	struct db_strmap text;        /* every string handed out */
-	struct u64map names_by_id;    /* mangled-name id -> struct kernel_names */
-	struct u64map short_by_ptr;   /* mangled pointer -> short name */
-	struct info_arena info;
-	char err[512];
-};
-
-static const void *u64map_get(const struct u64map *m, uint64_t key)
-{
-	if (!m->cap)
-		return NULL;
-	for (size_t i = (key * 0x9e3779b97f4a7c15ull) >> 40 & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		if (!m->e[i].used)
-			return NULL;
-		if (m->e[i].key == key)
-			return m->e[i].val;
-	}
-}
-
-static int u64map_put(struct u64map *m, uint64_t key, const void *val);
-
-static int u64map_grow(struct u64map *m)
-{
-	struct u64map old = *m;
-
-	m->cap = old.cap ? old.cap * 2 : 256;
-	m->n = 0;
-	if (!(m->e = calloc(m->cap, sizeof *m->e))) {
-		*m = old;
-		return -1;
-	}
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.e[i].used)
-			u64map_put(m, old.e[i].key, old.e[i].val);
-	free(old.e);
-	return 0;
-}
-
-static int u64map_put(struct u64map *m, uint64_t key, const void *val)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap && u64map_grow(m) != 0)
-		return -1;
-	for (i = (key * 0x9e3779b97f4a7c15ull) >> 40 & (m->cap - 1);
-	     m->e[i].used && m->e[i].key != key; i = (i + 1) & (m->cap - 1))
-		;
-	if (!m->e[i].used)
-		m->n++;
-	m->e[i] = (struct u64map_entry){ key, val, 1 };
-	return 0;
-}
-
-static int reader_fail(struct db_reader *r, const char *what)
+int reader_fail(struct db_reader *r, const char *what)
 {
 	snprintf(r->err, sizeof r->err, "%s: %s: %s", r->path, what, sqlite3_errmsg(r->db));
 	return -1;
@@ -152,7 +32,7 @@ static int reader_prepare(struct db_reader *r, const char *sql, sqlite3_stmt **s
 }
 
 /* A one-row integer query; 0 when the row or value is absent. */
-static int64_t reader_int(struct db_reader *r, const char *sql, int64_t arg)
+int64_t reader_int(struct db_reader *r, const char *sql, int64_t arg)
 {
 	sqlite3_stmt *st;
 	int64_t v = 0;
@@ -175,7 +55,7 @@ static int reader_has_table(struct db_reader *r, const char *name)
 	return reader_int(r, sql, 0) > 0;
 }
 
-static int reader_has_column(struct db_reader *r, const char *table, const char *col)
+int reader_has_column(struct db_reader *r, const char *table, const char *col)
 {
 	char sql[200];
 
@@ -184,15 +64,15 @@ static int reader_has_column(struct db_reader *r, const char *table, const char 
 	return reader_int(r, sql, 0) > 0;
 }
 
-static const char *reader_text(struct db_reader *r, const unsigned char *s)
+const char *reader_text(struct db_reader *r, const unsigned char *s)
 {
-	return s ? db_strmap_intern(&r->text, (const char *)s) : NULL;
+	return s ? strmap_intern(&r->text, (const char *)s) : NULL;
 }
 
 /* Meta value as text, interned; NULL if absent. */
 /* Prepared once: a session without a stored clock is asked for it at
  * every walk of blocks. */
-static const char *reader_meta(struct db_reader *r, const char *key)
+const char *reader_meta(struct db_reader *r, const char *key)
 {
 	sqlite3_stmt *st = r->st_meta;
 	const char *v = NULL;
@@ -338,8 +218,8 @@ static void reader_find_tables(struct db_reader *r)
 
 /* A value of the export's metadata table (nsys writes the export's schema
  * and product versions there), interned in strings; NULL if absent. */
-static const char *reader_export_meta(struct db_reader *r, const char *name,
-				      struct db_strmap *strings)
+const char *reader_export_meta(struct db_reader *r, const char *name,
+				      struct strmap *strings)
 {
 	char sql[128];
 	sqlite3_stmt *st;
@@ -352,7 +232,7 @@ static const char *reader_export_meta(struct db_reader *r, const char *name,
 		return NULL;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = db_strmap_intern(strings, (const char *)sqlite3_column_text(st, 0));
+		v = strmap_intern(strings, (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return v;
 }
@@ -419,7 +299,7 @@ static void reader_find_event_types(struct db_reader *r)
 }
 
 /* Column expression: col if the table has it, else fallback. */
-static const char *col_or(struct db_reader *r, const char *table, const char *col,
+const char *reader_col_or(struct db_reader *r, const char *table, const char *col,
 			  const char *fallback)
 {
 	return reader_has_column(r, table, col) ? col : fallback;
@@ -428,7 +308,7 @@ static const char *col_or(struct db_reader *r, const char *table, const char *co
 /* Column expression: col if the table has it, else fallback. */
 static const char *kcol(struct db_reader *r, const char *col, const char *fallback)
 {
-	return col_or(r, "CUPTI_ACTIVITY_KIND_KERNEL", col, fallback);
+	return reader_col_or(r, "CUPTI_ACTIVITY_KIND_KERNEL", col, fallback);
 }
 
 /* COALESCE over the kernel name columns the table has, in the order given
@@ -509,61 +389,6 @@ static int reader_prepare_queries(struct db_reader *r)
 	return 0;
 }
 
-/* The clock stored under the keys clock_offset_ns, clock_ref_ns and
- * clock_drift_ppb plus suffix (".D" for device D); 0 if there is none.
- * clock_ref_ns and clock_drift_ppb came with the drift; sessions from before
- * hold clock_offset_ns alone. */
-static int reader_meta_clock(struct db_reader *r, const char *suffix, struct gpu_clock *c)
-{
-	char key[48];
-	const char *v;
-
-	snprintf(key, sizeof key, "clock_offset_ns%s", suffix);
-	if (!(v = reader_meta(r, key)) || !*v)
-		return 0;
-	c->offset_ns = strtoll(v, NULL, 10);
-	snprintf(key, sizeof key, "clock_ref_ns%s", suffix);
-	c->ref_ns = (v = reader_meta(r, key)) ? strtoull(v, NULL, 10) : 0;
-	snprintf(key, sizeof key, "clock_drift_ppb%s", suffix);
-	c->drift_ppb = (v = reader_meta(r, key)) ? strtoll(v, NULL, 10) : 0;
-	if (c->drift_ppb > CLOCK_MAX_DRIFT * 1e9 || c->drift_ppb < -CLOCK_MAX_DRIFT * 1e9)
-		c->drift_ppb = 0;
-	return 1;
-}
-
-static int reader_next_device(struct db_reader *r, int64_t after, int64_t *dev);
-
-/* The stored clocks: the plain keys are the first device's with blocks (and
- * every device's in a session of one GPU, or one written before devices had
- * clocks of their own), ".D" keys the other devices'.  Settled once every
- * device with blocks has its own; a device without is estimated. */
-static void reader_read_meta_offset(struct db_reader *r)
-{
-	char suffix[24];
-	int64_t dev = -1;
-	int first = 1, missing = 0;
-
-	if (!reader_meta_clock(r, "", &r->clock))
-		return;
-	r->clock_known = 1;
-	while (r->has_chunk && reader_next_device(r, dev, &dev)) {
-		int own;
-
-		if (dev >= READER_CLOCK_DEVICES)
-			break;
-		snprintf(suffix, sizeof suffix, ".%lld", (long long)dev);
-		own = reader_meta_clock(r, suffix, &r->dev_clock[dev]);
-		if (!own && first)
-			r->dev_clock[dev] = r->clock;
-		if (own || first)
-			r->dev_clock_kind[dev] = CLOCK_STORED;
-		else
-			missing = 1;
-		first = 0;
-	}
-	r->clock_from_meta = !missing;
-}
-
 /* A session trimmed to a window (tests/gpu/trim_session.py) says where it
  * starts: host times before it (a kernel submitted while an earlier one,
  * cut away, still ran on its stream) belong to what was cut, and are read
@@ -574,8 +399,6 @@ static void reader_read_trim(struct db_reader *r)
 
 	r->trimmed_from = v ? strtoull(v, NULL, 10) : 0;
 }
-
-static void reader_load_chunk_stats(struct db_reader *r);
 
 int db_reader_open(struct db_reader **out, const char *path, char *err, size_t errlen)
 {
@@ -618,22 +441,14 @@ int db_reader_open(struct db_reader **out, const char *path, char *err, size_t e
 		snprintf(err, errlen, "%s", r->err);
 		goto fail;
 	}
-	reader_read_meta_offset(r);
+	reader_clock_read_meta(r);
 	reader_read_trim(r);
-	reader_load_chunk_stats(r);
+	reader_info_load_chunk_stats(r);
 	*out = r;
 	return 0;
 fail:
 	db_reader_close(r);
 	return -1;
-}
-
-static void reader_free_info(struct db_reader *r)
-{
-	db_strmap_free(&r->info.strings);
-	free(r->info.devices);
-	free(r->info.processes);
-	memset(&r->info, 0, sizeof r->info);
 }
 
 void db_reader_close(struct db_reader *r)
@@ -650,12 +465,12 @@ void db_reader_close(struct db_reader *r)
 	sqlite3_finalize(r->st_meta);
 	sqlite3_close(r->db);
 	for (size_t i = 0; i < r->names_by_id.cap; i++)
-		if (r->names_by_id.e[i].used)
-			free((void *)r->names_by_id.e[i].val);
-	free(r->names_by_id.e);
-	free(r->short_by_ptr.e);
-	db_strmap_free(&r->text);
-	reader_free_info(r);
+		if (r->names_by_id.e[i].val != U64MAP_NONE)
+			free((void *)(uintptr_t)r->names_by_id.e[i].val);
+	u64map_free(&r->names_by_id);
+	u64map_free(&r->short_by_ptr);
+	strmap_free(&r->text);
+	reader_info_free(r);
 	free(r->blocks);
 	free(r->kernel_cols);
 	free(r->path);
@@ -686,7 +501,7 @@ static const char *reader_string_id(struct db_reader *r, int64_t id)
 static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64_t mangled,
 							int64_t demangled, int64_t short_id)
 {
-	const struct kernel_names *hit = u64map_get(&r->names_by_id, (uint64_t)mangled);
+	const struct kernel_names *hit = reader_ptr_get(&r->names_by_id, (uint64_t)mangled);
 	struct kernel_names *n;
 
 	if (hit)
@@ -700,8 +515,8 @@ static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64
 		n->mangled = n->demangled ? n->demangled : "<unknown>";
 	if (!n->short_name)
 		n->short_name = n->demangled ? n->demangled : n->mangled;
-	if (u64map_put(&r->names_by_id, (uint64_t)mangled, n) != 0 ||
-	    u64map_put(&r->short_by_ptr, (uintptr_t)n->mangled, n->short_name) != 0) {
+	if (reader_ptr_put(&r->names_by_id, (uint64_t)mangled, n) != 0 ||
+	    reader_ptr_put(&r->short_by_ptr, (uintptr_t)n->mangled, n->short_name) != 0) {
 		free(n);
 		return NULL;
 	}
@@ -710,18 +525,13 @@ static const struct kernel_names *reader_kernel_names(struct db_reader *r, int64
 
 const char *db_reader_short_name(struct db_reader *r, const char *name)
 {
-	const char *s = u64map_get(&r->short_by_ptr, (uintptr_t)name);
+	const char *s = reader_ptr_get(&r->short_by_ptr, (uintptr_t)name);
 	const char *own;
 
 	/* a copy of one of ours (stored episodes own their names): found by its text */
-	if (!s && name && (own = db_strmap_find(&r->text, name)) && own != name)
-		s = u64map_get(&r->short_by_ptr, (uintptr_t)own);
+	if (!s && name && (own = strmap_find(&r->text, name)) && own != name)
+		s = reader_ptr_get(&r->short_by_ptr, (uintptr_t)own);
 	return s ? s : name;
-}
-
-static uint32_t pid_of(int64_t global)
-{
-	return (uint32_t)((uint64_t)global >> 24 & 0xffffff);
 }
 
 /* Fills k from a row of kernel_cols; -1 on ENOMEM. */
@@ -739,7 +549,7 @@ static int reader_kernel_row(struct db_reader *r, sqlite3_stmt *st, struct smtop
 	k->context_id = (uint32_t)sqlite3_column_int64(st, 4);
 	k->stream_id = (uint32_t)sqlite3_column_int64(st, 5);
 	k->correlation_id = (uint32_t)sqlite3_column_int64(st, 6);
-	k->pid = pid_of(sqlite3_column_int64(st, 7));
+	k->pid = reader_pid_of(sqlite3_column_int64(st, 7));
 	k->name = names->mangled;
 	k->launch_type = sqlite3_column_int(st, 11);
 	k->registers = (uint32_t)sqlite3_column_int64(st, 12);
@@ -786,173 +596,16 @@ static int reader_walk_kernels(struct db_reader *r, sqlite3_stmt *st, int64_t *w
 	return ret;
 }
 
-/* Folds rows stored since the last call into the running maxima. */
-/* [*lo, *hi) grown to hold [lo, hi); *lo 0 means empty. */
-static void reader_widen(uint64_t *lo_io, uint64_t *hi_io, uint64_t lo, uint64_t hi)
-{
-	if (!*lo_io || lo < *lo_io)
-		*lo_io = lo;
-	*hi_io = hi > *hi_io ? hi : *hi_io;
-}
-
-/* *st prepared once (sql on r's connection); NULL when it cannot be. */
-static sqlite3_stmt *reader_stats_stmt(struct db_reader *r, sqlite3_stmt **st, const char *sql)
-{
-	if (!*st && sqlite3_prepare_v3(r->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
-		sqlite3_finalize(*st);
-		*st = NULL;
-	}
-	return *st;
-}
-
-static void reader_update_stats(struct db_reader *r)
-{
-	sqlite3_stmt *st;
-
-	if (r->has_kernel && (st = reader_stats_stmt(r, &r->st_kernel_stats,
-	    "SELECT max(rowid), max(end - start), max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL"
-	    " WHERE rowid > ?1"))) {
-		sqlite3_bind_int64(st, 1, r->kernel_wm);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			uint64_t dur = (uint64_t)sqlite3_column_int64(st, 1);
-			uint64_t end = (uint64_t)sqlite3_column_int64(st, 2);
-
-			r->kernel_wm = sqlite3_column_int64(st, 0);
-			r->kernel_max_dur = dur > r->kernel_max_dur ? dur : r->kernel_max_dur;
-			r->kernel_max_end = end > r->kernel_max_end ? end : r->kernel_max_end;
-		}
-		sqlite3_reset(st);
-	}
-	if (r->has_chunk && (st = reader_stats_stmt(r, &r->st_chunk_stats,
-	    "SELECT max(id), sum(count), min(start), max(end), max(end - start), deviceId"
-	    " FROM smtop_block_chunk WHERE id > ?1 GROUP BY deviceId"))) {
-		int64_t wm = r->chunk_wm;
-
-		sqlite3_bind_int64(st, 1, r->chunk_wm);
-		while (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			int64_t id = sqlite3_column_int64(st, 0), dev = sqlite3_column_int64(st, 5);
-			uint64_t lo = (uint64_t)sqlite3_column_int64(st, 2);
-			uint64_t hi = (uint64_t)sqlite3_column_int64(st, 3);
-			uint64_t span = (uint64_t)sqlite3_column_int64(st, 4);
-
-			wm = id > wm ? id : wm;
-			r->chunk_blocks += (uint64_t)sqlite3_column_int64(st, 1);
-			reader_widen(&r->chunk_min_start, &r->chunk_max_end, lo, hi);
-			if (dev >= 0 && dev < READER_CLOCK_DEVICES)
-				reader_widen(&r->dev_min_start[dev], &r->dev_max_end[dev], lo, hi);
-			r->chunk_max_span = span > r->chunk_max_span ? span : r->chunk_max_span;
-		}
-		r->chunk_wm = wm;
-		sqlite3_reset(st);
-	}
-}
-
-/* The chunk and kernel tables' running figures as text, for smtop_meta key
- * chunk_stats: "2 WM ROWS BLOCKS MIN MAX SPAN KWM KROWS KDUR KEND" then
- * "DEV LO HI" per device. */
-int db_reader_chunk_stats(struct db_reader *r, char *buf, size_t len)
-{
-	if (!r->has_chunk || r->is_nsys)
-		return -1;
-	reader_update_stats(r);
-	int64_t rows = reader_int(r, "SELECT count(*) FROM smtop_block_chunk", 0);
-	int64_t krows = r->has_kernel ? reader_int(r, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) : 0;
-	int n = snprintf(buf, len, "2 %lld %lld %llu %llu %llu %llu %lld %lld %llu %llu",
-			 (long long)r->chunk_wm, (long long)rows, (unsigned long long)r->chunk_blocks,
-			 (unsigned long long)r->chunk_min_start, (unsigned long long)r->chunk_max_end,
-			 (unsigned long long)r->chunk_max_span, (long long)r->kernel_wm,
-			 (long long)krows, (unsigned long long)r->kernel_max_dur,
-			 (unsigned long long)r->kernel_max_end);
-	for (int d = 0; d < READER_CLOCK_DEVICES && n > 0 && (size_t)n < len; d++)
-		if (r->dev_min_start[d])
-			n += snprintf(buf + n, len - (size_t)n, " %d %llu %llu", d,
-				      (unsigned long long)r->dev_min_start[d],
-				      (unsigned long long)r->dev_max_end[d]);
-	return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-static int reader_parse_devices(struct db_reader *r, const char *p)
-{
-	int d, used;
-	unsigned long long lo, hi;
-	while (sscanf(p, " %d %llu %llu%n", &d, &lo, &hi, &used) == 3) {
-		if (d < 0 || d >= READER_CLOCK_DEVICES || !lo || hi < lo)
-			return -1;
-		r->dev_min_start[d] = lo;
-		r->dev_max_end[d] = hi;
-		p += used;
-	}
-	return *p ? -1 : 0;
-}
-
-/* A finished session's figures need every chunk row (a page each) and
- * every kernel row: the stored ones serve while the tables hold exactly
- * the rows they counted (max(id) and count(*), both read from an index).  Anything else, and
- * the rows are counted as before. */
-static void reader_load_chunk_stats(struct db_reader *r)
-{
-	sqlite3_stmt *st;
-	char v[4096] = "";
-	if (!r->has_chunk || r->is_nsys ||
-	    sqlite3_prepare_v2(r->db, "SELECT value FROM smtop_meta WHERE key = 'chunk_stats'", -1,
-			       &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(v, sizeof v, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	long long wm, rows, kwm, krows;
-	unsigned long long blocks, lo, hi, span, kdur, kend;
-	int used;
-	if (sscanf(v, "2 %lld %lld %llu %llu %llu %llu %lld %lld %llu %llu%n", &wm, &rows, &blocks,
-		   &lo, &hi, &span, &kwm, &krows, &kdur, &kend, &used) != 10 ||
-	    wm != reader_int(r, "SELECT max(id) FROM smtop_block_chunk", 0) ||
-	    rows != reader_int(r, "SELECT count(*) FROM smtop_block_chunk", 0) ||
-	    (r->has_kernel &&
-	     (kwm != reader_int(r, "SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) ||
-	      krows != reader_int(r, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0))))
-		return;
-	uint64_t dlo[READER_CLOCK_DEVICES], dhi[READER_CLOCK_DEVICES];
-	memcpy(dlo, r->dev_min_start, sizeof dlo);
-	memcpy(dhi, r->dev_max_end, sizeof dhi);
-	if (reader_parse_devices(r, v + used) != 0) {
-		memcpy(r->dev_min_start, dlo, sizeof dlo);
-		memcpy(r->dev_max_end, dhi, sizeof dhi);
-		return;
-	}
-	r->chunk_wm = wm;
-	if (r->has_kernel) {
-		r->kernel_wm = kwm;
-		r->kernel_max_dur = kdur;
-		r->kernel_max_end = kend;
-	}
-	r->chunk_blocks = blocks;
-	r->chunk_min_start = lo;
-	r->chunk_max_end = hi;
-	r->chunk_max_span = span;
-}
-
-static int64_t sat_sub(uint64_t a, uint64_t b)
-{
-	return a > b ? (int64_t)(a - b) : 0;
-}
-
-/* A time bound as SQLite's signed integer: UINT64_MAX ("to the end") must
- * not wrap to -1. */
-static int64_t bind_time(uint64_t t)
-{
-	return t > INT64_MAX ? INT64_MAX : (int64_t)t;
-}
-
 int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud)
 {
 	sqlite3_stmt *st = r->st_kernel_window;
 
 	if (!r->has_kernel || t1 <= t0)
 		return 0;
-	reader_update_stats(r);
-	sqlite3_bind_int64(st, 1, bind_time(t0));
-	sqlite3_bind_int64(st, 2, bind_time(t1));
-	sqlite3_bind_int64(st, 3, sat_sub(t0, r->kernel_max_dur));
+	reader_info_update_stats(r);
+	sqlite3_bind_int64(st, 1, reader_bind_time(t0));
+	sqlite3_bind_int64(st, 2, reader_bind_time(t1));
+	sqlite3_bind_int64(st, 3, reader_sat_sub(t0, r->kernel_max_dur));
 	return reader_walk_kernels(r, st, NULL, fn, ud);
 }
 
@@ -971,230 +624,6 @@ int db_reader_new_kernels_max(struct db_reader *r, int64_t *watermark, int64_t m
 	return reader_walk_kernels(r, r->st_kernel_new, watermark, fn, ud);
 }
 
-/* ---- clock ---- */
-
-struct grid_first {
-	int64_t global_pid;
-	uint64_t grid, start;
-};
-
-static int grid_first_cmp(const void *pa, const void *pb)
-{
-	const struct grid_first *a = pa, *b = pb;
-
-	if (a->global_pid != b->global_pid)
-		return a->global_pid < b->global_pid ? -1 : 1;
-	if (a->grid != b->grid)
-		return a->grid < b->grid ? -1 : 1;
-	return (a->start > b->start) - (a->start < b->start);
-}
-
-static int int64_cmp(const void *pa, const void *pb)
-{
-	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-
-	return (a > b) - (a < b);
-}
-
-/* The start of block 0 of each (process, grid) among the OFFSET_SAMPLE_CHUNKS
- * chunks of device dev that start at globaltimer time `from` or later, sorted.  Block 0 is
- * dispatched first, so it stands for the grid's first block; a grid whose
- * block 0 lies outside the sample is left out, not taken for one that
- * started late (a window in mid-session cuts through running grids). */
-static size_t offset_block0s(struct db_reader *r, int64_t dev, uint64_t from,
-			     struct grid_first **out)
-{
-	sqlite3_stmt *st;
-	struct grid_first *all = NULL;
-	size_t n = 0, cap = 0;
-
-	*out = NULL;
-	/* the ids from the (deviceId, start) index first: sorting whole rows
-	 * would read every chunk's blob */
-	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, deviceId, sm, data FROM smtop_block_chunk"
-			       " WHERE id IN (SELECT id FROM smtop_block_chunk WHERE deviceId = ?3"
-			       " AND start >= ?2 ORDER BY start LIMIT ?1)", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int(st, 1, OFFSET_SAMPLE_CHUNKS);
-	sqlite3_bind_int64(st, 2, bind_time(from));
-	sqlite3_bind_int64(st, 3, dev);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long got = db_blockcodec_decode(sqlite3_column_blob(st, 3),
-			(size_t)sqlite3_column_bytes(st, 3), (uint16_t)sqlite3_column_int(st, 2),
-			(uint16_t)sqlite3_column_int(st, 1), r->blocks, DB_BLOCKCODEC_MAX_BLOCKS);
-
-		for (long i = 0; i < got; i++) {
-			if (r->blocks[i].block != 0)
-				continue;
-			if (n == cap) {
-				struct grid_first *p = realloc(all, (cap = cap ? cap * 2 : 1024) * sizeof *p);
-
-				if (!p)
-					goto done;
-				all = p;
-			}
-			all[n++] = (struct grid_first){ sqlite3_column_int64(st, 0),
-							r->blocks[i].grid_id, r->blocks[i].start };
-		}
-	}
-done:
-	sqlite3_finalize(st);
-	if (n)
-		qsort(all, n, sizeof *all, grid_first_cmp);
-	*out = all;
-	return n;
-}
-
-/* The entry of (pid, grid) in firsts, sorted by grid_first_cmp; NULL if absent. */
-static const struct grid_first *find_grid(const struct grid_first *firsts, size_t n,
-					  int64_t global_pid, uint64_t grid)
-{
-	struct grid_first key = { global_pid, grid, 0 };
-	size_t a = 0, b = n;
-
-	while (a < b) {
-		size_t m = (a + b) / 2;
-
-		if (grid_first_cmp(&firsts[m], &key) < 0)
-			a = m + 1;
-		else
-			b = m;
-	}
-	if (a < n && firsts[a].global_pid == global_pid && firsts[a].grid == grid)
-		return &firsts[a];
-	return NULL;
-}
-
-/* The sample from device dev's chunks starting at `from`: its kernels are
- * looked up within `margin` of where `guess` puts them on CUPTI's clock. */
-static int offset_window(struct db_reader *r, int64_t dev, uint64_t from, const struct gpu_clock *guess,
-			 uint64_t margin, struct gpu_clock_sample *pt)
-{
-	struct grid_first *firsts;
-	size_t n = offset_block0s(r, dev, from, &firsts), nd = 0;
-	int64_t *diffs = n ? malloc(n * sizeof *diffs) : NULL;
-	double gsum = 0;
-	sqlite3_stmt *st;
-
-	if (!diffs) {
-		free(firsts);
-		return 0;
-	}
-	uint64_t lo = gpu_clock_cupti(guess, firsts[0].start), hi = lo;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t = gpu_clock_cupti(guess, firsts[i].start);
-
-		lo = t < lo ? t : lo;
-		hi = t > hi ? t : hi;
-	}
-	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, gridId, start FROM CUPTI_ACTIVITY_KIND_KERNEL"
-			       " WHERE start >= ?1 AND start < ?2 AND deviceId = ?3", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, sat_sub(lo, margin));
-		sqlite3_bind_int64(st, 2, bind_time(hi + margin));
-		sqlite3_bind_int64(st, 3, dev);
-		while (sqlite3_step(st) == SQLITE_ROW && nd < n) {
-			const struct grid_first *hit = find_grid(firsts, n, sqlite3_column_int64(st, 0),
-				(uint64_t)sqlite3_column_int64(st, 1));
-
-			if (hit && !__builtin_sub_overflow(sqlite3_column_int64(st, 2), (int64_t)hit->start,
-							   &diffs[nd])) {
-				nd++;
-				gsum += (double)hit->start;
-			}
-		}
-		sqlite3_finalize(st);
-	}
-	if (nd) {
-		qsort(diffs, nd, sizeof *diffs, int64_cmp);
-		pt->diff = diffs[nd / 2];
-		pt->g = gsum / (double)nd;
-	}
-	free(diffs);
-	free(firsts);
-	return nd > 0;
-}
-
-/* Samples device dev's clock in CLOCK_WINDOWS windows spread over the
- * blocks' span and fits offset and drift through them.  Until one window has
- * found its kernels (within a second of the blocks), the rest look near where
- * it puts them.  A window may find none: a trimmed session's first chunks can
- * hold only grids whose block 0 was cut away.  0 if no window found any. */
-static int reader_estimate_device(struct db_reader *r, int64_t dev, struct gpu_clock *out)
-{
-	struct gpu_clock_sample pts[CLOCK_WINDOWS];
-	struct gpu_clock guess = { 0 };
-	uint64_t lo = r->chunk_min_start, span = r->chunk_max_end - r->chunk_min_start;
-	int windows = span >= CLOCK_MIN_BASE_NS ? CLOCK_WINDOWS : 1;
-	size_t n = 0;
-
-	for (int w = 0; w < windows; w++) {
-		uint64_t from = lo + span / (uint64_t)windows * (uint64_t)w;
-		uint64_t margin = n ? CLOCK_MARGIN_NS + (uint64_t)((double)(from - lo) * CLOCK_MAX_DRIFT)
-				    : (uint64_t)NS_PER_S;
-
-		if (!offset_window(r, dev, from, &guess, margin, &pts[n]))
-			continue;
-		if (!n)
-			guess.offset_ns = pts[0].diff;
-		n++;
-	}
-	if (n)
-		gpu_clock_fit(pts, n, out);
-	return n > 0;
-}
-
-/* Estimates the clock of each device with blocks that has none stored; the
- * session's clock is the first device's found. */
-static void reader_estimate_offset(struct db_reader *r)
-{
-	int64_t dev = -1;
-	int session_set = reader_meta(r, "clock_offset_ns") != NULL; /* read with the stored ones */
-
-	while (reader_next_device(r, dev, &dev) && dev < READER_CLOCK_DEVICES) {
-		if (r->dev_clock_kind[dev] == CLOCK_STORED ||
-		    !reader_estimate_device(r, dev, &r->dev_clock[dev]))
-			continue;
-		r->dev_clock_kind[dev] = CLOCK_ESTIMATED;
-		if (!session_set) {
-			r->clock = r->dev_clock[dev];
-			r->clock_known = session_set = 1;
-		}
-	}
-}
-
-/* The clock that takes device dev's %globaltimer to CUPTI time. */
-static const struct gpu_clock *reader_clock(const struct db_reader *r, int64_t dev)
-{
-	if (dev >= 0 && dev < READER_CLOCK_DEVICES && r->dev_clock_kind[dev] != CLOCK_NONE)
-		return &r->dev_clock[dev];
-	return &r->clock;
-}
-
-/* Prefers the stored clock (written when the recording ends), else
- * estimates: once per batch of new chunks until an estimate is found, then
- * each time the chunks doubled.  A live file grows by thousands of chunks a
- * second: estimating on every poll kept a live view seconds behind. */
-static void reader_update_offset(struct db_reader *r)
-{
-	if (r->clock_from_meta)
-		return;
-	reader_read_meta_offset(r);
-	if (r->clock_from_meta || !r->has_chunk || !r->has_kernel)
-		return;
-	reader_update_stats(r);
-	if (r->chunk_wm == r->offset_tried_at ||
-	    (r->clock_known && r->chunk_wm < 2 * r->offset_tried_at))
-		return;
-	r->offset_tried_at = r->chunk_wm;
-	r->offset_estimates++;
-	reader_estimate_offset(r);
-}
-
-unsigned db_reader_offset_estimates(const struct db_reader *r)
-{
-	return r->offset_estimates;
-}
-
 /* ---- blocks ---- */
 
 /* Decodes one chunk row and hands its blocks overlapping [t0, t1) on CUPTI
@@ -1205,9 +634,9 @@ static int reader_emit_chunk(struct db_reader *r, sqlite3_stmt *st, uint64_t t0,
 	long n = db_blockcodec_decode(sqlite3_column_blob(st, 5), (size_t)sqlite3_column_bytes(st, 5),
 		(uint16_t)sqlite3_column_int(st, 4), (uint16_t)sqlite3_column_int(st, 2),
 		r->blocks, DB_BLOCKCODEC_MAX_BLOCKS);
-	uint32_t pid = pid_of(sqlite3_column_int64(st, 1));
+	uint32_t pid = reader_pid_of(sqlite3_column_int64(st, 1));
 	uint32_t ctx = (uint32_t)sqlite3_column_int64(st, 3);
-	const struct gpu_clock *clock = reader_clock(r, sqlite3_column_int64(st, 2));
+	const struct gpu_clock *clock = reader_clock_of(r, sqlite3_column_int64(st, 2));
 
 	if (n < 0) {
 		snprintf(r->err, sizeof r->err, "%s: block chunk %lld is damaged", r->path,
@@ -1252,13 +681,13 @@ static int64_t globaltimer_of(uint64_t t, const struct gpu_clock *c)
 	int64_t offset = c->offset_ns, g;
 
 	if (c->drift_ppb) {
-		double d = ((double)bind_time(t) - (double)c->offset_ns - (double)c->ref_ns) *
+		double d = ((double)reader_bind_time(t) - (double)c->offset_ns - (double)c->ref_ns) *
 			   (double)c->drift_ppb * 1e-9;
 
 		if (__builtin_add_overflow(offset, (int64_t)d, &offset))
 			offset = d > 0 ? INT64_MAX : INT64_MIN;
 	}
-	if (__builtin_sub_overflow(bind_time(t), offset, &g))
+	if (__builtin_sub_overflow(reader_bind_time(t), offset, &g))
 		return offset > 0 ? INT64_MIN : INT64_MAX;
 	return g;
 }
@@ -1270,14 +699,14 @@ static void reader_chunk_range(struct db_reader *r, int64_t dev, uint64_t t0, ui
 {
 	int64_t span = r->chunk_max_span > INT64_MAX ? INT64_MAX : (int64_t)r->chunk_max_span;
 
-	*g0 = globaltimer_of(t0, reader_clock(r, dev));
-	*g1 = globaltimer_of(t1, reader_clock(r, dev));
+	*g0 = globaltimer_of(t0, reader_clock_of(r, dev));
+	*g1 = globaltimer_of(t1, reader_clock_of(r, dev));
 	if (__builtin_sub_overflow(*g0, span, lo))
 		*lo = INT64_MIN;
 }
 
 /* The lowest device id above `after` that has chunks: 1 and *dev, or 0. */
-static int reader_next_device(struct db_reader *r, int64_t after, int64_t *dev)
+int reader_next_device(struct db_reader *r, int64_t after, int64_t *dev)
 {
 	sqlite3_stmt *nd = r->st_next_device;
 	int found;
@@ -1353,8 +782,8 @@ int db_reader_walk_blocks(struct db_reader *r, struct db_block_walk *w, size_t m
 	if (w->done || !r->has_chunk)
 		return 0;
 	if (w->device < 0) { /* the first call: the clock, once */
-		reader_update_offset(r);
-		reader_update_stats(r);
+		reader_clock_update(r);
+		reader_info_update_stats(r);
 		if (!reader_next_device(r, -1, &w->device)) {
 			w->done = 1;
 			return 0;
@@ -1382,7 +811,7 @@ int db_reader_new_blocks(struct db_reader *r, int64_t *watermark, db_block_fn fn
 {
 	if (!r->has_chunk)
 		return 0;
-	reader_update_offset(r);
+	reader_clock_update(r);
 	sqlite3_bind_int64(r->st_chunk_new, 1, *watermark);
 	return reader_walk_chunks(r, r->st_chunk_new, watermark, 0, UINT64_MAX, fn, ud) < 0 ? -1 : 0;
 }
@@ -1394,16 +823,16 @@ int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn
 
 	if (!r->has_chunk)
 		return 0;
-	reader_update_offset(r);
+	reader_clock_update(r);
 	sqlite3_bind_int64(st, 1, *watermark);
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_chunk c = {
 			.id = sqlite3_column_int64(st, 0),
-			.pid = pid_of(sqlite3_column_int64(st, 1)),
+			.pid = reader_pid_of(sqlite3_column_int64(st, 1)),
 			.device_id = (uint16_t)sqlite3_column_int(st, 2),
 			.context_id = (uint32_t)sqlite3_column_int64(st, 3),
 			.sm = (uint16_t)sqlite3_column_int(st, 4),
-			.clock = *reader_clock(r, sqlite3_column_int(st, 2)),
+			.clock = *reader_clock_of(r, sqlite3_column_int(st, 2)),
 			.data = sqlite3_column_blob(st, 5),
 			.len = (size_t)sqlite3_column_bytes(st, 5),
 		};
@@ -1421,834 +850,5 @@ int db_reader_new_chunks(struct db_reader *r, int64_t *watermark, db_chunk_fn fn
 	sqlite3_reset(st);
 	if (!stop && rc != SQLITE_DONE)
 		return reader_fail(r, "cannot read blocks");
-	return 0;
-}
-
-/* ---- streams, NVTX, requests ---- */
-
-/* The device of a stream: its own column (smtop sessions), else its
- * context's device from the context table (3.x) or from the null-stream
- * table (2020-2022 exports, which have no context table). */
-static const char *stream_device(struct db_reader *r)
-{
-	if (reader_has_column(r, "TARGET_INFO_CUDA_STREAM", "deviceId"))
-		return "COALESCE(s.deviceId,0)";
-	if (r->has_ctx)
-		return "COALESCE((SELECT c.deviceId FROM TARGET_INFO_CUDA_CONTEXT_INFO c"
-		       " WHERE c.contextId=s.contextId AND c.processId=s.processId LIMIT 1),0)";
-	if (r->has_null_stream)
-		return "COALESCE((SELECT n.deviceId FROM TARGET_INFO_CUDA_NULL_STREAM n"
-		       " WHERE n.contextId=s.contextId AND n.processId=s.processId LIMIT 1),0)";
-	return "0";
-}
-
-int db_reader_streams(struct db_reader *r, db_stream_fn fn, void *ud)
-{
-	const char *t = "TARGET_INFO_CUDA_STREAM";
-	char sql[700];
-	sqlite3_stmt *st;
-	int rc;
-
-	if (!r->has_stream)
-		return 0;
-	/* no priority column: priorities are unknown, not 0 */
-	snprintf(sql, sizeof sql, "SELECT s.processId, %s, s.contextId, s.streamId, %s,"
-		 " COALESCE(%s,0), %s FROM TARGET_INFO_CUDA_STREAM s"
-		 " ORDER BY s.processId, s.contextId, s.streamId", stream_device(r),
-		 col_or(r, t, "priority", "NULL"), col_or(r, t, "flag", "0"),
-		 col_or(r, t, "correlationId", "0"));
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return reader_fail(r, "cannot read streams");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct smtop_stream s = {
-			.pid = (uint32_t)sqlite3_column_int64(st, 0),
-			.device_id = (uint32_t)sqlite3_column_int64(st, 1),
-			.context_id = (uint32_t)sqlite3_column_int64(st, 2),
-			.stream_id = (uint32_t)sqlite3_column_int64(st, 3),
-			/* stored unsigned 32-bit, as nsys does: -5 is 4294967291 */
-			.priority = sqlite3_column_type(st, 4) == SQLITE_NULL ? SMTOP_PRIORITY_UNKNOWN
-				: (int32_t)(uint32_t)sqlite3_column_int64(st, 4),
-			.flags = (uint32_t)sqlite3_column_int64(st, 5),
-			.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),
-		};
-		if (fn(ud, &s) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read streams");
-}
-
-int db_reader_contexts(struct db_reader *r, db_context_fn fn, void *ud)
-{
-	const char *t = "TARGET_INFO_CUDA_CONTEXT_INFO";
-	char sql[400];
-	sqlite3_stmt *st;
-	int rc;
-
-	if (!r->has_ctx)
-		return 0;
-	snprintf(sql, sizeof sql, "SELECT processId, deviceId, contextId, COALESCE(%s,0), COALESCE(%s,0),"
-		 " COALESCE(%s,0) FROM TARGET_INFO_CUDA_CONTEXT_INFO ORDER BY processId, contextId",
-		 col_or(r, t, "nullStreamId", "0"), col_or(r, t, "parentContextId", "0"),
-		 col_or(r, t, "isGreenContext", "0"));
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return reader_fail(r, "cannot read contexts");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct smtop_context c = {
-			.pid = (uint32_t)sqlite3_column_int64(st, 0),
-			.device_id = (uint32_t)sqlite3_column_int64(st, 1),
-			.context_id = (uint32_t)sqlite3_column_int64(st, 2),
-			.null_stream_id = (uint32_t)sqlite3_column_int64(st, 3),
-			.parent_context_id = (uint32_t)sqlite3_column_int64(st, 4),
-			.is_green = sqlite3_column_int64(st, 5) != 0,
-		};
-		if (fn(ud, &c) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read contexts");
-}
-
-/* An NVTX_EVENTS column qualified as e.col, or fallback where the export
- * lacks it. */
-static const char *nvtx_col(struct db_reader *r, const char *col, const char *fallback)
-{
-	static const char *const known[] = { "end", "globalTid", "color", "text", "domainId", "textId" };
-	static const char *const qualified[] = { "e.end", "e.globalTid", "e.color", "e.text",
-						 "e.domainId", "e.textId" };
-
-	if (!reader_has_column(r, "NVTX_EVENTS", col))
-		return fallback;
-	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-		if (!strcmp(col, known[i]))
-			return qualified[i];
-	return fallback;
-}
-
-/* domainId -> name, from the domain-creation rows (NvtxDomainCreate: the
- * name is in text, or in StringIds through textId). */
-static int reader_nvtx_domains(struct db_reader *r, struct u64map *domains)
-{
-	char sql[400];
-	sqlite3_stmt *st;
-
-	snprintf(sql, sizeof sql, "SELECT %s, COALESCE(%s, s.value) FROM NVTX_EVENTS e"
-		 " LEFT JOIN StringIds s ON s.id = %s WHERE e.eventType=?1",
-		 nvtx_col(r, "domainId", "0"), nvtx_col(r, "text", "NULL"),
-		 nvtx_col(r, "textId", "NULL"));
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return reader_fail(r, "cannot read NVTX domains");
-	sqlite3_bind_int(st, 1, r->nvtx_domain);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-			u64map_put(domains, (uint64_t)sqlite3_column_int64(st, 0),
-				   reader_text(r, sqlite3_column_text(st, 1)));
-	sqlite3_finalize(st);
-	return 0;
-}
-
-int db_reader_nvtx(struct db_reader *r, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud)
-{
-	struct u64map domains = { 0 };
-	char sql[700];
-	sqlite3_stmt *st;
-	int rc;
-
-	if (!r->has_nvtx || t1 <= t0)
-		return 0;
-	if (reader_nvtx_domains(r, &domains) != 0)
-		return -1;
-	/* registered strings come through textId; exports without the
-	 * column keep every text inline */
-	snprintf(sql, sizeof sql, "SELECT e.start, COALESCE(%s,0), COALESCE(%s,0),"
-		 " COALESCE(%s,0), COALESCE(%s, s.value), COALESCE(%s,0)"
-		 " FROM NVTX_EVENTS e LEFT JOIN StringIds s ON s.id = %s"
-		 " WHERE e.eventType IN (%d,%d,%d) AND e.start < ?2 AND COALESCE(%s, e.start + 1) > ?1"
-		 " ORDER BY e.start", nvtx_col(r, "end", "NULL"), nvtx_col(r, "globalTid", "NULL"),
-		 nvtx_col(r, "color", "NULL"), nvtx_col(r, "text", "NULL"), nvtx_col(r, "domainId", "NULL"),
-		 nvtx_col(r, "textId", "NULL"), r->nvtx_mark, r->nvtx_push_pop, r->nvtx_start_end,
-		 nvtx_col(r, "end", "NULL"));
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		free(domains.e);
-		return reader_fail(r, "cannot read NVTX events");
-	}
-	sqlite3_bind_int64(st, 1, bind_time(t0));
-	sqlite3_bind_int64(st, 2, bind_time(t1));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t tid = sqlite3_column_int64(st, 2);
-		struct smtop_nvtx n = {
-			.start = (uint64_t)sqlite3_column_int64(st, 0),
-			.end = (uint64_t)sqlite3_column_int64(st, 1),
-			.pid = pid_of(tid),
-			.tid = (uint32_t)(tid & 0xffffff),
-			.color = sqlite3_column_int(st, 3),
-			.text = reader_text(r, sqlite3_column_text(st, 4)),
-			.domain = u64map_get(&domains, (uint64_t)sqlite3_column_int64(st, 5)),
-		};
-		if (fn(ud, &n) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	free(domains.e);
-	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read NVTX events");
-}
-
-int db_reader_requests(struct db_reader *r, db_request_fn fn, void *ud)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (!r->has_request)
-		return 0;
-	if (sqlite3_prepare_v2(r->db, "SELECT globalPid, streamId, start, end, label"
-			       " FROM smtop_request ORDER BY start", -1, &st, NULL) != SQLITE_OK)
-		return reader_fail(r, "cannot read requests");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct smtop_request q = {
-			.pid = pid_of(sqlite3_column_int64(st, 0)),
-			.stream_id = (uint32_t)sqlite3_column_int64(st, 1),
-			.start = (uint64_t)sqlite3_column_int64(st, 2),
-			.end = (uint64_t)sqlite3_column_int64(st, 3),
-			.label = reader_text(r, sqlite3_column_text(st, 4)),
-		};
-		if (fn(ud, &q) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : reader_fail(r, "cannot read requests");
-}
-
-/* ---- copies, memsets, synchronisations, API calls ---- */
-
-/* Where the rows of one walk go: the member for its table. */
-struct row_sink {
-	db_memcpy_fn memcpy;
-	db_memset_fn memset;
-	db_sync_fn sync;
-	db_cuda_event_fn cuda_event;
-	db_graph_dep_fn graph_dep;
-	db_api_fn api;
-	void *ud;
-};
-
-typedef int (*row_emit_fn)(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k);
-
-/* The columns copies and memsets share (reader_new_ops' order), as the
- * initialisers of either record: only the last column differs. */
-#define READER_OP_COLUMNS(st)                                                  \
-	.start = (uint64_t)sqlite3_column_int64(st, 1),                        \
-	.end = (uint64_t)sqlite3_column_int64(st, 2),                          \
-	.device_id = (uint32_t)sqlite3_column_int64(st, 3),                    \
-	.context_id = (uint32_t)sqlite3_column_int64(st, 4),                   \
-	.stream_id = (uint32_t)sqlite3_column_int64(st, 5),                    \
-	.correlation_id = (uint32_t)sqlite3_column_int64(st, 6),               \
-	.pid = pid_of(sqlite3_column_int64(st, 7)),                            \
-	.bytes = (uint64_t)sqlite3_column_int64(st, 8)
-
-static int emit_memcpy(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
-{
-	(void)r;
-	struct smtop_memcpy m = { READER_OP_COLUMNS(st), .copy_kind = sqlite3_column_int(st, 9),
-				  .graph_node_id = (uint64_t)sqlite3_column_int64(st, 10) };
-	return k->memcpy(k->ud, &m);
-}
-
-static int emit_memset(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
-{
-	(void)r;
-	struct smtop_memset m = { READER_OP_COLUMNS(st), .value = (uint32_t)sqlite3_column_int64(st, 9),
-				  .graph_node_id = (uint64_t)sqlite3_column_int64(st, 10) };
-	return k->memset(k->ud, &m);
-}
-
-static int emit_sync(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
-{
-	(void)r;
-	struct smtop_sync y = {
-		.start = (uint64_t)sqlite3_column_int64(st, 1),
-		.end = (uint64_t)sqlite3_column_int64(st, 2),
-		.context_id = (uint32_t)sqlite3_column_int64(st, 3),
-		.stream_id = (uint32_t)sqlite3_column_int64(st, 4),
-		.correlation_id = (uint32_t)sqlite3_column_int64(st, 5),
-		.pid = pid_of(sqlite3_column_int64(st, 6)),
-		.type = sqlite3_column_int(st, 7),
-		.event_id = (uint32_t)sqlite3_column_int64(st, 8),
-		.sync_id = (uint64_t)sqlite3_column_int64(st, 9),
-	};
-	return k->sync(k->ud, &y);
-}
-
-static int emit_cuda_event(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
-{
-	(void)r;
-	struct smtop_cuda_event e = {
-		.device_id = (uint32_t)sqlite3_column_int64(st, 1),
-		.context_id = (uint32_t)sqlite3_column_int64(st, 2),
-		.stream_id = (uint32_t)sqlite3_column_int64(st, 3),
-		.correlation_id = (uint32_t)sqlite3_column_int64(st, 4),
-		.pid = pid_of(sqlite3_column_int64(st, 5)),
-		.event_id = (uint32_t)sqlite3_column_int64(st, 6),
-		.sync_id = (uint64_t)sqlite3_column_int64(st, 7),
-		.device_ts = (uint64_t)sqlite3_column_int64(st, 8),
-	};
-	return k->cuda_event(k->ud, &e);
-}
-
-static int emit_graph_dep(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
-{
-	(void)r;
-	struct smtop_graph_dep d = {
-		.pid = pid_of(sqlite3_column_int64(st, 1)),
-		.node_id = (uint64_t)sqlite3_column_int64(st, 2),
-		.node_type = sqlite3_column_int(st, 3),
-		.depends_on = (uint64_t)sqlite3_column_int64(st, 4),
-		.dep_type = sqlite3_column_int(st, 5),
-	};
-	return k->graph_dep(k->ud, &d);
-}
-
-static int emit_api(struct db_reader *r, sqlite3_stmt *st, const struct row_sink *k)
-{
-	int64_t tid = sqlite3_column_int64(st, 3);
-	struct smtop_api c = {
-		.start = (uint64_t)sqlite3_column_int64(st, 1),
-		.end = (uint64_t)sqlite3_column_int64(st, 2),
-		.pid = pid_of(tid),
-		.tid = (uint32_t)(tid & 0xffffff),
-		.correlation_id = (uint32_t)sqlite3_column_int64(st, 4),
-		.name = reader_text(r, sqlite3_column_text(st, 5)),
-		.return_value = sqlite3_column_int(st, 6),
-		.is_driver = sqlite3_column_int(st, 7) != 0,
-		.cbid = (uint32_t)sqlite3_column_int64(st, 8),
-		.stream_id = (uint32_t)sqlite3_column_int64(st, 9),
-		.has_stream = sqlite3_column_type(st, 9) != SQLITE_NULL,
-	};
-	return k->api(k->ud, &c);
-}
-
-/* Hands out the rows of sql (rowid first, rowid > ?1) past *wm. */
-static int reader_new_rows(struct db_reader *r, const char *sql, const char *what, int64_t *wm,
-			   row_emit_fn emit, const struct row_sink *k)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return reader_fail(r, what);
-	sqlite3_bind_int64(st, 1, *wm);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*wm = sqlite3_column_int64(st, 0);
-		if (emit(r, st, k) != 0) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : reader_fail(r, what);
-}
-
-/* Copies and memsets share their first columns: rowid, start, end,
- * device, context, stream, correlation, process, then bytes, `last` and
- * the graph node
- * (READER_OP_COLUMNS reads them). */
-static int reader_new_ops(struct db_reader *r, int64_t *watermark, const char *table, const char *last,
-			  const char *what, row_emit_fn emit, const struct row_sink *sink)
-{
-	char sql[400];
-
-	snprintf(sql, sizeof sql, "SELECT rowid, start, end, %s, contextId, streamId, correlationId,"
-		 " globalPid, %s, %s, coalesce(%s, 0) FROM %s WHERE rowid > ?1 ORDER BY rowid",
-		 col_or(r, table, "deviceId", "0"), col_or(r, table, "bytes", "0"), col_or(r, table, last, "0"),
-		 col_or(r, table, "graphNodeId", "NULL"), table);
-	return reader_new_rows(r, sql, what, watermark, emit, sink);
-}
-
-int db_reader_new_memcpys(struct db_reader *r, int64_t *watermark, db_memcpy_fn fn, void *ud)
-{
-	if (!r->ops_memcpy)
-		return 0;
-	return reader_new_ops(r, watermark, "CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind", "cannot read copies",
-			      emit_memcpy, &(struct row_sink){ .memcpy = fn, .ud = ud });
-}
-
-int db_reader_new_memsets(struct db_reader *r, int64_t *watermark, db_memset_fn fn, void *ud)
-{
-	if (!r->ops_memset)
-		return 0;
-	return reader_new_ops(r, watermark, "CUPTI_ACTIVITY_KIND_MEMSET", "value", "cannot read memsets",
-			      emit_memset, &(struct row_sink){ .memset = fn, .ud = ud });
-}
-
-int db_reader_new_syncs(struct db_reader *r, int64_t *watermark, db_sync_fn fn, void *ud)
-{
-	const char *t = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
-	char sql[400];
-
-	if (!r->ops_sync)
-		return 0;
-	/* sessions before event records and old exports lack the event's ids */
-	snprintf(sql, sizeof sql, "SELECT rowid, start, end, contextId, streamId, correlationId,"
-		 " globalPid, syncType, coalesce(%s, 4294967295), coalesce(%s, 4294967295) FROM %s"
-		 " WHERE rowid > ?1 ORDER BY rowid", col_or(r, t, "eventId", "NULL"),
-		 col_or(r, t, "eventSyncId", "NULL"), t);
-	return reader_new_rows(r, sql, "cannot read synchronisations", watermark, emit_sync,
-			       &(struct row_sink){ .sync = fn, .ud = ud });
-}
-
-int db_reader_new_cuda_events(struct db_reader *r, int64_t *watermark, db_cuda_event_fn fn, void *ud)
-{
-	const char *t = "CUPTI_ACTIVITY_KIND_CUDA_EVENT";
-	char sql[400];
-
-	if (!r->ops_cuda_event)
-		return 0;
-	snprintf(sql, sizeof sql, "SELECT rowid, %s, contextId, streamId, correlationId, globalPid,"
-		 " eventId, coalesce(%s, 4294967295), coalesce(%s, 0) FROM %s WHERE rowid > ?1"
-		 " ORDER BY rowid", col_or(r, t, "deviceId", "0"), col_or(r, t, "eventSyncId", "NULL"),
-		 col_or(r, t, "deviceTimestamp", "NULL"), t);
-	return reader_new_rows(r, sql, "cannot read CUDA event records", watermark, emit_cuda_event,
-			       &(struct row_sink){ .cuda_event = fn, .ud = ud });
-}
-
-int db_reader_new_graph_deps(struct db_reader *r, int64_t *watermark, db_graph_dep_fn fn, void *ud)
-{
-	if (!r->ops_graph_dep)
-		return 0;
-	return reader_new_rows(r, "SELECT rowid, globalPid, nodeId, coalesce(nodeType, -1), dependsOn,"
-			       " coalesce(dependsOnType, -1) FROM smtop_graph_dep WHERE rowid > ?1 ORDER BY rowid",
-			       "cannot read graph edges", watermark, emit_graph_dep,
-			       &(struct row_sink){ .graph_dep = fn, .ud = ud });
-}
-
-int db_reader_new_apis(struct db_reader *r, int64_t *watermark, db_api_fn fn, void *ud)
-{
-	char sql[500];
-
-	if (!r->ops_api)
-		return 0;
-	/* eventClass follows nsys in both kinds of file: 1 is the driver API */
-	snprintf(sql, sizeof sql, "SELECT a.rowid, a.start, a.end, a.globalTid, a.correlationId,"
-		 " s.value, %s, %s, %s, %s FROM CUPTI_ACTIVITY_KIND_RUNTIME a"
-		 " LEFT JOIN StringIds s ON s.id = a.nameId WHERE a.rowid > ?1 ORDER BY a.rowid",
-		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "returnValue", "0"),
-		 reader_has_column(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "eventClass")
-			 ? "a.eventClass = 1" : "0",
-		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "cbid", "0"),
-		 col_or(r, "CUPTI_ACTIVITY_KIND_RUNTIME", "streamId", "NULL"));
-	return reader_new_rows(r, sql, "cannot read API calls", watermark, emit_api,
-			       &(struct row_sink){ .api = fn, .ud = ud });
-}
-
-/* ---- session info ---- */
-
-static const char *info_text(struct db_reader *r, const unsigned char *s)
-{
-	return s ? db_strmap_intern(&r->info.strings, (const char *)s) : NULL;
-}
-
-static const char *info_meta(struct db_reader *r, const char *key)
-{
-	const char *v = reader_meta(r, key);
-
-	return v ? info_text(r, (const unsigned char *)v) : NULL;
-}
-
-/* While recording, tables only grow, so the largest rowid is the row count
- * without a scan (info is polled live).  A finished session may have been
- * trimmed and an nsys export may have gaps: count those exactly. */
-static uint64_t reader_rows(struct db_reader *r, int has, const char *table, int exact)
-{
-	char sql[160];
-
-	if (!has)
-		return 0;
-	snprintf(sql, sizeof sql, exact ? "SELECT count(*) FROM %s" : "SELECT max(rowid) FROM %s", table);
-	return (uint64_t)reader_int(r, sql, 0);
-}
-
-static void info_counts(struct db_reader *r, struct db_session_info *info)
-{
-	int exact = info->ended || info->is_nsys;
-
-	info->kernels = reader_rows(r, r->has_kernel, "CUPTI_ACTIVITY_KIND_KERNEL", exact);
-	info->memcpys = reader_rows(r, r->has_memcpy, "CUPTI_ACTIVITY_KIND_MEMCPY", exact);
-	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET", exact);
-	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME", exact);
-	info->syncs = reader_rows(r, r->ops_sync, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", exact) +
-		      reader_rows(r, r->ops_cuda_event, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", exact) +
-		      reader_rows(r, r->ops_graph_dep, "smtop_graph_dep", exact);
-	info->requests = reader_rows(r, r->has_request, "smtop_request", exact);
-	if (r->has_nvtx) {
-		char sql[160];
-
-		snprintf(sql, sizeof sql, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (%d,%d,%d)",
-			 r->nvtx_mark, r->nvtx_push_pop, r->nvtx_start_end);
-		info->nvtx = (uint64_t)reader_int(r, sql, 0);
-	}
-	info->streams = r->has_stream ? (uint64_t)reader_int(r,
-		"SELECT count(*) FROM TARGET_INFO_CUDA_STREAM", 0) : 0;
-	info->contexts = r->has_ctx ? (uint64_t)reader_int(r,
-		"SELECT count(*) FROM TARGET_INFO_CUDA_CONTEXT_INFO", 0) : 0;
-	info->blocks = r->chunk_blocks;
-}
-
-/* The blocks' first start and last end on CUPTI time, each device's by its
- * own clock (devices past READER_CLOCK_DEVICES are not tracked one by one). */
-static void reader_clock_span(struct db_reader *r, uint64_t *b0, uint64_t *b1)
-{
-	uint64_t lo = 0, hi = 0, seen = 0;
-
-	for (size_t d = 0; d < READER_CLOCK_DEVICES; d++) {
-		if (!r->dev_min_start[d])
-			continue;
-		reader_widen(&lo, &hi, gpu_clock_cupti(reader_clock(r, (int64_t)d), r->dev_min_start[d]),
-			     gpu_clock_cupti(reader_clock(r, (int64_t)d), r->dev_max_end[d]));
-		seen++;
-	}
-	if (!seen) { /* only devices past the table: not tracked one by one */
-		lo = gpu_clock_cupti(&r->clock, r->chunk_min_start);
-		hi = gpu_clock_cupti(&r->clock, r->chunk_max_end);
-	}
-	*b0 = lo;
-	*b1 = hi;
-}
-
-/* Each device's clock, in the info arena. */
-static void info_clocks(struct db_reader *r, struct db_session_info *info)
-{
-	size_t n = 0;
-
-	for (size_t d = 0; d < READER_CLOCK_DEVICES; d++)
-		if (r->dev_clock_kind[d] != CLOCK_NONE)
-			r->info.clocks[n++] = (struct db_device_clock){
-				(uint16_t)d, r->dev_clock_kind[d] == CLOCK_STORED, r->dev_clock[d] };
-	info->n_clocks = n;
-	info->clocks = r->info.clocks;
-}
-
-static void info_times(struct db_reader *r, struct db_session_info *info)
-{
-	uint64_t first = r->has_kernel ? (uint64_t)reader_int(r,
-		"SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL", 0) : 0;
-	uint64_t last = r->kernel_max_end;
-
-	if (r->chunk_min_start) {
-		uint64_t b0, b1;
-
-		reader_clock_span(r, &b0, &b1);
-
-		first = !first || b0 < first ? b0 : first;
-		last = b1 > last ? b1 : last;
-	}
-	info->t_first = first;
-	info->t_last = last;
-}
-
-/* Where an export keeps its GPUs, by the columns each table names a field.
- * TARGET_INFO_GPU (smtop, nsys 2021.3 on) numbers GPUs nsys' way and gives the
- * CUDA device in cuDevice; TARGET_INFO_CUDA_GPU (nsys before 2021.3) holds
- * CUPTI's device attributes per process, keyed by the CUDA device id. */
-struct gpu_source {
-	const char *table;
-	const char *ids[4];          /* CUDA device id: the first present wins */
-	const char *name, *uuid, *memory, *sms, *cc_major, *cc_minor, *threads_per_block;
-	const char *blocks_per_sm, *regs_per_sm, *warp, *smem_per_sm, *threads_per_sm;
-	const char *warps_per_sm;
-	const char *pid;             /* globalPid, or a plain pid where pid_plain */
-	int pid_plain;
-};
-
-static const struct gpu_source gpu_info = {
-	"TARGET_INFO_GPU", { "cuDevice", "id", "deviceId", NULL }, "name", "uuid", "totalMemory",
-	"smCount", "computeMajor", "computeMinor", "maxThreadsPerBlock", "maxBlocksPerSm",
-	"maxRegistersPerSm", "threadsPerWarp", "maxShmemPerSm", "maxThreadsPerSm", "maxWarpsPerSm",
-	"globalPid", 0,
-};
-
-static const struct gpu_source gpu_cupti = {
-	"TARGET_INFO_CUDA_GPU", { "deviceId", NULL }, "name", NULL, "globalMemorySize",
-	"numMultiprocessors", "computeCapabilityMajor", "computeCapabilityMinor", "maxThreadsPerBlock",
-	"maxBlocksPerMultiprocessor", "maxRegistersPerMultiprocessor", "numThreadsPerWarp",
-	"maxSharedMemoryPerMultiprocessor", NULL, "maxWarpsPerMultiprocessor", "pid", 1,
-};
-
-/* Column expression "g.col" if the source table has it, else fallback. */
-static const char *gpu_col(struct db_reader *r, const struct gpu_source *g, const char *col,
-			   const char *fallback, char *buf, size_t len)
-{
-	if (!col || !reader_has_column(r, g->table, col))
-		return fallback;
-	snprintf(buf, len, "g.%s", col);
-	return buf;
-}
-
-/* The CUDA device id expression: TARGET_INFO_CUDA_DEVICE's mapping where it
- * has rows, else the first id column present. */
-static const char *gpu_id(struct db_reader *r, const struct gpu_source *g, char *buf, size_t len)
-{
-	const char *first = NULL, *second = NULL;
-
-	if (g == &gpu_info && r->has_cuda_device)
-		return "COALESCE(d.cudaId, g.id)";
-	for (const char *const *c = g->ids; *c; c++)
-		if (reader_has_column(r, g->table, *c)) {
-			if (!first)
-				first = *c;
-			else if (!second)
-				second = *c;
-		}
-	if (!first)
-		return "0";
-	if (second)
-		snprintf(buf, len, "COALESCE(g.%s, g.%s)", first, second);
-	else
-		snprintf(buf, len, "g.%s", first);
-	return buf;
-}
-
-/* Devices by the CUDA device id kernels carry.  nsys numbers GPUs its own way
- * (TARGET_INFO_GPU.id): newer exports map them per process in
- * TARGET_INFO_CUDA_DEVICE (gpuId -> cudaId), older ones give cuDevice, the
- * oldest list CUPTI's devices in TARGET_INFO_CUDA_GPU. */
-static int info_devices(struct db_reader *r, struct db_session_info *info)
-{
-	const struct gpu_source *g = r->has_cuda_gpu ? &gpu_cupti : &gpu_info;
-	char sql[1800], c[15][80], order[200];
-	const char *id, *sms, *pid, *threads, *used = "";
-	sqlite3_stmt *st;
-	size_t cap = 0;
-
-	if (!r->has_gpu && !r->has_cuda_gpu)
-		return 0;
-	/* the device map carries an SM count in some schemas (3.28.1), not in
-	 * others (3.20.3 has gpuId, cudaId and pid only) */
-	sms = g == &gpu_info && r->has_cuda_device &&
-	      reader_has_column(r, "TARGET_INFO_CUDA_DEVICE", "numMultiprocessors")
-		? "COALESCE(NULLIF(g.smCount, 0), d.numMultiprocessors, 0)"
-		: gpu_col(r, g, g->sms, "0", c[1], sizeof c[1]);
-	pid = g == &gpu_info && r->has_cuda_device ? "(d.pid << 24)"
-		: gpu_col(r, g, g->pid, "0", c[2], sizeof c[2]);
-	if (g->pid_plain && pid == c[2]) {
-		snprintf(c[2], sizeof c[2], "(g.%s << 24)", g->pid);
-		pid = c[2];
-	}
-	threads = gpu_col(r, g, g->threads_per_sm, NULL, c[3], sizeof c[3]);
-	if (!threads && g->warps_per_sm && reader_has_column(r, g->table, g->warps_per_sm) &&
-	    reader_has_column(r, g->table, g->warp)) {
-		snprintf(c[13], sizeof c[13], "(g.%s * g.%s)", g->warps_per_sm, g->warp);
-		threads = c[13];
-	}
-	/* an export that lists every GPU of the machine: the ones a context
-	 * ran on come first, so the view draws a GPU that ran kernels */
-	id = gpu_id(r, g, c[0], sizeof c[0]);
-	if (r->is_nsys && g == &gpu_info && !r->has_cuda_device && (r->has_ctx || r->has_null_stream)) {
-		snprintf(order, sizeof order, "(%s) IN (SELECT deviceId FROM %s) DESC, ", id,
-			 r->has_ctx ? "TARGET_INFO_CUDA_CONTEXT_INFO" : "TARGET_INFO_CUDA_NULL_STREAM");
-		used = order;
-	}
-	snprintf(sql, sizeof sql, "SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s"
-		 " FROM %s g%s ORDER BY %s1",
-		 id, gpu_col(r, g, g->name, "NULL", c[14], sizeof c[14]),
-		 gpu_col(r, g, g->uuid, "NULL", c[4], sizeof c[4]),
-		 gpu_col(r, g, g->memory, "0", c[5], sizeof c[5]), sms,
-		 gpu_col(r, g, g->cc_major, "0", c[6], sizeof c[6]),
-		 gpu_col(r, g, g->cc_minor, "0", c[7], sizeof c[7]),
-		 gpu_col(r, g, g->threads_per_block, "0", c[8], sizeof c[8]),
-		 gpu_col(r, g, g->blocks_per_sm, "0", c[9], sizeof c[9]),
-		 gpu_col(r, g, g->regs_per_sm, "0", c[10], sizeof c[10]),
-		 gpu_col(r, g, g->warp, "0", c[11], sizeof c[11]),
-		 gpu_col(r, g, g->smem_per_sm, "0", c[12], sizeof c[12]),
-		 threads ? threads : "0", pid, g->table,
-		 g == &gpu_info && r->has_cuda_device
-			? " JOIN TARGET_INFO_CUDA_DEVICE d ON d.gpuId = g.id" : "", used);
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return reader_fail(r, "cannot read GPU info");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct smtop_device *d;
-		int dup = 0;
-
-		/* several processes may see one GPU: one entry per device id */
-		for (size_t i = 0; i < info->n_devices; i++)
-			dup |= r->info.devices[i].device_id == (uint32_t)sqlite3_column_int64(st, 0);
-		if (dup)
-			continue;
-		if (info->n_devices == cap) {
-			void *p = realloc(r->info.devices, (cap = cap ? cap * 2 : 4) * sizeof *d);
-
-			if (!p)
-				break;
-			r->info.devices = p;
-		}
-		d = &r->info.devices[info->n_devices++];
-		*d = (struct smtop_device){
-			.device_id = (uint32_t)sqlite3_column_int64(st, 0),
-			.name = info_text(r, sqlite3_column_text(st, 1)),
-			.uuid = info_text(r, sqlite3_column_text(st, 2)),
-			.global_memory_bytes = (uint64_t)sqlite3_column_int64(st, 3),
-			.sm_count = (uint32_t)sqlite3_column_int64(st, 4),
-			.cc_major = (uint32_t)sqlite3_column_int64(st, 5),
-			.cc_minor = (uint32_t)sqlite3_column_int64(st, 6),
-			.max_threads_per_block = (uint32_t)sqlite3_column_int64(st, 7),
-			.max_blocks_per_sm = (uint32_t)sqlite3_column_int64(st, 8),
-			.max_regs_per_sm = (uint32_t)sqlite3_column_int64(st, 9),
-			.warp_size = (uint32_t)sqlite3_column_int64(st, 10),
-			.max_smem_per_sm = (uint32_t)sqlite3_column_int64(st, 11),
-			.max_threads_per_sm = (uint32_t)sqlite3_column_int64(st, 12),
-			.pid = pid_of(sqlite3_column_int64(st, 13)),
-		};
-	}
-	sqlite3_finalize(st);
-	info->devices = r->info.devices;
-	return 0;
-}
-
-static int info_processes(struct db_reader *r, struct db_session_info *info)
-{
-	/* exports before 3.0 have no PROCESSES table: the processes are those
-	 * whose streams the export lists (a small table, unlike the kernels),
-	 * their names unknown */
-	/* PROCESSES lists every process of the machine (kernel threads too):
-	 * only those with CUDA streams, or else kernels, are the workload's */
-	const char *sql = r->has_process
-		? "SELECT pid, command, status, reason, drops_cupti, drops_ring, drops_blocks"
-		  " FROM smtop_process ORDER BY start, pid"
-		: r->has_nsys_processes && r->has_stream
-		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES"
-		  " WHERE pid IN (SELECT processId FROM TARGET_INFO_CUDA_STREAM) ORDER BY pid"
-		: r->has_nsys_processes && r->has_kernel
-		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES WHERE pid IN"
-		  " (SELECT DISTINCT (globalPid >> 24) & 16777215 FROM CUPTI_ACTIVITY_KIND_KERNEL)"
-		  " ORDER BY pid"
-		: r->has_nsys_processes
-		? "SELECT pid, name, 'exited', NULL, 0, 0, 0 FROM PROCESSES ORDER BY pid"
-		: "SELECT DISTINCT processId, NULL, 'exited', NULL, 0, 0, 0"
-		  " FROM TARGET_INFO_CUDA_STREAM ORDER BY 1";
-	sqlite3_stmt *st;
-	size_t cap = 0;
-
-	if (!r->has_process && !r->has_nsys_processes && !(r->is_nsys && r->has_stream))
-		return 0;
-	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return reader_fail(r, "cannot read processes");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct db_process_info *p;
-
-		if (info->n_processes == cap) {
-			void *q = realloc(r->info.processes, (cap = cap ? cap * 2 : 4) * sizeof *p);
-
-			if (!q)
-				break;
-			r->info.processes = q;
-		}
-		p = &r->info.processes[info->n_processes++];
-		*p = (struct db_process_info){
-			.pid = (uint32_t)sqlite3_column_int64(st, 0),
-			.command = info_text(r, sqlite3_column_text(st, 1)),
-			.status = info_text(r, sqlite3_column_text(st, 2)),
-			.reason = info_text(r, sqlite3_column_text(st, 3)),
-			.drops_cupti = (uint64_t)sqlite3_column_int64(st, 4),
-			.drops_ring = (uint64_t)sqlite3_column_int64(st, 5),
-			.drops_blocks = (uint64_t)sqlite3_column_int64(st, 6),
-		};
-		info->drops_cupti += p->drops_cupti;
-		info->drops_ring += p->drops_ring;
-		info->drops_blocks += p->drops_blocks;
-	}
-	sqlite3_finalize(st);
-	info->processes = r->info.processes;
-	return 0;
-}
-
-/* A session nobody will finalise: the smtop that recorded it is gone (killed,
- * or the machine rebooted) and no process still marked running is alive.
- * Sessions that do not name their recorder are never judged.  Returns why,
- * or NULL. */
-static const char *reader_abandoned(struct db_reader *r, const struct db_session_info *info)
-{
-	const char *why = "the recorder stopped before finalising the session";
-	struct db_procid id;
-
-	if (info->ended || info->is_nsys || db_procid_parse(reader_meta(r, "recorder"), &id) != 0 ||
-	    db_procid_alive(&id) != 0)
-		return NULL;
-	for (size_t i = 0; i < info->n_processes; i++) {
-		const struct db_process_info *p = &info->processes[i];
-		struct db_procid w = { .pid = p->pid };
-
-		memcpy(w.boot, id.boot, sizeof w.boot);
-		if (p->status && strcmp(p->status, "running") == 0 && db_procid_alive(&w) != 0)
-			return NULL;
-		/* the disk filled up: not even the end could be written */
-		if (p->reason && strcmp(p->reason, SCHEMA_DISK_FULL_REASON) == 0)
-			why = SCHEMA_DISK_FULL_REASON;
-	}
-	return why;
-}
-
-void db_reader_sync_types(struct db_reader *r, struct db_session_info *info)
-{
-	sqlite3_stmt *st;
-
-	memset(info->sync_types, 0, sizeof info->sync_types);
-	info->sync_types_known = 0;
-	if (!r->ops_sync || sqlite3_prepare_v2(r->db, "SELECT syncType, count(*) FROM "
-				  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION GROUP BY syncType", -1, &st, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t type = sqlite3_column_int64(st, 0);
-
-		info->sync_types[type > 0 && type < DB_SYNC_TYPES ? type : 0] += (uint64_t)sqlite3_column_int64(st, 1);
-	}
-	info->sync_types_known = 1;
-	sqlite3_finalize(st);
-}
-
-int db_reader_info(struct db_reader *r, struct db_session_info *info)
-{
-	const char *v;
-
-	reader_free_info(r);
-	memset(info, 0, sizeof *info);
-	reader_update_offset(r);
-	reader_update_stats(r);
-	info->is_nsys = r->is_nsys;
-	info->schema_version = r->schema_version;
-	info->path = r->path;
-	info->command = info_meta(r, "command");
-	info->collector = info_meta(r, "collector_backend");
-	info->block_ends = info_meta(r, "block_ends");
-	info->sm_mode = info_meta(r, "sm_mode");
-	info->exact_windows = info_meta(r, "exact_windows");
-	info->end_error = info_meta(r, "inferred_end_error_ns");
-	info->trimmed = info_meta(r, "trimmed");
-	info->created_ns = (v = reader_meta(r, "created_ns")) ? strtoull(v, NULL, 10) : 0;
-	info->ended = (v = reader_meta(r, "ended")) ? atoi(v) : 0;
-	info->ended_clean = (v = reader_meta(r, "ended_clean")) ? atoi(v) : 0;
-	info->end_reason = info_meta(r, "end_reason");
-	info->nsys_schema = reader_export_meta(r, "EXPORT_SCHEMA_VERSION", &r->info.strings);
-	info->nsys_product = reader_export_meta(r, "EXPORT_PRODUCT_VERSION", &r->info.strings);
-	/* nsys first wrote its schema version with 3.0 (2022.4) */
-	info->nsys_before_3 = r->is_nsys && !r->export_meta;
-	info->clock = r->clock;
-	info->clock_known = r->clock_known;
-	info_clocks(r, info);
-	info_counts(r, info);
-	info_times(r, info);
-	if (info_devices(r, info) != 0 || info_processes(r, info) != 0)
-		return -1;
-	if ((v = reader_abandoned(r, info))) {
-		info->abandoned = 1;
-		info->ended = 1;
-		info->ended_clean = 0;
-		info->end_reason = v;
-	}
 	return 0;
 }

@@ -16,8 +16,8 @@
 
 struct db_reader;
 
-/* Each GPU has a %globaltimer of its own (two H200s of one host were 79 us
- * apart), so each device with blocks has its own clock. */
+/* Each GPU has a %globaltimer of its own (docs/session-format.md), so each
+ * device with blocks has its own clock. */
 struct db_device_clock {
 	uint16_t device_id;
 	int stored;                  /* 1: read from the session, 0: estimated */

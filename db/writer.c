@@ -13,11 +13,12 @@
 #include "db/blockcodec.h"
 #include "db/checkpoint.h"
 #include "db/names.h"
+#include "src/core/array.h"
 #include "src/core/clock.h"
 #include "src/core/names.h"
 #include "db/procid.h"
 #include "db/schema.h"
-#include "db/strmap.h"
+#include "src/core/strmap.h"
 
 /* Several processes of one workload write one session; a writer waits this
  * long for another's batch before giving up. */
@@ -86,15 +87,22 @@ struct device_buffers {
 	size_t n_sms;
 };
 
+/* The StringIds ids of a kernel's mangled, demangled and short names. */
+struct kernel_ids {
+	int64_t id[3];
+};
+
 struct db_writer {
 	sqlite3 *db;
 	char *path;
 	uint32_t pid;
 	int64_t global_pid;
 	sqlite3_stmt *st[ST_COUNT];
-	struct db_strmap strings;   /* value -> StringIds id */
-	struct db_strmap kernels;   /* mangled -> mangled, demangled, short ids */
-	struct db_strmap domains;   /* NVTX domain -> domainId, once per process */
+	struct strmap strings;      /* value -> StringIds id */
+	struct strmap kernels;      /* mangled -> index in kernel_ids */
+	struct kernel_ids *kernel_ids;
+	size_t n_kernel_ids, cap_kernel_ids;
+	struct strmap domains;      /* NVTX domain -> domainId, once per process */
 	struct device_buffers *devices;
 	size_t n_devices;
 	uint8_t *packed;
@@ -202,12 +210,13 @@ static void bind_gpu_activity(sqlite3_stmt *st, uint64_t start, uint64_t end, ui
 /* The StringIds id of s, inserting it on first sight; 0 on failure. */
 static int64_t writer_intern(struct db_writer *w, const char *s)
 {
-	int64_t *hit = db_strmap_get(&w->strings, s), id = 0, v[3] = { 0 };
+	uint64_t *hit = strmap_get(&w->strings, s);
+	int64_t id = 0;
 	sqlite3_stmt *sel = w->st[ST_STR_SELECT];
 	int rc;
 
 	if (hit)
-		return hit[0];
+		return (int64_t)*hit;
 	sqlite3_bind_text(w->st[ST_STR_INSERT], 1, s, -1, SQLITE_STATIC);
 	if (writer_step(w, ST_STR_INSERT) != 0)
 		return 0;
@@ -220,19 +229,19 @@ static int64_t writer_intern(struct db_writer *w, const char *s)
 		writer_fail(w, rc, "cannot intern a string");
 		return 0;
 	}
-	v[0] = id;
-	db_strmap_put(&w->strings, s, v);
+	strmap_put(&w->strings, s, (uint64_t)id);
 	return id;
 }
 
 /* Ids of a kernel's mangled, demangled and short names; NULL on failure. */
 static const int64_t *writer_kernel_names(struct db_writer *w, const char *mangled)
 {
-	int64_t *hit = db_strmap_get(&w->kernels, mangled), v[3];
+	uint64_t *hit = strmap_get(&w->kernels, mangled);
+	int64_t v[3];
 	char *demangled, *short_name;
 
 	if (hit)
-		return hit;
+		return w->kernel_ids[*hit].id;
 	demangled = db_names_demangle(mangled);
 	short_name = demangled ? names_short(demangled) : NULL;
 	if (!demangled || !short_name) {
@@ -247,7 +256,12 @@ static const int64_t *writer_kernel_names(struct db_writer *w, const char *mangl
 	free(short_name);
 	if (!v[2])
 		return NULL;
-	return db_strmap_put(&w->kernels, mangled, v);
+	if (array_grow((void **)&w->kernel_ids, &w->cap_kernel_ids, w->n_kernel_ids + 1,
+		       sizeof *w->kernel_ids) ||
+	    !strmap_put(&w->kernels, mangled, w->n_kernel_ids))
+		return NULL;
+	memcpy(w->kernel_ids[w->n_kernel_ids].id, v, sizeof v);
+	return w->kernel_ids[w->n_kernel_ids++].id;
 }
 
 static int write_kernel(struct db_writer *w, const struct smtop_kernel *k)
@@ -383,22 +397,23 @@ static int write_cuda_event(struct db_writer *w, const struct smtop_cuda_event *
 static int64_t writer_nvtx_domain(struct db_writer *w, const char *domain, uint64_t t,
 				  int64_t tid)
 {
-	int64_t *hit = db_strmap_get(&w->domains, domain), v[3] = { 0 };
+	uint64_t *hit = strmap_get(&w->domains, domain);
+	int64_t id;
 	sqlite3_stmt *st = w->st[ST_NVTX];
 
 	if (hit)
-		return hit[0];
-	if (!(v[0] = writer_intern(w, domain)))
+		return (int64_t)*hit;
+	if (!(id = writer_intern(w, domain)))
 		return -1;
 	bind_u64(st, 1, t);
 	sqlite3_bind_int(st, 3, NVTX_DOMAIN_CREATE);
 	sqlite3_bind_text(st, 5, domain, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 6, tid);
-	sqlite3_bind_int64(st, 8, v[0]);
+	sqlite3_bind_int64(st, 8, id);
 	if (writer_step(w, ST_NVTX) != 0)
 		return -1;
-	db_strmap_put(&w->domains, domain, v);
-	return v[0];
+	strmap_put(&w->domains, domain, (uint64_t)id);
+	return id;
 }
 
 static int write_nvtx(struct db_writer *w, const struct smtop_nvtx *n)
@@ -608,9 +623,10 @@ static int write_record(struct db_writer *w, const struct smtop_record *r)
 static void writer_rollback(struct db_writer *w)
 {
 	sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
-	db_strmap_clear(&w->strings);
-	db_strmap_clear(&w->kernels);
-	db_strmap_clear(&w->domains);
+	strmap_clear(&w->strings);
+	strmap_clear(&w->kernels);
+	w->n_kernel_ids = 0;
+	strmap_clear(&w->domains);
 	drop_buffered_blocks(w);
 }
 
@@ -973,9 +989,10 @@ void db_writer_close(struct db_writer *w)
 		free(w->devices[d].sms);
 	}
 	free(w->devices);
-	db_strmap_free(&w->strings);
-	db_strmap_free(&w->kernels);
-	db_strmap_free(&w->domains);
+	strmap_free(&w->strings);
+	strmap_free(&w->kernels);
+	free(w->kernel_ids);
+	strmap_free(&w->domains);
 	free(w->packed);
 	free(w->path);
 	free(w);

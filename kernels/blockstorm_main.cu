@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "kernels/cuda_check.cuh"
-#include "kernels/smtop_trace.cuh"
+#include "src/core/smtop_trace.cuh"
 
 #define MAX_STREAMS 64
 #define THREADS 32

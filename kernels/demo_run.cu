@@ -9,7 +9,7 @@
 #include <cuda.h>
 #include "kernels/cuda_check.cuh"
 #include "kernels/demo_run.cuh"
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 
 #define SOLO_MAX_S 1.0
 

@@ -1,7 +1,7 @@
 /* DNN layers: see layers.cuh for layout and accumulation conventions. */
 #include "kernels/layers.cuh"
 #include "kernels/cuda_check.cuh"
-#include "kernels/smtop_trace.cuh"
+#include "src/core/smtop_trace.cuh"
 
 #define EW_THREADS 256
 #define EW_PER_THREAD 8

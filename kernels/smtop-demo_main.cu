@@ -10,7 +10,7 @@
 #include <cuda.h>
 #include "kernels/cuda_check.cuh"
 #include "kernels/demo_run.cuh"
-#include "kernels/smtop_trace.cuh"
+#include "src/core/smtop_trace.cuh"
 
 struct scenario {
 	const char *name;

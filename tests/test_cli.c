@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/app/cli.h"
-#include "src/app/paper.h"
+#include "ui/app/cli.h"
+#include "ui/app/paper.h"
 #include "src/core/sm_modes.h"
 
 /* cli keeps pointers into argv, as main's argv lives for the whole run. */

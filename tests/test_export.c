@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "src/core/analysis.h"
-#include "src/app/cli.h"
-#include "src/session/export.h"
-#include "src/session/session.h"
+#include "ui/app/cli.h"
+#include "db/session/export.h"
+#include "db/session/session.h"
 #include "tests/support/db_support.h"
 
 #define FX "tests/fixtures/"

@@ -24,7 +24,7 @@
 #include "db/writer.h"
 #include "src/core/analysis.h"
 #include "src/core/model.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 #include "tests/support/db_support.h"
 #include "ui/app.h"
 #include "ui/canvas.h"

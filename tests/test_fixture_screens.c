@@ -1,5 +1,5 @@
 /* Golden screens of sessions recorded on the H200.  Each test opens a fixture
- * of tests/fixtures/ through the session loader (src/session/session.c) into the
+ * of tests/fixtures/ through the session loader (db/session/session.c) into the
  * model, drives the app with keys as the terminal loop does (a key, then a
  * ui_step that fetches block detail for fine windows), draws the real screen
  * into a canvas and compares its text, and for some screens its colour and
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "src/core/analysis.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 #include "tests/support/ui_support.h"
 #include "ui/app.h"
 #include "ui/canvas.h"

@@ -878,7 +878,7 @@ Test(model, grid_table_and_hash_find_every_kernel)
 	k.grid_id = 100;
 	cr_assert_eq(model_add_kernel(&m, &k), 0);
 	cr_assert_eq(m.n_gtab, 2, "a table per process");
-	cr_expect_eq(m.n_khash, 2, "the one below the first and the far one: %zu", m.n_khash);
+	cr_expect_eq(m.khash.n, 2, "the one below the first and the far one: %zu", m.khash.n);
 	cr_expect_eq(model_find_kernel(&m, 1, 0, 100), 7, "the relaunch wins");
 	cr_expect_eq(model_find_kernel(&m, 1, 0, 103), 2);
 	cr_expect_eq(model_find_kernel(&m, 1, 0, 102), 3);

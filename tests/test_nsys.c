@@ -14,7 +14,7 @@
 #include "db/reader.h"
 #include "db/summary.h"
 #include "src/core/analysis.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 #include "tests/support/db_support.h"
 
 #define NSYS "tests/fixtures/nsys/"

@@ -1,5 +1,5 @@
 /* The occupancy summary (src/core/occupancy.c) and the results a finished
- * session keeps (src/session/results.c): the stored bins draw the frames
+ * session keeps (db/session/results.c): the stored bins draw the frames
  * the whole model draws, the bytes survive damage without a crash, the
  * stored episodes are the analysis' own, and anything that changed the
  * session (or an export, never written) means no stored results. */
@@ -16,9 +16,9 @@
 #include "src/core/analysis.h"
 #include "src/core/model.h"
 #include "src/core/occupancy.h"
-#include "src/session/library.h"
-#include "src/session/results.h"
-#include "src/session/session.h"
+#include "db/session/library.h"
+#include "db/session/results_store.h"
+#include "db/session/session.h"
 #include "tests/support/db_support.h"
 
 #define FIXTURE "tests/fixtures/priority-vs-training.smtop"

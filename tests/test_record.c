@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/app/record.h"
+#include "ui/app/record.h"
 
 static double now_s(void)
 {

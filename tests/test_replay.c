@@ -1,5 +1,5 @@
 /* The replay clock (src/core/replay_clock.c) driven by a fake real-time clock and fake
- * marks; then the replay feed (src/session/replay_feed.c) on sessions recorded
+ * marks; then the replay feed (db/session/replay_feed.c) on sessions recorded
  * on the H200. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -12,8 +12,8 @@
 #include "src/core/guide.h"
 #include "src/core/model.h"
 #include "src/core/replay_clock.h"
-#include "src/session/session.h"
-#include "src/session/replay_feed.h"
+#include "db/session/session.h"
+#include "db/session/replay_feed.h"
 #include "tests/support/model_ref.h"
 #include "tests/support/replay_support.h"
 

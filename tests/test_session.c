@@ -9,7 +9,7 @@
 
 #include "src/core/analysis.h"
 #include "src/core/model.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 #include "tests/support/db_support.h"
 #include "tests/support/model_ref.h"
 #include "tests/support/workload_support.h"

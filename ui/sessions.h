@@ -9,7 +9,7 @@
 #include <limits.h>
 #include <sys/types.h>
 
-#include "src/session/library.h"
+#include "db/session/library.h"
 #include "ui/canvas.h"
 
 enum sessions_input { SESSIONS_INPUT_NONE, SESSIONS_INPUT_RENAME, SESSIONS_INPUT_DELETE };

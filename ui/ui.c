@@ -10,9 +10,9 @@
 #include "ui/tty.h"
 
 /* A detail read goes a part at a time (a few chunks of blocks), and a step
- * stops after the budget: a mid-session window of a 1 G-block session took
- * 5 s in one read, with the keys unanswered.  The coarser bins are drawn
- * until it is in. */
+ * stops after the budget, so that keys are answered while a large window is
+ * read (docs/performance.md, "Loader").  The coarser bins are drawn until
+ * it is in. */
 #define UI_DETAIL_BUDGET_NS 30000000ull
 
 /* Starts reading detail over three windows' width, so that small pans do

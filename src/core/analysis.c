@@ -79,12 +79,12 @@ void analysis_free(struct analysis *a)
 	free(a->stream_order);
 	free(a->devs);
 	free(a->reqs);
-	free(a->grid_map.slots);
-	free(a->kern_map.slots);
-	free(a->stream_map.slots);
+	u64map_free(&a->grid_map.idx);
+	u64map_free(&a->kern_map.idx);
+	analysis_state_map_free(&a->stream_map);
 	free(a->undecided);
 	free(a->ctxs);
-	free(a->ctx_map.slots);
+	analysis_state_map_free(&a->ctx_map);
 	free(a->unfolded);
 	free(a->hot);
 	free(a->memops);
@@ -92,9 +92,10 @@ void analysis_free(struct analysis *a)
 	free(a->cevents);
 	free(a->gdeps);
 	free(a->gmemops);
-	free(a->gnode_map.slots);
+	u64map_free(&a->gnode_map.idx);
 	free(a->untimed);
 	free(a->launches);
+	u64map_free(&a->launch_idx);
 	free(a->most_changed);
 	free(a);
 }
@@ -397,24 +398,8 @@ int analysis_add_api(struct analysis *a, const struct smtop_api *c)
 	 * for every cudaGetDevice of a framework. */
 	if (!c->end || !c->correlation_id || (c->name && !strstr(c->name, "Launch")))
 		return 0;
-	if ((a->n_launches + 1) * 2 > a->cap_launches) {
-		size_t nc = a->cap_launches ? a->cap_launches * 2 : 64;
-		struct launch *nl = calloc(nc, sizeof *nl);
-		if (!nl)
-			return -1;
-		struct launch *old = a->launches;
-		size_t oc = a->cap_launches;
-		a->launches = nl;
-		a->cap_launches = nc;
-		a->n_launches = 0;
-		for (size_t i = 0; i < oc; i++)
-			if (old[i].end)
-				analysis_state_launch_put(a, &old[i]);
-		free(old);
-	}
-	analysis_state_launch_put(a, &(struct launch){ c->end, c->pid, c->correlation_id, c->stream_id,
-						       c->has_stream != 0 });
-	return 0;
+	return analysis_state_launch_put(a, &(struct launch){ c->end, c->pid, c->correlation_id,
+							      c->stream_id, c->has_stream != 0 });
 }
 
 /* ---- update: indexes ---- */
@@ -643,8 +628,9 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 	out->kernels += a->cap_memops * sizeof *a->memops + a->cap_swaits * sizeof *a->swaits +
 			a->cap_cevents * sizeof *a->cevents + a->cap_untimed * sizeof *a->untimed +
 			a->cap_gdeps * sizeof *a->gdeps + a->cap_gmemops * sizeof *a->gmemops +
-			a->gnode_map.cap * sizeof *a->gnode_map.slots +
-			a->cap_launches * sizeof *a->launches;
+			a->gnode_map.idx.cap * sizeof *a->gnode_map.idx.e +
+			a->cap_launches * sizeof *a->launches +
+			a->launch_idx.cap * sizeof *a->launch_idx.e;
 	out->grids = a->n_grids * sizeof *a->grids;
 	for (size_t i = 0; i < a->n_grids; i++)
 		if (a->grids[i].form == GRID_EXACT)
@@ -654,9 +640,10 @@ void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 					 ((struct profile *)a->grids[i].data)->start_runs.cap *
 						 sizeof(struct span);
 	out->packed = a->packs_len;
-	out->index = (a->kern_map.cap + a->grid_map.cap) * sizeof(int32_t) +
-		     a->stream_map.cap * sizeof(struct slot) + a->cap_hot * sizeof *a->hot +
-		     a->cap_ctxs * sizeof *a->ctxs + a->ctx_map.cap * sizeof(struct slot) +
+	out->index = (a->kern_map.idx.cap + a->grid_map.idx.cap + a->stream_map.idx.cap +
+		      a->ctx_map.idx.cap) * sizeof(struct u64map_entry) +
+		     (a->stream_map.cap + a->ctx_map.cap) * sizeof(struct slot) +
+		     a->cap_hot * sizeof *a->hot + a->cap_ctxs * sizeof *a->ctxs +
 		     a->cap_unfolded * sizeof *a->unfolded;
 	for (size_t i = 0; i < a->n_devs; i++) {
 		const struct device *d = &a->devs[i];

@@ -35,8 +35,8 @@
 #define ANALYSIS_EXACT_BLOCKS 32
 #define ANALYSIS_PROFILE_BINS 32
 /* Time-slicing test: block events of two processes at least this far apart
- * are taken for separate time slices (a context switch on the H200 left
- * 160 us or more between them; concurrent work, under 5 us). */
+ * are taken for separate time slices: between a context switch's gap and
+ * concurrent work's (docs/analysis.md, "Time-slicing"). */
 #define ANALYSIS_SLICE_GAP_NS 32000u
 /* CUpti_ActivitySynchronizationType's CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_
  * STREAM_WAIT_EVENT (cupti_activity.h; 3 is STREAM_SYNCHRONIZE). */

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/core/analysis_partition.h"
 #include "src/core/analysis_state.h"
 #include "src/core/array.h"
 #include "src/core/clusters.h"
@@ -396,6 +395,16 @@ static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e
 	return 0;
 }
 
+/* A block of grid g ran on SM sm: the SMs a green context's kernels use
+ * (src/core/analysis_partition.c) are read from these. */
+static void grid_note_sm(struct grid *g, uint32_t sm)
+{
+	if (sm < SM_MASK_BITS)
+		g->sms.w[sm / 64] |= 1ull << (sm % 64);
+	else
+		g->sms_far = 1;
+}
+
 /* The most of the grid's blocks resident on one SM at once, as the SM's
  * sweep (src/core/residency.h) counts them.  Returns 0 or -1. */
 static int grid_note_resident(struct analysis *a, struct device *d, struct grid *g, int32_t gi,
@@ -452,7 +461,7 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 			g->first_end = e;
 		g->block_time += e - s;
 		g->end_bound |= (b[i].flags & SMTOP_BLOCK_END_BOUND) != 0;
-		analysis_partition_note_sm(g, b[i].sm);
+		grid_note_sm(g, b[i].sm);
 		struct clusters *ev = &d->acts[g->act].ev;
 		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||
 			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS) ||

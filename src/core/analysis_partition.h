@@ -15,15 +15,6 @@
 int32_t analysis_partition_context(struct analysis *a, uint32_t pid, uint32_t dev, uint32_t ctx,
 				   int create);
 
-/* A block of grid g ran on SM sm. */
-static inline void analysis_partition_note_sm(struct grid *g, uint32_t sm)
-{
-	if (sm < SM_MASK_BITS)
-		g->sms.w[sm / 64] |= 1ull << (sm % 64);
-	else
-		g->sms_far = 1;
-}
-
 /* Kernel ki, just added, brings its SMs to its context once it has ended. */
 int analysis_partition_track(struct analysis *a, int32_t ki);
 

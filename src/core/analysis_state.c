@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/core/array.h"
+
 /* ---- small containers ---- */
 
 static uint64_t mix(uint64_t k1, uint64_t k2)
@@ -15,125 +17,76 @@ static uint64_t mix(uint64_t k1, uint64_t k2)
 
 int32_t analysis_state_map_get(const struct map *m, uint64_t k1, uint64_t k2)
 {
-	if (!m->cap)
-		return -1;
-	for (size_t i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		const struct slot *s = &m->slots[i];
-		if (s->val < 0)
-			return -1;
-		if (s->k1 == k1 && s->k2 == k2)
-			return s->val;
-	}
+	size_t pos = 0;
+	for (const uint64_t *v; (v = u64map_next(&m->idx, mix(k1, k2), &pos));)
+		if (m->slots[*v].k1 == k1 && m->slots[*v].k2 == k2)
+			return m->slots[*v].val;
+	return -1;
 }
 
-static void map_put_nogrow(struct map *m, uint64_t k1, uint64_t k2, int32_t val)
-{
-	size_t i = mix(k1, k2) & (m->cap - 1);
-	while (m->slots[i].val >= 0)
-		i = (i + 1) & (m->cap - 1);
-	m->slots[i] = (struct slot){ k1, k2, val };
-	m->n++;
-}
-
+/* Adds (k1, k2) -> val; the caller has looked it up first. */
 int analysis_state_map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val)
 {
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 64;
-		struct slot *ns = malloc(nc * sizeof *ns);
-		if (!ns)
-			return -1;
-		for (size_t i = 0; i < nc; i++)
-			ns[i].val = -1;
-		struct map old = *m;
-		m->slots = ns;
-		m->cap = nc;
-		m->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slots[i].val >= 0)
-				map_put_nogrow(m, old.slots[i].k1, old.slots[i].k2, old.slots[i].val);
-		free(old.slots);
-	}
-	map_put_nogrow(m, k1, k2, val);
+	if (array_grow((void **)&m->slots, &m->cap, m->n + 1, sizeof *m->slots) ||
+	    u64map_add(&m->idx, mix(k1, k2), m->n))
+		return -1;
+	m->slots[m->n++] = (struct slot){ k1, k2, val };
 	return 0;
 }
 
+void analysis_state_map_free(struct map *m)
+{
+	free(m->slots);
+	u64map_free(&m->idx);
+	*m = (struct map){ 0 };
+}
 
 int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
 				uint64_t k1, uint64_t k2)
 {
-	if (!m->cap)
-		return -1;
-	for (size_t i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		int32_t v = m->slots[i];
+	size_t pos = 0;
+	for (const uint64_t *v; (v = u64map_next(&m->idx, mix(k1, k2), &pos));) {
 		uint64_t x1, x2;
-		if (v < 0)
-			return -1;
-		key(a, v, &x1, &x2);
+		key(a, (int32_t)*v, &x1, &x2);
 		if (x1 == k1 && x2 == k2)
-			return v;
+			return (int32_t)*v;
 	}
-}
-
-static void imap_put_nogrow(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
-{
-	uint64_t k1, k2;
-	key(a, v, &k1, &k2);
-	size_t i = mix(k1, k2) & (m->cap - 1);
-	while (m->slots[i] >= 0)
-		i = (i + 1) & (m->cap - 1);
-	m->slots[i] = v;
-	m->n++;
+	return -1;
 }
 
 /* Adds entry v, whose key key() reads from the entry itself. */
 int analysis_state_imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
 {
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 64;
-		int32_t *ns = malloc(nc * sizeof *ns);
-		if (!ns)
-			return -1;
-		for (size_t i = 0; i < nc; i++)
-			ns[i] = -1;
-		struct imap old = *m;
-		m->slots = ns;
-		m->cap = nc;
-		m->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.slots[i] >= 0)
-				imap_put_nogrow(a, m, key, old.slots[i]);
-		free(old.slots);
+	uint64_t k1, k2;
+	key(a, v, &k1, &k2);
+	return u64map_add(&m->idx, mix(k1, k2), (uint64_t)v);
+}
+
+static uint64_t launch_key(uint32_t pid, uint32_t corr)
+{
+	return (uint64_t)pid << 32 | corr;
+}
+
+const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid,
+						uint32_t corr)
+{
+	const uint64_t *v = u64map_get(&a->launch_idx, launch_key(pid, corr));
+	return v ? &a->launches[*v] : NULL;
+}
+
+/* Stores x, replacing the launch of the same process and correlation id. */
+int analysis_state_launch_put(struct analysis *a, const struct launch *x)
+{
+	uint64_t key = launch_key(x->pid, x->corr), *v = u64map_get(&a->launch_idx, key);
+	if (v) {
+		a->launches[*v] = *x;
+		return 0;
 	}
-	imap_put_nogrow(a, m, key, v);
+	if (array_grow((void **)&a->launches, &a->cap_launches, a->n_launches + 1, sizeof *a->launches) ||
+	    u64map_add(&a->launch_idx, key, a->n_launches))
+		return -1;
+	a->launches[a->n_launches++] = *x;
 	return 0;
-}
-
-static size_t launch_home(const struct analysis *a, uint32_t pid, uint32_t corr)
-{
-	return mix(pid, corr) & (a->cap_launches - 1);
-}
-
-const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid, uint32_t corr)
-{
-	if (!a->cap_launches)
-		return NULL;
-	for (size_t i = launch_home(a, pid, corr);; i = (i + 1) & (a->cap_launches - 1)) {
-		const struct launch *l = &a->launches[i];
-		if (!l->end)
-			return NULL;
-		if (l->pid == pid && l->corr == corr)
-			return l;
-	}
-}
-
-void analysis_state_launch_put(struct analysis *a, const struct launch *x)
-{
-	size_t i = launch_home(a, x->pid, x->corr);
-	while (a->launches[i].end && (a->launches[i].pid != x->pid || a->launches[i].corr != x->corr))
-		i = (i + 1) & (a->cap_launches - 1);
-	if (!a->launches[i].end)
-		a->n_launches++;
-	a->launches[i] = *x;
 }
 
 void analysis_state_events_clear(struct vec_event *v)

@@ -11,6 +11,7 @@
 #include "src/core/clusters.h"
 #include "src/core/profile.h"
 #include "src/core/residency.h"
+#include "src/core/u64map.h"
 
 #define NB ANALYSIS_PROFILE_BINS
 _Static_assert(ANALYSIS_PROFILE_BINS == PROFILE_BINS, "the analysis' profiles are src/core/profile.h's");
@@ -173,19 +174,20 @@ struct context {
 
 struct slot {
 	uint64_t k1, k2;
-	int32_t val;            /* -1: empty */
+	int32_t val;
 };
 
+/* (k1, k2) -> val: the entries in order, a hash of the keys to them. */
 struct map {
 	struct slot *slots;
 	size_t cap, n;
+	struct u64map idx;
 };
 
 /* A hash of indices into kerns or grids, keyed by what the entry holds:
- * 4 bytes a slot instead of a copy of the key. */
+ * the hash of the key and the index a slot, no copy of the key. */
 struct imap {
-	int32_t *slots;         /* -1: empty */
-	size_t cap, n;
+	struct u64map idx;
 };
 
 struct vec_event {
@@ -255,8 +257,9 @@ struct analysis {
 	struct memop *gmemops;
 	size_t n_gmemops, cap_gmemops;
 	int gmemops_sorted;
-	struct launch *launches; /* open addressing, cap a power of 2 */
+	struct launch *launches; /* in the order first seen */
 	size_t n_launches, cap_launches;
+	struct u64map launch_idx; /* pid << 32 | correlation id -> launch */
 	/* grids whose most_per_sm rose since analysis_most_changed last looked */
 	int32_t *most_changed;
 	size_t n_most_changed, cap_most_changed;
@@ -290,6 +293,8 @@ static inline uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
 /* The key of entry i of an index map (struct imap). */
 typedef void (*imap_key_fn)(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
 
+void analysis_state_map_free(struct map *m);
+
 int32_t analysis_state_map_get(const struct map *m, uint64_t k1, uint64_t k2);
 
 int analysis_state_map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val);
@@ -302,7 +307,7 @@ int analysis_state_imap_put(const struct analysis *a, struct imap *m, imap_key_f
 
 const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid, uint32_t corr);
 
-void analysis_state_launch_put(struct analysis *a, const struct launch *x);
+int analysis_state_launch_put(struct analysis *a, const struct launch *x);
 
 void analysis_state_events_clear(struct vec_event *v);
 

@@ -9,65 +9,49 @@
 #include "src/core/analysis_timeslice.h"
 #include "src/core/array.h"
 
-static int cmp_u32(uint32_t x, uint32_t y)
+/* The first of the n key fields that differ decides. */
+static int cmp_keys(const uint64_t *a, const uint64_t *b, size_t n)
 {
-	return (x > y) - (x < y);
+	int c = 0;
+	for (size_t i = 0; i < n && !c; i++)
+		c = (a[i] > b[i]) - (a[i] < b[i]);
+	return c;
 }
 
 static int cmp_memop(const void *x, const void *y)
 {
 	const struct memop *p = x, *q = y;
-	int c;
-	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
-	    (c = cmp_u32(p->dev, q->dev)) || (c = cmp_u32(p->sid, q->sid)))
-		return c;
-	if (p->start != q->start)
-		return p->start < q->start ? -1 : 1;
-	return cmp_u32(p->corr, q->corr);
+	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->dev, p->sid, p->start, p->corr },
+			(const uint64_t[]){ q->pid, q->ctx, q->dev, q->sid, q->start, q->corr }, 6);
 }
 
 static int cmp_swait(const void *x, const void *y)
 {
 	const struct swait *p = x, *q = y;
-	int c;
-	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
-	    (c = cmp_u32(p->sid, q->sid)))
-		return c;
-	return cmp_u32(p->corr, q->corr);
+	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->sid, p->corr },
+			(const uint64_t[]){ q->pid, q->ctx, q->sid, q->corr }, 4);
 }
 
 static int cmp_cevent(const void *x, const void *y)
 {
 	const struct cevent *p = x, *q = y;
-	int c;
-	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->ctx, q->ctx)) ||
-	    (c = cmp_u32(p->event_id, q->event_id)))
-		return c;
-	return cmp_u32(p->corr, q->corr);
-}
-
-static int cmp_u64(uint64_t x, uint64_t y)
-{
-	return (x > y) - (x < y);
+	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->event_id, p->corr },
+			(const uint64_t[]){ q->pid, q->ctx, q->event_id, q->corr }, 4);
 }
 
 static int cmp_gdep(const void *x, const void *y)
 {
 	const struct gdep *p = x, *q = y;
-	int c;
-	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u64(p->node, q->node)))
-		return c;
-	return cmp_u64(p->dep, q->dep);
+	return cmp_keys((const uint64_t[]){ p->pid, p->node, p->dep },
+			(const uint64_t[]){ q->pid, q->node, q->dep }, 3);
 }
 
 /* Graph copies and memsets by process, graph launch and node. */
 static int cmp_gmemop(const void *x, const void *y)
 {
 	const struct memop *p = x, *q = y;
-	int c;
-	if ((c = cmp_u32(p->pid, q->pid)) || (c = cmp_u32(p->corr, q->corr)))
-		return c;
-	return cmp_u64(p->graph_node, q->graph_node);
+	return cmp_keys((const uint64_t[]){ p->pid, p->corr, p->graph_node },
+			(const uint64_t[]){ q->pid, q->corr, q->graph_node }, 3);
 }
 
 /* The index of the first of v's n sorted elements that cmp does not put
@@ -798,17 +782,10 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 int analysis_event_cmp(const void *x, const void *y)
 {
 	const struct smtop_event *p = x, *q = y;
-	if (p->ready != q->ready)
-		return p->ready < q->ready ? -1 : 1;
-	if (p->device_id != q->device_id)
-		return p->device_id < q->device_id ? -1 : 1;
-	if (p->pid != q->pid)
-		return p->pid < q->pid ? -1 : 1;
-	if (p->context_id != q->context_id)
-		return p->context_id < q->context_id ? -1 : 1;
-	if (p->grid_id != q->grid_id)
-		return p->grid_id < q->grid_id ? -1 : 1;
-	return (p->correlation_id > q->correlation_id) - (p->correlation_id < q->correlation_id);
+	return cmp_keys((const uint64_t[]){ p->ready, p->device_id, p->pid, p->context_id, p->grid_id,
+					    p->correlation_id },
+			(const uint64_t[]){ q->ready, q->device_id, q->pid, q->context_id, q->grid_id,
+					    q->correlation_id }, 6);
 }
 
 static int cmp_stream_order(const void *x, const void *y, void *ctx)
@@ -816,13 +793,8 @@ static int cmp_stream_order(const void *x, const void *y, void *ctx)
 	const struct analysis *sort_ctx = ctx;
 	const struct smtop_stream *p = &sort_ctx->streams[*(const size_t *)x].s;
 	const struct smtop_stream *q = &sort_ctx->streams[*(const size_t *)y].s;
-	if (p->device_id != q->device_id)
-		return p->device_id < q->device_id ? -1 : 1;
-	if (p->pid != q->pid)
-		return p->pid < q->pid ? -1 : 1;
-	if (p->context_id != q->context_id)
-		return p->context_id < q->context_id ? -1 : 1;
-	return (p->stream_id > q->stream_id) - (p->stream_id < q->stream_id);
+	return cmp_keys((const uint64_t[]){ p->device_id, p->pid, p->context_id, p->stream_id },
+			(const uint64_t[]){ q->device_id, q->pid, q->context_id, q->stream_id }, 4);
 }
 
 static int decide_all(struct analysis *a, struct cands *c)

@@ -8,9 +8,8 @@
 
 /* %globaltimer to CUPTI time: CUPTI = g + offset + (g - ref) * drift.  The
  * GPU's timer and the host clock CUPTI reports run at slightly different
- * rates: on the H200 the offset moved by 2.2 to 13 ppm, 62 us over one 30 s
- * session, so one constant offset put blocks tens of microseconds away from
- * their kernels after a few seconds (docs/session-format.md). */
+ * rates, so one constant offset drifts blocks away from their kernels
+ * (docs/session-format.md has the figures). */
 struct gpu_clock {
 	int64_t offset_ns;           /* at ref_ns */
 	uint64_t ref_ns;             /* a %globaltimer time */
@@ -36,7 +35,7 @@ struct gpu_clock_sample {
 };
 
 /* The most samples a fit takes, the shortest base a drift is read over, and
- * the fastest drift believed (1000 ppm; the H200 showed 2 to 13). */
+ * the fastest drift believed (1000 ppm, far above any seen on a GPU). */
 #define GPU_CLOCK_MAX_SAMPLES 8
 #define GPU_CLOCK_MIN_BASE_NS 50000000ull
 #define GPU_CLOCK_MAX_DRIFT 1e-3

@@ -1,4 +1,5 @@
 #include "src/core/model.h"
+#include "src/core/model_state.h"
 #include "src/core/names.h"
 
 #include <stdio.h>
@@ -15,313 +16,6 @@ static char *dup_str(const char *s)
 }
 
 /* CUPTI names are mangled; the identifier is what fits in a lane. */
-/* ---- interned kernel names ------------------------------------------------
- * A session launches the same few hundred kernels again and again: one copy
- * of each name (and of its short form) keeps kernels at a fixed size. */
-
-struct model_name {
-	char *name, *short_name;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-static int nhash_grow(struct model *m)
-{
-	size_t cap = m->nhash_cap ? m->nhash_cap * 2 : 256;
-	uint32_t *t = calloc(cap, sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < m->n_names; i++) {
-		size_t j = str_hash(m->names[i].name) & (cap - 1);
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(m->nhash);
-	m->nhash = t;
-	m->nhash_cap = cap;
-	return 0;
-}
-
-/* The index of name among the interned names, added when new; -1 when out
- * of memory.  Kernels keep the index (4 bytes instead of two pointers). */
-static long intern(struct model *m, const char *name)
-{
-	if ((m->n_names + 1) * 2 > m->nhash_cap && nhash_grow(m))
-		return -1;
-	size_t j = str_hash(name) & (m->nhash_cap - 1);
-	for (; m->nhash[j]; j = (j + 1) & (m->nhash_cap - 1))
-		if (strcmp(m->names[m->nhash[j] - 1].name, name) == 0)
-			return (long)m->nhash[j] - 1;
-	if (m->n_names >= UINT32_MAX - 1 ||
-	    array_grow((void **)&m->names, &m->cap_names, m->n_names + 1, sizeof *m->names))
-		return -1;
-	char *n = strdup(name), *sn = names_short(name);
-	if (!n || !sn) {
-		free(n);
-		free(sn);
-		return -1;
-	}
-	m->names[m->n_names] = (struct model_name){ n, sn };
-	m->nhash[j] = (uint32_t)++m->n_names;
-	return (long)m->n_names - 1;
-}
-
-/* ---- interned launch shapes --------------------------------------------- */
-
-static uint64_t shape_hash(const struct model_shape *sh)
-{
-	const unsigned char *p = (const unsigned char *)sh;
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < sizeof *sh; i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return h;
-}
-
-static int shapes_rehash(struct model *m)
-{
-	size_t cap = m->shash_cap ? m->shash_cap * 2 : 64;
-	uint32_t *t = calloc(cap, sizeof *t);
-	if (!t)
-		return -1;
-	for (size_t i = 0; i < m->n_shapes; i++) {
-		size_t j = shape_hash(&m->shapes[i]) & (cap - 1);
-		while (t[j])
-			j = (j + 1) & (cap - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(m->shash);
-	m->shash = t;
-	m->shash_cap = cap;
-	return 0;
-}
-
-/* The index of sh among the shapes, added when new; -1 when out of memory. */
-static long intern_shape(struct model *m, const struct model_shape *sh)
-{
-	if ((m->n_shapes + 1) * 2 > m->shash_cap && shapes_rehash(m))
-		return -1;
-	size_t j = shape_hash(sh) & (m->shash_cap - 1);
-	for (; m->shash[j]; j = (j + 1) & (m->shash_cap - 1))
-		if (memcmp(&m->shapes[m->shash[j] - 1], sh, sizeof *sh) == 0)
-			return (long)m->shash[j] - 1;
-	if (array_grow((void **)&m->shapes, &m->cap_shapes, m->n_shapes + 1, sizeof *m->shapes))
-		return -1;
-	m->shapes[m->n_shapes] = *sh;
-	m->shash[j] = (uint32_t)++m->n_shapes;
-	return (long)m->n_shapes - 1;
-}
-
-/* ---- the compact kernel ----------------------------------------------------
- * Times are offsets from start while they fit in 32 bits; a kernel with one
- * that does not moves all of its values to a wide record for good. */
-
-static const struct model_kernel_wide *kwide(const struct model *m, const struct model_kernel *k)
-{
-	return k->shape & MODEL_KERNEL_WIDE ? &m->wide[k->end_off] : NULL;
-}
-
-static uint64_t off_time(uint64_t start, int32_t off)
-{
-	return off == MODEL_OFF_NONE ? 0 : start + (uint64_t)(int64_t)off;
-}
-
-/* t as an offset from start; 0 on "unknown"; -1 when it does not fit. */
-static int off_of(uint64_t start, uint64_t t, int32_t *out)
-{
-	if (!t) {
-		*out = MODEL_OFF_NONE;
-		return 0;
-	}
-	if (t >= start ? t - start > (uint64_t)INT32_MAX : start - t > (uint64_t)INT32_MAX)
-		return -1;
-	*out = (int32_t)(int64_t)(t - start);
-	return 0;
-}
-
-/* A compact kernel's shape index. */
-static uint32_t narrow_shape(const struct model_kernel *k)
-{
-	return (k->shape & (MODEL_KERNEL_WIDE - 1)) | (uint32_t)k->shape_hi << 15;
-}
-
-const struct model_shape *model_kernel_shape(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_kernel_wide *w = kwide(m, k);
-	return &m->shapes[w ? w->shape : narrow_shape(k)];
-}
-
-uint64_t model_kernel_grid(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_kernel_wide *w = kwide(m, k);
-	return w ? w->grid_id : k->grid;
-}
-
-uint64_t model_kernel_end(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_kernel_wide *w = kwide(m, k);
-	return w ? w->end : k->start + k->end_off;
-}
-
-uint64_t model_kernel_submitted(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_kernel_wide *w = kwide(m, k);
-	return w ? w->submitted : off_time(k->start, k->submitted_off);
-}
-
-uint64_t model_kernel_first_block(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_kernel_wide *w = kwide(m, k);
-	return w ? w->first_block : off_time(k->start, k->first_off);
-}
-
-uint64_t model_kernel_last_block(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_kernel_wide *w = kwide(m, k);
-	return w ? w->last_block : off_time(k->start, k->last_off);
-}
-
-uint64_t model_kernel_blocks_seen(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_kernel_wide *w = kwide(m, k);
-	return w ? w->blocks_seen : k->blocks_seen;
-}
-
-uint32_t model_kernel_threads(const struct model *m, const struct model_kernel *k)
-{
-	const struct model_shape *sh = model_kernel_shape(m, k);
-	int64_t t = (int64_t)sh->block[0] * (sh->block[1] ? sh->block[1] : 1) *
-		    (sh->block[2] ? sh->block[2] : 1);
-	return t > 0 && t <= UINT32_MAX ? (uint32_t)t : 0;
-}
-
-const char *model_kernel_name(const struct model *m, const struct model_kernel *k)
-{
-	return m->names[k->name].name;
-}
-
-const char *model_kernel_short_name(const struct model *m, const struct model_kernel *k)
-{
-	return m->names[k->name].short_name;
-}
-
-/* Moves k's values to a wide record (once: it stays wide).  -1 when out of
- * memory (k unchanged). */
-static int kernel_widen(struct model *m, struct model_kernel *k)
-{
-	if (k->shape & MODEL_KERNEL_WIDE)
-		return 0;
-	if (m->n_wide >= UINT32_MAX ||
-	    array_grow((void **)&m->wide, &m->cap_wide, m->n_wide + 1, sizeof *m->wide))
-		return -1;
-	m->wide[m->n_wide] = (struct model_kernel_wide){
-		k->grid, k->start + k->end_off, off_time(k->start, k->submitted_off),
-		off_time(k->start, k->first_off), off_time(k->start, k->last_off), k->blocks_seen,
-		narrow_shape(k) };
-	k->end_off = (uint32_t)m->n_wide++;
-	k->shape |= MODEL_KERNEL_WIDE;
-	return 0;
-}
-
-static struct model_kernel_wide *kwide_mut(struct model *m, struct model_kernel *k)
-{
-	return k->shape & MODEL_KERNEL_WIDE ? &m->wide[k->end_off] : NULL;
-}
-
-/* The values of a new kernel: compact where they fit, else wide. */
-static int kernel_encode(struct model *m, struct model_kernel *k, uint64_t grid, uint64_t end,
-			 uint64_t submitted, uint32_t shape)
-{
-	int32_t sub;
-	int fits = grid <= UINT32_MAX && end >= k->start && end - k->start <= UINT32_MAX &&
-		   shape < MODEL_KERNEL_SHAPES && off_of(k->start, submitted, &sub) == 0;
-	k->first_off = k->last_off = MODEL_OFF_NONE;
-	if (fits) {
-		k->grid = (uint32_t)grid;
-		k->end_off = (uint32_t)(end - k->start);
-		k->submitted_off = sub;
-		k->shape = (uint16_t)(shape & (MODEL_KERNEL_WIDE - 1));
-		k->shape_hi = shape >> 15;
-		return 0;
-	}
-	k->end_off = 0;
-	k->submitted_off = MODEL_OFF_NONE;
-	if (kernel_widen(m, k))
-		return -1;
-	struct model_kernel_wide *w = kwide_mut(m, k);
-	w->grid_id = grid;
-	w->end = end;
-	w->submitted = submitted;
-	w->shape = shape;
-	return 0;
-}
-
-static int kernel_set_end(struct model *m, struct model_kernel *k, uint64_t end)
-{
-	if (!(k->shape & MODEL_KERNEL_WIDE) && end >= k->start && end - k->start <= UINT32_MAX) {
-		k->end_off = (uint32_t)(end - k->start);
-		return 0;
-	}
-	if (kernel_widen(m, k))
-		return -1;
-	kwide_mut(m, k)->end = end;
-	return 0;
-}
-
-/* t - start as an offset, when it is one (not MODEL_OFF_NONE). */
-static int near_start(uint64_t start, uint64_t t, int32_t *out)
-{
-	int64_t d = (int64_t)(t - start);
-	if (!t || d < -(int64_t)INT32_MAX || d > INT32_MAX)
-		return 0;
-	*out = (int32_t)d;
-	return 1;
-}
-
-/* n more blocks of k, from first (start) to last (end): per run of blocks,
- * so the compact case comes first. */
-static int kernel_note_blocks(struct model *m, struct model_kernel *k, uint64_t first,
-			      uint64_t last, uint64_t n)
-{
-	int32_t fo, lo;
-	if (!(k->shape & MODEL_KERNEL_WIDE) && k->blocks_seen + n <= MODEL_KERNEL_BLOCKS &&
-	    near_start(k->start, first, &fo) && near_start(k->start, last, &lo)) {
-		if (k->first_off == MODEL_OFF_NONE || fo < k->first_off)
-			k->first_off = fo;
-		if (k->last_off == MODEL_OFF_NONE || lo > k->last_off)
-			k->last_off = lo;
-		k->blocks_seen += (uint32_t)n;
-		return 0;
-	}
-	uint64_t f = model_kernel_first_block(m, k), l = model_kernel_last_block(m, k);
-	if (!f || first < f)
-		f = first;
-	if (last > l)
-		l = last;
-	uint64_t seen = model_kernel_blocks_seen(m, k) + n;
-	if (!(k->shape & MODEL_KERNEL_WIDE) && seen <= MODEL_KERNEL_BLOCKS &&
-	    off_of(k->start, f, &fo) == 0 &&
-	    off_of(k->start, l, &lo) == 0) {
-		k->first_off = fo;
-		k->last_off = lo;
-		k->blocks_seen = (uint32_t)seen;
-		return 0;
-	}
-	if (kernel_widen(m, k))
-		return -1;
-	struct model_kernel_wide *w = kwide_mut(m, k);
-	w->first_block = f;
-	w->last_block = l;
-	w->blocks_seen = seen;
-	return 0;
-}
-
 /* ---- bins ---------------------------------------------------------------- */
 
 /* A batch touches every level of every SM: with 4 KiB pages that is a TLB
@@ -410,7 +104,7 @@ static int ring_resize(struct model *m, int k, size_t n)
 /* Before a batch over bins [lo, hi] (relative ns [smin, emax)) is binned:
  * each ring grows to hold its data from its lowest bin on, up to its span,
  * so that no bin with data ever leaves the memory while still in the span. */
-static int rings_fit(struct model *m, int64_t smin, int64_t emax)
+int model_rings_fit(struct model *m, int64_t smin, int64_t emax)
 {
 	int64_t first = binning_floor_div(smin, (int64_t)MODEL_BASE_NS);
 	int64_t last = binning_floor_div(emax - 1, (int64_t)MODEL_BASE_NS);
@@ -495,8 +189,8 @@ static void stream_rank(struct model *m)
 	}
 }
 
-static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ctx, uint32_t id,
-			int create)
+long model_stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ctx, uint32_t id,
+		       int create)
 {
 	for (size_t i = 0; i < m->n_streams; i++) {
 		struct model_stream *s = &m->streams[i];
@@ -522,37 +216,10 @@ static long stream_find(struct model *m, uint32_t pid, uint32_t dev, uint32_t ct
 	return (long)(m->n_streams - 1);
 }
 
-/* Blocks find their kernel by (process, device, grid id): grid ids are
- * unique per device, while the context a block came through need not be its
- * kernel's (a green context's blocks come through the primary context). */
-static uint64_t khash_key(uint32_t pid, uint32_t device_id, uint64_t grid)
-{
-	uint64_t h = grid * 0x9e3779b97f4a7c15ULL;
-	h ^= ((uint64_t)pid << 32 | device_id) * 0xc2b2ae3d27d4eb4fULL;
-	return h ^ (h >> 29);
-}
-
-static int khash_put(struct model *m, uint32_t idx);
-
-/* Twice as many slots, the kernels of the old ones put again. */
-static int khash_rehash(struct model *m)
-{
-	size_t cap = m->khash_cap ? m->khash_cap * 2 : 1024, old_cap = m->khash_cap;
-	uint32_t *h = calloc(cap, sizeof *h), *old = m->khash;
-	if (!h)
-		return -1;
-	m->khash = h;
-	m->khash_cap = cap;
-	m->n_khash = 0;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i])
-			khash_put(m, old[i] - 1);
-	free(old);
-	return 0;
-}
+#define khash_key records_kernel_key
 
 /* The kernel's stream holds its pid, device, context and stream id. */
-static const struct model_stream *kstream(const struct model *m, const struct model_kernel *k)
+const struct model_stream *model_kstream(const struct model *m, const struct model_kernel *k)
 {
 	return &m->streams[k->stream];
 }
@@ -560,30 +227,23 @@ static const struct model_stream *kstream(const struct model *m, const struct mo
 static int kernel_is(const struct model *m, const struct model_kernel *k, uint32_t pid,
 		     uint32_t device_id, uint64_t grid)
 {
-	const struct model_stream *s = kstream(m, k);
+	const struct model_stream *s = model_kstream(m, k);
 	return model_kernel_grid(m, k) == grid && s->pid == pid && s->device_id == device_id;
 }
 
+/* Kernel idx under its key; a relaunch with a reused id wins. */
 static int khash_put(struct model *m, uint32_t idx)
 {
-	if ((m->n_khash + 1) * 2 > m->khash_cap && khash_rehash(m))
-		return -1;
 	const struct model_kernel *k = &m->kernels[idx];
-	const struct model_stream *ks = kstream(m, k);
-	size_t mask = m->khash_cap - 1;
-	uint64_t grid = model_kernel_grid(m, k);
-	size_t i = khash_key(ks->pid, ks->device_id, grid) & mask;
-	while (m->khash[i]) {
-		const struct model_kernel *o = &m->kernels[m->khash[i] - 1];
-		if (kernel_is(m, o, ks->pid, ks->device_id, grid)) {
-			m->khash[i] = idx + 1; /* a relaunch with a reused id wins */
+	const struct model_stream *ks = model_kstream(m, k);
+	uint64_t grid = model_kernel_grid(m, k), key = khash_key(ks->pid, ks->device_id, grid);
+	size_t pos = 0;
+	for (uint64_t *v; (v = u64map_next(&m->khash, key, &pos));)
+		if (kernel_is(m, &m->kernels[*v], ks->pid, ks->device_id, grid)) {
+			*v = idx;
 			return 0;
 		}
-		i = (i + 1) & mask;
-	}
-	m->khash[i] = idx + 1;
-	m->n_khash++;
-	return 0;
+	return u64map_add(&m->khash, key, idx);
 }
 
 static struct model_grid_table *gtab_of(const struct model *m, uint32_t pid, uint32_t device_id)
@@ -600,7 +260,7 @@ static struct model_grid_table *gtab_of(const struct model *m, uint32_t pid, uin
 static int kernel_index_put(struct model *m, uint32_t idx)
 {
 	const struct model_kernel *k = &m->kernels[idx];
-	const struct model_stream *ks = kstream(m, k);
+	const struct model_stream *ks = model_kstream(m, k);
 	uint64_t grid = model_kernel_grid(m, k);
 	struct model_grid_table *t = gtab_of(m, ks->pid, ks->device_id);
 	if (!t) {
@@ -628,22 +288,17 @@ long model_find_kernel(const struct model *m, uint32_t pid, uint32_t device_id, 
 	const struct model_grid_table *t = gtab_of(m, pid, device_id);
 	if (t && grid >= t->lo && grid - t->lo < t->n && t->slot[grid - t->lo])
 		return (long)t->slot[grid - t->lo] - 1;
-	if (!m->khash_cap)
-		return -1;
-	size_t mask = m->khash_cap - 1;
-	size_t i = khash_key(pid, device_id, grid) & mask;
-	while (m->khash[i]) {
-		if (kernel_is(m, &m->kernels[m->khash[i] - 1], pid, device_id, grid))
-			return (long)m->khash[i] - 1;
-		i = (i + 1) & mask;
-	}
+	size_t pos = 0;
+	for (const uint64_t *v; (v = u64map_next(&m->khash, khash_key(pid, device_id, grid), &pos));)
+		if (kernel_is(m, &m->kernels[*v], pid, device_id, grid))
+			return (long)*v;
 	return -1;
 }
 
 /* model_find_kernel for placing blocks: a chunk is short runs of a few
  * kernels' blocks, so a small table of recent grids answers most lookups
  * without probing the hash (whose slots point at kernels all over memory). */
-static long find_kernel_seen(struct model *m, uint32_t pid, uint32_t device_id, uint64_t grid)
+long model_find_kernel_seen(struct model *m, uint32_t pid, uint32_t device_id, uint64_t grid)
 {
 	struct model_grid_seen *g = &m->grid_seen[grid % MODEL_GRID_SEEN];
 	if (g->kernel >= 0 && g->grid == grid && g->pid == pid && g->device_id == device_id)
@@ -657,20 +312,20 @@ static long find_kernel_seen(struct model *m, uint32_t pid, uint32_t device_id, 
 /* Times relative to the origin, clamped (binning_rel). */
 #define MODEL_REL_MAX BINNING_REL_MAX
 
-static int64_t rel_time(const struct model *m, uint64_t t)
+int64_t model_rel_time(const struct model *m, uint64_t t)
 {
 	return binning_rel(t, m->origin);
 }
 
 /* t + n * step, stopping at UINT64_MAX. */
-static uint64_t time_after(uint64_t t, uint64_t n, uint64_t step)
+uint64_t model_time_after(uint64_t t, uint64_t n, uint64_t step)
 {
 	if (step && n > (UINT64_MAX - t) / step)
 		return UINT64_MAX;
 	return t + n * step;
 }
 
-static void note_time(struct model *m, uint64_t s, uint64_t e)
+void model_note_time(struct model *m, uint64_t s, uint64_t e)
 {
 	if (!s)
 		return;
@@ -701,7 +356,7 @@ int model_init(struct model *m)
 	m->binning = binning_new();
 	if (!m->binning)
 		return -1;
-	return khash_rehash(m);
+	return u64map_reserve(&m->khash, 512);
 }
 
 void model_free(struct model *m)
@@ -710,19 +365,17 @@ void model_free(struct model *m)
 		free(m->streams[i].kernels);
 	free(m->streams);
 	free(m->stream_order);
-	for (size_t i = 0; i < m->n_names; i++) {
-		free(m->names[i].name);
+	for (size_t i = 0; i < m->n_names; i++)
 		free(m->names[i].short_name);
-	}
 	free(m->names);
-	free(m->nhash);
+	strmap_free(&m->nhash);
 	free(m->wide);
 	free(m->kevent.slots);
 	free(m->most.slots);
 	free(m->shapes);
-	free(m->shash);
+	u64map_free(&m->shash);
 	free(m->kernels);
-	free(m->khash);
+	u64map_free(&m->khash);
 	for (size_t i = 0; i < m->n_gtab; i++)
 		free(m->gtab[i].slot);
 	free(m->gtab);
@@ -740,7 +393,7 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->n_pending_grids; i++)
 		free(m->pending[i].blocks);
 	free(m->pending);
-	free(m->phash);
+	u64map_free(&m->phash);
 	free(m->dev_name);
 	memset(m, 0, sizeof *m);
 }
@@ -817,7 +470,7 @@ int model_set_device(struct model *m, const struct smtop_device *d)
 
 int model_add_stream(struct model *m, const struct smtop_stream *s)
 {
-	long i = stream_find(m, s->pid, s->device_id, s->context_id, s->stream_id, 1);
+	long i = model_stream_find(m, s->pid, s->device_id, s->context_id, s->stream_id, 1);
 	if (i < 0)
 		return -1;
 	if (m->streams[i].priority != s->priority) {
@@ -838,13 +491,12 @@ void model_note_gpu(struct model *m, uint32_t device_id)
 
 int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 {
-	long si = stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
+	long si = model_stream_find(m, k->pid, k->device_id, k->context_id, k->stream_id, 1);
 	if (si < 0 || si >= MODEL_NO_STREAM)
 		return -1;
 	model_note_gpu(m, k->device_id);
 	if (array_grow((void **)&m->kernels, &m->cap_kernels, m->n_kernels + 1, sizeof *m->kernels))
 		return -1;
-	/* filled up to 4/5: 806 k kernels in 4 MiB of slots, not 8 */
 	struct model_shape sh;
 	memset(&sh, 0, sizeof sh); /* compared as bytes */
 	memcpy(sh.grid, k->grid, sizeof sh.grid);
@@ -852,10 +504,10 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	sh.registers = k->registers;
 	sh.static_smem = k->static_smem;
 	sh.dynamic_smem = k->dynamic_smem;
-	long shape = intern_shape(m, &sh);
+	long shape = model_kernel_intern_shape(m, &sh);
 	if (shape < 0)
 		return -1;
-	long name = intern(m, k->name ? k->name : "?");
+	long name = model_kernel_intern_name(m, k->name ? k->name : "?");
 	if (name < 0)
 		return -1;
 	struct model_kernel *mk = &m->kernels[m->n_kernels];
@@ -863,7 +515,7 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	mk->start = k->start;
 	mk->stream = (uint16_t)si;
 	mk->name = (uint32_t)name;
-	if (kernel_encode(m, mk, k->grid_id, k->end, k->submitted, (uint32_t)shape))
+	if (model_kernel_encode(m, mk, k->grid_id, k->end, k->submitted, (uint32_t)shape))
 		return -1;
 	uint32_t idx = (uint32_t)m->n_kernels++;
 	if (kernel_index_put(m, idx))
@@ -879,265 +531,28 @@ int model_add_kernel(struct model *m, const struct smtop_kernel *k)
 	s->kernels[s->n_kernels++] = idx;
 	if (k->end > k->start)
 		s->busy_ns += k->end - k->start;
-	note_time(m, k->start, k->end);
+	model_note_time(m, k->start, k->end);
 	m->generation++;
 	return 0;
 }
 
-static int model_bin_staged(struct model *m);
-
 /* Whether a kernel ran on the GPU the view draws (its SM rows are that GPU's). */
-static int model_draws(const struct model *m, uint32_t device_id)
+int model_draws(const struct model *m, uint32_t device_id)
 {
 	return !m->one_gpu || device_id == m->dev.device_id;
 }
 
 /* Into the binning stage; the bins follow in batches (model_flush). */
-static int stage_block(struct model *m, const struct model_kernel *k, const struct smtop_block *b)
+int model_stage_block(struct model *m, const struct model_kernel *k, const struct smtop_block *b)
 {
-	if (!model_draws(m, kstream(m, k)->device_id))
+	if (!model_draws(m, model_kstream(m, k)->device_id))
 		return 0;
 	uint32_t threads = model_kernel_threads(m, k);
-	int r = binning_push(m->binning, b->sm, rel_time(m, b->start), rel_time(m, b->end),
+	int r = binning_push(m->binning, b->sm, model_rel_time(m, b->start), model_rel_time(m, b->end),
 			     threads ? threads : 1, k->stream);
 	if (r > 0)
-		return model_bin_staged(m);
+		return model_blocks_bin_staged(m);
 	return r;
-}
-
-/* ---- blocks waiting for their kernel ------------------------------------------
- * Kernel records come up to a flush period after their blocks (and a running
- * kernel's blocks before its record at all): at 20 M blocks/s that is up to a
- * million blocks.  They wait grouped by grid, so that a flush looks each grid
- * up once instead of every block again. */
-
-static int phash_rebuild(struct model *m, size_t cap)
-{
-	uint32_t *h = calloc(cap, sizeof *h);
-	if (!h)
-		return -1;
-	for (size_t i = 0; i < m->n_pending_grids; i++) {
-		const struct model_pending *g = &m->pending[i];
-		size_t j = khash_key(g->pid, g->device_id, g->grid_id) & (cap - 1);
-		while (h[j])
-			j = (j + 1) & (cap - 1);
-		h[j] = (uint32_t)i + 1;
-	}
-	free(m->phash);
-	m->phash = h;
-	m->phash_cap = cap;
-	return 0;
-}
-
-static struct model_pending *pending_grid(struct model *m, uint32_t pid, uint32_t ctx,
-					  uint32_t dev, uint64_t grid)
-{
-	if ((m->n_pending_grids + 1) * 2 > m->phash_cap &&
-	    phash_rebuild(m, m->phash_cap ? m->phash_cap * 2 : 256))
-		return NULL;
-	size_t mask = m->phash_cap - 1, j = khash_key(pid, dev, grid) & mask;
-	for (; m->phash[j]; j = (j + 1) & mask) {
-		struct model_pending *g = &m->pending[m->phash[j] - 1];
-		if (g->grid_id == grid && g->pid == pid && g->device_id == dev)
-			return g;
-	}
-	if (array_grow((void **)&m->pending, &m->cap_pending, m->n_pending_grids + 1, sizeof *m->pending))
-		return NULL;
-	m->phash[j] = (uint32_t)m->n_pending_grids + 1;
-	struct model_pending *g = &m->pending[m->n_pending_grids++];
-	*g = (struct model_pending){ pid, ctx, dev, grid, NULL, 0, 0 };
-	return g;
-}
-
-/* Parks b[0..n), blocks of one grid; past MODEL_PENDING_MAX they are lost
- * to the view (counted in blocks_orphan). */
-static int pending_push(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
-			uint32_t ctx)
-{
-	size_t room = MODEL_PENDING_MAX - m->n_pending, take = n < room ? n : room;
-	m->blocks_orphan += n - take;
-	if (!take)
-		return 0;
-	struct model_pending *g = pending_grid(m, pid, ctx, b->device_id, b->grid_id);
-	if (!g || array_grow((void **)&g->blocks, &g->cap, g->n + take, sizeof *g->blocks))
-		return -1;
-	memcpy(&g->blocks[g->n], b, take * sizeof *b);
-	g->n += take;
-	m->n_pending += take;
-	return 0;
-}
-
-static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
-			       uint32_t pid, uint32_t ctx);
-
-/* Places the waiting grids whose kernel (and the device) is now known. */
-static int pending_retry(struct model *m)
-{
-	size_t keep = 0;
-	int rc = 0;
-	for (size_t i = 0; i < m->n_pending_grids; i++) {
-		struct model_pending g = m->pending[i];
-		if (!rc && m->has_device && model_find_kernel(m, g.pid, g.device_id, g.grid_id) >= 0) {
-			m->n_pending -= g.n;
-			rc = model_add_blocks_to(m, g.blocks, g.n, g.pid, g.context_id);
-			free(g.blocks);
-			continue;
-		}
-		m->pending[keep++] = g;
-	}
-	if (keep == m->n_pending_grids)
-		return rc;
-	m->n_pending_grids = keep;
-	size_t cap = 256;
-	while (cap < keep * 2 + 2)
-		cap *= 2;
-	return phash_rebuild(m, cap) ? -1 : rc;
-}
-
-static int block_place(struct model *m, const struct smtop_block *b, uint32_t pid, uint32_t ctx,
-		       int may_pend)
-{
-	if (!m->has_device)
-		return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
-	if (b->sm >= m->n_sm) {
-		m->blocks_bad_sm++;
-		return 0;
-	}
-	if (b->end <= b->start)
-		return 0;
-	/* a chunk holds runs of one grid's blocks: look it up once per run */
-	long ki = m->last_kernel;
-	if (ki < 0 || b->grid_id != m->last_grid || pid != m->last_pid ||
-	    b->device_id != m->last_dev) {
-		ki = find_kernel_seen(m, pid, b->device_id, b->grid_id);
-		if (ki < 0)
-			return may_pend ? pending_push(m, b, 1, pid, ctx) : 1;
-		m->last_kernel = ki;
-		m->last_grid = b->grid_id;
-		m->last_pid = pid;
-		m->last_dev = b->device_id;
-	}
-	struct model_kernel *k = &m->kernels[ki];
-	if (kernel_note_blocks(m, k, b->start, b->end, 1))
-		return -1;
-	m->streams[k->stream].blocks++;
-	m->blocks++;
-	note_time(m, b->start, b->end);
-	return stage_block(m, k, b);
-}
-
-int model_add_block(struct model *m, const struct smtop_block *b, uint32_t pid,
-		    uint32_t context_id)
-{
-	int r = block_place(m, b, pid, context_id, 1);
-	m->generation++;
-	return r < 0 ? -1 : 0;
-}
-
-/* A chunk is runs of one kernel's blocks on one SM: the kernel is looked up,
- * its counters change and the stage grows, once per run (b[0] is valid). */
-static size_t place_run(struct model *m, const struct smtop_block *b, size_t n, long ki,
-			int *rc)
-{
-	struct model_kernel *k = &m->kernels[ki];
-	uint64_t first = UINT64_MAX, last = 0;
-	size_t j = 0;
-	for (; j < n; j++) {
-		const struct smtop_block *y = &b[j];
-		if (y->grid_id != b->grid_id || y->sm != b->sm || y->end <= y->start)
-			break;
-		first = y->start < first ? y->start : first;
-		last = y->end > last ? y->end : last;
-	}
-	uint32_t threads = model_kernel_threads(m, k);
-	int r = model_draws(m, kstream(m, k)->device_id)
-		? binning_push_blocks(m->binning, b->sm, b, j, m->origin, threads ? threads : 1,
-				      k->stream)
-		: 0;
-	if (r && (r < 0 || model_bin_staged(m)))
-		*rc = -1;
-	if (j && kernel_note_blocks(m, k, first, last, j))
-		*rc = -1;
-	m->streams[k->stream].blocks += j;
-	m->blocks += j;
-	note_time(m, first, last);
-	return j;
-}
-
-/* Blocks of one grid from b[0] on (the run a chunk holds). */
-static size_t grid_run(const struct smtop_block *b, size_t n)
-{
-	size_t j = 1;
-	while (j < n && b[j].grid_id == b[0].grid_id)
-		j++;
-	return j;
-}
-
-static int model_add_blocks_to(struct model *m, const struct smtop_block *b, size_t n,
-			       uint32_t pid, uint32_t context_id)
-{
-	int rc = 0;
-	for (size_t i = 0; i < n; i++)
-		if (b[i].start > m->t_block_last)
-			m->t_block_last = b[i].start;
-	for (size_t i = 0; i < n && !rc;) {
-		const struct smtop_block *x = &b[i];
-		long ki = -1;
-		if (m->has_device && m->has_origin && x->sm < m->n_sm && x->end > x->start) {
-			ki = m->last_kernel;
-			if (ki < 0 || x->grid_id != m->last_grid || pid != m->last_pid ||
-			    x->device_id != m->last_dev)
-				ki = find_kernel_seen(m, pid, x->device_id, x->grid_id);
-			if (ki < 0) {
-				/* the grid's record has not come: its run waits */
-				size_t r = grid_run(x, n - i);
-				rc = pending_push(m, x, r, pid, context_id);
-				i += r;
-				continue;
-			}
-		}
-		if (ki < 0) {
-			/* the one-block way: bad SMs, empty blocks, the first block */
-			rc = block_place(m, x, pid, context_id, 1) < 0 ? -1 : 0;
-			i++;
-			continue;
-		}
-		m->last_kernel = ki;
-		m->last_grid = x->grid_id;
-		m->last_pid = pid;
-		m->last_dev = x->device_id;
-		i += place_run(m, x, n - i, ki, &rc);
-	}
-	return rc;
-}
-
-int model_add_blocks(struct model *m, const struct smtop_block *b, size_t n, uint32_t pid,
-		     uint32_t context_id)
-{
-	int rc = model_add_blocks_to(m, b, n, pid, context_id);
-	m->generation++;
-	return rc;
-}
-
-void model_set_pool(struct model *m, struct pool *p)
-{
-	m->pool = p;
-}
-
-/* Fullness without a known limit is relative to the busiest finest bin. */
-static int model_bin_staged(struct model *m)
-{
-	if (!m->has_device || !binning_staged(m->binning))
-		return 0;
-	int64_t smin, emax;
-	binning_extent(m->binning, &smin, &emax);
-	if (rings_fit(m, smin, emax))
-		return -1;
-	double *peak = m->dev.max_threads_per_sm ? NULL : &m->peak_threads;
-	if (binning_apply(m->binning, m->levels, m->n_sm, (uint32_t)m->n_streams, m->pool, peak))
-		return -1;
-	m->generation++;
-	return 0;
 }
 
 static char *dup_or_empty(const char *s)
@@ -1148,7 +563,7 @@ static char *dup_or_empty(const char *s)
 /* Event and culprit names are kernel names: interned with them. */
 static const char *intern_name(struct model *m, const char *s)
 {
-	long i = intern(m, s ? s : "");
+	long i = model_kernel_intern_name(m, s ? s : "");
 	return i >= 0 ? m->names[i].name : NULL;
 }
 
@@ -1159,7 +574,7 @@ static int culprit_streams(struct model *m, const struct smtop_event *e, uint64_
 	*mask = 0;
 	for (size_t c = 0; c < e->n_culprits; c++) {
 		const struct smtop_culprit *cu = &e->culprits[c];
-		long s = stream_find(m, cu->pid, cu->device_id, cu->context_id, cu->stream_id, 0);
+		long s = model_stream_find(m, cu->pid, cu->device_id, cu->context_id, cu->stream_id, 0);
 		if (s >= 0 && s < 64)
 			*mask |= 1ULL << s;
 		all &= s >= 0;
@@ -1207,7 +622,7 @@ int model_add_event(struct model *m, const struct smtop_event *e)
 	if (e->wait_ns > m->max_wait_ns)
 		m->max_wait_ns = e->wait_ns;
 	m->n_events++;
-	note_time(m, e->ready, e->start);
+	model_note_time(m, e->ready, e->start);
 	m->generation++;
 	return 0;
 }
@@ -1255,8 +670,8 @@ static int cmp_nvtx(const void *a, const void *b)
 }
 
 /* ---- victims: kernel -> event ---------------------------------------------
- * Few kernels are victims (83 k of 806 k at 1 G blocks): a hash beside the
- * kernels rather than a field in each. */
+ * Few kernels are victims (docs/performance.md, "Memory"): a hash beside
+ * the kernels rather than a field in each. */
 
 static size_t map_slot(size_t cap, uint32_t key)
 {
@@ -1417,14 +832,14 @@ int model_flush(struct model *m)
 	 * device) has come since the last try; keep the rest */
 	if (m->n_kernels == m->pending_tried_kernels && m->has_device == m->pending_tried_device) {
 		m->generation++;
-		return model_bin_staged(m);
+		return model_blocks_bin_staged(m);
 	}
 	m->pending_tried_kernels = m->n_kernels;
 	m->pending_tried_device = m->has_device;
-	if (pending_retry(m))
+	if (model_blocks_retry(m))
 		return -1;
 	m->generation++;
-	return model_bin_staged(m);
+	return model_blocks_bin_staged(m);
 }
 
 void model_trim(struct model *m)
@@ -1443,18 +858,18 @@ int model_extend_block(struct model *m, const struct smtop_block *b, uint32_t pi
 	if (ki < 0)
 		return 0;
 	struct model_kernel *k = &m->kernels[ki];
-	if (b->end > model_kernel_last_block(m, k) && kernel_note_blocks(m, k, b->start, b->end, 0))
+	if (b->end > model_kernel_last_block(m, k) && model_kernel_note_blocks(m, k, b->start, b->end, 0))
 		return -1;
-	note_time(m, b->start, b->end);
+	model_note_time(m, b->start, b->end);
 	m->generation++;
 	/* binned with the rest at the next model_flush */
-	return stage_block(m, k, b) < 0 ? -1 : 0;
+	return model_stage_block(m, k, b) < 0 ? -1 : 0;
 }
 
 int model_stream_will_run(struct model *m, uint32_t pid, uint32_t device_id, uint32_t context_id,
 			  uint32_t stream_id)
 {
-	long i = stream_find(m, pid, device_id, context_id, stream_id, 1);
+	long i = model_stream_find(m, pid, device_id, context_id, stream_id, 1);
 	if (i < 0)
 		return -1;
 	if (!m->streams[i].will_run) {
@@ -1471,10 +886,10 @@ void model_kernel_set_end(struct model *m, size_t i, uint64_t end)
 		return;
 	struct model_kernel *k = &m->kernels[i];
 	uint64_t e0 = model_kernel_end(m, k), was = e0 > k->start ? e0 - k->start : 0;
-	if (kernel_set_end(m, k, end))
+	if (model_kernel_put_end(m, k, end))
 		return; /* out of memory: the end stays where it was */
 	m->streams[k->stream].busy_ns += end - k->start - was;
-	note_time(m, k->start, end);
+	model_note_time(m, k->start, end);
 	m->generation++;
 }
 
@@ -1487,7 +902,7 @@ void model_event_set_start(struct model *m, size_t i, uint64_t start)
 	e->wait_ns = start > e->ready ? start - e->ready : 0;
 	if (e->wait_ns > m->max_wait_ns)
 		m->max_wait_ns = e->wait_ns;
-	note_time(m, e->ready, e->start);
+	model_note_time(m, e->ready, e->start);
 	m->generation++;
 }
 
@@ -1503,7 +918,7 @@ void model_detail_begin(struct model *m, uint64_t t0, uint64_t t1)
 		w = 1;
 	level_reset(&m->detail, m->n_sm);
 	m->detail.width = w;
-	m->detail.lo = floor_div(rel_time(m, t0), (int64_t)w);
+	m->detail.lo = floor_div(model_rel_time(m, t0), (int64_t)w);
 	m->detail_t0 = t0;
 	m->detail_t1 = t1;
 }
@@ -1516,10 +931,10 @@ int model_detail_add_block(struct model *m, const struct smtop_block *b, uint32_
 	if (ki < 0)
 		return 0;
 	const struct model_kernel *k = &m->kernels[ki];
-	if (!model_draws(m, kstream(m, k)->device_id))
+	if (!model_draws(m, model_kstream(m, k)->device_id))
 		return 0;
 	uint32_t threads = model_kernel_threads(m, k);
-	detail_add(&m->detail, b->sm, k->stream, rel_time(m, b->start), rel_time(m, b->end),
+	detail_add(&m->detail, b->sm, k->stream, model_rel_time(m, b->start), model_rel_time(m, b->end),
 		   threads ? threads : 1);
 	return 0;
 }
@@ -1528,366 +943,4 @@ void model_detail_end(struct model *m)
 {
 	m->detail_ready = m->has_device && m->detail_t1 > m->detail_t0;
 	m->generation++;
-}
-
-/* ---- queries ---------------------------------------------------------------- */
-
-static int level_covers(const struct model_level *l, const struct model *m, uint64_t t0,
-			uint64_t t1)
-{
-	if (!l->bins)
-		return 0;
-	int64_t b0 = floor_div(rel_time(m, t0), (int64_t)l->width);
-	int64_t b1 = floor_div(rel_time(m, t1) - 1, (int64_t)l->width);
-	if (!l->ring)
-		return b0 >= l->lo && b1 < l->lo + (int64_t)l->n;
-	if (l->hi == INT64_MIN)
-		return 1; /* nothing yet: all idle */
-	return b0 > l->hi - (int64_t)l->span;
-}
-
-void model_summary_drop(struct model *m)
-{
-	for (int i = 0; i < m->n_summary; i++)
-		free(m->summary[i].own);
-	memset(m->summary, 0, sizeof m->summary);
-	m->n_summary = 0;
-	if (m->summary_on)
-		m->generation++;
-	m->summary_on = 0;
-}
-
-/* The summary holds the whole session: any window is in it (idle outside
- * the session).  As for the rings: the coarsest level with bins no wider
- * than a column, else the finest. */
-static const struct model_level *pick_summary(const struct model *m, uint64_t col_ns)
-{
-	const struct model_level *best = NULL;
-	for (int i = m->n_summary - 1; i >= 0; i--) {
-		best = &m->summary[i];
-		if (best->width <= col_ns)
-			break;
-	}
-	return best;
-}
-
-/* The finest level that holds the window, preferring bins no wider than a
- * column; the detail level when it is finer. */
-static const struct model_level *pick_level(const struct model *m, uint64_t t0, uint64_t t1,
-					    uint64_t col_ns)
-{
-	const struct model_level *best = NULL;
-	int rings = !(m->summary_on && m->n_summary);
-	if (!rings)
-		best = pick_summary(m, col_ns);
-	for (int i = MODEL_LEVELS - 1; rings && i >= 0; i--) {
-		const struct model_level *l = &m->levels[i];
-		if (!level_covers(l, m, t0, t1))
-			break;
-		best = l;
-		if (l->width <= col_ns)
-			break;
-	}
-	if (!best)
-		best = &m->levels[MODEL_LEVELS - 1];
-	if (m->detail_ready && t0 >= m->detail_t0 && t1 <= m->detail_t1 &&
-	    m->detail.width < best->width && best->width > col_ns)
-		best = &m->detail;
-	return best;
-}
-
-uint64_t model_resolution(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns)
-{
-	if (!m->has_device)
-		return 0;
-	return pick_level(m, t0, t1, col_ns)->width;
-}
-
-int model_wants_detail(const struct model *m, uint64_t t0, uint64_t t1, uint64_t col_ns)
-{
-	if (!m->has_device || !m->blocks)
-		return 0;
-	if (m->detail_ready && t0 >= m->detail_t0 && t1 <= m->detail_t1 &&
-	    m->detail.width <= col_ns)
-		return 0;
-	/* bins up to two columns wide still read well; past that the blocks
-	 * of the window are worth reading */
-	return pick_level(m, t0, t1, col_ns)->width > 2 * col_ns;
-}
-
-void model_memory(const struct model *m, struct model_memory *out)
-{
-	memset(out, 0, sizeof *out);
-	for (int k = 0; k < MODEL_LEVELS && m->has_device; k++)
-		out->rings += (size_t)m->n_sm * m->levels[k].stride * sizeof(struct model_bin);
-	if (m->detail.used || m->detail_ready)
-		out->detail = (size_t)m->n_sm * m->detail.stride * sizeof(struct model_bin);
-	for (int i = 0; i < m->n_summary; i++)
-		out->summary += (size_t)m->n_sm * m->summary[i].n * sizeof(struct model_bin);
-	out->stage = m->binning ? binning_memory(m->binning) : 0;
-	out->stage_peak = m->binning ? binning_memory_peak(m->binning) : 0;
-	for (size_t i = 0; i < m->n_gtab; i++)
-		out->kernels += m->gtab[i].n * sizeof *m->gtab[i].slot;
-	out->kernels += m->n_kernels * sizeof *m->kernels + m->khash_cap * sizeof *m->khash +
-		       m->n_wide * sizeof *m->wide + m->n_names * sizeof *m->names +
-		       m->nhash_cap * sizeof *m->nhash + m->n_shapes * sizeof *m->shapes +
-		       m->shash_cap * sizeof *m->shash;
-	for (size_t i = 0; i < m->n_streams; i++)
-		out->kernels += sizeof *m->streams + m->streams[i].cap_kernels * sizeof(uint32_t);
-	for (size_t i = 0; i < m->n_names; i++)
-		out->kernels += strlen(m->names[i].name) + strlen(m->names[i].short_name) + 2;
-	out->events = m->n_events * sizeof *m->events + m->n_nvtx * sizeof *m->nvtx;
-	out->events += m->n_culprits * sizeof *m->culprits;
-	out->events += m->kevent.cap * sizeof *m->kevent.slots;
-	out->kernels += m->most.cap * sizeof *m->most.slots;
-	for (size_t i = 0; i < m->n_nvtx; i++)
-		out->events += m->nvtx[i].text ? strlen(m->nvtx[i].text) + 1 : 0;
-	out->pending = m->cap_pending * sizeof *m->pending + m->phash_cap * sizeof *m->phash;
-	for (size_t i = 0; i < m->n_pending_grids; i++)
-		out->pending += m->pending[i].cap * sizeof(struct smtop_block);
-	out->total = out->rings + out->detail + out->summary + out->stage + out->kernels + out->events +
-		     out->pending;
-}
-
-double model_sm_capacity(const struct model *m)
-{
-	if (m->has_device && m->dev.max_threads_per_sm)
-		return m->dev.max_threads_per_sm;
-	return m->peak_threads > 0 ? m->peak_threads : 1;
-}
-
-struct cand {
-	uint16_t s;
-	double amt;
-};
-
-static void cand_add(struct cand *c, int *n, uint16_t s, double amt)
-{
-	if (s == MODEL_NO_STREAM || amt <= 0)
-		return;
-	for (int i = 0; i < *n; i++)
-		if (c[i].s == s) {
-			c[i].amt += amt;
-			return;
-		}
-	if (*n < 16)
-		c[(*n)++] = (struct cand){ s, amt };
-}
-
-const struct model_bin *model_level_bin(const struct model_level *l, uint32_t sm, int64_t i)
-{
-	if (l->ring) {
-		if (l->hi == INT64_MIN || i > l->hi || i <= l->hi - (int64_t)l->n)
-			return NULL;
-		return &l->bins[(size_t)sm * l->stride + ring_slot(l, i)];
-	}
-	if (i < l->lo || i >= l->lo + (int64_t)l->n)
-		return NULL;
-	return &l->bins[(size_t)sm * l->stride + (size_t)(i - l->lo)];
-}
-
-/* Indices of the bins l holds; a column wider than them reads only those. */
-static void level_held(const struct model_level *l, int64_t *lo, int64_t *hi)
-{
-	if (!l->ring) {
-		*lo = l->lo;
-		*hi = l->lo + (int64_t)l->n - 1;
-	} else if (l->hi == INT64_MIN) {
-		*lo = 1;
-		*hi = 0;
-	} else {
-		*lo = l->hi < INT64_MIN + (int64_t)l->n ? INT64_MIN : l->hi - (int64_t)l->n + 1;
-		*hi = l->hi;
-	}
-}
-
-void model_sample_sms(const struct model *m, uint32_t sm, uint32_t n_sm, uint64_t t0,
-		      uint64_t col_ns, size_t ncols, struct model_cell *out)
-{
-	for (size_t c = 0; c < ncols; c++)
-		out[c] = (struct model_cell){ -1, -1, 0, 0 };
-	if (!m->has_device || !col_ns || sm >= m->n_sm)
-		return;
-	if (sm + n_sm > m->n_sm)
-		n_sm = m->n_sm - sm;
-	const struct model_level *l = pick_level(m, t0, time_after(t0, ncols, col_ns), col_ns);
-	int64_t w = (int64_t)l->width, held_lo, held_hi;
-	double cap = model_sm_capacity(m);
-	level_held(l, &held_lo, &held_hi);
-	for (size_t c = 0; c < ncols; c++) {
-		int64_t cs = rel_time(m, time_after(t0, c, col_ns));
-		int64_t ce = cs + (col_ns > (uint64_t)MODEL_REL_MAX ? MODEL_REL_MAX : (int64_t)col_ns);
-		/* bins whose middle falls in the column; the one under the
-		 * column's middle when bins are wider than columns */
-		int64_t b0 = floor_div(cs - w / 2 + w - 1, w);
-		int64_t b1 = floor_div(ce - w / 2 - 1, w);
-		if (b1 < b0)
-			b0 = b1 = floor_div(cs + (ce - cs) / 2, w);
-		struct cand cd[16];
-		int nc = 0;
-		double occ = 0;
-		int64_t i0 = b0 > held_lo ? b0 : held_lo, i1 = b1 < held_hi ? b1 : held_hi;
-		for (uint32_t s = sm; s < sm + n_sm; s++)
-			for (int64_t i = i0; i <= i1; i++) {
-				const struct model_bin *b = model_level_bin(l, s, i);
-				if (!b || !b->occ)
-					continue;
-				occ += b->occ;
-				cand_add(cd, &nc, b->top, b->top_amt);
-				cand_add(cd, &nc, b->second, b->second_amt);
-			}
-		if (occ <= 0)
-			continue;
-		int best = -1, second = -1;
-		for (int i = 0; i < nc; i++) {
-			if (best < 0 || cd[i].amt > cd[best].amt) {
-				second = best;
-				best = i;
-			} else if (second < 0 || cd[i].amt > cd[second].amt) {
-				second = i;
-			}
-		}
-		struct model_cell *o = &out[c];
-		o->stream = best >= 0 ? cd[best].s : -1;
-		o->second = second >= 0 ? cd[second].s : -1;
-		o->fullness = (float)(occ / ((double)(b1 - b0 + 1) * (double)w * n_sm * cap));
-		o->share = best >= 0 ? (float)(cd[best].amt / occ) : 0;
-	}
-}
-
-long model_stream_kernel_before(const struct model *m, uint32_t stream, uint64_t t)
-{
-	const struct model_stream *s = &m->streams[stream];
-	size_t lo = 0, hi = s->n_kernels;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->kernels[s->kernels[mid]].start < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
-}
-
-const struct model_kernel *model_stream_kernel(const struct model *m, uint32_t stream, size_t i)
-{
-	const struct model_stream *s = &m->streams[stream];
-	return i < s->n_kernels ? &m->kernels[s->kernels[i]] : NULL;
-}
-
-const struct model_stream *model_stream_by_rank(const struct model *m, size_t rank)
-{
-	return rank < m->n_streams ? &m->streams[m->stream_order[rank]] : NULL;
-}
-
-const struct smtop_culprit *model_event_culprit(const struct model *m, size_t event, size_t i)
-{
-	if (event >= m->n_events || i >= m->events[event].ev.n_culprits)
-		return NULL;
-	const struct model_event *e = &m->events[event];
-	if (i < e->culprits_held)
-		return &m->culprits[e->culprits_at + i];
-	if (m->focus.event == (long)event && i < m->focus.n_culprits)
-		return &m->focus.culprits[i];
-	return NULL;
-}
-
-int model_event_wants_culprits(const struct model *m, size_t event)
-{
-	return event < m->n_events &&
-	       m->events[event].culprits_held < m->events[event].ev.n_culprits &&
-	       m->focus.event != (long)event;
-}
-
-void model_focus_culprits(struct model *m, long event, struct smtop_culprit *c, size_t n)
-{
-	for (size_t i = 0; i < m->focus.n_culprits; i++)
-		free((char *)m->focus.culprits[i].name);
-	free(m->focus.culprits);
-	m->focus.event = event;
-	m->focus.culprits = c;
-	m->focus.n_culprits = n;
-	m->generation++;
-}
-
-void model_focus_kernel(struct model *m, long k, uint64_t blocks_seen, int known, uint32_t sms,
-			uint32_t correlation_id)
-{
-	m->focus.kernel = k;
-	m->focus.blocks_seen = blocks_seen;
-	m->focus.sms_known = known;
-	m->focus.sms = sms;
-	m->focus.correlation_id = correlation_id;
-	m->focus.most_per_sm = 0;
-	m->generation++;
-}
-
-size_t model_event_at(const struct model *m, uint64_t t)
-{
-	size_t lo = 0, hi = m->n_events;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->events[mid].ev.ready < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-size_t model_nvtx_from(const struct model *m, uint64_t t)
-{
-	uint64_t from = t > m->max_nvtx_ns ? t - m->max_nvtx_ns : 0;
-	size_t lo = 0, hi = m->n_nvtx;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->nvtx[mid].start < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,
-		       uint32_t context_id, uint32_t stream_id)
-{
-	return stream_find((struct model *)m, pid, device_id, context_id, stream_id, 0);
-}
-
-uint64_t model_kernel_wait(const struct model *m, const struct model_kernel *k)
-{
-	uint64_t first = model_kernel_first_block(m, k), ready = model_kernel_ready(m, k);
-	if (!first)
-		first = k->start;
-	if (!ready || !first || first < ready)
-		return 0;
-	return first - ready;
-}
-
-const char *model_event_kind_name(enum smtop_event_kind k)
-{
-	switch (k) {
-	case SMTOP_EV_BLOCKING:
-		return "BLOCKING";
-	case SMTOP_EV_INVERSION_RESIDENT:
-		return "INVERSION (resident)";
-	case SMTOP_EV_INVERSION_DISPATCH:
-		return "INVERSION (dispatch)";
-	case SMTOP_EV_TIMESLICE:
-		return "TIMESLICE";
-	}
-	return "?";
-}
-
-void model_event_kind_label(const struct smtop_event *e, char *buf, size_t len)
-{
-	const char *k = model_event_kind_name(e->kind);
-	size_t n = strlen(k);
-	if (!e->possible)
-		snprintf(buf, len, "%s", k);
-	else if (n && k[n - 1] == ')') /* "INVERSION (resident, possible)" */
-		snprintf(buf, len, "%.*s, possible)", (int)(n - 1), k);
-	else
-		snprintf(buf, len, "%s (possible)", k);
 }

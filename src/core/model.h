@@ -25,6 +25,8 @@
 
 #include "src/core/progress.h"
 #include "src/core/records.h"
+#include "src/core/strmap.h"
+#include "src/core/u64map.h"
 
 #define MODEL_BASE_NS 4000ULL          /* finest bin: 4 us (1 us bins cost 3x the build time) */
 #define MODEL_LEVELS 13                /* 4 us .. 4 us * 4^12 (67 s) */
@@ -44,7 +46,8 @@ struct model_shape {
 	uint32_t registers, static_smem, dynamic_smem;
 };
 
-/* One per kernel of the session (806 k at 1 G blocks): 40 bytes.  Times
+/* One per kernel of the session: 40 bytes, the bulk of a long session's
+ * kernel memory (docs/performance.md, "Memory").  Times
  * other than start are 32-bit offsets from it, the name an index into the
  * interned names.  A kernel whose values do not fit (a kernel of seconds, a
  * grid id past 32 bits, damaged times) keeps them whole in the model's wide
@@ -213,18 +216,14 @@ struct model {
 	size_t n_wide, cap_wide;
 	struct model_grid_table *gtab;  /* by process and device */
 	size_t n_gtab, cap_gtab;
-	uint32_t *khash;                /* open addressing, kernel index + 1: the
-					 * kernels no grid table holds */
-	size_t n_khash;
+	struct u64map khash;            /* khash_key -> kernel index: the kernels
+					 * no grid table holds */
 	struct model_name *names;       /* interned kernel names, by index */
 	size_t n_names, cap_names;
-	uint32_t *nhash;                /* open addressing, name index + 1 */
-	size_t nhash_cap;
+	struct strmap nhash;            /* name -> its index, and the name's copy */
 	struct model_shape *shapes;     /* interned launch shapes */
 	size_t n_shapes, cap_shapes;
-	uint32_t *shash;                /* open addressing, shape index + 1 */
-	size_t shash_cap;
-	size_t khash_cap;
+	struct u64map shash;            /* shape's hash -> shape index */
 
 	struct model_event *events;
 	size_t n_events, cap_events;
@@ -272,8 +271,7 @@ struct model {
 
 	struct model_pending *pending;  /* by grid; a hash finds a grid's */
 	size_t n_pending_grids, cap_pending;
-	uint32_t *phash;                /* pending index + 1, open addressing */
-	size_t phash_cap;
+	struct u64map phash;            /* khash_key -> pending index */
 	size_t n_pending;               /* blocks waiting, all grids */
 	size_t pending_tried_kernels;   /* n_kernels at the last retry */
 	int pending_tried_device;
@@ -329,7 +327,7 @@ int model_flush(struct model *m);
  * read to its end; blocks added later make them again. */
 void model_trim(struct model *m);
 
-/* Replay (src/session/replay_feed.c) shows a session cut at a clock that moves on:
+/* Replay (db/session/replay_feed.c) shows a session cut at a clock that moves on:
  * a block is added cut at the clock (model_add_block), then each later part
  * of it through model_extend_block, which adds its occupancy without
  * counting the block again; a running kernel's end and a waiting victim's

@@ -278,4 +278,15 @@ struct smtop_record {
 /* Frees the strings and arrays a record owns (collector-side records only). */
 void records_free_owned(struct smtop_record *rec);
 
+/* A hash of what finds a block's kernel: process, device and grid id (grid
+ * ids are unique per device, while the context a block came through need
+ * not be its kernel's: a green context's blocks come through the primary
+ * context). */
+static inline uint64_t records_kernel_key(uint32_t pid, uint32_t device_id, uint64_t grid)
+{
+	uint64_t h = grid * 0x9e3779b97f4a7c15ull;
+	h ^= ((uint64_t)pid << 32 | device_id) * 0xc2b2ae3d27d4eb4full;
+	return h ^ (h >> 29);
+}
+
 #endif

@@ -4,7 +4,7 @@
  * the times that stepping goes to come from the loader (struct replay_clock_marks),
  * so tests drive it with a fake clock and fake marks.  The clock is on the
  * session's (CUPTI) timebase: everything at or before it has happened.  The
- * loader (src/session/replay_feed.c) feeds the model up to the clock, and the
+ * loader (db/session/replay_feed.c) feeds the model up to the clock, and the
  * viewer follows the clock as it follows a live session's newest data.
  *
  * Speed X: one ns of GPU time takes X ns of real time (X = 1e4: one

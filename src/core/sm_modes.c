@@ -31,7 +31,7 @@ static const struct sm_mode_setup sm_setup_sanitizer = {
 /* The first is the default. */
 const struct sm_mode sm_modes[] = {
 	{ "marked", "CUPTI",
-	  "those of kernels built with kernels/smtop_trace.cuh (CUPTI; the default where the Compute "
+	  "those of kernels built with src/core/smtop_trace.cuh (CUPTI; the default where the Compute "
 	  "Sanitizer is not installed)", &sm_setup_cupti },
 	{ "entry", "every block's start, ends exact in windows, Compute Sanitizer",
 	  "every block of every kernel, its start and SM exact, its end inferred from what came after "

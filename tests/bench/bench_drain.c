@@ -27,7 +27,7 @@
 #include "db/blockcodec.h"
 #include "db/writer.h"
 #include "tests/support/db_support.h"
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 #include "tests/bench/bench_util.h"
 
 #define SMS 132

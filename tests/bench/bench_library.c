@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "db/writer.h"
-#include "src/session/library.h"
+#include "db/session/library.h"
 #include "tests/support/db_support.h"
 #include "tests/bench/bench_util.h"
 

@@ -38,7 +38,7 @@
 #include "src/core/analysis.h"
 #include "src/core/model.h"
 #include "src/core/pool.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 #include "tests/support/db_support.h"
 #include "tests/support/workload_support.h"
 #include "ui/app.h"
@@ -47,7 +47,7 @@
 #include "tests/bench/bench_util.h"
 
 #define FIXTURE "tests/fixtures/priority-vs-training.smtop"
-#define LIVE_BUDGET_NS 30000000ull     /* as src/app/open.c gives the live view */
+#define LIVE_BUDGET_NS 30000000ull     /* as ui/app/open.c gives the live view */
 #define TICK_NS 50000000ull            /* UI_TICK_MS */
 #define PERIOD_NS 50000000ull          /* the collector's writer period */
 

@@ -10,8 +10,8 @@
 
 #include "src/core/analysis.h"
 #include "src/core/model.h"
-#include "src/session/session.h"
-#include "src/session/replay_feed.h"
+#include "db/session/session.h"
+#include "db/session/replay_feed.h"
 #include "tests/support/replay_support.h"
 #include "ui/app.h"
 #include "ui/canvas.h"

@@ -26,7 +26,7 @@
 
 #include "src/core/analysis.h"
 #include "src/core/model.h"
-#include "src/session/session.h"
+#include "db/session/session.h"
 #include "ui/app.h"
 #include "ui/canvas.h"
 #include "ui/screen.h"
@@ -171,7 +171,7 @@ static void first_frame(struct session *s, struct model *m, struct app *a, struc
 	char err[512];
 
 	s->show_stored = 1;
-	s->budget_ns = 1; /* one batch, as src/app/view.c */
+	s->budget_ns = 1; /* one batch, as ui/app/view.c */
 	if (session_poll(s, err, sizeof err) < 0)
 		die(err);
 	s->budget_ns = SESSION_LIVE_BUDGET_NS;

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "db/writer.h"
-#include "src/session/library.h"
+#include "db/session/library.h"
 #include "tests/bench/bench_util.h"
 
 #define SMS 132

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/app/cli.h"
+#include "ui/app/cli.h"
 #include "tests/fuzz/support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

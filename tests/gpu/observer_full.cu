@@ -4,13 +4,13 @@
  * limit in each wave.  A tracer whose patches cost registers lowers that
  * limit: the most blocks resident per SM then falls below the runtime's
  * figure, and smtop report lists the kernel as a full grid below its
- * limit.  Header-marked (kernels/smtop_trace.cuh), so --sm marked records
+ * limit.  Header-marked (src/core/smtop_trace.cuh), so --sm marked records
  * the blocks too.  Prints one line per kernel:
  *   observer kernel=NAME threads=T regs=R smem=S occupancy_blocks_per_sm=O blocks=B */
 #include <cstdio>
 
 #include "kernels/cuda_check.cuh"
-#include "kernels/smtop_trace.cuh"
+#include "src/core/smtop_trace.cuh"
 
 #define FULL_NS 200000ull
 #define WAVES 4

@@ -4,7 +4,7 @@
 #define SMTOP_TESTS_SMOKE_SPIN_CUH
 
 #include "kernels/cuda_check.cuh"
-#include "kernels/smtop_trace.cuh"
+#include "src/core/smtop_trace.cuh"
 
 __global__ void smoke_spin(unsigned long long ns, int *sink)
 {

@@ -1,4 +1,4 @@
-/* Kernels that know nothing of smtop (no kernels/smtop_trace.cuh), for the
+/* Kernels that know nothing of smtop (no src/core/smtop_trace.cuh), for the
  * --sm all backend: odd shapes (3-D grids, blocks not a multiple of a warp,
  * threads that exit early, warps that end long after thread 0), two stream
  * priorities, and a CUDA graph replayed, whose kernels fire no launch

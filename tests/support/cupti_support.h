@@ -9,7 +9,7 @@
 
 #include <cupti_activity.h>
 
-#include "kernels/smtop_trace_abi.h"
+#include "src/core/smtop_trace_abi.h"
 
 /* A kernel record with every field set to a distinct known value:
  * start 1000, end 2000, queued 900, submitted 950, gridId 77, grid 4x2x1,

@@ -6,8 +6,8 @@
 #include <stdint.h>
 
 #include "src/core/model.h"
-#include "src/session/session.h"
-#include "src/session/replay_feed.h"
+#include "db/session/session.h"
+#include "db/session/replay_feed.h"
 
 #define REPLAY_SUPPORT_PVT "tests/fixtures/priority-vs-training.smtop"
 

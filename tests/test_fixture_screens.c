@@ -731,5 +731,5 @@ Test(fixture_screens, sm_all_kernel_details)
 			     i, m.focus.most_per_sm, o.most_per_sm);
 		checked += model_kernel_blocks_seen(&m, k) > 0 && most > 0;
 	}
-	cr_expect_eq(checked, 246, "every kernel with blocks has its most (%zu)", checked);
+	cr_expect_eq(checked, 184, "every kernel with blocks has its most (%zu)", checked);
 }

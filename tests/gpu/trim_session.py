@@ -11,7 +11,16 @@ sessions stay small enough to commit as test fixtures.
       times, a graph replayed, is kept only when all its launches are inside).
       The first kernel of a stream may then lack its predecessor: where the
       host ran ahead, its wait counts from its submission.
+  --whole-launches: as --whole-kernels, but launch by launch: a grid id
+      launched several times (a CUDA graph replayed: its kernel nodes keep
+      their grid ids) keeps each launch that ran wholly inside the window,
+      the kernels of one graph launch (one correlation id) all or none; a
+      block goes to the launch of its grid id whose interval holds it (or
+      is nearest).  Host records are kept as with --whole-kernels (those
+      that start inside the window): a graph launch call names the stream
+      the graph was launched into, so start the window before the calls.
 """
+import bisect
 import argparse
 import json
 import os
@@ -52,6 +61,7 @@ def main():
     ap.add_argument("--start-ns", type=int, default=0)
     ap.add_argument("--window-ms", type=float, default=60)
     ap.add_argument("--whole-kernels", action="store_true")
+    ap.add_argument("--whole-launches", action="store_true")
     a = ap.parse_args()
     if os.path.exists(a.dst):
         os.remove(a.dst)
@@ -61,6 +71,8 @@ def main():
     src.close()
     t0, t1 = window(a, dst)
     names = {r[0] for r in dst.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if a.whole_launches:
+        return trim_whole_launches(a, dst, names, t0, t1)
     if a.whole_kernels:
         return trim_whole_kernels(a, dst, names, t0, t1)
     # Chunks are on the %globaltimer clock, tens of microseconds off CUPTI's.
@@ -142,6 +154,68 @@ def trim_whole_kernels(a, dst, names, t0, t1):
     finish(dst, names, f"kept the kernels wholly inside [{t0}, {t1}) of {os.path.basename(a.src)}, "
                        "with all their blocks")
     print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms, {len(keep)} grid ids kept")
+
+
+def trim_whole_launches(a, dst, names, t0, t1):
+    # A launch is one kernel row; the kernel rows of one graph launch share
+    # its correlation id and stand or fall together.
+    rows = dst.execute("SELECT rowid, globalPid, deviceId, gridId, correlationId, start, end"
+                       " FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+    unit_ok = {}
+    for rid, pid, dev, grid, corr, start, end in rows:
+        unit = (pid, corr) if corr else ("row", rid)
+        unit_ok[unit] = unit_ok.get(unit, True) and start >= t0 and end <= t1 and end > 0
+    kept_rows = set()
+    launches = {}  # (pid, dev, grid) -> sorted [(start, end, kept)]
+    for rid, pid, dev, grid, corr, start, end in rows:
+        ok = unit_ok[(pid, corr) if corr else ("row", rid)]
+        if ok:
+            kept_rows.add(rid)
+        launches.setdefault((pid, dev, grid), []).append((start, end, ok))
+    for v in launches.values():
+        v.sort()
+    starts = {k: [s for s, _, _ in v] for k, v in launches.items()}
+
+    def kept_block(key, t):
+        """Whether the block starting at t (CUPTI time) belongs to a kept
+        launch: the one of its grid id that holds t, else the nearest."""
+        v = launches.get(key)
+        if not v:
+            return False
+        i = bisect.bisect_right(starts[key], t) - 1
+        cands = [j for j in (i, i + 1) if 0 <= j < len(v)]
+        best = min(cands, key=lambda j: 0 if v[j][0] <= t <= v[j][1] else min(abs(t - v[j][0]), abs(t - v[j][1])))
+        return v[best][2]
+
+    dst.execute("CREATE TEMP TABLE keep(rid INTEGER PRIMARY KEY)")
+    dst.executemany("INSERT INTO temp.keep VALUES (?)", ((r,) for r in kept_rows))
+    dst.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid NOT IN (SELECT rid FROM temp.keep)")
+    margin = 1_000_000
+    offsets = {}
+    chunks = dst.execute("SELECT id, globalPid, deviceId, start, end FROM smtop_block_chunk").fetchall()
+    for cid, pid, dev, c0, c1 in chunks:
+        if dev not in offsets:
+            offsets[dev] = clock_offset(dst, dev)
+        off = offsets[dev]
+        if c1 + off < t0 - margin or c0 + off > t1 + margin:
+            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
+            continue
+        data = dst.execute("SELECT data FROM smtop_block_chunk WHERE id = ?", (cid,)).fetchone()[0]
+        blocks = [b for b in chunk_codec.decode_chunk(data, flags=True)
+                  if kept_block((pid, dev, b[2]), b[0] + off)]
+        if not blocks:
+            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
+            continue
+        blocks.sort()
+        dst.execute("UPDATE smtop_block_chunk SET start = ?, end = ?, count = ?, data = ? WHERE id = ?",
+                    (blocks[0][0], max(b[1] for b in blocks), len(blocks), chunk_codec.encode_chunk(blocks), cid))
+    for t in TIMED:
+        if t in names and t != "CUPTI_ACTIVITY_KIND_KERNEL":
+            dst.execute(f'DELETE FROM "{t}" WHERE start < ? OR start >= ?', (t0, t1))
+    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed_from_ns', ?)", (str(t0),))
+    finish(dst, names, f"kept the kernel launches wholly inside [{t0}, {t1}) of {os.path.basename(a.src)} "
+                       "(a graph launch's kernels all or none), with all their blocks")
+    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms, {len(kept_rows)} launches kept")
 
 
 if __name__ == "__main__":

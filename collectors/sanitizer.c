@@ -1713,12 +1713,28 @@ static void sz_stop_switching(void)
 		  st.windows, st.window_ns_total, st.failures);
 }
 
+/* Recording switched on opens a new session, which lacks the device,
+ * context and stream records sent before: the host thread sends them
+ * again. */
+static void sz_describe_again(void)
+{
+	pthread_mutex_lock(&sz_ids_lock);
+	for (size_t i = 0; i < sz_n_contexts; i++)
+		sz_contexts[i].described = 0;
+	for (size_t i = 0; i < sz_n_streams; i++)
+		sz_streams[i].described = sz_streams[i].gone;
+	sz_devices_described = 0;
+	pthread_mutex_unlock(&sz_ids_lock);
+}
+
 static int sz_set_recording(int on, char *reason, size_t len)
 {
 	if (sz_exact) {
 		snprintf(reason, len, "--sm exact records every block's end: it has no switch");
 		return -1;
 	}
+	if (on)
+		sz_describe_again();
 	return patch_switch_set_base(on ? PATCH_ENTRY : PATCH_OFF, reason, len);
 }
 

@@ -234,30 +234,6 @@ fail:
 	return -1;
 }
 
-void control_stop(void)
-{
-	if (ctl.started && write(ctl.stop[1], "s", 1) == 1)
-		pthread_join(ctl.thread, NULL);
-	ctl.started = 0;
-	if (ctl.have_path)
-		unlink(ctl.path);
-	ctl.have_path = 0;
-	for (int i = 0; i < 2; i++) {
-		if (ctl.stop[i] >= 0)
-			close(ctl.stop[i]);
-		ctl.stop[i] = -1;
-	}
-	if (ctl.listen_fd >= 0)
-		close(ctl.listen_fd);
-	ctl.listen_fd = -1;
-}
-
-void control_unlink_from_signal(void)
-{
-	if (ctl.have_path)
-		unlink(ctl.path);
-}
-
 void control_forget(void)
 {
 	ctl.started = 0;
@@ -271,3 +247,19 @@ void control_forget(void)
 		close(ctl.listen_fd);
 	ctl.listen_fd = -1;
 }
+
+void control_stop(void)
+{
+	if (ctl.started && write(ctl.stop[1], "s", 1) == 1)
+		pthread_join(ctl.thread, NULL);
+	if (ctl.have_path)
+		unlink(ctl.path);
+	control_forget();
+}
+
+void control_unlink_from_signal(void)
+{
+	if (ctl.have_path)
+		unlink(ctl.path);
+}
+

@@ -253,6 +253,19 @@ static void inject_untraced(const char *reason)
 
 static void inject_serve_control(void);
 
+/* Tracing is set up: NVTX ranges, exit, fork and signals, and the control
+ * channel. */
+static void inject_hook_process(void)
+{
+	inject_running = 1;
+	nvtx_attach(inject_nvtx_sink);
+	inject_go_global();
+	atexit(inject_atexit);
+	pthread_atfork(NULL, NULL, inject_child_after_fork);
+	inject_install_signals();
+	inject_serve_control();
+}
+
 static void inject_start(const char *session)
 {
 	struct writer_thread_options wopt = { 0 };
@@ -293,13 +306,7 @@ static void inject_start(const char *session)
 		inject_untraced("cannot start the writer thread");
 		return;
 	}
-	inject_running = 1;
-	nvtx_attach(inject_nvtx_sink);
-	inject_go_global();
-	atexit(inject_atexit);
-	pthread_atfork(NULL, NULL, inject_child_after_fork);
-	inject_install_signals();
-	inject_serve_control();
+	inject_hook_process();
 	log_debug("tracing pid %d into %s (--sm %s)", (int)inject_pid, session, inject_backend->name);
 }
 
@@ -496,13 +503,7 @@ static void inject_launch(void)
 	inject_start_dormant();
 	if (inject_unavailable[0])
 		log_fail("recording cannot be switched on: %s", inject_unavailable);
-	inject_running = 1;
-	nvtx_attach(inject_nvtx_sink);
-	inject_go_global();
-	atexit(inject_atexit);
-	pthread_atfork(NULL, NULL, inject_child_after_fork);
-	inject_install_signals();
-	inject_serve_control();
+	inject_hook_process();
 	log_debug("pid %d dormant (--sm %s)", (int)inject_pid, inject_backend->name);
 }
 

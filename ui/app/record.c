@@ -17,6 +17,7 @@
 
 #include "db/files.h"
 #include "db/reader.h"
+#include "db/session_end.h"
 #include "db/schema.h"
 #include "db/writer.h"
 #include "src/core/clock.h"
@@ -429,43 +430,6 @@ static void describe_status(int status, char *buf, size_t len, int *clean, int *
 	}
 }
 
-static void store_clock_keys(struct db_writer *w, const char *suffix, const struct gpu_clock *c)
-{
-	char key[48], value[32];
-	snprintf(key, sizeof key, "clock_ref_ns%s", suffix);
-	snprintf(value, sizeof value, "%llu", (unsigned long long)c->ref_ns);
-	db_writer_set_meta(w, key, value);
-	snprintf(key, sizeof key, "clock_drift_ppb%s", suffix);
-	snprintf(value, sizeof value, "%lld", (long long)c->drift_ppb);
-	db_writer_set_meta(w, key, value);
-	/* the offset last: a reader takes its presence for the whole clock */
-	snprintf(key, sizeof key, "clock_offset_ns%s", suffix);
-	snprintf(value, sizeof value, "%lld", (long long)c->offset_ns);
-	db_writer_set_meta(w, key, value);
-}
-
-/* The clock between %globaltimer and CUPTI time (offset and drift), measured
- * on this session's own kernels and blocks, is stored so every reader uses
- * the same one: the plain keys hold the first device's, and with several
- * GPUs (each has its own %globaltimer) keys ending in ".D" hold device D's. */
-static void store_clock_offset(struct db_writer *w, const char *path)
-{
-	char err[256];
-	struct db_reader *r;
-	struct db_session_info si;
-	if (db_reader_open(&r, path, err, sizeof err) != 0)
-		return;
-	if (db_reader_info(r, &si) == 0 && si.clock_known) {
-		for (size_t i = 0; si.n_clocks > 1 && i < si.n_clocks; i++) {
-			char suffix[16];
-			snprintf(suffix, sizeof suffix, ".%u", si.clocks[i].device_id);
-			store_clock_keys(w, suffix, &si.clocks[i].clock);
-		}
-		store_clock_keys(w, "", &si.clock);
-	}
-	db_reader_close(r);
-}
-
 /* Whether a collector already said (on stderr and in the session) that the
  * disk is full: smtop need not say it again. */
 static int session_says_disk_full(const char *path)
@@ -498,13 +462,10 @@ int record_finish(struct record_child *c, int status)
 		fprintf(stderr, "smtop: %s\n", err);
 		return code ? code : 1;
 	}
-	if (db_writer_finish_session(w, clean, reason) != 0) {
-		if (!db_writer_disk_full(w) || !session_says_disk_full(c->session_path))
-			fprintf(stderr, "smtop: %s; the session keeps what was recorded but is not marked as ended\n",
-				db_writer_error(w));
-	} else {
-		store_clock_offset(w, c->session_path);
-	}
+	if (db_session_end(w, c->session_path, clean, reason) != 0 &&
+	    (!db_writer_disk_full(w) || !session_says_disk_full(c->session_path)))
+		fprintf(stderr, "smtop: %s; the session keeps what was recorded but is not marked as ended\n",
+			db_writer_error(w));
 	db_writer_close(w);
 	return code;
 }

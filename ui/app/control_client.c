@@ -57,9 +57,11 @@ static int control_client_connect_path(const char *path)
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd;
 
-	if (strlen(path) >= sizeof a.sun_path)
+	size_t n = strlen(path);
+
+	if (n >= sizeof a.sun_path)
 		return -1;
-	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	memcpy(a.sun_path, path, n + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;

@@ -327,7 +327,7 @@ static void blocks_merge_group(struct blocks_ctx *c, unsigned i)
 	c->n_groups = i;
 }
 
-/* The ring (32 MiB on the GPU and as much pinned) and its drain thread exist
+/* The ring (on the GPU and as much pinned, blocks.h) and its drain threads exist
  * only once a module that can use them is launched: a workload without
  * instrumented kernels (PyTorch) pays nothing for them. */
 static void blocks_start_ring(struct blocks_ctx *c)

@@ -29,9 +29,8 @@
 /* Blocks drained but not yet stored, at most (packed into chunks, 6-8 bytes
  * each in memory: 100-130 MB).  Past this the drain leaves blocks on the
  * GPU, whose full lanes then count exact drops, instead of growing the
- * workload's memory without bound.  With 8 M a 50 M blocks/s storm on the
- * H200 held drains back while the writer, busy 2.7 s of 5, kept up on
- * average. */
+ * workload's memory without bound; less held drains back while the writer
+ * kept up on average (docs/collector.md). */
 #define BLOCKS_MAX_IN_FLIGHT (16u << 20)
 
 /* A lane's blocks wait in its stage until a chunk is full or this old, so a
@@ -52,8 +51,8 @@ void blocks_released(uint64_t n)
 /* ---- draining ------------------------------------------------------------- */
 
 /* The drain's copies, on the group's stream.  A patching backend's ring
- * lives in the sanitizer's memory, which the driver's copies refuse (CUDA
- * error on the H200): the host's calls are the sanitizer's own there. */
+ * lives in the sanitizer's memory, which the driver's copies refuse
+ * (docs/collector.md): the host's calls are the sanitizer's own there. */
 static int blocks_dtoh(struct blocks_group *g, void *dst, CUdeviceptr src, size_t bytes)
 {
 	return blocks_host->download(dst, (const void *)(uintptr_t)src, bytes, g->copy);

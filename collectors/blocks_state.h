@@ -57,7 +57,8 @@ struct blocks_ctx;
 
 /* A drain thread and the lanes [lo, hi) it owns.  Groups share nothing but
  * the pinned image, where their lanes are disjoint, so they drain in
- * parallel: one thread alone tops out near 20 M blocks/s on the H200's host. */
+ * parallel: one thread alone cannot keep up with a block storm
+ * (docs/collector.md). */
 struct blocks_group {
 	struct blocks_ctx *c;
 	unsigned lo, hi;

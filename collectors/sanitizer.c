@@ -4,11 +4,8 @@
  * (collectors/blocks.c); each launch hands the patches its context's ring as
  * their userdata.
  *
- * CUPTI cannot run beside it (measured on the H200, CUDA 13.0: subscribed
- * first, the sanitizer's subscription succeeds but no callback ever comes;
- * subscribed second, CUPTI refuses with MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED).
- * So the kernel records come from the launch callbacks and the blocks
- * (collectors/launches.c): start and end from the first and last block on
+ * CUPTI cannot run beside it (docs/collector.md).  So the kernel records
+ * come from the launch callbacks and the blocks (collectors/launches.c): start and end from the first and last block on
  * %globaltimer, submission from the host's clock at the launch.  Streams'
  * priorities and green contexts, and the devices, are asked of the driver
  * by a host thread, never inside a callback, where only the sanitizer's own
@@ -584,8 +581,8 @@ static void sz_note_session(void)
 static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 {
 	/* The lanes reach the GPU through the sanitizer's memory calls alone.
-	 * Every kernel's blocks come: on the H200 (16 CPUs) a 50 M blocks/s
-	 * storm lost 18% of its blocks with 4 drain threads and none with 8. */
+	 * Every kernel's blocks come: a drain thread per two CPUs, as fewer
+	 * lost blocks of a storm (docs/collector.md). */
 	static struct blocks_host host = {
 		.alloc = sz_mem_alloc,
 		.alloc_host = sz_mem_alloc_host,

@@ -39,10 +39,9 @@ struct sz_held {
  * kernel's first block has told CLOCK_REALTIME and their device's
  * %globaltimer apart (the launches' bound: they differ by tens of
  * microseconds), then go out on that timer (sz_release_held, from the host
- * thread, and at the end with what is known by then).  Mapped with no
- * bound, a short program's synchronizations on the H200 ended some 20 us
- * before the kernels they waited for.  Past SZ_HELD_MAX, records go out
- * unmapped. */
+ * thread, and at the end with what is known by then): mapped with no
+ * bound, synchronizations ended before the kernels they waited for
+ * (docs/collector.md).  Past SZ_HELD_MAX, records go out unmapped. */
 #define SZ_HELD_MAX 1024
 static pthread_mutex_t sz_held_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sz_held sz_held[SZ_HELD_MAX];

@@ -1,44 +1,22 @@
 #include "collectors/blocks.h"
 
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/blocks_state.h"
 #include "collectors/driver.h"
-#include "collectors/drops.h"
 #include "collectors/log.h"
 #include "collectors/ptrset.h"
 #include "collectors/ring.h"
 #include "collectors/writer_thread.h"
 #include "db/blockcodec.h"
-#include "src/core/clock.h"
-
-#define BLOCKS_MAX_CONTEXTS 64
-#define BLOCKS_MAX_GROUPS 8             /* drain threads per context, at most */
-#define BLOCKS_DRAIN_PERIOD_NS 5000000L
-/* A claimed slot still half-written after this many drains (~0.5 s) belongs to
- * a block that died between its claim and its stores: skip it. */
-#define BLOCKS_STALL_DRAINS 100
-#define BLOCKS_TICK_SAMPLES 4096
-#define BLOCKS_JOIN_TIMEOUT_MS 500
-/* Blocks drained but not yet stored, at most (packed into chunks, 6-8 bytes
- * each in memory: 100-130 MB).  Past this the drain leaves blocks on the
- * GPU, whose full lanes then count exact drops, instead of growing the
- * workload's memory without bound.  With 8 M a 50 M blocks/s storm on the
- * H200 held drains back while the writer, busy 2.7 s of 5, kept up on
- * average. */
-#define BLOCKS_MAX_IN_FLIGHT (16u << 20)
 
 #define BLOCKS_GRID_MASK 0xffffffffffffull
-/* A lane's blocks wait in its stage until a chunk is full or this old, so a
- * block reaches the session within ~100 ms (drain + stage + writer period). */
-#define BLOCKS_STAGE_AGE_NS 40000000ull
 
 /* ---- the pure part ------------------------------------------------------ */
 
@@ -109,22 +87,6 @@ uint64_t blocks_timer_tick(const struct smtop_block *b, size_t n, uint64_t tick)
 
 /* ---- the driver (collectors/driver.h) ------------------------------------ */
 
-/* What the lanes ask of the driver themselves, whatever the backend: their
- * own streams and contexts, the SM count, the launch hook's modules.  The
- * memory calls are the backend's (struct blocks_host). */
-struct blocks_cu {
-	__typeof__(cuStreamCreate) *stream_create;
-	__typeof__(cuModuleGetGlobal) *module_get_global;
-	__typeof__(cuFuncGetModule) *func_get_module;
-	__typeof__(cuKernelGetFunction) *kernel_get_function;
-	__typeof__(cuCtxSetCurrent) *ctx_set_current;
-	__typeof__(cuCtxPushCurrent) *ctx_push_current;
-	__typeof__(cuCtxPopCurrent) *ctx_pop_current;
-	__typeof__(cuThreadExchangeStreamCaptureMode) *exchange_capture_mode;
-	__typeof__(cuCtxGetDevice) *ctx_get_device;
-	__typeof__(cuDeviceGetAttribute) *device_get_attribute;
-};
-
 #define BLOCKS_SYM(field, name, opt) DRIVER_SYMBOL(struct blocks_cu, field, name, opt)
 static const struct driver_symbol blocks_symbols[] = {
 	BLOCKS_SYM(stream_create, "cuStreamCreate", 0),
@@ -139,91 +101,19 @@ static const struct driver_symbol blocks_symbols[] = {
 	BLOCKS_SYM(device_get_attribute, "cuDeviceGetAttribute", 1),
 };
 
-static struct blocks_cu blocks_cu;
+struct blocks_cu blocks_cu;
 
 /* ---- per-context state -------------------------------------------------- */
 
-enum blocks_ctx_state {
-	BLOCKS_CTX_IDLE = 0,            /* known, but no instrumented module seen yet */
-	BLOCKS_CTX_SETUP,               /* patched: ring on the GPU, first drain thread starting */
-	BLOCKS_CTX_READY,
-	BLOCKS_CTX_FAILED,
-	BLOCKS_CTX_DEAD,                /* a drain failed: no more CUDA calls */
-	BLOCKS_CTX_FINISHED,            /* final drain done */
-};
-
-/* One lane's blocks on their way into a chunk (the lane is one SM). */
-struct blocks_stage {
-	struct smtop_block *b;          /* DB_BLOCKCODEC_MAX_BLOCKS, at first use */
-	uint32_t n;
-	uint64_t since;                 /* monotonic ns when the first arrived */
-};
-
-struct blocks_ctx;
-
-/* A drain thread and the lanes [lo, hi) it owns.  Groups share nothing but
- * the pinned image, where their lanes are disjoint, so they drain in
- * parallel: one thread alone tops out near 20 M blocks/s on the H200's host. */
-struct blocks_group {
-	struct blocks_ctx *c;
-	unsigned lo, hi;
-	CUstream stream;                /* drain copies */
-	void *copy;                     /* stream as the host's memory calls take it */
-	pthread_t thread;
-	int thread_started;
-	pthread_mutex_t lock;           /* one drain of these lanes at a time */
-	uint64_t dropped_seen;
-	uint64_t drain_ns, drained;     /* time in drains, blocks staged (SMTOP_DEBUG) */
-	uint64_t fetch_ns, observe_ns;  /* of it: copies off the GPU, the observer's */
-	uint64_t pack_ns;               /* of it: packing chunks */
-	uint64_t slowest_ns;            /* the longest drain */
-	uint64_t held_back;             /* drains that left the slots on the GPU: writer behind */
-	uint64_t busiest;               /* most new slots of one lane, last drain */
-	uint8_t *packed;                /* encoding scratch */
-};
-
-struct blocks_ctx {
-	CUcontext ctx;
-	uint32_t context_id, device_id;
-	_Atomic int state;
-	_Atomic int stop;
-	_Atomic uint32_t n_own_streams;
-	uint32_t own_stream_ids[BLOCKS_MAX_GROUPS + 1];
-	struct blocks_group groups[BLOCKS_MAX_GROUPS];
-	unsigned n_groups;
-	CUstream setup_stream;          /* module pointer stores, from launching threads */
-	void *setup;                    /* setup_stream as the host's memory calls take it */
-	CUdeviceptr ring;
-	CUdeviceptr open_blocks;        /* patched modules: the open-block table */
-	uint64_t ring_value;            /* host copy of the pointer stored in modules */
-	struct smtop_trace_ring *host;  /* pinned image of the whole ring */
-	uint64_t read[SMTOP_TRACE_LANES];
-	unsigned stall[SMTOP_TRACE_LANES];
-	uint64_t fresh[SMTOP_TRACE_LANES]; /* slots copied in this drain */
-	struct blocks_stage stage[SMTOP_TRACE_LANES];
-	pthread_mutex_t setup_lock;     /* the sets, module stores */
-	struct ptrset funcs, modules;
-};
-
-static struct ring *blocks_ring;
-static uint32_t blocks_pid;
+struct ring *blocks_ring;
+uint32_t blocks_pid;
 static int blocks_enabled;
 static pthread_mutex_t blocks_ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct blocks_ctx *blocks_ctxs[BLOCKS_MAX_CONTEXTS];
-static _Atomic size_t blocks_n_ctxs;
-static _Thread_local int blocks_tls_own;
-static _Atomic uint64_t blocks_tick;
-static _Atomic size_t blocks_tick_samples;
-static _Atomic int blocks_tick_stored;
-static _Atomic uint64_t blocks_in_flight;
-static _Atomic uint64_t blocks_most_in_flight; /* SMTOP_DEBUG */
+struct blocks_ctx *blocks_ctxs[BLOCKS_MAX_CONTEXTS];
+_Atomic size_t blocks_n_ctxs;
+_Thread_local int blocks_tls_own;
 /* The backend's (blocks_set_host). */
-static const struct blocks_host *blocks_host;
-
-void blocks_released(uint64_t n)
-{
-	atomic_fetch_sub(&blocks_in_flight, n);
-}
+const struct blocks_host *blocks_host;
 
 int blocks_in_own_code(void)
 {
@@ -268,7 +158,7 @@ int blocks_init(struct ring *ring, uint32_t pid)
 /* Our copies go to our own streams, never into a graph being captured; the
  * relaxed mode keeps a capture in another thread from being invalidated by
  * our allocations and synchronisations. */
-static CUstreamCaptureMode blocks_relax(void)
+CUstreamCaptureMode blocks_relax(void)
 {
 	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
 
@@ -277,7 +167,7 @@ static CUstreamCaptureMode blocks_relax(void)
 	return mode;
 }
 
-static void blocks_unrelax(CUstreamCaptureMode mode)
+void blocks_unrelax(CUstreamCaptureMode mode)
 {
 	if (blocks_cu.exchange_capture_mode)
 		blocks_cu.exchange_capture_mode(&mode);
@@ -296,12 +186,12 @@ static size_t blocks_ring_bytes(void)
 	       (size_t)SMTOP_TRACE_LANES * BLOCKS_LANE_CAPACITY * sizeof(struct smtop_trace_slot);
 }
 
-static struct smtop_trace_slot *blocks_lane_slots(struct blocks_ctx *c, unsigned l)
+struct smtop_trace_slot *blocks_lane_slots(struct blocks_ctx *c, unsigned l)
 {
 	return &c->host->slots[(size_t)l * BLOCKS_LANE_CAPACITY];
 }
 
-static struct blocks_ctx *blocks_find(CUcontext ctx)
+struct blocks_ctx *blocks_find(CUcontext ctx)
 {
 	size_t n = atomic_load_explicit(&blocks_n_ctxs, memory_order_acquire);
 
@@ -391,8 +281,6 @@ static int blocks_init_ring(struct blocks_ctx *c)
 	return 0;
 }
 
-static void *blocks_drain_main(void *arg);
-
 /* The context's SM count, 0 if the driver will not say. */
 static unsigned blocks_sm_count(void)
 {
@@ -439,7 +327,7 @@ static void blocks_merge_group(struct blocks_ctx *c, unsigned i)
 	c->n_groups = i;
 }
 
-/* The ring (32 MiB on the GPU and as much pinned) and its drain thread exist
+/* The ring (on the GPU and as much pinned, blocks.h) and its drain threads exist
  * only once a module that can use them is launched: a workload without
  * instrumented kernels (PyTorch) pays nothing for them. */
 static void blocks_start_ring(struct blocks_ctx *c)
@@ -614,7 +502,7 @@ static int blocks_start_patched(struct blocks_ctx *c, void *launch_stream)
 
 /* The first drain thread of a patched context, outside any callback: its
  * streams, the lanes split by the SM count, the other drain threads. */
-static int blocks_finish_patched(struct blocks_ctx *c)
+int blocks_finish_patched(struct blocks_ctx *c)
 {
 	unsigned n;
 
@@ -716,418 +604,6 @@ int blocks_is_own_stream(uint32_t context_id, uint32_t stream_id)
 				return 1;
 	}
 	return 0;
-}
-
-/* ---- draining ------------------------------------------------------------- */
-
-/* The drain's copies, on the group's stream.  A patching backend's ring
- * lives in the sanitizer's memory, which the driver's copies refuse (CUDA
- * error on the H200): the host's calls are the sanitizer's own there. */
-static int blocks_dtoh(struct blocks_group *g, void *dst, CUdeviceptr src, size_t bytes)
-{
-	return blocks_host->download(dst, (const void *)(uintptr_t)src, bytes, g->copy);
-}
-
-static int blocks_htod(struct blocks_group *g, CUdeviceptr dst, const void *src, size_t bytes)
-{
-	return blocks_host->upload((void *)(uintptr_t)dst, src, bytes, g->copy);
-}
-
-static int blocks_sync(struct blocks_group *g)
-{
-	return blocks_host->sync(g->copy);
-}
-
-/* Queues the copy of lane l's slots [from, from + n) into the pinned image. */
-static int blocks_copy_lane(struct blocks_group *g, unsigned l, uint64_t from, uint64_t n)
-{
-	struct blocks_ctx *c = g->c;
-	uint64_t mask = BLOCKS_LANE_CAPACITY - 1;
-	size_t slot = sizeof(struct smtop_trace_slot);
-	size_t base = offsetof(struct smtop_trace_ring, slots) + (size_t)l * BLOCKS_LANE_CAPACITY * slot;
-
-	while (n > 0) {
-		uint64_t pos = from & mask;
-		uint64_t len = BLOCKS_LANE_CAPACITY - pos;
-
-		if (len > n)
-			len = n;
-		if (blocks_dtoh(g, &blocks_lane_slots(c, l)[pos], c->ring + base + pos * slot, len * slot) != 0)
-			return -1;
-		from += len;
-		n -= len;
-	}
-	return 0;
-}
-
-static void blocks_note_tick(const struct smtop_block *b, size_t n)
-{
-	char value[32];
-	uint64_t tick;
-
-	if (atomic_load(&blocks_tick_stored))
-		return;
-	tick = blocks_timer_tick(b, n, atomic_load(&blocks_tick));
-	atomic_store(&blocks_tick, tick);
-	if (atomic_fetch_add(&blocks_tick_samples, n) + n < BLOCKS_TICK_SAMPLES || tick == 0)
-		return;
-	if (atomic_exchange(&blocks_tick_stored, 1))
-		return;
-	snprintf(value, sizeof(value), "%" PRIu64, tick);
-	writer_thread_set_meta("globaltimer_ns_per_tick", value);
-}
-
-static void blocks_note_in_flight(uint64_t n)
-{
-	uint64_t most = atomic_load_explicit(&blocks_most_in_flight, memory_order_relaxed);
-
-	while (n > most && !atomic_compare_exchange_weak(&blocks_most_in_flight, &most, n))
-		;
-}
-
-/* Packs n blocks of one SM into one chunk record for the writer.  Encoding
- * here, in the drain threads, keeps the one writer thread to SQLite work:
- * that is what lets the store keep up with tens of millions of blocks/s. */
-void blocks_pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id,
-		 uint8_t *scratch)
-{
-	struct smtop_record rec = { .kind = SMTOP_REC_CHUNK };
-	struct smtop_chunk *k = &rec.u.chunk;
-
-	if (n == 0)
-		return;
-	blocks_note_tick(b, n);
-	k->len = (uint32_t)db_blockcodec_encode(b, n, scratch);
-	k->data = malloc(k->len);
-	if (!k->data) {
-		drops_add(DROPS_BLOCKS, n);
-		return;
-	}
-	memcpy(k->data, scratch, k->len);
-	k->pid = blocks_pid;
-	k->device_id = device_id;
-	k->context_id = context_id;
-	k->sm = b[0].sm;
-	k->count = n;
-	k->start = b[0].start;
-	for (uint32_t i = 0; i < n; i++)
-		if (b[i].end > k->end)
-			k->end = b[i].end;
-	blocks_note_in_flight(atomic_fetch_add(&blocks_in_flight, n) + n);
-	if (ring_push(blocks_ring, &rec) != 0) {
-		atomic_fetch_sub(&blocks_in_flight, n);
-		drops_add(DROPS_BLOCKS, n);
-		free(k->data);
-	}
-}
-
-static void blocks_pack_stage(struct blocks_group *g, unsigned l)
-{
-	struct blocks_ctx *c = g->c;
-	struct blocks_stage *st = &c->stage[l];
-	uint32_t n = st->n;
-
-	st->n = 0;
-	blocks_pack(st->b, n, c->device_id, c->context_id, g->packed);
-}
-
-static void blocks_flush_stage(struct blocks_group *g, unsigned l)
-{
-	uint64_t t0 = clock_mono_ns();
-
-	blocks_pack_stage(g, l);
-	g->pack_ns += clock_mono_ns() - t0;
-}
-
-/* Stages that are old enough (or all of them, at the end) become chunks. */
-static void blocks_flush_stages(struct blocks_group *g, uint64_t now, int all)
-{
-	for (unsigned l = g->lo; l < g->hi; l++)
-		if (g->c->stage[l].n && (all || now - g->c->stage[l].since >= BLOCKS_STAGE_AGE_NS))
-			blocks_flush_stage(g, l);
-}
-
-static int blocks_give_back(struct blocks_group *g)
-{
-	struct blocks_ctx *c = g->c;
-	size_t off = offsetof(struct smtop_trace_ring, limit) + g->lo * sizeof(c->host->limit[0]);
-
-	for (unsigned l = g->lo; l < g->hi; l++)
-		c->host->limit[l] = c->read[l] + BLOCKS_LANE_CAPACITY;
-	if (blocks_htod(g, c->ring + off, &c->host->limit[g->lo], (g->hi - g->lo) * sizeof(c->host->limit[0])) != 0)
-		return -1;
-	return blocks_sync(g);
-}
-
-/* Copies the group's lane counters, then, unless the writer is too far
- * behind, its lanes' new slots, with one synchronisation for all.  Slots left
- * on the GPU fill their lanes, whose drops the GPU counts.  The last drain
- * copies whatever is there: no later drain would store or count it. */
-static int blocks_fetch(struct blocks_group *g, uint64_t *total, int last)
-{
-	struct blocks_ctx *c = g->c;
-	size_t off = offsetof(struct smtop_trace_ring, lane) + g->lo * sizeof(c->host->lane[0]);
-	int copy = last || atomic_load(&blocks_in_flight) <= BLOCKS_MAX_IN_FLIGHT;
-	uint64_t dropped = 0;
-
-	if (blocks_dtoh(g, &c->host->lane[g->lo], c->ring + off, (g->hi - g->lo) * sizeof(c->host->lane[0])) != 0 ||
-	    blocks_sync(g) != 0)
-		return -1;
-	*total = 0;
-	g->busiest = 0;
-	for (unsigned l = g->lo; l < g->hi; l++) {
-		uint64_t head = c->host->lane[l].head, n = head > c->read[l] ? head - c->read[l] : 0;
-
-		dropped += c->host->lane[l].dropped;
-		if (n > BLOCKS_LANE_CAPACITY)
-			n = BLOCKS_LANE_CAPACITY;
-		if (copy && n > g->busiest)
-			g->busiest = n;
-		c->fresh[l] = copy ? n : 0;
-		g->held_back += !copy && n;
-		*total += c->fresh[l];
-		if (c->fresh[l] && blocks_copy_lane(g, l, c->read[l], n) != 0)
-			return -1;
-	}
-	if (dropped > g->dropped_seen) {
-		drops_add(DROPS_BLOCKS, dropped - g->dropped_seen);
-		g->dropped_seen = dropped;
-	}
-	return *total && blocks_sync(g) != 0 ? -1 : 0;
-}
-
-/* Moves lane l's complete prefix into its stage, a chunk at a time. */
-static size_t blocks_stage_lane(struct blocks_group *g, unsigned l, uint64_t now)
-{
-	struct blocks_ctx *c = g->c;
-	struct blocks_stage *st = &c->stage[l];
-	uint64_t left = c->fresh[l];
-	size_t got = 0;
-
-	if (!st->b && !(st->b = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof(*st->b))))
-		return 0; /* the slots stay on the GPU: its full lane counts the drops */
-	while (left) {
-		uint64_t room = DB_BLOCKCODEC_MAX_BLOCKS - st->n, want = left < room ? left : room;
-		size_t k = blocks_collect(blocks_lane_slots(c, l), BLOCKS_LANE_CAPACITY, c->read[l],
-					  c->read[l] + want, (uint16_t)c->device_id, st->b + st->n);
-
-		if (k && !st->n)
-			st->since = now;
-		if (k && blocks_host->observer) {
-			uint64_t t0 = clock_mono_ns();
-			blocks_host->observer(c->context_id, st->b + st->n, k);
-			g->observe_ns += clock_mono_ns() - t0;
-		}
-		st->n += (uint32_t)k;
-		c->read[l] += k;
-		got += k;
-		left -= k;
-		if (st->n == DB_BLOCKCODEC_MAX_BLOCKS)
-			blocks_flush_stage(g, l);
-		if (k < want)
-			break;
-	}
-	return got;
-}
-
-/* Keeps each lane's complete prefix; a slot half-written for too long belongs
- * to a block that died between its claim and its stores, and is skipped. */
-static size_t blocks_collect_lanes(struct blocks_group *g, uint64_t now)
-{
-	struct blocks_ctx *c = g->c;
-	size_t got = 0;
-
-	for (unsigned l = g->lo; l < g->hi; l++) {
-		size_t k = c->fresh[l] ? blocks_stage_lane(g, l, now) : 0;
-
-		got += k;
-		c->stall[l] = (k || !c->fresh[l]) ? 0 : c->stall[l] + 1;
-		if (c->stall[l] >= BLOCKS_STALL_DRAINS) {
-			drops_add(DROPS_BLOCKS, 1);
-			c->read[l]++;
-			c->stall[l] = 0;
-		}
-	}
-	return got;
-}
-
-/* One pass over the group's lanes; `last` flushes every stage.  -1 on a CUDA
- * error. */
-static int blocks_drain_once(struct blocks_group *g, int last)
-{
-	uint64_t total, now = clock_mono_ns();
-	int r;
-
-	if (blocks_fetch(g, &total, last) != 0)
-		return -1;
-	g->fetch_ns += clock_mono_ns() - now;
-	if (total)
-		g->drained += blocks_collect_lanes(g, now);
-	blocks_flush_stages(g, now, last);
-	r = total ? blocks_give_back(g) : 0;
-	now = clock_mono_ns() - now;
-	g->drain_ns += now;
-	if (now > g->slowest_ns)
-		g->slowest_ns = now;
-	return r;
-}
-
-static void blocks_drain_locked(struct blocks_group *g, int last)
-{
-	struct blocks_ctx *c = g->c;
-
-	if (atomic_load(&c->state) != BLOCKS_CTX_READY)
-		return;
-	if (blocks_drain_once(g, last) != 0) {
-		blocks_flush_stages(g, 0, 1); /* what was staged is still good */
-		/* The context is going or broken: stop touching it. */
-		log_debug("block drain for context %u stopped after a CUDA error", c->context_id);
-		atomic_store(&c->state, BLOCKS_CTX_DEAD);
-	}
-}
-
-static void *blocks_drain_main(void *arg)
-{
-	struct blocks_group *g = arg;
-	struct blocks_ctx *c = g->c;
-	struct timespec period = { 0, BLOCKS_DRAIN_PERIOD_NS };
-
-	blocks_tls_own = 1;
-	if (atomic_load(&c->state) == BLOCKS_CTX_SETUP && g == &c->groups[0] &&
-	    blocks_finish_patched(c) != 0) {
-		log_debug("block tracing off for context %u: its drain could not start", c->context_id);
-		atomic_store(&c->state, BLOCKS_CTX_DEAD);
-		return NULL;
-	}
-	if (blocks_await_start(&c->state, &c->stop, BLOCKS_CTX_IDLE, BLOCKS_CTX_READY) &&
-	    blocks_cu.ctx_set_current(c->ctx) == CUDA_SUCCESS) {
-		blocks_relax();
-		while (!atomic_load(&c->stop) && atomic_load(&c->state) == BLOCKS_CTX_READY) {
-			/* A lane a quarter full means a burst: drain again at once,
-			 * before the GPU starts dropping. */
-			if (g->busiest < BLOCKS_LANE_CAPACITY / 4)
-				nanosleep(&period, NULL);
-			pthread_mutex_lock(&g->lock);
-			if (!atomic_load(&c->stop))
-				blocks_drain_locked(g, 0);
-			pthread_mutex_unlock(&g->lock);
-		}
-	}
-	return NULL;
-}
-
-/* Waits for a drain thread to leave, at most BLOCKS_JOIN_TIMEOUT_MS: it may
- * be stuck in a driver call that waits for the thread that called us. */
-static int blocks_stop_group(struct blocks_group *g)
-{
-	struct timespec deadline;
-
-	if (!g->thread_started)
-		return 0;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_nsec += BLOCKS_JOIN_TIMEOUT_MS * 1000000L;
-	deadline.tv_sec += deadline.tv_nsec / 1000000000L;
-	deadline.tv_nsec %= 1000000000L;
-	g->thread_started = 0;
-	if (pthread_timedjoin_np(g->thread, NULL, &deadline) != 0) {
-		pthread_detach(g->thread);
-		return -1;
-	}
-	return 0;
-}
-
-static int blocks_stop_threads(struct blocks_ctx *c)
-{
-	int stuck = 0;
-
-	atomic_store(&c->stop, 1);
-	for (unsigned i = 0; i < c->n_groups; i++)
-		stuck |= blocks_stop_group(&c->groups[i]) != 0;
-	return stuck ? -1 : 0;
-}
-
-/* Drains every group twice (blocks still being written get a second
- * chance), the last time flushing every stage. */
-static void blocks_drain_all(struct blocks_ctx *c)
-{
-	CUstreamCaptureMode mode;
-	CUcontext popped;
-
-	if (blocks_cu.ctx_push_current(c->ctx) != CUDA_SUCCESS)
-		return;
-	mode = blocks_relax();
-	for (unsigned i = 0; i < c->n_groups; i++) {
-		struct blocks_group *g = &c->groups[i];
-
-		pthread_mutex_lock(&g->lock);
-		blocks_drain_locked(g, 0);
-		blocks_drain_locked(g, 1);
-		pthread_mutex_unlock(&g->lock);
-	}
-	blocks_unrelax(mode);
-	blocks_cu.ctx_pop_current(&popped);
-}
-
-/* Whatever is staged still reaches the session, even when the context broke.
- * A group whose thread is stuck keeps its lock, and its stages. */
-static void blocks_flush_all_stages(struct blocks_ctx *c)
-{
-	uint64_t drained = 0, drain_ns = 0, fetch_ns = 0, observe_ns = 0, pack_ns = 0, slowest = 0, held = 0;
-
-	for (unsigned i = 0; i < c->n_groups; i++) {
-		struct blocks_group *g = &c->groups[i];
-
-		if (pthread_mutex_trylock(&g->lock) != 0)
-			continue;
-		blocks_flush_stages(g, 0, 1);
-		pthread_mutex_unlock(&g->lock);
-		drained += g->drained;
-		drain_ns += g->drain_ns;
-		fetch_ns += g->fetch_ns;
-		observe_ns += g->observe_ns;
-		pack_ns += g->pack_ns;
-		held += g->held_back;
-		slowest = g->slowest_ns > slowest ? g->slowest_ns : slowest;
-	}
-	log_debug("context %u: %llu blocks drained by %u threads in %.3f s of drain time"
-		  " (%.3f s copying them off the GPU, %.3f s in the kernel table, %.3f s packing chunks);"
-		  " slowest drain %.1f ms; %llu lane drains held back, most blocks in flight %llu",
-		  c->context_id, (unsigned long long)drained, c->n_groups, (double)drain_ns / 1e9,
-		  (double)fetch_ns / 1e9, (double)observe_ns / 1e9, (double)pack_ns / 1e9, (double)slowest / 1e6,
-		  (unsigned long long)held, (unsigned long long)atomic_load(&blocks_most_in_flight));
-}
-
-/* The last drain of a context, from whichever thread ends it. */
-static void blocks_final_drain(struct blocks_ctx *c)
-{
-	int own = blocks_tls_own;
-	int state = atomic_load(&c->state), stuck;
-
-	if (state != BLOCKS_CTX_READY && state != BLOCKS_CTX_DEAD && state != BLOCKS_CTX_SETUP)
-		return;
-	stuck = blocks_stop_threads(c) != 0;
-	blocks_tls_own = 1;
-	if (!stuck && atomic_load(&c->state) == BLOCKS_CTX_READY)
-		blocks_drain_all(c);
-	blocks_flush_all_stages(c);
-	atomic_store(&c->state, BLOCKS_CTX_FINISHED);
-	blocks_tls_own = own;
-}
-
-void blocks_on_context_destroy(CUcontext ctx)
-{
-	struct blocks_ctx *c = blocks_find(ctx);
-
-	if (c)
-		blocks_final_drain(c);
-}
-
-void blocks_shutdown(void)
-{
-	size_t n = atomic_load(&blocks_n_ctxs);
-
-	for (size_t i = 0; i < n; i++)
-		blocks_final_drain(blocks_ctxs[i]);
 }
 
 /* ---- requests from demo workloads ----------------------------------------- */

@@ -20,7 +20,8 @@ struct ring;
  * SMs (DNN training kernels start blocks at 100-200 M/s for milliseconds,
  * faster than the drains take them); the ring takes 128 MiB of device memory
  * and as much pinned host memory, only in processes with instrumented
- * kernels.  8,192 slots dropped blocks in ResNet-style training bursts. */
+ * kernels.  8,192 slots dropped blocks in the demos' training bursts
+ * (docs/performance.md). */
 #define BLOCKS_LANE_CAPACITY (1u << 14)
 
 /* The complete prefix of [read, head): counts slots from read whose two
@@ -36,9 +37,7 @@ size_t blocks_collect(const struct smtop_trace_slot *slots, uint32_t capacity,
  * still move to another group).  While *state is still `starting` (and
  * *stop is not set), waits; returns 1 when it became `ready`, 0 otherwise.
  * Taking "not ready yet" for "stop" let a thread leave at once, and its
- * share of the SMs dropped every block: 13.8 M of an 8 s demo's 56.7 M
- * blocks (a quarter, 132 SMs in 4 groups; half when two threads left), in 5
- * runs of 13 on the H200. */
+ * share of the SMs dropped every block (docs/performance.md). */
 int blocks_await_start(_Atomic int *state, _Atomic int *stop, int starting, int ready);
 
 /* Greatest common divisor of the timestamps seen: the %globaltimer tick. */

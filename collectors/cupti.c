@@ -88,13 +88,10 @@ static uint32_t cupti_tid(void)
 
 /* CUPTI asks for a buffer on whichever thread records next (a workload
  * thread, after each flush) and zeroes all of a buffer it is not told is
- * zeroed: 8 MiB, 0.85 ms inside a launch or a synchronize on the H200, which
- * every 50 ms flush put into one request of the DenseNet-style demo in two.
- * So cupti_enable_activity promises zeroed buffers, and they come from a pool
+ * zeroed, inside a launch or a synchronize (docs/performance.md).  So
+ * cupti_enable_activity promises zeroed buffers, and they come from a pool
  * that the completion callback (the flush thread) refills, zeroing only the
- * bytes CUPTI wrote.  Fresh pages for every buffer (mmap/munmap) cost as
- * little, but 8 s demos then dropped blocks in 3 runs of 4: a drain thread's
- * start race (blocks_await_start) that the pool's runs met 1 time in 5. */
+ * bytes CUPTI wrote. */
 #define CUPTI_POOL_MAX 32
 #define CUPTI_ZERO_SLACK 4096 /* past the valid bytes, in case */
 

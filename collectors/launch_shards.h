@@ -1,7 +1,7 @@
 /* The launches table of the Compute Sanitizer backend, in shards by grid id,
  * each under its own lock: every drain thread brings blocks of every kernel,
- * and with one lock for the whole table four drain threads spent a third of
- * their time in it (6.3 s of 18.5 s, 50 M blocks/s on the H200).  The
+ * and under one lock for the whole table they spent a third of their time
+ * waiting for it (docs/collector.md).  The
  * shards share each device's clock bound (launches_clock_bound), read
  * lock-free. */
 #ifndef SMTOP_COLLECTORS_LAUNCH_SHARDS_H

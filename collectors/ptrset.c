@@ -1,72 +1,54 @@
 #include "collectors/ptrset.h"
 
 #include <stdint.h>
-#include <string.h>
 
-static size_t ptrset_hash(const void *p)
+/* p's value in s, or NULL when s does not hold it; a full set starts over
+ * first. */
+static uint64_t *ptrset_find(struct ptrset *s, const void *p)
 {
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (size_t)x & (PTRSET_SLOTS - 1);
-}
-
-/* p's slot, or the free slot where it would go. */
-static size_t ptrset_slot(const struct ptrset *s, const void *p)
-{
-	size_t i = ptrset_hash(p);
-
-	while (s->slot[i] && s->slot[i] != p)
-		i = (i + 1) & (PTRSET_SLOTS - 1);
-	return i;
-}
-
-/* The slot p is in now; *added: it was new. */
-static size_t ptrset_insert(struct ptrset *s, const void *p, int *added)
-{
-	size_t i;
-
-	if (s->n >= PTRSET_SLOTS / 2)
+	if (s->map.n >= PTRSET_MAX)
 		ptrset_clear(s);
-	i = ptrset_slot(s, p);
-	*added = !s->slot[i];
-	if (*added) {
-		s->slot[i] = p;
-		s->n++;
-	}
-	return i;
+	return u64map_get(&s->map, (uint64_t)(uintptr_t)p);
+}
+
+/* Keeps p with value v (NULL, or out of memory: not kept). */
+static void ptrset_keep(struct ptrset *s, const void *p, uint32_t v)
+{
+	if (p)
+		u64map_put(&s->map, (uint64_t)(uintptr_t)p, v);
 }
 
 int ptrset_add(struct ptrset *s, const void *p)
 {
-	int added;
-
-	ptrset_insert(s, p, &added);
-	return added;
+	if (ptrset_find(s, p))
+		return 0;
+	ptrset_keep(s, p, 0);
+	return 1;
 }
 
 void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v)
 {
-	int added;
+	uint64_t *have = ptrset_find(&m->keys, p);
 
-	m->value[ptrset_insert(&m->keys, p, &added)] = v;
+	if (have)
+		*have = v;
+	else
+		ptrset_keep(&m->keys, p, v);
 }
 
 int ptrmap_add(struct ptrmap *m, const void *p, uint32_t *v)
 {
-	int added;
-	size_t i = ptrset_insert(&m->keys, p, &added);
+	uint64_t *have = ptrset_find(&m->keys, p);
 
-	if (added)
-		m->value[i] = *v;
-	else
-		*v = m->value[i];
-	return added;
+	if (have) {
+		*v = (uint32_t)*have;
+		return 0;
+	}
+	ptrset_keep(&m->keys, p, *v);
+	return 1;
 }
 
 void ptrset_clear(struct ptrset *s)
 {
-	memset(s, 0, sizeof(*s));
+	u64map_clear(&s->map);
 }

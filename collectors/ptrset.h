@@ -1,21 +1,24 @@
-/* A set of pointers of fixed size (functions or modules already handled),
- * or a map of them to a value (a graph node's dynamic shared memory),
- * without allocation: open addressing, and a set half full starts over, for
- * callers whose handling of a pointer twice only repeats idempotent work.
- * Not thread-safe: callers hold their own lock. */
+/* A set of pointers (functions or modules already handled), or a map of
+ * them to a value (a graph node's dynamic shared memory), on the core's u64
+ * map (src/core/u64map.h): a set that reaches PTRSET_MAX pointers starts
+ * over, and one that cannot grow takes a pointer as new without keeping it,
+ * for callers whose handling of a pointer twice only repeats idempotent
+ * work.  NULL is never kept: it is new every time.  All zero is an empty
+ * set.  Not thread-safe: callers hold their own lock. */
 #ifndef SMTOP_COLLECTORS_PTRSET_H
 #define SMTOP_COLLECTORS_PTRSET_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "src/core/u64map.h"
+
 #pragma GCC visibility push(hidden)
 
-#define PTRSET_SLOTS 8192 /* a power of two */
+#define PTRSET_MAX 4096 /* pointers a set holds before it starts over */
 
 struct ptrset {
-	size_t n;
-	const void *slot[PTRSET_SLOTS];
+	struct u64map map;
 };
 
 /* 1 when p was new (it is in the set now), 0 when it was there. */
@@ -26,7 +29,6 @@ void ptrset_clear(struct ptrset *s);
 /* The same set, each pointer with a value (the same starting over). */
 struct ptrmap {
 	struct ptrset keys;
-	uint32_t value[PTRSET_SLOTS];
 };
 
 void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v);

@@ -107,11 +107,8 @@ static __device__ __noinline__ void smtop_block_entered(struct smtop_trace_ring 
 
 /* The patches the sanitizer calls keep only the test of who works: a tools
  * patch saves every register it uses on entry, in every thread, so the
- * registers of the work below are saved only by the thread that does it.
- * ptxas -v: 96 and 276 bytes of spill stores per thread (entry, exit)
- * before this split, 12 each after; on the H200 ResNet-50 batch-16
- * inference ran 43.9 ms per iteration before, 21.1 after
- * (docs/performance.md). */
+ * registers of the work below are saved only by the thread that does it
+ * (docs/performance.md, "What the patches cost"). */
 extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_block_enter(void *userdata, uint64_t pc)
 {
 	(void)pc;
@@ -158,9 +155,7 @@ static __device__ __noinline__ void smtop_warp_exited(struct smtop_trace_ring *r
 	if ((flags & SMTOP_PATCH_T0_GAP) && smtop_linear_thread() == 0)
 		t->t0_end[s] = smtop_globaltimer();
 	/* Device scope, though only this block reads the entry: the atomics
-	 * are done in L2, and with block-scope fences on the H200 the counts
-	 * went wrong (entries never freed, 39,800 blocks of a PyTorch run
-	 * dropped for a full table). */
+	 * are done in L2, and block-scope fences lost counts (docs/collector.md). */
 	__threadfence();
 	left = atomicSub(&t->remaining[s], n) - n;
 	if (left != 0)

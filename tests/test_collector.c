@@ -1204,7 +1204,7 @@ Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 #endif
 
 /* Graph kernel nodes' dynamic shared memory is kept by node id for their
- * replays; a map half full starts over (the driver is asked again), and
+ * replays; a full map starts over (the driver is asked again), and
  * never answers for a node it does not hold.  ptrmap_add both claims a new
  * node (1) and reads a held node's value (0, *v). */
 #ifdef SMTOP_HAVE_SANITIZER
@@ -1227,19 +1227,43 @@ Test(sanitizer, graph_node_smem_map_keeps_each_nodes_value)
 	ptrmap_put(&m, ka, 512);
 	cr_assert_not(ptrmap_add(&m, ka, &v));
 	cr_assert_eq(v, 512, "a value put again replaces the first");
-	cr_assert_eq(m.keys.n, 2);
-	for (uintptr_t i = 1; i <= PTRSET_SLOTS / 2; i++)
+	cr_assert_eq(m.keys.map.n, 2);
+	for (uintptr_t i = 1; i <= PTRSET_MAX; i++)
 		ptrmap_put(&m, (const void *)(i << 4), (uint32_t)i);
 	v = 77;
-	cr_assert(ptrmap_add(&m, ka, &v), "started over when half full");
+	cr_assert(ptrmap_add(&m, ka, &v), "started over when full");
 	cr_assert_eq(v, 77);
-	cr_assert_not(ptrmap_add(&m, (const void *)((uintptr_t)(PTRSET_SLOTS / 2) << 4), &v));
-	cr_assert_eq(v, PTRSET_SLOTS / 2);
+	cr_assert_not(ptrmap_add(&m, (const void *)((uintptr_t)(PTRSET_MAX) << 4), &v));
+	cr_assert_eq(v, PTRSET_MAX);
 	v = 5;
 	cr_assert_not(ptrmap_add(&m, ka, &v));
 	cr_assert_eq(v, 77, "a node already there gives its value, not the new one");
 }
 #endif
+
+/* The launch hook's functions and modules: a pointer is new once, NULL
+ * every time (never kept), and a set of PTRSET_MAX starts over. */
+Test(collector, ptrset_takes_each_pointer_once_and_starts_over_when_full)
+{
+	static struct ptrset s;
+	int x = 0, y = 0;
+
+	cr_assert(ptrset_add(&s, &x));
+	cr_assert_not(ptrset_add(&s, &x));
+	cr_assert(ptrset_add(&s, &y));
+	cr_assert(ptrset_add(&s, NULL));
+	cr_assert(ptrset_add(&s, NULL), "NULL is never kept");
+	for (uintptr_t i = 1; s.map.n < PTRSET_MAX - 1; i++)
+		ptrset_add(&s, (const void *)(i << 4));
+	cr_assert_not(ptrset_add(&s, &x), "held while the set has room");
+	cr_assert(ptrset_add(&s, (const void *)(uintptr_t)8));
+	cr_assert_eq(s.map.n, PTRSET_MAX);
+	cr_assert(ptrset_add(&s, &x), "the full set started over");
+	cr_assert_not(ptrset_add(&s, &x));
+	ptrset_clear(&s);
+	cr_assert(ptrset_add(&s, &y));
+	ptrset_clear(&s);
+}
 
 /* A graph launch call becomes the API record CUPTI would give, with its
  * stream; 13.0 moved the graph launch callbacks by two. */

@@ -1,0 +1,206 @@
+/* The Compute Sanitizer backend's records of driver calls: synchronize
+ * calls, asynchronous copies and memsets, event records and stream waits,
+ * each numbered with the launches (collectors/sanitizer.c). */
+#ifdef SMTOP_HAVE_SANITIZER
+
+#include <pthread.h>
+
+#include "collectors/entries.h"
+#include "collectors/sanitizer_convert.h"
+#include "collectors/sanitizer_state.h"
+#include "src/core/clock.h"
+
+/* The synchronize call this thread is in: its start (0: none) and the
+ * stream it waits for. */
+static _Thread_local uint64_t sz_tls_sync_start;
+static _Thread_local void *sz_tls_sync_stream;
+static _Thread_local uint64_t sz_tls_sync_seq; /* --sm entry: launches before it */
+
+static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
+{
+	struct sz_call k;
+	struct sz_context *c;
+	struct sz_stream *s;
+
+	pthread_mutex_lock(&sz_ids_lock);
+	c = sz_context_of(ctx, 0);
+	s = has_stream ? sz_stream_of(stream, c) : NULL;
+	k.corr = ++sz_correlation;
+	k.dev = c ? (uint32_t)c->device : 0;
+	k.ctx_id = s && s->record_ctx ? s->record_ctx : c ? c->id : 0;
+	k.stream_id = s ? s->id : 0;
+	k.pending = s && !s->answered;
+	pthread_mutex_unlock(&sz_ids_lock);
+	return k;
+}
+
+/* A copy's, memset's or event's record goes out, unless its stream was not
+ * asked about yet: then it waits (sz_parked) for the host thread, so that
+ * it names the context its stream's kernels will.  Looked at again under
+ * the lock, which the host thread holds while it answers and sends what
+ * waited: nothing is left behind. */
+void sz_send_call(struct smtop_record *rec, const struct sz_call *k)
+{
+	const struct sz_stream *s;
+	int parked = 0;
+
+	if (k->pending) {
+		pthread_mutex_lock(&sz_ids_lock);
+		s = sz_stream_by_id(k->stream_id);
+		if (s && !s->answered)
+			parked = sanitizer_park(&sz_parked, rec) == 0;
+		else if (s && s->record_ctx)
+			sanitizer_record_set_context(rec, s->record_ctx);
+		pthread_mutex_unlock(&sz_ids_lock);
+	}
+	if (!parked)
+		sz_push(rec, 1);
+}
+
+/* Asynchronous copies and memsets hold their stream back; a synchronous
+ * one holds the host, whose next launch call bounds what follows. */
+void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
+{
+	struct smtop_record rec;
+	struct sz_call k;
+
+	if (domain == SANITIZER_CB_DOMAIN_MEMCPY) {
+		const Sanitizer_MemcpyData *d = data;
+
+		if (!d->isAsync)
+			return;
+		k = sz_call_of(d->srcContext ? d->srcContext : d->dstContext,
+			       d->srcStream ? d->srcStream : d->dstStream, 1);
+		sanitizer_memcpy(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
+	} else {
+		const Sanitizer_MemsetData *d = data;
+
+		if (!d->isAsync)
+			return;
+		k = sz_call_of(d->context, d->stream, 1);
+		sanitizer_memset(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
+	}
+	sz_send_call(&rec, &k);
+}
+
+/* cudaEventRecord and cudaStreamWaitEvent, numbered with the launches. */
+/* --sm entry: what each event's last record followed (its stream and the
+ * launches made by then), so that a synchronize on it bounds them.  Direct
+ * mapped: an event that loses its place only loses its bound. */
+#define SZ_EVENTS 1024
+struct sz_event_mark {
+	CUevent event;
+	uint32_t stream;
+	uint64_t seq;
+};
+static pthread_mutex_t sz_events_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sz_event_mark sz_events[SZ_EVENTS];
+
+static struct sz_event_mark *sz_event_slot(CUevent e)
+{
+	return &sz_events[((uintptr_t)e >> 4) % SZ_EVENTS];
+}
+
+static void sz_event_recorded(CUevent e, CUcontext ctx, uint32_t stream)
+{
+	struct sz_event_mark m = { .event = e, .stream = stream, .seq = entries_launched(ctx) };
+
+	pthread_mutex_lock(&sz_events_lock);
+	*sz_event_slot(e) = m;
+	pthread_mutex_unlock(&sz_events_lock);
+}
+
+/* The mark of event e, 0 when not known. */
+static int sz_event_mark(CUevent e, struct sz_event_mark *out)
+{
+	int found;
+
+	pthread_mutex_lock(&sz_events_lock);
+	*out = *sz_event_slot(e);
+	pthread_mutex_unlock(&sz_events_lock);
+	found = out->event == e && out->seq;
+	return found;
+}
+
+/* --sm entry: the launches a synchronize call waited for had all ended
+ * when it returned (an event's: those before its last record). */
+static void sz_entries_synced(int32_t type, void *handle, const Sanitizer_CallbackData *d, uint32_t stream,
+			      uint64_t end)
+{
+	struct sz_event_mark m;
+
+	if (type == SANITIZER_SYNC_EVENT) {
+		if (handle && sz_event_mark(handle, &m))
+			entries_synced(d->context, m.stream, m.seq, end);
+		return;
+	}
+	entries_synced(d->context, type == SANITIZER_SYNC_STREAM ? stream : 0, sz_tls_sync_seq, end);
+}
+
+void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
+{
+	struct smtop_record rec;
+	struct sz_call k = sz_call_of(d->context, d->stream, 1);
+
+	if (sz_entries && cbid == sz_ids->event_record)
+		sz_event_recorded(d->event, d->context, k.stream_id);
+	if (cbid == sz_ids->event_record) {
+		sanitizer_event_record(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
+		sz_send_call(&rec, &k);
+	} else {
+		sanitizer_stream_wait(d, sz_pid, k.ctx_id, k.stream_id, k.corr, clock_real_ns(), &rec);
+		sz_send_host_timed(&rec, &k, k.dev);
+	}
+}
+
+/* A driver synchronize call (cuStreamSynchronize, cuCtxSynchronize,
+ * cuEventSynchronize): the host waits from its ENTER to its EXIT, and its
+ * record goes out at EXIT as CUPTI's SYNCHRONIZATION row.  The stream is
+ * the one the sanitizer's synchronize callback named inside the call, as
+ * its launch callbacks name streams (a special handle such as NULL in the
+ * call's own parameters is not the stream the launches name). */
+static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_CallbackData *d)
+{
+	struct smtop_record rec;
+	struct sz_call k;
+	uint64_t end;
+
+	if (d->callbackSite == SANITIZER_API_ENTER) {
+		sz_tls_sync_start = clock_real_ns();
+		sz_tls_sync_stream = handle;
+		sz_tls_sync_seq = sz_entries ? entries_launched(d->context) : 0;
+		return;
+	}
+	end = clock_real_ns();
+	if (!sz_tls_sync_start)
+		return;
+	k = sz_call_of(d->context, sz_tls_sync_stream, type == SANITIZER_SYNC_STREAM);
+	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr, sz_tls_sync_start, end,
+				  &rec);
+	sz_tls_sync_start = 0;
+	if (sz_entries)
+		sz_entries_synced(type, handle, d, k.stream_id, end);
+	sz_send_host_timed(&rec, &k, k.dev);
+}
+
+/* The stream a cuStreamSynchronize on this thread is waiting for, as the
+ * sanitizer names it. */
+void sz_on_stream_synchronized(const Sanitizer_SynchronizeData *d)
+{
+	if (sz_tls_sync_start)
+		sz_tls_sync_stream = d->stream;
+}
+
+/* A driver API callback: a synchronize call, or a launch call. */
+void sz_on_driver_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d)
+{
+	void *handle;
+	int32_t type = sanitizer_sync_call_type(sz_ids, cbid, d->functionParams, &handle);
+
+	if (type)
+		sz_on_sync_call(type, handle, d);
+	else
+		sz_on_launch_call(cbid, d);
+}
+
+#endif

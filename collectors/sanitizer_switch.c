@@ -1,0 +1,138 @@
+/* --sm entry and exact: the Compute Sanitizer backend's glue to the patches
+ * switched at run time (collectors/patch_switch.c) and to the per-launch
+ * entries (collectors/entries.c); collectors/sanitizer.c starts them. */
+#ifdef SMTOP_HAVE_SANITIZER
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collectors/entries.h"
+#include "collectors/log.h"
+#include "collectors/patch_switch.h"
+#include "collectors/sanitizer_state.h"
+#include "collectors/writer_thread.h"
+
+/* ---- patches switched at run time (--sm entry and exact) ------------------------ */
+
+/* An exact window as an NVTX range of smtop's own, on the session's
+ * timeline. */
+static void sz_window_range(uint64_t start, uint64_t end)
+{
+	struct smtop_record rec = { .kind = SMTOP_REC_NVTX };
+
+	rec.u.nvtx.start = start;
+	rec.u.nvtx.end = end;
+	rec.u.nvtx.pid = sz_pid;
+	rec.u.nvtx.tid = (uint32_t)syscall(SYS_gettid);
+	rec.u.nvtx.text = strdup("exact block ends");
+	rec.u.nvtx.domain = strdup("smtop");
+	sz_push_host_timed(&rec);
+}
+
+/* Every context's work done, with launches held at the gate: no kernel
+ * that was queued before the switch starts while its code is rewritten. */
+static void sz_drain_gpu(void)
+{
+	CUcontext ctxs[SZ_MAX_CONTEXTS], popped;
+	size_t n = 0;
+
+	if (!sz_cu.ctx_push || !sz_cu.ctx_pop || !sz_cu.ctx_synchronize)
+		return;
+	pthread_mutex_lock(&sz_ids_lock);
+	for (size_t i = 0; i < sz_n_contexts; i++)
+		if (sz_contexts[i].ctx && !sz_contexts[i].green)
+			ctxs[n++] = sz_contexts[i].ctx;
+	pthread_mutex_unlock(&sz_ids_lock);
+	sz_tls_own = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (sz_cu.ctx_push(ctxs[i]) != CUDA_SUCCESS)
+			continue;
+		if (sz_cu.ctx_synchronize() != CUDA_SUCCESS)
+			log_debug("a context did not drain before a patch switch");
+		sz_cu.ctx_pop(&popped);
+	}
+	sz_tls_own = 0;
+}
+
+void sz_start_switching(const struct blocks_host *mem)
+{
+	static const struct patch_switch_ops ops = {
+		.drain = sz_drain_gpu,
+		.patch = sz_patch_as,
+		.unpatch = sz_unpatch,
+		.exits = entries_exits,
+		.window = sz_window_range,
+	};
+
+	entries_start(mem, sz_set_launch_data, sz_observe_blocks, sz_gpu_clock_bound);
+	patch_switch_init(&ops, sz_exact ? PATCH_EXACT : PATCH_ENTRY, sz.unpatch_module != NULL);
+}
+
+static uint64_t sz_env_ns(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* SMTOP_EXACT_EVERY and SMTOP_EXACT_FOR (ns), which smtop record sets
+ * from --exact-every and --exact-for; the thread runs for windows asked
+ * on demand too. */
+void sz_start_windows(void)
+{
+	uint64_t every = sz_env_ns("SMTOP_EXACT_EVERY"), span = sz_env_ns("SMTOP_EXACT_FOR");
+
+	if (!sz.unpatch_module) {
+		log_debug("no exact windows: the Compute Sanitizer has no sanitizerUnpatchModule");
+		return;
+	}
+	if (patch_switch_start(span ? every : 0, span) != 0)
+		log_debug("no exact windows: no thread for them");
+}
+
+void sz_stop_switching(void)
+{
+	struct patch_switch_stats st;
+	char v[160];
+
+	patch_switch_stop();
+	patch_switch_stats(&st);
+	snprintf(v, sizeof v, "%" PRIu64, st.windows);
+	writer_thread_set_meta("exact_windows", v);
+	if (st.switches) {
+		snprintf(v, sizeof v, "n=%" PRIu64 " mean=%" PRIu64 " max=%" PRIu64, st.switches,
+			 st.switch_ns_total / st.switches, st.switch_ns_max);
+		writer_thread_set_meta("patch_switch_ns", v);
+	}
+	log_debug("patches: %" PRIu64 " modules, %" PRIu64 " switches (%" PRIu64 " ns mean, %" PRIu64
+		  " ns at most), %" PRIu64 " exact windows of %" PRIu64 " ns in all, %" PRIu64 " failures",
+		  st.modules, st.switches, st.switches ? st.switch_ns_total / st.switches : 0, st.switch_ns_max,
+		  st.windows, st.window_ns_total, st.failures);
+}
+
+int sz_set_recording(int on, char *reason, size_t len)
+{
+	if (sz_exact) {
+		snprintf(reason, len, "--sm exact records every block's end: it has no switch");
+		return -1;
+	}
+	if (on)
+		sz_describe_again();
+	return patch_switch_set_base(on ? PATCH_ENTRY : PATCH_OFF, reason, len);
+}
+
+int sz_exact_window(uint64_t ns, char *reason, size_t len)
+{
+	if (sz_exact) {
+		snprintf(reason, len, "--sm exact: every block's end is exact already");
+		return -1;
+	}
+	return patch_switch_window(ns, reason, len);
+}
+
+#endif

@@ -21,7 +21,7 @@ static int points_into(char **p, char **argv, int argc)
 static void check_accepted(const struct cli *c, char **argv, int argc, size_t err_len)
 {
 	fuzz_check(err_len == 0, "an accepted command line wrote to stderr");
-	fuzz_check(c->command >= CLI_DEFAULT && c->command <= CLI_MV, "no such command");
+	fuzz_check(c->command >= CLI_DEFAULT && c->command <= CLI_ENV, "no such command");
 	if (c->command == CLI_HELP || c->command == CLI_VERSION)
 		return;
 	/* open without a file is the session library */
@@ -39,7 +39,7 @@ static void check_accepted(const struct cli *c, char **argv, int argc, size_t er
 	if (c->has_from && c->has_to)
 		fuzz_check(c->to_ns > c->from_ns, "--to before --from accepted");
 	fuzz_check(c->speed == 0 || (c->speed >= 1 && c->speed <= 1e6), "--speed out of range");
-	if (c->command == CLI_RECORD || c->command == CLI_RUN)
+	if (c->command == CLI_RUN || c->command == CLI_LAUNCH || (c->command == CLI_RECORD && !c->attach_pid))
 		fuzz_check(c->argv && c->argv[0] && points_into(c->argv, argv, argc),
 			   "record accepted without a workload");
 	fuzz_check(c->threshold_us >= 0, "a negative threshold accepted");

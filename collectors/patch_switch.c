@@ -15,6 +15,7 @@
 /* A launch call still inside the driver this long after the gate closed
  * may wait for a thread the gate holds: the switch is given up. */
 #define PATCH_SWITCH_GATE_NS 1000000000ull
+#define PATCH_SWITCH_BACK_TRIES 30
 /* Not before the program is under way: its start loads modules and makes
  * the entries' arena inside its first launch call. */
 #define PATCH_SWITCH_FIRST_NS 1000000000ull
@@ -292,8 +293,9 @@ static void ps_run_window(uint64_t ns)
 	start = clock_real_ns();
 	ps_wait_until(clock_mono_ns() + ns, 0);
 	end = clock_real_ns();
-	/* back, whatever it takes: the exits cost 3 to 4 times the work */
-	while (ps_switch_to(ps_base) != 0)
+	/* back, at a second a try: the exits cost 3 times the work; but a
+	 * launch call that never leaves must not hang the process's exit */
+	for (int i = 0; i < PATCH_SWITCH_BACK_TRIES && ps_switch_to(ps_base) != 0; i++)
 		;
 	pthread_mutex_unlock(&ps_switch_lock);
 	atomic_fetch_add(&ps_windows, 1);

@@ -43,6 +43,7 @@ struct entries_pending {
 	uint64_t epoch;                 /* entries_epoch at its launch: odd, its exits were patched */
 	uint64_t whole_at;              /* host monotonic ns when its last block entered */
 	int ends_ready;                 /* its ends were all in at the last pass */
+	int ends_fresh;                 /* and again in this one: the host copy is current */
 	_Atomic int dead;               /* its launch never got the data */
 };
 
@@ -254,7 +255,7 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 	if (with_ends) {
 		if (p->off + p->n > c->dirty_until)
 			c->dirty_until = p->off + p->n;
-		if (entries_copy_ends(c, p) != 0)
+		if (!p->ends_fresh && entries_copy_ends(c, p) != 0)
 			with_ends = 0;
 	}
 
@@ -398,7 +399,8 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
 		p->ends_ready = 0;
 		return 0;
 	}
-	return p->ends_ready++ > 0;
+	p->ends_fresh = p->ends_ready++ > 0;
+	return p->ends_fresh;
 }
 
 /* Takes the launches whose blocks have all entered, and those whose
@@ -650,6 +652,7 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		p->epoch = atomic_load(&entries_epoch);
 		p->whole_at = 0;
 		p->ends_ready = 0;
+		p->ends_fresh = 0;
 		atomic_store(&p->dead, 0);
 		c->head = off + n;
 		at = (int64_t)c->q_end++;

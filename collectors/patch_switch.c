@@ -121,13 +121,13 @@ void patch_switch_module_unloading(CUmodule mod)
 
 	for (size_t i = 0; i < n; i++) {
 		struct patch_module *m = &ps_modules[i];
-		int idle = MOD_IDLE;
 
 		if (m->mod != mod || atomic_load(&m->state) == MOD_GONE)
 			continue;
 		/* a switch is on it: let it finish, but never hang the unload */
 		for (int w = 0; w < PATCH_SWITCH_UNLOAD_WAIT; w++) {
-			idle = MOD_IDLE;
+			int idle = MOD_IDLE;
+
 			if (atomic_compare_exchange_strong(&m->state, &idle, MOD_GONE))
 				break;
 			nanosleep(&ms, NULL);

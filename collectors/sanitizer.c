@@ -703,7 +703,7 @@ const struct collector_backend collector_backend_entries = {
 	.disable = sz_disable,
 	.push_host_timed = sz_push_host_timed,
 	.set_recording = sz_set_recording,
-	.exact_window = sz_exact_window,
+	.exact_window = patch_switch_window,
 };
 
 const struct collector_backend collector_backend_exact = {

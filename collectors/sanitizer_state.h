@@ -190,7 +190,6 @@ void sz_start_switching(const struct blocks_host *mem);
 void sz_start_windows(void);
 void sz_stop_switching(void);
 int sz_set_recording(int on, char *reason, size_t len);
-int sz_exact_window(uint64_t ns, char *reason, size_t len);
 
 #pragma GCC visibility pop
 

@@ -115,24 +115,12 @@ void sz_stop_switching(void)
 		  st.windows, st.window_ns_total, st.failures);
 }
 
+/* --sm entry only: the exact backend has neither hook. */
 int sz_set_recording(int on, char *reason, size_t len)
 {
-	if (sz_exact) {
-		snprintf(reason, len, "--sm exact records every block's end: it has no switch");
-		return -1;
-	}
 	if (on)
 		sz_describe_again();
 	return patch_switch_set_base(on ? PATCH_ENTRY : PATCH_OFF, reason, len);
-}
-
-int sz_exact_window(uint64_t ns, char *reason, size_t len)
-{
-	if (sz_exact) {
-		snprintf(reason, len, "--sm exact: every block's end is exact already");
-		return -1;
-	}
-	return patch_switch_window(ns, reason, len);
 }
 
 #endif

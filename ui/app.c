@@ -497,6 +497,24 @@ static int lesson_key(struct app *a)
 	return 1;
 }
 
+int app_list_move(int *sel, int key, int page, int n)
+{
+	switch (key) {
+	case APP_KEY_UP: case 'k': (*sel)--; break;
+	case APP_KEY_DOWN: case 'j': (*sel)++; break;
+	case APP_KEY_PGUP: *sel -= page; break;
+	case APP_KEY_PGDN: *sel += page; break;
+	case APP_KEY_HOME: case 'g': *sel = 0; break;
+	case APP_KEY_END: case 'G': *sel = n - 1; break;
+	default: return 0;
+	}
+	if (*sel >= n)
+		*sel = n - 1;
+	if (*sel < 0)
+		*sel = 0;
+	return 1;
+}
+
 int app_handle_key(struct app *a, int key)
 {
 	a->msg[0] = 0;

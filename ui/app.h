@@ -104,6 +104,11 @@ struct app {
 void app_init(struct app *a, const struct model *m);
 /* Handles one key; returns 1 if the screen should be redrawn. */
 int app_handle_key(struct app *a, int key);
+
+/* The keys that move a list's selection *sel (n rows, page of them a
+ * page): up, down, page up and down, home, end, and j k g G.  1 when key
+ * is one of them, *sel then within the list (0 when it is empty). */
+int app_list_move(int *sel, int key, int page, int n);
 /* A click at screen cell (x, y): selects what is there. */
 int app_handle_mouse(struct app *a, int x, int y);
 /* Moves a following window on (live data, or the replay clock); called

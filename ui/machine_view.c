@@ -117,13 +117,11 @@ int machine_view_handle_key(struct machine_view *v, int key)
 		v->help = 0;
 		return 1;
 	}
+	if (app_list_move(&v->sel, key, page, n)) {
+		remember_selection(v);
+		return 1;
+	}
 	switch (key) {
-	case APP_KEY_UP: case 'k': v->sel--; break;
-	case APP_KEY_DOWN: case 'j': v->sel++; break;
-	case APP_KEY_PGUP: v->sel -= page; break;
-	case APP_KEY_PGDN: v->sel += page; break;
-	case APP_KEY_HOME: case 'g': v->sel = 0; break;
-	case APP_KEY_END: case 'G': v->sel = n - 1; break;
 	case 'r': ask_record(v); return 1;
 	case APP_KEY_ENTER: ask_open(v); return 1;
 	case '?': v->help = 1; return 1;
@@ -131,12 +129,6 @@ int machine_view_handle_key(struct machine_view *v, int key)
 	case APP_KEY_RESIZE: return 1;
 	default: return 0;
 	}
-	if (v->sel >= n)
-		v->sel = n - 1;
-	if (v->sel < 0)
-		v->sel = 0;
-	remember_selection(v);
-	return 1;
 }
 
 /* The list's lines: each GPU, its processes (or a note that it has none),

@@ -169,13 +169,11 @@ int sessions_handle_key(struct sessions_view *v, int key)
 	v->msg[0] = 0;
 	if (v->input != SESSIONS_INPUT_NONE)
 		return input_key(v, key);
+	if (app_list_move(&v->sel, key, page, (int)v->lib->n)) {
+		keep_visible(v);
+		return 1;
+	}
 	switch (key) {
-	case APP_KEY_UP: case 'k': v->sel--; break;
-	case APP_KEY_DOWN: case 'j': v->sel++; break;
-	case APP_KEY_PGUP: v->sel -= page; break;
-	case APP_KEY_PGDN: v->sel += page; break;
-	case APP_KEY_HOME: case 'g': v->sel = 0; break;
-	case APP_KEY_END: case 'G': v->sel = (int)v->lib->n - 1; break;
 	case APP_KEY_ENTER: open_selected(v); break;
 	case 'r': return begin_input(v, SESSIONS_INPUT_RENAME);
 	case 'd': return begin_input(v, SESSIONS_INPUT_DELETE);

@@ -166,6 +166,14 @@ static void ps_count_switch(uint64_t ns)
 		;
 }
 
+/* CLOCK_REALTIME ns from now, for the condition variables' waits. */
+static struct timespec ps_deadline(uint64_t ns)
+{
+	uint64_t at = clock_real_ns() + ns;
+
+	return (struct timespec){ (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
+}
+
 void patch_switch_launch_enter(void)
 {
 	pthread_mutex_lock(&ps_gate_lock);
@@ -201,8 +209,7 @@ static void ps_open_gate(void)
  * open again) when one stays. */
 static int ps_close_gate(void)
 {
-	uint64_t until = clock_real_ns() + PATCH_SWITCH_GATE_NS;
-	struct timespec at = { (time_t)(until / 1000000000ull), (long)(until % 1000000000ull) };
+	struct timespec at = ps_deadline(PATCH_SWITCH_GATE_NS);
 	int r = 0;
 
 	pthread_mutex_lock(&ps_gate_lock);
@@ -263,19 +270,26 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 	return r;
 }
 
-/* Sleeps until `until` (monotonic ns) or a stop; 1 when stopped. */
+/* Sleeps until `until` (monotonic ns; UINT64_MAX: until woken) or a stop;
+ * 1 when stopped. */
 static int ps_wait_until(uint64_t until, int for_order)
 {
 	struct timespec at;
-	uint64_t real = clock_real_ns() + (until - clock_mono_ns());
 	int stopped;
 
-	at.tv_sec = (time_t)(real / 1000000000ull);
-	at.tv_nsec = (long)(real % 1000000000ull);
+	if (until != UINT64_MAX) {
+		uint64_t now = clock_mono_ns();
+
+		at = ps_deadline(until > now ? until - now : 0);
+	}
 	pthread_mutex_lock(&ps_order_lock);
-	while (!ps_stop && !(for_order && ps_asked_ns) && clock_mono_ns() < until)
-		if (pthread_cond_timedwait(&ps_order, &ps_order_lock, &at) == ETIMEDOUT)
+	while (!ps_stop && !(for_order && ps_asked_ns) && clock_mono_ns() < until) {
+		/* no period: only an order or a stop wakes the thread */
+		if (until == UINT64_MAX)
+			pthread_cond_wait(&ps_order, &ps_order_lock);
+		else if (pthread_cond_timedwait(&ps_order, &ps_order_lock, &at) == ETIMEDOUT)
 			break;
+	}
 	stopped = ps_stop;
 	pthread_mutex_unlock(&ps_order_lock);
 	return stopped;

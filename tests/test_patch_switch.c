@@ -2,6 +2,7 @@
  * sanitizer that records which module went into which mode when. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 
@@ -192,4 +193,31 @@ Test(patch_switch, a_launch_call_that_never_leaves_makes_the_switch_give_up)
 	cr_expect_eq(mode_of[1], PATCH_ENTRY);
 	patch_switch_launch_exit();
 	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "the gate opened again");
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_SELF, &u);
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+Test(patch_switch, without_a_period_the_window_thread_sleeps_until_asked)
+{
+	struct timespec ms300 = { 0, 300000000L };
+	char why[128];
+	double before;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_assert_eq(patch_switch_start(0, 0), 0);
+	before = cpu_seconds();
+	nanosleep(&ms300, NULL);
+	cr_expect_lt(cpu_seconds() - before, 0.1, "the idle thread spent %.3f s of CPU in 0.3 s",
+		     cpu_seconds() - before);
+	cr_assert_eq(patch_switch_window(1000000, why, sizeof why), 0, "%s", why);
+	wait_for_windows(1);
+	patch_switch_stop();
+	cr_expect_eq(windows_seen, 1, "an order still wakes it");
 }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # `make test-gpu`: the GPU tests, on a machine with an NVIDIA GPU (written for
-# the H200).  Sections (default: all but the last ten): collector torch
+# the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -348,6 +348,17 @@ demos_under() {
 		echo "$d --sm $1: blocking resident dispatch = $(report_totals "$2/demo-$d.smtop")"
 	done
 	python3 tests/gpu/check_demos.py "$2" || fails=$((fails + 1))
+}
+
+# The demos under --sm marked and under the default --sm entry (no
+# windows), one after the other: each judged by check_demos.py, and their
+# verdicts compared (compare_verdicts.py: kind, culprit, median wait).
+section_demos_entry() {
+	echo "== demos_entry: the demos' verdicts under --sm entry against --sm marked"
+	demos_under marked "$OUT_DIR/verdicts-marked"
+	demos_under entry "$OUT_DIR/verdicts-entry"
+	python3 tests/gpu/compare_verdicts.py "$OUT_DIR/verdicts-marked" "$OUT_DIR/verdicts-entry" ||
+		fails=$((fails + 1))
 }
 
 # --sm entry: every block's start and SM from the entry patch alone, its

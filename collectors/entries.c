@@ -77,6 +77,14 @@ struct entries_sync {
 };
 #define ENTRIES_SYNCS 64
 
+/* The latest synchronize call that returned for a stream (0: the whole
+ * context): its launches up to seq had ended by `mono` (host monotonic
+ * ns), so a copy made after that has every entry they will ever write. */
+struct entries_ended {
+	uint32_t stream;
+	uint64_t seq, mono;
+};
+
 /* Why blocks were lost, for the debug log. */
 enum entries_loss { ENTRIES_NO_ROOM, ENTRIES_NO_DATA, ENTRIES_NEVER_ENTERED, ENTRIES_LOSSES };
 
@@ -110,6 +118,7 @@ struct entries_ctx {
 	uint64_t copied;                /* entries copied in this pass */
 	struct entries_sync syncs[ENTRIES_SYNCS]; /* under lock */
 	size_t n_syncs;
+	struct entries_ended ended[ENTRIES_STREAMS], ended_all; /* under lock */
 	struct smtop_block closed[ENTRIES_CLOSED];
 	size_t n_closed;
 	struct entries_stage stage[ENTRIES_SMS];
@@ -242,6 +251,18 @@ static int entries_copy_ends(struct entries_ctx *c, const struct entries_pending
 				    p->n * sizeof(struct smtop_entry_end), c->copy_stream);
 }
 
+/* The first launches that lost blocks, for the debug log: none entered
+ * means its kernel ran unpatched. */
+static void entries_note_unentered(struct entries_ctx *c, const struct entries_pending *p, uint64_t got)
+{
+	static _Atomic int told;
+
+	if (atomic_fetch_add(&told, 1) < 16)
+		log_debug("context %u: launch %" PRIu64 " of function %#" PRIx64 " (grid %" PRIu64
+			  "): %" PRIu64 " of its %" PRIu64 " blocks entered",
+			  c->context_id, p->seq, p->kernel, p->grid_id, got, p->n);
+}
+
 /* Every block of p has entered (or p is given up): its entries become
  * blocks, each put on its SM's warp slot. */
 static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p)
@@ -281,6 +302,7 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 	if (got < p->n) {
 		drops_add(DROPS_BLOCKS, p->n - got);
 		c->lost[ENTRIES_NEVER_ENTERED] += p->n - got;
+		entries_note_unentered(c, p, got);
 	}
 	p->seen = p->n = 0; /* done */
 }
@@ -324,6 +346,23 @@ static int entries_passed(struct entries_ctx *c, const struct entries_pending *p
 	if (o->stream != p->order_stream)
 		return 0;
 	return (other ? o->seq1 : o->seq2) > p->seq && now - (other ? o->at1 : o->at2) > ENTRIES_PASSED_NS;
+}
+
+/* Whether a synchronize call that waited for p returned before `now`, the
+ * start of this pass, whose copies came after: p's missing blocks never
+ * entered (a kernel that ran unpatched).  Without this only a later launch
+ * of its stream, or ENTRIES_STALE_NS, gives it up, and meanwhile it holds
+ * the arena's tail. */
+static int entries_ended(struct entries_ctx *c, const struct entries_pending *p, uint64_t now)
+{
+	const struct entries_ended *s = &c->ended[p->order_stream % ENTRIES_STREAMS];
+	int ended;
+
+	pthread_mutex_lock(&c->lock);
+	ended = (c->ended_all.seq >= p->seq && c->ended_all.mono < now) ||
+		(s->stream == p->order_stream && s->seq >= p->seq && s->mono < now);
+	pthread_mutex_unlock(&c->lock);
+	return ended;
 }
 
 /* Copies entries [from, to) of the arena (one lap: no wrap inside). */
@@ -412,6 +451,7 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 {
 	for (uint64_t i = b; i < e; i++) {
 		struct entries_pending *p = entries_at(c, i);
+		int copied_all;
 
 		if (entries_done(p))
 			continue;
@@ -425,11 +465,13 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 			p->progress = now; /* waiting its turn is not going stale */
 			continue;
 		}
+		copied_all = last || p->n - p->seen <= ENTRIES_WINDOW;
 		if (entries_look(c, p, now, last) != 0)
 			return -1;
 		if (p->seen == p->n)
 			continue;
-		if (last || now - p->progress > ENTRIES_STALE_NS || entries_passed(c, p, now))
+		if (last || now - p->progress > ENTRIES_STALE_NS || entries_passed(c, p, now) ||
+		    (copied_all && entries_ended(c, p, now)))
 			entries_take_launch(c, p);
 		else
 			entries_wait_for(c, p);
@@ -704,6 +746,12 @@ uint64_t entries_launched(CUcontext ctx)
 	return seq;
 }
 
+static void entries_note_ended(struct entries_ended *e, uint32_t stream, uint64_t seq)
+{
+	if (e->stream != stream || seq > e->seq)
+		*e = (struct entries_ended){ .stream = stream, .seq = seq, .mono = clock_mono_ns() };
+}
+
 void entries_synced(CUcontext ctx, uint32_t stream, uint64_t seq, uint64_t host_ns)
 {
 	struct entries_ctx *c = entries_find(ctx);
@@ -715,6 +763,7 @@ void entries_synced(CUcontext ctx, uint32_t stream, uint64_t seq, uint64_t host_
 		memmove(c->syncs, c->syncs + 1, (ENTRIES_SYNCS - 1) * sizeof(c->syncs[0]));
 	c->syncs[c->n_syncs < ENTRIES_SYNCS ? c->n_syncs++ : ENTRIES_SYNCS - 1] =
 		(struct entries_sync){ .stream = stream, .seq = seq, .host_ns = host_ns };
+	entries_note_ended(stream ? &c->ended[stream % ENTRIES_STREAMS] : &c->ended_all, stream, seq);
 	pthread_mutex_unlock(&c->lock);
 }
 

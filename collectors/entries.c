@@ -39,6 +39,8 @@ struct entries_pending {
 	uint32_t stream_id;             /* its stream bound (0: none) */
 	uint32_t order_stream, corr;
 	uint32_t threads;               /* per block */
+	uint32_t warps;                 /* entries per block: 1, or its warps */
+	uint64_t blocks;
 	uint64_t kernel;                /* its function */
 	uint64_t epoch;                 /* entries_epoch at its launch: odd, its exits were patched */
 	uint64_t whole_at;              /* host monotonic ns when its last block entered */
@@ -129,6 +131,7 @@ static struct blocks_host entries_mem;
 static entries_set_data_fn *entries_set_data;
 static blocks_observer_fn *entries_observer;
 static entries_clock_fn *entries_clock;
+static int entries_per_warp;
 static pthread_mutex_t entries_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entries_ctx *entries_ctxs[ENTRIES_MAX_CONTEXTS];
 static size_t entries_n_ctxs;
@@ -148,8 +151,9 @@ size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_
 }
 
 void entries_start(const struct blocks_host *mem, entries_set_data_fn *set_data,
-		   blocks_observer_fn *observer, entries_clock_fn *clock)
+		   blocks_observer_fn *observer, entries_clock_fn *clock, int per_warp)
 {
+	entries_per_warp = per_warp;
 	entries_mem = *mem;
 	entries_set_data = set_data;
 	entries_observer = observer;
@@ -248,7 +252,7 @@ static int entries_copy_ends(struct entries_ctx *c, const struct entries_pending
 
 	return entries_mem.download(&c->host_ends[at],
 				    (const char *)c->dev + SMTOP_ENTRIES_ENDS + at * sizeof(struct smtop_entry_end),
-				    p->n * sizeof(struct smtop_entry_end), c->copy_stream);
+				    p->blocks * sizeof(struct smtop_entry_end), c->copy_stream);
 }
 
 /* The first launches that lost blocks, for the debug log: none entered
@@ -260,7 +264,46 @@ static void entries_note_unentered(struct entries_ctx *c, const struct entries_p
 	if (atomic_fetch_add(&told, 1) < 16)
 		log_debug("context %u: launch %" PRIu64 " of function %#" PRIx64 " (grid %" PRIu64
 			  "): %" PRIu64 " of its %" PRIu64 " blocks entered",
-			  c->context_id, p->seq, p->kernel, p->grid_id, got, p->n);
+			  c->context_id, p->seq, p->kernel, p->grid_id, got, p->blocks);
+}
+
+/* Block b's start and SM from its entries w (its warps', or its own):
+ * the first warp's that entered.  0 when none did. */
+static int entries_block(const struct entries_ctx *c, const struct entries_pending *p,
+			 const struct smtop_entry *w, struct smtop_block *b)
+{
+	uint32_t grid = (uint32_t)p->grid_id;
+
+	(void)c;
+	b->start = 0;
+	for (uint32_t j = 0; j < p->warps; j++)
+		if (entries_taken(w, j, j + 1, grid) && (!b->start || w[j].start < b->start)) {
+			b->start = w[j].start;
+			b->sm = w[j].sm;
+		}
+	return b->start != 0;
+}
+
+/* b on its warp slots: thread 0's, or each of its warps' that entered. */
+static void entries_put(struct entries_ctx *c, const struct entries_pending *p, const struct smtop_block *b,
+			const struct smtop_entry *w)
+{
+	struct smtop_block out[32];
+	uint8_t slots[32];
+	unsigned n = 0;
+	size_t k;
+
+	if (p->warps == 1) {
+		if (slot_bounds_put(&c->bounds, b, w[0].slot, p->stream_id, p->order_stream, p->seq, out))
+			entries_close(c, out);
+		return;
+	}
+	for (uint32_t j = 0; j < p->warps && n < 32; j++)
+		if (entries_taken(w, j, j + 1, (uint32_t)p->grid_id))
+			slots[n++] = w[j].slot;
+	k = slot_bounds_put_warps(&c->bounds, b, slots, n, p->stream_id, p->order_stream, p->seq, out);
+	for (size_t i = 0; i < k; i++)
+		entries_close(c, &out[i]);
 }
 
 /* Every block of p has entered (or p is given up): its entries become
@@ -286,22 +329,19 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 	if (first != UINT64_MAX)
 		slot_bounds_launch_started(&c->bounds, p->stream_id, p->seq, first);
 	slot_bounds_kernel(&c->bounds, p->kernel);
-	for (uint64_t i = 0; i < p->n; i++) {
-		struct smtop_block b = { .grid_id = p->grid_id, .start = e[i].start, .block = (uint32_t)i,
-					 .sm = e[i].sm, .device_id = (uint8_t)c->device_id };
-		struct smtop_block out;
+	for (uint64_t i = 0; i < p->blocks; i++) {
+		struct smtop_block b = { .grid_id = p->grid_id, .block = (uint32_t)i, .device_id = (uint8_t)c->device_id };
 
-		if (!entries_taken(e, i, i + 1, grid))
+		if (!entries_block(c, p, e + i * p->warps, &b))
 			continue;
 		got++;
 		if (with_ends && (b.end = entries_exact_end(p, &ends[i], b.start)))
 			c->exact++;
-		if (slot_bounds_put(&c->bounds, &b, e[i].slot, p->stream_id, p->order_stream, p->seq, &out))
-			entries_close(c, &out);
+		entries_put(c, p, &b, e + i * p->warps);
 	}
-	if (got < p->n) {
-		drops_add(DROPS_BLOCKS, p->n - got);
-		c->lost[ENTRIES_NEVER_ENTERED] += p->n - got;
+	if (got < p->blocks) {
+		drops_add(DROPS_BLOCKS, p->blocks - got);
+		c->lost[ENTRIES_NEVER_ENTERED] += p->blocks - got;
 		entries_note_unentered(c, p, got);
 	}
 	p->seen = p->n = 0; /* done */
@@ -432,9 +472,9 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
 		return 1;
 	if (entries_copy_ends(c, p) != 0)
 		return -1;
-	for (i = 0; i < p->n && entries_exact_end(p, &ends[i], e[i].start); i++)
+	for (i = 0; i < p->blocks && entries_exact_end(p, &ends[i], e[i * p->warps].start); i++)
 		;
-	if (i < p->n) {
+	if (i < p->blocks) {
 		p->ends_ready = 0;
 		return 0;
 	}
@@ -456,8 +496,8 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 		if (entries_done(p))
 			continue;
 		if (atomic_load(&p->dead)) {
-			drops_add(DROPS_BLOCKS, p->n);
-			c->lost[ENTRIES_NO_DATA] += p->n;
+			drops_add(DROPS_BLOCKS, p->blocks);
+			c->lost[ENTRIES_NO_DATA] += p->blocks;
 			p->seen = p->n = 0;
 			continue;
 		}
@@ -670,7 +710,8 @@ static struct entries_ctx *entries_get(const struct entries_launch_info *l)
  * launch's place in the queue, or -1. */
 static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launch_info *l)
 {
-	uint64_t n = l->blocks, off;
+	uint32_t warps = entries_per_warp ? (l->threads + 31u) / 32u : 1u;
+	uint64_t n = l->blocks * (warps ? warps : 1u), off;
 	struct entries_pending *p;
 	int64_t at = -1;
 
@@ -690,6 +731,8 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		p->order_stream = l->order_stream;
 		p->corr = l->correlation_id;
 		p->threads = l->threads;
+		p->warps = warps ? warps : 1u;
+		p->blocks = l->blocks;
 		p->kernel = (uint64_t)(uintptr_t)l->function;
 		p->epoch = atomic_load(&entries_epoch);
 		p->whole_at = 0;
@@ -775,6 +818,34 @@ void entries_exits(int on)
 		atomic_fetch_add(&entries_epoch, 1);
 }
 
+/* How long the blocks measured in windows held their SMs by their
+ * inferred ends, against their exact ends: over all SMs, and the least and
+ * most of the SMs'. */
+static void entries_note_residency(const struct slot_error *e)
+{
+	uint64_t exact = 0, inferred = 0;
+	double lo = 0, hi = 0;
+	unsigned sms = 0;
+	char v[160];
+
+	for (size_t k = 0; k < SLOT_ERROR_SMS; k++) {
+		double r;
+
+		if (!e->sm_exact_ns[k])
+			continue;
+		exact += e->sm_exact_ns[k];
+		inferred += e->sm_inferred_ns[k];
+		r = (double)e->sm_inferred_ns[k] / (double)e->sm_exact_ns[k];
+		lo = sms && lo < r ? lo : r;
+		hi = sms && hi > r ? hi : r;
+		sms++;
+	}
+	if (!sms)
+		return;
+	snprintf(v, sizeof v, "sms=%u ratio=%.4f min=%.4f max=%.4f", sms, (double)inferred / (double)exact, lo, hi);
+	writer_thread_set_meta("inferred_residency", v);
+}
+
 /* How the inferred ends compared with the exact ends of the same blocks,
  * for smtop info and docs/performance.md. */
 static void entries_note_accuracy(void)
@@ -791,6 +862,10 @@ static void entries_note_accuracy(void)
 		all.under += e->under;
 		for (size_t k = 0; k < SLOT_ERROR_BUCKETS; k++)
 			all.buckets[k] += e->buckets[k];
+		for (size_t k = 0; k < SLOT_ERROR_SMS; k++) {
+			all.sm_exact_ns[k] += e->sm_exact_ns[k];
+			all.sm_inferred_ns[k] += e->sm_inferred_ns[k];
+		}
 	}
 	snprintf(v, sizeof v, "%" PRIu64, exact);
 	writer_thread_set_meta("exact_ends", v);
@@ -800,6 +875,7 @@ static void entries_note_accuracy(void)
 		 slot_error_quantile(&all, 0.5), slot_error_quantile(&all, 0.9), slot_error_quantile(&all, 0.99),
 		 all.under);
 	writer_thread_set_meta("inferred_end_error_ns", v);
+	entries_note_residency(&all);
 }
 
 void entries_shutdown(void)

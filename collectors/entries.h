@@ -35,10 +35,12 @@ typedef uint64_t entries_clock_fn(uint32_t device, uint64_t host_ns);
 
 /* Before the first launch: the sanitizer's memory calls (only they are
  * safe inside its callbacks), the callback that gives a launch its data,
- * the observer that makes kernel records of closed blocks, the clock. */
+ * the observer that makes kernel records of closed blocks, the clock, and
+ * whether the entry patch writes an entry per warp (block i's warp w at
+ * i * warps + w) rather than per block. */
 typedef int entries_set_data_fn(void *launch, CUfunction f, void *stream, const void *data);
 void entries_start(const struct blocks_host *mem, entries_set_data_fn *set_data,
-		   blocks_observer_fn *observer, entries_clock_fn *clock);
+		   blocks_observer_fn *observer, entries_clock_fn *clock, int per_warp);
 
 /* From a launch callback: reserves the launch's entries and hands their
  * address to it.  stream_id 0: no stream order bounds its blocks (graph

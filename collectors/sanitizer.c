@@ -45,6 +45,7 @@
 #define SZ_ENTER_PATCH "smtop_sz_block_enter"
 #define SZ_EXIT_PATCH "smtop_sz_block_exit"
 #define SZ_ENTRY_PATCH "smtop_sz_entry" /* --sm entry */
+#define SZ_ENTRY_WARP_PATCH "smtop_sz_entry_warp" /* the same, SMTOP_ENTRY_PER=warp */
 #define SZ_ENTRY_EXIT_PATCH "smtop_sz_entry_exit" /* its exact windows, --sm exact */
 
 static Sanitizer_SubscriberHandle sz_subscriber;
@@ -73,6 +74,7 @@ static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them al
 static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
 int sz_entries;    /* --sm entry: per-launch entries, ends bounded (collectors/entries.c) */
 int sz_exact;      /* --sm exact: the same with the exits patched throughout */
+int sz_entry_warps; /* SMTOP_ENTRY_PER=warp: an entry for every warp */
 
 /* Functions whose launches already carry their context's ring. */
 static pthread_mutex_t sz_set_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -210,7 +212,9 @@ int sz_patch_as(CUmodule mod, enum patch_mode mode)
 {
 	SanitizerResult r;
 
-	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTRY_PATCH)) != SANITIZER_SUCCESS ||
+	const char *entry = sz_entry_warps ? SZ_ENTRY_WARP_PATCH : SZ_ENTRY_PATCH;
+
+	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, entry)) != SANITIZER_SUCCESS ||
 	    (mode == PATCH_EXACT &&
 	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_ENTRY_EXIT_PATCH)) !=
 		     SANITIZER_SUCCESS) ||

@@ -185,15 +185,15 @@ static __device__ __forceinline__ unsigned int smtop_warpid(void)
 	return w;
 }
 
-/* Thread 0's one store of its block's entry into the launch's own buffer
+/* One store of an entry into the launch's own buffer at index at
  * (src/core/smtop_trace_abi.h, struct smtop_entry). */
-static __device__ __noinline__ void smtop_entry_write(void *buffer)
+static __device__ __noinline__ void smtop_entry_write(void *buffer, uint32_t at_index)
 {
 	unsigned long long t = smtop_globaltimer();
 	unsigned long long hi = (smtop_gridid() & 0xffffffffull) | ((unsigned long long)(smtop_smid() & 0xffffu) << 32) |
 				((unsigned long long)(smtop_warpid() & 0xffu) << 48) |
 				((unsigned long long)smtop_entry_check(t) << 56);
-	char *at = (char *)buffer + (size_t)smtop_linear_block() * sizeof(struct smtop_entry);
+	char *at = (char *)buffer + (size_t)at_index * sizeof(struct smtop_entry);
 
 	asm volatile("st.global.cg.v2.u64 [%0], {%1, %2};" ::"l"(at), "l"(t), "l"(hi) : "memory");
 }
@@ -202,7 +202,21 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry(void *use
 {
 	(void)pc;
 	if (userdata && smtop_is_thread0())
-		smtop_entry_write(userdata);
+		smtop_entry_write(userdata, smtop_linear_block());
+	return SANITIZER_PATCH_SUCCESS;
+}
+
+/* SMTOP_ENTRY_PER=warp: an entry for every warp, at the block's index
+ * times its warps plus the warp's, so each warp's slot bounds its own end. */
+extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_warp(void *userdata, uint64_t pc)
+{
+	unsigned int mask = __activemask();
+
+	(void)pc;
+	if (userdata && smtop_laneid() == (unsigned int)(__ffs(mask) - 1)) {
+		uint32_t warps = (blockDim.x * blockDim.y * blockDim.z + 31u) / 32u;
+		smtop_entry_write(userdata, smtop_linear_block() * warps + smtop_linear_thread() / 32u);
+	}
 	return SANITIZER_PATCH_SUCCESS;
 }
 

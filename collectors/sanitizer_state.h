@@ -128,6 +128,7 @@ extern uint32_t sz_correlation; /* under sz_ids_lock */
 extern _Thread_local int sz_tls_own;
 extern int sz_entries;          /* --sm entry (and exact) */
 extern int sz_exact;            /* --sm exact */
+extern int sz_entry_warps;      /* SMTOP_ENTRY_PER=warp */
 extern struct launch_shards *sz_table;
 int sz_patch_as(CUmodule mod, enum patch_mode mode);
 int sz_unpatch(CUmodule mod);

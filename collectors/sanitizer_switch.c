@@ -69,7 +69,12 @@ void sz_start_switching(const struct blocks_host *mem)
 		.window = sz_window_range,
 	};
 
-	entries_start(mem, sz_set_launch_data, sz_observe_blocks, sz_gpu_clock_bound);
+	const char *per = getenv("SMTOP_ENTRY_PER");
+
+	/* a warp's entry each, to weigh its cost and accuracy against a
+	 * block's (docs/performance.md) */
+	sz_entry_warps = per && !strcmp(per, "warp");
+	entries_start(mem, sz_set_launch_data, sz_observe_blocks, sz_gpu_clock_bound, sz_entry_warps);
 	patch_switch_init(&ops, sz_exact ? PATCH_EXACT : PATCH_ENTRY, sz.unpatch_module != NULL);
 }
 

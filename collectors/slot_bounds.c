@@ -5,10 +5,18 @@
 
 int slot_bounds_init(struct slot_bounds *t, uint32_t n_sm)
 {
+	size_t n = (size_t)n_sm * SLOT_BOUNDS_SLOTS;
+
 	memset(t, 0, sizeof(*t));
-	t->open = calloc((size_t)n_sm * SLOT_BOUNDS_SLOTS, sizeof(*t->open));
-	if (!t->open)
+	t->open = calloc(n, sizeof(*t->open));
+	t->groups = calloc(n, sizeof(*t->groups));
+	if (!t->open || !t->groups) {
+		slot_bounds_free(t);
 		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		t->groups[i].next_free = i + 1 < n ? (uint32_t)(i + 2) : 0;
+	t->free_group = n ? 1 : 0;
 	t->n_sm = n_sm;
 	return 0;
 }
@@ -16,7 +24,9 @@ int slot_bounds_init(struct slot_bounds *t, uint32_t n_sm)
 void slot_bounds_free(struct slot_bounds *t)
 {
 	free(t->open);
+	free(t->groups);
 	t->open = NULL;
+	t->groups = NULL;
 	t->n_sm = 0;
 	t->n_open = 0;
 }
@@ -107,13 +117,17 @@ uint64_t slot_error_quantile(const struct slot_error *e, double q)
 	return 0;
 }
 
-static void slot_error_add(struct slot_error *e, uint64_t inferred, uint64_t exact)
+/* b has its exact end; inferred is the end it would have had. */
+static void slot_error_add(struct slot_error *e, const struct smtop_block *b, uint64_t inferred)
 {
-	uint64_t d = inferred >= exact ? inferred - exact : exact - inferred;
+	uint64_t exact = b->end, d = inferred >= exact ? inferred - exact : exact - inferred;
+	unsigned sm = b->sm < SLOT_ERROR_SMS ? b->sm : SLOT_ERROR_SMS - 1;
 
 	e->n++;
 	e->under += inferred < exact;
 	e->buckets[slot_error_bucket(d)]++;
+	e->sm_exact_ns[sm] += exact - b->start;
+	e->sm_inferred_ns[sm] += inferred - b->start;
 }
 
 /* The end o would be given without its exact one: its bounds, tightened
@@ -127,17 +141,17 @@ static uint64_t slot_end(struct slot_bounds *t, const struct slot_open *o, uint6
 	return end < o->b.start ? o->b.start : end;
 }
 
-/* measured: what bounded o is what bounds blocks between windows (not the
- * end of the process), so its inferred end is compared with the exact. */
-static void slot_close(struct slot_bounds *t, const struct slot_open *o, uint64_t limit, int measured,
-		       struct smtop_block *out)
+/* The block o, whose end would be inferred as `inferred`, to out: with
+ * its exact end when it has one (measured: what bounded it is what bounds
+ * blocks between windows, not the end of the process, so the two are
+ * compared), else the inferred end, flagged. */
+static void slot_emit(struct slot_bounds *t, const struct slot_open *o, uint64_t inferred, int measured,
+		      struct smtop_block *out)
 {
-	uint64_t inferred = slot_end(t, o, limit);
-
 	*out = o->b;
 	if (o->b.end) {
 		if (measured)
-			slot_error_add(&t->error, inferred, o->b.end);
+			slot_error_add(&t->error, &o->b, inferred);
 		slot_learn(t, o);
 		return;
 	}
@@ -145,40 +159,110 @@ static void slot_close(struct slot_bounds *t, const struct slot_open *o, uint64_
 	out->flags |= SMTOP_BLOCK_END_BOUND;
 }
 
+static void slot_group_free(struct slot_bounds *t, uint32_t group)
+{
+	struct slot_group *g = &t->groups[group - 1];
+
+	g->left = 0;
+	g->next_free = t->free_group;
+	t->free_group = group;
+}
+
+/* One warp of a group closes; its block goes to out with its last. */
+static int slot_close_warp(struct slot_bounds *t, const struct slot_open *o, uint64_t inferred, int measured,
+			   struct smtop_block *out)
+{
+	struct slot_group *g = &t->groups[o->group - 1];
+	struct slot_open whole;
+
+	if (inferred > g->inferred)
+		g->inferred = inferred;
+	g->measured &= measured;
+	if (--g->left)
+		return 0;
+	whole = (struct slot_open){ .b = g->b, .kernel = g->kernel };
+	slot_emit(t, &whole, g->inferred, g->measured, out);
+	slot_group_free(t, o->group);
+	return 1;
+}
+
+/* Closes o (a block, or a warp of one) at the least of its bounds below
+ * limit; returns how many blocks that put in out (0 or 1). */
+static int slot_close(struct slot_bounds *t, const struct slot_open *o, uint64_t limit, int measured,
+		      struct smtop_block *out)
+{
+	uint64_t inferred = slot_end(t, o, limit);
+
+	if (o->group)
+		return slot_close_warp(t, o, inferred, measured, out);
+	slot_emit(t, o, inferred, measured, out);
+	return 1;
+}
+
 void slot_bounds_kernel(struct slot_bounds *t, uint64_t kernel)
 {
 	t->kernel = kernel;
 }
 
+/* in, on its SM's warp slot: what it closes goes to closed. */
+static int slot_put_one(struct slot_bounds *t, const struct slot_open *in, unsigned slot, struct smtop_block *closed)
+{
+	struct slot_open *o;
+	int n;
+
+	if (in->b.sm >= t->n_sm || slot >= SLOT_BOUNDS_SLOTS || in->b.start == 0)
+		return slot_close(t, in, in->b.start, 0, closed); /* nothing bounds it: end = start */
+	o = &t->open[(size_t)in->b.sm * SLOT_BOUNDS_SLOTS + slot];
+	if (o->b.start == 0) {
+		*o = *in;
+		t->n_open++;
+		/* launches complete out of order: a bound may be there already */
+		t->changed |= slot_bound(t, in, UINT64_MAX) != UINT64_MAX;
+		return 0;
+	}
+	if (o->b.start <= in->b.start) {
+		n = slot_close(t, o, in->b.start, 1, closed);
+		*o = *in;
+	} else {
+		n = slot_close(t, in, o->b.start, 1, closed);
+	}
+	return n;
+}
+
+static struct slot_open slot_open_of(const struct slot_bounds *t, const struct smtop_block *b, uint32_t stream,
+				     uint32_t order, uint64_t seq)
+{
+	struct slot_open in = { .b = *b, .stream = stream, .order = order, .seq = seq, .kernel = t->kernel };
+
+	in.b.flags &= (uint8_t)~SMTOP_BLOCK_END_BOUND;
+	return in;
+}
+
 int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned slot, uint32_t stream,
 		    uint32_t order, uint64_t seq, struct smtop_block *closed)
 {
-	struct slot_open in = { .b = *b, .stream = stream, .order = order, .seq = seq, .kernel = t->kernel }, *o;
+	struct slot_open in = slot_open_of(t, b, stream, order, seq);
 
-	in.b.flags &= (uint8_t)~SMTOP_BLOCK_END_BOUND;
-	if (b->sm >= t->n_sm || slot >= SLOT_BOUNDS_SLOTS || b->start == 0) {
-		*closed = in.b;
-		if (!b->end) {
-			closed->end = closed->start;
-			closed->flags |= SMTOP_BLOCK_END_BOUND;
-		}
-		return 1;
-	}
-	o = &t->open[(size_t)b->sm * SLOT_BOUNDS_SLOTS + slot];
-	if (o->b.start == 0) {
-		*o = in;
-		t->n_open++;
-		/* launches complete out of order: a bound may be there already */
-		t->changed |= slot_bound(t, &in, UINT64_MAX) != UINT64_MAX;
+	return slot_put_one(t, &in, slot, closed);
+}
+
+size_t slot_bounds_put_warps(struct slot_bounds *t, const struct smtop_block *b, const uint8_t *slots,
+			     unsigned n, uint32_t stream, uint32_t order, uint64_t seq, struct smtop_block *closed)
+{
+	struct slot_open in = slot_open_of(t, b, stream, order, seq);
+	uint32_t group = t->free_group;
+	size_t out = 0;
+
+	if (!n)
 		return 0;
-	}
-	if (o->b.start <= b->start) {
-		slot_close(t, o, b->start, 1, closed);
-		*o = in;
-	} else {
-		slot_close(t, &in, o->b.start, 1, closed);
-	}
-	return 1;
+	if (!group) /* more blocks open than warp slots: cannot be, but stay whole */
+		return (size_t)slot_put_one(t, &in, slots[0], closed);
+	t->free_group = t->groups[group - 1].next_free;
+	t->groups[group - 1] = (struct slot_group){ .b = in.b, .kernel = in.kernel, .left = n, .measured = 1 };
+	in.group = group;
+	for (unsigned i = 0; i < n; i++)
+		out += (size_t)slot_put_one(t, &in, slots[i], closed + out);
+	return out;
 }
 
 void slot_bounds_launch_started(struct slot_bounds *t, uint32_t stream, uint64_t seq, uint64_t first)
@@ -219,7 +303,7 @@ static size_t slot_close_where(struct slot_bounds *t, int all, uint64_t end, str
 			continue;
 		if (!all && slot_bound(t, o, UINT64_MAX) == UINT64_MAX)
 			continue;
-		slot_close(t, o, all ? end : UINT64_MAX, !all, &out[n++]);
+		n += (size_t)slot_close(t, o, all ? end : UINT64_MAX, !all, &out[n]);
 		o->b.start = 0;
 		t->n_open--;
 	}

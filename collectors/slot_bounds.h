@@ -37,6 +37,18 @@ struct slot_open {
 	uint32_t stream, order;
 	uint64_t seq;                   /* its launch's number, in launch order */
 	uint64_t kernel;                /* its kernel (function), 0: unknown */
+	uint32_t group;                 /* a warp of groups[group - 1]'s block; 0: a block */
+};
+
+/* A block traced warp by warp: it closes when its last open warp does,
+ * at the latest of their ends. */
+struct slot_group {
+	struct smtop_block b;           /* b.end: its exact end, 0 when unknown */
+	uint64_t kernel;
+	uint64_t inferred;              /* the latest end of its warps closed so far */
+	uint32_t left;                  /* its warps still open; 0: the group is free */
+	uint32_t next_free;             /* index + 1 of the next free group */
+	int measured;                   /* every warp closed so far was measured */
 };
 
 /* A synchronize call returned at `at` (GPU clock, at most): the launches up
@@ -60,11 +72,15 @@ struct slot_kernel {
 
 /* How far inferred ends fell from exact ones: |inferred - exact| in
  * buckets of an eighth of a power of two; under counts the inferred ends
- * that came before the exact one (another warp outlived thread 0's). */
+ * that came before the exact one (another warp outlived thread 0's).
+ * Per SM, the time the same blocks held it, exact and inferred: their
+ * ratio is how much busier the inferred ends draw each SM. */
 #define SLOT_ERROR_BUCKETS 512
+#define SLOT_ERROR_SMS 256
 struct slot_error {
 	uint64_t n, under;
 	uint64_t buckets[SLOT_ERROR_BUCKETS];
+	uint64_t sm_exact_ns[SLOT_ERROR_SMS], sm_inferred_ns[SLOT_ERROR_SMS];
 };
 
 struct slot_bounds {
@@ -73,6 +89,8 @@ struct slot_bounds {
 	struct slot_kernel kernels[SLOT_BOUNDS_KERNELS];
 	struct slot_error error;
 	struct slot_open *open;         /* n_sm * SLOT_BOUNDS_SLOTS; b.start 0: free */
+	struct slot_group *groups;      /* as many: a block has a warp open */
+	uint32_t free_group;            /* index + 1 of the first free group; 0: none */
 	struct slot_stream streams[SLOT_BOUNDS_STREAMS];
 	struct slot_sync syncs[SLOT_BOUNDS_STREAMS];
 	struct slot_sync all;
@@ -93,6 +111,14 @@ void slot_bounds_free(struct slot_bounds *t);
  * at once with end = start. */
 int slot_bounds_put(struct slot_bounds *t, const struct smtop_block *b, unsigned slot, uint32_t stream,
 		    uint32_t order, uint64_t seq, struct smtop_block *closed);
+
+/* Block b traced warp by warp: n of its warps entered, on the warp slots
+ * slots[0..n) of b.sm.  Its end is the latest of its warps' ends, each
+ * bounded as a block's is.  Whatever closes (at most n blocks: this one or
+ * those whose last warp held one of the slots) goes to closed; returns how
+ * many. */
+size_t slot_bounds_put_warps(struct slot_bounds *t, const struct smtop_block *b, const uint8_t *slots,
+			     unsigned n, uint32_t stream, uint32_t order, uint64_t seq, struct smtop_block *closed);
 
 /* The kernel (its function) of the blocks put from now on: a block with
  * an exact end teaches it its longest block, which then tightens the

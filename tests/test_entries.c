@@ -312,3 +312,66 @@ Test(slot_bounds, blocks_left_open_at_the_end_are_not_measured)
 	cr_expect_eq(t.error.n, 0, "the process's end bounds nothing between windows");
 	slot_bounds_free(&t);
 }
+
+Test(slot_bounds, a_block_traced_by_warps_ends_with_its_last_warp)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 0, 100), b = blk(2, 0, 0, 200), c = blk(3, 0, 0, 350), out[4];
+	const uint8_t two[] = { 3, 7 }, first[] = { 3 }, second[] = { 7 };
+
+	cr_assert_eq(slot_bounds_init(&t, 1), 0);
+	cr_expect_eq(slot_bounds_put_warps(&t, &a, two, 2, 1, 1, 1, out), 0);
+	cr_expect_eq(slot_bounds_put_warps(&t, &b, first, 1, 2, 2, 2, out), 0, "one warp of a is still open");
+	cr_assert_eq(slot_bounds_put_warps(&t, &c, second, 1, 3, 3, 3, out), 1);
+	cr_expect_eq(out[0].grid_id, 1);
+	cr_expect_eq(out[0].end, 350, "the later of its warps' bounds");
+	cr_expect(out[0].flags & SMTOP_BLOCK_END_BOUND);
+	slot_bounds_free(&t);
+}
+
+Test(slot_bounds, a_warp_traced_block_with_its_exact_end_is_measured_once)
+{
+	struct slot_bounds t;
+	struct smtop_block a = blk(1, 0, 0, 100), b = blk(2, 0, 0, 200), c = blk(3, 0, 0, 330), out[4];
+	const uint8_t two[] = { 3, 7 }, first[] = { 3 }, second[] = { 7 };
+
+	a.end = 300;
+	cr_assert_eq(slot_bounds_init(&t, 1), 0);
+	slot_bounds_put_warps(&t, &a, two, 2, 1, 1, 1, out);
+	slot_bounds_put_warps(&t, &b, first, 1, 2, 2, 2, out);
+	cr_assert_eq(slot_bounds_put_warps(&t, &c, second, 1, 3, 3, 3, out), 1);
+	cr_expect_eq(out[0].end, 300);
+	cr_expect_not(out[0].flags & SMTOP_BLOCK_END_BOUND);
+	cr_expect_eq(t.error.n, 1, "one block, one measurement");
+	cr_expect_eq(t.error.under, 0);
+	cr_expect_eq(slot_error_quantile(&t.error, 0.5), 30, "inferred 330 against exact 300");
+	cr_expect_eq(t.error.sm_exact_ns[0], 200, "SM 0 held it 200 ns by its exact end");
+	cr_expect_eq(t.error.sm_inferred_ns[0], 230, "and 230 by its inferred end");
+	slot_bounds_free(&t);
+}
+
+Test(slot_bounds, warp_groups_are_reused_as_blocks_close)
+{
+	/* one SM has 64 groups: 1000 blocks of 2 warps pass through them */
+	struct slot_bounds t;
+	struct smtop_block out[4];
+	size_t closed = 0;
+
+	cr_assert_eq(slot_bounds_init(&t, 1), 0);
+	for (uint32_t i = 0; i < 1000; i++) {
+		struct smtop_block b = blk(1, i, 0, 100 + 10 * (uint64_t)i);
+		const uint8_t slots[] = { (uint8_t)(2 * i % 64), (uint8_t)((2 * i + 1) % 64) };
+
+		closed += slot_bounds_put_warps(&t, &b, slots, 2, 1, 1, 1, out);
+	}
+	cr_expect_eq(closed, 1000 - 32, "all but the last lap's 32 blocks");
+	for (size_t k; (k = slot_bounds_close_all(&t, 1000000, out, 4));)
+		closed += k;
+	cr_expect_eq(closed, 1000);
+	cr_expect_eq(t.n_open, 0);
+	size_t free_groups = 0;
+	for (uint32_t g = t.free_group; g; g = t.groups[g - 1].next_free)
+		free_groups++;
+	cr_expect_eq(free_groups, 64, "every group back on the free list");
+	slot_bounds_free(&t);
+}

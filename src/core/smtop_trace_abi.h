@@ -110,14 +110,16 @@ static inline SMTOP_TRACE_HD uint16_t smtop_trace_tag(uint64_t index, uint32_t c
  * writes it with one 16-byte store: no atomic, no load, no lane to claim.
  * A block's end is then bounded on the host by the next entry on the same
  * SM and hardware warp slot (%warpid), which a warp keeps for its life.
+ * With SMTOP_ENTRY_PER=warp the first lane of each warp writes one, block
+ * i's warp w at i * warps + w, and each warp's slot bounds its own end.
  * `grid` tells an entry of this launch from one a previous launch left in
  * the same memory; `check` ties the two 8-byte halves together, so a half
  * read before the other was written is never taken. */
 struct smtop_entry {
-	uint64_t start;         /* %globaltimer at thread 0's entry */
+	uint64_t start;         /* %globaltimer at thread 0's entry (or its warp's) */
 	uint32_t grid;          /* low 32 bits of %gridid */
 	uint16_t sm;            /* %smid */
-	uint8_t slot;           /* %warpid of thread 0's warp */
+	uint8_t slot;           /* %warpid of thread 0's warp (or of the warp) */
 	uint8_t check;          /* smtop_entry_check(start) */
 };
 

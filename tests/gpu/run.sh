@@ -254,6 +254,7 @@ overhead_rounds() {
 				all-entry) SMTOP_PATCH=entry ovh_record all ;;
 				entry) ovh_record entry ;;
 				entry-nowin) ovh_record entry --exact-every 0 ;;
+				entry-warp) SMTOP_ENTRY_PER=warp ovh_record entry --exact-every 0 ;;
 				entry-win) ovh_record entry --exact-every 1s ;;
 				exact) ovh_record exact ;;
 				all) ovh_record all ;;

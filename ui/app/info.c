@@ -113,6 +113,19 @@ static void print_end_error(FILE *out, const struct db_session_info *si)
 		fmt_count_exact(k, sizeof k, n), n ? 100.0 * (double)under / (double)n : 0.0);
 }
 
+/* How much longer the same blocks held their SMs by their inferred ends
+ * than by their exact ones. */
+static void print_residency(FILE *out, const struct db_session_info *si)
+{
+	unsigned sms;
+	double ratio, lo, hi;
+
+	if (!si->residency || sscanf(si->residency, "sms=%u ratio=%lf min=%lf max=%lf", &sms, &ratio, &lo, &hi) != 4)
+		return;
+	fprintf(out, "%-14s by inferred ends, those blocks held their SMs %.2fx as long as by exact ends"
+		" (%.2fx to %.2fx across %u SMs)\n", "residency", ratio, lo, hi, sms);
+}
+
 void info_print(FILE *out, const struct db_session_info *si)
 {
 	fprintf(out, "%-14s %s\n", "session", si->path);
@@ -135,6 +148,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
 			"copies and sets without GPU times; API calls of graph launches alone\n", "recorded with");
 	print_end_error(out, si);
+	print_residency(out, si);
 	if (si->trimmed)
 		fprintf(out, "%-14s %s\n", "trimmed", si->trimmed);
 	char n[32];

@@ -12,7 +12,7 @@
 
 static const uint8_t *grid_packed(const struct analysis *a, const struct grid *g)
 {
-	return a->packs + (uintptr_t)g->data;
+	return a->gt.packs + (uintptr_t)g->data;
 }
 
 /* The grid's profile, unpacked into tmp when packed; NULL for exact grids. */
@@ -98,28 +98,28 @@ int analysis_grids_started_between(const struct analysis *a, const struct grid *
  * coming (analysis_grids_hot_sweep). */
 static int hot_push(struct analysis *a, int32_t gi)
 {
-	if (array_grow((void **)&a->hot, &a->cap_hot, a->n_hot + 1, sizeof *a->hot))
+	if (array_grow((void **)&a->gt.hot, &a->gt.cap_hot, a->gt.n_hot + 1, sizeof *a->gt.hot))
 		return -1;
-	a->hot[a->n_hot++] = gi;
+	a->gt.hot[a->gt.n_hot++] = gi;
 	return 0;
 }
 
 static int grid_to_profile(struct analysis *a, int32_t gi)
 {
-	struct grid *g = &a->grids[gi];
+	struct grid *g = &a->gt.grids[gi];
 	const struct span *exact = grid_exact(g);
 	if (hot_push(a, gi))
 		return -1;
 	struct profile *p = profile_new(exact[0].s, exact[0].e);
 	if (!p) {
-		a->n_hot--;
+		a->gt.n_hot--;
 		return -1;
 	}
 	for (uint32_t i = 0; i < g->n; i++) {
 		profile_add(p, exact[i].s, exact[i].e);
 		if (clusters_add(&p->start_runs, exact[i].s, start_link(a))) {
 			profile_free(p);
-			a->n_hot--;
+			a->gt.n_hot--;
 			return -1;
 		}
 	}
@@ -133,12 +133,12 @@ static int grid_to_profile(struct analysis *a, int32_t gi)
 /* A packed grid whose blocks came again (late or out of order). */
 static int grid_unpack(struct analysis *a, int32_t gi)
 {
-	struct grid *g = &a->grids[gi];
+	struct grid *g = &a->gt.grids[gi];
 	if (hot_push(a, gi))
 		return -1;
 	struct profile *p = malloc(sizeof *p);
 	if (!p) {
-		a->n_hot--;
+		a->gt.n_hot--;
 		return -1;
 	}
 	const uint8_t *from = grid_packed(a, g);
@@ -146,10 +146,10 @@ static int grid_unpack(struct analysis *a, int32_t gi)
 	const uint8_t *end = profile_runs_unpack(runs, p->lo, &p->start_runs);
 	if (!end) {
 		free(p);
-		a->n_hot--;
+		a->gt.n_hot--;
 		return -1;
 	}
-	a->packs_dead += (size_t)(end - from);
+	a->gt.packs_dead += (size_t)(end - from);
 	g->data = p;
 	g->form = GRID_PROFILE;
 	return 0;
@@ -163,8 +163,8 @@ static int grid_unpack(struct analysis *a, int32_t gi)
 static int cmp_packed_at(const void *x, const void *y, void *ctx)
 {
 	const struct analysis *a = ctx;
-	uintptr_t p = (uintptr_t)a->grids[*(const int32_t *)x].data;
-	uintptr_t q = (uintptr_t)a->grids[*(const int32_t *)y].data;
+	uintptr_t p = (uintptr_t)a->gt.grids[*(const int32_t *)x].data;
+	uintptr_t q = (uintptr_t)a->gt.grids[*(const int32_t *)y].data;
 	return (p > q) - (p < q);
 }
 
@@ -173,42 +173,42 @@ static int cmp_packed_at(const void *x, const void *y, void *ctx)
 static void packs_squeeze(struct analysis *a)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < a->n_grids; i++)
-		n += a->grids[i].form == GRID_PACKED;
+	for (size_t i = 0; i < a->gt.n_grids; i++)
+		n += a->gt.grids[i].form == GRID_PACKED;
 	int32_t *order = malloc((n ? n : 1) * sizeof *order);
 	if (!order)
 		return;
 	n = 0;
-	for (size_t i = 0; i < a->n_grids; i++)
-		if (a->grids[i].form == GRID_PACKED)
+	for (size_t i = 0; i < a->gt.n_grids; i++)
+		if (a->gt.grids[i].form == GRID_PACKED)
 			order[n++] = (int32_t)i;
 	qsort_r(order, n, sizeof *order, cmp_packed_at, a);
 	size_t to = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct grid *g = &a->grids[order[i]];
+		struct grid *g = &a->gt.grids[order[i]];
 		struct profile tmp;
-		size_t from = (uintptr_t)g->data, len = profile_unpack(a->packs + from, &tmp);
-		memmove(a->packs + to, a->packs + from, len);
+		size_t from = (uintptr_t)g->data, len = profile_unpack(a->gt.packs + from, &tmp);
+		memmove(a->gt.packs + to, a->gt.packs + from, len);
 		g->data = (void *)(uintptr_t)to;
 		to += len;
 	}
 	free(order);
-	a->packs_len = to;
-	a->packs_dead = 0;
+	a->gt.packs_len = to;
+	a->gt.packs_dead = 0;
 }
 
 static int grid_pack(struct analysis *a, struct grid *g)
 {
 	struct profile *p = g->data;
-	if (a->packs_dead > a->packs_len / 2 && a->packs_dead > (1u << 16))
+	if (a->gt.packs_dead > a->gt.packs_len / 2 && a->gt.packs_dead > (1u << 16))
 		packs_squeeze(a);
-	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + profile_packed_max(p), 1))
+	if (array_grow((void **)&a->gt.packs, &a->gt.packs_cap, a->gt.packs_len + profile_packed_max(p), 1))
 		return -1;
-	size_t len = profile_pack(p, a->packs + a->packs_len);
+	size_t len = profile_pack(p, a->gt.packs + a->gt.packs_len);
 	profile_free(p);
-	g->data = (void *)(uintptr_t)a->packs_len;
+	g->data = (void *)(uintptr_t)a->gt.packs_len;
 	g->form = GRID_PACKED;
-	a->packs_len += len;
+	a->gt.packs_len += len;
 	return 0;
 }
 
@@ -216,42 +216,42 @@ static int grid_pack(struct analysis *a, struct grid *g)
 void analysis_grids_hot_sweep_before(struct analysis *a, uint64_t before)
 {
 	size_t keep = 0;
-	a->blocks_at_sweep = a->blocks;
-	for (size_t i = 0; i < a->n_hot; i++) {
-		struct grid *g = &a->grids[a->hot[i]];
+	a->gt.blocks_at_sweep = a->gt.blocks;
+	for (size_t i = 0; i < a->gt.n_hot; i++) {
+		struct grid *g = &a->gt.grids[a->gt.hot[i]];
 		if (g->form != GRID_PROFILE)
 			continue;
 		if ((g->last_end < before || before == UINT64_MAX) && grid_pack(a, g) == 0)
 			continue;
-		a->hot[keep++] = a->hot[i];
+		a->gt.hot[keep++] = a->gt.hot[i];
 	}
-	a->n_hot = keep;
-	array_shrink((void **)&a->hot, &a->cap_hot, a->n_hot, sizeof *a->hot);
+	a->gt.n_hot = keep;
+	array_shrink((void **)&a->gt.hot, &a->gt.cap_hot, a->gt.n_hot, sizeof *a->gt.hot);
 	/* read to its end: no grid takes blocks any more */
-	for (size_t i = 0; i < a->n_devs && before == UINT64_MAX; i++)
-		residency_clear(&a->devs[i].res);
+	for (size_t i = 0; i < a->dt.n_devs && before == UINT64_MAX; i++)
+		residency_clear(&a->dt.devs[i].res);
 }
 
 void analysis_grids_hot_sweep(struct analysis *a)
 {
-	if (a->block_end_max > PACK_AFTER_NS)
-		analysis_grids_hot_sweep_before(a, a->block_end_max - PACK_AFTER_NS);
+	if (a->gt.block_end_max > PACK_AFTER_NS)
+		analysis_grids_hot_sweep_before(a, a->gt.block_end_max - PACK_AFTER_NS);
 	else
-		a->blocks_at_sweep = a->blocks;
+		a->gt.blocks_at_sweep = a->gt.blocks;
 }
 
 int32_t analysis_grids_device_index(struct analysis *a, uint32_t id)
 {
-	for (size_t i = 0; i < a->n_devs; i++)
-		if (a->devs[i].id == id)
+	for (size_t i = 0; i < a->dt.n_devs; i++)
+		if (a->dt.devs[i].id == id)
 			return (int32_t)i;
-	if (array_grow((void **)&a->devs, &a->cap_devs, a->n_devs + 1, sizeof *a->devs))
+	if (array_grow((void **)&a->dt.devs, &a->dt.cap_devs, a->dt.n_devs + 1, sizeof *a->dt.devs))
 		return -1;
-	struct device *d = &a->devs[a->n_devs];
+	struct device *d = &a->dt.devs[a->dt.n_devs];
 	memset(d, 0, sizeof *d);
 	d->id = id;
 	d->t_min = UINT64_MAX;
-	return (int32_t)a->n_devs++;
+	return (int32_t)a->dt.n_devs++;
 }
 
 void analysis_grids_device_extend(struct device *d, uint64_t s, uint64_t e)
@@ -296,49 +296,49 @@ uint64_t analysis_grids_key1(uint32_t pid, uint32_t ctx_or_device)
  * kernels come through the primary context, which owns the module. */
 void analysis_grids_kern_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct kern *k = &a->kerns[i];
-	const struct smtop_stream *s = &a->streams[k->stream].s;
+	const struct kern *k = &a->kt.kerns[i];
+	const struct smtop_stream *s = &a->kt.streams[k->stream].s;
 	*k1 = analysis_grids_key1(s->pid, k->device_id);
 	*k2 = analysis_grids_key2_of(k->grid_id, k->correlation_id);
 }
 
 void analysis_grids_gnode_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct kern *k = &a->kerns[i];
-	*k1 = analysis_grids_gnode_key1(a->streams[k->stream].s.pid, k->correlation_id);
+	const struct kern *k = &a->kt.kerns[i];
+	*k1 = analysis_grids_gnode_key1(a->kt.streams[k->stream].s.pid, k->correlation_id);
 	*k2 = k->graph_node;
 }
 
 void analysis_grids_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct grid *g = &a->grids[i];
+	const struct grid *g = &a->gt.grids[i];
 	*k1 = analysis_grids_key1(g->pid, g->device_id);
 	*k2 = g->grid_id;
 }
 
 uint32_t analysis_grids_kern_pid(const struct analysis *a, const struct kern *k)
 {
-	return a->streams[k->stream].s.pid;
+	return a->kt.streams[k->stream].s.pid;
 }
 
 uint32_t analysis_grids_kern_ctx(const struct analysis *a, const struct kern *k)
 {
-	return a->streams[k->stream].s.context_id;
+	return a->kt.streams[k->stream].s.context_id;
 }
 
 int32_t analysis_grids_kern_dev(const struct analysis *a, const struct kern *k)
 {
-	return a->streams[k->stream].dev;
+	return a->kt.streams[k->stream].dev;
 }
 
 int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smtop_block *b)
 {
 	int32_t dev = analysis_grids_device_index(a, b->device_id);
-	int32_t act = dev < 0 ? -1 : activity_index(&a->devs[dev], pid);
-	if (act < 0 || act > UINT16_MAX || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
+	int32_t act = dev < 0 ? -1 : activity_index(&a->dt.devs[dev], pid);
+	if (act < 0 || act > UINT16_MAX || array_grow((void **)&a->gt.grids, &a->gt.cap_grids, a->gt.n_grids + 1, sizeof *a->gt.grids))
 		return -1;
-	int32_t gi = (int32_t)a->n_grids;
-	struct grid *g = &a->grids[gi];
+	int32_t gi = (int32_t)a->gt.n_grids;
+	struct grid *g = &a->gt.grids[gi];
 	memset(g, 0, sizeof *g);
 	g->pid = pid;
 	g->device_id = b->device_id;
@@ -348,14 +348,14 @@ int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smt
 	g->act = (uint16_t)act;
 	g->first_start = UINT64_MAX;
 	g->first_end = UINT64_MAX;
-	if (analysis_state_imap_put(a, &a->grid_map, analysis_grids_key, gi))
+	if (analysis_state_imap_put(a, &a->gt.grid_map, analysis_grids_key, gi))
 		return -1;
-	a->n_grids++;
-	g->kernel = analysis_state_imap_get(a, &a->kern_map, analysis_grids_kern_key, analysis_grids_key1(pid, b->device_id), b->grid_id);
-	for (int32_t ki = g->kernel; ki >= 0; ki = a->kerns[ki].same_grid) {
-		a->kerns[ki].grid = gi;
-		a->kernels_with_blocks_cache++;
-		g->shared |= a->kerns[ki].same_grid >= 0;
+	a->gt.n_grids++;
+	g->kernel = analysis_state_imap_get(a, &a->kt.kern_map, analysis_grids_kern_key, analysis_grids_key1(pid, b->device_id), b->grid_id);
+	for (int32_t ki = g->kernel; ki >= 0; ki = a->kt.kerns[ki].same_grid) {
+		a->kt.kerns[ki].grid = gi;
+		a->kt.kernels_with_blocks_cache++;
+		g->shared |= a->kt.kerns[ki].same_grid >= 0;
 	}
 	return gi;
 }
@@ -375,7 +375,7 @@ static int grid_add_profiled(struct analysis *a, struct grid *g, uint64_t s, uin
  * past ANALYSIS_EXACT_BLOCKS turns it into a profile. */
 static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e)
 {
-	struct grid *g = &a->grids[gi];
+	struct grid *g = &a->gt.grids[gi];
 	g->n++;
 	if (g->n > ANALYSIS_EXACT_BLOCKS) {
 		g->n--;
@@ -422,13 +422,13 @@ static int grid_note_resident(struct analysis *a, struct device *d, struct grid 
 /* Grid gi's most_per_sm rose: a viewer hears of it (analysis_most_changed). */
 int analysis_grids_most_note(struct analysis *a, int32_t gi)
 {
-	struct grid *g = &a->grids[gi];
+	struct grid *g = &a->gt.grids[gi];
 	if (g->most_queued)
 		return 0;
-	if (array_grow((void **)&a->most_changed, &a->cap_most_changed, a->n_most_changed + 1,
-		       sizeof *a->most_changed))
+	if (array_grow((void **)&a->gt.most_changed, &a->gt.cap_most_changed, a->gt.n_most_changed + 1,
+		       sizeof *a->gt.most_changed))
 		return -1;
-	a->most_changed[a->n_most_changed++] = gi;
+	a->gt.most_changed[a->gt.n_most_changed++] = gi;
 	g->most_queued = 1;
 	return 0;
 }
@@ -437,8 +437,8 @@ int analysis_grids_most_note(struct analysis *a, int32_t gi)
  * the grid's extents and the grid's blocks or profile. */
 int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n)
 {
-	struct grid *g = &a->grids[gi];
-	struct device *d = &a->devs[g->dev];
+	struct grid *g = &a->gt.grids[gi];
+	struct device *d = &a->dt.devs[g->dev];
 	if (g->form == GRID_PACKED && grid_unpack(a, gi))
 		return -1;
 	uint64_t smin = UINT64_MAX, emax = 0;
@@ -477,8 +477,8 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 	}
 	d->sm_seen = sm_top;
 	analysis_grids_device_extend(d, smin == UINT64_MAX ? 0 : smin, emax);
-	if (emax > a->block_end_max)
-		a->block_end_max = emax;
+	if (emax > a->gt.block_end_max)
+		a->gt.block_end_max = emax;
 	return 0;
 }
 
@@ -486,7 +486,7 @@ const struct grid *analysis_grids_kern_grid(const struct analysis *a, const stru
 {
 	/* a shared grid's blocks are of several launches: their kernels are
 	 * judged by their own intervals */
-	return k->grid >= 0 && a->grids[k->grid].n && !a->grids[k->grid].shared ? &a->grids[k->grid] : NULL;
+	return k->grid >= 0 && a->gt.grids[k->grid].n && !a->gt.grids[k->grid].shared ? &a->gt.grids[k->grid] : NULL;
 }
 
 int analysis_grids_kern_running(const struct kern *k, uint64_t w)
@@ -497,7 +497,7 @@ int analysis_grids_kern_running(const struct kern *k, uint64_t w)
 /* Resident extent: blocks when known, else the kernel's own interval. */
 struct ext analysis_grids_kern_ext(const struct analysis *a, int32_t ki, uint64_t w)
 {
-	const struct kern *k = &a->kerns[ki];
+	const struct kern *k = &a->kt.kerns[ki];
 	const struct grid *g = analysis_grids_kern_grid(a, k);
 	struct ext x = { k->start, k->end ? k->end : w, ki };
 	if (g) {

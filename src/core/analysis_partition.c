@@ -9,7 +9,7 @@
 
 static int32_t context_find(const struct analysis *a, uint32_t pid, uint32_t dev, uint32_t ctx)
 {
-	return analysis_state_map_get(&a->ctx_map, analysis_grids_key1(pid, ctx), dev);
+	return analysis_state_map_get(&a->ct.ctx_map, analysis_grids_key1(pid, ctx), dev);
 }
 
 int32_t analysis_partition_context(struct analysis *a, uint32_t pid, uint32_t dev, uint32_t ctx,
@@ -18,12 +18,12 @@ int32_t analysis_partition_context(struct analysis *a, uint32_t pid, uint32_t de
 	int32_t ci = context_find(a, pid, dev, ctx);
 	if (ci >= 0 || !create)
 		return ci;
-	if (array_grow((void **)&a->ctxs, &a->cap_ctxs, a->n_ctxs + 1, sizeof *a->ctxs))
+	if (array_grow((void **)&a->ct.ctxs, &a->ct.cap_ctxs, a->ct.n_ctxs + 1, sizeof *a->ct.ctxs))
 		return -1;
-	ci = (int32_t)a->n_ctxs;
-	if (analysis_state_map_put(&a->ctx_map, analysis_grids_key1(pid, ctx), dev, ci))
+	ci = (int32_t)a->ct.n_ctxs;
+	if (analysis_state_map_put(&a->ct.ctx_map, analysis_grids_key1(pid, ctx), dev, ci))
 		return -1;
-	struct context *c = &a->ctxs[a->n_ctxs++];
+	struct context *c = &a->ct.ctxs[a->ct.n_ctxs++];
 	c->pid = pid;
 	c->dev = dev;
 	c->ctx = ctx;
@@ -35,9 +35,9 @@ int32_t analysis_partition_context(struct analysis *a, uint32_t pid, uint32_t de
 
 int analysis_partition_track(struct analysis *a, int32_t ki)
 {
-	if (array_grow((void **)&a->unfolded, &a->cap_unfolded, a->n_unfolded + 1, sizeof *a->unfolded))
+	if (array_grow((void **)&a->ct.unfolded, &a->ct.cap_unfolded, a->ct.n_unfolded + 1, sizeof *a->ct.unfolded))
 		return -1;
-	a->unfolded[a->n_unfolded++] = ki;
+	a->ct.unfolded[a->ct.n_unfolded++] = ki;
 	return 0;
 }
 
@@ -48,11 +48,11 @@ static int fold_one(struct analysis *a, const struct kern *k)
 	const struct grid *g = analysis_grids_kern_grid(a, k);
 	if (!g)
 		return 0;
-	const struct smtop_stream *s = &a->streams[k->stream].s;
+	const struct smtop_stream *s = &a->kt.streams[k->stream].s;
 	int32_t ci = analysis_partition_context(a, s->pid, k->device_id, s->context_id, 1);
 	if (ci < 0)
 		return -1;
-	uint64_t *first_end = a->ctxs[ci].first_end;
+	uint64_t *first_end = a->ct.ctxs[ci].first_end;
 	for (size_t w = 0; w < SM_MASK_WORDS; w++)
 		for (uint64_t bits = g->sms.w[w]; bits; bits &= bits - 1) {
 			size_t sm = w * 64 + (size_t)__builtin_ctzll(bits);
@@ -65,20 +65,20 @@ static int fold_one(struct analysis *a, const struct kern *k)
 int analysis_partition_fold(struct analysis *a)
 {
 	size_t keep = 0, i = 0;
-	for (; i < a->n_unfolded; i++) {
-		int32_t ki = a->unfolded[i];
-		if (analysis_grids_kern_running(&a->kerns[ki], a->watermark))
-			a->unfolded[keep++] = ki;
-		else if (fold_one(a, &a->kerns[ki]))
+	for (; i < a->ct.n_unfolded; i++) {
+		int32_t ki = a->ct.unfolded[i];
+		if (analysis_grids_kern_running(&a->kt.kerns[ki], a->watermark))
+			a->ct.unfolded[keep++] = ki;
+		else if (fold_one(a, &a->kt.kerns[ki]))
 			break;
 	}
-	if (i == a->n_unfolded) {
-		a->n_unfolded = keep;
+	if (i == a->ct.n_unfolded) {
+		a->ct.n_unfolded = keep;
 		return 0;
 	}
 	/* out of memory: the rest wait for the next update */
-	memmove(&a->unfolded[keep], &a->unfolded[i], (a->n_unfolded - i) * sizeof *a->unfolded);
-	a->n_unfolded = keep + a->n_unfolded - i;
+	memmove(&a->ct.unfolded[keep], &a->ct.unfolded[i], (a->ct.n_unfolded - i) * sizeof *a->ct.unfolded);
+	a->ct.n_unfolded = keep + a->ct.n_unfolded - i;
 	return -1;
 }
 
@@ -92,16 +92,16 @@ static int mask_empty(const struct smmask *m)
 
 int analysis_partition_usable(const struct analysis *a, const struct kern *v, struct smmask *use)
 {
-	const struct smtop_stream *s = &a->streams[v->stream].s;
+	const struct smtop_stream *s = &a->kt.streams[v->stream].s;
 	int32_t ci = context_find(a, s->pid, v->device_id, s->context_id);
-	if (ci < 0 || !a->ctxs[ci].green)
+	if (ci < 0 || !a->ct.ctxs[ci].green)
 		return 0;
 	/* a victim still running (a provisional verdict) has not folded yet */
 	uint64_t until = analysis_grids_kern_running(v, a->watermark) ? a->watermark : v->end;
 	const struct grid *own = analysis_grids_kern_grid(a, v);
 	memset(use, 0, sizeof *use);
 	for (size_t sm = 0; sm < SM_MASK_BITS; sm++)
-		if (a->ctxs[ci].first_end[sm] <= until)
+		if (a->ct.ctxs[ci].first_end[sm] <= until)
 			use->w[sm / 64] |= 1ull << (sm % 64);
 	for (size_t w = 0; own && w < SM_MASK_WORDS; w++)
 		use->w[w] |= own->sms.w[w];

@@ -195,37 +195,28 @@ struct vec_event {
 	size_t n, cap;
 };
 
-struct analysis {
-	struct analysis_params p;
-	uint64_t watermark;
-	struct grid *grids;
-	size_t n_grids, cap_grids;
+/* The kernels, the streams they were launched into and the indexes that
+ * find them: what every part reads a kernel through. */
+struct kernel_table {
 	struct kern *kerns;
 	size_t n_kerns, cap_kerns;
 	struct stream *streams;
 	size_t n_streams, cap_streams;
 	size_t *stream_order;
-	struct device *devs;
-	size_t n_devs, cap_devs;
-	struct request *reqs;
-	size_t n_reqs, cap_reqs;
-	struct imap grid_map, kern_map;
+	struct imap kern_map;
 	struct imap gnode_map;  /* graph kernels by process, launch and node */
 	struct map stream_map;
-	int32_t *undecided;
-	size_t n_undecided, cap_undecided;
-	/* contexts by (pid, context; device), and the kernels whose SMs have
-	 * not reached their context yet (they still run) */
-	struct context *ctxs;
-	size_t n_ctxs, cap_ctxs;
-	struct map ctx_map;
-	int32_t *unfolded;
-	size_t n_unfolded, cap_unfolded;
-	struct vec_event events, prov;
-	int events_sorted;
+	size_t kernels_with_blocks_cache;
+};
+
+/* The grids, their packed profiles and what is queued about them: the
+ * state of src/core/analysis_grids.c. */
+struct grid_table {
+	struct grid *grids;
+	size_t n_grids, cap_grids;
+	struct imap grid_map;
 	int32_t last_grid;      /* cache: blocks come in runs of one grid */
 	uint64_t blocks;
-	size_t kernels_with_blocks_cache;
 	/* grids whose profile is unpacked, and when to look at them again */
 	int32_t *hot;
 	size_t n_hot, cap_hot;
@@ -235,7 +226,29 @@ struct analysis {
 	 * those unpacked again leave dead bytes, dropped when they are many */
 	uint8_t *packs;
 	size_t packs_len, packs_cap, packs_dead;
-	/* what ready times read besides kernels, sorted at update */
+	/* grids whose most_per_sm rose since analysis_most_changed last looked */
+	int32_t *most_changed;
+	size_t n_most_changed, cap_most_changed;
+};
+
+struct device_table {
+	struct device *devs;
+	size_t n_devs, cap_devs;
+};
+
+/* Contexts by (pid, context; device), and the kernels whose SMs have not
+ * reached their context yet (they still run): the state of
+ * src/core/analysis_partition.c. */
+struct context_table {
+	struct context *ctxs;
+	size_t n_ctxs, cap_ctxs;
+	struct map ctx_map;
+	int32_t *unfolded;
+	size_t n_unfolded, cap_unfolded;
+};
+
+/* What ready times read besides kernels, sorted at update. */
+struct ready_inputs {
 	struct memop *memops;
 	size_t n_memops, cap_memops;
 	int memops_sorted;
@@ -260,9 +273,29 @@ struct analysis {
 	struct launch *launches; /* in the order first seen */
 	size_t n_launches, cap_launches;
 	struct u64map launch_idx; /* pid << 32 | correlation id -> launch */
-	/* grids whose most_per_sm rose since analysis_most_changed last looked */
-	int32_t *most_changed;
-	size_t n_most_changed, cap_most_changed;
+};
+
+/* The kernels still to judge and the episodes judged so far. */
+struct verdict_state {
+	int32_t *undecided;
+	size_t n_undecided, cap_undecided;
+	struct vec_event events, prov;
+	int events_sorted;
+};
+
+/* The analysis, in tables of its own: each part works on the tables it
+ * needs rather than on the whole. */
+struct analysis {
+	struct analysis_params p;
+	uint64_t watermark;
+	struct kernel_table kt;
+	struct grid_table gt;
+	struct device_table dt;
+	struct context_table ct;
+	struct ready_inputs ri;
+	struct verdict_state vs;
+	struct request *reqs;
+	size_t n_reqs, cap_reqs;
 };
 
 

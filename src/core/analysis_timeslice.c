@@ -51,7 +51,7 @@ static int slice_by_events(const struct analysis *a, const struct kern *v, const
 	if (!analysis_grids_kern_grid(a, v) || !c->n)
 		return 0;
 	for (size_t i = 0; i < c->n; i++)
-		if (analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v) || !c->v[i].from_blocks)
+		if (analysis_grids_kern_pid(a, &a->kt.kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v) || !c->v[i].from_blocks)
 			return 0;
 	return 1;
 }
@@ -75,15 +75,15 @@ int analysis_timeslice_data_complete(const struct analysis *a, const struct kern
 	uint64_t hi = slice_window_end(a, v) + ANALYSIS_SLICE_GAP_NS;
 	if (a->watermark < hi)
 		return 0;
-	const struct device *d = &a->devs[analysis_grids_kern_grid(a, v)->dev];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_grid(a, v)->dev];
 	for (size_t i = 0; i < d->n_running; i++) {
-		const struct kern *k = &a->kerns[d->running[i].k];
+		const struct kern *k = &a->kt.kerns[d->running[i].k];
 		if (d->running[i].s >= hi)
 			continue;
 		if (analysis_grids_kern_pid(a, k) == analysis_grids_kern_pid(a, v))
 			return 0;
 		for (size_t j = 0; j < c->n; j++)
-			if (analysis_grids_kern_pid(a, &a->kerns[c->v[j].k]) == analysis_grids_kern_pid(a, k))
+			if (analysis_grids_kern_pid(a, &a->kt.kerns[c->v[j].k]) == analysis_grids_kern_pid(a, k))
 				return 0;
 	}
 	return 1;
@@ -100,11 +100,11 @@ int analysis_timeslice_looks(struct analysis *a, const struct kern *v, uint64_t 
 			     uint64_t first, const struct cands *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v))
+		if (analysis_grids_kern_pid(a, &a->kt.kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v))
 			return 0;
 	if (!slice_by_events(a, v, c)) {
 		/* Kernel intervals only: other processes never overlap v's run. */
-		struct ext vx = analysis_grids_kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
+		struct ext vx = analysis_grids_kern_ext(a, (int32_t)(v - a->kt.kerns), a->watermark);
 		vx.s = first;
 		for (size_t i = 0; i < c->n; i++) {
 			struct ext x = analysis_grids_kern_ext(a, c->v[i].k, a->watermark);
@@ -114,12 +114,12 @@ int analysis_timeslice_looks(struct analysis *a, const struct kern *v, uint64_t 
 		return 1;
 	}
 	const struct grid *vg = analysis_grids_kern_grid(a, v);
-	const struct device *d = &a->devs[vg->dev];
+	const struct device *d = &a->dt.devs[vg->dev];
 	const struct activity *own = analysis_grids_activity_find(d, analysis_grids_kern_pid(a, v));
 	uint64_t hi = slice_window_end(a, v);
 	uint32_t done = analysis_grids_kern_pid(a, v);
 	for (size_t i = 0; i < c->n; i++) {
-		uint32_t pid = analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]);
+		uint32_t pid = analysis_grids_kern_pid(a, &a->kt.kerns[c->v[i].k]);
 		const struct activity *x = pid == done ? NULL : analysis_grids_activity_find(d, pid);
 		if (!x)
 			continue;

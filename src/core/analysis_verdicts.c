@@ -79,20 +79,20 @@ static int memop_on(const struct memop *m, const struct memop *key)
 
 static void sort_ready_inputs(struct analysis *a)
 {
-	if (!a->memops_sorted && a->n_memops)
-		qsort(a->memops, a->n_memops, sizeof *a->memops, cmp_memop);
-	if (!a->swaits_sorted && a->n_swaits)
-		qsort(a->swaits, a->n_swaits, sizeof *a->swaits, cmp_swait);
-	if (!a->cevents_sorted && a->n_cevents)
-		qsort(a->cevents, a->n_cevents, sizeof *a->cevents, cmp_cevent);
-	if (!a->untimed_sorted && a->n_untimed)
-		qsort(a->untimed, a->n_untimed, sizeof *a->untimed, cmp_memop);
-	if (!a->gdeps_sorted && a->n_gdeps)
-		qsort(a->gdeps, a->n_gdeps, sizeof *a->gdeps, cmp_gdep);
-	if (!a->gmemops_sorted && a->n_gmemops)
-		qsort(a->gmemops, a->n_gmemops, sizeof *a->gmemops, cmp_gmemop);
-	a->memops_sorted = a->swaits_sorted = a->cevents_sorted = a->untimed_sorted = 1;
-	a->gdeps_sorted = a->gmemops_sorted = 1;
+	if (!a->ri.memops_sorted && a->ri.n_memops)
+		qsort(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, cmp_memop);
+	if (!a->ri.swaits_sorted && a->ri.n_swaits)
+		qsort(a->ri.swaits, a->ri.n_swaits, sizeof *a->ri.swaits, cmp_swait);
+	if (!a->ri.cevents_sorted && a->ri.n_cevents)
+		qsort(a->ri.cevents, a->ri.n_cevents, sizeof *a->ri.cevents, cmp_cevent);
+	if (!a->ri.untimed_sorted && a->ri.n_untimed)
+		qsort(a->ri.untimed, a->ri.n_untimed, sizeof *a->ri.untimed, cmp_memop);
+	if (!a->ri.gdeps_sorted && a->ri.n_gdeps)
+		qsort(a->ri.gdeps, a->ri.n_gdeps, sizeof *a->ri.gdeps, cmp_gdep);
+	if (!a->ri.gmemops_sorted && a->ri.n_gmemops)
+		qsort(a->ri.gmemops, a->ri.n_gmemops, sizeof *a->ri.gmemops, cmp_gmemop);
+	a->ri.memops_sorted = a->ri.swaits_sorted = a->ri.cevents_sorted = a->ri.untimed_sorted = 1;
+	a->ri.gdeps_sorted = a->ri.gmemops_sorted = 1;
 }
 
 /* ---- update: verdicts ---- */
@@ -110,16 +110,16 @@ static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx
  * into, not of the graph's own streams they run on. */
 static int32_t stream_prio(const struct analysis *a, int32_t ki)
 {
-	const struct kern *k = &a->kerns[ki];
+	const struct kern *k = &a->kt.kerns[ki];
 	if (k->is_graph) {
 		uint32_t pid = analysis_grids_kern_pid(a, k);
 		const struct launch *l = analysis_state_launch_find(a, pid, k->correlation_id);
 		int32_t si = l && l->has_stream ? stream_index(a, pid, analysis_grids_kern_ctx(a, k), k->device_id,
 							       l->stream_id) : -1;
 		if (si >= 0)
-			return a->streams[si].s.priority;
+			return a->kt.streams[si].s.priority;
 	}
-	return a->streams[k->stream].s.priority;
+	return a->kt.streams[k->stream].s.priority;
 }
 
 /* A ready time and the bound that set it.  hi is the ready time that
@@ -158,7 +158,7 @@ static void ready_raise_range(struct ready *r, uint64_t lo, uint64_t hi, enum sm
  * SMTOP_BLOCK_END_BOUND (its kernel record's end is its blocks' latest). */
 static int kern_end_bounded(const struct analysis *a, const struct kern *k)
 {
-	return k->grid >= 0 && a->grids[k->grid].end_bound;
+	return k->grid >= 0 && a->gt.grids[k->grid].end_bound;
 }
 
 /* What ready times read of kernel p's end: [lo, hi] = [end, end] when
@@ -192,14 +192,14 @@ static const struct memop *memop_before(const struct analysis *a, const struct k
 	/* a kernel not started yet (live) comes after everything on its stream */
 	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
 			     k->device_id, k->stream_id, k->correlation_id, 0, 0 };
-	size_t lo = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
-	return lo && memop_on(&a->memops[lo - 1], &key) ? &a->memops[lo - 1] : NULL;
+	size_t lo = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
+	return lo && memop_on(&a->ri.memops[lo - 1], &key) ? &a->ri.memops[lo - 1] : NULL;
 }
 
 static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
 			    uint32_t sid)
 {
-	return analysis_state_map_get(&a->stream_map, analysis_grids_key1(pid, ctx),
+	return analysis_state_map_get(&a->kt.stream_map, analysis_grids_key1(pid, ctx),
 				      (uint64_t)dev << 32 | sid);
 }
 
@@ -209,18 +209,18 @@ static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t befo
 {
 	if (si < 0)
 		return 0;
-	const struct stream *s = &a->streams[si];
+	const struct stream *s = &a->kt.streams[si];
 	size_t lo = 0, hi = s->n_kernels;
 	while (lo < hi) { /* first kernel not called before */
 		size_t m = (lo + hi) / 2;
-		if (a->kerns[s->kernels[m]].correlation_id < before)
+		if (a->kt.kerns[s->kernels[m]].correlation_id < before)
 			lo = m + 1;
 		else
 			hi = m;
 	}
 	if (!lo)
 		return 0;
-	const struct kern *p = &a->kerns[s->kernels[lo - 1]];
+	const struct kern *p = &a->kt.kerns[s->kernels[lo - 1]];
 	if (analysis_grids_kern_running(p, a->watermark))
 		return -1;
 	raise_kernel_end(a, p, kb, p->correlation_id, r);
@@ -240,9 +240,9 @@ static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, u
 	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0, 0 };
 	const struct memop *last = NULL;
 	/* from the stream's first copy or memset */
-	for (size_t i = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
-	     i < a->n_memops && memop_on(&a->memops[i], &key) && a->memops[i].corr < before; i++)
-		last = &a->memops[i];
+	for (size_t i = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
+	     i < a->ri.n_memops && memop_on(&a->ri.memops[i], &key) && a->ri.memops[i].corr < before; i++)
+		last = &a->ri.memops[i];
 	if (last)
 		ready_raise(r, last->end, kb + (last->kind - SMTOP_READY_AFTER_KERNEL), last->corr);
 	return 0;
@@ -254,8 +254,8 @@ static const struct cevent *event_recorded(const struct analysis *a, const struc
 	if (w->event_id == SMTOP_SYNC_NONE)
 		return NULL;
 	struct cevent key = { 0, w->pid, w->ctx, 0, 0, w->corr, w->event_id };
-	size_t lo = search_sorted(a->cevents, a->n_cevents, sizeof *a->cevents, &key, cmp_cevent, 0);
-	const struct cevent *e = lo ? &a->cevents[lo - 1] : NULL;
+	size_t lo = search_sorted(a->ri.cevents, a->ri.n_cevents, sizeof *a->ri.cevents, &key, cmp_cevent, 0);
+	const struct cevent *e = lo ? &a->ri.cevents[lo - 1] : NULL;
 	return e && e->pid == w->pid && e->ctx == w->ctx && e->event_id == w->event_id ? e : NULL;
 }
 
@@ -279,9 +279,9 @@ static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t 
 		       struct ready *r)
 {
 	struct swait key = { 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k), k->stream_id, after, 0 };
-	for (size_t lo = search_sorted(a->swaits, a->n_swaits, sizeof *a->swaits, &key, cmp_swait, 1);
-	     lo < a->n_swaits; lo++) {
-		const struct swait *w = &a->swaits[lo];
+	for (size_t lo = search_sorted(a->ri.swaits, a->ri.n_swaits, sizeof *a->ri.swaits, &key, cmp_swait, 1);
+	     lo < a->ri.n_swaits; lo++) {
+		const struct swait *w = &a->ri.swaits[lo];
 		if (w->pid != key.pid || w->ctx != key.ctx || w->sid != key.sid ||
 		    w->corr >= k->correlation_id)
 			break;
@@ -296,7 +296,7 @@ static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t 
  * as CUPTI gives them; streams of unknown kind take no part). */
 static int ready_legacy(const struct analysis *a, const struct kern *k, struct ready *r)
 {
-	const struct smtop_stream *mine = &a->streams[k->stream].s;
+	const struct smtop_stream *mine = &a->kt.streams[k->stream].s;
 	uint32_t wants;
 	if (mine->flags == ANALYSIS_STREAM_LEGACY)
 		wants = ANALYSIS_STREAM_BLOCKING;
@@ -304,8 +304,8 @@ static int ready_legacy(const struct analysis *a, const struct kern *k, struct r
 		wants = ANALYSIS_STREAM_LEGACY;
 	else
 		return 0;
-	for (size_t i = 0; i < a->n_streams; i++) {
-		const struct smtop_stream *t = &a->streams[i].s;
+	for (size_t i = 0; i < a->kt.n_streams; i++) {
+		const struct smtop_stream *t = &a->kt.streams[i].s;
 		if (t->flags != wants || t->pid != mine->pid || t->context_id != mine->context_id ||
 		    t->device_id != mine->device_id)
 			continue;
@@ -321,13 +321,13 @@ static int ready_legacy(const struct analysis *a, const struct kern *k, struct r
  * block stands for the dependency k waited for. */
 static void ready_graph(const struct analysis *a, const struct kern *k, struct ready *r)
 {
-	const struct stream *s = &a->streams[k->stream];
+	const struct stream *s = &a->kt.streams[k->stream];
 	const struct grid *g = analysis_grids_kern_grid(a, k);
 	uint64_t first = g ? g->first_start : k->start;
 	if (!k->is_graph || !first)
 		return;
 	for (size_t n = 0, i = k->pos; i > 0 && n < ANALYSIS_GRAPH_LOOKBACK; i--, n++) {
-		const struct kern *p = &a->kerns[s->kernels[i - 1]];
+		const struct kern *p = &a->kt.kerns[s->kernels[i - 1]];
 		uint64_t lo, hi;
 		kern_end_range(a, p, &lo, &hi);
 		/* a bounded end may have come before first: so did lo */
@@ -360,8 +360,8 @@ enum edges {
 static size_t gdeps_of(const struct analysis *a, uint32_t pid, uint64_t node)
 {
 	struct gdep key = { node, 0, pid, 0 };
-	size_t lo = search_sorted(a->gdeps, a->n_gdeps, sizeof *a->gdeps, &key, cmp_gdep, 0);
-	return lo < a->n_gdeps && a->gdeps[lo].pid == pid && a->gdeps[lo].node == node ? lo : a->n_gdeps;
+	size_t lo = search_sorted(a->ri.gdeps, a->ri.n_gdeps, sizeof *a->ri.gdeps, &key, cmp_gdep, 0);
+	return lo < a->ri.n_gdeps && a->ri.gdeps[lo].pid == pid && a->ri.gdeps[lo].node == node ? lo : a->ri.n_gdeps;
 }
 
 /* The end of dependency node `dep` (a kernel, copy or memset) in graph
@@ -370,21 +370,21 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
 				   const struct gdep *d, struct ready *r)
 {
 	if (d->dep_type == GRAPH_NODE_KERNEL) {
-		int32_t ki = analysis_state_imap_get(a, &a->gnode_map, analysis_grids_gnode_key,
+		int32_t ki = analysis_state_imap_get(a, &a->kt.gnode_map, analysis_grids_gnode_key,
 						     analysis_grids_gnode_key1(pid, corr), d->dep);
 		if (ki < 0)
 			return EDGES_UNKNOWN;
-		const struct kern *p = &a->kerns[ki];
+		const struct kern *p = &a->kt.kerns[ki];
 		if (analysis_grids_kern_running(p, a->watermark))
 			return EDGES_RUNNING;
 		raise_kernel_end(a, p, SMTOP_READY_GRAPH_EDGE_KERNEL, corr, r);
 		return EDGES_USED;
 	}
 	struct memop key = { .pid = pid, .corr = corr, .graph_node = d->dep };
-	size_t lo = search_sorted(a->gmemops, a->n_gmemops, sizeof *a->gmemops, &key, cmp_gmemop, 0);
-	if (lo == a->n_gmemops || cmp_gmemop(&a->gmemops[lo], &key))
+	size_t lo = search_sorted(a->ri.gmemops, a->ri.n_gmemops, sizeof *a->ri.gmemops, &key, cmp_gmemop, 0);
+	if (lo == a->ri.n_gmemops || cmp_gmemop(&a->ri.gmemops[lo], &key))
 		return EDGES_UNKNOWN;
-	const struct memop *m = &a->gmemops[lo];
+	const struct memop *m = &a->ri.gmemops[lo];
 	ready_raise(r, m->end, m->kind == SMTOP_READY_AFTER_MEMCPY ? SMTOP_READY_GRAPH_EDGE_MEMCPY
 								  : SMTOP_READY_GRAPH_EDGE_MEMSET, corr);
 	return EDGES_USED;
@@ -404,10 +404,10 @@ static enum edges ready_edges(const struct analysis *a, const struct kern *k, st
 	pass[0] = k->graph_node;
 	while (done < n_pass) {
 		size_t i = gdeps_of(a, pid, pass[done++]);
-		if (i == a->n_gdeps)
+		if (i == a->ri.n_gdeps)
 			return EDGES_UNKNOWN;
-		for (; i < a->n_gdeps && a->gdeps[i].pid == pid && a->gdeps[i].node == pass[done - 1]; i++) {
-			const struct gdep *d = &a->gdeps[i];
+		for (; i < a->ri.n_gdeps && a->ri.gdeps[i].pid == pid && a->ri.gdeps[i].node == pass[done - 1]; i++) {
+			const struct gdep *d = &a->ri.gdeps[i];
 			enum edges got;
 			if (!d->dep)
 				continue;
@@ -436,15 +436,15 @@ static enum edges ready_edges(const struct analysis *a, const struct kern *k, st
 static const struct kern *kernel_before_launch(const struct analysis *a, const struct kern *k,
 					       int *far)
 {
-	const struct stream *s = &a->streams[k->stream];
+	const struct stream *s = &a->kt.streams[k->stream];
 	*far = 0;
 	for (size_t n = 0, i = k->pos; i > 0; i--, n++) {
-		const struct kern *p = &a->kerns[s->kernels[i - 1]];
+		const struct kern *p = &a->kt.kerns[s->kernels[i - 1]];
 		if (p->correlation_id != k->correlation_id)
 			return p;
 		if (n == ANALYSIS_GRAPH_LOOKBACK) {
 			*far = 1;
-			return &a->kerns[s->kernels[k->pos - 1]];
+			return &a->kt.kerns[s->kernels[k->pos - 1]];
 		}
 	}
 	return NULL;
@@ -456,11 +456,11 @@ static const struct memop *memop_before_launch(const struct analysis *a, const s
 {
 	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k),
 			     analysis_grids_kern_ctx(a, k), k->device_id, k->stream_id, k->correlation_id, 0, 0 };
-	size_t lo = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
-	for (size_t n = 0; lo > 0 && memop_on(&a->memops[lo - 1], &key) && n <= ANALYSIS_GRAPH_LOOKBACK;
+	size_t lo = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
+	for (size_t n = 0; lo > 0 && memop_on(&a->ri.memops[lo - 1], &key) && n <= ANALYSIS_GRAPH_LOOKBACK;
 	     lo--, n++)
-		if (a->memops[lo - 1].corr != k->correlation_id)
-			return &a->memops[lo - 1];
+		if (a->ri.memops[lo - 1].corr != k->correlation_id)
+			return &a->ri.memops[lo - 1];
 	return NULL;
 }
 
@@ -470,9 +470,9 @@ static int untimed_before(const struct analysis *a, const struct kern *k, uint32
 {
 	struct memop key = { 0, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
 			     k->device_id, k->stream_id, after, 0, 0 };
-	size_t lo = search_sorted(a->untimed, a->n_untimed, sizeof *a->untimed, &key, cmp_memop, 1);
-	return lo < a->n_untimed && memop_on(&a->untimed[lo], &key) &&
-	       a->untimed[lo].corr < k->correlation_id;
+	size_t lo = search_sorted(a->ri.untimed, a->ri.n_untimed, sizeof *a->ri.untimed, &key, cmp_memop, 1);
+	return lo < a->ri.n_untimed && memop_on(&a->ri.untimed[lo], &key) &&
+	       a->ri.untimed[lo].corr < k->correlation_id;
 }
 
 /* Ready = the latest of stream order, event waits, the legacy default
@@ -480,8 +480,8 @@ static int untimed_before(const struct analysis *a, const struct kern *k, uint32
  * unknown, -1 if it depends on a kernel still running. */
 static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 {
-	const struct kern *k = &a->kerns[ki];
-	const struct stream *s = &a->streams[k->stream];
+	const struct kern *k = &a->kt.kerns[ki];
+	const struct stream *s = &a->kt.streams[k->stream];
 	struct ready graph = { 0, SMTOP_READY_UNKNOWN, 0, 0 };
 	enum edges e = k->is_graph && k->graph_node ? ready_edges(a, k, &graph) : EDGES_UNKNOWN;
 	uint32_t after = 0;
@@ -490,7 +490,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	if (e == EDGES_RUNNING)
 		return -1;
 	const struct kern *p = e != EDGES_UNKNOWN ? kernel_before_launch(a, k, &far)
-			       : k->pos > 0 ? &a->kerns[s->kernels[k->pos - 1]] : NULL;
+			       : k->pos > 0 ? &a->kt.kerns[s->kernels[k->pos - 1]] : NULL;
 	/* a node with dependencies needs no kernel before its launch: they imply it */
 	if (p && !(far && e == EDGES_USED)) {
 		if (analysis_grids_kern_running(p, a->watermark))
@@ -531,7 +531,7 @@ static int same_stream(const struct kern *x, const struct kern *y)
 static int cand_consider(struct analysis *a, struct cands *c, const struct kern *v,
 			 const struct ext *x, uint64_t lo, uint64_t hi, const struct smmask *use)
 {
-	const struct kern *k = &a->kerns[x->k];
+	const struct kern *k = &a->kt.kerns[x->k];
 	if (k == v || same_stream(k, v) || x->s >= hi || x->e <= lo)
 		return 0;
 	if (analysis_grids_kern_running(k, a->watermark))
@@ -553,7 +553,7 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
 			 struct cands *c)
 {
-	const struct device *d = &a->devs[analysis_grids_kern_dev(a, v)];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_dev(a, v)];
 	struct smmask mask;
 	const struct smmask *use = analysis_partition_usable(a, v, &mask) ? &mask : NULL;
 	c->n = 0;
@@ -600,14 +600,14 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 {
 	if (started && analysis_timeslice_looks(a, v, ready, first, c))
 		return SMTOP_EV_TIMESLICE;
-	int32_t pv = stream_prio(a, (int32_t)(v - a->kerns));
+	int32_t pv = stream_prio(a, (int32_t)(v - a->kt.kerns));
 	const struct grid *vg = analysis_grids_kern_grid(a, v);
 	uint64_t last = vg ? vg->last_start : (started ? first : a->watermark);
 	if (!started)
 		last = a->watermark;
 	int resident = 0;
 	for (size_t i = 0; i < c->n; i++) {
-		const struct kern *k = &a->kerns[c->v[i].k];
+		const struct kern *k = &a->kt.kerns[c->v[i].k];
 		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
 			continue;
 		const struct grid *g = analysis_grids_kern_grid(a, k);
@@ -626,7 +626,7 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 static int possible_culprits(const struct analysis *a, const struct cands *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (kern_end_bounded(a, &a->kerns[c->v[i].k]))
+		if (kern_end_bounded(a, &a->kt.kerns[c->v[i].k]))
 			return 1;
 	return 0;
 }
@@ -647,7 +647,7 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	ev->stream_id = v->stream_id;
 	ev->correlation_id = v->correlation_id;
 	ev->grid_id = v->grid_id;
-	ev->priority = stream_prio(a, (int32_t)(v - a->kerns));
+	ev->priority = stream_prio(a, (int32_t)(v - a->kt.kerns));
 	ev->ready = ready;
 	ev->ready_bound = r->bound;
 	ev->ready_correlation_id = r->corr;
@@ -659,7 +659,7 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	for (size_t i = 0; i < c->n; i++)
 		total += c->v[i].overlap;
 	for (size_t i = 0; i < c->n; i++) {
-		const struct kern *k = &a->kerns[c->v[i].k];
+		const struct kern *k = &a->kt.kerns[c->v[i].k];
 		struct smtop_culprit *cu = &ev->culprits[i];
 		cu->pid = analysis_grids_kern_pid(a, k);
 		cu->device_id = k->device_id;
@@ -714,8 +714,8 @@ static int first_start(const struct analysis *a, const struct kern *v, uint64_t 
 /* Returns 1 when decided, 0 when it must wait for more data, -1 on OOM. */
 static int decide(struct analysis *a, int32_t ki, struct cands *c)
 {
-	struct kern *v = &a->kerns[ki];
-	struct stream *s = &a->streams[v->stream];
+	struct kern *v = &a->kt.kerns[ki];
+	struct stream *s = &a->kt.streams[v->stream];
 	struct ready r;
 	uint64_t ready, first;
 	if (analysis_grids_kern_running(v, a->watermark))
@@ -738,11 +738,11 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 			struct smtop_event ev;
 			if (make_event(a, v, &r, first, 1, wait, c, &ev))
 				return -1;
-			if (events_push(&a->events, &ev)) {
+			if (events_push(&a->vs.events, &ev)) {
 				free(ev.culprits);
 				return -1;
 			}
-			a->events_sorted = 0;
+			a->vs.events_sorted = 0;
 			s->events[ev.kind]++;
 			s->delay[ev.kind] += wait;
 		}
@@ -754,7 +754,7 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 /* A kernel not yet decided but already waiting longer than the threshold. */
 static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 {
-	const struct kern *v = &a->kerns[ki];
+	const struct kern *v = &a->kt.kerns[ki];
 	struct ready r;
 	uint64_t ready, first;
 	if (ready_time(a, ki, &r) <= 0)
@@ -772,7 +772,7 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 	struct smtop_event ev;
 	if (make_event(a, v, &r, first, started, wait, c, &ev))
 		return -1;
-	if (events_push(&a->prov, &ev)) {
+	if (events_push(&a->vs.prov, &ev)) {
 		free(ev.culprits);
 		return -1;
 	}
@@ -791,8 +791,8 @@ int analysis_event_cmp(const void *x, const void *y)
 static int cmp_stream_order(const void *x, const void *y, void *ctx)
 {
 	const struct analysis *sort_ctx = ctx;
-	const struct smtop_stream *p = &sort_ctx->streams[*(const size_t *)x].s;
-	const struct smtop_stream *q = &sort_ctx->streams[*(const size_t *)y].s;
+	const struct smtop_stream *p = &sort_ctx->kt.streams[*(const size_t *)x].s;
+	const struct smtop_stream *q = &sort_ctx->kt.streams[*(const size_t *)y].s;
 	return cmp_keys((const uint64_t[]){ p->device_id, p->pid, p->context_id, p->stream_id },
 			(const uint64_t[]){ q->device_id, q->pid, q->context_id, q->stream_id }, 4);
 }
@@ -800,32 +800,32 @@ static int cmp_stream_order(const void *x, const void *y, void *ctx)
 static int decide_all(struct analysis *a, struct cands *c)
 {
 	size_t keep = 0;
-	for (size_t i = 0; i < a->n_undecided; i++) {
-		int32_t ki = a->undecided[i];
+	for (size_t i = 0; i < a->vs.n_undecided; i++) {
+		int32_t ki = a->vs.undecided[i];
 		int r = decide(a, ki, c);
 		if (r < 0) {
 			/* Keep the rest so a later update can finish them. */
-			memmove(&a->undecided[keep], &a->undecided[i],
-				(a->n_undecided - i) * sizeof *a->undecided);
-			a->n_undecided = keep + a->n_undecided - i;
+			memmove(&a->vs.undecided[keep], &a->vs.undecided[i],
+				(a->vs.n_undecided - i) * sizeof *a->vs.undecided);
+			a->vs.n_undecided = keep + a->vs.n_undecided - i;
 			return -1;
 		}
 		if (r)
-			a->kerns[ki].decided = 1;
+			a->kt.kerns[ki].decided = 1;
 		else
-			a->undecided[keep++] = ki;
+			a->vs.undecided[keep++] = ki;
 	}
-	a->n_undecided = keep;
+	a->vs.n_undecided = keep;
 	return 0;
 }
 
 void analysis_verdicts_prepare(struct analysis *a)
 {
 	sort_ready_inputs(a);
-	for (size_t i = 0; i < a->n_streams; i++)
-		a->stream_order[i] = i;
-	if (a->n_streams)
-		qsort_r(a->stream_order, a->n_streams, sizeof *a->stream_order, cmp_stream_order, a);
+	for (size_t i = 0; i < a->kt.n_streams; i++)
+		a->kt.stream_order[i] = i;
+	if (a->kt.n_streams)
+		qsort_r(a->kt.stream_order, a->kt.n_streams, sizeof *a->kt.stream_order, cmp_stream_order, a);
 }
 
 int analysis_verdicts_decide(struct analysis *a, int rc)
@@ -833,16 +833,16 @@ int analysis_verdicts_decide(struct analysis *a, int rc)
 	struct cands c = { 0 };
 	if (rc == 0 && decide_all(a, &c))
 		rc = -1;
-	analysis_state_events_clear(&a->prov);
-	for (size_t i = 0; rc == 0 && i < a->n_undecided; i++)
-		if (provisional(a, a->undecided[i], &c))
+	analysis_state_events_clear(&a->vs.prov);
+	for (size_t i = 0; rc == 0 && i < a->vs.n_undecided; i++)
+		if (provisional(a, a->vs.undecided[i], &c))
 			rc = -1;
 	free(c.v);
-	if (!a->events_sorted && a->events.n) {
-		qsort(a->events.v, a->events.n, sizeof *a->events.v, analysis_event_cmp);
-		a->events_sorted = 1;
+	if (!a->vs.events_sorted && a->vs.events.n) {
+		qsort(a->vs.events.v, a->vs.events.n, sizeof *a->vs.events.v, analysis_event_cmp);
+		a->vs.events_sorted = 1;
 	}
-	if (a->prov.n)
-		qsort(a->prov.v, a->prov.n, sizeof *a->prov.v, analysis_event_cmp);
+	if (a->vs.prov.n)
+		qsort(a->vs.prov.v, a->vs.prov.n, sizeof *a->vs.prov.v, analysis_event_cmp);
 	return rc;
 }

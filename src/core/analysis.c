@@ -43,7 +43,7 @@ struct analysis *analysis_new(const struct analysis_params *p)
 		a->p = *p;
 	else
 		analysis_params_default(&a->p);
-	a->gt.last_grid = -1;
+	analysis_grids_init(&a->gt, a->p.blocking_threshold_ns);
 	return a;
 }
 
@@ -156,7 +156,7 @@ int analysis_add_context(struct analysis *a, const struct smtop_context *c)
 
 int analysis_add_device(struct analysis *a, const struct smtop_device *d)
 {
-	int32_t di = analysis_grids_device_index(a, d->device_id);
+	int32_t di = analysis_grids_device_index(&a->dt, d->device_id);
 	if (di < 0)
 		return -1;
 	if (d->sm_count)
@@ -195,7 +195,7 @@ static void kern_set(struct kern *kn, const struct smtop_kernel *k)
  * grid id's kernels, the one of k's launch. */
 static int32_t kern_find(const struct analysis *a, const struct smtop_kernel *k, int32_t *head)
 {
-	*head = analysis_state_imap_get(a, &a->kt.kern_map, analysis_grids_kern_key,
+	*head = analysis_state_imap_get(&a->kt, &a->kt.kern_map, analysis_grids_kern_key,
 					analysis_grids_key1(k->pid, k->device_id),
 					analysis_grids_key2_of(k->grid_id, k->correlation_id));
 	for (int32_t ki = *head; ki >= 0; ki = a->kt.kerns[ki].same_grid)
@@ -208,7 +208,7 @@ static int32_t kern_find(const struct analysis *a, const struct smtop_kernel *k,
 static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t head)
 {
 	int32_t si = stream_find_or_add(a, k->pid, k->device_id, k->context_id, k->stream_id);
-	int32_t dev = analysis_grids_device_index(a, k->device_id);
+	int32_t dev = analysis_grids_device_index(&a->dt, k->device_id);
 	if (si < 0 || dev < 0)
 		return -1;
 	struct stream *s = &a->kt.streams[si];
@@ -223,8 +223,8 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t
 	kern_set(kn, k);
 	kn->stream = si;
 	kn->same_grid = -1;
-	if ((head < 0 && analysis_state_imap_put(a, &a->kt.kern_map, analysis_grids_kern_key, ki)) ||
-	    (kn->graph_node && analysis_state_imap_put(a, &a->kt.gnode_map, analysis_grids_gnode_key, ki)))
+	if ((head < 0 && analysis_state_imap_put(&a->kt, &a->kt.kern_map, analysis_grids_kern_key, ki)) ||
+	    (kn->graph_node && analysis_state_imap_put(&a->kt, &a->kt.gnode_map, analysis_grids_gnode_key, ki)))
 		return -1;
 	if (head >= 0) {
 		/* another launch with the grid id: second in the chain, where
@@ -235,7 +235,7 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t
 	a->kt.n_kerns++;
 	if (s->dev < 0)
 		s->dev = dev;
-	kn->grid = k->grid_id ? analysis_state_imap_get(a, &a->gt.grid_map, analysis_grids_key, analysis_grids_key1(k->pid, k->device_id),
+	kn->grid = k->grid_id ? analysis_state_imap_get(&a->gt, &a->gt.grid_map, analysis_grids_key, analysis_grids_key1(k->pid, k->device_id),
 					 k->grid_id) : -1;
 	if (kn->grid >= 0) {
 		struct grid *g = &a->gt.grids[kn->grid];
@@ -244,7 +244,7 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t
 			g->kernel = ki;
 		a->kt.kernels_with_blocks_cache++;
 		/* its blocks came first: the viewer hears of their most now */
-		if (a->gt.grids[kn->grid].most_per_sm && analysis_grids_most_note(a, kn->grid))
+		if (a->gt.grids[kn->grid].most_per_sm && analysis_grids_most_note(&a->gt, kn->grid))
 			return -1;
 	}
 	s->kernels[s->n_kernels++] = ki;
@@ -269,8 +269,26 @@ int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
 	if (kn->start != k->start)
 		a->kt.streams[kn->stream].sorted = 0;
 	kern_set(kn, k);
-	analysis_grids_device_extend(&a->dt.devs[analysis_grids_kern_dev(a, kn)], k->start, k->end);
+	analysis_grids_device_extend(&a->dt.devs[analysis_grids_kern_dev(&a->kt, kn)], k->start, k->end);
 	return 0;
+}
+
+/* A new grid for block b, joined to the kernels of its grid id that came
+ * first (kern_create joins those that come later). */
+static int32_t grid_create(struct analysis *a, uint32_t pid, const struct smtop_block *b)
+{
+	int32_t gi = analysis_grids_create(&a->gt, &a->dt, pid, b);
+	if (gi < 0)
+		return -1;
+	struct grid *g = &a->gt.grids[gi];
+	g->kernel = analysis_state_imap_get(&a->kt, &a->kt.kern_map, analysis_grids_kern_key,
+					    analysis_grids_key1(pid, b->device_id), b->grid_id);
+	for (int32_t ki = g->kernel; ki >= 0; ki = a->kt.kerns[ki].same_grid) {
+		a->kt.kerns[ki].grid = gi;
+		a->kt.kernels_with_blocks_cache++;
+		g->shared |= a->kt.kerns[ki].same_grid >= 0;
+	}
+	return gi;
 }
 
 int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
@@ -281,19 +299,20 @@ int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
 		int32_t gi = a->gt.last_grid;
 		if (gi < 0 || a->gt.grids[gi].grid_id != b[i].grid_id || a->gt.grids[gi].pid != pid ||
 		    a->gt.grids[gi].device_id != b[i].device_id) {
-			gi = analysis_state_imap_get(a, &a->gt.grid_map, analysis_grids_key, analysis_grids_key1(pid, b[i].device_id), b[i].grid_id);
-			if (gi < 0 && (gi = analysis_grids_create(a, pid, &b[i])) < 0)
+			gi = analysis_state_imap_get(&a->gt, &a->gt.grid_map, analysis_grids_key, analysis_grids_key1(pid, b[i].device_id), b[i].grid_id);
+			if (gi < 0 && (gi = grid_create(a, pid, &b[i])) < 0)
 				return -1;
 			a->gt.last_grid = gi;
 		}
 		for (j = i + 1; j < n && b[j].grid_id == b[i].grid_id && b[j].device_id == b[i].device_id; j++)
 			;
-		if (analysis_grids_add_run(a, gi, b + i, j - i))
+		struct device *d = &a->dt.devs[a->gt.grids[gi].dev];
+		if (analysis_grids_add_run(&a->gt, d, gi, b + i, j - i))
 			return -1;
 		a->gt.blocks += j - i;
 	}
 	if (a->gt.blocks - a->gt.blocks_at_sweep >= SWEEP_BLOCKS)
-		analysis_grids_hot_sweep(a);
+		analysis_grids_hot_sweep(&a->gt);
 	return 0;
 }
 
@@ -453,10 +472,10 @@ static int build_device_index(struct analysis *a)
 	}
 	for (size_t i = 0; i < a->kt.n_kerns; i++) {
 		const struct kern *k = &a->kt.kerns[i];
-		struct device *d = &a->dt.devs[analysis_grids_kern_dev(a, k)];
-		if (!k->start && !analysis_grids_kern_grid(a, k))
+		struct device *d = &a->dt.devs[analysis_grids_kern_dev(&a->kt, k)];
+		if (!k->start && !analysis_grids_kern_grid(&a->gt, k))
 			continue; /* never started: cannot hold SMs */
-		struct ext x = analysis_grids_kern_ext(a, (int32_t)i, a->watermark);
+		struct ext x = analysis_grids_kern_ext(&a->kt, &a->gt, (int32_t)i, a->watermark);
 		if (analysis_grids_kern_running(k, a->watermark)) {
 			if (array_grow((void **)&d->running, &d->cap_running, d->n_running + 1, sizeof x))
 				return -1;
@@ -563,7 +582,7 @@ static void stream_usage(const struct analysis *a, const struct stream *s,
 {
 	for (size_t j = 0; j < s->n_kernels; j++) {
 		const struct kern *k = &a->kt.kerns[s->kernels[j]];
-		const struct grid *g = analysis_grids_kern_grid(a, k);
+		const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 		if (k->end > k->start && k->start)
 			out->busy_ns += k->end - k->start;
 		if (g) {
@@ -615,7 +634,10 @@ int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream
 
 void analysis_compact(struct analysis *a)
 {
-	analysis_grids_hot_sweep_before(a, UINT64_MAX);
+	analysis_grids_hot_sweep_before(&a->gt, UINT64_MAX);
+	/* read to its end: no grid takes blocks any more */
+	for (size_t i = 0; i < a->dt.n_devs; i++)
+		residency_clear(&a->dt.devs[i].res);
 }
 
 void analysis_memory(const struct analysis *a, struct analysis_memory *out)

@@ -15,13 +15,13 @@ size_t analysis_kernel_count(const struct analysis *a)
 static void occupancy_of(const struct analysis *a, const struct kern *k,
 			 struct analysis_kernel_occupancy *out)
 {
-	int32_t di = analysis_grids_kern_dev(a, k);
+	int32_t di = analysis_grids_kern_dev(&a->kt, k);
 	const struct device *d = di >= 0 ? &a->dt.devs[di] : NULL;
 	out->sms = d ? (d->sm_count ? d->sm_count : d->sm_seen) : 0;
 	struct occupancy_launch l = { k->threads, k->registers, k->smem };
 	if (!d || !d->has_rec || occupancy_limit(&d->rec, &l, &out->limit) != 0)
 		memset(&out->limit, 0, sizeof out->limit);
-	const struct grid *g = analysis_grids_kern_grid(a, k);
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 	if (!g)
 		return;
 	out->blocks = g->n;
@@ -74,7 +74,7 @@ size_t analysis_most_changed(struct analysis *a, size_t *out, size_t max)
 long analysis_kernel_find(const struct analysis *a, uint32_t pid, uint32_t device_id,
 			  uint64_t grid_id, uint32_t correlation_id)
 {
-	return analysis_state_imap_get(a, &a->kt.kern_map, analysis_grids_kern_key,
+	return analysis_state_imap_get(&a->kt, &a->kt.kern_map, analysis_grids_kern_key,
 				       analysis_grids_key1(pid, device_id),
 				       analysis_grids_key2_of(grid_id, correlation_id));
 }

@@ -45,7 +45,7 @@ int analysis_partition_track(struct analysis *a, int32_t ki)
 static int fold_one(struct analysis *a, const struct kern *k)
 {
 	/* a grid several launches share is none of them alone */
-	const struct grid *g = analysis_grids_kern_grid(a, k);
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 	if (!g)
 		return 0;
 	const struct smtop_stream *s = &a->kt.streams[k->stream].s;
@@ -98,7 +98,7 @@ int analysis_partition_usable(const struct analysis *a, const struct kern *v, st
 		return 0;
 	/* a victim still running (a provisional verdict) has not folded yet */
 	uint64_t until = analysis_grids_kern_running(v, a->watermark) ? a->watermark : v->end;
-	const struct grid *own = analysis_grids_kern_grid(a, v);
+	const struct grid *own = analysis_grids_kern_grid(&a->gt, v);
 	memset(use, 0, sizeof *use);
 	for (size_t sm = 0; sm < SM_MASK_BITS; sm++)
 		if (a->ct.ctxs[ci].first_end[sm] <= until)

@@ -41,13 +41,13 @@ void analysis_state_map_free(struct map *m)
 	*m = (struct map){ 0 };
 }
 
-int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
+int32_t analysis_state_imap_get(const void *table, const struct imap *m, imap_key_fn key,
 				uint64_t k1, uint64_t k2)
 {
 	size_t pos = 0;
 	for (const uint64_t *v; (v = u64map_next(&m->idx, mix(k1, k2), &pos));) {
 		uint64_t x1, x2;
-		key(a, (int32_t)*v, &x1, &x2);
+		key(table, (int32_t)*v, &x1, &x2);
 		if (x1 == k1 && x2 == k2)
 			return (int32_t)*v;
 	}
@@ -55,10 +55,10 @@ int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, 
 }
 
 /* Adds entry v, whose key key() reads from the entry itself. */
-int analysis_state_imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
+int analysis_state_imap_put(const void *table, struct imap *m, imap_key_fn key, int32_t v)
 {
 	uint64_t k1, k2;
-	key(a, v, &k1, &k2);
+	key(table, v, &k1, &k2);
 	return u64map_add(&m->idx, mix(k1, k2), (uint64_t)v);
 }
 

@@ -221,6 +221,8 @@ struct grid_table {
 	int32_t *hot;
 	size_t n_hot, cap_hot;
 	uint64_t blocks_at_sweep;
+	/* how close block starts cluster (analysis_grids_init) */
+	uint64_t start_link;
 	uint64_t block_end_max; /* latest block end added */
 	/* packed profiles, one after the other (no allocation of their own);
 	 * those unpacked again leave dead bytes, dropped when they are many */
@@ -323,8 +325,9 @@ static inline uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
 	return hi > lo ? hi - lo : 0;
 }
 
-/* The key of entry i of an index map (struct imap). */
-typedef void (*imap_key_fn)(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+/* The key of entry i of an index map (struct imap), read from the table
+ * the map indexes (a struct kernel_table or grid_table). */
+typedef void (*imap_key_fn)(const void *table, int32_t i, uint64_t *k1, uint64_t *k2);
 
 void analysis_state_map_free(struct map *m);
 
@@ -332,11 +335,11 @@ int32_t analysis_state_map_get(const struct map *m, uint64_t k1, uint64_t k2);
 
 int analysis_state_map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val);
 
-int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
+int32_t analysis_state_imap_get(const void *table, const struct imap *m, imap_key_fn key,
 				uint64_t k1, uint64_t k2);
 
 /* Adds entry v, whose key key() reads from the entry itself. */
-int analysis_state_imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v);
+int analysis_state_imap_put(const void *table, struct imap *m, imap_key_fn key, int32_t v);
 
 const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid, uint32_t corr);
 

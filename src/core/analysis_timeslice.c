@@ -48,10 +48,10 @@ static int activities_meet(const struct clusters *x, const struct clusters *y, u
  * culprit have block records and every culprit is another process's. */
 static int slice_by_events(const struct analysis *a, const struct kern *v, const struct cands *c)
 {
-	if (!analysis_grids_kern_grid(a, v) || !c->n)
+	if (!analysis_grids_kern_grid(&a->gt, v) || !c->n)
 		return 0;
 	for (size_t i = 0; i < c->n; i++)
-		if (analysis_grids_kern_pid(a, &a->kt.kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v) || !c->v[i].from_blocks)
+		if (analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[i].k]) == analysis_grids_kern_pid(&a->kt, v) || !c->v[i].from_blocks)
 			return 0;
 	return 1;
 }
@@ -60,7 +60,7 @@ static int slice_by_events(const struct analysis *a, const struct kern *v, const
  * block end. */
 static uint64_t slice_window_end(const struct analysis *a, const struct kern *v)
 {
-	return analysis_grids_kern_grid(a, v)->last_end + ANALYSIS_SLICE_GAP_NS;
+	return analysis_grids_kern_grid(&a->gt, v)->last_end + ANALYSIS_SLICE_GAP_NS;
 }
 
 /* Every block event before the window's end is in: blocks that ended before
@@ -75,15 +75,15 @@ int analysis_timeslice_data_complete(const struct analysis *a, const struct kern
 	uint64_t hi = slice_window_end(a, v) + ANALYSIS_SLICE_GAP_NS;
 	if (a->watermark < hi)
 		return 0;
-	const struct device *d = &a->dt.devs[analysis_grids_kern_grid(a, v)->dev];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_grid(&a->gt, v)->dev];
 	for (size_t i = 0; i < d->n_running; i++) {
 		const struct kern *k = &a->kt.kerns[d->running[i].k];
 		if (d->running[i].s >= hi)
 			continue;
-		if (analysis_grids_kern_pid(a, k) == analysis_grids_kern_pid(a, v))
+		if (analysis_grids_kern_pid(&a->kt, k) == analysis_grids_kern_pid(&a->kt, v))
 			return 0;
 		for (size_t j = 0; j < c->n; j++)
-			if (analysis_grids_kern_pid(a, &a->kt.kerns[c->v[j].k]) == analysis_grids_kern_pid(a, k))
+			if (analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[j].k]) == analysis_grids_kern_pid(&a->kt, k))
 				return 0;
 	}
 	return 1;
@@ -100,26 +100,26 @@ int analysis_timeslice_looks(struct analysis *a, const struct kern *v, uint64_t 
 			     uint64_t first, const struct cands *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (analysis_grids_kern_pid(a, &a->kt.kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v))
+		if (analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[i].k]) == analysis_grids_kern_pid(&a->kt, v))
 			return 0;
 	if (!slice_by_events(a, v, c)) {
 		/* Kernel intervals only: other processes never overlap v's run. */
-		struct ext vx = analysis_grids_kern_ext(a, (int32_t)(v - a->kt.kerns), a->watermark);
+		struct ext vx = analysis_grids_kern_ext(&a->kt, &a->gt, (int32_t)(v - a->kt.kerns), a->watermark);
 		vx.s = first;
 		for (size_t i = 0; i < c->n; i++) {
-			struct ext x = analysis_grids_kern_ext(a, c->v[i].k, a->watermark);
+			struct ext x = analysis_grids_kern_ext(&a->kt, &a->gt, c->v[i].k, a->watermark);
 			if (overlap(x.s, x.e, vx.s, vx.e))
 				return 0;
 		}
 		return 1;
 	}
-	const struct grid *vg = analysis_grids_kern_grid(a, v);
+	const struct grid *vg = analysis_grids_kern_grid(&a->gt, v);
 	const struct device *d = &a->dt.devs[vg->dev];
-	const struct activity *own = analysis_grids_activity_find(d, analysis_grids_kern_pid(a, v));
+	const struct activity *own = analysis_grids_activity_find(d, analysis_grids_kern_pid(&a->kt, v));
 	uint64_t hi = slice_window_end(a, v);
-	uint32_t done = analysis_grids_kern_pid(a, v);
+	uint32_t done = analysis_grids_kern_pid(&a->kt, v);
 	for (size_t i = 0; i < c->n; i++) {
-		uint32_t pid = analysis_grids_kern_pid(a, &a->kt.kerns[c->v[i].k]);
+		uint32_t pid = analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[i].k]);
 		const struct activity *x = pid == done ? NULL : analysis_grids_activity_find(d, pid);
 		if (!x)
 			continue;

@@ -112,9 +112,9 @@ static int32_t stream_prio(const struct analysis *a, int32_t ki)
 {
 	const struct kern *k = &a->kt.kerns[ki];
 	if (k->is_graph) {
-		uint32_t pid = analysis_grids_kern_pid(a, k);
+		uint32_t pid = analysis_grids_kern_pid(&a->kt, k);
 		const struct launch *l = analysis_state_launch_find(a, pid, k->correlation_id);
-		int32_t si = l && l->has_stream ? stream_index(a, pid, analysis_grids_kern_ctx(a, k), k->device_id,
+		int32_t si = l && l->has_stream ? stream_index(a, pid, analysis_grids_kern_ctx(&a->kt, k), k->device_id,
 							       l->stream_id) : -1;
 		if (si >= 0)
 			return a->kt.streams[si].s.priority;
@@ -170,7 +170,7 @@ static void kern_end_range(const struct analysis *a, const struct kern *p, uint6
 	*lo = *hi = p->end;
 	if (!kern_end_bounded(a, p))
 		return;
-	const struct grid *g = analysis_grids_kern_grid(a, p);
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, p);
 	uint64_t least = g ? umax(g->last_start, p->start) : p->start;
 	if (least < *lo)
 		*lo = least;
@@ -190,7 +190,7 @@ static void raise_kernel_end(const struct analysis *a, const struct kern *p, enu
 static const struct memop *memop_before(const struct analysis *a, const struct kern *k)
 {
 	/* a kernel not started yet (live) comes after everything on its stream */
-	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
+	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(&a->kt, k), analysis_grids_kern_ctx(&a->kt, k),
 			     k->device_id, k->stream_id, k->correlation_id, 0, 0 };
 	size_t lo = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
 	return lo && memop_on(&a->ri.memops[lo - 1], &key) ? &a->ri.memops[lo - 1] : NULL;
@@ -278,7 +278,7 @@ static int raise_event_wait(const struct analysis *a, const struct swait *w, str
 static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t after,
 		       struct ready *r)
 {
-	struct swait key = { 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k), k->stream_id, after, 0 };
+	struct swait key = { 0, analysis_grids_kern_pid(&a->kt, k), analysis_grids_kern_ctx(&a->kt, k), k->stream_id, after, 0 };
 	for (size_t lo = search_sorted(a->ri.swaits, a->ri.n_swaits, sizeof *a->ri.swaits, &key, cmp_swait, 1);
 	     lo < a->ri.n_swaits; lo++) {
 		const struct swait *w = &a->ri.swaits[lo];
@@ -322,7 +322,7 @@ static int ready_legacy(const struct analysis *a, const struct kern *k, struct r
 static void ready_graph(const struct analysis *a, const struct kern *k, struct ready *r)
 {
 	const struct stream *s = &a->kt.streams[k->stream];
-	const struct grid *g = analysis_grids_kern_grid(a, k);
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 	uint64_t first = g ? g->first_start : k->start;
 	if (!k->is_graph || !first)
 		return;
@@ -370,7 +370,7 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
 				   const struct gdep *d, struct ready *r)
 {
 	if (d->dep_type == GRAPH_NODE_KERNEL) {
-		int32_t ki = analysis_state_imap_get(a, &a->kt.gnode_map, analysis_grids_gnode_key,
+		int32_t ki = analysis_state_imap_get(&a->kt, &a->kt.gnode_map, analysis_grids_gnode_key,
 						     analysis_grids_gnode_key1(pid, corr), d->dep);
 		if (ki < 0)
 			return EDGES_UNKNOWN;
@@ -397,7 +397,7 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
  * dependency without its record makes the edges unknown. */
 static enum edges ready_edges(const struct analysis *a, const struct kern *k, struct ready *r)
 {
-	uint32_t pid = analysis_grids_kern_pid(a, k), corr = k->correlation_id;
+	uint32_t pid = analysis_grids_kern_pid(&a->kt, k), corr = k->correlation_id;
 	uint64_t pass[GRAPH_PASS_MAX + 1];
 	size_t n_pass = 1, done = 0;
 	enum edges e = EDGES_ROOT;
@@ -454,8 +454,8 @@ static const struct kern *kernel_before_launch(const struct analysis *a, const s
  * launch, or NULL. */
 static const struct memop *memop_before_launch(const struct analysis *a, const struct kern *k)
 {
-	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k),
-			     analysis_grids_kern_ctx(a, k), k->device_id, k->stream_id, k->correlation_id, 0, 0 };
+	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(&a->kt, k),
+			     analysis_grids_kern_ctx(&a->kt, k), k->device_id, k->stream_id, k->correlation_id, 0, 0 };
 	size_t lo = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
 	for (size_t n = 0; lo > 0 && memop_on(&a->ri.memops[lo - 1], &key) && n <= ANALYSIS_GRAPH_LOOKBACK;
 	     lo--, n++)
@@ -468,7 +468,7 @@ static const struct memop *memop_before_launch(const struct analysis *a, const s
  * correlation id `after` and before k: k's ready time is not known. */
 static int untimed_before(const struct analysis *a, const struct kern *k, uint32_t after)
 {
-	struct memop key = { 0, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
+	struct memop key = { 0, 0, analysis_grids_kern_pid(&a->kt, k), analysis_grids_kern_ctx(&a->kt, k),
 			     k->device_id, k->stream_id, after, 0, 0 };
 	size_t lo = search_sorted(a->ri.untimed, a->ri.n_untimed, sizeof *a->ri.untimed, &key, cmp_memop, 1);
 	return lo < a->ri.n_untimed && memop_on(&a->ri.untimed[lo], &key) &&
@@ -513,7 +513,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	else
 		ready_raise_range(r, graph.t, graph.hi, graph.bound, graph.corr);
 	const struct launch *l = k->sub && !k->sub_queued ? NULL
-				 : analysis_state_launch_find(a, analysis_grids_kern_pid(a, k), k->correlation_id);
+				 : analysis_state_launch_find(a, analysis_grids_kern_pid(&a->kt, k), k->correlation_id);
 	if (l)
 		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
 	else
@@ -536,9 +536,9 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 		return 0;
 	if (analysis_grids_kern_running(k, a->watermark))
 		c->incomplete = 1;
-	const struct grid *g = analysis_grids_kern_grid(a, k);
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 	struct cand cd = { x->k, 0, 0, g != NULL };
-	cd.overlap = g ? analysis_grids_overlap(a, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
+	cd.overlap = g ? analysis_grids_overlap(&a->gt, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
 	if (g && use)
 		analysis_partition_restrict(g, use, &cd);
 	if (!cd.overlap)
@@ -553,7 +553,7 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
 			 struct cands *c)
 {
-	const struct device *d = &a->dt.devs[analysis_grids_kern_dev(a, v)];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_dev(&a->kt, v)];
 	struct smmask mask;
 	const struct smmask *use = analysis_partition_usable(a, v, &mask) ? &mask : NULL;
 	c->n = 0;
@@ -601,7 +601,7 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 	if (started && analysis_timeslice_looks(a, v, ready, first, c))
 		return SMTOP_EV_TIMESLICE;
 	int32_t pv = stream_prio(a, (int32_t)(v - a->kt.kerns));
-	const struct grid *vg = analysis_grids_kern_grid(a, v);
+	const struct grid *vg = analysis_grids_kern_grid(&a->gt, v);
 	uint64_t last = vg ? vg->last_start : (started ? first : a->watermark);
 	if (!started)
 		last = a->watermark;
@@ -610,8 +610,8 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 		const struct kern *k = &a->kt.kerns[c->v[i].k];
 		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
 			continue;
-		const struct grid *g = analysis_grids_kern_grid(a, k);
-		int dispatched = g ? analysis_grids_started_between(a, g, ready, last)
+		const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
+		int dispatched = g ? analysis_grids_started_between(&a->gt, g, ready, last)
 				   : (k->start > ready && k->start < last);
 		if (dispatched)
 			return SMTOP_EV_INVERSION_DISPATCH;
@@ -641,9 +641,9 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	if (!ev->culprits)
 		return -1;
 	ev->kind = classify(a, v, ready, first, started, c);
-	ev->pid = analysis_grids_kern_pid(a, v);
+	ev->pid = analysis_grids_kern_pid(&a->kt, v);
 	ev->device_id = v->device_id;
-	ev->context_id = analysis_grids_kern_ctx(a, v);
+	ev->context_id = analysis_grids_kern_ctx(&a->kt, v);
 	ev->stream_id = v->stream_id;
 	ev->correlation_id = v->correlation_id;
 	ev->grid_id = v->grid_id;
@@ -654,16 +654,16 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	ev->start = started ? first : 0;
 	ev->wait_ns = wait;
 	ev->name = v->name;
-	ev->from_blocks = analysis_grids_kern_grid(a, v) != NULL;
+	ev->from_blocks = analysis_grids_kern_grid(&a->gt, v) != NULL;
 	uint64_t total = 0;
 	for (size_t i = 0; i < c->n; i++)
 		total += c->v[i].overlap;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct kern *k = &a->kt.kerns[c->v[i].k];
 		struct smtop_culprit *cu = &ev->culprits[i];
-		cu->pid = analysis_grids_kern_pid(a, k);
+		cu->pid = analysis_grids_kern_pid(&a->kt, k);
 		cu->device_id = k->device_id;
-		cu->context_id = analysis_grids_kern_ctx(a, k);
+		cu->context_id = analysis_grids_kern_ctx(&a->kt, k);
 		cu->stream_id = k->stream_id;
 		cu->correlation_id = k->correlation_id;
 		cu->grid_id = k->grid_id;
@@ -706,7 +706,7 @@ static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wa
 /* Victim's first start: its first block, else its kernel start. */
 static int first_start(const struct analysis *a, const struct kern *v, uint64_t *first)
 {
-	const struct grid *g = analysis_grids_kern_grid(a, v);
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, v);
 	*first = g ? g->first_start : v->start;
 	return *first != 0;
 }

@@ -147,7 +147,7 @@ int analysis_add_stream(struct analysis *a, const struct smtop_stream *s)
 
 int analysis_add_context(struct analysis *a, const struct smtop_context *c)
 {
-	int32_t ci = analysis_partition_context(a, c->pid, c->device_id, c->context_id, 1);
+	int32_t ci = analysis_partition_context(&a->ct, c->pid, c->device_id, c->context_id, 1);
 	if (ci < 0)
 		return -1;
 	a->ct.ctxs[ci].green = c->is_green != 0;
@@ -250,7 +250,7 @@ static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t
 	s->kernels[s->n_kernels++] = ki;
 	s->sorted = 0;
 	a->vs.undecided[a->vs.n_undecided++] = ki;
-	if (analysis_partition_track(a, ki))
+	if (analysis_partition_track(&a->ct, ki))
 		return -1;
 	analysis_grids_device_extend(&a->dt.devs[dev], k->start, k->end);
 	return 0;
@@ -503,7 +503,7 @@ int analysis_update(struct analysis *a, uint64_t watermark)
 	sort_streams(a);
 	analysis_verdicts_prepare(a);
 	/* a victim's SMs are its context's, folded before anything is judged */
-	int rc = build_device_index(a) || analysis_partition_fold(a) ? -1 : 0;
+	int rc = build_device_index(a) || analysis_partition_fold(&a->ct, &a->kt, &a->gt, watermark) ? -1 : 0;
 	return analysis_verdicts_decide(a, rc);
 }
 

@@ -555,7 +555,8 @@ static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, 
 {
 	const struct device *d = &a->dt.devs[analysis_grids_kern_dev(&a->kt, v)];
 	struct smmask mask;
-	const struct smmask *use = analysis_partition_usable(a, v, &mask) ? &mask : NULL;
+	const struct smmask *use =
+		analysis_partition_usable(&a->ct, &a->kt, &a->gt, a->watermark, v, &mask) ? &mask : NULL;
 	c->n = 0;
 	c->incomplete = 0;
 	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;

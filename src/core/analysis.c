@@ -332,43 +332,43 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r)
 	return 0;
 }
 
-static int memop_add(struct analysis *a, const struct memop *m)
+static int memop_add(struct ready_inputs *ri, const struct memop *m)
 {
 	if (m->graph_node && m->start && m->end >= m->start) {
 		/* what a later node of the same graph launch may depend on */
-		if (array_grow((void **)&a->ri.gmemops, &a->ri.cap_gmemops, a->ri.n_gmemops + 1, sizeof *a->ri.gmemops))
+		if (array_grow((void **)&ri->gmemops, &ri->cap_gmemops, ri->n_gmemops + 1, sizeof *ri->gmemops))
 			return -1;
-		a->ri.gmemops[a->ri.n_gmemops++] = *m;
-		a->ri.gmemops_sorted = 0;
+		ri->gmemops[ri->n_gmemops++] = *m;
+		ri->gmemops_sorted = 0;
 	}
 	if (!m->start && !m->end && m->corr) {
 		/* times unknown: the next kernel on its stream waited for it
 		 * for a time nobody knows */
-		if (array_grow((void **)&a->ri.untimed, &a->ri.cap_untimed, a->ri.n_untimed + 1, sizeof *a->ri.untimed))
+		if (array_grow((void **)&ri->untimed, &ri->cap_untimed, ri->n_untimed + 1, sizeof *ri->untimed))
 			return -1;
-		a->ri.untimed[a->ri.n_untimed++] = *m;
-		a->ri.untimed_sorted = 0;
+		ri->untimed[ri->n_untimed++] = *m;
+		ri->untimed_sorted = 0;
 		return 0;
 	}
 	if (!m->start || m->end < m->start)
 		return 0; /* times unknown: bounds nothing */
-	if (array_grow((void **)&a->ri.memops, &a->ri.cap_memops, a->ri.n_memops + 1, sizeof *a->ri.memops))
+	if (array_grow((void **)&ri->memops, &ri->cap_memops, ri->n_memops + 1, sizeof *ri->memops))
 		return -1;
-	a->ri.memops[a->ri.n_memops++] = *m;
-	a->ri.memops_sorted = 0;
+	ri->memops[ri->n_memops++] = *m;
+	ri->memops_sorted = 0;
 	return 0;
 }
 
 int analysis_add_memcpy(struct analysis *a, const struct smtop_memcpy *m)
 {
-	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
+	return memop_add(&a->ri, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
 					     m->stream_id, m->correlation_id,
 					     SMTOP_READY_AFTER_MEMCPY, m->graph_node_id });
 }
 
 int analysis_add_memset(struct analysis *a, const struct smtop_memset *m)
 {
-	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
+	return memop_add(&a->ri, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
 					     m->stream_id, m->correlation_id,
 					     SMTOP_READY_AFTER_MEMSET, m->graph_node_id });
 }
@@ -417,41 +417,41 @@ int analysis_add_api(struct analysis *a, const struct smtop_api *c)
 	 * for every cudaGetDevice of a framework. */
 	if (!c->end || !c->correlation_id || (c->name && !strstr(c->name, "Launch")))
 		return 0;
-	return analysis_state_launch_put(a, &(struct launch){ c->end, c->pid, c->correlation_id,
+	return analysis_state_launch_put(&a->ri, &(struct launch){ c->end, c->pid, c->correlation_id,
 							      c->stream_id, c->has_stream != 0 });
 }
 
 /* ---- update: indexes ---- */
 
-static uint64_t start_key(const struct analysis *a, int32_t ki)
+static uint64_t start_key(const struct kernel_table *kt, int32_t ki)
 {
-	uint64_t s = a->kt.kerns[ki].start;
+	uint64_t s = kt->kerns[ki].start;
 	return s ? s : UINT64_MAX;
 }
 
 static int cmp_stream_kernel(const void *x, const void *y, void *ctx)
 {
-	const struct analysis *sort_ctx = ctx;
+	const struct kernel_table *kt = ctx;
 	int32_t i = *(const int32_t *)x, j = *(const int32_t *)y;
-	uint64_t si = start_key(sort_ctx, i), sj = start_key(sort_ctx, j);
+	uint64_t si = start_key(kt, i), sj = start_key(kt, j);
 	if (si != sj)
 		return si < sj ? -1 : 1;
-	uint32_t ci = sort_ctx->kt.kerns[i].correlation_id, cj = sort_ctx->kt.kerns[j].correlation_id;
+	uint32_t ci = kt->kerns[i].correlation_id, cj = kt->kerns[j].correlation_id;
 	if (ci != cj)
 		return ci < cj ? -1 : 1;
-	return (sort_ctx->kt.kerns[i].grid_id > sort_ctx->kt.kerns[j].grid_id) -
-	       (sort_ctx->kt.kerns[i].grid_id < sort_ctx->kt.kerns[j].grid_id);
+	return (kt->kerns[i].grid_id > kt->kerns[j].grid_id) -
+	       (kt->kerns[i].grid_id < kt->kerns[j].grid_id);
 }
 
-static void sort_streams(struct analysis *a)
+static void sort_streams(struct kernel_table *kt)
 {
-	for (size_t i = 0; i < a->kt.n_streams; i++) {
-		struct stream *s = &a->kt.streams[i];
+	for (size_t i = 0; i < kt->n_streams; i++) {
+		struct stream *s = &kt->streams[i];
 		if (s->sorted)
 			continue;
-		qsort_r(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_stream_kernel, a);
+		qsort_r(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_stream_kernel, kt);
 		for (size_t j = 0; j < s->n_kernels; j++)
-			a->kt.kerns[s->kernels[j]].pos = (uint32_t)j;
+			kt->kerns[s->kernels[j]].pos = (uint32_t)j;
 		s->sorted = 1;
 	}
 }
@@ -500,7 +500,7 @@ int analysis_update(struct analysis *a, uint64_t watermark)
 	/* every block is in: no profile grows any more */
 	if (watermark == ANALYSIS_WATERMARK_ALL)
 		analysis_compact(a);
-	sort_streams(a);
+	sort_streams(&a->kt);
 	analysis_verdicts_prepare(a);
 	/* a victim's SMs are its context's, folded before anything is judged */
 	int rc = build_device_index(a) || analysis_partition_fold(&a->ct, &a->kt, &a->gt, watermark) ? -1 : 0;

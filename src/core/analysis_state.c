@@ -67,25 +67,25 @@ static uint64_t launch_key(uint32_t pid, uint32_t corr)
 	return (uint64_t)pid << 32 | corr;
 }
 
-const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid,
+const struct launch *analysis_state_launch_find(const struct ready_inputs *ri, uint32_t pid,
 						uint32_t corr)
 {
-	const uint64_t *v = u64map_get(&a->ri.launch_idx, launch_key(pid, corr));
-	return v ? &a->ri.launches[*v] : NULL;
+	const uint64_t *v = u64map_get(&ri->launch_idx, launch_key(pid, corr));
+	return v ? &ri->launches[*v] : NULL;
 }
 
 /* Stores x, replacing the launch of the same process and correlation id. */
-int analysis_state_launch_put(struct analysis *a, const struct launch *x)
+int analysis_state_launch_put(struct ready_inputs *ri, const struct launch *x)
 {
-	uint64_t key = launch_key(x->pid, x->corr), *v = u64map_get(&a->ri.launch_idx, key);
+	uint64_t key = launch_key(x->pid, x->corr), *v = u64map_get(&ri->launch_idx, key);
 	if (v) {
-		a->ri.launches[*v] = *x;
+		ri->launches[*v] = *x;
 		return 0;
 	}
-	if (array_grow((void **)&a->ri.launches, &a->ri.cap_launches, a->ri.n_launches + 1, sizeof *a->ri.launches) ||
-	    u64map_add(&a->ri.launch_idx, key, a->ri.n_launches))
+	if (array_grow((void **)&ri->launches, &ri->cap_launches, ri->n_launches + 1, sizeof *ri->launches) ||
+	    u64map_add(&ri->launch_idx, key, ri->n_launches))
 		return -1;
-	a->ri.launches[a->ri.n_launches++] = *x;
+	ri->launches[ri->n_launches++] = *x;
 	return 0;
 }
 

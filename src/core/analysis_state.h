@@ -341,9 +341,10 @@ int32_t analysis_state_imap_get(const void *table, const struct imap *m, imap_ke
 /* Adds entry v, whose key key() reads from the entry itself. */
 int analysis_state_imap_put(const void *table, struct imap *m, imap_key_fn key, int32_t v);
 
-const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid, uint32_t corr);
+const struct launch *analysis_state_launch_find(const struct ready_inputs *ri, uint32_t pid,
+						uint32_t corr);
 
-int analysis_state_launch_put(struct analysis *a, const struct launch *x);
+int analysis_state_launch_put(struct ready_inputs *ri, const struct launch *x);
 
 void analysis_state_events_clear(struct vec_event *v);
 

@@ -77,33 +77,27 @@ static int memop_on(const struct memop *m, const struct memop *key)
 	return m->pid == key->pid && m->ctx == key->ctx && m->dev == key->dev && m->sid == key->sid;
 }
 
-static void sort_ready_inputs(struct analysis *a)
+static void sort_ready_inputs(struct ready_inputs *ri)
 {
-	if (!a->ri.memops_sorted && a->ri.n_memops)
-		qsort(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, cmp_memop);
-	if (!a->ri.swaits_sorted && a->ri.n_swaits)
-		qsort(a->ri.swaits, a->ri.n_swaits, sizeof *a->ri.swaits, cmp_swait);
-	if (!a->ri.cevents_sorted && a->ri.n_cevents)
-		qsort(a->ri.cevents, a->ri.n_cevents, sizeof *a->ri.cevents, cmp_cevent);
-	if (!a->ri.untimed_sorted && a->ri.n_untimed)
-		qsort(a->ri.untimed, a->ri.n_untimed, sizeof *a->ri.untimed, cmp_memop);
-	if (!a->ri.gdeps_sorted && a->ri.n_gdeps)
-		qsort(a->ri.gdeps, a->ri.n_gdeps, sizeof *a->ri.gdeps, cmp_gdep);
-	if (!a->ri.gmemops_sorted && a->ri.n_gmemops)
-		qsort(a->ri.gmemops, a->ri.n_gmemops, sizeof *a->ri.gmemops, cmp_gmemop);
-	a->ri.memops_sorted = a->ri.swaits_sorted = a->ri.cevents_sorted = a->ri.untimed_sorted = 1;
-	a->ri.gdeps_sorted = a->ri.gmemops_sorted = 1;
+	if (!ri->memops_sorted && ri->n_memops)
+		qsort(ri->memops, ri->n_memops, sizeof *ri->memops, cmp_memop);
+	if (!ri->swaits_sorted && ri->n_swaits)
+		qsort(ri->swaits, ri->n_swaits, sizeof *ri->swaits, cmp_swait);
+	if (!ri->cevents_sorted && ri->n_cevents)
+		qsort(ri->cevents, ri->n_cevents, sizeof *ri->cevents, cmp_cevent);
+	if (!ri->untimed_sorted && ri->n_untimed)
+		qsort(ri->untimed, ri->n_untimed, sizeof *ri->untimed, cmp_memop);
+	if (!ri->gdeps_sorted && ri->n_gdeps)
+		qsort(ri->gdeps, ri->n_gdeps, sizeof *ri->gdeps, cmp_gdep);
+	if (!ri->gmemops_sorted && ri->n_gmemops)
+		qsort(ri->gmemops, ri->n_gmemops, sizeof *ri->gmemops, cmp_gmemop);
+	ri->memops_sorted = ri->swaits_sorted = ri->cevents_sorted = ri->untimed_sorted = 1;
+	ri->gdeps_sorted = ri->gmemops_sorted = 1;
 }
 
 /* ---- update: verdicts ---- */
 
-struct verdict {
-	int ready_known;
-	uint64_t ready, first;
-	int first_known;
-};
-
-static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
+static int32_t stream_index(const struct kernel_table *kt, uint32_t pid, uint32_t ctx, uint32_t dev,
 			    uint32_t sid);
 
 /* A graph's kernels run at the priority of the stream it was launched
@@ -113,8 +107,8 @@ static int32_t stream_prio(const struct analysis *a, int32_t ki)
 	const struct kern *k = &a->kt.kerns[ki];
 	if (k->is_graph) {
 		uint32_t pid = analysis_grids_kern_pid(&a->kt, k);
-		const struct launch *l = analysis_state_launch_find(a, pid, k->correlation_id);
-		int32_t si = l && l->has_stream ? stream_index(a, pid, analysis_grids_kern_ctx(&a->kt, k), k->device_id,
+		const struct launch *l = analysis_state_launch_find(&a->ri, pid, k->correlation_id);
+		int32_t si = l && l->has_stream ? stream_index(&a->kt, pid, analysis_grids_kern_ctx(&a->kt, k), k->device_id,
 							       l->stream_id) : -1;
 		if (si >= 0)
 			return a->kt.streams[si].s.priority;
@@ -156,21 +150,22 @@ static void ready_raise_range(struct ready *r, uint64_t lo, uint64_t hi, enum sm
 
 /* 1 when kernel k's end is an upper bound: some block of its grid has
  * SMTOP_BLOCK_END_BOUND (its kernel record's end is its blocks' latest). */
-static int kern_end_bounded(const struct analysis *a, const struct kern *k)
+static int kern_end_bounded(const struct grid_table *gt, const struct kern *k)
 {
-	return k->grid >= 0 && a->gt.grids[k->grid].end_bound;
+	return k->grid >= 0 && gt->grids[k->grid].end_bound;
 }
 
 /* What ready times read of kernel p's end: [lo, hi] = [end, end] when
  * exact; with a bounded end, from its last block's start (it cannot have
  * ended before its last block started; a grid several launches share
  * gives only the kernel's start) to the bound. */
-static void kern_end_range(const struct analysis *a, const struct kern *p, uint64_t *lo, uint64_t *hi)
+static void kern_end_range(const struct grid_table *gt, const struct kern *p, uint64_t *lo,
+			   uint64_t *hi)
 {
 	*lo = *hi = p->end;
-	if (!kern_end_bounded(a, p))
+	if (!kern_end_bounded(gt, p))
 		return;
-	const struct grid *g = analysis_grids_kern_grid(&a->gt, p);
+	const struct grid *g = analysis_grids_kern_grid(gt, p);
 	uint64_t least = g ? umax(g->last_start, p->start) : p->start;
 	if (least < *lo)
 		*lo = least;
@@ -181,7 +176,7 @@ static void raise_kernel_end(const struct analysis *a, const struct kern *p, enu
 			     uint32_t corr, struct ready *r)
 {
 	uint64_t lo, hi;
-	kern_end_range(a, p, &lo, &hi);
+	kern_end_range(&a->gt, p, &lo, &hi);
 	ready_raise_range(r, lo, hi, b, corr);
 }
 
@@ -196,10 +191,10 @@ static const struct memop *memop_before(const struct analysis *a, const struct k
 	return lo && memop_on(&a->ri.memops[lo - 1], &key) ? &a->ri.memops[lo - 1] : NULL;
 }
 
-static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
+static int32_t stream_index(const struct kernel_table *kt, uint32_t pid, uint32_t ctx, uint32_t dev,
 			    uint32_t sid)
 {
-	return analysis_state_map_get(&a->kt.stream_map, analysis_grids_key1(pid, ctx),
+	return analysis_state_map_get(&kt->stream_map, analysis_grids_key1(pid, ctx),
 				      (uint64_t)dev << 32 | sid);
 }
 
@@ -235,7 +230,7 @@ static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t befo
 static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
 			 uint32_t sid, uint32_t before, enum smtop_ready_bound kb, struct ready *r)
 {
-	if (raise_last_kernel(a, stream_index(a, pid, ctx, dev, sid), before, kb, r))
+	if (raise_last_kernel(a, stream_index(&a->kt, pid, ctx, dev, sid), before, kb, r))
 		return -1;
 	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0, 0 };
 	const struct memop *last = NULL;
@@ -249,13 +244,13 @@ static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, u
 }
 
 /* The last record of event w waits on, called before the wait, or NULL. */
-static const struct cevent *event_recorded(const struct analysis *a, const struct swait *w)
+static const struct cevent *event_recorded(const struct ready_inputs *ri, const struct swait *w)
 {
 	if (w->event_id == SMTOP_SYNC_NONE)
 		return NULL;
 	struct cevent key = { 0, w->pid, w->ctx, 0, 0, w->corr, w->event_id };
-	size_t lo = search_sorted(a->ri.cevents, a->ri.n_cevents, sizeof *a->ri.cevents, &key, cmp_cevent, 0);
-	const struct cevent *e = lo ? &a->ri.cevents[lo - 1] : NULL;
+	size_t lo = search_sorted(ri->cevents, ri->n_cevents, sizeof *ri->cevents, &key, cmp_cevent, 0);
+	const struct cevent *e = lo ? &ri->cevents[lo - 1] : NULL;
 	return e && e->pid == w->pid && e->ctx == w->ctx && e->event_id == w->event_id ? e : NULL;
 }
 
@@ -264,7 +259,7 @@ static const struct cevent *event_recorded(const struct analysis *a, const struc
 static int raise_event_wait(const struct analysis *a, const struct swait *w, struct ready *r)
 {
 	ready_raise(r, w->end, SMTOP_READY_EVENT_WAIT, w->corr);
-	const struct cevent *e = event_recorded(a, w);
+	const struct cevent *e = event_recorded(&a->ri, w);
 	if (!e)
 		return 0;
 	if (raise_last_op(a, e->pid, e->ctx, e->dev, e->sid, e->corr, SMTOP_READY_EVENT_KERNEL, r))
@@ -329,7 +324,7 @@ static void ready_graph(const struct analysis *a, const struct kern *k, struct r
 	for (size_t n = 0, i = k->pos; i > 0 && n < ANALYSIS_GRAPH_LOOKBACK; i--, n++) {
 		const struct kern *p = &a->kt.kerns[s->kernels[i - 1]];
 		uint64_t lo, hi;
-		kern_end_range(a, p, &lo, &hi);
+		kern_end_range(&a->gt, p, &lo, &hi);
 		/* a bounded end may have come before first: so did lo */
 		if (p->end && lo <= first && !analysis_grids_kern_running(p, a->watermark))
 			ready_raise_range(r, lo, umin(hi, first), SMTOP_READY_GRAPH_KERNEL,
@@ -357,11 +352,11 @@ enum edges {
 #define GRAPH_PASS_MAX 64
 
 /* The first edge of (pid, node), or n_gdeps when it has none. */
-static size_t gdeps_of(const struct analysis *a, uint32_t pid, uint64_t node)
+static size_t gdeps_of(const struct ready_inputs *ri, uint32_t pid, uint64_t node)
 {
 	struct gdep key = { node, 0, pid, 0 };
-	size_t lo = search_sorted(a->ri.gdeps, a->ri.n_gdeps, sizeof *a->ri.gdeps, &key, cmp_gdep, 0);
-	return lo < a->ri.n_gdeps && a->ri.gdeps[lo].pid == pid && a->ri.gdeps[lo].node == node ? lo : a->ri.n_gdeps;
+	size_t lo = search_sorted(ri->gdeps, ri->n_gdeps, sizeof *ri->gdeps, &key, cmp_gdep, 0);
+	return lo < ri->n_gdeps && ri->gdeps[lo].pid == pid && ri->gdeps[lo].node == node ? lo : ri->n_gdeps;
 }
 
 /* The end of dependency node `dep` (a kernel, copy or memset) in graph
@@ -403,7 +398,7 @@ static enum edges ready_edges(const struct analysis *a, const struct kern *k, st
 	enum edges e = EDGES_ROOT;
 	pass[0] = k->graph_node;
 	while (done < n_pass) {
-		size_t i = gdeps_of(a, pid, pass[done++]);
+		size_t i = gdeps_of(&a->ri, pid, pass[done++]);
 		if (i == a->ri.n_gdeps)
 			return EDGES_UNKNOWN;
 		for (; i < a->ri.n_gdeps && a->ri.gdeps[i].pid == pid && a->ri.gdeps[i].node == pass[done - 1]; i++) {
@@ -513,7 +508,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	else
 		ready_raise_range(r, graph.t, graph.hi, graph.bound, graph.corr);
 	const struct launch *l = k->sub && !k->sub_queued ? NULL
-				 : analysis_state_launch_find(a, analysis_grids_kern_pid(&a->kt, k), k->correlation_id);
+				 : analysis_state_launch_find(&a->ri, analysis_grids_kern_pid(&a->kt, k), k->correlation_id);
 	if (l)
 		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
 	else
@@ -624,10 +619,11 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 /* 1 when some culprit's blocks have bounded ends: they may have left
  * before their bound, so their share of the wait (and whether they were
  * resident at all) is not certain. */
-static int possible_culprits(const struct analysis *a, const struct cands *c)
+static int possible_culprits(const struct kernel_table *kt, const struct grid_table *gt,
+			     const struct cands *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (kern_end_bounded(a, &a->kt.kerns[c->v[i].k]))
+		if (kern_end_bounded(gt, &kt->kerns[c->v[i].k]))
 			return 1;
 	return 0;
 }
@@ -682,8 +678,8 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	 * [wait - (r->hi - ready), wait] */
 	ev->wait_min_ns = wait > r->hi - ready ? wait - (r->hi - ready) : 0;
 	ev->possible = (r->hi > ready ? SMTOP_POSSIBLE_READY : 0) |
-		       (possible_culprits(a, c) ? SMTOP_POSSIBLE_CULPRITS : 0) |
-		       (ev->kind == SMTOP_EV_TIMESLICE && kern_end_bounded(a, v) ? SMTOP_POSSIBLE_SLICE : 0);
+		       (possible_culprits(&a->kt, &a->gt, c) ? SMTOP_POSSIBLE_CULPRITS : 0) |
+		       (ev->kind == SMTOP_EV_TIMESLICE && kern_end_bounded(&a->gt, v) ? SMTOP_POSSIBLE_SLICE : 0);
 	return 0;
 }
 
@@ -695,19 +691,18 @@ static int events_push(struct vec_event *v, const struct smtop_event *ev)
 	return 0;
 }
 
-static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wait)
+static void stream_record_wait(struct stream *s, uint64_t wait)
 {
 	if (array_grow((void **)&s->waits, &s->cap_waits, s->n_waits + 1, sizeof *s->waits) == 0) {
 		s->waits[s->n_waits++] = wait;
 		s->waits_sorted = 0;
 	}
-	(void)a;
 }
 
 /* Victim's first start: its first block, else its kernel start. */
-static int first_start(const struct analysis *a, const struct kern *v, uint64_t *first)
+static int first_start(const struct grid_table *gt, const struct kern *v, uint64_t *first)
 {
-	const struct grid *g = analysis_grids_kern_grid(&a->gt, v);
+	const struct grid *g = analysis_grids_kern_grid(gt, v);
 	*first = g ? g->first_start : v->start;
 	return *first != 0;
 }
@@ -725,7 +720,7 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 	ready = r.t;
 	if (rk < 0)
 		return 0;
-	if (rk == 0 || !first_start(a, v, &first)) {
+	if (rk == 0 || !first_start(&a->gt, v, &first)) {
 		s->waits_unknown++;
 		return 1;
 	}
@@ -748,7 +743,7 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 			s->delay[ev.kind] += wait;
 		}
 	}
-	stream_record_wait(a, s, wait);
+	stream_record_wait(s, wait);
 	return 1;
 }
 
@@ -761,7 +756,7 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 	if (ready_time(a, ki, &r) <= 0)
 		return 0;
 	ready = r.t;
-	int started = first_start(a, v, &first) && first < a->watermark;
+	int started = first_start(&a->gt, v, &first) && first < a->watermark;
 	uint64_t end = started ? first : a->watermark;
 	uint64_t wait = end > ready ? end - ready : 0;
 	if (wait <= a->p.blocking_threshold_ns)
@@ -791,9 +786,9 @@ int analysis_event_cmp(const void *x, const void *y)
 
 static int cmp_stream_order(const void *x, const void *y, void *ctx)
 {
-	const struct analysis *sort_ctx = ctx;
-	const struct smtop_stream *p = &sort_ctx->kt.streams[*(const size_t *)x].s;
-	const struct smtop_stream *q = &sort_ctx->kt.streams[*(const size_t *)y].s;
+	const struct kernel_table *kt = ctx;
+	const struct smtop_stream *p = &kt->streams[*(const size_t *)x].s;
+	const struct smtop_stream *q = &kt->streams[*(const size_t *)y].s;
 	return cmp_keys((const uint64_t[]){ p->device_id, p->pid, p->context_id, p->stream_id },
 			(const uint64_t[]){ q->device_id, q->pid, q->context_id, q->stream_id }, 4);
 }
@@ -822,11 +817,11 @@ static int decide_all(struct analysis *a, struct cands *c)
 
 void analysis_verdicts_prepare(struct analysis *a)
 {
-	sort_ready_inputs(a);
+	sort_ready_inputs(&a->ri);
 	for (size_t i = 0; i < a->kt.n_streams; i++)
 		a->kt.stream_order[i] = i;
 	if (a->kt.n_streams)
-		qsort_r(a->kt.stream_order, a->kt.n_streams, sizeof *a->kt.stream_order, cmp_stream_order, a);
+		qsort_r(a->kt.stream_order, a->kt.n_streams, sizeof *a->kt.stream_order, cmp_stream_order, &a->kt);
 }
 
 int analysis_verdicts_decide(struct analysis *a, int rc)

@@ -380,7 +380,6 @@ static void enter(struct app *a)
 
 static int input_key(struct app *a, int key)
 {
-	size_t n = strlen(a->search);
 	if (a->input == APP_INPUT_FILTER) {
 		if (key >= 'a' && key <= 'z')
 			key -= 32;
@@ -398,12 +397,8 @@ static int input_key(struct app *a, int key)
 	} else if (key == APP_KEY_ENTER) {
 		a->input = APP_INPUT_NONE;
 		search(a);
-	} else if (key == APP_KEY_BACKSPACE) {
-		if (n)
-			a->search[n - 1] = 0;
-	} else if (key >= 32 && key < 127 && n + 1 < sizeof a->search) {
-		a->search[n] = (char)key;
-		a->search[n + 1] = 0;
+	} else {
+		app_text_key(a->search, sizeof a->search, key);
 	}
 	return 1;
 }
@@ -512,6 +507,23 @@ int app_list_move(int *sel, int key, int page, int n)
 		*sel = n - 1;
 	if (*sel < 0)
 		*sel = 0;
+	return 1;
+}
+
+int app_text_key(char *buf, size_t size, int key)
+{
+	size_t n = strlen(buf);
+	if (key == APP_KEY_BACKSPACE) {
+		if (n)
+			buf[n - 1] = 0;
+	} else if (key >= 32 && key < 127) {
+		if (n + 1 < size) {
+			buf[n] = (char)key;
+			buf[n + 1] = 0;
+		}
+	} else {
+		return 0;
+	}
 	return 1;
 }
 

@@ -109,6 +109,9 @@ int app_handle_key(struct app *a, int key);
  * page): up, down, page up and down, home, end, and j k g G.  1 when key
  * is one of them, *sel then within the list (0 when it is empty). */
 int app_list_move(int *sel, int key, int page, int n);
+/* The keys that edit a one-line text field buf (size bytes): backspace
+ * and printable ASCII.  1 when key is one of them. */
+int app_text_key(char *buf, size_t size, int key);
 /* A click at screen cell (x, y): selects what is there. */
 int app_handle_mouse(struct app *a, int x, int y);
 /* Moves a following window on (live data, or the replay clock); called

@@ -137,8 +137,6 @@ static void delete_selected(struct sessions_view *v)
 
 static int input_key(struct sessions_view *v, int key)
 {
-	size_t n = strlen(v->text);
-
 	if (v->input == SESSIONS_INPUT_DELETE) {
 		v->input = SESSIONS_INPUT_NONE;
 		if (key == 'y' || key == 'Y')
@@ -152,12 +150,8 @@ static int input_key(struct sessions_view *v, int key)
 	} else if (key == APP_KEY_ENTER) {
 		v->input = SESSIONS_INPUT_NONE;
 		rename_selected(v);
-	} else if (key == APP_KEY_BACKSPACE) {
-		if (n)
-			v->text[n - 1] = 0;
-	} else if (key >= 32 && key < 127 && n + 1 < sizeof v->text) {
-		v->text[n] = (char)key;
-		v->text[n + 1] = 0;
+	} else {
+		app_text_key(v->text, sizeof v->text, key);
 	}
 	return 1;
 }

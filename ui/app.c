@@ -287,13 +287,7 @@ static int sm_rows(const struct app *a)
 
 static void sm_keep_visible(struct app *a)
 {
-	int rows = a->layout.sms_rows > 0 ? a->layout.sms_rows : 1;
-	if (a->sm_row < a->sm_scroll)
-		a->sm_scroll = a->sm_row;
-	if (a->sm_row >= a->sm_scroll + rows)
-		a->sm_scroll = a->sm_row - rows + 1;
-	if (a->sm_scroll < 0)
-		a->sm_scroll = 0;
+	app_scroll_to(&a->sm_scroll, a->sm_row, a->layout.sms_rows > 0 ? a->layout.sms_rows : 1);
 }
 
 static long kernel_at(const struct app *a, int rank, uint64_t t)
@@ -391,15 +385,13 @@ static int input_key(struct app *a, int key)
 			a->input = APP_INPUT_NONE;
 		return 1;
 	}
-	if (key == APP_KEY_ESC) {
+	enum app_text t = app_text_key(a->search, sizeof a->search, key);
+	if (t != APP_TEXT_EDIT)
 		a->input = APP_INPUT_NONE;
+	if (t == APP_TEXT_CANCEL)
 		a->search[0] = 0;
-	} else if (key == APP_KEY_ENTER) {
-		a->input = APP_INPUT_NONE;
+	else if (t == APP_TEXT_ENTER)
 		search(a);
-	} else {
-		app_text_key(a->search, sizeof a->search, key);
-	}
 	return 1;
 }
 
@@ -492,6 +484,16 @@ static int lesson_key(struct app *a)
 	return 1;
 }
 
+void app_scroll_to(int *scroll, int row, int rows)
+{
+	if (row < *scroll)
+		*scroll = row;
+	if (row >= *scroll + rows)
+		*scroll = row - rows + 1;
+	if (*scroll < 0)
+		*scroll = 0;
+}
+
 int app_list_move(int *sel, int key, int page, int n)
 {
 	switch (key) {
@@ -510,21 +512,20 @@ int app_list_move(int *sel, int key, int page, int n)
 	return 1;
 }
 
-int app_text_key(char *buf, size_t size, int key)
+enum app_text app_text_key(char *buf, size_t size, int key)
 {
 	size_t n = strlen(buf);
-	if (key == APP_KEY_BACKSPACE) {
-		if (n)
-			buf[n - 1] = 0;
-	} else if (key >= 32 && key < 127) {
-		if (n + 1 < size) {
-			buf[n] = (char)key;
-			buf[n + 1] = 0;
-		}
-	} else {
-		return 0;
+	if (key == APP_KEY_ENTER)
+		return APP_TEXT_ENTER;
+	if (key == APP_KEY_ESC)
+		return APP_TEXT_CANCEL;
+	if (key == APP_KEY_BACKSPACE && n) {
+		buf[n - 1] = 0;
+	} else if (key >= 32 && key < 127 && n + 1 < size) {
+		buf[n] = (char)key;
+		buf[n + 1] = 0;
 	}
-	return 1;
+	return APP_TEXT_EDIT;
 }
 
 int app_handle_key(struct app *a, int key)

@@ -12,6 +12,7 @@
 #include "db/cache.h"
 #include "db/files.h"
 #include "src/core/analysis.h"
+#include "src/core/array.h"
 #include "src/core/fmt.h"
 #include "src/core/model.h"
 #include "src/core/xdg.h"
@@ -473,15 +474,8 @@ static int is_listed(const char *dir, const char *name)
 static int add_entry(struct library *lib, size_t *cap, const char *name,
 		     const struct analysis_params *p)
 {
-	if (lib->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		void *q = realloc(lib->e, nc * sizeof *lib->e);
-
-		if (!q)
-			return -1;
-		lib->e = q;
-		*cap = nc;
-	}
+	if (array_grow((void **)&lib->e, cap, lib->n + 1, sizeof *lib->e))
+		return -1;
 	library_read_entry(&lib->e[lib->n], lib->dir, name, p);
 	if (!lib->e[lib->n].name || !lib->e[lib->n].path) {
 		library_entry_free(&lib->e[lib->n]);

@@ -1,5 +1,6 @@
 #include "src/core/analysis_verdicts.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,50 +9,42 @@
 #include "src/core/analysis_state.h"
 #include "src/core/analysis_timeslice.h"
 #include "src/core/array.h"
-
-/* The first of the n key fields that differ decides. */
-static int cmp_keys(const uint64_t *a, const uint64_t *b, size_t n)
-{
-	int c = 0;
-	for (size_t i = 0; i < n && !c; i++)
-		c = (a[i] > b[i]) - (a[i] < b[i]);
-	return c;
-}
+#include "src/core/order.h"
 
 static int cmp_memop(const void *x, const void *y)
 {
 	const struct memop *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->dev, p->sid, p->start, p->corr },
-			(const uint64_t[]){ q->pid, q->ctx, q->dev, q->sid, q->start, q->corr }, 6);
+	return order_keys((const uint64_t[]){ p->pid, p->ctx, p->dev, p->sid, p->start, p->corr },
+			  (const uint64_t[]){ q->pid, q->ctx, q->dev, q->sid, q->start, q->corr }, 6);
 }
 
 static int cmp_swait(const void *x, const void *y)
 {
 	const struct swait *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->sid, p->corr },
-			(const uint64_t[]){ q->pid, q->ctx, q->sid, q->corr }, 4);
+	return order_keys((const uint64_t[]){ p->pid, p->ctx, p->sid, p->corr },
+			  (const uint64_t[]){ q->pid, q->ctx, q->sid, q->corr }, 4);
 }
 
 static int cmp_cevent(const void *x, const void *y)
 {
 	const struct cevent *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->event_id, p->corr },
-			(const uint64_t[]){ q->pid, q->ctx, q->event_id, q->corr }, 4);
+	return order_keys((const uint64_t[]){ p->pid, p->ctx, p->event_id, p->corr },
+			  (const uint64_t[]){ q->pid, q->ctx, q->event_id, q->corr }, 4);
 }
 
 static int cmp_gdep(const void *x, const void *y)
 {
 	const struct gdep *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->node, p->dep },
-			(const uint64_t[]){ q->pid, q->node, q->dep }, 3);
+	return order_keys((const uint64_t[]){ p->pid, p->node, p->dep },
+			  (const uint64_t[]){ q->pid, q->node, q->dep }, 3);
 }
 
 /* Graph copies and memsets by process, graph launch and node. */
 static int cmp_gmemop(const void *x, const void *y)
 {
 	const struct memop *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->corr, p->graph_node },
-			(const uint64_t[]){ q->pid, q->corr, q->graph_node }, 3);
+	return order_keys((const uint64_t[]){ p->pid, p->corr, p->graph_node },
+			  (const uint64_t[]){ q->pid, q->corr, q->graph_node }, 3);
 }
 
 /* The index of the first of v's n sorted elements that cmp does not put
@@ -555,15 +548,9 @@ static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, 
 	c->n = 0;
 	c->incomplete = 0;
 	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;
-	size_t l = 0, r = d->n_order;
-	while (l < r) {
-		size_t m = (l + r) / 2;
-		if (d->order[m].s < from)
-			l = m + 1;
-		else
-			r = m;
-	}
-	for (size_t i = l; i < d->n_order && d->order[i].s < hi; i++)
+	size_t first = order_first_at(d->order, d->n_order, sizeof *d->order, offsetof(struct ext, s),
+				      from);
+	for (size_t i = first; i < d->n_order && d->order[i].s < hi; i++)
 		if (cand_consider(a, c, v, &d->order[i], lo, hi, use))
 			return -1;
 	for (size_t i = 0; i < d->n_running; i++)
@@ -778,10 +765,10 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 int analysis_event_cmp(const void *x, const void *y)
 {
 	const struct smtop_event *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->ready, p->device_id, p->pid, p->context_id, p->grid_id,
-					    p->correlation_id },
-			(const uint64_t[]){ q->ready, q->device_id, q->pid, q->context_id, q->grid_id,
-					    q->correlation_id }, 6);
+	return order_keys((const uint64_t[]){ p->ready, p->device_id, p->pid, p->context_id, p->grid_id,
+					      p->correlation_id },
+			  (const uint64_t[]){ q->ready, q->device_id, q->pid, q->context_id, q->grid_id,
+					      q->correlation_id }, 6);
 }
 
 static int cmp_stream_order(const void *x, const void *y, void *ctx)
@@ -789,8 +776,8 @@ static int cmp_stream_order(const void *x, const void *y, void *ctx)
 	const struct kernel_table *kt = ctx;
 	const struct smtop_stream *p = &kt->streams[*(const size_t *)x].s;
 	const struct smtop_stream *q = &kt->streams[*(const size_t *)y].s;
-	return cmp_keys((const uint64_t[]){ p->device_id, p->pid, p->context_id, p->stream_id },
-			(const uint64_t[]){ q->device_id, q->pid, q->context_id, q->stream_id }, 4);
+	return order_keys((const uint64_t[]){ p->device_id, p->pid, p->context_id, p->stream_id },
+			  (const uint64_t[]){ q->device_id, q->pid, q->context_id, q->stream_id }, 4);
 }
 
 static int decide_all(struct analysis *a, struct cands *c)

@@ -25,6 +25,7 @@
 #include "src/core/analysis_state.h"
 #include "src/core/analysis_verdicts.h"
 #include "src/core/array.h"
+#include "src/core/order.h"
 #include "src/core/profile.h"
 
 /* ---- public: construction ---- */
@@ -621,10 +622,7 @@ int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream
 		else
 			out->sm_share = (double)out->busy_ns / span;
 	}
-	if (!s->waits_sorted && s->n_waits) {
-		qsort(s->waits, s->n_waits, sizeof *s->waits, cmp_u64);
-		s->waits_sorted = 1;
-	}
+	order_sort(s->waits, s->n_waits, sizeof *s->waits, &s->waits_sorted, cmp_u64);
 	out->wait = percentiles(s->waits, s->n_waits);
 	out->turnaround = turnaround(a, &s->s);
 	memcpy(out->events, s->events, sizeof out->events);

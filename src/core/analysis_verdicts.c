@@ -72,20 +72,12 @@ static int memop_on(const struct memop *m, const struct memop *key)
 
 static void sort_ready_inputs(struct ready_inputs *ri)
 {
-	if (!ri->memops_sorted && ri->n_memops)
-		qsort(ri->memops, ri->n_memops, sizeof *ri->memops, cmp_memop);
-	if (!ri->swaits_sorted && ri->n_swaits)
-		qsort(ri->swaits, ri->n_swaits, sizeof *ri->swaits, cmp_swait);
-	if (!ri->cevents_sorted && ri->n_cevents)
-		qsort(ri->cevents, ri->n_cevents, sizeof *ri->cevents, cmp_cevent);
-	if (!ri->untimed_sorted && ri->n_untimed)
-		qsort(ri->untimed, ri->n_untimed, sizeof *ri->untimed, cmp_memop);
-	if (!ri->gdeps_sorted && ri->n_gdeps)
-		qsort(ri->gdeps, ri->n_gdeps, sizeof *ri->gdeps, cmp_gdep);
-	if (!ri->gmemops_sorted && ri->n_gmemops)
-		qsort(ri->gmemops, ri->n_gmemops, sizeof *ri->gmemops, cmp_gmemop);
-	ri->memops_sorted = ri->swaits_sorted = ri->cevents_sorted = ri->untimed_sorted = 1;
-	ri->gdeps_sorted = ri->gmemops_sorted = 1;
+	order_sort(ri->memops, ri->n_memops, sizeof *ri->memops, &ri->memops_sorted, cmp_memop);
+	order_sort(ri->swaits, ri->n_swaits, sizeof *ri->swaits, &ri->swaits_sorted, cmp_swait);
+	order_sort(ri->cevents, ri->n_cevents, sizeof *ri->cevents, &ri->cevents_sorted, cmp_cevent);
+	order_sort(ri->untimed, ri->n_untimed, sizeof *ri->untimed, &ri->untimed_sorted, cmp_memop);
+	order_sort(ri->gdeps, ri->n_gdeps, sizeof *ri->gdeps, &ri->gdeps_sorted, cmp_gdep);
+	order_sort(ri->gmemops, ri->n_gmemops, sizeof *ri->gmemops, &ri->gmemops_sorted, cmp_gmemop);
 }
 
 /* ---- update: verdicts ---- */
@@ -821,10 +813,8 @@ int analysis_verdicts_decide(struct analysis *a, int rc)
 		if (provisional(a, a->vs.undecided[i], &c))
 			rc = -1;
 	free(c.v);
-	if (!a->vs.events_sorted && a->vs.events.n) {
-		qsort(a->vs.events.v, a->vs.events.n, sizeof *a->vs.events.v, analysis_event_cmp);
-		a->vs.events_sorted = 1;
-	}
+	order_sort(a->vs.events.v, a->vs.events.n, sizeof *a->vs.events.v, &a->vs.events_sorted,
+		   analysis_event_cmp);
 	if (a->vs.prov.n)
 		qsort(a->vs.prov.v, a->vs.prov.n, sizeof *a->vs.prov.v, analysis_event_cmp);
 	return rc;

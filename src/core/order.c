@@ -1,6 +1,15 @@
 #include "src/core/order.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+void order_sort(void *v, size_t n, size_t size, int *sorted,
+		int (*cmp)(const void *, const void *))
+{
+	if (!*sorted && n)
+		qsort(v, n, size, cmp);
+	*sorted = 1;
+}
 
 size_t order_first_at(const void *v, size_t n, size_t size, size_t offset, uint64_t t)
 {

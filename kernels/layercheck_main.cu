@@ -116,13 +116,16 @@ static size_t cnhw(int c, int n, int h, int w, int C, int N, int H, int W)
 	return (((size_t)c * N + n) * H + h) * W + w;
 }
 
-static void cpu_conv_fwd(const struct conv_shape *s, const float *x, const float *w, float *y)
+/* Calls tap(yi, xi, wi) for every weight each output element of the
+ * convolution reads, with the indices of the output, the input and the
+ * weight: outputs in order, each output's taps in (ci, kh, kw) order. */
+template <class Tap> static void cpu_conv_taps(const struct conv_shape *s, Tap tap)
 {
 	for (int co = 0; co < s->cout; co++)
 		for (int n = 0; n < s->n; n++)
 			for (int oh = 0; oh < s->oh; oh++)
 				for (int ow = 0; ow < s->ow; ow++) {
-					double acc = 0;
+					size_t yi = cnhw(co, n, oh, ow, s->cout, s->n, s->oh, s->ow);
 					for (int ci = 0; ci < s->cin; ci++)
 						for (int kh = 0; kh < s->kh; kh++)
 							for (int kw = 0; kw < s->kw; kw++) {
@@ -130,35 +133,35 @@ static void cpu_conv_fwd(const struct conv_shape *s, const float *x, const float
 								int iw = ow * s->stride - s->pad + kw;
 								if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
 									continue;
-								acc += (double)x[cnhw(ci, n, ih, iw, s->cin, s->n, s->h, s->w)] *
-								       w[((co * s->cin + ci) * s->kh + kh) * s->kw + kw];
+								tap(yi, cnhw(ci, n, ih, iw, s->cin, s->n, s->h, s->w),
+								    ((co * s->cin + ci) * s->kh + kh) * s->kw + kw);
 							}
-					y[cnhw(co, n, oh, ow, s->cout, s->n, s->oh, s->ow)] = (float)acc;
 				}
+}
+
+/* Sums in double, as the reference the GPU's float sums are checked against. */
+static void cpu_conv_fwd(const struct conv_shape *s, const float *x, const float *w, float *y)
+{
+	size_t ny = (size_t)s->cout * s->n * s->oh * s->ow;
+	double *acc = (double *)calloc(ny, sizeof *acc);
+	if (!acc) {
+		fprintf(stderr, "layercheck: out of host memory\n");
+		exit(1);
+	}
+	cpu_conv_taps(s, [&](size_t yi, size_t xi, size_t wi) { acc[yi] += (double)x[xi] * w[wi]; });
+	for (size_t i = 0; i < ny; i++)
+		y[i] = (float)acc[i];
+	free(acc);
 }
 
 /* dx += conv^T(dy); dw += correlation(dy, x). */
 static void cpu_conv_bwd(const struct conv_shape *s, const float *x, const float *w, const float *dy, float *dx,
 			 float *dw)
 {
-	for (int co = 0; co < s->cout; co++)
-		for (int n = 0; n < s->n; n++)
-			for (int oh = 0; oh < s->oh; oh++)
-				for (int ow = 0; ow < s->ow; ow++) {
-					float g = dy[cnhw(co, n, oh, ow, s->cout, s->n, s->oh, s->ow)];
-					for (int ci = 0; ci < s->cin; ci++)
-						for (int kh = 0; kh < s->kh; kh++)
-							for (int kw = 0; kw < s->kw; kw++) {
-								int ih = oh * s->stride - s->pad + kh;
-								int iw = ow * s->stride - s->pad + kw;
-								if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
-									continue;
-								size_t xi = cnhw(ci, n, ih, iw, s->cin, s->n, s->h, s->w);
-								size_t wi = ((co * s->cin + ci) * s->kh + kh) * s->kw + kw;
-								dx[xi] += g * w[wi];
-								dw[wi] += g * x[xi];
-							}
-				}
+	cpu_conv_taps(s, [&](size_t yi, size_t xi, size_t wi) {
+		dx[xi] += dy[yi] * w[wi];
+		dw[wi] += dy[yi] * x[xi];
+	});
 }
 
 static void check_conv(const char *tag, int cin, int n, int h, int w, int cout, int k, int stride, int pad)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/core/order.h"
 #include "src/core/varint.h"
 
 /* Each block costs four varints; the block index is coded against the last
@@ -39,13 +40,8 @@ int db_blockcodec_cmp(const void *pa, const void *pb)
 {
 	const struct smtop_block *a = pa, *b = pb;
 
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	if (a->grid_id != b->grid_id)
-		return a->grid_id < b->grid_id ? -1 : 1;
-	return (a->block > b->block) - (a->block < b->block);
+	return order_keys((const uint64_t[]){ a->start, a->end, a->grid_id, a->block },
+			  (const uint64_t[]){ b->start, b->end, b->grid_id, b->block }, 4);
 }
 
 /* Blocks reach the writer in roughly end order, so a start-sorted SM buffer

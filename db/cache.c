@@ -12,20 +12,11 @@
 
 #include "db/schema.h"
 #include "src/core/analysis.h"
+#include "src/core/xdg.h"
 
 int db_cache_dir(char *buf, size_t len)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	int n;
-	/* the XDG spec ignores a relative XDG_CACHE_HOME */
-	if (xdg && xdg[0] == '/')
-		n = snprintf(buf, len, "%s/smtop", xdg);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.cache/smtop", home);
-	else
-		return -1;
-	return n < 0 || (size_t)n >= len ? -1 : 0;
+	return xdg_dir("XDG_CACHE_HOME", ".cache", "smtop", buf, len) == 0 ? 0 : -1;
 }
 
 static uint64_t fnv(uint64_t h, uint64_t v)

@@ -8,6 +8,7 @@
 #include "db/files.h"
 #include "db/procid.h"
 #include "db/schema.h"
+#include "src/core/array.h"
 
 void reader_info_free(struct db_reader *r)
 {
@@ -396,13 +397,8 @@ static int info_devices(struct db_reader *r, struct db_session_info *info)
 			dup |= r->info.devices[i].device_id == (uint32_t)sqlite3_column_int64(st, 0);
 		if (dup)
 			continue;
-		if (info->n_devices == cap) {
-			void *p = realloc(r->info.devices, (cap = cap ? cap * 2 : 4) * sizeof *d);
-
-			if (!p)
-				break;
-			r->info.devices = p;
-		}
+		if (array_grow((void **)&r->info.devices, &cap, info->n_devices + 1, sizeof *d))
+			break;
 		d = &r->info.devices[info->n_devices++];
 		*d = (struct smtop_device){
 			.device_id = (uint32_t)sqlite3_column_int64(st, 0),
@@ -457,13 +453,8 @@ static int info_processes(struct db_reader *r, struct db_session_info *info)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct db_process_info *p;
 
-		if (info->n_processes == cap) {
-			void *q = realloc(r->info.processes, (cap = cap ? cap * 2 : 4) * sizeof *p);
-
-			if (!q)
-				break;
-			r->info.processes = q;
-		}
+		if (array_grow((void **)&r->info.processes, &cap, info->n_processes + 1, sizeof *p))
+			break;
 		p = &r->info.processes[info->n_processes++];
 		*p = (struct db_process_info){
 			.pid = (uint32_t)sqlite3_column_int64(st, 0),

@@ -8,6 +8,7 @@
  * layers both ways, and each demo model's forward pass with and without its
  * fused plan ("kernels ..." lines give the launch counts).
  * `layercheck --check-fusion` runs only those. */
+#include <initializer_list>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,15 @@ static float *host_copy(const float *src, size_t n)
 	float *p = host_rand(n);
 	memcpy(p, src, n * sizeof(float));
 	return p;
+}
+
+/* Frees what a check made: its host arrays, then its device ones. */
+static void free_all(std::initializer_list<float *> host, std::initializer_list<float *> dev)
+{
+	for (float *p : host)
+		free(p);
+	for (float *p : dev)
+		CK(cudaFree(p));
 }
 
 static float *dev_from(const float *h, size_t n)
@@ -106,13 +116,16 @@ static size_t cnhw(int c, int n, int h, int w, int C, int N, int H, int W)
 	return (((size_t)c * N + n) * H + h) * W + w;
 }
 
-static void cpu_conv_fwd(const struct conv_shape *s, const float *x, const float *w, float *y)
+/* Calls tap(yi, xi, wi) for every weight each output element of the
+ * convolution reads, with the indices of the output, the input and the
+ * weight: outputs in order, each output's taps in (ci, kh, kw) order. */
+template <class Tap> static void cpu_conv_taps(const struct conv_shape *s, Tap tap)
 {
 	for (int co = 0; co < s->cout; co++)
 		for (int n = 0; n < s->n; n++)
 			for (int oh = 0; oh < s->oh; oh++)
 				for (int ow = 0; ow < s->ow; ow++) {
-					double acc = 0;
+					size_t yi = cnhw(co, n, oh, ow, s->cout, s->n, s->oh, s->ow);
 					for (int ci = 0; ci < s->cin; ci++)
 						for (int kh = 0; kh < s->kh; kh++)
 							for (int kw = 0; kw < s->kw; kw++) {
@@ -120,35 +133,35 @@ static void cpu_conv_fwd(const struct conv_shape *s, const float *x, const float
 								int iw = ow * s->stride - s->pad + kw;
 								if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
 									continue;
-								acc += (double)x[cnhw(ci, n, ih, iw, s->cin, s->n, s->h, s->w)] *
-								       w[((co * s->cin + ci) * s->kh + kh) * s->kw + kw];
+								tap(yi, cnhw(ci, n, ih, iw, s->cin, s->n, s->h, s->w),
+								    ((co * s->cin + ci) * s->kh + kh) * s->kw + kw);
 							}
-					y[cnhw(co, n, oh, ow, s->cout, s->n, s->oh, s->ow)] = (float)acc;
 				}
+}
+
+/* Sums in double, as the reference the GPU's float sums are checked against. */
+static void cpu_conv_fwd(const struct conv_shape *s, const float *x, const float *w, float *y)
+{
+	size_t ny = (size_t)s->cout * s->n * s->oh * s->ow;
+	double *acc = (double *)calloc(ny, sizeof *acc);
+	if (!acc) {
+		fprintf(stderr, "layercheck: out of host memory\n");
+		exit(1);
+	}
+	cpu_conv_taps(s, [&](size_t yi, size_t xi, size_t wi) { acc[yi] += (double)x[xi] * w[wi]; });
+	for (size_t i = 0; i < ny; i++)
+		y[i] = (float)acc[i];
+	free(acc);
 }
 
 /* dx += conv^T(dy); dw += correlation(dy, x). */
 static void cpu_conv_bwd(const struct conv_shape *s, const float *x, const float *w, const float *dy, float *dx,
 			 float *dw)
 {
-	for (int co = 0; co < s->cout; co++)
-		for (int n = 0; n < s->n; n++)
-			for (int oh = 0; oh < s->oh; oh++)
-				for (int ow = 0; ow < s->ow; ow++) {
-					float g = dy[cnhw(co, n, oh, ow, s->cout, s->n, s->oh, s->ow)];
-					for (int ci = 0; ci < s->cin; ci++)
-						for (int kh = 0; kh < s->kh; kh++)
-							for (int kw = 0; kw < s->kw; kw++) {
-								int ih = oh * s->stride - s->pad + kh;
-								int iw = ow * s->stride - s->pad + kw;
-								if (ih < 0 || ih >= s->h || iw < 0 || iw >= s->w)
-									continue;
-								size_t xi = cnhw(ci, n, ih, iw, s->cin, s->n, s->h, s->w);
-								size_t wi = ((co * s->cin + ci) * s->kh + kh) * s->kw + kw;
-								dx[xi] += g * w[wi];
-								dw[wi] += g * x[xi];
-							}
-				}
+	cpu_conv_taps(s, [&](size_t yi, size_t xi, size_t wi) {
+		dx[xi] += dy[yi] * w[wi];
+		dw[wi] += dy[yi] * x[xi];
+	});
 }
 
 static void check_conv(const char *tag, int cin, int n, int h, int w, int cout, int k, int stride, int pad)
@@ -174,12 +187,7 @@ static void check_conv(const char *tag, int cin, int n, int h, int w, int cout, 
 	check(name, d_dx, dx, nx);
 	snprintf(name, sizeof name, "conv2d_bwd_weight%s", tag);
 	check(name, d_dw, dw, nw);
-	float *all[] = {x, wt, dy, dx0, dw0, y, dx, dw};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
-	float *dall[] = {d_x, d_w, d_dy, d_y, d_dx, d_dw};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({x, wt, dy, dx0, dw0, y, dx, dw}, {d_x, d_w, d_dy, d_y, d_dx, d_dw});
 }
 
 static void check_linear(const char *tag, int c, int hw, int n, int o)
@@ -212,12 +220,7 @@ static void check_linear(const char *tag, int c, int hw, int n, int o)
 	check(name, d_dx, dx, nx);
 	snprintf(name, sizeof name, "linear_bwd_weight%s", tag);
 	check(name, d_dw, dw, nw);
-	float *all[] = {x, wt, b, dy, y, dx0, dw0, dx, dw};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
-	float *dall[] = {d_x, d_w, d_b, d_dy, d_y, d_dx, d_dw};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({x, wt, b, dy, y, dx0, dw0, dx, dw}, {d_x, d_w, d_b, d_dy, d_y, d_dx, d_dw});
 }
 
 static void check_elementwise(void)
@@ -262,12 +265,8 @@ static void check_elementwise(void)
 	float *d_dx2 = dev_from(dx0, n);
 	relu_bwd(d_dy, d_r, d_dx2, n, 0);
 	check("relu_bwd", d_dx2, dx2, n);
-	float *all[] = {x, b, dy, dx0, db0, y, dx, db, r, a2, sum, acc, dx2};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
-	float *dall[] = {d_x, d_b, d_dy, d_y, d_dx, d_db, d_r, d_a2, d_sum, d_acc, d_dx2};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({x, b, dy, dx0, db0, y, dx, db, r, a2, sum, acc, dx2},
+		 {d_x, d_b, d_dy, d_y, d_dx, d_db, d_r, d_a2, d_sum, d_acc, d_dx2});
 }
 
 static void check_batchnorm(void)
@@ -329,12 +328,8 @@ static void check_batchnorm(void)
 	check("bn_bwd_data", d_dx, dx, n);
 	check("bn_bwd_gamma", d_dg, dg, c);
 	check("bn_bwd_beta", d_db, db, c);
-	float *all[] = {x, g, be, rm, rv, dy, dx0, dg0, db0, yi, yt, mean, inv, rm2, rv2, dx, dg, db};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
-	float *dall[] = {d_x, d_g, d_be, d_rm, d_rv, d_yi, d_yt, d_mean, d_inv, d_dy, d_dx, d_dg, d_db};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({x, g, be, rm, rv, dy, dx0, dg0, db0, yi, yt, mean, inv, rm2, rv2, dx, dg, db},
+		 {d_x, d_g, d_be, d_rm, d_rv, d_yi, d_yt, d_mean, d_inv, d_dy, d_dx, d_dg, d_db});
 	CK(cudaFree(d_sums));
 }
 
@@ -441,12 +436,7 @@ static void check_softmax_sgd(void)
 	sgd_update(d_w, d_g, d_v, m, 0.01f, 0.9f, 1e-4f, 0);
 	check("sgd_update_weight", d_w, w2, m);
 	check("sgd_update_momentum", d_v, v2, m);
-	float *all[] = {l, p, dl0, dl, w, g, v, w2, v2};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
-	float *dall[] = {d_l, d_p, d_dl, d_w, d_g, d_v};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({l, p, dl0, dl, w, g, v, w2, v2}, {d_l, d_p, d_dl, d_w, d_g, d_v});
 	CK(cudaFree(d_lab));
 }
 
@@ -525,12 +515,8 @@ static void check_conv_fused(const char *tag, int what, int cin, int n, int h, i
 	conv2d_fwd_fused(&s, d_x, d_w, d_y, &f, 0);
 	snprintf(name, sizeof name, "conv2d_fwd_fused%s", tag);
 	check(name, d_y, y, ny);
-	float *all[] = {x, wt, isc, ish, osc, osh, res, xt, y};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
-	float *dall[] = {d_x, d_w, d_isc, d_ish, d_osc, d_osh, d_res, d_y};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({x, wt, isc, ish, osc, osh, res, xt, y},
+		 {d_x, d_w, d_isc, d_ish, d_osc, d_osh, d_res, d_y});
 }
 
 /* bn_fold against the batch-norm definition, and affine_act_fwd with the
@@ -555,12 +541,7 @@ static void check_bn_fold(void)
 	check("bn_fold_shift", d_sh, sh, c);
 	affine_act_fwd(d_x, d_sc, d_sh, d_y, c, inner, 1, 0);
 	check("bn_relu_folded_fwd", d_y, y, n);
-	float *all[] = {x, g, b, mean, var, sc, sh, y};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
-	float *dall[] = {d_x, d_g, d_b, d_mean, d_var, d_sc, d_sh, d_y};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({x, g, b, mean, var, sc, sh, y}, {d_x, d_g, d_b, d_mean, d_var, d_sc, d_sh, d_y});
 }
 
 /* One DenseNet layer, BN -> ReLU -> 1x1 conv -> BN -> ReLU -> 3x3 conv, on a
@@ -639,9 +620,7 @@ static void check_dense_layer(void)
 	conv2d_fwd(&s2, d_v, d_w2, d_y, 0);
 	check("dense_layer_fused_epilogue", d_y, y, ny);
 
-	float *all[] = {x, w1, w2, a, u, v, y};
-	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		free(all[i]);
+	free_all({x, w1, w2, a, u, v, y}, {});
 	for (int l = 0; l < 2; l++) {
 		for (int j = 0; j < 4; j++) {
 			free(bn[l][j]);
@@ -650,9 +629,7 @@ static void check_dense_layer(void)
 		CK(cudaFree(d_sc[l]));
 		CK(cudaFree(d_sh[l]));
 	}
-	float *dall[] = {d_x, d_w1, d_w2, d_t1, d_t2, d_u, d_v, d_y};
-	for (size_t i = 0; i < sizeof dall / sizeof dall[0]; i++)
-		CK(cudaFree(dall[i]));
+	free_all({}, {d_x, d_w1, d_w2, d_t1, d_t2, d_u, d_v, d_y});
 }
 
 /* A demo model's batch-1 inference with its fused plan against the plain

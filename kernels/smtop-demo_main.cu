@@ -314,6 +314,30 @@ static int sc_placement(struct demo_opts *o)
 }
 
 /* ---- timeslice / mps: two processes ---- */
+
+/* Forks before any CUDA call (each child gets its own context) a child
+ * that plays role run at priority: it reads pipe in and writes pipe out,
+ * and closes their other ends.  The parent gets its pid, or -1. */
+static pid_t fork_role(const struct demo_opts *o, int priority, const int in[2],
+		       const int out[2], void *(*run)(void *))
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	struct role r;
+	memset(&r, 0, sizeof r);
+	r.o = o;
+	r.priority = priority;
+	r.fd_in = in[0];
+	r.fd_out = out[1];
+	close(in[1]);
+	close(out[0]);
+	run(&r);
+	/* exit, not _exit: the collector in this process finalises its
+	 * part of the session at exit (the parent never touched CUDA) */
+	exit(r.rc);
+}
+
 static int run_pair_processes(struct demo_opts *o, int inf_prio, int tr_prio)
 {
 	int a[2], b[2];
@@ -322,34 +346,9 @@ static int run_pair_processes(struct demo_opts *o, int inf_prio, int tr_prio)
 		return 1;
 	}
 	fflush(stdout);
-	pid_t pt = fork(); /* before any CUDA call: each child gets its own context */
-	if (pt == 0) {
-		struct role tr;
-		memset(&tr, 0, sizeof tr);
-		tr.o = o;
-		tr.priority = tr_prio;
-		tr.fd_out = a[1];
-		tr.fd_in = b[0];
-		close(a[0]);
-		close(b[1]);
-		demo_train_role(&tr);
-		/* exit, not _exit: the collector in this process finalises its
-		 * part of the session at exit (the parent never touched CUDA) */
-		exit(tr.rc);
-	}
-	pid_t pi = pt < 0 ? -1 : fork();
-	if (pi == 0) {
-		struct role inf;
-		memset(&inf, 0, sizeof inf);
-		inf.o = o;
-		inf.priority = inf_prio;
-		inf.fd_in = a[0];
-		inf.fd_out = b[1];
-		close(a[1]);
-		close(b[0]);
-		demo_infer_role(&inf);
-		exit(inf.rc);
-	}
+	/* the trainer writes a and reads b, the inference the other way round */
+	pid_t pt = fork_role(o, tr_prio, b, a, demo_train_role);
+	pid_t pi = pt < 0 ? -1 : fork_role(o, inf_prio, a, b, demo_infer_role);
 	for (int i = 0; i < 2; i++) {
 		close(a[i]);
 		close(b[i]);

@@ -287,13 +287,7 @@ static int sm_rows(const struct app *a)
 
 static void sm_keep_visible(struct app *a)
 {
-	int rows = a->layout.sms_rows > 0 ? a->layout.sms_rows : 1;
-	if (a->sm_row < a->sm_scroll)
-		a->sm_scroll = a->sm_row;
-	if (a->sm_row >= a->sm_scroll + rows)
-		a->sm_scroll = a->sm_row - rows + 1;
-	if (a->sm_scroll < 0)
-		a->sm_scroll = 0;
+	app_scroll_to(&a->sm_scroll, a->sm_row, a->layout.sms_rows > 0 ? a->layout.sms_rows : 1);
 }
 
 static long kernel_at(const struct app *a, int rank, uint64_t t)
@@ -380,7 +374,6 @@ static void enter(struct app *a)
 
 static int input_key(struct app *a, int key)
 {
-	size_t n = strlen(a->search);
 	if (a->input == APP_INPUT_FILTER) {
 		if (key >= 'a' && key <= 'z')
 			key -= 32;
@@ -392,19 +385,13 @@ static int input_key(struct app *a, int key)
 			a->input = APP_INPUT_NONE;
 		return 1;
 	}
-	if (key == APP_KEY_ESC) {
+	enum app_text t = app_text_key(a->search, sizeof a->search, key);
+	if (t != APP_TEXT_EDIT)
 		a->input = APP_INPUT_NONE;
+	if (t == APP_TEXT_CANCEL)
 		a->search[0] = 0;
-	} else if (key == APP_KEY_ENTER) {
-		a->input = APP_INPUT_NONE;
+	else if (t == APP_TEXT_ENTER)
 		search(a);
-	} else if (key == APP_KEY_BACKSPACE) {
-		if (n)
-			a->search[n - 1] = 0;
-	} else if (key >= 32 && key < 127 && n + 1 < sizeof a->search) {
-		a->search[n] = (char)key;
-		a->search[n + 1] = 0;
-	}
 	return 1;
 }
 
@@ -497,6 +484,16 @@ static int lesson_key(struct app *a)
 	return 1;
 }
 
+void app_scroll_to(int *scroll, int row, int rows)
+{
+	if (row < *scroll)
+		*scroll = row;
+	if (row >= *scroll + rows)
+		*scroll = row - rows + 1;
+	if (*scroll < 0)
+		*scroll = 0;
+}
+
 int app_list_move(int *sel, int key, int page, int n)
 {
 	switch (key) {
@@ -513,6 +510,22 @@ int app_list_move(int *sel, int key, int page, int n)
 	if (*sel < 0)
 		*sel = 0;
 	return 1;
+}
+
+enum app_text app_text_key(char *buf, size_t size, int key)
+{
+	size_t n = strlen(buf);
+	if (key == APP_KEY_ENTER)
+		return APP_TEXT_ENTER;
+	if (key == APP_KEY_ESC)
+		return APP_TEXT_CANCEL;
+	if (key == APP_KEY_BACKSPACE && n) {
+		buf[n - 1] = 0;
+	} else if (key >= 32 && key < 127 && n + 1 < size) {
+		buf[n] = (char)key;
+		buf[n + 1] = 0;
+	}
+	return APP_TEXT_EDIT;
 }
 
 int app_handle_key(struct app *a, int key)

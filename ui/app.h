@@ -109,6 +109,18 @@ int app_handle_key(struct app *a, int key);
  * page): up, down, page up and down, home, end, and j k g G.  1 when key
  * is one of them, *sel then within the list (0 when it is empty). */
 int app_list_move(int *sel, int key, int page, int n);
+/* Scrolls *scroll (the first row shown of a pane rows high) the least
+ * that brings row into sight, never above the first row. */
+void app_scroll_to(int *scroll, int row, int rows);
+/* What a key did to a one-line text field (app_text_key). */
+enum app_text {
+	APP_TEXT_EDIT,          /* edited it, or nothing: the field stays open */
+	APP_TEXT_ENTER,         /* Enter: take the text */
+	APP_TEXT_CANCEL,        /* Esc */
+};
+/* A key typed into the text field buf (size bytes): backspace and
+ * printable ASCII edit it, Enter and Esc close it. */
+enum app_text app_text_key(char *buf, size_t size, int key);
 /* A click at screen cell (x, y): selects what is there. */
 int app_handle_mouse(struct app *a, int x, int y);
 /* Moves a following window on (live data, or the replay clock); called

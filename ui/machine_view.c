@@ -165,12 +165,7 @@ static void keep_visible(struct machine_view *v, const struct mv_line *l, size_t
 		at = 0;
 	if (v->scroll > (int)n - rows)
 		v->scroll = (int)n - rows;
-	if (at < v->scroll)
-		v->scroll = at;
-	if (at >= v->scroll + rows)
-		v->scroll = at - rows + 1;
-	if (v->scroll < 0)
-		v->scroll = 0;
+	app_scroll_to(&v->scroll, at, rows);
 }
 
 static void fmt_percent(char *buf, size_t len, int pct)

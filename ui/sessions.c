@@ -57,12 +57,7 @@ static void keep_visible(struct sessions_view *v)
 	/* no blank rows below the last entry while entries are hidden above */
 	if (v->scroll > n - rows)
 		v->scroll = n - rows;
-	if (v->sel < v->scroll)
-		v->scroll = v->sel;
-	if (v->sel >= v->scroll + rows)
-		v->scroll = v->sel - rows + 1;
-	if (v->scroll < 0)
-		v->scroll = 0;
+	app_scroll_to(&v->scroll, v->sel, rows);
 }
 
 /* Library errors name the full path; the list names files. */
@@ -137,8 +132,6 @@ static void delete_selected(struct sessions_view *v)
 
 static int input_key(struct sessions_view *v, int key)
 {
-	size_t n = strlen(v->text);
-
 	if (v->input == SESSIONS_INPUT_DELETE) {
 		v->input = SESSIONS_INPUT_NONE;
 		if (key == 'y' || key == 'Y')
@@ -147,18 +140,11 @@ static int input_key(struct sessions_view *v, int key)
 			snprintf(v->msg, sizeof v->msg, "not deleted");
 		return 1;
 	}
-	if (key == APP_KEY_ESC) {
+	enum app_text t = app_text_key(v->text, sizeof v->text, key);
+	if (t != APP_TEXT_EDIT)
 		v->input = SESSIONS_INPUT_NONE;
-	} else if (key == APP_KEY_ENTER) {
-		v->input = SESSIONS_INPUT_NONE;
+	if (t == APP_TEXT_ENTER)
 		rename_selected(v);
-	} else if (key == APP_KEY_BACKSPACE) {
-		if (n)
-			v->text[n - 1] = 0;
-	} else if (key >= 32 && key < 127 && n + 1 < sizeof v->text) {
-		v->text[n] = (char)key;
-		v->text[n + 1] = 0;
-	}
 	return 1;
 }
 

@@ -226,15 +226,22 @@ static int viewer_wait_ms(void *self)
 	return v->m->loading || v->a->fetch.on ? 0 : UI_TICK_MS;
 }
 
+/* A screen takes the terminal over: its size, which may have changed
+ * while another screen had it, and what it can show (--ascii, already in
+ * *ascii, forces ASCII whatever the terminal can). */
+static void take_terminal(struct ui_term *t, int *colors, int *ascii)
+{
+	resize(&t->c);
+	*colors = t->caps.colors;
+	*ascii = *ascii || !t->caps.utf8;
+}
+
 void ui_run(struct ui_term *t, struct app *a, struct model *m, const struct ui_source *src)
 {
 	struct ui_viewer v = { a, m, src };
 	const struct ui_screen s = { &v, viewer_running, viewer_interrupt, viewer_draw,
 				     viewer_key, viewer_mouse, viewer_step, viewer_wait_ms };
-	/* the terminal may have changed size while another screen had it */
-	resize(&t->c);
-	a->colors = t->caps.colors;
-	a->ascii = a->ascii || !t->caps.utf8; /* --ascii forces it */
+	take_terminal(t, &a->colors, &a->ascii);
 	/* app_init fitted the session to a guessed width; fit again to the real
 	 * one unless the caller moved the window */
 	uint64_t before = a->t0;
@@ -284,9 +291,7 @@ void ui_run_sessions(struct ui_term *t, struct sessions_view *v, struct model *m
 	struct ui_list l = { v, m, bg };
 	const struct ui_screen s = { &l, list_running, list_interrupt, list_draw,
 				     list_key, list_mouse, list_step, list_wait_ms };
-	resize(&t->c);
-	v->colors = t->caps.colors;
-	v->ascii = v->ascii || !t->caps.utf8;
+	take_terminal(t, &v->colors, &v->ascii);
 	v->result = SESSIONS_STAY;
 	ui_loop(&s, &t->c);
 }
@@ -344,9 +349,7 @@ void ui_run_machine(struct ui_term *t, struct machine_view *v, const struct mach
 	struct ui_machine u = { v, src, 0 };
 	const struct ui_screen s = { &u, machine_running, machine_interrupt, machine_draw,
 				     machine_key, machine_mouse, machine_step, machine_wait_ms };
-	resize(&t->c);
-	v->colors = t->caps.colors;
-	v->ascii = v->ascii || !t->caps.utf8;
+	take_terminal(t, &v->colors, &v->ascii);
 	v->result = MACHINE_VIEW_STAY;
 	machine_sample(&u);
 	ui_loop(&s, &t->c);

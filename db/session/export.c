@@ -10,6 +10,7 @@
 #include "src/core/array.h"
 #include "src/core/clock.h"
 #include "src/core/json.h"
+#include "src/core/order.h"
 #include "src/core/u64map.h"
 #include "db/session/session.h"
 
@@ -371,13 +372,8 @@ static int block_ref_cmp(const void *pa, const void *pb)
 {
 	const struct smtop_block *a = &((const struct block_ref *)pa)->b;
 	const struct smtop_block *b = &((const struct block_ref *)pb)->b;
-	if (a->device_id != b->device_id)
-		return a->device_id < b->device_id ? -1 : 1;
-	if (a->sm != b->sm)
-		return a->sm < b->sm ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (a->end > b->end) - (a->end < b->end);
+	return order_keys((const uint64_t[]){ a->device_id, a->sm, a->start, a->end },
+			  (const uint64_t[]){ b->device_id, b->sm, b->start, b->end }, 4);
 }
 
 static struct lanes *sm_lanes(struct exporter *x, uint32_t dev, uint32_t sm)

@@ -12,8 +12,10 @@
 #include "db/cache.h"
 #include "db/files.h"
 #include "src/core/analysis.h"
+#include "src/core/array.h"
 #include "src/core/fmt.h"
 #include "src/core/model.h"
+#include "src/core/xdg.h"
 #include "db/session/results_store.h"
 #include "db/session/session.h"
 
@@ -31,24 +33,13 @@ int library_dir(const char *given, char *buf, size_t len, int *missing_ok, char 
 
 int library_default_dir(char *buf, size_t len, char *err, size_t errlen)
 {
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-	int n;
+	int rc = xdg_dir("XDG_DATA_HOME", ".local/share", "smtop/sessions", buf, len);
 
-	/* the XDG spec ignores a relative XDG_DATA_HOME */
-	if (xdg && xdg[0] == '/')
-		n = snprintf(buf, len, "%s/smtop/sessions", xdg);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.local/share/smtop/sessions", home);
-	else {
+	if (rc == -1)
 		snprintf(err, errlen, "no session library: neither XDG_DATA_HOME nor HOME is set (use -o FILE)");
-		return -1;
-	}
-	if (n < 0 || (size_t)n >= len) {
+	else if (rc)
 		snprintf(err, errlen, "the session library path is too long");
-		return -1;
-	}
-	return 0;
+	return rc ? -1 : 0;
 }
 
 static int make_one(const char *dir, char *err, size_t errlen)
@@ -483,15 +474,8 @@ static int is_listed(const char *dir, const char *name)
 static int add_entry(struct library *lib, size_t *cap, const char *name,
 		     const struct analysis_params *p)
 {
-	if (lib->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		void *q = realloc(lib->e, nc * sizeof *lib->e);
-
-		if (!q)
-			return -1;
-		lib->e = q;
-		*cap = nc;
-	}
+	if (array_grow((void **)&lib->e, cap, lib->n + 1, sizeof *lib->e))
+		return -1;
 	library_read_entry(&lib->e[lib->n], lib->dir, name, p);
 	if (!lib->e[lib->n].name || !lib->e[lib->n].path) {
 		library_entry_free(&lib->e[lib->n]);

@@ -8,6 +8,7 @@
 #include "src/core/analysis.h"
 #include "src/core/array.h"
 #include "src/core/model.h"
+#include "src/core/order.h"
 #include "db/session/session.h"
 
 #define REPLAY_SLICE_NS 1000000ULL      /* first read-ahead slice: 1 ms */
@@ -236,13 +237,8 @@ static int cmp_block(const void *x, const void *y)
 {
 	const struct smtop_block *a = &((const struct replay_feed_block *)x)->b;
 	const struct smtop_block *b = &((const struct replay_feed_block *)y)->b;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->sm != b->sm)
-		return a->sm < b->sm ? -1 : 1;
-	if (a->grid_id != b->grid_id)
-		return a->grid_id < b->grid_id ? -1 : 1;
-	return (a->block > b->block) - (a->block < b->block);
+	return order_keys((const uint64_t[]){ a->start, a->sm, a->grid_id, a->block },
+			  (const uint64_t[]){ b->start, b->sm, b->grid_id, b->block }, 4);
 }
 
 /* Appends the blocks starting in the next slice, sorted by start. */

@@ -25,6 +25,7 @@
 #include "src/core/analysis_state.h"
 #include "src/core/analysis_verdicts.h"
 #include "src/core/array.h"
+#include "src/core/order.h"
 #include "src/core/profile.h"
 
 /* ---- public: construction ---- */
@@ -43,7 +44,7 @@ struct analysis *analysis_new(const struct analysis_params *p)
 		a->p = *p;
 	else
 		analysis_params_default(&a->p);
-	a->last_grid = -1;
+	analysis_grids_init(&a->gt, a->p.blocking_threshold_ns);
 	return a;
 }
 
@@ -51,52 +52,52 @@ void analysis_free(struct analysis *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->n_grids; i++)
-		if (a->grids[i].form == GRID_PROFILE)
-			profile_free(a->grids[i].data);
-		else if (a->grids[i].form == GRID_EXACT)
-			free(a->grids[i].data);
-	free(a->packs);
-	for (size_t i = 0; i < a->n_streams; i++) {
-		free(a->streams[i].kernels);
-		free(a->streams[i].waits);
+	for (size_t i = 0; i < a->gt.n_grids; i++)
+		if (a->gt.grids[i].form == GRID_PROFILE)
+			profile_free(a->gt.grids[i].data);
+		else if (a->gt.grids[i].form == GRID_EXACT)
+			free(a->gt.grids[i].data);
+	free(a->gt.packs);
+	for (size_t i = 0; i < a->kt.n_streams; i++) {
+		free(a->kt.streams[i].kernels);
+		free(a->kt.streams[i].waits);
 	}
-	for (size_t i = 0; i < a->n_devs; i++) {
-		free(a->devs[i].order);
-		free(a->devs[i].running);
-		for (size_t j = 0; j < a->devs[i].n_acts; j++)
-			free(a->devs[i].acts[j].ev.v);
-		free(a->devs[i].acts);
-		residency_free(&a->devs[i].res);
+	for (size_t i = 0; i < a->dt.n_devs; i++) {
+		free(a->dt.devs[i].order);
+		free(a->dt.devs[i].running);
+		for (size_t j = 0; j < a->dt.devs[i].n_acts; j++)
+			free(a->dt.devs[i].acts[j].ev.v);
+		free(a->dt.devs[i].acts);
+		residency_free(&a->dt.devs[i].res);
 	}
-	analysis_state_events_clear(&a->events);
-	analysis_state_events_clear(&a->prov);
-	free(a->events.v);
-	free(a->prov.v);
-	free(a->grids);
-	free(a->kerns);
-	free(a->streams);
-	free(a->stream_order);
-	free(a->devs);
+	analysis_state_events_clear(&a->vs.events);
+	analysis_state_events_clear(&a->vs.prov);
+	free(a->vs.events.v);
+	free(a->vs.prov.v);
+	free(a->gt.grids);
+	free(a->kt.kerns);
+	free(a->kt.streams);
+	free(a->kt.stream_order);
+	free(a->dt.devs);
 	free(a->reqs);
-	u64map_free(&a->grid_map.idx);
-	u64map_free(&a->kern_map.idx);
-	analysis_state_map_free(&a->stream_map);
-	free(a->undecided);
-	free(a->ctxs);
-	analysis_state_map_free(&a->ctx_map);
-	free(a->unfolded);
-	free(a->hot);
-	free(a->memops);
-	free(a->swaits);
-	free(a->cevents);
-	free(a->gdeps);
-	free(a->gmemops);
-	u64map_free(&a->gnode_map.idx);
-	free(a->untimed);
-	free(a->launches);
-	u64map_free(&a->launch_idx);
-	free(a->most_changed);
+	u64map_free(&a->gt.grid_map.idx);
+	u64map_free(&a->kt.kern_map.idx);
+	analysis_state_map_free(&a->kt.stream_map);
+	free(a->vs.undecided);
+	free(a->ct.ctxs);
+	analysis_state_map_free(&a->ct.ctx_map);
+	free(a->ct.unfolded);
+	free(a->gt.hot);
+	free(a->ri.memops);
+	free(a->ri.swaits);
+	free(a->ri.cevents);
+	free(a->ri.gdeps);
+	free(a->ri.gmemops);
+	u64map_free(&a->kt.gnode_map.idx);
+	free(a->ri.untimed);
+	free(a->ri.launches);
+	u64map_free(&a->ri.launch_idx);
+	free(a->gt.most_changed);
 	free(a);
 }
 
@@ -111,20 +112,20 @@ static int32_t stream_find_or_add(struct analysis *a, uint32_t pid, uint32_t dev
 				  uint32_t ctx, uint32_t sid)
 {
 	uint64_t k2 = (uint64_t)dev << 32 | sid;
-	int32_t si = analysis_state_map_get(&a->stream_map, analysis_grids_key1(pid, ctx), k2);
+	int32_t si = analysis_state_map_get(&a->kt.stream_map, analysis_grids_key1(pid, ctx), k2);
 	if (si >= 0)
 		return si;
-	if (array_grow((void **)&a->streams, &a->cap_streams, a->n_streams + 1, sizeof *a->streams))
+	if (array_grow((void **)&a->kt.streams, &a->kt.cap_streams, a->kt.n_streams + 1, sizeof *a->kt.streams))
 		return -1;
-	size_t cap = a->n_streams;
-	size_t *order = realloc(a->stream_order, (cap + 1) * sizeof *order);
+	size_t cap = a->kt.n_streams;
+	size_t *order = realloc(a->kt.stream_order, (cap + 1) * sizeof *order);
 	if (!order)
 		return -1;
-	a->stream_order = order;
-	si = (int32_t)a->n_streams;
-	if (analysis_state_map_put(&a->stream_map, analysis_grids_key1(pid, ctx), k2, si))
+	a->kt.stream_order = order;
+	si = (int32_t)a->kt.n_streams;
+	if (analysis_state_map_put(&a->kt.stream_map, analysis_grids_key1(pid, ctx), k2, si))
 		return -1;
-	struct stream *s = &a->streams[a->n_streams++];
+	struct stream *s = &a->kt.streams[a->kt.n_streams++];
 	memset(s, 0, sizeof *s);
 	s->s.pid = pid;
 	s->s.device_id = dev;
@@ -141,30 +142,30 @@ int analysis_add_stream(struct analysis *a, const struct smtop_stream *s)
 	int32_t si = stream_find_or_add(a, s->pid, s->device_id, s->context_id, s->stream_id);
 	if (si < 0)
 		return -1;
-	a->streams[si].s = *s;
+	a->kt.streams[si].s = *s;
 	return 0;
 }
 
 int analysis_add_context(struct analysis *a, const struct smtop_context *c)
 {
-	int32_t ci = analysis_partition_context(a, c->pid, c->device_id, c->context_id, 1);
+	int32_t ci = analysis_partition_context(&a->ct, c->pid, c->device_id, c->context_id, 1);
 	if (ci < 0)
 		return -1;
-	a->ctxs[ci].green = c->is_green != 0;
+	a->ct.ctxs[ci].green = c->is_green != 0;
 	return 0;
 }
 
 int analysis_add_device(struct analysis *a, const struct smtop_device *d)
 {
-	int32_t di = analysis_grids_device_index(a, d->device_id);
+	int32_t di = analysis_grids_device_index(&a->dt, d->device_id);
 	if (di < 0)
 		return -1;
 	if (d->sm_count)
-		a->devs[di].sm_count = d->sm_count;
+		a->dt.devs[di].sm_count = d->sm_count;
 	/* the limits only: the record's strings are not the analysis' to keep */
-	a->devs[di].rec = *d;
-	a->devs[di].rec.name = a->devs[di].rec.uuid = NULL;
-	a->devs[di].has_rec = 1;
+	a->dt.devs[di].rec = *d;
+	a->dt.devs[di].rec.name = a->dt.devs[di].rec.uuid = NULL;
+	a->dt.devs[di].has_rec = 1;
 	return 0;
 }
 
@@ -195,11 +196,11 @@ static void kern_set(struct kern *kn, const struct smtop_kernel *k)
  * grid id's kernels, the one of k's launch. */
 static int32_t kern_find(const struct analysis *a, const struct smtop_kernel *k, int32_t *head)
 {
-	*head = analysis_state_imap_get(a, &a->kern_map, analysis_grids_kern_key,
+	*head = analysis_state_imap_get(&a->kt, &a->kt.kern_map, analysis_grids_kern_key,
 					analysis_grids_key1(k->pid, k->device_id),
 					analysis_grids_key2_of(k->grid_id, k->correlation_id));
-	for (int32_t ki = *head; ki >= 0; ki = a->kerns[ki].same_grid)
-		if (a->kerns[ki].correlation_id == k->correlation_id)
+	for (int32_t ki = *head; ki >= 0; ki = a->kt.kerns[ki].same_grid)
+		if (a->kt.kerns[ki].correlation_id == k->correlation_id)
 			return ki;
 	return -1;
 }
@@ -208,51 +209,51 @@ static int32_t kern_find(const struct analysis *a, const struct smtop_kernel *k,
 static int kern_create(struct analysis *a, const struct smtop_kernel *k, int32_t head)
 {
 	int32_t si = stream_find_or_add(a, k->pid, k->device_id, k->context_id, k->stream_id);
-	int32_t dev = analysis_grids_device_index(a, k->device_id);
+	int32_t dev = analysis_grids_device_index(&a->dt, k->device_id);
 	if (si < 0 || dev < 0)
 		return -1;
-	struct stream *s = &a->streams[si];
-	if (array_grow((void **)&a->kerns, &a->cap_kerns, a->n_kerns + 1, sizeof *a->kerns) ||
+	struct stream *s = &a->kt.streams[si];
+	if (array_grow((void **)&a->kt.kerns, &a->kt.cap_kerns, a->kt.n_kerns + 1, sizeof *a->kt.kerns) ||
 	    array_grow((void **)&s->kernels, &s->cap_kernels, s->n_kernels + 1, sizeof *s->kernels) ||
-	    array_grow((void **)&a->undecided, &a->cap_undecided, a->n_undecided + 1,
-		 sizeof *a->undecided))
+	    array_grow((void **)&a->vs.undecided, &a->vs.cap_undecided, a->vs.n_undecided + 1,
+		 sizeof *a->vs.undecided))
 		return -1;
-	int32_t ki = (int32_t)a->n_kerns;
-	struct kern *kn = &a->kerns[ki];
+	int32_t ki = (int32_t)a->kt.n_kerns;
+	struct kern *kn = &a->kt.kerns[ki];
 	memset(kn, 0, sizeof *kn);
 	kern_set(kn, k);
 	kn->stream = si;
 	kn->same_grid = -1;
-	if ((head < 0 && analysis_state_imap_put(a, &a->kern_map, analysis_grids_kern_key, ki)) ||
-	    (kn->graph_node && analysis_state_imap_put(a, &a->gnode_map, analysis_grids_gnode_key, ki)))
+	if ((head < 0 && analysis_state_imap_put(&a->kt, &a->kt.kern_map, analysis_grids_kern_key, ki)) ||
+	    (kn->graph_node && analysis_state_imap_put(&a->kt, &a->kt.gnode_map, analysis_grids_gnode_key, ki)))
 		return -1;
 	if (head >= 0) {
 		/* another launch with the grid id: second in the chain, where
 		 * its record's second coming finds it first */
-		kn->same_grid = a->kerns[head].same_grid;
-		a->kerns[head].same_grid = ki;
+		kn->same_grid = a->kt.kerns[head].same_grid;
+		a->kt.kerns[head].same_grid = ki;
 	}
-	a->n_kerns++;
+	a->kt.n_kerns++;
 	if (s->dev < 0)
 		s->dev = dev;
-	kn->grid = k->grid_id ? analysis_state_imap_get(a, &a->grid_map, analysis_grids_key, analysis_grids_key1(k->pid, k->device_id),
+	kn->grid = k->grid_id ? analysis_state_imap_get(&a->gt, &a->gt.grid_map, analysis_grids_key, analysis_grids_key1(k->pid, k->device_id),
 					 k->grid_id) : -1;
 	if (kn->grid >= 0) {
-		struct grid *g = &a->grids[kn->grid];
+		struct grid *g = &a->gt.grids[kn->grid];
 		g->shared |= g->kernel >= 0 && g->kernel != ki;
 		if (g->kernel < 0)
 			g->kernel = ki;
-		a->kernels_with_blocks_cache++;
+		a->kt.kernels_with_blocks_cache++;
 		/* its blocks came first: the viewer hears of their most now */
-		if (a->grids[kn->grid].most_per_sm && analysis_grids_most_note(a, kn->grid))
+		if (a->gt.grids[kn->grid].most_per_sm && analysis_grids_most_note(&a->gt, kn->grid))
 			return -1;
 	}
 	s->kernels[s->n_kernels++] = ki;
 	s->sorted = 0;
-	a->undecided[a->n_undecided++] = ki;
-	if (analysis_partition_track(a, ki))
+	a->vs.undecided[a->vs.n_undecided++] = ki;
+	if (analysis_partition_track(&a->ct, ki))
 		return -1;
-	analysis_grids_device_extend(&a->devs[dev], k->start, k->end);
+	analysis_grids_device_extend(&a->dt.devs[dev], k->start, k->end);
 	return 0;
 }
 
@@ -263,14 +264,32 @@ int analysis_add_kernel(struct analysis *a, const struct smtop_kernel *k)
 	if (ki < 0)
 		return kern_create(a, k, head);
 	/* A kernel seen running comes again once it ended. */
-	struct kern *kn = &a->kerns[ki];
+	struct kern *kn = &a->kt.kerns[ki];
 	if (kn->decided)
 		return 0;
 	if (kn->start != k->start)
-		a->streams[kn->stream].sorted = 0;
+		a->kt.streams[kn->stream].sorted = 0;
 	kern_set(kn, k);
-	analysis_grids_device_extend(&a->devs[analysis_grids_kern_dev(a, kn)], k->start, k->end);
+	analysis_grids_device_extend(&a->dt.devs[analysis_grids_kern_dev(&a->kt, kn)], k->start, k->end);
 	return 0;
+}
+
+/* A new grid for block b, joined to the kernels of its grid id that came
+ * first (kern_create joins those that come later). */
+static int32_t grid_create(struct analysis *a, uint32_t pid, const struct smtop_block *b)
+{
+	int32_t gi = analysis_grids_create(&a->gt, &a->dt, pid, b);
+	if (gi < 0)
+		return -1;
+	struct grid *g = &a->gt.grids[gi];
+	g->kernel = analysis_state_imap_get(&a->kt, &a->kt.kern_map, analysis_grids_kern_key,
+					    analysis_grids_key1(pid, b->device_id), b->grid_id);
+	for (int32_t ki = g->kernel; ki >= 0; ki = a->kt.kerns[ki].same_grid) {
+		a->kt.kerns[ki].grid = gi;
+		a->kt.kernels_with_blocks_cache++;
+		g->shared |= a->kt.kerns[ki].same_grid >= 0;
+	}
+	return gi;
 }
 
 int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
@@ -278,22 +297,23 @@ int analysis_add_blocks(struct analysis *a, uint32_t pid, uint32_t context_id,
 {
 	(void)context_id; /* the join does not use it: see kern_key */
 	for (size_t i = 0, j; i < n; i = j) {
-		int32_t gi = a->last_grid;
-		if (gi < 0 || a->grids[gi].grid_id != b[i].grid_id || a->grids[gi].pid != pid ||
-		    a->grids[gi].device_id != b[i].device_id) {
-			gi = analysis_state_imap_get(a, &a->grid_map, analysis_grids_key, analysis_grids_key1(pid, b[i].device_id), b[i].grid_id);
-			if (gi < 0 && (gi = analysis_grids_create(a, pid, &b[i])) < 0)
+		int32_t gi = a->gt.last_grid;
+		if (gi < 0 || a->gt.grids[gi].grid_id != b[i].grid_id || a->gt.grids[gi].pid != pid ||
+		    a->gt.grids[gi].device_id != b[i].device_id) {
+			gi = analysis_state_imap_get(&a->gt, &a->gt.grid_map, analysis_grids_key, analysis_grids_key1(pid, b[i].device_id), b[i].grid_id);
+			if (gi < 0 && (gi = grid_create(a, pid, &b[i])) < 0)
 				return -1;
-			a->last_grid = gi;
+			a->gt.last_grid = gi;
 		}
 		for (j = i + 1; j < n && b[j].grid_id == b[i].grid_id && b[j].device_id == b[i].device_id; j++)
 			;
-		if (analysis_grids_add_run(a, gi, b + i, j - i))
+		struct device *d = &a->dt.devs[a->gt.grids[gi].dev];
+		if (analysis_grids_add_run(&a->gt, d, gi, b + i, j - i))
 			return -1;
-		a->blocks += j - i;
+		a->gt.blocks += j - i;
 	}
-	if (a->blocks - a->blocks_at_sweep >= SWEEP_BLOCKS)
-		analysis_grids_hot_sweep(a);
+	if (a->gt.blocks - a->gt.blocks_at_sweep >= SWEEP_BLOCKS)
+		analysis_grids_hot_sweep(&a->gt);
 	return 0;
 }
 
@@ -313,43 +333,43 @@ int analysis_add_request(struct analysis *a, const struct smtop_request *r)
 	return 0;
 }
 
-static int memop_add(struct analysis *a, const struct memop *m)
+static int memop_add(struct ready_inputs *ri, const struct memop *m)
 {
 	if (m->graph_node && m->start && m->end >= m->start) {
 		/* what a later node of the same graph launch may depend on */
-		if (array_grow((void **)&a->gmemops, &a->cap_gmemops, a->n_gmemops + 1, sizeof *a->gmemops))
+		if (array_grow((void **)&ri->gmemops, &ri->cap_gmemops, ri->n_gmemops + 1, sizeof *ri->gmemops))
 			return -1;
-		a->gmemops[a->n_gmemops++] = *m;
-		a->gmemops_sorted = 0;
+		ri->gmemops[ri->n_gmemops++] = *m;
+		ri->gmemops_sorted = 0;
 	}
 	if (!m->start && !m->end && m->corr) {
 		/* times unknown: the next kernel on its stream waited for it
 		 * for a time nobody knows */
-		if (array_grow((void **)&a->untimed, &a->cap_untimed, a->n_untimed + 1, sizeof *a->untimed))
+		if (array_grow((void **)&ri->untimed, &ri->cap_untimed, ri->n_untimed + 1, sizeof *ri->untimed))
 			return -1;
-		a->untimed[a->n_untimed++] = *m;
-		a->untimed_sorted = 0;
+		ri->untimed[ri->n_untimed++] = *m;
+		ri->untimed_sorted = 0;
 		return 0;
 	}
 	if (!m->start || m->end < m->start)
 		return 0; /* times unknown: bounds nothing */
-	if (array_grow((void **)&a->memops, &a->cap_memops, a->n_memops + 1, sizeof *a->memops))
+	if (array_grow((void **)&ri->memops, &ri->cap_memops, ri->n_memops + 1, sizeof *ri->memops))
 		return -1;
-	a->memops[a->n_memops++] = *m;
-	a->memops_sorted = 0;
+	ri->memops[ri->n_memops++] = *m;
+	ri->memops_sorted = 0;
 	return 0;
 }
 
 int analysis_add_memcpy(struct analysis *a, const struct smtop_memcpy *m)
 {
-	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
+	return memop_add(&a->ri, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
 					     m->stream_id, m->correlation_id,
 					     SMTOP_READY_AFTER_MEMCPY, m->graph_node_id });
 }
 
 int analysis_add_memset(struct analysis *a, const struct smtop_memset *m)
 {
-	return memop_add(a, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
+	return memop_add(&a->ri, &(struct memop){ m->start, m->end, m->pid, m->context_id, m->device_id,
 					     m->stream_id, m->correlation_id,
 					     SMTOP_READY_AFTER_MEMSET, m->graph_node_id });
 }
@@ -360,11 +380,11 @@ int analysis_add_sync(struct analysis *a, const struct smtop_sync *y)
 	 * launch call already bounds what it submits afterwards */
 	if (y->type != ANALYSIS_SYNC_STREAM_WAIT_EVENT || !y->end || !y->correlation_id)
 		return 0;
-	if (array_grow((void **)&a->swaits, &a->cap_swaits, a->n_swaits + 1, sizeof *a->swaits))
+	if (array_grow((void **)&a->ri.swaits, &a->ri.cap_swaits, a->ri.n_swaits + 1, sizeof *a->ri.swaits))
 		return -1;
-	a->swaits[a->n_swaits++] = (struct swait){ y->end, y->pid, y->context_id, y->stream_id,
+	a->ri.swaits[a->ri.n_swaits++] = (struct swait){ y->end, y->pid, y->context_id, y->stream_id,
 						   y->correlation_id, y->event_id };
-	a->swaits_sorted = 0;
+	a->ri.swaits_sorted = 0;
 	return 0;
 }
 
@@ -372,11 +392,11 @@ int analysis_add_cuda_event(struct analysis *a, const struct smtop_cuda_event *e
 {
 	if (!e->correlation_id || e->event_id == SMTOP_SYNC_NONE)
 		return 0; /* no wait can find it */
-	if (array_grow((void **)&a->cevents, &a->cap_cevents, a->n_cevents + 1, sizeof *a->cevents))
+	if (array_grow((void **)&a->ri.cevents, &a->ri.cap_cevents, a->ri.n_cevents + 1, sizeof *a->ri.cevents))
 		return -1;
-	a->cevents[a->n_cevents++] = (struct cevent){ e->device_ts, e->pid, e->context_id, e->device_id,
+	a->ri.cevents[a->ri.n_cevents++] = (struct cevent){ e->device_ts, e->pid, e->context_id, e->device_id,
 						      e->stream_id, e->correlation_id, e->event_id };
-	a->cevents_sorted = 0;
+	a->ri.cevents_sorted = 0;
 	return 0;
 }
 
@@ -384,11 +404,11 @@ int analysis_add_graph_dep(struct analysis *a, const struct smtop_graph_dep *d)
 {
 	if (!d->node_id)
 		return 0;
-	if (array_grow((void **)&a->gdeps, &a->cap_gdeps, a->n_gdeps + 1, sizeof *a->gdeps))
+	if (array_grow((void **)&a->ri.gdeps, &a->ri.cap_gdeps, a->ri.n_gdeps + 1, sizeof *a->ri.gdeps))
 		return -1;
-	a->gdeps[a->n_gdeps++] = (struct gdep){ d->node_id, d->depends_on, d->pid,
+	a->ri.gdeps[a->ri.n_gdeps++] = (struct gdep){ d->node_id, d->depends_on, d->pid,
 						d->depends_on ? d->dep_type : -1 };
-	a->gdeps_sorted = 0;
+	a->ri.gdeps_sorted = 0;
 	return 0;
 }
 
@@ -398,41 +418,41 @@ int analysis_add_api(struct analysis *a, const struct smtop_api *c)
 	 * for every cudaGetDevice of a framework. */
 	if (!c->end || !c->correlation_id || (c->name && !strstr(c->name, "Launch")))
 		return 0;
-	return analysis_state_launch_put(a, &(struct launch){ c->end, c->pid, c->correlation_id,
+	return analysis_state_launch_put(&a->ri, &(struct launch){ c->end, c->pid, c->correlation_id,
 							      c->stream_id, c->has_stream != 0 });
 }
 
 /* ---- update: indexes ---- */
 
-static uint64_t start_key(const struct analysis *a, int32_t ki)
+static uint64_t start_key(const struct kernel_table *kt, int32_t ki)
 {
-	uint64_t s = a->kerns[ki].start;
+	uint64_t s = kt->kerns[ki].start;
 	return s ? s : UINT64_MAX;
 }
 
 static int cmp_stream_kernel(const void *x, const void *y, void *ctx)
 {
-	const struct analysis *sort_ctx = ctx;
+	const struct kernel_table *kt = ctx;
 	int32_t i = *(const int32_t *)x, j = *(const int32_t *)y;
-	uint64_t si = start_key(sort_ctx, i), sj = start_key(sort_ctx, j);
+	uint64_t si = start_key(kt, i), sj = start_key(kt, j);
 	if (si != sj)
 		return si < sj ? -1 : 1;
-	uint32_t ci = sort_ctx->kerns[i].correlation_id, cj = sort_ctx->kerns[j].correlation_id;
+	uint32_t ci = kt->kerns[i].correlation_id, cj = kt->kerns[j].correlation_id;
 	if (ci != cj)
 		return ci < cj ? -1 : 1;
-	return (sort_ctx->kerns[i].grid_id > sort_ctx->kerns[j].grid_id) -
-	       (sort_ctx->kerns[i].grid_id < sort_ctx->kerns[j].grid_id);
+	return (kt->kerns[i].grid_id > kt->kerns[j].grid_id) -
+	       (kt->kerns[i].grid_id < kt->kerns[j].grid_id);
 }
 
-static void sort_streams(struct analysis *a)
+static void sort_streams(struct kernel_table *kt)
 {
-	for (size_t i = 0; i < a->n_streams; i++) {
-		struct stream *s = &a->streams[i];
+	for (size_t i = 0; i < kt->n_streams; i++) {
+		struct stream *s = &kt->streams[i];
 		if (s->sorted)
 			continue;
-		qsort_r(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_stream_kernel, a);
+		qsort_r(s->kernels, s->n_kernels, sizeof *s->kernels, cmp_stream_kernel, kt);
 		for (size_t j = 0; j < s->n_kernels; j++)
-			a->kerns[s->kernels[j]].pos = (uint32_t)j;
+			kt->kerns[s->kernels[j]].pos = (uint32_t)j;
 		s->sorted = 1;
 	}
 }
@@ -447,16 +467,16 @@ static int cmp_ext(const void *x, const void *y)
 
 static int build_device_index(struct analysis *a)
 {
-	for (size_t i = 0; i < a->n_devs; i++) {
-		a->devs[i].n_order = a->devs[i].n_running = 0;
-		a->devs[i].maxlen = 0;
+	for (size_t i = 0; i < a->dt.n_devs; i++) {
+		a->dt.devs[i].n_order = a->dt.devs[i].n_running = 0;
+		a->dt.devs[i].maxlen = 0;
 	}
-	for (size_t i = 0; i < a->n_kerns; i++) {
-		const struct kern *k = &a->kerns[i];
-		struct device *d = &a->devs[analysis_grids_kern_dev(a, k)];
-		if (!k->start && !analysis_grids_kern_grid(a, k))
+	for (size_t i = 0; i < a->kt.n_kerns; i++) {
+		const struct kern *k = &a->kt.kerns[i];
+		struct device *d = &a->dt.devs[analysis_grids_kern_dev(&a->kt, k)];
+		if (!k->start && !analysis_grids_kern_grid(&a->gt, k))
 			continue; /* never started: cannot hold SMs */
-		struct ext x = analysis_grids_kern_ext(a, (int32_t)i, a->watermark);
+		struct ext x = analysis_grids_kern_ext(&a->kt, &a->gt, (int32_t)i, a->watermark);
 		if (analysis_grids_kern_running(k, a->watermark)) {
 			if (array_grow((void **)&d->running, &d->cap_running, d->n_running + 1, sizeof x))
 				return -1;
@@ -469,9 +489,9 @@ static int build_device_index(struct analysis *a)
 		if (x.e - x.s > d->maxlen)
 			d->maxlen = x.e - x.s;
 	}
-	for (size_t i = 0; i < a->n_devs; i++)
-		if (a->devs[i].n_order)
-			qsort(a->devs[i].order, a->devs[i].n_order, sizeof(struct ext), cmp_ext);
+	for (size_t i = 0; i < a->dt.n_devs; i++)
+		if (a->dt.devs[i].n_order)
+			qsort(a->dt.devs[i].order, a->dt.devs[i].n_order, sizeof(struct ext), cmp_ext);
 	return 0;
 }
 
@@ -481,10 +501,10 @@ int analysis_update(struct analysis *a, uint64_t watermark)
 	/* every block is in: no profile grows any more */
 	if (watermark == ANALYSIS_WATERMARK_ALL)
 		analysis_compact(a);
-	sort_streams(a);
+	sort_streams(&a->kt);
 	analysis_verdicts_prepare(a);
 	/* a victim's SMs are its context's, folded before anything is judged */
-	int rc = build_device_index(a) || analysis_partition_fold(a) ? -1 : 0;
+	int rc = build_device_index(a) || analysis_partition_fold(&a->ct, &a->kt, &a->gt, watermark) ? -1 : 0;
 	return analysis_verdicts_decide(a, rc);
 }
 
@@ -492,27 +512,27 @@ int analysis_update(struct analysis *a, uint64_t watermark)
 
 size_t analysis_event_count(const struct analysis *a)
 {
-	return a->events.n;
+	return a->vs.events.n;
 }
 
 const struct smtop_event *analysis_event(const struct analysis *a, size_t i)
 {
-	return i < a->events.n ? &a->events.v[i] : NULL;
+	return i < a->vs.events.n ? &a->vs.events.v[i] : NULL;
 }
 
 size_t analysis_provisional_count(const struct analysis *a)
 {
-	return a->prov.n;
+	return a->vs.prov.n;
 }
 
 const struct smtop_event *analysis_provisional(const struct analysis *a, size_t i)
 {
-	return i < a->prov.n ? &a->prov.v[i] : NULL;
+	return i < a->vs.prov.n ? &a->vs.prov.v[i] : NULL;
 }
 
 size_t analysis_stream_count(const struct analysis *a)
 {
-	return a->n_streams;
+	return a->kt.n_streams;
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -562,8 +582,8 @@ static void stream_usage(const struct analysis *a, const struct stream *s,
 			 struct analysis_stream_summary *out)
 {
 	for (size_t j = 0; j < s->n_kernels; j++) {
-		const struct kern *k = &a->kerns[s->kernels[j]];
-		const struct grid *g = analysis_grids_kern_grid(a, k);
+		const struct kern *k = &a->kt.kerns[s->kernels[j]];
+		const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 		if (k->end > k->start && k->start)
 			out->busy_ns += k->end - k->start;
 		if (g) {
@@ -575,9 +595,9 @@ static void stream_usage(const struct analysis *a, const struct stream *s,
 
 int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream_summary *out)
 {
-	if (i >= a->n_streams)
+	if (i >= a->kt.n_streams)
 		return -1;
-	struct stream *s = &a->streams[a->stream_order ? a->stream_order[i] : i];
+	struct stream *s = &a->kt.streams[a->kt.stream_order ? a->kt.stream_order[i] : i];
 	memset(out, 0, sizeof *out);
 	out->pid = s->s.pid;
 	out->device_id = s->s.device_id;
@@ -588,11 +608,11 @@ int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream
 	out->waits_unknown = s->waits_unknown;
 	stream_usage(a, s, out);
 	int32_t di = -1;
-	for (size_t d = 0; d < a->n_devs; d++)
-		if (a->devs[d].id == s->s.device_id)
+	for (size_t d = 0; d < a->dt.n_devs; d++)
+		if (a->dt.devs[d].id == s->s.device_id)
 			di = (int32_t)d;
-	if (di >= 0 && a->devs[di].t_max > a->devs[di].t_min) {
-		const struct device *d = &a->devs[di];
+	if (di >= 0 && a->dt.devs[di].t_max > a->dt.devs[di].t_min) {
+		const struct device *d = &a->dt.devs[di];
 		double span = (double)(d->t_max - d->t_min);
 		uint32_t sms = d->sm_count ? d->sm_count : d->sm_seen;
 		out->sm_share_from_blocks = out->kernels_with_blocks == out->kernels &&
@@ -602,10 +622,7 @@ int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream
 		else
 			out->sm_share = (double)out->busy_ns / span;
 	}
-	if (!s->waits_sorted && s->n_waits) {
-		qsort(s->waits, s->n_waits, sizeof *s->waits, cmp_u64);
-		s->waits_sorted = 1;
-	}
+	order_sort(s->waits, s->n_waits, sizeof *s->waits, &s->waits_sorted, cmp_u64);
 	out->wait = percentiles(s->waits, s->n_waits);
 	out->turnaround = turnaround(a, &s->s);
 	memcpy(out->events, s->events, sizeof out->events);
@@ -615,80 +632,83 @@ int analysis_stream_summary(struct analysis *a, size_t i, struct analysis_stream
 
 void analysis_compact(struct analysis *a)
 {
-	analysis_grids_hot_sweep_before(a, UINT64_MAX);
+	analysis_grids_hot_sweep_before(&a->gt, UINT64_MAX);
+	/* read to its end: no grid takes blocks any more */
+	for (size_t i = 0; i < a->dt.n_devs; i++)
+		residency_clear(&a->dt.devs[i].res);
 }
 
 void analysis_memory(const struct analysis *a, struct analysis_memory *out)
 {
 	memset(out, 0, sizeof *out);
-	out->kernels = a->n_kerns * sizeof *a->kerns + a->cap_undecided * sizeof *a->undecided;
-	for (size_t i = 0; i < a->n_streams; i++)
-		out->kernels += a->streams[i].n_kernels * sizeof(int32_t) +
-				a->streams[i].n_waits * sizeof(uint64_t);
-	out->kernels += a->cap_memops * sizeof *a->memops + a->cap_swaits * sizeof *a->swaits +
-			a->cap_cevents * sizeof *a->cevents + a->cap_untimed * sizeof *a->untimed +
-			a->cap_gdeps * sizeof *a->gdeps + a->cap_gmemops * sizeof *a->gmemops +
-			a->gnode_map.idx.cap * sizeof *a->gnode_map.idx.e +
-			a->cap_launches * sizeof *a->launches +
-			a->launch_idx.cap * sizeof *a->launch_idx.e;
-	out->grids = a->n_grids * sizeof *a->grids;
-	for (size_t i = 0; i < a->n_grids; i++)
-		if (a->grids[i].form == GRID_EXACT)
-			out->grids += a->grids[i].exact_cap * sizeof(struct span);
-		else if (a->grids[i].form == GRID_PROFILE)
+	out->kernels = a->kt.n_kerns * sizeof *a->kt.kerns + a->vs.cap_undecided * sizeof *a->vs.undecided;
+	for (size_t i = 0; i < a->kt.n_streams; i++)
+		out->kernels += a->kt.streams[i].n_kernels * sizeof(int32_t) +
+				a->kt.streams[i].n_waits * sizeof(uint64_t);
+	out->kernels += a->ri.cap_memops * sizeof *a->ri.memops + a->ri.cap_swaits * sizeof *a->ri.swaits +
+			a->ri.cap_cevents * sizeof *a->ri.cevents + a->ri.cap_untimed * sizeof *a->ri.untimed +
+			a->ri.cap_gdeps * sizeof *a->ri.gdeps + a->ri.cap_gmemops * sizeof *a->ri.gmemops +
+			a->kt.gnode_map.idx.cap * sizeof *a->kt.gnode_map.idx.e +
+			a->ri.cap_launches * sizeof *a->ri.launches +
+			a->ri.launch_idx.cap * sizeof *a->ri.launch_idx.e;
+	out->grids = a->gt.n_grids * sizeof *a->gt.grids;
+	for (size_t i = 0; i < a->gt.n_grids; i++)
+		if (a->gt.grids[i].form == GRID_EXACT)
+			out->grids += a->gt.grids[i].exact_cap * sizeof(struct span);
+		else if (a->gt.grids[i].form == GRID_PROFILE)
 			out->profiles += sizeof(struct profile) +
-					 ((struct profile *)a->grids[i].data)->start_runs.cap *
+					 ((struct profile *)a->gt.grids[i].data)->start_runs.cap *
 						 sizeof(struct span);
-	out->packed = a->packs_len;
-	out->index = (a->kern_map.idx.cap + a->grid_map.idx.cap + a->stream_map.idx.cap +
-		      a->ctx_map.idx.cap) * sizeof(struct u64map_entry) +
-		     (a->stream_map.cap + a->ctx_map.cap) * sizeof(struct slot) +
-		     a->cap_hot * sizeof *a->hot + a->cap_ctxs * sizeof *a->ctxs +
-		     a->cap_unfolded * sizeof *a->unfolded;
-	for (size_t i = 0; i < a->n_devs; i++) {
-		const struct device *d = &a->devs[i];
+	out->packed = a->gt.packs_len;
+	out->index = (a->kt.kern_map.idx.cap + a->gt.grid_map.idx.cap + a->kt.stream_map.idx.cap +
+		      a->ct.ctx_map.idx.cap) * sizeof(struct u64map_entry) +
+		     (a->kt.stream_map.cap + a->ct.ctx_map.cap) * sizeof(struct slot) +
+		     a->gt.cap_hot * sizeof *a->gt.hot + a->ct.cap_ctxs * sizeof *a->ct.ctxs +
+		     a->ct.cap_unfolded * sizeof *a->ct.unfolded;
+	for (size_t i = 0; i < a->dt.n_devs; i++) {
+		const struct device *d = &a->dt.devs[i];
 		out->index += (d->cap_order + d->cap_running) * sizeof(struct ext) +
 			      d->cap_acts * sizeof *d->acts;
 		for (size_t j = 0; j < d->n_acts; j++)
 			out->index += d->acts[j].ev.cap * sizeof(struct span);
 		out->index += residency_memory(&d->res);
 	}
-	const struct vec_event *ev[2] = { &a->events, &a->prov };
+	const struct vec_event *ev[2] = { &a->vs.events, &a->vs.prov };
 	for (int k = 0; k < 2; k++) {
 		out->events += ev[k]->n * sizeof *ev[k]->v;
 		for (size_t i = 0; i < ev[k]->n; i++)
 			out->events += ev[k]->v[i].n_culprits * sizeof(struct smtop_culprit);
 	}
 	out->total = out->kernels + out->grids + out->profiles + out->packed + out->index +
-		     out->events + a->n_streams * sizeof *a->streams + a->cap_reqs * sizeof *a->reqs;
+		     out->events + a->kt.n_streams * sizeof *a->kt.streams + a->cap_reqs * sizeof *a->reqs;
 }
 
 void analysis_totals(const struct analysis *a, struct analysis_totals *out)
 {
 	memset(out, 0, sizeof *out);
-	out->kernels = a->n_kerns;
-	out->kernels_with_blocks = a->kernels_with_blocks_cache;
-	out->kernels_pending = a->n_undecided;
-	out->blocks = a->blocks;
-	for (size_t i = 0; i < a->events.n; i++) {
-		out->events[a->events.v[i].kind]++;
-		out->delay_ns[a->events.v[i].kind] += a->events.v[i].wait_ns;
+	out->kernels = a->kt.n_kerns;
+	out->kernels_with_blocks = a->kt.kernels_with_blocks_cache;
+	out->kernels_pending = a->vs.n_undecided;
+	out->blocks = a->gt.blocks;
+	for (size_t i = 0; i < a->vs.events.n; i++) {
+		out->events[a->vs.events.v[i].kind]++;
+		out->delay_ns[a->vs.events.v[i].kind] += a->vs.events.v[i].wait_ns;
 	}
 }
 
 int analysis_has_blocks(const struct analysis *a)
 {
-	return a->blocks > 0;
+	return a->gt.blocks > 0;
 }
 
 unsigned analysis_limits(const struct analysis *a)
 {
 	unsigned l = 0;
-	if (a->kernels_with_blocks_cache < a->n_kerns)
+	if (a->kt.kernels_with_blocks_cache < a->kt.n_kerns)
 		l |= ANALYSIS_LIMIT_WAIT_FROM_KERNELS | ANALYSIS_LIMIT_DISPATCH_UNTOLD |
 		     ANALYSIS_LIMIT_SM_SHARE_ESTIMATE | ANALYSIS_LIMIT_CULPRIT_WEIGHT_KERNEL;
-	for (size_t i = 0; i < a->n_devs; i++)
-		if (a->devs[i].sm_seen && !a->devs[i].sm_count)
+	for (size_t i = 0; i < a->dt.n_devs; i++)
+		if (a->dt.devs[i].sm_seen && !a->dt.devs[i].sm_count)
 			l |= ANALYSIS_LIMIT_SM_COUNT_GUESSED;
 	return l;
 }

@@ -10,20 +10,20 @@
 
 #define START_LINK_MIN_NS 1024
 
-static const uint8_t *grid_packed(const struct analysis *a, const struct grid *g)
+static const uint8_t *grid_packed(const struct grid_table *gt, const struct grid *g)
 {
-	return a->packs + (uintptr_t)g->data;
+	return gt->packs + (uintptr_t)g->data;
 }
 
 /* The grid's profile, unpacked into tmp when packed; NULL for exact grids. */
-static const struct profile *grid_profile(const struct analysis *a, const struct grid *g,
+static const struct profile *grid_profile(const struct grid_table *gt, const struct grid *g,
 					  struct profile *tmp)
 {
 	if (g->form == GRID_PROFILE)
 		return g->data;
 	if (g->form != GRID_PACKED)
 		return NULL;
-	profile_unpack(grid_packed(a, g), tmp);
+	profile_unpack(grid_packed(gt, g), tmp);
 	return tmp;
 }
 
@@ -34,11 +34,11 @@ static const struct span *grid_exact(const struct grid *g)
 	return g->data;
 }
 
-uint64_t analysis_grids_overlap(const struct analysis *an, const struct grid *g, uint64_t a,
+uint64_t analysis_grids_overlap(const struct grid_table *gt, const struct grid *g, uint64_t a,
 				uint64_t b, uint32_t *blocks)
 {
 	struct profile tmp;
-	const struct profile *p = grid_profile(an, g, &tmp);
+	const struct profile *p = grid_profile(gt, g, &tmp);
 	if (p)
 		return profile_overlap(p, a, b, blocks);
 	const struct span *exact = grid_exact(g);
@@ -57,16 +57,17 @@ uint64_t analysis_grids_overlap(const struct analysis *an, const struct grid *g,
  * about an interval longer than the link is answered exactly (see
  * analysis_grids_started_between).  The floor bounds the clusters of a grid when the
  * threshold is tiny. */
-static uint64_t start_link(const struct analysis *a)
+void analysis_grids_init(struct grid_table *gt, uint64_t blocking_threshold_ns)
 {
-	return umax(a->p.blocking_threshold_ns, START_LINK_MIN_NS);
+	gt->start_link = umax(blocking_threshold_ns, START_LINK_MIN_NS);
+	gt->last_grid = -1;
 }
 
 /* Did the grid start a block after r and before l (both exclusive)?  First
  * and last starts answer most cases, the clusters of starts the rest; only
  * an interval not longer than the link inside one cluster falls back on the
  * profile's estimate. */
-int analysis_grids_started_between(const struct analysis *a, const struct grid *g, uint64_t r,
+int analysis_grids_started_between(const struct grid_table *gt, const struct grid *g, uint64_t r,
 				   uint64_t l)
 {
 	if (g->last_start <= r || g->first_start >= l)
@@ -78,11 +79,11 @@ int analysis_grids_started_between(const struct analysis *a, const struct grid *
 	int known = -1;
 	if (g->form == GRID_PROFILE) {
 		p = g->data;
-		known = clusters_any_between(&p->start_runs, r, l, start_link(a));
+		known = clusters_any_between(&p->start_runs, r, l, gt->start_link);
 	} else if (g->form == GRID_PACKED) {
-		const uint8_t *runs = profile_unpack_bins(grid_packed(a, g), &tmp);
+		const uint8_t *runs = profile_unpack_bins(grid_packed(gt, g), &tmp);
 		p = &tmp;
-		known = profile_runs_any_between(runs, tmp.lo, r, l, start_link(a));
+		known = profile_runs_any_between(runs, tmp.lo, r, l, gt->start_link);
 	}
 	if (p)
 		return known >= 0 ? known : profile_starts_between(p, r, l) >= 0.5;
@@ -96,30 +97,30 @@ int analysis_grids_started_between(const struct analysis *a, const struct grid *
 
 /* An unpacked profile is hot: it is packed once its blocks have stopped
  * coming (analysis_grids_hot_sweep). */
-static int hot_push(struct analysis *a, int32_t gi)
+static int hot_push(struct grid_table *gt, int32_t gi)
 {
-	if (array_grow((void **)&a->hot, &a->cap_hot, a->n_hot + 1, sizeof *a->hot))
+	if (array_grow((void **)&gt->hot, &gt->cap_hot, gt->n_hot + 1, sizeof *gt->hot))
 		return -1;
-	a->hot[a->n_hot++] = gi;
+	gt->hot[gt->n_hot++] = gi;
 	return 0;
 }
 
-static int grid_to_profile(struct analysis *a, int32_t gi)
+static int grid_to_profile(struct grid_table *gt, int32_t gi)
 {
-	struct grid *g = &a->grids[gi];
+	struct grid *g = &gt->grids[gi];
 	const struct span *exact = grid_exact(g);
-	if (hot_push(a, gi))
+	if (hot_push(gt, gi))
 		return -1;
 	struct profile *p = profile_new(exact[0].s, exact[0].e);
 	if (!p) {
-		a->n_hot--;
+		gt->n_hot--;
 		return -1;
 	}
 	for (uint32_t i = 0; i < g->n; i++) {
 		profile_add(p, exact[i].s, exact[i].e);
-		if (clusters_add(&p->start_runs, exact[i].s, start_link(a))) {
+		if (clusters_add(&p->start_runs, exact[i].s, gt->start_link)) {
 			profile_free(p);
-			a->n_hot--;
+			gt->n_hot--;
 			return -1;
 		}
 	}
@@ -131,25 +132,25 @@ static int grid_to_profile(struct analysis *a, int32_t gi)
 }
 
 /* A packed grid whose blocks came again (late or out of order). */
-static int grid_unpack(struct analysis *a, int32_t gi)
+static int grid_unpack(struct grid_table *gt, int32_t gi)
 {
-	struct grid *g = &a->grids[gi];
-	if (hot_push(a, gi))
+	struct grid *g = &gt->grids[gi];
+	if (hot_push(gt, gi))
 		return -1;
 	struct profile *p = malloc(sizeof *p);
 	if (!p) {
-		a->n_hot--;
+		gt->n_hot--;
 		return -1;
 	}
-	const uint8_t *from = grid_packed(a, g);
+	const uint8_t *from = grid_packed(gt, g);
 	const uint8_t *runs = profile_unpack_bins(from, p);
 	const uint8_t *end = profile_runs_unpack(runs, p->lo, &p->start_runs);
 	if (!end) {
 		free(p);
-		a->n_hot--;
+		gt->n_hot--;
 		return -1;
 	}
-	a->packs_dead += (size_t)(end - from);
+	gt->packs_dead += (size_t)(end - from);
 	g->data = p;
 	g->form = GRID_PROFILE;
 	return 0;
@@ -162,96 +163,93 @@ static int grid_unpack(struct analysis *a, int32_t gi)
 
 static int cmp_packed_at(const void *x, const void *y, void *ctx)
 {
-	const struct analysis *a = ctx;
-	uintptr_t p = (uintptr_t)a->grids[*(const int32_t *)x].data;
-	uintptr_t q = (uintptr_t)a->grids[*(const int32_t *)y].data;
+	const struct grid_table *gt = ctx;
+	uintptr_t p = (uintptr_t)gt->grids[*(const int32_t *)x].data;
+	uintptr_t q = (uintptr_t)gt->grids[*(const int32_t *)y].data;
 	return (p > q) - (p < q);
 }
 
 /* Drops the dead bytes of profiles unpacked again: the live ones move down
  * in the order they lie.  Only when out of memory does it leave them. */
-static void packs_squeeze(struct analysis *a)
+static void packs_squeeze(struct grid_table *gt)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < a->n_grids; i++)
-		n += a->grids[i].form == GRID_PACKED;
+	for (size_t i = 0; i < gt->n_grids; i++)
+		n += gt->grids[i].form == GRID_PACKED;
 	int32_t *order = malloc((n ? n : 1) * sizeof *order);
 	if (!order)
 		return;
 	n = 0;
-	for (size_t i = 0; i < a->n_grids; i++)
-		if (a->grids[i].form == GRID_PACKED)
+	for (size_t i = 0; i < gt->n_grids; i++)
+		if (gt->grids[i].form == GRID_PACKED)
 			order[n++] = (int32_t)i;
-	qsort_r(order, n, sizeof *order, cmp_packed_at, a);
+	qsort_r(order, n, sizeof *order, cmp_packed_at, gt);
 	size_t to = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct grid *g = &a->grids[order[i]];
+		struct grid *g = &gt->grids[order[i]];
 		struct profile tmp;
-		size_t from = (uintptr_t)g->data, len = profile_unpack(a->packs + from, &tmp);
-		memmove(a->packs + to, a->packs + from, len);
+		size_t from = (uintptr_t)g->data, len = profile_unpack(gt->packs + from, &tmp);
+		memmove(gt->packs + to, gt->packs + from, len);
 		g->data = (void *)(uintptr_t)to;
 		to += len;
 	}
 	free(order);
-	a->packs_len = to;
-	a->packs_dead = 0;
+	gt->packs_len = to;
+	gt->packs_dead = 0;
 }
 
-static int grid_pack(struct analysis *a, struct grid *g)
+static int grid_pack(struct grid_table *gt, struct grid *g)
 {
 	struct profile *p = g->data;
-	if (a->packs_dead > a->packs_len / 2 && a->packs_dead > (1u << 16))
-		packs_squeeze(a);
-	if (array_grow((void **)&a->packs, &a->packs_cap, a->packs_len + profile_packed_max(p), 1))
+	if (gt->packs_dead > gt->packs_len / 2 && gt->packs_dead > (1u << 16))
+		packs_squeeze(gt);
+	if (array_grow((void **)&gt->packs, &gt->packs_cap, gt->packs_len + profile_packed_max(p), 1))
 		return -1;
-	size_t len = profile_pack(p, a->packs + a->packs_len);
+	size_t len = profile_pack(p, gt->packs + gt->packs_len);
 	profile_free(p);
-	g->data = (void *)(uintptr_t)a->packs_len;
+	g->data = (void *)(uintptr_t)gt->packs_len;
 	g->form = GRID_PACKED;
-	a->packs_len += len;
+	gt->packs_len += len;
 	return 0;
 }
 
 /* Packs the hot profiles that ended before `before` (all with UINT64_MAX). */
-void analysis_grids_hot_sweep_before(struct analysis *a, uint64_t before)
+void analysis_grids_hot_sweep_before(struct grid_table *gt, uint64_t before)
 {
 	size_t keep = 0;
-	a->blocks_at_sweep = a->blocks;
-	for (size_t i = 0; i < a->n_hot; i++) {
-		struct grid *g = &a->grids[a->hot[i]];
+	gt->blocks_at_sweep = gt->blocks;
+	for (size_t i = 0; i < gt->n_hot; i++) {
+		struct grid *g = &gt->grids[gt->hot[i]];
 		if (g->form != GRID_PROFILE)
 			continue;
-		if ((g->last_end < before || before == UINT64_MAX) && grid_pack(a, g) == 0)
+		if ((g->last_end < before || before == UINT64_MAX) && grid_pack(gt, g) == 0)
 			continue;
-		a->hot[keep++] = a->hot[i];
+		gt->hot[keep++] = gt->hot[i];
 	}
-	a->n_hot = keep;
-	array_shrink((void **)&a->hot, &a->cap_hot, a->n_hot, sizeof *a->hot);
-	/* read to its end: no grid takes blocks any more */
-	for (size_t i = 0; i < a->n_devs && before == UINT64_MAX; i++)
-		residency_clear(&a->devs[i].res);
+	gt->n_hot = keep;
+	array_shrink((void **)&gt->hot, &gt->cap_hot, gt->n_hot, sizeof *gt->hot);
 }
 
-void analysis_grids_hot_sweep(struct analysis *a)
+void analysis_grids_hot_sweep(struct grid_table *gt)
 {
-	if (a->block_end_max > PACK_AFTER_NS)
-		analysis_grids_hot_sweep_before(a, a->block_end_max - PACK_AFTER_NS);
+	if (gt->block_end_max > PACK_AFTER_NS)
+		analysis_grids_hot_sweep_before(gt, gt->block_end_max - PACK_AFTER_NS);
 	else
-		a->blocks_at_sweep = a->blocks;
+		gt->blocks_at_sweep = gt->blocks;
 }
 
-int32_t analysis_grids_device_index(struct analysis *a, uint32_t id)
+int32_t analysis_grids_device_index(struct device_table *dt, uint32_t id)
 {
-	for (size_t i = 0; i < a->n_devs; i++)
-		if (a->devs[i].id == id)
+	for (size_t i = 0; i < dt->n_devs; i++)
+		if (dt->devs[i].id == id)
 			return (int32_t)i;
-	if (array_grow((void **)&a->devs, &a->cap_devs, a->n_devs + 1, sizeof *a->devs))
+	if (array_grow((void **)&dt->devs, &dt->cap_devs, dt->n_devs + 1, sizeof *dt->devs))
 		return -1;
-	struct device *d = &a->devs[a->n_devs];
+	struct device *d = &dt->devs[dt->n_devs];
 	memset(d, 0, sizeof *d);
 	d->id = id;
 	d->t_min = UINT64_MAX;
-	return (int32_t)a->n_devs++;
+	return (int32_t)dt->n_devs++;
 }
 
 void analysis_grids_device_extend(struct device *d, uint64_t s, uint64_t e)
@@ -294,51 +292,56 @@ uint64_t analysis_grids_key1(uint32_t pid, uint32_t ctx_or_device)
 /* Kernels and grids meet on (process, device, grid id), not on the context:
  * grid ids are unique per device, and the blocks of a green context's
  * kernels come through the primary context, which owns the module. */
-void analysis_grids_kern_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+void analysis_grids_kern_key(const void *table, int32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct kern *k = &a->kerns[i];
-	const struct smtop_stream *s = &a->streams[k->stream].s;
+	const struct kernel_table *kt = table;
+	const struct kern *k = &kt->kerns[i];
+	const struct smtop_stream *s = &kt->streams[k->stream].s;
 	*k1 = analysis_grids_key1(s->pid, k->device_id);
 	*k2 = analysis_grids_key2_of(k->grid_id, k->correlation_id);
 }
 
-void analysis_grids_gnode_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+void analysis_grids_gnode_key(const void *table, int32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct kern *k = &a->kerns[i];
-	*k1 = analysis_grids_gnode_key1(a->streams[k->stream].s.pid, k->correlation_id);
+	const struct kernel_table *kt = table;
+	const struct kern *k = &kt->kerns[i];
+	*k1 = analysis_grids_gnode_key1(kt->streams[k->stream].s.pid, k->correlation_id);
 	*k2 = k->graph_node;
 }
 
-void analysis_grids_key(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2)
+void analysis_grids_key(const void *table, int32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct grid *g = &a->grids[i];
+	const struct grid_table *gt = table;
+	const struct grid *g = &gt->grids[i];
 	*k1 = analysis_grids_key1(g->pid, g->device_id);
 	*k2 = g->grid_id;
 }
 
-uint32_t analysis_grids_kern_pid(const struct analysis *a, const struct kern *k)
+uint32_t analysis_grids_kern_pid(const struct kernel_table *kt, const struct kern *k)
 {
-	return a->streams[k->stream].s.pid;
+	return kt->streams[k->stream].s.pid;
 }
 
-uint32_t analysis_grids_kern_ctx(const struct analysis *a, const struct kern *k)
+uint32_t analysis_grids_kern_ctx(const struct kernel_table *kt, const struct kern *k)
 {
-	return a->streams[k->stream].s.context_id;
+	return kt->streams[k->stream].s.context_id;
 }
 
-int32_t analysis_grids_kern_dev(const struct analysis *a, const struct kern *k)
+int32_t analysis_grids_kern_dev(const struct kernel_table *kt, const struct kern *k)
 {
-	return a->streams[k->stream].dev;
+	return kt->streams[k->stream].dev;
 }
 
-int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smtop_block *b)
+int32_t analysis_grids_create(struct grid_table *gt, struct device_table *dt, uint32_t pid,
+			      const struct smtop_block *b)
 {
-	int32_t dev = analysis_grids_device_index(a, b->device_id);
-	int32_t act = dev < 0 ? -1 : activity_index(&a->devs[dev], pid);
-	if (act < 0 || act > UINT16_MAX || array_grow((void **)&a->grids, &a->cap_grids, a->n_grids + 1, sizeof *a->grids))
+	int32_t dev = analysis_grids_device_index(dt, b->device_id);
+	int32_t act = dev < 0 ? -1 : activity_index(&dt->devs[dev], pid);
+	if (act < 0 || act > UINT16_MAX ||
+	    array_grow((void **)&gt->grids, &gt->cap_grids, gt->n_grids + 1, sizeof *gt->grids))
 		return -1;
-	int32_t gi = (int32_t)a->n_grids;
-	struct grid *g = &a->grids[gi];
+	int32_t gi = (int32_t)gt->n_grids;
+	struct grid *g = &gt->grids[gi];
 	memset(g, 0, sizeof *g);
 	g->pid = pid;
 	g->device_id = b->device_id;
@@ -348,23 +351,18 @@ int32_t analysis_grids_create(struct analysis *a, uint32_t pid, const struct smt
 	g->act = (uint16_t)act;
 	g->first_start = UINT64_MAX;
 	g->first_end = UINT64_MAX;
-	if (analysis_state_imap_put(a, &a->grid_map, analysis_grids_key, gi))
+	g->kernel = -1;
+	if (analysis_state_imap_put(gt, &gt->grid_map, analysis_grids_key, gi))
 		return -1;
-	a->n_grids++;
-	g->kernel = analysis_state_imap_get(a, &a->kern_map, analysis_grids_kern_key, analysis_grids_key1(pid, b->device_id), b->grid_id);
-	for (int32_t ki = g->kernel; ki >= 0; ki = a->kerns[ki].same_grid) {
-		a->kerns[ki].grid = gi;
-		a->kernels_with_blocks_cache++;
-		g->shared |= a->kerns[ki].same_grid >= 0;
-	}
+	gt->n_grids++;
 	return gi;
 }
 
 /* One block of a grid with an unpacked profile (GRID_PROFILE). */
-static int grid_add_profiled(struct analysis *a, struct grid *g, uint64_t s, uint64_t e)
+static int grid_add_profiled(struct grid_table *gt, struct grid *g, uint64_t s, uint64_t e)
 {
 	struct profile *p = g->data;
-	if (clusters_add(&p->start_runs, s, start_link(a)))
+	if (clusters_add(&p->start_runs, s, gt->start_link))
 		return -1;
 	g->n++;
 	profile_add(p, s, e);
@@ -373,17 +371,17 @@ static int grid_add_profiled(struct analysis *a, struct grid *g, uint64_t s, uin
 
 /* One block of a grid still keeping its blocks (GRID_EXACT); the block
  * past ANALYSIS_EXACT_BLOCKS turns it into a profile. */
-static int grid_add_exact(struct analysis *a, int32_t gi, uint64_t s, uint64_t e)
+static int grid_add_exact(struct grid_table *gt, int32_t gi, uint64_t s, uint64_t e)
 {
-	struct grid *g = &a->grids[gi];
+	struct grid *g = &gt->grids[gi];
 	g->n++;
 	if (g->n > ANALYSIS_EXACT_BLOCKS) {
 		g->n--;
-		if (grid_to_profile(a, gi)) {
+		if (grid_to_profile(gt, gi)) {
 			g->n++;
 			return -1;
 		}
-		return grid_add_profiled(a, g, s, e);
+		return grid_add_profiled(gt, g, s, e);
 	}
 	size_t cap = g->exact_cap;
 	if (array_grow(&g->data, &cap, g->n, sizeof(struct span))) {
@@ -407,7 +405,7 @@ static void grid_note_sm(struct grid *g, uint32_t sm)
 
 /* The most of the grid's blocks resident on one SM at once, as the SM's
  * sweep (src/core/residency.h) counts them.  Returns 0 or -1. */
-static int grid_note_resident(struct analysis *a, struct device *d, struct grid *g, int32_t gi,
+static int grid_note_resident(struct grid_table *gt, struct device *d, struct grid *g, int32_t gi,
 			      uint16_t sm, uint64_t s, uint64_t e)
 {
 	int c = residency_add(&d->res, sm, g->pid, gi, s, e, g->most_per_sm);
@@ -416,30 +414,30 @@ static int grid_note_resident(struct analysis *a, struct device *d, struct grid 
 	if (c == g->most_per_sm)
 		return 0;
 	g->most_per_sm = c > UINT16_MAX ? UINT16_MAX : (uint16_t)c;
-	return analysis_grids_most_note(a, gi);
+	return analysis_grids_most_note(gt, gi);
 }
 
 /* Grid gi's most_per_sm rose: a viewer hears of it (analysis_most_changed). */
-int analysis_grids_most_note(struct analysis *a, int32_t gi)
+int analysis_grids_most_note(struct grid_table *gt, int32_t gi)
 {
-	struct grid *g = &a->grids[gi];
+	struct grid *g = &gt->grids[gi];
 	if (g->most_queued)
 		return 0;
-	if (array_grow((void **)&a->most_changed, &a->cap_most_changed, a->n_most_changed + 1,
-		       sizeof *a->most_changed))
+	if (array_grow((void **)&gt->most_changed, &gt->cap_most_changed, gt->n_most_changed + 1,
+		       sizeof *gt->most_changed))
 		return -1;
-	a->most_changed[a->n_most_changed++] = gi;
+	gt->most_changed[gt->n_most_changed++] = gi;
 	g->most_queued = 1;
 	return 0;
 }
 
 /* Blocks b[0..n) of grid gi (a chunk's run of one grid): the device's and
  * the grid's extents and the grid's blocks or profile. */
-int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_block *b, size_t n)
+int analysis_grids_add_run(struct grid_table *gt, struct device *d, int32_t gi,
+			   const struct smtop_block *b, size_t n)
 {
-	struct grid *g = &a->grids[gi];
-	struct device *d = &a->devs[g->dev];
-	if (g->form == GRID_PACKED && grid_unpack(a, gi))
+	struct grid *g = &gt->grids[gi];
+	if (g->form == GRID_PACKED && grid_unpack(gt, gi))
 		return -1;
 	uint64_t smin = UINT64_MAX, emax = 0;
 	uint32_t sm_top = d->sm_seen;
@@ -465,10 +463,10 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 		struct clusters *ev = &d->acts[g->act].ev;
 		int err = clusters_add(ev, s, ANALYSIS_SLICE_GAP_NS) ||
 			  clusters_add(ev, e, ANALYSIS_SLICE_GAP_NS) ||
-			  grid_note_resident(a, d, g, gi, b[i].sm, s, e);
+			  grid_note_resident(gt, d, g, gi, b[i].sm, s, e);
 		if (!err)
-			err = g->form == GRID_PROFILE ? grid_add_profiled(a, g, s, e)
-						      : grid_add_exact(a, gi, s, e);
+			err = g->form == GRID_PROFILE ? grid_add_profiled(gt, g, s, e)
+						      : grid_add_exact(gt, gi, s, e);
 		if (err) {
 			d->sm_seen = sm_top;
 			analysis_grids_device_extend(d, smin, emax);
@@ -477,16 +475,17 @@ int analysis_grids_add_run(struct analysis *a, int32_t gi, const struct smtop_bl
 	}
 	d->sm_seen = sm_top;
 	analysis_grids_device_extend(d, smin == UINT64_MAX ? 0 : smin, emax);
-	if (emax > a->block_end_max)
-		a->block_end_max = emax;
+	if (emax > gt->block_end_max)
+		gt->block_end_max = emax;
 	return 0;
 }
 
-const struct grid *analysis_grids_kern_grid(const struct analysis *a, const struct kern *k)
+const struct grid *analysis_grids_kern_grid(const struct grid_table *gt, const struct kern *k)
 {
 	/* a shared grid's blocks are of several launches: their kernels are
 	 * judged by their own intervals */
-	return k->grid >= 0 && a->grids[k->grid].n && !a->grids[k->grid].shared ? &a->grids[k->grid] : NULL;
+	const struct grid *g = k->grid >= 0 ? &gt->grids[k->grid] : NULL;
+	return g && g->n && !g->shared ? g : NULL;
 }
 
 int analysis_grids_kern_running(const struct kern *k, uint64_t w)
@@ -495,10 +494,11 @@ int analysis_grids_kern_running(const struct kern *k, uint64_t w)
 }
 
 /* Resident extent: blocks when known, else the kernel's own interval. */
-struct ext analysis_grids_kern_ext(const struct analysis *a, int32_t ki, uint64_t w)
+struct ext analysis_grids_kern_ext(const struct kernel_table *kt, const struct grid_table *gt,
+				  int32_t ki, uint64_t w)
 {
-	const struct kern *k = &a->kerns[ki];
-	const struct grid *g = analysis_grids_kern_grid(a, k);
+	const struct kern *k = &kt->kerns[ki];
+	const struct grid *g = analysis_grids_kern_grid(gt, k);
 	struct ext x = { k->start, k->end ? k->end : w, ki };
 	if (g) {
 		x.s = g->first_start;

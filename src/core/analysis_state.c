@@ -41,13 +41,13 @@ void analysis_state_map_free(struct map *m)
 	*m = (struct map){ 0 };
 }
 
-int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
+int32_t analysis_state_imap_get(const void *table, const struct imap *m, imap_key_fn key,
 				uint64_t k1, uint64_t k2)
 {
 	size_t pos = 0;
 	for (const uint64_t *v; (v = u64map_next(&m->idx, mix(k1, k2), &pos));) {
 		uint64_t x1, x2;
-		key(a, (int32_t)*v, &x1, &x2);
+		key(table, (int32_t)*v, &x1, &x2);
 		if (x1 == k1 && x2 == k2)
 			return (int32_t)*v;
 	}
@@ -55,10 +55,10 @@ int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, 
 }
 
 /* Adds entry v, whose key key() reads from the entry itself. */
-int analysis_state_imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v)
+int analysis_state_imap_put(const void *table, struct imap *m, imap_key_fn key, int32_t v)
 {
 	uint64_t k1, k2;
-	key(a, v, &k1, &k2);
+	key(table, v, &k1, &k2);
 	return u64map_add(&m->idx, mix(k1, k2), (uint64_t)v);
 }
 
@@ -67,25 +67,25 @@ static uint64_t launch_key(uint32_t pid, uint32_t corr)
 	return (uint64_t)pid << 32 | corr;
 }
 
-const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid,
+const struct launch *analysis_state_launch_find(const struct ready_inputs *ri, uint32_t pid,
 						uint32_t corr)
 {
-	const uint64_t *v = u64map_get(&a->launch_idx, launch_key(pid, corr));
-	return v ? &a->launches[*v] : NULL;
+	const uint64_t *v = u64map_get(&ri->launch_idx, launch_key(pid, corr));
+	return v ? &ri->launches[*v] : NULL;
 }
 
 /* Stores x, replacing the launch of the same process and correlation id. */
-int analysis_state_launch_put(struct analysis *a, const struct launch *x)
+int analysis_state_launch_put(struct ready_inputs *ri, const struct launch *x)
 {
-	uint64_t key = launch_key(x->pid, x->corr), *v = u64map_get(&a->launch_idx, key);
+	uint64_t key = launch_key(x->pid, x->corr), *v = u64map_get(&ri->launch_idx, key);
 	if (v) {
-		a->launches[*v] = *x;
+		ri->launches[*v] = *x;
 		return 0;
 	}
-	if (array_grow((void **)&a->launches, &a->cap_launches, a->n_launches + 1, sizeof *a->launches) ||
-	    u64map_add(&a->launch_idx, key, a->n_launches))
+	if (array_grow((void **)&ri->launches, &ri->cap_launches, ri->n_launches + 1, sizeof *ri->launches) ||
+	    u64map_add(&ri->launch_idx, key, ri->n_launches))
 		return -1;
-	a->launches[a->n_launches++] = *x;
+	ri->launches[ri->n_launches++] = *x;
 	return 0;
 }
 

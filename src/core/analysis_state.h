@@ -195,47 +195,62 @@ struct vec_event {
 	size_t n, cap;
 };
 
-struct analysis {
-	struct analysis_params p;
-	uint64_t watermark;
-	struct grid *grids;
-	size_t n_grids, cap_grids;
+/* The kernels, the streams they were launched into and the indexes that
+ * find them: what every part reads a kernel through. */
+struct kernel_table {
 	struct kern *kerns;
 	size_t n_kerns, cap_kerns;
 	struct stream *streams;
 	size_t n_streams, cap_streams;
 	size_t *stream_order;
-	struct device *devs;
-	size_t n_devs, cap_devs;
-	struct request *reqs;
-	size_t n_reqs, cap_reqs;
-	struct imap grid_map, kern_map;
+	struct imap kern_map;
 	struct imap gnode_map;  /* graph kernels by process, launch and node */
 	struct map stream_map;
-	int32_t *undecided;
-	size_t n_undecided, cap_undecided;
-	/* contexts by (pid, context; device), and the kernels whose SMs have
-	 * not reached their context yet (they still run) */
-	struct context *ctxs;
-	size_t n_ctxs, cap_ctxs;
-	struct map ctx_map;
-	int32_t *unfolded;
-	size_t n_unfolded, cap_unfolded;
-	struct vec_event events, prov;
-	int events_sorted;
+	size_t kernels_with_blocks_cache;
+};
+
+/* The grids, their packed profiles and what is queued about them: the
+ * state of src/core/analysis_grids.c. */
+struct grid_table {
+	struct grid *grids;
+	size_t n_grids, cap_grids;
+	struct imap grid_map;
 	int32_t last_grid;      /* cache: blocks come in runs of one grid */
 	uint64_t blocks;
-	size_t kernels_with_blocks_cache;
 	/* grids whose profile is unpacked, and when to look at them again */
 	int32_t *hot;
 	size_t n_hot, cap_hot;
 	uint64_t blocks_at_sweep;
+	/* how close block starts cluster (analysis_grids_init) */
+	uint64_t start_link;
 	uint64_t block_end_max; /* latest block end added */
 	/* packed profiles, one after the other (no allocation of their own);
 	 * those unpacked again leave dead bytes, dropped when they are many */
 	uint8_t *packs;
 	size_t packs_len, packs_cap, packs_dead;
-	/* what ready times read besides kernels, sorted at update */
+	/* grids whose most_per_sm rose since analysis_most_changed last looked */
+	int32_t *most_changed;
+	size_t n_most_changed, cap_most_changed;
+};
+
+struct device_table {
+	struct device *devs;
+	size_t n_devs, cap_devs;
+};
+
+/* Contexts by (pid, context; device), and the kernels whose SMs have not
+ * reached their context yet (they still run): the state of
+ * src/core/analysis_partition.c. */
+struct context_table {
+	struct context *ctxs;
+	size_t n_ctxs, cap_ctxs;
+	struct map ctx_map;
+	int32_t *unfolded;
+	size_t n_unfolded, cap_unfolded;
+};
+
+/* What ready times read besides kernels, sorted at update. */
+struct ready_inputs {
 	struct memop *memops;
 	size_t n_memops, cap_memops;
 	int memops_sorted;
@@ -260,9 +275,29 @@ struct analysis {
 	struct launch *launches; /* in the order first seen */
 	size_t n_launches, cap_launches;
 	struct u64map launch_idx; /* pid << 32 | correlation id -> launch */
-	/* grids whose most_per_sm rose since analysis_most_changed last looked */
-	int32_t *most_changed;
-	size_t n_most_changed, cap_most_changed;
+};
+
+/* The kernels still to judge and the episodes judged so far. */
+struct verdict_state {
+	int32_t *undecided;
+	size_t n_undecided, cap_undecided;
+	struct vec_event events, prov;
+	int events_sorted;
+};
+
+/* The analysis, in tables of its own: each part works on the tables it
+ * needs rather than on the whole. */
+struct analysis {
+	struct analysis_params p;
+	uint64_t watermark;
+	struct kernel_table kt;
+	struct grid_table gt;
+	struct device_table dt;
+	struct context_table ct;
+	struct ready_inputs ri;
+	struct verdict_state vs;
+	struct request *reqs;
+	size_t n_reqs, cap_reqs;
 };
 
 
@@ -290,8 +325,9 @@ static inline uint64_t overlap(uint64_t s, uint64_t e, uint64_t a, uint64_t b)
 	return hi > lo ? hi - lo : 0;
 }
 
-/* The key of entry i of an index map (struct imap). */
-typedef void (*imap_key_fn)(const struct analysis *a, int32_t i, uint64_t *k1, uint64_t *k2);
+/* The key of entry i of an index map (struct imap), read from the table
+ * the map indexes (a struct kernel_table or grid_table). */
+typedef void (*imap_key_fn)(const void *table, int32_t i, uint64_t *k1, uint64_t *k2);
 
 void analysis_state_map_free(struct map *m);
 
@@ -299,15 +335,16 @@ int32_t analysis_state_map_get(const struct map *m, uint64_t k1, uint64_t k2);
 
 int analysis_state_map_put(struct map *m, uint64_t k1, uint64_t k2, int32_t val);
 
-int32_t analysis_state_imap_get(const struct analysis *a, const struct imap *m, imap_key_fn key,
+int32_t analysis_state_imap_get(const void *table, const struct imap *m, imap_key_fn key,
 				uint64_t k1, uint64_t k2);
 
 /* Adds entry v, whose key key() reads from the entry itself. */
-int analysis_state_imap_put(const struct analysis *a, struct imap *m, imap_key_fn key, int32_t v);
+int analysis_state_imap_put(const void *table, struct imap *m, imap_key_fn key, int32_t v);
 
-const struct launch *analysis_state_launch_find(const struct analysis *a, uint32_t pid, uint32_t corr);
+const struct launch *analysis_state_launch_find(const struct ready_inputs *ri, uint32_t pid,
+						uint32_t corr);
 
-int analysis_state_launch_put(struct analysis *a, const struct launch *x);
+int analysis_state_launch_put(struct ready_inputs *ri, const struct launch *x);
 
 void analysis_state_events_clear(struct vec_event *v);
 

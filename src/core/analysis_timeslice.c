@@ -46,21 +46,23 @@ static int activities_meet(const struct clusters *x, const struct clusters *y, u
 
 /* Could v's episode be time-slicing judged from block events: v and every
  * culprit have block records and every culprit is another process's. */
-static int slice_by_events(const struct analysis *a, const struct kern *v, const struct cands *c)
+static int slice_by_events(const struct kernel_table *kt, const struct grid_table *gt,
+			   const struct kern *v, const struct cands *c)
 {
-	if (!analysis_grids_kern_grid(a, v) || !c->n)
+	if (!analysis_grids_kern_grid(gt, v) || !c->n)
 		return 0;
 	for (size_t i = 0; i < c->n; i++)
-		if (analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v) || !c->v[i].from_blocks)
+		if (analysis_grids_kern_pid(kt, &kt->kerns[c->v[i].k]) == analysis_grids_kern_pid(kt, v) ||
+		    !c->v[i].from_blocks)
 			return 0;
 	return 1;
 }
 
 /* The end of the window the time-slicing test reads: a gap past v's last
  * block end. */
-static uint64_t slice_window_end(const struct analysis *a, const struct kern *v)
+static uint64_t slice_window_end(const struct grid_table *gt, const struct kern *v)
 {
-	return analysis_grids_kern_grid(a, v)->last_end + ANALYSIS_SLICE_GAP_NS;
+	return analysis_grids_kern_grid(gt, v)->last_end + ANALYSIS_SLICE_GAP_NS;
 }
 
 /* Every block event before the window's end is in: blocks that ended before
@@ -70,20 +72,20 @@ static uint64_t slice_window_end(const struct analysis *a, const struct kern *v)
 int analysis_timeslice_data_complete(const struct analysis *a, const struct kern *v,
 				     const struct cands *c)
 {
-	if (a->watermark == ANALYSIS_WATERMARK_ALL || !slice_by_events(a, v, c))
+	if (a->watermark == ANALYSIS_WATERMARK_ALL || !slice_by_events(&a->kt, &a->gt, v, c))
 		return 1;
-	uint64_t hi = slice_window_end(a, v) + ANALYSIS_SLICE_GAP_NS;
+	uint64_t hi = slice_window_end(&a->gt, v) + ANALYSIS_SLICE_GAP_NS;
 	if (a->watermark < hi)
 		return 0;
-	const struct device *d = &a->devs[analysis_grids_kern_grid(a, v)->dev];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_grid(&a->gt, v)->dev];
 	for (size_t i = 0; i < d->n_running; i++) {
-		const struct kern *k = &a->kerns[d->running[i].k];
+		const struct kern *k = &a->kt.kerns[d->running[i].k];
 		if (d->running[i].s >= hi)
 			continue;
-		if (analysis_grids_kern_pid(a, k) == analysis_grids_kern_pid(a, v))
+		if (analysis_grids_kern_pid(&a->kt, k) == analysis_grids_kern_pid(&a->kt, v))
 			return 0;
 		for (size_t j = 0; j < c->n; j++)
-			if (analysis_grids_kern_pid(a, &a->kerns[c->v[j].k]) == analysis_grids_kern_pid(a, k))
+			if (analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[j].k]) == analysis_grids_kern_pid(&a->kt, k))
 				return 0;
 	}
 	return 1;
@@ -96,30 +98,30 @@ int analysis_timeslice_data_complete(const struct analysis *a, const struct kern
  * window: a slice whose blocks resume and go on running (long blocks) is
  * silent, and the culprit is resident in the wait all the same.
  * docs/analysis.md states the rule and its limits. */
-int analysis_timeslice_looks(struct analysis *a, const struct kern *v, uint64_t ready,
+int analysis_timeslice_looks(const struct analysis *a, const struct kern *v, uint64_t ready,
 			     uint64_t first, const struct cands *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]) == analysis_grids_kern_pid(a, v))
+		if (analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[i].k]) == analysis_grids_kern_pid(&a->kt, v))
 			return 0;
-	if (!slice_by_events(a, v, c)) {
+	if (!slice_by_events(&a->kt, &a->gt, v, c)) {
 		/* Kernel intervals only: other processes never overlap v's run. */
-		struct ext vx = analysis_grids_kern_ext(a, (int32_t)(v - a->kerns), a->watermark);
+		struct ext vx = analysis_grids_kern_ext(&a->kt, &a->gt, (int32_t)(v - a->kt.kerns), a->watermark);
 		vx.s = first;
 		for (size_t i = 0; i < c->n; i++) {
-			struct ext x = analysis_grids_kern_ext(a, c->v[i].k, a->watermark);
+			struct ext x = analysis_grids_kern_ext(&a->kt, &a->gt, c->v[i].k, a->watermark);
 			if (overlap(x.s, x.e, vx.s, vx.e))
 				return 0;
 		}
 		return 1;
 	}
-	const struct grid *vg = analysis_grids_kern_grid(a, v);
-	const struct device *d = &a->devs[vg->dev];
-	const struct activity *own = analysis_grids_activity_find(d, analysis_grids_kern_pid(a, v));
-	uint64_t hi = slice_window_end(a, v);
-	uint32_t done = analysis_grids_kern_pid(a, v);
+	const struct grid *vg = analysis_grids_kern_grid(&a->gt, v);
+	const struct device *d = &a->dt.devs[vg->dev];
+	const struct activity *own = analysis_grids_activity_find(d, analysis_grids_kern_pid(&a->kt, v));
+	uint64_t hi = slice_window_end(&a->gt, v);
+	uint32_t done = analysis_grids_kern_pid(&a->kt, v);
 	for (size_t i = 0; i < c->n; i++) {
-		uint32_t pid = analysis_grids_kern_pid(a, &a->kerns[c->v[i].k]);
+		uint32_t pid = analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[i].k]);
 		const struct activity *x = pid == done ? NULL : analysis_grids_activity_find(d, pid);
 		if (!x)
 			continue;

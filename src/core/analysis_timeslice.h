@@ -13,7 +13,7 @@
  * and ends) of one process never come within a context switch of the
  * other's, though a preempted block's recorded interval stays open across
  * the other's slice.  docs/analysis.md states the rule and its limits. */
-int analysis_timeslice_looks(struct analysis *a, const struct kern *v, uint64_t ready,
+int analysis_timeslice_looks(const struct analysis *a, const struct kern *v, uint64_t ready,
 			     uint64_t first, const struct cands *c);
 
 /* Every block event before the window's end is in: blocks that ended before

@@ -1,5 +1,6 @@
 #include "src/core/analysis_verdicts.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,50 +9,42 @@
 #include "src/core/analysis_state.h"
 #include "src/core/analysis_timeslice.h"
 #include "src/core/array.h"
-
-/* The first of the n key fields that differ decides. */
-static int cmp_keys(const uint64_t *a, const uint64_t *b, size_t n)
-{
-	int c = 0;
-	for (size_t i = 0; i < n && !c; i++)
-		c = (a[i] > b[i]) - (a[i] < b[i]);
-	return c;
-}
+#include "src/core/order.h"
 
 static int cmp_memop(const void *x, const void *y)
 {
 	const struct memop *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->dev, p->sid, p->start, p->corr },
-			(const uint64_t[]){ q->pid, q->ctx, q->dev, q->sid, q->start, q->corr }, 6);
+	return order_keys((const uint64_t[]){ p->pid, p->ctx, p->dev, p->sid, p->start, p->corr },
+			  (const uint64_t[]){ q->pid, q->ctx, q->dev, q->sid, q->start, q->corr }, 6);
 }
 
 static int cmp_swait(const void *x, const void *y)
 {
 	const struct swait *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->sid, p->corr },
-			(const uint64_t[]){ q->pid, q->ctx, q->sid, q->corr }, 4);
+	return order_keys((const uint64_t[]){ p->pid, p->ctx, p->sid, p->corr },
+			  (const uint64_t[]){ q->pid, q->ctx, q->sid, q->corr }, 4);
 }
 
 static int cmp_cevent(const void *x, const void *y)
 {
 	const struct cevent *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->ctx, p->event_id, p->corr },
-			(const uint64_t[]){ q->pid, q->ctx, q->event_id, q->corr }, 4);
+	return order_keys((const uint64_t[]){ p->pid, p->ctx, p->event_id, p->corr },
+			  (const uint64_t[]){ q->pid, q->ctx, q->event_id, q->corr }, 4);
 }
 
 static int cmp_gdep(const void *x, const void *y)
 {
 	const struct gdep *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->node, p->dep },
-			(const uint64_t[]){ q->pid, q->node, q->dep }, 3);
+	return order_keys((const uint64_t[]){ p->pid, p->node, p->dep },
+			  (const uint64_t[]){ q->pid, q->node, q->dep }, 3);
 }
 
 /* Graph copies and memsets by process, graph launch and node. */
 static int cmp_gmemop(const void *x, const void *y)
 {
 	const struct memop *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->pid, p->corr, p->graph_node },
-			(const uint64_t[]){ q->pid, q->corr, q->graph_node }, 3);
+	return order_keys((const uint64_t[]){ p->pid, p->corr, p->graph_node },
+			  (const uint64_t[]){ q->pid, q->corr, q->graph_node }, 3);
 }
 
 /* The index of the first of v's n sorted elements that cmp does not put
@@ -77,49 +70,35 @@ static int memop_on(const struct memop *m, const struct memop *key)
 	return m->pid == key->pid && m->ctx == key->ctx && m->dev == key->dev && m->sid == key->sid;
 }
 
-static void sort_ready_inputs(struct analysis *a)
+static void sort_ready_inputs(struct ready_inputs *ri)
 {
-	if (!a->memops_sorted && a->n_memops)
-		qsort(a->memops, a->n_memops, sizeof *a->memops, cmp_memop);
-	if (!a->swaits_sorted && a->n_swaits)
-		qsort(a->swaits, a->n_swaits, sizeof *a->swaits, cmp_swait);
-	if (!a->cevents_sorted && a->n_cevents)
-		qsort(a->cevents, a->n_cevents, sizeof *a->cevents, cmp_cevent);
-	if (!a->untimed_sorted && a->n_untimed)
-		qsort(a->untimed, a->n_untimed, sizeof *a->untimed, cmp_memop);
-	if (!a->gdeps_sorted && a->n_gdeps)
-		qsort(a->gdeps, a->n_gdeps, sizeof *a->gdeps, cmp_gdep);
-	if (!a->gmemops_sorted && a->n_gmemops)
-		qsort(a->gmemops, a->n_gmemops, sizeof *a->gmemops, cmp_gmemop);
-	a->memops_sorted = a->swaits_sorted = a->cevents_sorted = a->untimed_sorted = 1;
-	a->gdeps_sorted = a->gmemops_sorted = 1;
+	order_sort(ri->memops, ri->n_memops, sizeof *ri->memops, &ri->memops_sorted, cmp_memop);
+	order_sort(ri->swaits, ri->n_swaits, sizeof *ri->swaits, &ri->swaits_sorted, cmp_swait);
+	order_sort(ri->cevents, ri->n_cevents, sizeof *ri->cevents, &ri->cevents_sorted, cmp_cevent);
+	order_sort(ri->untimed, ri->n_untimed, sizeof *ri->untimed, &ri->untimed_sorted, cmp_memop);
+	order_sort(ri->gdeps, ri->n_gdeps, sizeof *ri->gdeps, &ri->gdeps_sorted, cmp_gdep);
+	order_sort(ri->gmemops, ri->n_gmemops, sizeof *ri->gmemops, &ri->gmemops_sorted, cmp_gmemop);
 }
 
 /* ---- update: verdicts ---- */
 
-struct verdict {
-	int ready_known;
-	uint64_t ready, first;
-	int first_known;
-};
-
-static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
+static int32_t stream_index(const struct kernel_table *kt, uint32_t pid, uint32_t ctx, uint32_t dev,
 			    uint32_t sid);
 
 /* A graph's kernels run at the priority of the stream it was launched
  * into, not of the graph's own streams they run on. */
 static int32_t stream_prio(const struct analysis *a, int32_t ki)
 {
-	const struct kern *k = &a->kerns[ki];
+	const struct kern *k = &a->kt.kerns[ki];
 	if (k->is_graph) {
-		uint32_t pid = analysis_grids_kern_pid(a, k);
-		const struct launch *l = analysis_state_launch_find(a, pid, k->correlation_id);
-		int32_t si = l && l->has_stream ? stream_index(a, pid, analysis_grids_kern_ctx(a, k), k->device_id,
+		uint32_t pid = analysis_grids_kern_pid(&a->kt, k);
+		const struct launch *l = analysis_state_launch_find(&a->ri, pid, k->correlation_id);
+		int32_t si = l && l->has_stream ? stream_index(&a->kt, pid, analysis_grids_kern_ctx(&a->kt, k), k->device_id,
 							       l->stream_id) : -1;
 		if (si >= 0)
-			return a->streams[si].s.priority;
+			return a->kt.streams[si].s.priority;
 	}
-	return a->streams[k->stream].s.priority;
+	return a->kt.streams[k->stream].s.priority;
 }
 
 /* A ready time and the bound that set it.  hi is the ready time that
@@ -156,21 +135,22 @@ static void ready_raise_range(struct ready *r, uint64_t lo, uint64_t hi, enum sm
 
 /* 1 when kernel k's end is an upper bound: some block of its grid has
  * SMTOP_BLOCK_END_BOUND (its kernel record's end is its blocks' latest). */
-static int kern_end_bounded(const struct analysis *a, const struct kern *k)
+static int kern_end_bounded(const struct grid_table *gt, const struct kern *k)
 {
-	return k->grid >= 0 && a->grids[k->grid].end_bound;
+	return k->grid >= 0 && gt->grids[k->grid].end_bound;
 }
 
 /* What ready times read of kernel p's end: [lo, hi] = [end, end] when
  * exact; with a bounded end, from its last block's start (it cannot have
  * ended before its last block started; a grid several launches share
  * gives only the kernel's start) to the bound. */
-static void kern_end_range(const struct analysis *a, const struct kern *p, uint64_t *lo, uint64_t *hi)
+static void kern_end_range(const struct grid_table *gt, const struct kern *p, uint64_t *lo,
+			   uint64_t *hi)
 {
 	*lo = *hi = p->end;
-	if (!kern_end_bounded(a, p))
+	if (!kern_end_bounded(gt, p))
 		return;
-	const struct grid *g = analysis_grids_kern_grid(a, p);
+	const struct grid *g = analysis_grids_kern_grid(gt, p);
 	uint64_t least = g ? umax(g->last_start, p->start) : p->start;
 	if (least < *lo)
 		*lo = least;
@@ -181,7 +161,7 @@ static void raise_kernel_end(const struct analysis *a, const struct kern *p, enu
 			     uint32_t corr, struct ready *r)
 {
 	uint64_t lo, hi;
-	kern_end_range(a, p, &lo, &hi);
+	kern_end_range(&a->gt, p, &lo, &hi);
 	ready_raise_range(r, lo, hi, b, corr);
 }
 
@@ -190,16 +170,16 @@ static void raise_kernel_end(const struct analysis *a, const struct kern *p, enu
 static const struct memop *memop_before(const struct analysis *a, const struct kern *k)
 {
 	/* a kernel not started yet (live) comes after everything on its stream */
-	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
+	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(&a->kt, k), analysis_grids_kern_ctx(&a->kt, k),
 			     k->device_id, k->stream_id, k->correlation_id, 0, 0 };
-	size_t lo = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
-	return lo && memop_on(&a->memops[lo - 1], &key) ? &a->memops[lo - 1] : NULL;
+	size_t lo = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
+	return lo && memop_on(&a->ri.memops[lo - 1], &key) ? &a->ri.memops[lo - 1] : NULL;
 }
 
-static int32_t stream_index(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
+static int32_t stream_index(const struct kernel_table *kt, uint32_t pid, uint32_t ctx, uint32_t dev,
 			    uint32_t sid)
 {
-	return analysis_state_map_get(&a->stream_map, analysis_grids_key1(pid, ctx),
+	return analysis_state_map_get(&kt->stream_map, analysis_grids_key1(pid, ctx),
 				      (uint64_t)dev << 32 | sid);
 }
 
@@ -209,18 +189,18 @@ static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t befo
 {
 	if (si < 0)
 		return 0;
-	const struct stream *s = &a->streams[si];
+	const struct stream *s = &a->kt.streams[si];
 	size_t lo = 0, hi = s->n_kernels;
 	while (lo < hi) { /* first kernel not called before */
 		size_t m = (lo + hi) / 2;
-		if (a->kerns[s->kernels[m]].correlation_id < before)
+		if (a->kt.kerns[s->kernels[m]].correlation_id < before)
 			lo = m + 1;
 		else
 			hi = m;
 	}
 	if (!lo)
 		return 0;
-	const struct kern *p = &a->kerns[s->kernels[lo - 1]];
+	const struct kern *p = &a->kt.kerns[s->kernels[lo - 1]];
 	if (analysis_grids_kern_running(p, a->watermark))
 		return -1;
 	raise_kernel_end(a, p, kb, p->correlation_id, r);
@@ -235,27 +215,27 @@ static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t befo
 static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
 			 uint32_t sid, uint32_t before, enum smtop_ready_bound kb, struct ready *r)
 {
-	if (raise_last_kernel(a, stream_index(a, pid, ctx, dev, sid), before, kb, r))
+	if (raise_last_kernel(a, stream_index(&a->kt, pid, ctx, dev, sid), before, kb, r))
 		return -1;
 	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0, 0 };
 	const struct memop *last = NULL;
 	/* from the stream's first copy or memset */
-	for (size_t i = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
-	     i < a->n_memops && memop_on(&a->memops[i], &key) && a->memops[i].corr < before; i++)
-		last = &a->memops[i];
+	for (size_t i = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
+	     i < a->ri.n_memops && memop_on(&a->ri.memops[i], &key) && a->ri.memops[i].corr < before; i++)
+		last = &a->ri.memops[i];
 	if (last)
 		ready_raise(r, last->end, kb + (last->kind - SMTOP_READY_AFTER_KERNEL), last->corr);
 	return 0;
 }
 
 /* The last record of event w waits on, called before the wait, or NULL. */
-static const struct cevent *event_recorded(const struct analysis *a, const struct swait *w)
+static const struct cevent *event_recorded(const struct ready_inputs *ri, const struct swait *w)
 {
 	if (w->event_id == SMTOP_SYNC_NONE)
 		return NULL;
 	struct cevent key = { 0, w->pid, w->ctx, 0, 0, w->corr, w->event_id };
-	size_t lo = search_sorted(a->cevents, a->n_cevents, sizeof *a->cevents, &key, cmp_cevent, 0);
-	const struct cevent *e = lo ? &a->cevents[lo - 1] : NULL;
+	size_t lo = search_sorted(ri->cevents, ri->n_cevents, sizeof *ri->cevents, &key, cmp_cevent, 0);
+	const struct cevent *e = lo ? &ri->cevents[lo - 1] : NULL;
 	return e && e->pid == w->pid && e->ctx == w->ctx && e->event_id == w->event_id ? e : NULL;
 }
 
@@ -264,7 +244,7 @@ static const struct cevent *event_recorded(const struct analysis *a, const struc
 static int raise_event_wait(const struct analysis *a, const struct swait *w, struct ready *r)
 {
 	ready_raise(r, w->end, SMTOP_READY_EVENT_WAIT, w->corr);
-	const struct cevent *e = event_recorded(a, w);
+	const struct cevent *e = event_recorded(&a->ri, w);
 	if (!e)
 		return 0;
 	if (raise_last_op(a, e->pid, e->ctx, e->dev, e->sid, e->corr, SMTOP_READY_EVENT_KERNEL, r))
@@ -278,10 +258,10 @@ static int raise_event_wait(const struct analysis *a, const struct swait *w, str
 static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t after,
 		       struct ready *r)
 {
-	struct swait key = { 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k), k->stream_id, after, 0 };
-	for (size_t lo = search_sorted(a->swaits, a->n_swaits, sizeof *a->swaits, &key, cmp_swait, 1);
-	     lo < a->n_swaits; lo++) {
-		const struct swait *w = &a->swaits[lo];
+	struct swait key = { 0, analysis_grids_kern_pid(&a->kt, k), analysis_grids_kern_ctx(&a->kt, k), k->stream_id, after, 0 };
+	for (size_t lo = search_sorted(a->ri.swaits, a->ri.n_swaits, sizeof *a->ri.swaits, &key, cmp_swait, 1);
+	     lo < a->ri.n_swaits; lo++) {
+		const struct swait *w = &a->ri.swaits[lo];
 		if (w->pid != key.pid || w->ctx != key.ctx || w->sid != key.sid ||
 		    w->corr >= k->correlation_id)
 			break;
@@ -296,7 +276,7 @@ static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t 
  * as CUPTI gives them; streams of unknown kind take no part). */
 static int ready_legacy(const struct analysis *a, const struct kern *k, struct ready *r)
 {
-	const struct smtop_stream *mine = &a->streams[k->stream].s;
+	const struct smtop_stream *mine = &a->kt.streams[k->stream].s;
 	uint32_t wants;
 	if (mine->flags == ANALYSIS_STREAM_LEGACY)
 		wants = ANALYSIS_STREAM_BLOCKING;
@@ -304,8 +284,8 @@ static int ready_legacy(const struct analysis *a, const struct kern *k, struct r
 		wants = ANALYSIS_STREAM_LEGACY;
 	else
 		return 0;
-	for (size_t i = 0; i < a->n_streams; i++) {
-		const struct smtop_stream *t = &a->streams[i].s;
+	for (size_t i = 0; i < a->kt.n_streams; i++) {
+		const struct smtop_stream *t = &a->kt.streams[i].s;
 		if (t->flags != wants || t->pid != mine->pid || t->context_id != mine->context_id ||
 		    t->device_id != mine->device_id)
 			continue;
@@ -321,15 +301,15 @@ static int ready_legacy(const struct analysis *a, const struct kern *k, struct r
  * block stands for the dependency k waited for. */
 static void ready_graph(const struct analysis *a, const struct kern *k, struct ready *r)
 {
-	const struct stream *s = &a->streams[k->stream];
-	const struct grid *g = analysis_grids_kern_grid(a, k);
+	const struct stream *s = &a->kt.streams[k->stream];
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 	uint64_t first = g ? g->first_start : k->start;
 	if (!k->is_graph || !first)
 		return;
 	for (size_t n = 0, i = k->pos; i > 0 && n < ANALYSIS_GRAPH_LOOKBACK; i--, n++) {
-		const struct kern *p = &a->kerns[s->kernels[i - 1]];
+		const struct kern *p = &a->kt.kerns[s->kernels[i - 1]];
 		uint64_t lo, hi;
-		kern_end_range(a, p, &lo, &hi);
+		kern_end_range(&a->gt, p, &lo, &hi);
 		/* a bounded end may have come before first: so did lo */
 		if (p->end && lo <= first && !analysis_grids_kern_running(p, a->watermark))
 			ready_raise_range(r, lo, umin(hi, first), SMTOP_READY_GRAPH_KERNEL,
@@ -357,11 +337,11 @@ enum edges {
 #define GRAPH_PASS_MAX 64
 
 /* The first edge of (pid, node), or n_gdeps when it has none. */
-static size_t gdeps_of(const struct analysis *a, uint32_t pid, uint64_t node)
+static size_t gdeps_of(const struct ready_inputs *ri, uint32_t pid, uint64_t node)
 {
 	struct gdep key = { node, 0, pid, 0 };
-	size_t lo = search_sorted(a->gdeps, a->n_gdeps, sizeof *a->gdeps, &key, cmp_gdep, 0);
-	return lo < a->n_gdeps && a->gdeps[lo].pid == pid && a->gdeps[lo].node == node ? lo : a->n_gdeps;
+	size_t lo = search_sorted(ri->gdeps, ri->n_gdeps, sizeof *ri->gdeps, &key, cmp_gdep, 0);
+	return lo < ri->n_gdeps && ri->gdeps[lo].pid == pid && ri->gdeps[lo].node == node ? lo : ri->n_gdeps;
 }
 
 /* The end of dependency node `dep` (a kernel, copy or memset) in graph
@@ -370,21 +350,21 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
 				   const struct gdep *d, struct ready *r)
 {
 	if (d->dep_type == GRAPH_NODE_KERNEL) {
-		int32_t ki = analysis_state_imap_get(a, &a->gnode_map, analysis_grids_gnode_key,
+		int32_t ki = analysis_state_imap_get(&a->kt, &a->kt.gnode_map, analysis_grids_gnode_key,
 						     analysis_grids_gnode_key1(pid, corr), d->dep);
 		if (ki < 0)
 			return EDGES_UNKNOWN;
-		const struct kern *p = &a->kerns[ki];
+		const struct kern *p = &a->kt.kerns[ki];
 		if (analysis_grids_kern_running(p, a->watermark))
 			return EDGES_RUNNING;
 		raise_kernel_end(a, p, SMTOP_READY_GRAPH_EDGE_KERNEL, corr, r);
 		return EDGES_USED;
 	}
 	struct memop key = { .pid = pid, .corr = corr, .graph_node = d->dep };
-	size_t lo = search_sorted(a->gmemops, a->n_gmemops, sizeof *a->gmemops, &key, cmp_gmemop, 0);
-	if (lo == a->n_gmemops || cmp_gmemop(&a->gmemops[lo], &key))
+	size_t lo = search_sorted(a->ri.gmemops, a->ri.n_gmemops, sizeof *a->ri.gmemops, &key, cmp_gmemop, 0);
+	if (lo == a->ri.n_gmemops || cmp_gmemop(&a->ri.gmemops[lo], &key))
 		return EDGES_UNKNOWN;
-	const struct memop *m = &a->gmemops[lo];
+	const struct memop *m = &a->ri.gmemops[lo];
 	ready_raise(r, m->end, m->kind == SMTOP_READY_AFTER_MEMCPY ? SMTOP_READY_GRAPH_EDGE_MEMCPY
 								  : SMTOP_READY_GRAPH_EDGE_MEMSET, corr);
 	return EDGES_USED;
@@ -397,17 +377,17 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
  * dependency without its record makes the edges unknown. */
 static enum edges ready_edges(const struct analysis *a, const struct kern *k, struct ready *r)
 {
-	uint32_t pid = analysis_grids_kern_pid(a, k), corr = k->correlation_id;
+	uint32_t pid = analysis_grids_kern_pid(&a->kt, k), corr = k->correlation_id;
 	uint64_t pass[GRAPH_PASS_MAX + 1];
 	size_t n_pass = 1, done = 0;
 	enum edges e = EDGES_ROOT;
 	pass[0] = k->graph_node;
 	while (done < n_pass) {
-		size_t i = gdeps_of(a, pid, pass[done++]);
-		if (i == a->n_gdeps)
+		size_t i = gdeps_of(&a->ri, pid, pass[done++]);
+		if (i == a->ri.n_gdeps)
 			return EDGES_UNKNOWN;
-		for (; i < a->n_gdeps && a->gdeps[i].pid == pid && a->gdeps[i].node == pass[done - 1]; i++) {
-			const struct gdep *d = &a->gdeps[i];
+		for (; i < a->ri.n_gdeps && a->ri.gdeps[i].pid == pid && a->ri.gdeps[i].node == pass[done - 1]; i++) {
+			const struct gdep *d = &a->ri.gdeps[i];
 			enum edges got;
 			if (!d->dep)
 				continue;
@@ -436,15 +416,15 @@ static enum edges ready_edges(const struct analysis *a, const struct kern *k, st
 static const struct kern *kernel_before_launch(const struct analysis *a, const struct kern *k,
 					       int *far)
 {
-	const struct stream *s = &a->streams[k->stream];
+	const struct stream *s = &a->kt.streams[k->stream];
 	*far = 0;
 	for (size_t n = 0, i = k->pos; i > 0; i--, n++) {
-		const struct kern *p = &a->kerns[s->kernels[i - 1]];
+		const struct kern *p = &a->kt.kerns[s->kernels[i - 1]];
 		if (p->correlation_id != k->correlation_id)
 			return p;
 		if (n == ANALYSIS_GRAPH_LOOKBACK) {
 			*far = 1;
-			return &a->kerns[s->kernels[k->pos - 1]];
+			return &a->kt.kerns[s->kernels[k->pos - 1]];
 		}
 	}
 	return NULL;
@@ -454,13 +434,13 @@ static const struct kern *kernel_before_launch(const struct analysis *a, const s
  * launch, or NULL. */
 static const struct memop *memop_before_launch(const struct analysis *a, const struct kern *k)
 {
-	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(a, k),
-			     analysis_grids_kern_ctx(a, k), k->device_id, k->stream_id, k->correlation_id, 0, 0 };
-	size_t lo = search_sorted(a->memops, a->n_memops, sizeof *a->memops, &key, cmp_memop, 0);
-	for (size_t n = 0; lo > 0 && memop_on(&a->memops[lo - 1], &key) && n <= ANALYSIS_GRAPH_LOOKBACK;
+	struct memop key = { k->start ? k->start : UINT64_MAX, 0, analysis_grids_kern_pid(&a->kt, k),
+			     analysis_grids_kern_ctx(&a->kt, k), k->device_id, k->stream_id, k->correlation_id, 0, 0 };
+	size_t lo = search_sorted(a->ri.memops, a->ri.n_memops, sizeof *a->ri.memops, &key, cmp_memop, 0);
+	for (size_t n = 0; lo > 0 && memop_on(&a->ri.memops[lo - 1], &key) && n <= ANALYSIS_GRAPH_LOOKBACK;
 	     lo--, n++)
-		if (a->memops[lo - 1].corr != k->correlation_id)
-			return &a->memops[lo - 1];
+		if (a->ri.memops[lo - 1].corr != k->correlation_id)
+			return &a->ri.memops[lo - 1];
 	return NULL;
 }
 
@@ -468,11 +448,11 @@ static const struct memop *memop_before_launch(const struct analysis *a, const s
  * correlation id `after` and before k: k's ready time is not known. */
 static int untimed_before(const struct analysis *a, const struct kern *k, uint32_t after)
 {
-	struct memop key = { 0, 0, analysis_grids_kern_pid(a, k), analysis_grids_kern_ctx(a, k),
+	struct memop key = { 0, 0, analysis_grids_kern_pid(&a->kt, k), analysis_grids_kern_ctx(&a->kt, k),
 			     k->device_id, k->stream_id, after, 0, 0 };
-	size_t lo = search_sorted(a->untimed, a->n_untimed, sizeof *a->untimed, &key, cmp_memop, 1);
-	return lo < a->n_untimed && memop_on(&a->untimed[lo], &key) &&
-	       a->untimed[lo].corr < k->correlation_id;
+	size_t lo = search_sorted(a->ri.untimed, a->ri.n_untimed, sizeof *a->ri.untimed, &key, cmp_memop, 1);
+	return lo < a->ri.n_untimed && memop_on(&a->ri.untimed[lo], &key) &&
+	       a->ri.untimed[lo].corr < k->correlation_id;
 }
 
 /* Ready = the latest of stream order, event waits, the legacy default
@@ -480,8 +460,8 @@ static int untimed_before(const struct analysis *a, const struct kern *k, uint32
  * unknown, -1 if it depends on a kernel still running. */
 static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 {
-	const struct kern *k = &a->kerns[ki];
-	const struct stream *s = &a->streams[k->stream];
+	const struct kern *k = &a->kt.kerns[ki];
+	const struct stream *s = &a->kt.streams[k->stream];
 	struct ready graph = { 0, SMTOP_READY_UNKNOWN, 0, 0 };
 	enum edges e = k->is_graph && k->graph_node ? ready_edges(a, k, &graph) : EDGES_UNKNOWN;
 	uint32_t after = 0;
@@ -490,7 +470,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	if (e == EDGES_RUNNING)
 		return -1;
 	const struct kern *p = e != EDGES_UNKNOWN ? kernel_before_launch(a, k, &far)
-			       : k->pos > 0 ? &a->kerns[s->kernels[k->pos - 1]] : NULL;
+			       : k->pos > 0 ? &a->kt.kerns[s->kernels[k->pos - 1]] : NULL;
 	/* a node with dependencies needs no kernel before its launch: they imply it */
 	if (p && !(far && e == EDGES_USED)) {
 		if (analysis_grids_kern_running(p, a->watermark))
@@ -513,7 +493,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	else
 		ready_raise_range(r, graph.t, graph.hi, graph.bound, graph.corr);
 	const struct launch *l = k->sub && !k->sub_queued ? NULL
-				 : analysis_state_launch_find(a, analysis_grids_kern_pid(a, k), k->correlation_id);
+				 : analysis_state_launch_find(&a->ri, analysis_grids_kern_pid(&a->kt, k), k->correlation_id);
 	if (l)
 		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
 	else
@@ -531,14 +511,14 @@ static int same_stream(const struct kern *x, const struct kern *y)
 static int cand_consider(struct analysis *a, struct cands *c, const struct kern *v,
 			 const struct ext *x, uint64_t lo, uint64_t hi, const struct smmask *use)
 {
-	const struct kern *k = &a->kerns[x->k];
+	const struct kern *k = &a->kt.kerns[x->k];
 	if (k == v || same_stream(k, v) || x->s >= hi || x->e <= lo)
 		return 0;
 	if (analysis_grids_kern_running(k, a->watermark))
 		c->incomplete = 1;
-	const struct grid *g = analysis_grids_kern_grid(a, k);
+	const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
 	struct cand cd = { x->k, 0, 0, g != NULL };
-	cd.overlap = g ? analysis_grids_overlap(a, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
+	cd.overlap = g ? analysis_grids_overlap(&a->gt, g, lo, hi, &cd.blocks) : overlap(x->s, x->e, lo, hi);
 	if (g && use)
 		analysis_partition_restrict(g, use, &cd);
 	if (!cd.overlap)
@@ -553,21 +533,16 @@ static int cand_consider(struct analysis *a, struct cands *c, const struct kern 
 static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, uint64_t hi,
 			 struct cands *c)
 {
-	const struct device *d = &a->devs[analysis_grids_kern_dev(a, v)];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_dev(&a->kt, v)];
 	struct smmask mask;
-	const struct smmask *use = analysis_partition_usable(a, v, &mask) ? &mask : NULL;
+	const struct smmask *use =
+		analysis_partition_usable(&a->ct, &a->kt, &a->gt, a->watermark, v, &mask) ? &mask : NULL;
 	c->n = 0;
 	c->incomplete = 0;
 	uint64_t from = lo > d->maxlen ? lo - d->maxlen : 0;
-	size_t l = 0, r = d->n_order;
-	while (l < r) {
-		size_t m = (l + r) / 2;
-		if (d->order[m].s < from)
-			l = m + 1;
-		else
-			r = m;
-	}
-	for (size_t i = l; i < d->n_order && d->order[i].s < hi; i++)
+	size_t first = order_first_at(d->order, d->n_order, sizeof *d->order, offsetof(struct ext, s),
+				      from);
+	for (size_t i = first; i < d->n_order && d->order[i].s < hi; i++)
 		if (cand_consider(a, c, v, &d->order[i], lo, hi, use))
 			return -1;
 	for (size_t i = 0; i < d->n_running; i++)
@@ -600,18 +575,18 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 {
 	if (started && analysis_timeslice_looks(a, v, ready, first, c))
 		return SMTOP_EV_TIMESLICE;
-	int32_t pv = stream_prio(a, (int32_t)(v - a->kerns));
-	const struct grid *vg = analysis_grids_kern_grid(a, v);
+	int32_t pv = stream_prio(a, (int32_t)(v - a->kt.kerns));
+	const struct grid *vg = analysis_grids_kern_grid(&a->gt, v);
 	uint64_t last = vg ? vg->last_start : (started ? first : a->watermark);
 	if (!started)
 		last = a->watermark;
 	int resident = 0;
 	for (size_t i = 0; i < c->n; i++) {
-		const struct kern *k = &a->kerns[c->v[i].k];
+		const struct kern *k = &a->kt.kerns[c->v[i].k];
 		if (!lower_priority(stream_prio(a, c->v[i].k), pv))
 			continue;
-		const struct grid *g = analysis_grids_kern_grid(a, k);
-		int dispatched = g ? analysis_grids_started_between(a, g, ready, last)
+		const struct grid *g = analysis_grids_kern_grid(&a->gt, k);
+		int dispatched = g ? analysis_grids_started_between(&a->gt, g, ready, last)
 				   : (k->start > ready && k->start < last);
 		if (dispatched)
 			return SMTOP_EV_INVERSION_DISPATCH;
@@ -623,10 +598,11 @@ static enum smtop_event_kind classify(struct analysis *a, const struct kern *v,
 /* 1 when some culprit's blocks have bounded ends: they may have left
  * before their bound, so their share of the wait (and whether they were
  * resident at all) is not certain. */
-static int possible_culprits(const struct analysis *a, const struct cands *c)
+static int possible_culprits(const struct kernel_table *kt, const struct grid_table *gt,
+			     const struct cands *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (kern_end_bounded(a, &a->kerns[c->v[i].k]))
+		if (kern_end_bounded(gt, &kt->kerns[c->v[i].k]))
 			return 1;
 	return 0;
 }
@@ -641,29 +617,29 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	if (!ev->culprits)
 		return -1;
 	ev->kind = classify(a, v, ready, first, started, c);
-	ev->pid = analysis_grids_kern_pid(a, v);
+	ev->pid = analysis_grids_kern_pid(&a->kt, v);
 	ev->device_id = v->device_id;
-	ev->context_id = analysis_grids_kern_ctx(a, v);
+	ev->context_id = analysis_grids_kern_ctx(&a->kt, v);
 	ev->stream_id = v->stream_id;
 	ev->correlation_id = v->correlation_id;
 	ev->grid_id = v->grid_id;
-	ev->priority = stream_prio(a, (int32_t)(v - a->kerns));
+	ev->priority = stream_prio(a, (int32_t)(v - a->kt.kerns));
 	ev->ready = ready;
 	ev->ready_bound = r->bound;
 	ev->ready_correlation_id = r->corr;
 	ev->start = started ? first : 0;
 	ev->wait_ns = wait;
 	ev->name = v->name;
-	ev->from_blocks = analysis_grids_kern_grid(a, v) != NULL;
+	ev->from_blocks = analysis_grids_kern_grid(&a->gt, v) != NULL;
 	uint64_t total = 0;
 	for (size_t i = 0; i < c->n; i++)
 		total += c->v[i].overlap;
 	for (size_t i = 0; i < c->n; i++) {
-		const struct kern *k = &a->kerns[c->v[i].k];
+		const struct kern *k = &a->kt.kerns[c->v[i].k];
 		struct smtop_culprit *cu = &ev->culprits[i];
-		cu->pid = analysis_grids_kern_pid(a, k);
+		cu->pid = analysis_grids_kern_pid(&a->kt, k);
 		cu->device_id = k->device_id;
-		cu->context_id = analysis_grids_kern_ctx(a, k);
+		cu->context_id = analysis_grids_kern_ctx(&a->kt, k);
 		cu->stream_id = k->stream_id;
 		cu->correlation_id = k->correlation_id;
 		cu->grid_id = k->grid_id;
@@ -681,8 +657,8 @@ static int make_event(struct analysis *a, const struct kern *v, const struct rea
 	 * [wait - (r->hi - ready), wait] */
 	ev->wait_min_ns = wait > r->hi - ready ? wait - (r->hi - ready) : 0;
 	ev->possible = (r->hi > ready ? SMTOP_POSSIBLE_READY : 0) |
-		       (possible_culprits(a, c) ? SMTOP_POSSIBLE_CULPRITS : 0) |
-		       (ev->kind == SMTOP_EV_TIMESLICE && kern_end_bounded(a, v) ? SMTOP_POSSIBLE_SLICE : 0);
+		       (possible_culprits(&a->kt, &a->gt, c) ? SMTOP_POSSIBLE_CULPRITS : 0) |
+		       (ev->kind == SMTOP_EV_TIMESLICE && kern_end_bounded(&a->gt, v) ? SMTOP_POSSIBLE_SLICE : 0);
 	return 0;
 }
 
@@ -694,19 +670,18 @@ static int events_push(struct vec_event *v, const struct smtop_event *ev)
 	return 0;
 }
 
-static void stream_record_wait(struct analysis *a, struct stream *s, uint64_t wait)
+static void stream_record_wait(struct stream *s, uint64_t wait)
 {
 	if (array_grow((void **)&s->waits, &s->cap_waits, s->n_waits + 1, sizeof *s->waits) == 0) {
 		s->waits[s->n_waits++] = wait;
 		s->waits_sorted = 0;
 	}
-	(void)a;
 }
 
 /* Victim's first start: its first block, else its kernel start. */
-static int first_start(const struct analysis *a, const struct kern *v, uint64_t *first)
+static int first_start(const struct grid_table *gt, const struct kern *v, uint64_t *first)
 {
-	const struct grid *g = analysis_grids_kern_grid(a, v);
+	const struct grid *g = analysis_grids_kern_grid(gt, v);
 	*first = g ? g->first_start : v->start;
 	return *first != 0;
 }
@@ -714,8 +689,8 @@ static int first_start(const struct analysis *a, const struct kern *v, uint64_t 
 /* Returns 1 when decided, 0 when it must wait for more data, -1 on OOM. */
 static int decide(struct analysis *a, int32_t ki, struct cands *c)
 {
-	struct kern *v = &a->kerns[ki];
-	struct stream *s = &a->streams[v->stream];
+	struct kern *v = &a->kt.kerns[ki];
+	struct stream *s = &a->kt.streams[v->stream];
 	struct ready r;
 	uint64_t ready, first;
 	if (analysis_grids_kern_running(v, a->watermark))
@@ -724,7 +699,7 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 	ready = r.t;
 	if (rk < 0)
 		return 0;
-	if (rk == 0 || !first_start(a, v, &first)) {
+	if (rk == 0 || !first_start(&a->gt, v, &first)) {
 		s->waits_unknown++;
 		return 1;
 	}
@@ -738,29 +713,29 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 			struct smtop_event ev;
 			if (make_event(a, v, &r, first, 1, wait, c, &ev))
 				return -1;
-			if (events_push(&a->events, &ev)) {
+			if (events_push(&a->vs.events, &ev)) {
 				free(ev.culprits);
 				return -1;
 			}
-			a->events_sorted = 0;
+			a->vs.events_sorted = 0;
 			s->events[ev.kind]++;
 			s->delay[ev.kind] += wait;
 		}
 	}
-	stream_record_wait(a, s, wait);
+	stream_record_wait(s, wait);
 	return 1;
 }
 
 /* A kernel not yet decided but already waiting longer than the threshold. */
 static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 {
-	const struct kern *v = &a->kerns[ki];
+	const struct kern *v = &a->kt.kerns[ki];
 	struct ready r;
 	uint64_t ready, first;
 	if (ready_time(a, ki, &r) <= 0)
 		return 0;
 	ready = r.t;
-	int started = first_start(a, v, &first) && first < a->watermark;
+	int started = first_start(&a->gt, v, &first) && first < a->watermark;
 	uint64_t end = started ? first : a->watermark;
 	uint64_t wait = end > ready ? end - ready : 0;
 	if (wait <= a->p.blocking_threshold_ns)
@@ -772,7 +747,7 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 	struct smtop_event ev;
 	if (make_event(a, v, &r, first, started, wait, c, &ev))
 		return -1;
-	if (events_push(&a->prov, &ev)) {
+	if (events_push(&a->vs.prov, &ev)) {
 		free(ev.culprits);
 		return -1;
 	}
@@ -782,50 +757,50 @@ static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 int analysis_event_cmp(const void *x, const void *y)
 {
 	const struct smtop_event *p = x, *q = y;
-	return cmp_keys((const uint64_t[]){ p->ready, p->device_id, p->pid, p->context_id, p->grid_id,
-					    p->correlation_id },
-			(const uint64_t[]){ q->ready, q->device_id, q->pid, q->context_id, q->grid_id,
-					    q->correlation_id }, 6);
+	return order_keys((const uint64_t[]){ p->ready, p->device_id, p->pid, p->context_id, p->grid_id,
+					      p->correlation_id },
+			  (const uint64_t[]){ q->ready, q->device_id, q->pid, q->context_id, q->grid_id,
+					      q->correlation_id }, 6);
 }
 
 static int cmp_stream_order(const void *x, const void *y, void *ctx)
 {
-	const struct analysis *sort_ctx = ctx;
-	const struct smtop_stream *p = &sort_ctx->streams[*(const size_t *)x].s;
-	const struct smtop_stream *q = &sort_ctx->streams[*(const size_t *)y].s;
-	return cmp_keys((const uint64_t[]){ p->device_id, p->pid, p->context_id, p->stream_id },
-			(const uint64_t[]){ q->device_id, q->pid, q->context_id, q->stream_id }, 4);
+	const struct kernel_table *kt = ctx;
+	const struct smtop_stream *p = &kt->streams[*(const size_t *)x].s;
+	const struct smtop_stream *q = &kt->streams[*(const size_t *)y].s;
+	return order_keys((const uint64_t[]){ p->device_id, p->pid, p->context_id, p->stream_id },
+			  (const uint64_t[]){ q->device_id, q->pid, q->context_id, q->stream_id }, 4);
 }
 
 static int decide_all(struct analysis *a, struct cands *c)
 {
 	size_t keep = 0;
-	for (size_t i = 0; i < a->n_undecided; i++) {
-		int32_t ki = a->undecided[i];
+	for (size_t i = 0; i < a->vs.n_undecided; i++) {
+		int32_t ki = a->vs.undecided[i];
 		int r = decide(a, ki, c);
 		if (r < 0) {
 			/* Keep the rest so a later update can finish them. */
-			memmove(&a->undecided[keep], &a->undecided[i],
-				(a->n_undecided - i) * sizeof *a->undecided);
-			a->n_undecided = keep + a->n_undecided - i;
+			memmove(&a->vs.undecided[keep], &a->vs.undecided[i],
+				(a->vs.n_undecided - i) * sizeof *a->vs.undecided);
+			a->vs.n_undecided = keep + a->vs.n_undecided - i;
 			return -1;
 		}
 		if (r)
-			a->kerns[ki].decided = 1;
+			a->kt.kerns[ki].decided = 1;
 		else
-			a->undecided[keep++] = ki;
+			a->vs.undecided[keep++] = ki;
 	}
-	a->n_undecided = keep;
+	a->vs.n_undecided = keep;
 	return 0;
 }
 
 void analysis_verdicts_prepare(struct analysis *a)
 {
-	sort_ready_inputs(a);
-	for (size_t i = 0; i < a->n_streams; i++)
-		a->stream_order[i] = i;
-	if (a->n_streams)
-		qsort_r(a->stream_order, a->n_streams, sizeof *a->stream_order, cmp_stream_order, a);
+	sort_ready_inputs(&a->ri);
+	for (size_t i = 0; i < a->kt.n_streams; i++)
+		a->kt.stream_order[i] = i;
+	if (a->kt.n_streams)
+		qsort_r(a->kt.stream_order, a->kt.n_streams, sizeof *a->kt.stream_order, cmp_stream_order, &a->kt);
 }
 
 int analysis_verdicts_decide(struct analysis *a, int rc)
@@ -833,16 +808,14 @@ int analysis_verdicts_decide(struct analysis *a, int rc)
 	struct cands c = { 0 };
 	if (rc == 0 && decide_all(a, &c))
 		rc = -1;
-	analysis_state_events_clear(&a->prov);
-	for (size_t i = 0; rc == 0 && i < a->n_undecided; i++)
-		if (provisional(a, a->undecided[i], &c))
+	analysis_state_events_clear(&a->vs.prov);
+	for (size_t i = 0; rc == 0 && i < a->vs.n_undecided; i++)
+		if (provisional(a, a->vs.undecided[i], &c))
 			rc = -1;
 	free(c.v);
-	if (!a->events_sorted && a->events.n) {
-		qsort(a->events.v, a->events.n, sizeof *a->events.v, analysis_event_cmp);
-		a->events_sorted = 1;
-	}
-	if (a->prov.n)
-		qsort(a->prov.v, a->prov.n, sizeof *a->prov.v, analysis_event_cmp);
+	order_sort(a->vs.events.v, a->vs.events.n, sizeof *a->vs.events.v, &a->vs.events_sorted,
+		   analysis_event_cmp);
+	if (a->vs.prov.n)
+		qsort(a->vs.prov.v, a->vs.prov.n, sizeof *a->vs.prov.v, analysis_event_cmp);
 	return rc;
 }

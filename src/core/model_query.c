@@ -1,5 +1,6 @@
 #include "src/core/model_state.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "src/core/array.h"
 #include "src/core/binning.h"
 #include "src/core/names.h"
+#include "src/core/order.h"
 #include "src/core/pool.h"
 
 /* ---- queries ---------------------------------------------------------------- */
@@ -303,29 +305,15 @@ void model_focus_kernel(struct model *m, long k, uint64_t blocks_seen, int known
 
 size_t model_event_at(const struct model *m, uint64_t t)
 {
-	size_t lo = 0, hi = m->n_events;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->events[mid].ev.ready < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return order_first_at(m->events, m->n_events, sizeof *m->events,
+			      offsetof(struct model_event, ev.ready), t);
 }
 
 size_t model_nvtx_from(const struct model *m, uint64_t t)
 {
 	uint64_t from = t > m->max_nvtx_ns ? t - m->max_nvtx_ns : 0;
-	size_t lo = 0, hi = m->n_nvtx;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->nvtx[mid].start < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return order_first_at(m->nvtx, m->n_nvtx, sizeof *m->nvtx, offsetof(struct model_nvtx, start),
+			      from);
 }
 
 long model_find_stream(const struct model *m, uint32_t pid, uint32_t device_id,

@@ -64,22 +64,6 @@ static double paper_field(const char *line, const char *key)
 	return p ? strtod(p + strlen(pat), NULL) : -1;
 }
 
-/* The last line the demo printed: its reason, when it gave up. */
-static void paper_last_line(const char *log_path, char *buf, size_t len)
-{
-	FILE *f = fopen(log_path, "r");
-	char line[512];
-	buf[0] = 0;
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (line[0])
-			snprintf(buf, len, "%.*s", (int)(len - 1), line);
-	}
-	fclose(f);
-}
-
 int paper_parse_summary(const char *line, struct paper_turnaround *t)
 {
 	if (strncmp(line, "summary ", 8) != 0)
@@ -156,8 +140,8 @@ static int paper_run_row(const char *demo, double seconds, const char *sm_mode, 
 	int status = 0, code = record_poll(&child, 1, &status) == 1 ? record_finish(&child, status) : 1;
 	record_child_free(&child);
 	if (code != 0) {
-		char last[256];
-		paper_last_line(log_path, last, sizeof last);
+		char last[256]; /* the demo's reason, when it gave up */
+		record_last_line(log_path, last, sizeof last);
 		snprintf(r->why, sizeof r->why, "the demo exited with %d: %.70s", code, last);
 		return code > 128 ? code : -1; /* a signal: the user stops the whole run */
 	}

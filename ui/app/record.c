@@ -502,8 +502,7 @@ int record_nothing_recorded(const struct record_child *c, char *why, size_t len)
 	return nothing;
 }
 
-/* The last non-empty line of path, control characters made spaces. */
-static void last_line(const char *path, char *buf, size_t len)
+void record_last_line(const char *path, char *buf, size_t len)
 {
 	char line[512];
 	FILE *f = path ? fopen(path, "r") : NULL;
@@ -524,7 +523,7 @@ static void last_line(const char *path, char *buf, size_t len)
 void record_drop_empty(const struct record_child *c, const char *why, const char *log_path)
 {
 	char said[512], err[512];
-	last_line(log_path, said, sizeof said);
+	record_last_line(log_path, said, sizeof said);
 	fprintf(stderr, "smtop: nothing was recorded, so no session is kept: %s; the workload %s%s%s\n",
 		why, c->ended[0] ? c->ended : "ended", said[0] ? ", saying: " : "", said);
 	if (db_files_remove(c->session_path, err, sizeof err) != 0)

@@ -56,6 +56,10 @@ int record_nothing_recorded(const struct record_child *c, char *why, size_t len)
  * session and its companions (.log included): no empty session is left. */
 void record_drop_empty(const struct record_child *c, const char *why, const char *log_path);
 
+/* The last non-empty line of path (a workload's output), control
+ * characters made spaces; empty when path is NULL or cannot be read. */
+void record_last_line(const char *path, char *buf, size_t len);
+
 /* Catches SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to smtop itself (kill,
  * timeout) to pass on: to the workload while it runs, or to skip a step after. */
 void record_install_forwarding(void);

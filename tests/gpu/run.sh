@@ -854,6 +854,45 @@ alongside_attach() {
 	expect_eq "$mode: the program's checksum as a plain run's" "$(alongside_field checksum "$out")" "$plain_sum"
 }
 
+# alongside_two: two launched programs on the GPU at once (the default
+# --sm), both attached at the same time: two complete sessions, few blocks
+# dropped, the programs' results unchanged.
+alongside_two() {
+	pids=
+	for i in 1 2; do
+		rm -f "$OUT_DIR/two-$i.stop" "$OUT_DIR/two-$i.smtop"
+		$SMTOP launch -q -- python3 tests/gpu/torch_alongside.py --stop "$OUT_DIR/two-$i.stop" \
+			> "$OUT_DIR/two-$i.out" 2>&1 &
+		pids="$pids $!"
+	done
+	for i in 1 2; do
+		for _ in $(seq 900); do grep -q '^ready' "$OUT_DIR/two-$i.out" && break; sleep 0.1; done
+	done
+	i=0
+	attaches=
+	for pid in $pids; do
+		i=$((i + 1))
+		timeout 60 $SMTOP record --attach "$pid" --for 2s -o "$OUT_DIR/two-$i.smtop" \
+			> /dev/null 2> "$OUT_DIR/two-$i.attach.err" &
+		attaches="$attaches $!"
+	done
+	wait $attaches
+	touch "$OUT_DIR/two-1.stop" "$OUT_DIR/two-2.stop"
+	for pid in $pids; do wait "$pid"; done
+	for i in 1 2; do
+		cat "$OUT_DIR/two-$i.attach.err"
+		$SMTOP info "$OUT_DIR/two-$i.smtop" > "$OUT_DIR/two-$i.info" 2>&1
+		grep -E "^(state|blocks|dropped)" "$OUT_DIR/two-$i.info"
+		blocks=$(sed -n 's/^blocks  *//p' "$OUT_DIR/two-$i.info" | tr -d ,)
+		dropped=$(sed -n 's/^dropped .* \([0-9,]*\) blocks$/\1/p' "$OUT_DIR/two-$i.info" | tr -d ,)
+		grep -q '^state  *complete' "$OUT_DIR/two-$i.info" && [ "${blocks:-0}" -gt 0 ] &&
+			[ "${dropped:-1}" -le $((blocks / 100)) ] && ok "two at once, $i: $blocks blocks, $dropped dropped" ||
+			bad "two at once, $i: blocks '$blocks', dropped '$dropped'"
+		expect_eq "two at once, $i: the checksum as a plain run's" "$(alongside_field checksum "$OUT_DIR/two-$i.out")" \
+			"$plain_sum"
+	done
+}
+
 section_alongside() {
 	echo "== alongside: smtop launch, record --attach, the dormant collector's cost (ResNet-18 b16)"
 	case $OUT_DIR in /*) SMTOP_CONTROL_DIR=$OUT_DIR/ctl ;; *) SMTOP_CONTROL_DIR=$(pwd)/$OUT_DIR/ctl ;; esac
@@ -863,6 +902,7 @@ section_alongside() {
 	for mode in ${SMTOP_ALONGSIDE_MODES:-marked entry}; do
 		alongside_attach "$mode"
 	done
+	alongside_two
 	# dormant: plain and launched runs interleaved, median ms per step each
 	# (pinned alike with SMTOP_CPUS: the loop is bound by its launch calls)
 	: > "$OUT_DIR/alongside-cost.txt"

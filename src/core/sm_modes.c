@@ -36,7 +36,7 @@ const struct sm_mode sm_modes[] = {
 	{ "entry", "every block's start, ends exact in windows, Compute Sanitizer",
 	  "every block of every kernel, its start and SM exact, its end inferred from what came after "
 	  "it, exact in windows (Compute Sanitizer, block entry alone; the default where it is "
-	  "installed, about 5% slower)", &sm_setup_sanitizer },
+	  "installed, 5-14% slower)", &sm_setup_sanitizer },
 	{ "exact", "every block's start and end, Compute Sanitizer",
 	  "every block, start and end exact (Compute Sanitizer, entry and exit; about 3 times slower)",
 	  &sm_setup_sanitizer },

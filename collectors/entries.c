@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "collectors/drops.h"
+#include "collectors/entries_pack.h"
 #include "collectors/log.h"
 #include "collectors/slot_bounds.h"
 #include "collectors/writer_thread.h"
@@ -123,7 +124,8 @@ struct entries_ctx {
 	struct entries_ended ended[ENTRIES_STREAMS], ended_all; /* under lock */
 	struct smtop_block closed[ENTRIES_CLOSED];
 	size_t n_closed;
-	struct entries_stage stage[ENTRIES_SMS];
+	struct entries_stage stage[ENTRIES_SMS]; /* without packers */
+	struct entries_packers *packers;
 	uint8_t *packed;
 };
 
@@ -179,11 +181,16 @@ static void entries_flush_stages(struct entries_ctx *c, uint64_t now, int all)
 }
 
 /* The closed blocks to the observer (kernel records), then into their SMs'
- * stages. */
+ * stages: on the packers' threads, else on this one. */
 static void entries_hand_on(struct entries_ctx *c)
 {
 	uint64_t now = clock_mono_ns();
 
+	if (c->packers) {
+		entries_packers_put(c->packers, c->closed, c->n_closed);
+		c->n_closed = 0;
+		return;
+	}
 	if (c->n_closed && entries_observer)
 		entries_observer(c->context_id, c->closed, c->n_closed);
 	for (size_t i = 0; i < c->n_closed; i++) {
@@ -678,6 +685,9 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 		return c;
 	}
 	c->host_ends = (struct smtop_entry_end *)(c->host + ENTRIES_ARENA);
+	if (entries_packers_wanted() && !(c->packers = entries_packers_start(entries_packers_wanted(), c->device_id,
+									     c->context_id, entries_observer, blocks_pack)))
+		log_debug("context %u packs its blocks on its drain thread", c->context_id);
 	if (pthread_create(&c->thread, NULL, entries_main, c) == 0)
 		c->started = 1;
 	else
@@ -893,6 +903,8 @@ void entries_shutdown(void)
 		if (!c->failed && entries_drain(c, 1) != 0)
 			log_debug("last entry drain for context %u failed", c->context_id);
 		entries_close_all(c);
+		entries_packers_stop(c->packers);
+		c->packers = NULL;
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
 			  " %" PRIu64 " drains, at most %" PRIu64 " entries copied in one; lost: %" PRIu64

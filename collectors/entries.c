@@ -130,9 +130,7 @@ struct entries_ctx {
 };
 
 static struct blocks_host entries_mem;
-static entries_set_data_fn *entries_set_data;
-static blocks_observer_fn *entries_observer;
-static entries_clock_fn *entries_clock;
+static struct entries_hooks entries_hook;
 static int entries_per_warp;
 static pthread_mutex_t entries_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entries_ctx *entries_ctxs[ENTRIES_MAX_CONTEXTS];
@@ -152,14 +150,11 @@ size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_
 	return i - from;
 }
 
-void entries_start(const struct blocks_host *mem, entries_set_data_fn *set_data,
-		   blocks_observer_fn *observer, entries_clock_fn *clock, int per_warp)
+void entries_start(const struct blocks_host *mem, const struct entries_hooks *hooks, int per_warp)
 {
 	entries_per_warp = per_warp;
 	entries_mem = *mem;
-	entries_set_data = set_data;
-	entries_observer = observer;
-	entries_clock = clock;
+	entries_hook = *hooks;
 }
 
 /* ---- the drain ------------------------------------------------------------ */
@@ -170,7 +165,7 @@ static void entries_flush_stage(struct entries_ctx *c, unsigned sm)
 	uint32_t n = st->n;
 
 	st->n = 0;
-	blocks_pack(st->b, n, c->device_id, c->context_id, c->packed);
+	entries_hook.pack(st->b, n, c->device_id, c->context_id, c->packed);
 }
 
 static void entries_flush_stages(struct entries_ctx *c, uint64_t now, int all)
@@ -191,8 +186,8 @@ static void entries_hand_on(struct entries_ctx *c)
 		c->n_closed = 0;
 		return;
 	}
-	if (c->n_closed && entries_observer)
-		entries_observer(c->context_id, c->closed, c->n_closed);
+	if (c->n_closed && entries_hook.observer)
+		entries_hook.observer(c->context_id, c->closed, c->n_closed);
 	for (size_t i = 0; i < c->n_closed; i++) {
 		const struct smtop_block *b = &c->closed[i];
 		unsigned sm = b->sm < ENTRIES_SMS ? b->sm : ENTRIES_SMS - 1;
@@ -548,7 +543,7 @@ static void entries_apply_syncs(struct entries_ctx *c)
 	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->n_syncs; i++) {
 		const struct entries_sync *y = &c->syncs[i];
-		uint64_t at = entries_clock ? entries_clock(c->device_id, y->host_ns) : 0;
+		uint64_t at = entries_hook.clock ? entries_hook.clock(c->device_id, y->host_ns) : 0;
 
 		if (at)
 			slot_bounds_synced(&c->bounds, y->stream, y->seq, at);
@@ -626,7 +621,7 @@ static int entries_drain(struct entries_ctx *c, int last)
  * its block can have ended. */
 static void entries_close_all(struct entries_ctx *c)
 {
-	uint64_t end = entries_clock ? entries_clock(c->device_id, clock_real_ns()) : 0;
+	uint64_t end = entries_hook.clock ? entries_hook.clock(c->device_id, clock_real_ns()) : 0;
 	size_t k;
 
 	do {
@@ -643,7 +638,7 @@ static void *entries_main(void *arg)
 	struct timespec period = { 0, ENTRIES_PERIOD_NS };
 
 	blocks_set_own_code(1);
-	if (!(c->copy_stream = blocks_patch_copy_stream(c->ctx))) {
+	if (!(c->copy_stream = entries_hook.copy_stream(c->ctx))) {
 		log_debug("entry tracing off for context %u: no stream for its copies", c->context_id);
 		c->failed = 1;
 		return NULL;
@@ -686,7 +681,7 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 	}
 	c->host_ends = (struct smtop_entry_end *)(c->host + ENTRIES_ARENA);
 	if (entries_packers_wanted() && !(c->packers = entries_packers_start(entries_packers_wanted(), c->device_id,
-									     c->context_id, entries_observer, blocks_pack)))
+									     c->context_id, entries_hook.observer, entries_hook.pack)))
 		log_debug("context %u packs its blocks on its drain thread", c->context_id);
 	if (pthread_create(&c->thread, NULL, entries_main, c) == 0)
 		c->started = 1;
@@ -768,7 +763,7 @@ int entries_on_launch(const struct entries_launch_info *l)
 		return -1;
 	}
 	p = entries_at(c, (uint64_t)at);
-	if (entries_set_data(l->launch, l->function, l->stream,
+	if (entries_hook.set_data(l->launch, l->function, l->stream,
 			     (const char *)c->dev + (p->off % ENTRIES_ARENA) * sizeof(struct smtop_entry)) != 0) {
 		atomic_store(&p->dead, 1);
 		return -1;

@@ -16,6 +16,7 @@
 #include <cuda.h>
 
 #include "collectors/blocks.h"
+#include "collectors/entries_pack.h"
 #include "src/core/smtop_trace_abi.h"
 
 #pragma GCC visibility push(hidden)
@@ -33,14 +34,21 @@ size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_
  * known yet. */
 typedef uint64_t entries_clock_fn(uint32_t device, uint64_t host_ns);
 
-/* Before the first launch: the sanitizer's memory calls (only they are
- * safe inside its callbacks), the callback that gives a launch its data,
- * the observer that makes kernel records of closed blocks, the clock, and
- * whether the entry patch writes an entry per warp (block i's warp w at
- * i * warps + w) rather than per block. */
+/* What entries.c calls outside itself. */
 typedef int entries_set_data_fn(void *launch, CUfunction f, void *stream, const void *data);
-void entries_start(const struct blocks_host *mem, entries_set_data_fn *set_data,
-		   blocks_observer_fn *observer, entries_clock_fn *clock, int per_warp);
+struct entries_hooks {
+	entries_set_data_fn *set_data;  /* gives a launch its data */
+	blocks_observer_fn *observer;   /* makes kernel records of closed blocks; may be NULL */
+	entries_clock_fn *clock;        /* may be NULL */
+	void *(*copy_stream)(CUcontext ctx); /* a stream for the drain's copies (blocks_patch_copy_stream) */
+	entries_pack_fn *pack;          /* one SM's blocks into a chunk (blocks_pack) */
+};
+
+/* Before the first launch: the sanitizer's memory calls (only they are
+ * safe inside its callbacks), the hooks, and whether the entry patch
+ * writes an entry per warp (block i's warp w at i * warps + w) rather than
+ * per block. */
+void entries_start(const struct blocks_host *mem, const struct entries_hooks *hooks, int per_warp);
 
 /* From a launch callback: reserves the launch's entries and hands their
  * address to it.  stream_id 0: no stream order bounds its blocks (graph

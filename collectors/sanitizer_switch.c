@@ -74,7 +74,15 @@ void sz_start_switching(const struct blocks_host *mem)
 	/* a warp's entry each, to weigh its cost and accuracy against a
 	 * block's (docs/performance.md) */
 	sz_entry_warps = per && !strcmp(per, "warp");
-	entries_start(mem, sz_set_launch_data, sz_observe_blocks, sz_gpu_clock_bound, sz_entry_warps);
+	static const struct entries_hooks hooks = {
+		.set_data = sz_set_launch_data,
+		.observer = sz_observe_blocks,
+		.clock = sz_gpu_clock_bound,
+		.copy_stream = blocks_patch_copy_stream,
+		.pack = blocks_pack,
+	};
+
+	entries_start(mem, &hooks, sz_entry_warps);
 	patch_switch_init(&ops, sz_exact ? PATCH_EXACT : PATCH_ENTRY, sz.unpatch_module != NULL);
 }
 

@@ -1,0 +1,182 @@
+/* The drain of entry-only tracing (collectors/entries.c) on host memory: a
+ * fake of the sanitizer's memory calls, launches whose entries the test
+ * writes as the entry patch would, and the blocks that come out to the
+ * observer and the pack function.  Each test runs in a process of its own
+ * (Criterion's default), so the drain's state starts empty. */
+#include <criterion/criterion.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/drops.h"
+#include "collectors/entries.h"
+#include "src/core/clock.h"
+
+#define T0 1764480000000000000ull
+#define CTX ((CUcontext)(uintptr_t)0x1000)
+
+static int fake_alloc(CUcontext ctx, void **p, size_t bytes)
+{
+	(void)ctx;
+	return (*p = malloc(bytes)) ? 0 : -1;
+}
+
+static int fake_memset(void *dev, int value, size_t bytes, void *stream)
+{
+	(void)stream;
+	memset(dev, value, bytes);
+	return 0;
+}
+
+static int fake_download(void *host, const void *dev, size_t bytes, void *stream)
+{
+	(void)stream;
+	memcpy(host, dev, bytes);
+	return 0;
+}
+
+static int fake_sync(void *stream)
+{
+	(void)stream;
+	return 0;
+}
+
+static const struct blocks_host fake_mem = {
+	.alloc = fake_alloc, .alloc_host = fake_alloc, .memset = fake_memset,
+	.download = fake_download, .sync = fake_sync,
+};
+
+static struct smtop_entry *launch_data; /* where the last launch's entries go */
+static _Atomic size_t observed, packed, bounded;
+
+static int set_data(void *launch, CUfunction f, void *stream, const void *data)
+{
+	(void)launch;
+	(void)f;
+	(void)stream;
+	launch_data = (struct smtop_entry *)data;
+	return 0;
+}
+
+static void observe(uint32_t context_id, const struct smtop_block *b, size_t n)
+{
+	(void)context_id;
+	(void)b;
+	observed += n;
+}
+
+static void pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id, uint8_t *scratch)
+{
+	(void)device_id;
+	(void)context_id;
+	(void)scratch;
+	for (uint32_t i = 0; i < n; i++)
+		bounded += (b[i].flags & SMTOP_BLOCK_END_BOUND) != 0;
+	packed += n;
+}
+
+/* The GPU's clock at any host time: after every entry the tests write. */
+static uint64_t gpu_clock(uint32_t device, uint64_t host_ns)
+{
+	(void)device;
+	(void)host_ns;
+	return T0 + 100000000ull;
+}
+
+static void *copy_stream(CUcontext ctx)
+{
+	(void)ctx;
+	return (void *)&fake_mem;
+}
+
+static void start(void)
+{
+	static const struct entries_hooks hooks = {
+		.set_data = set_data, .observer = observe, .clock = gpu_clock,
+		.copy_stream = copy_stream, .pack = pack,
+	};
+
+	entries_start(&fake_mem, &hooks, 0);
+}
+
+/* Launch grid with n blocks on stream 1; its blocks [0, entered) enter,
+ * block i on SM i % 8, slot i / 8 % 64, 1 us apart. */
+static void launch(uint64_t grid, uint64_t n, uint64_t entered)
+{
+	struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = 1, .order_stream = 1,
+					 .correlation_id = (uint32_t)grid, .grid_id = grid, .blocks = n,
+					 .threads = 128, .function = (CUfunction)(uintptr_t)0x2000 };
+
+	cr_assert_eq(entries_on_launch(&l), 0);
+	for (uint64_t i = 0; i < entered; i++) {
+		uint64_t t = T0 + grid * 10000000ull + i * 1000;
+
+		launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)grid, .sm = (uint16_t)(i % 8),
+						       .slot = (uint8_t)(i / 8 % 64), .check = smtop_entry_check(t) };
+	}
+}
+
+/* Waits up to ms for *v to reach want. */
+static size_t wait_for(_Atomic size_t *v, size_t want, int ms)
+{
+	struct timespec tick = { 0, 1000000 };
+
+	for (int i = 0; i < ms && *v < want; i++)
+		nanosleep(&tick, NULL);
+	return *v;
+}
+
+Test(entries_drain, every_block_of_a_whole_launch_comes_out_bounded)
+{
+	start();
+	launch(1, 1000, 1000);
+	launch(2, 1000, 1000);
+	wait_for(&observed, 1000, 2000);
+	entries_shutdown();
+	cr_expect_eq(observed, 2000);
+	cr_expect_eq(packed, 2000);
+	cr_expect_eq(bounded, 2000, "every end is inferred");
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 0);
+}
+
+Test(entries_drain, packers_give_the_same_blocks)
+{
+	setenv("SMTOP_ENTRY_PACKERS", "3", 1);
+	start();
+	launch(1, 1000, 1000);
+	launch(2, 1000, 1000);
+	wait_for(&observed, 1000, 2000);
+	entries_shutdown();
+	cr_expect_eq(observed, 2000);
+	cr_expect_eq(packed, 2000);
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 0);
+}
+
+Test(entries_drain, a_synchronize_call_gives_up_the_blocks_that_never_entered)
+{
+	/* 10 blocks of the launch never enter (its kernel ran unpatched): the
+	 * context's synchronize call that waited for it ends the wait, which
+	 * would otherwise hold the arena's tail for 10 s */
+	start();
+	launch(1, 100, 90);
+	wait_for(&observed, 1, 50);
+	cr_expect_eq(observed, 0, "a launch short of entries waits");
+	entries_synced(CTX, 0, entries_launched(CTX), clock_real_ns());
+	cr_expect_eq(wait_for(&observed, 90, 2000), 90, "taken well before 10 s");
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 10);
+	entries_shutdown();
+	cr_expect_eq(packed, 90);
+}
+
+Test(entries_drain, a_launch_beyond_the_arena_counts_its_blocks_dropped)
+{
+	struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = 1, .order_stream = 1,
+					 .correlation_id = 1, .grid_id = 1, .blocks = ENTRIES_ARENA + 1ull,
+					 .threads = 128 };
+
+	start();
+	cr_expect_eq(entries_on_launch(&l), -1);
+	cr_expect_eq(drops_take(DROPS_BLOCKS), ENTRIES_ARENA + 1ull);
+	entries_shutdown();
+}

@@ -66,14 +66,31 @@ static void observe(uint32_t context_id, const struct smtop_block *b, size_t n)
 	observed += n;
 }
 
+/* The blocks packed, the first KEPT of them kept (the drain packs them on
+ * its own thread: no lock needed without packers). */
+#define KEPT 64
+static struct smtop_block kept[KEPT];
+
 static void pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id, uint8_t *scratch)
 {
 	(void)device_id;
 	(void)context_id;
 	(void)scratch;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		bounded += (b[i].flags & SMTOP_BLOCK_END_BOUND) != 0;
+		if (packed + i < KEPT)
+			kept[packed + i] = b[i];
+	}
 	packed += n;
+}
+
+static const struct smtop_block *kept_block(uint64_t grid, uint32_t block)
+{
+	for (size_t i = 0; i < packed && i < KEPT; i++)
+		if (kept[i].grid_id == grid && kept[i].block == block)
+			return &kept[i];
+	cr_assert_fail("block %u of grid %llu not packed", block, (unsigned long long)grid);
+	return NULL;
 }
 
 /* The GPU's clock at any host time: after every entry the tests write. */
@@ -90,14 +107,36 @@ static void *copy_stream(CUcontext ctx)
 	return (void *)&fake_mem;
 }
 
-static void start(void)
+static void start_as(int per_warp)
 {
 	static const struct entries_hooks hooks = {
 		.set_data = set_data, .observer = observe, .clock = gpu_clock,
 		.copy_stream = copy_stream, .pack = pack,
 	};
 
-	entries_start(&fake_mem, &hooks, 0);
+	entries_start(&fake_mem, &hooks, per_warp);
+}
+
+static void start(void)
+{
+	start_as(0);
+}
+
+/* A launch of `blocks` blocks of `threads` threads on `stream`: its
+ * entries are written by the caller. */
+static void launch_on(uint64_t grid, uint32_t stream, uint64_t blocks, uint32_t threads)
+{
+	struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = stream, .order_stream = stream,
+					 .correlation_id = (uint32_t)grid, .grid_id = grid, .blocks = blocks,
+					 .threads = threads, .function = (CUfunction)(uintptr_t)(0x2000 + grid) };
+
+	cr_assert_eq(entries_on_launch(&l), 0);
+}
+
+static void enter(uint64_t at, uint64_t grid, uint64_t t, uint16_t sm, uint8_t slot)
+{
+	launch_data[at] = (struct smtop_entry){ .start = T0 + t, .grid = (uint32_t)grid, .sm = sm, .slot = slot,
+						.check = smtop_entry_check(T0 + t) };
 }
 
 /* Launch grid with n blocks on stream 1; its blocks [0, entered) enter,
@@ -179,4 +218,48 @@ Test(entries_drain, a_launch_beyond_the_arena_counts_its_blocks_dropped)
 	cr_expect_eq(entries_on_launch(&l), -1);
 	cr_expect_eq(drops_take(DROPS_BLOCKS), ENTRIES_ARENA + 1ull);
 	entries_shutdown();
+}
+
+Test(entries_drain, a_block_traced_by_warps_ends_with_its_last_warp)
+{
+	/* block 0 of grid 1 has two warps, on slots 0 and 1 of SM 0; another
+	 * stream's blocks take slot 0 at +100 ns and slot 1 at +300 ns */
+	start_as(1);
+	launch_on(1, 1, 1, 64);
+	enter(0, 1, 10, 0, 0);
+	enter(1, 1, 12, 0, 1);
+	launch_on(2, 2, 2, 32);
+	enter(0, 2, 100, 0, 0);
+	enter(1, 2, 300, 0, 1);
+	wait_for(&observed, 1, 2000);
+	entries_shutdown();
+	cr_expect_eq(packed, 3);
+	cr_expect_eq(kept_block(1, 0)->start, T0 + 10, "its first warp's entry");
+	cr_expect_eq(kept_block(1, 0)->end, T0 + 300, "the later of its warps' bounds");
+	cr_expect(kept_block(1, 0)->flags & SMTOP_BLOCK_END_BOUND);
+}
+
+Test(entries_drain, blocks_of_an_exact_window_keep_their_measured_ends)
+{
+	struct smtop_entry_end *ends;
+
+	start();
+	entries_exits(1); /* the exits are patched: launches from now on wait for their ends */
+	launch_on(1, 1, 2, 128);
+	ends = (struct smtop_entry_end *)((char *)launch_data + SMTOP_ENTRIES_ENDS);
+	enter(0, 1, 10, 0, 0);
+	enter(1, 1, 20, 1, 0);
+	ends[0] = (struct smtop_entry_end){ .end = T0 + 50, .threads = 128, .grid = 1 };
+	ends[1] = (struct smtop_entry_end){ .end = T0 + 70, .threads = 128, .grid = 1 };
+	entries_exits(0);
+	launch_on(2, 1, 1, 128); /* after the window: no exact end */
+	enter(0, 2, 200, 0, 0);
+	wait_for(&observed, 2, 2000);
+	entries_shutdown();
+	cr_expect_eq(packed, 3);
+	cr_expect_eq(kept_block(1, 0)->end, T0 + 50);
+	cr_expect_eq(kept_block(1, 1)->end, T0 + 70);
+	cr_expect_not(kept_block(1, 0)->flags & SMTOP_BLOCK_END_BOUND, "measured, not inferred");
+	cr_expect(kept_block(2, 0)->flags & SMTOP_BLOCK_END_BOUND);
+	cr_expect_eq(bounded, 1);
 }

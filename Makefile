@@ -171,7 +171,7 @@ $(B)/tests/test_%: tests/test_%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 # The drain benchmarks run the collector's pure parts.
-$(B)/bench/bench_drain $(B)/bench/bench_entries: $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.a
+$(B)/bench/bench_drain $(B)/bench/bench_entries $(B)/bench/bench_entry_rate: $(B)/bench/%: tests/bench/%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(B)/libsmtop-coll.a $(APP_LIBS) \
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti $(PKG_LIBS) $(LDLIBS_BASE)

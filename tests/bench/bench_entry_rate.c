@@ -1,0 +1,202 @@
+/* The entry drain itself (collectors/entries.c) against a GPU that starts
+ * blocks at a given rate, on host memory (a fake of the sanitizer's memory
+ * calls, as tests/test_entries_drain.c): a thread launches kernels of 2,048
+ * blocks on 8 streams over 132 SMs and writes their entries as the entry
+ * patch would, paced to RATE M blocks/s; the drain copies, bounds, shows
+ * the blocks to a kernel table and encodes them, on its own thread or with
+ * packers.  Prints, per rate and packer count, the blocks stored (packed)
+ * and dropped (launches the arena had no room for): the drain must be
+ * lossless at 50 M blocks/s on the H200.  Each run is a process of its own.
+ * Usage: bench_entry_rate [N_BLOCKS [RATES [PACKERS]]]
+ *   (default 40 M, "10 25 50 100", "0 4") */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/drops.h"
+#include "collectors/entries.h"
+#include "collectors/launch_shards.h"
+#include "db/blockcodec.h"
+#include "src/core/clock.h"
+#include "tests/bench/bench_util.h"
+
+#define SMS 132
+#define STREAMS 8
+#define GRID 2048
+#define RESIDENT 32
+#define T0 1764480000000000000ull
+#define CTX ((CUcontext)(uintptr_t)0x1000)
+
+static int fake_alloc(CUcontext ctx, void **p, size_t bytes)
+{
+	(void)ctx;
+	return (*p = malloc(bytes)) ? 0 : -1;
+}
+
+static int fake_memset(void *dev, int value, size_t bytes, void *stream)
+{
+	(void)stream;
+	memset(dev, value, bytes);
+	return 0;
+}
+
+static int fake_download(void *host, const void *dev, size_t bytes, void *stream)
+{
+	(void)stream;
+	memcpy(host, dev, bytes);
+	return 0;
+}
+
+static int fake_sync(void *stream)
+{
+	(void)stream;
+	return 0;
+}
+
+static struct smtop_entry *rate_data;
+static struct launch_shards *rate_table;
+static _Atomic size_t rate_packed;
+
+static int rate_set_data(void *launch, CUfunction f, void *stream, const void *data)
+{
+	(void)launch;
+	(void)f;
+	(void)stream;
+	rate_data = (struct smtop_entry *)data;
+	return 0;
+}
+
+static void rate_observe(uint32_t context_id, const struct smtop_block *b, size_t n)
+{
+	launch_shards_note_blocks(rate_table, 0, context_id, b, n);
+}
+
+static void rate_pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id,
+		      uint8_t *scratch)
+{
+	(void)device_id;
+	(void)context_id;
+	db_blockcodec_encode(b, n, scratch);
+	rate_packed += n;
+}
+
+static uint64_t rate_clock(uint32_t device, uint64_t host_ns)
+{
+	(void)device;
+	return host_ns;
+}
+
+static void *rate_copy_stream(CUcontext ctx)
+{
+	(void)ctx;
+	return (void *)&rate_data;
+}
+
+static void rate_discard(struct smtop_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)recs[i].u.kernel.name);
+}
+
+/* Launch k: its record in the kernel table, its stretch of the arena, and
+ * its entries, block i on SM (i + k) % SMS, slot i / SMS % RESIDENT. */
+static int rate_launch(size_t k, uint64_t *free_at)
+{
+	struct launch_info info = { .grid_id = k + 1, .context_id = 1, .stream_id = (uint32_t)(k % STREAMS) + 1,
+				    .correlation_id = (uint32_t)k + 1, .grid = { GRID, 1, 1 },
+				    .block = { 32, 1, 1 }, .registers = 16, .name = "storm_plain" };
+	struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = info.stream_id,
+					 .order_stream = info.stream_id, .correlation_id = info.correlation_id,
+					 .grid_id = k + 1, .blocks = GRID, .threads = 32,
+					 .function = (CUfunction)(uintptr_t)(0x2000 + k % 16) };
+
+	launch_shards_add(rate_table, 0, &info);
+	if (entries_on_launch(&l) != 0)
+		return -1;
+	for (uint32_t i = 0; i < GRID; i++) {
+		unsigned sm = (unsigned)((i + k) % SMS), slot = i / SMS % RESIDENT;
+		uint64_t t = free_at[sm * RESIDENT + slot];
+
+		rate_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)(k + 1), .sm = (uint16_t)sm,
+						     .slot = (uint8_t)slot, .check = smtop_entry_check(t) };
+		free_at[sm * RESIDENT + slot] = t + 40000 + (i * 7919u + k) % 80000;
+	}
+	return 0;
+}
+
+static void rate_run(size_t kernels, double rate_m, unsigned packers)
+{
+	static const struct blocks_host mem = {
+		.alloc = fake_alloc, .alloc_host = fake_alloc, .memset = fake_memset,
+		.download = fake_download, .sync = fake_sync,
+	};
+	static const struct entries_hooks hooks = {
+		.set_data = rate_set_data, .observer = rate_observe, .clock = rate_clock,
+		.copy_stream = rate_copy_stream, .pack = rate_pack,
+	};
+	uint64_t *free_at = malloc(SMS * RESIDENT * sizeof(*free_at)), refused = 0;
+	double t0, wall, after, per_launch = GRID / (rate_m * 1e6);
+	char n[16];
+
+	snprintf(n, sizeof n, "%u", packers);
+	setenv("SMTOP_ENTRY_PACKERS", n, 1);
+	rate_table = launch_shards_create(1, NULL, rate_discard);
+	if (!free_at || !rate_table)
+		exit(1);
+	for (size_t i = 0; i < SMS * RESIDENT; i++)
+		free_at[i] = T0;
+	entries_start(&mem, &hooks, 0);
+	refused += rate_launch(0, free_at) != 0; /* makes the arena, outside the pace */
+	t0 = now_s();
+	for (size_t k = 1; k < kernels; k++) {
+		double due = t0 + (double)(k - 1) * per_launch;
+
+		while (now_s() < due)
+			;
+		refused += rate_launch(k, free_at) != 0;
+	}
+	wall = now_s() - t0;
+	entries_synced(CTX, 0, entries_launched(CTX), clock_real_ns());
+	entries_shutdown();
+	after = now_s() - t0 - wall;
+	printf("rate=%.0fM packers=%u blocks=%zu stored=%zu dropped=%llu launches_refused=%llu"
+	       " launching_s=%.3f after_s=%.3f drained_M_per_s=%.1f\n",
+	       rate_m, packers, kernels * GRID, (size_t)rate_packed, (unsigned long long)drops_take(DROPS_BLOCKS),
+	       (unsigned long long)refused, wall, after, (double)rate_packed / (wall + after) / 1e6);
+	free(free_at);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t want = argc > 1 ? strtoull(argv[1], NULL, 10) : 40000000ull;
+	const char *rates = argc > 2 ? argv[2] : "10 25 50 100", *counts = argc > 3 ? argv[3] : "0 4";
+	size_t kernels = want / GRID ? (size_t)(want / GRID) : 1;
+	char rbuf[128], cbuf[128], *rs, *cs;
+
+	printf("entry drain against %zu launches of %d blocks, %d SMs, %d streams, host memory\n", kernels, GRID,
+	       SMS, STREAMS);
+	fflush(stdout);
+	snprintf(rbuf, sizeof rbuf, "%s", rates);
+	for (char *r = strtok_r(rbuf, " ", &rs); r; r = strtok_r(NULL, " ", &rs)) {
+		snprintf(cbuf, sizeof cbuf, "%s", counts);
+		for (char *c = strtok_r(cbuf, " ", &cs); c; c = strtok_r(NULL, " ", &cs)) {
+			pid_t pid = fork();
+			int st;
+
+			if (pid == 0) {
+				rate_run(kernels, atof(r), (unsigned)atoi(c));
+				fflush(stdout);
+				_exit(0);
+			}
+			if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+				fprintf(stderr, "bench_entry_rate: the run at %s M/s with %s packers failed\n", r, c);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}

@@ -123,8 +123,19 @@ static int store_event(sqlite3 *db, sqlite3_stmt *ev, sqlite3_stmt *cu, const st
 	return store_culprits(db, cu, e);
 }
 
-static int store_all(sqlite3 *db, const struct smtop_event *evs, size_t n, const char *params)
+/* What db_events_store stores, for db_files_write's put. */
+struct events_batch {
+	const struct smtop_event *evs;
+	size_t n;
+	const char *params;
+};
+
+static int store_all(sqlite3 *db, const void *arg)
 {
+	const struct events_batch *batch = arg;
+	const struct smtop_event *evs = batch->evs;
+	const char *params = batch->params;
+	size_t n = batch->n;
 	sqlite3_stmt *ev = NULL, *cu = NULL, *meta = NULL;
 	int rc = -1;
 
@@ -157,20 +168,12 @@ out:
 int db_events_store(const char *path, const struct smtop_event *ev, size_t n,
 		    const char *params, char *err, size_t errlen)
 {
+	struct events_batch batch = { ev, n, params };
 	sqlite3 *db = NULL;
 	int rc = -1;
 
-	if (events_open(path, 1, &db, err, errlen) < 0)
-		goto out;
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-	    store_all(db, ev, n, params) != 0 ||
-	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: cannot store events: %s", path, sqlite3_errmsg(db));
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	rc = 0;
-out:
+	if (events_open(path, 1, &db, err, errlen) >= 0)
+		rc = db_files_write(db, path, "events", NULL, store_all, &batch, err, errlen);
 	sqlite3_close(db);
 	return rc;
 }

@@ -189,3 +189,16 @@ int db_files_remove(const char *path, char *err, size_t errlen)
 			unlink(comp);
 	return 0;
 }
+
+int db_files_write(sqlite3 *db, const char *path, const char *what, const char *schema_sql,
+		   int (*put)(sqlite3 *, const void *), const void *arg, char *err, size_t errlen)
+{
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+	    (schema_sql && sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK) || put(db, arg) != 0 ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot store the %s: %s", path, what, sqlite3_errmsg(db));
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}

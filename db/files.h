@@ -30,6 +30,12 @@ int db_files_in_use(const char *path);
  * (*db set even on failure, as sqlite3_open_v2 does). */
 int db_files_open_readonly(const char *path, sqlite3 **db, int flags);
 
+/* In one write transaction of db (path's): schema_sql when not NULL, then
+ * put(db, arg).  On a failure it is rolled back and err says "PATH: cannot
+ * store the WHAT: ...".  Returns 0, or -1. */
+int db_files_write(sqlite3 *db, const char *path, const char *what, const char *schema_sql,
+		   int (*put)(sqlite3 *, const void *), const void *arg, char *err, size_t errlen);
+
 /* Renames path and its companions to new_path, never replacing an existing
  * file.  Returns 0, or -1 with one line in err. */
 int db_files_rename(const char *path, const char *new_path, char *err, size_t errlen);

@@ -246,15 +246,7 @@ static int summary_write(const char *path, const char *what, const char *whats,
 		snprintf(err, errlen, "%s: %s are stored only in smtop sessions", path, whats);
 		goto out;
 	}
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
-	    put(db, arg) != 0 ||
-	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: cannot store the %s: %s", path, what, sqlite3_errmsg(db));
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	rc = 0;
+	rc = db_files_write(db, path, what, schema_sql, put, arg, err, errlen);
 out:
 	sqlite3_close(db);
 	return rc;

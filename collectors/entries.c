@@ -13,7 +13,6 @@
 #include "collectors/log.h"
 #include "collectors/slot_bounds.h"
 #include "collectors/writer_thread.h"
-#include "db/blockcodec.h"
 #include "src/core/clock.h"
 
 #define ENTRIES_MAX_CONTEXTS 64
@@ -21,7 +20,6 @@
 #define ENTRIES_PERIOD_NS 1000000L
 #define ENTRIES_SMS 256                 /* %smid below this is bounded by its slots */
 #define ENTRIES_CLOSED 4096             /* closed blocks handed on together */
-#define ENTRIES_STAGE_AGE_NS 40000000ull
 /* A launch none of whose missing blocks entered for this long is taken as
  * it is (its kernel died, or the patch never saw its data). */
 #define ENTRIES_STALE_NS 10000000000ull
@@ -91,11 +89,6 @@ struct entries_ended {
 /* Why blocks were lost, for the debug log. */
 enum entries_loss { ENTRIES_NO_ROOM, ENTRIES_NO_DATA, ENTRIES_NEVER_ENTERED, ENTRIES_LOSSES };
 
-struct entries_stage {
-	struct smtop_block *b;
-	uint32_t n;
-	uint64_t since;
-};
 
 struct entries_ctx {
 	CUcontext ctx;
@@ -124,9 +117,7 @@ struct entries_ctx {
 	struct entries_ended ended[ENTRIES_STREAMS], ended_all; /* under lock */
 	struct smtop_block closed[ENTRIES_CLOSED];
 	size_t n_closed;
-	struct entries_stage stage[ENTRIES_SMS]; /* without packers */
-	struct entries_packers *packers;
-	uint8_t *packed;
+	struct entries_packers *packers; /* pack the closed blocks (collectors/entries_pack.h) */
 };
 
 static struct blocks_host entries_mem;
@@ -159,52 +150,11 @@ void entries_start(const struct blocks_host *mem, const struct entries_hooks *ho
 
 /* ---- the drain ------------------------------------------------------------ */
 
-static void entries_flush_stage(struct entries_ctx *c, unsigned sm)
-{
-	struct entries_stage *st = &c->stage[sm];
-	uint32_t n = st->n;
-
-	st->n = 0;
-	entries_hook.pack(st->b, n, c->device_id, c->context_id, c->packed);
-}
-
-static void entries_flush_stages(struct entries_ctx *c, uint64_t now, int all)
-{
-	for (unsigned sm = 0; sm < ENTRIES_SMS; sm++)
-		if (c->stage[sm].n && (all || now - c->stage[sm].since >= ENTRIES_STAGE_AGE_NS))
-			entries_flush_stage(c, sm);
-}
-
-/* The closed blocks to the observer (kernel records), then into their SMs'
- * stages: on the packers' threads, else on this one. */
+/* The closed blocks to the observer (kernel records) and their SMs'
+ * chunks. */
 static void entries_hand_on(struct entries_ctx *c)
 {
-	uint64_t now = clock_mono_ns();
-
-	if (c->packers) {
-		entries_packers_put(c->packers, c->closed, c->n_closed);
-		c->n_closed = 0;
-		return;
-	}
-	if (c->n_closed && entries_hook.observer)
-		entries_hook.observer(c->context_id, c->closed, c->n_closed);
-	for (size_t i = 0; i < c->n_closed; i++) {
-		const struct smtop_block *b = &c->closed[i];
-		unsigned sm = b->sm < ENTRIES_SMS ? b->sm : ENTRIES_SMS - 1;
-		struct entries_stage *st = &c->stage[sm];
-
-		if (!st->b && !(st->b = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof(*st->b)))) {
-			drops_add(DROPS_BLOCKS, 1);
-			continue;
-		}
-		if (st->n && st->b[0].sm != b->sm)
-			entries_flush_stage(c, sm); /* one SM per chunk */
-		if (!st->n)
-			st->since = now;
-		st->b[st->n++] = *b;
-		if (st->n == DB_BLOCKCODEC_MAX_BLOCKS)
-			entries_flush_stage(c, sm);
-	}
+	entries_packers_put(c->packers, c->closed, c->n_closed);
 	c->n_closed = 0;
 }
 
@@ -613,7 +563,7 @@ static int entries_drain(struct entries_ctx *c, int last)
 		c->n_closed += k;
 		entries_hand_on(c);
 	} while (k);
-	entries_flush_stages(c, now, last);
+	entries_packers_tick(c->packers, now);
 	return 0;
 }
 
@@ -629,7 +579,6 @@ static void entries_close_all(struct entries_ctx *c)
 		c->n_closed += k;
 		entries_hand_on(c);
 	} while (k);
-	entries_flush_stages(c, 0, 1);
 }
 
 static void *entries_main(void *arg)
@@ -658,6 +607,17 @@ static void *entries_main(void *arg)
 
 /* ---- contexts and launches ---------------------------------------------- */
 
+/* c's packers: SMTOP_ENTRY_PACKERS threads, else its drain thread. */
+static struct entries_packers *entries_packers_of(const struct entries_ctx *c)
+{
+	unsigned n = entries_packers_wanted();
+	struct entries_packers *p = NULL;
+
+	if (n && !(p = entries_packers_start(n, c->device_id, c->context_id, entries_hook.observer, entries_hook.pack)))
+		log_debug("context %u packs its blocks on its drain thread", c->context_id);
+	return p ? p : entries_packers_start(0, c->device_id, c->context_id, entries_hook.observer, entries_hook.pack);
+}
+
 /* Inside a launch callback: the arena from the sanitizer's memory calls. */
 static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 {
@@ -671,22 +631,20 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 	c->context_id = l->context_id;
 	c->device_id = l->device_id;
 	pthread_mutex_init(&c->lock, NULL);
-	if (!(c->q = calloc(ENTRIES_QUEUE, sizeof(*c->q))) ||
-	    !(c->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS))) ||
-	    slot_bounds_init(&c->bounds, ENTRIES_SMS) != 0 || entries_mem.alloc(l->ctx, &c->dev, bytes) != 0 ||
-	    entries_mem.alloc_host(l->ctx, (void **)&c->host, bytes) != 0 ||
+	if (!(c->q = calloc(ENTRIES_QUEUE, sizeof(*c->q))) || slot_bounds_init(&c->bounds, ENTRIES_SMS) != 0 ||
+	    entries_mem.alloc(l->ctx, &c->dev, bytes) != 0 || entries_mem.alloc_host(l->ctx, (void **)&c->host, bytes) != 0 ||
 	    entries_mem.memset(c->dev, 0, bytes, l->stream) != 0 || entries_mem.sync(l->stream) != 0) {
 		c->failed = 1;
 		return c;
 	}
 	c->host_ends = (struct smtop_entry_end *)(c->host + ENTRIES_ARENA);
-	if (entries_packers_wanted() && !(c->packers = entries_packers_start(entries_packers_wanted(), c->device_id,
-									     c->context_id, entries_hook.observer, entries_hook.pack)))
-		log_debug("context %u packs its blocks on its drain thread", c->context_id);
-	if (pthread_create(&c->thread, NULL, entries_main, c) == 0)
+	if ((c->packers = entries_packers_of(c)) && pthread_create(&c->thread, NULL, entries_main, c) == 0) {
 		c->started = 1;
-	else
-		c->failed = 1;
+		return c;
+	}
+	entries_packers_stop(c->packers);
+	c->packers = NULL;
+	c->failed = 1;
 	return c;
 }
 

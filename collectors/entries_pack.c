@@ -33,7 +33,7 @@ struct packer {
 };
 
 struct entries_packers {
-	unsigned n;
+	unsigned n;                     /* packer threads; 0: packer[0] is the caller */
 	uint32_t device_id, context_id;
 	blocks_observer_fn *observer;
 	entries_pack_fn *pack;
@@ -45,6 +45,12 @@ struct entries_packers {
 static unsigned pack_sm(const struct smtop_block *b)
 {
 	return b->sm < ENTRIES_PACK_SMS ? b->sm : ENTRIES_PACK_SMS - 1;
+}
+
+/* The packers among which SMs are shared: the threads, or the caller. */
+static unsigned pack_ways(const struct entries_packers *p)
+{
+	return p->n ? p->n : 1;
 }
 
 static void pack_flush(struct entries_packers *p, struct packer *k, unsigned sm)
@@ -82,10 +88,20 @@ static void pack_flush_aged(struct entries_packers *p, struct packer *k, uint64_
 {
 	unsigned me = (unsigned)(k - p->packer);
 
-	for (unsigned sm = me; sm < ENTRIES_PACK_SMS; sm += p->n)
+	for (unsigned sm = me; sm < ENTRIES_PACK_SMS; sm += pack_ways(p))
 		if (p->stage[sm].n && (all || now - p->stage[sm].since >= ENTRIES_PACK_AGE_NS))
 			pack_flush(p, k, sm);
 	k->checked = now;
+}
+
+/* n blocks to the observer, then to their SMs' chunks. */
+static void pack_blocks(struct entries_packers *p, struct packer *k, const struct smtop_block *b, size_t n,
+			uint64_t now)
+{
+	if (n && p->observer)
+		p->observer(p->context_id, b, n);
+	for (size_t i = 0; i < n; i++)
+		pack_stage_block(p, k, &b[i], now);
 }
 
 /* Up to PACK_BATCH blocks from k's queue into k->batch; how many. */
@@ -112,10 +128,7 @@ static void *pack_main(void *arg)
 		size_t n = pack_take(k);
 		uint64_t now = clock_mono_ns();
 
-		if (n && p->observer)
-			p->observer(p->context_id, k->batch, n);
-		for (size_t i = 0; i < n; i++)
-			pack_stage_block(p, k, &k->batch[i], now);
+		pack_blocks(p, k, k->batch, n, now);
 		if (now - k->checked >= ENTRIES_PACK_AGE_NS / 8)
 			pack_flush_aged(p, k, now, 0);
 		if (!n && stopping)
@@ -143,13 +156,20 @@ struct entries_packers *entries_packers_start(unsigned n, uint32_t device_id, ui
 {
 	struct entries_packers *p;
 
-	if (n < 1 || n > ENTRIES_PACKERS_MAX || !(p = calloc(1, sizeof(*p))))
+	if (n > ENTRIES_PACKERS_MAX || !(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->n = n;
 	p->device_id = device_id;
 	p->context_id = context_id;
 	p->observer = observer;
 	p->pack = pack;
+	if (!n) {
+		if (!(p->packer[0].scratch = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS)))) {
+			packers_free(p);
+			return NULL;
+		}
+		return p;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct packer *k = &p->packer[i];
 
@@ -189,15 +209,27 @@ static size_t pack_put_some(struct entries_packers *p, unsigned me, const struct
 
 void entries_packers_put(struct entries_packers *p, const struct smtop_block *b, size_t n)
 {
+	if (!p->n) {
+		pack_blocks(p, &p->packer[0], b, n, clock_mono_ns());
+		return;
+	}
 	for (unsigned me = 0; me < p->n; me++)
 		for (size_t at = 0; (at = pack_put_some(p, me, b, at, n)) < n;)
 			sched_yield(); /* its packer is behind: wait for room */
+}
+
+void entries_packers_tick(struct entries_packers *p, uint64_t now)
+{
+	if (!p->n)
+		pack_flush_aged(p, &p->packer[0], now, 0);
 }
 
 void entries_packers_stop(struct entries_packers *p)
 {
 	if (!p)
 		return;
+	if (!p->n)
+		pack_flush_aged(p, &p->packer[0], clock_mono_ns(), 1);
 	atomic_store(&p->stop, 1);
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->packer[i].started)

@@ -7,7 +7,8 @@
  * of an SM's chunks.  The drain hands each packer its blocks through a
  * queue of its own (one writer, one reader); a full queue makes the drain
  * wait, so nothing is lost here (the arena behind the drain fills and
- * counts its drops). */
+ * counts its drops).  With no packer threads the same staging runs on the
+ * drain's thread. */
 #ifndef SMTOP_COLLECTORS_ENTRIES_PACK_H
 #define SMTOP_COLLECTORS_ENTRIES_PACK_H
 
@@ -29,15 +30,19 @@ typedef void entries_pack_fn(struct smtop_block *b, uint32_t n, uint32_t device_
 
 struct entries_packers;
 
-/* n packers (1..ENTRIES_PACKERS_MAX) for one context; NULL when a thread
- * or memory could not be had (the caller packs on its own thread then).
- * observer may be NULL. */
+/* n packer threads (0..ENTRIES_PACKERS_MAX; 0: the caller's thread packs
+ * in entries_packers_put) for one context; NULL when memory or a thread
+ * could not be had.  observer may be NULL. */
 struct entries_packers *entries_packers_start(unsigned n, uint32_t device_id, uint32_t context_id,
 					      blocks_observer_fn *observer, entries_pack_fn *pack);
 
 /* From the one thread that drains the context: n closed blocks to their
  * packers.  Waits while a packer's queue is full. */
 void entries_packers_put(struct entries_packers *p, const struct smtop_block *b, size_t n);
+
+/* From the same thread, now and then: without packer threads, packs the
+ * chunks older than ENTRIES_PACK_AGE_NS (the threads do it themselves). */
+void entries_packers_tick(struct entries_packers *p, uint64_t now);
 
 /* Every block put is packed and sent on; the threads end, p is freed. */
 void entries_packers_stop(struct entries_packers *p);

@@ -107,8 +107,19 @@ Test(entries_pack, a_packer_behind_makes_the_drain_wait_and_loses_nothing, .init
 	free(packed_count);
 }
 
+Test(entries_pack, without_threads_the_caller_packs_alike, .init = reset)
+{
+	struct entries_packers *p = entries_packers_start(0, 2, 7, observe, pack);
+
+	cr_assert_not_null(p);
+	put_all(p, SMS);
+	cr_expect_eq(observed, BLOCKS, "observed as they are put");
+	entries_packers_stop(p);
+	check_each_once();
+	free(packed_count);
+}
+
 Test(entries_pack, the_count_is_bounded)
 {
-	cr_expect_null(entries_packers_start(0, 0, 0, NULL, pack));
 	cr_expect_null(entries_packers_start(ENTRIES_PACKERS_MAX + 1, 0, 0, NULL, pack));
 }

@@ -10,6 +10,7 @@
 
 #include "collectors/drops.h"
 #include "collectors/entries_pack.h"
+#include "src/core/pool.h"
 #include "collectors/log.h"
 #include "collectors/slot_bounds.h"
 #include "collectors/writer_thread.h"
@@ -90,6 +91,25 @@ struct entries_ended {
 enum entries_loss { ENTRIES_NO_ROOM, ENTRIES_NO_DATA, ENTRIES_NEVER_ENTERED, ENTRIES_LOSSES };
 
 
+/* A launch to take in this pass, as the drain thread found it. */
+struct entries_taking {
+	struct entries_pending *p;
+	uint64_t first;                 /* its first block's start, UINT64_MAX: none entered */
+	int with_ends;                  /* its exact ends are copied */
+};
+
+/* One share of a context's SMs (those equal to it modulo the count): their
+ * warp slots' bounds and their chunks, worked on by one thread of the team
+ * at a time. */
+struct entries_shard {
+	struct slot_bounds bounds;
+	struct smtop_block closed[ENTRIES_CLOSED];
+	size_t n_closed;
+	struct entries_packer *packer;
+	uint64_t exact;                 /* blocks whose end was measured */
+	uint64_t now;                   /* host monotonic ns of the pass */
+};
+
 struct entries_ctx {
 	CUcontext ctx;
 	uint32_t context_id, device_id;
@@ -97,7 +117,6 @@ struct entries_ctx {
 	struct smtop_entry *host;
 	struct smtop_entry_end *host_ends;   /* the arena's second half */
 	uint64_t dirty_until;           /* ends may be written below this arena index (counting laps) */
-	uint64_t exact;                 /* blocks whose end was measured */
 	pthread_mutex_t lock;           /* head, tail, q_begin, q_end, seq */
 	uint64_t head, tail, seq;
 	uint64_t q_begin, q_end;
@@ -106,7 +125,11 @@ struct entries_ctx {
 	int started, failed;
 	_Atomic int stop;
 	void *copy_stream;
-	struct slot_bounds bounds;
+	struct entries_shard *shard;
+	unsigned n_shards;
+	struct pool *team;              /* works on the shares side by side (SMTOP_ENTRY_WORKERS) */
+	struct entries_taking *taking;  /* ENTRIES_QUEUE */
+	size_t n_taking;
 	struct entries_order order[ENTRIES_STREAMS];
 	struct entries_waiting waiting[ENTRIES_STREAMS];
 	uint64_t lost[ENTRIES_LOSSES];
@@ -115,9 +138,6 @@ struct entries_ctx {
 	struct entries_sync syncs[ENTRIES_SYNCS]; /* under lock */
 	size_t n_syncs;
 	struct entries_ended ended[ENTRIES_STREAMS], ended_all; /* under lock */
-	struct smtop_block closed[ENTRIES_CLOSED];
-	size_t n_closed;
-	struct entries_packers *packers; /* pack the closed blocks (collectors/entries_pack.h) */
 };
 
 static struct blocks_host entries_mem;
@@ -152,17 +172,17 @@ void entries_start(const struct blocks_host *mem, const struct entries_hooks *ho
 
 /* The closed blocks to the observer (kernel records) and their SMs'
  * chunks. */
-static void entries_hand_on(struct entries_ctx *c)
+static void entries_hand_on(struct entries_shard *s)
 {
-	entries_packers_put(c->packers, c->closed, c->n_closed);
-	c->n_closed = 0;
+	entries_packer_put(s->packer, s->closed, s->n_closed, s->now);
+	s->n_closed = 0;
 }
 
-static void entries_close(struct entries_ctx *c, const struct smtop_block *b)
+static void entries_close(struct entries_shard *s, const struct smtop_block *b)
 {
-	c->closed[c->n_closed++] = *b;
-	if (c->n_closed == ENTRIES_CLOSED)
-		entries_hand_on(c);
+	s->closed[s->n_closed++] = *b;
+	if (s->n_closed == ENTRIES_CLOSED)
+		entries_hand_on(s);
 }
 
 static struct entries_pending *entries_at(struct entries_ctx *c, uint64_t i)
@@ -237,7 +257,7 @@ static int entries_block(const struct entries_ctx *c, const struct entries_pendi
 }
 
 /* b on its warp slots: thread 0's, or each of its warps' that entered. */
-static void entries_put(struct entries_ctx *c, const struct entries_pending *p, const struct smtop_block *b,
+static void entries_put(struct entries_shard *s, const struct entries_pending *p, const struct smtop_block *b,
 			const struct smtop_entry *w)
 {
 	struct smtop_block out[32];
@@ -246,57 +266,101 @@ static void entries_put(struct entries_ctx *c, const struct entries_pending *p, 
 	size_t k;
 
 	if (p->warps == 1) {
-		if (slot_bounds_put(&c->bounds, b, w[0].slot, p->stream_id, p->order_stream, p->seq, out))
-			entries_close(c, out);
+		if (slot_bounds_put(&s->bounds, b, w[0].slot, p->stream_id, p->order_stream, p->seq, out))
+			entries_close(s, out);
 		return;
 	}
 	for (uint32_t j = 0; j < p->warps && n < 32; j++)
 		if (entries_taken(w, j, j + 1, (uint32_t)p->grid_id))
 			slots[n++] = w[j].slot;
-	k = slot_bounds_put_warps(&c->bounds, b, slots, n, p->stream_id, p->order_stream, p->seq, out);
+	k = slot_bounds_put_warps(&s->bounds, b, slots, n, p->stream_id, p->order_stream, p->seq, out);
 	for (size_t i = 0; i < k; i++)
-		entries_close(c, &out[i]);
+		entries_close(s, &out[i]);
 }
 
-/* Every block of p has entered (or p is given up): its entries become
- * blocks, each put on its SM's warp slot. */
+/* Every block of p has entered (or p is given up): what it lacks is
+ * counted, and it is listed for the team to take in this pass. */
 static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p)
 {
 	const struct smtop_entry *e = entries_of(c, p);
-	const struct smtop_entry_end *ends = entries_ends_of(c, p);
-	uint32_t grid = (uint32_t)p->grid_id;
-	uint64_t first = UINT64_MAX, got = 0;
-	int with_ends = entries_may_have_ends(p);
+	struct entries_taking *t = &c->taking[c->n_taking++];
+	uint64_t got = 0;
 
-	if (with_ends) {
+	*t = (struct entries_taking){ .p = p, .first = UINT64_MAX, .with_ends = entries_may_have_ends(p) };
+	if (t->with_ends) {
 		if (p->off + p->n > c->dirty_until)
 			c->dirty_until = p->off + p->n;
 		if (!p->ends_fresh && entries_copy_ends(c, p) != 0)
-			with_ends = 0;
+			t->with_ends = 0;
 	}
-
-	for (uint64_t i = 0; i < p->n; i++)
-		if (entries_taken(e, i, i + 1, grid) && e[i].start < first)
-			first = e[i].start;
-	if (first != UINT64_MAX)
-		slot_bounds_launch_started(&c->bounds, p->stream_id, p->seq, first);
-	slot_bounds_kernel(&c->bounds, p->kernel);
 	for (uint64_t i = 0; i < p->blocks; i++) {
-		struct smtop_block b = { .grid_id = p->grid_id, .block = (uint32_t)i, .device_id = (uint8_t)c->device_id };
+		struct smtop_block b;
 
 		if (!entries_block(c, p, e + i * p->warps, &b))
 			continue;
 		got++;
-		if (with_ends && (b.end = entries_exact_end(p, &ends[i], b.start)))
-			c->exact++;
-		entries_put(c, p, &b, e + i * p->warps);
+		if (b.start < t->first)
+			t->first = b.start;
 	}
 	if (got < p->blocks) {
 		drops_add(DROPS_BLOCKS, p->blocks - got);
 		c->lost[ENTRIES_NEVER_ENTERED] += p->blocks - got;
 		entries_note_unentered(c, p, got);
 	}
-	p->seen = p->n = 0; /* done */
+}
+
+/* Share me's blocks of a launch to take: each put on its SM's warp slot. */
+static void entries_share_take(struct entries_ctx *c, struct entries_shard *s, unsigned me,
+			       const struct entries_taking *t)
+{
+	const struct entries_pending *p = t->p;
+	const struct smtop_entry *e = entries_of(c, p);
+	const struct smtop_entry_end *ends = entries_ends_of(c, p);
+
+	if (t->first != UINT64_MAX)
+		slot_bounds_launch_started(&s->bounds, p->stream_id, p->seq, t->first);
+	slot_bounds_kernel(&s->bounds, p->kernel);
+	for (uint64_t i = 0; i < p->blocks; i++) {
+		struct smtop_block b = { .grid_id = p->grid_id, .block = (uint32_t)i, .device_id = (uint8_t)c->device_id };
+
+		if (!entries_block(c, p, e + i * p->warps, &b) || b.sm % c->n_shards != me)
+			continue;
+		if (t->with_ends && (b.end = entries_exact_end(p, &ends[i], b.start)))
+			s->exact++;
+		entries_put(s, p, &b, e + i * p->warps);
+	}
+}
+
+/* A pass's work for share me: the launches to take, then the blocks a
+ * later launch or a synchronize call bounds, then the chunks grown old.
+ * One thread of the team at a time works on a share. */
+static void entries_share_work(void *arg, size_t share, int worker)
+{
+	struct entries_ctx *c = arg;
+	unsigned me = (unsigned)share;
+	struct entries_shard *s = &c->shard[me];
+	size_t k;
+
+	(void)worker;
+	for (size_t i = 0; i < c->n_taking; i++)
+		entries_share_take(c, s, me, &c->taking[i]);
+	do {
+		k = slot_bounds_sweep(&s->bounds, s->closed + s->n_closed, ENTRIES_CLOSED - s->n_closed);
+		s->n_closed += k;
+		entries_hand_on(s);
+	} while (k);
+	entries_packer_tick(s->packer, s->now);
+}
+
+/* The team takes the listed launches and sweeps, each share its SMs. */
+static void entries_take_listed(struct entries_ctx *c, uint64_t now)
+{
+	for (unsigned i = 0; i < c->n_shards; i++)
+		c->shard[i].now = now;
+	pool_run(c->team, c->n_shards, entries_share_work, c);
+	for (size_t i = 0; i < c->n_taking; i++)
+		c->taking[i].p->seen = c->taking[i].p->n = 0; /* done */
+	c->n_taking = 0;
 }
 
 static struct entries_order *entries_order_of(struct entries_ctx *c, uint32_t stream)
@@ -495,9 +559,9 @@ static void entries_apply_syncs(struct entries_ctx *c)
 		const struct entries_sync *y = &c->syncs[i];
 		uint64_t at = entries_hook.clock ? entries_hook.clock(c->device_id, y->host_ns) : 0;
 
-		if (at)
-			slot_bounds_synced(&c->bounds, y->stream, y->seq, at);
-		else
+		for (unsigned k = 0; at && k < c->n_shards; k++)
+			slot_bounds_synced(&c->shard[k].bounds, y->stream, y->seq, at);
+		if (!at)
 			c->syncs[keep++] = *y;
 	}
 	c->n_syncs = keep;
@@ -534,7 +598,6 @@ static int entries_clear_ends(struct entries_ctx *c, uint64_t from, uint64_t to)
 static int entries_drain(struct entries_ctx *c, int last)
 {
 	uint64_t b, e, tail, now = clock_mono_ns();
-	size_t k;
 
 	pthread_mutex_lock(&c->lock);
 	b = c->q_begin;
@@ -542,8 +605,12 @@ static int entries_drain(struct entries_ctx *c, int last)
 	pthread_mutex_unlock(&c->lock);
 	c->copied = 0;
 	c->drains++;
-	if (entries_scan(c, b, e, now, last) != 0)
+	if (entries_scan(c, b, e, now, last) != 0) {
+		entries_take_listed(c, now);
 		return -1;
+	}
+	entries_apply_syncs(c);
+	entries_take_listed(c, now);
 	if (c->copied > c->busiest)
 		c->busiest = c->copied;
 	while (b < e && entries_done(entries_at(c, b)))
@@ -557,13 +624,6 @@ static int entries_drain(struct entries_ctx *c, int last)
 	c->q_begin = b;
 	c->tail = tail;
 	pthread_mutex_unlock(&c->lock);
-	entries_apply_syncs(c);
-	do {
-		k = slot_bounds_sweep(&c->bounds, c->closed + c->n_closed, ENTRIES_CLOSED - c->n_closed);
-		c->n_closed += k;
-		entries_hand_on(c);
-	} while (k);
-	entries_packers_tick(c->packers, now);
 	return 0;
 }
 
@@ -572,13 +632,18 @@ static int entries_drain(struct entries_ctx *c, int last)
 static void entries_close_all(struct entries_ctx *c)
 {
 	uint64_t end = entries_hook.clock ? entries_hook.clock(c->device_id, clock_real_ns()) : 0;
-	size_t k;
 
-	do {
-		k = slot_bounds_close_all(&c->bounds, end, c->closed + c->n_closed, ENTRIES_CLOSED - c->n_closed);
-		c->n_closed += k;
-		entries_hand_on(c);
-	} while (k);
+	for (unsigned i = 0; i < c->n_shards; i++) {
+		struct entries_shard *s = &c->shard[i];
+		size_t k;
+
+		s->now = clock_mono_ns();
+		do {
+			k = slot_bounds_close_all(&s->bounds, end, s->closed + s->n_closed, ENTRIES_CLOSED - s->n_closed);
+			s->n_closed += k;
+			entries_hand_on(s);
+		} while (k);
+	}
 }
 
 static void *entries_main(void *arg)
@@ -607,15 +672,48 @@ static void *entries_main(void *arg)
 
 /* ---- contexts and launches ---------------------------------------------- */
 
-/* c's packers: SMTOP_ENTRY_PACKERS threads, else its drain thread. */
-static struct entries_packers *entries_packers_of(const struct entries_ctx *c)
+/* The shares a context's drain is cut into: SMTOP_ENTRY_WORKERS, 1 to
+ * POOL_MAX_THREADS, else 1 (the drain thread alone). */
+static unsigned entries_workers_wanted(void)
 {
-	unsigned n = entries_packers_wanted();
-	struct entries_packers *p = NULL;
+	const char *v = getenv("SMTOP_ENTRY_WORKERS");
+	long n = v && *v ? strtol(v, NULL, 10) : 1;
 
-	if (n && !(p = entries_packers_start(n, c->device_id, c->context_id, entries_hook.observer, entries_hook.pack)))
-		log_debug("context %u packs its blocks on its drain thread", c->context_id);
-	return p ? p : entries_packers_start(0, c->device_id, c->context_id, entries_hook.observer, entries_hook.pack);
+	return n < 1 ? 1 : n > POOL_MAX_THREADS ? POOL_MAX_THREADS : (unsigned)n;
+}
+
+/* c's shares of SMs (one per worker), each with its bounds and its packer,
+ * and the team that works on them; 0, or -1 when out of memory. */
+static int entries_shares_start(struct entries_ctx *c)
+{
+	unsigned n = entries_workers_wanted();
+
+	if (!(c->team = pool_new((int)n)) && n > 1) {
+		log_debug("context %u drains on one thread: no team of %u", c->context_id, n);
+		n = 1;
+		c->team = pool_new(1);
+	}
+	if (!c->team || !(c->shard = calloc(n, sizeof(*c->shard))) ||
+	    !(c->taking = calloc(ENTRIES_QUEUE, sizeof(*c->taking))))
+		return -1;
+	c->n_shards = n;
+	for (unsigned i = 0; i < n; i++)
+		if (slot_bounds_init(&c->shard[i].bounds, ENTRIES_SMS) != 0 ||
+		    !(c->shard[i].packer = entries_packer_start(c->device_id, c->context_id, entries_hook.observer,
+								entries_hook.pack)))
+			return -1;
+	return 0;
+}
+
+/* Everything of c's shares is packed and sent on; the team ends. */
+static void entries_shares_stop(struct entries_ctx *c)
+{
+	pool_free(c->team);
+	c->team = NULL;
+	for (unsigned i = 0; c->shard && i < c->n_shards; i++) {
+		entries_packer_stop(c->shard[i].packer);
+		c->shard[i].packer = NULL;
+	}
 }
 
 /* Inside a launch callback: the arena from the sanitizer's memory calls. */
@@ -631,19 +729,17 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 	c->context_id = l->context_id;
 	c->device_id = l->device_id;
 	pthread_mutex_init(&c->lock, NULL);
-	if (!(c->q = calloc(ENTRIES_QUEUE, sizeof(*c->q))) || slot_bounds_init(&c->bounds, ENTRIES_SMS) != 0 ||
-	    entries_mem.alloc(l->ctx, &c->dev, bytes) != 0 || entries_mem.alloc_host(l->ctx, (void **)&c->host, bytes) != 0 ||
+	if (!(c->q = calloc(ENTRIES_QUEUE, sizeof(*c->q))) || entries_mem.alloc(l->ctx, &c->dev, bytes) != 0 || entries_mem.alloc_host(l->ctx, (void **)&c->host, bytes) != 0 ||
 	    entries_mem.memset(c->dev, 0, bytes, l->stream) != 0 || entries_mem.sync(l->stream) != 0) {
 		c->failed = 1;
 		return c;
 	}
 	c->host_ends = (struct smtop_entry_end *)(c->host + ENTRIES_ARENA);
-	if ((c->packers = entries_packers_of(c)) && pthread_create(&c->thread, NULL, entries_main, c) == 0) {
+	if (entries_shares_start(c) == 0 && pthread_create(&c->thread, NULL, entries_main, c) == 0) {
 		c->started = 1;
 		return c;
 	}
-	entries_packers_stop(c->packers);
-	c->packers = NULL;
+	entries_shares_stop(c);
 	c->failed = 1;
 	return c;
 }
@@ -809,6 +905,22 @@ static void entries_note_residency(const struct slot_error *e)
 	writer_thread_set_meta("inferred_residency", v);
 }
 
+/* s's measured errors added to all; its count of exact ends. */
+static uint64_t entries_shard_error(struct slot_error *all, const struct entries_shard *s)
+{
+	const struct slot_error *e = &s->bounds.error;
+
+	all->n += e->n;
+	all->under += e->under;
+	for (size_t k = 0; k < SLOT_ERROR_BUCKETS; k++)
+		all->buckets[k] += e->buckets[k];
+	for (size_t k = 0; k < SLOT_ERROR_SMS; k++) {
+		all->sm_exact_ns[k] += e->sm_exact_ns[k];
+		all->sm_inferred_ns[k] += e->sm_inferred_ns[k];
+	}
+	return s->exact;
+}
+
 /* How the inferred ends compared with the exact ends of the same blocks,
  * for smtop info and docs/performance.md. */
 static void entries_note_accuracy(void)
@@ -817,19 +929,9 @@ static void entries_note_accuracy(void)
 	uint64_t exact = 0;
 	char v[160];
 
-	for (size_t i = 0; i < entries_n_ctxs; i++) {
-		const struct slot_error *e = &entries_ctxs[i]->bounds.error;
-
-		exact += entries_ctxs[i]->exact;
-		all.n += e->n;
-		all.under += e->under;
-		for (size_t k = 0; k < SLOT_ERROR_BUCKETS; k++)
-			all.buckets[k] += e->buckets[k];
-		for (size_t k = 0; k < SLOT_ERROR_SMS; k++) {
-			all.sm_exact_ns[k] += e->sm_exact_ns[k];
-			all.sm_inferred_ns[k] += e->sm_inferred_ns[k];
-		}
-	}
+	for (size_t i = 0; i < entries_n_ctxs; i++)
+		for (unsigned k = 0; k < entries_ctxs[i]->n_shards; k++)
+			exact += entries_shard_error(&all, &entries_ctxs[i]->shard[k]);
 	snprintf(v, sizeof v, "%" PRIu64, exact);
 	writer_thread_set_meta("exact_ends", v);
 	if (!all.n)
@@ -856,8 +958,7 @@ void entries_shutdown(void)
 		if (!c->failed && entries_drain(c, 1) != 0)
 			log_debug("last entry drain for context %u failed", c->context_id);
 		entries_close_all(c);
-		entries_packers_stop(c->packers);
-		c->packers = NULL;
+		entries_shares_stop(c);
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
 			  " %" PRIu64 " drains, at most %" PRIu64 " entries copied in one; lost: %" PRIu64

@@ -66,8 +66,8 @@ static void observe(uint32_t context_id, const struct smtop_block *b, size_t n)
 	observed += n;
 }
 
-/* The blocks packed, the first KEPT of them kept (the drain packs them on
- * its own thread: no lock needed without packers). */
+/* The blocks packed, the first KEPT of them kept (only in the tests
+ * without workers, whose drain packs on one thread). */
 #define KEPT 64
 static struct smtop_block kept[KEPT];
 
@@ -179,9 +179,9 @@ Test(entries_drain, every_block_of_a_whole_launch_comes_out_bounded)
 	cr_expect_eq(drops_take(DROPS_BLOCKS), 0);
 }
 
-Test(entries_drain, packers_give_the_same_blocks)
+Test(entries_drain, a_team_of_workers_gives_the_same_blocks)
 {
-	setenv("SMTOP_ENTRY_PACKERS", "3", 1);
+	setenv("SMTOP_ENTRY_WORKERS", "3", 1);
 	start();
 	launch(1, 1000, 1000);
 	launch(2, 1000, 1000);

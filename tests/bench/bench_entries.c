@@ -4,19 +4,17 @@
  * its SM's warp slot, which closes the block before it there
  * (slot_bounds_put), the closed blocks shown to the kernel table
  * (launch_shards_note_blocks, the sanitizer backend's observer) and packed
- * into one chunk per SM (db_blockcodec_encode), on the drain thread or on
- * packers (collectors/entries_pack.c) of 1, 2 and 4 threads.  The launches
- * imitate a block storm: kernels of 2,048 one-warp blocks on 8 streams over
- * 132 SMs, 40-120 us a block, 32 blocks resident on an SM.  Prints M
- * blocks/s and the drain thread's time per block of each part: it must keep
- * up with the blocks the GPU starts, or launches find the arena full.
- * Usage: bench_entries [N_BLOCKS [MAX_PACKERS]] (default 20 M, 4) */
+ * into one chunk per SM (db_blockcodec_encode), on one thread.  The
+ * launches imitate a block storm: kernels of 2,048 one-warp blocks on 8
+ * streams over 132 SMs, 40-120 us a block, 32 blocks resident on an SM.
+ * Prints M blocks/s and the time per block of each part (bench_entry_rate
+ * runs the drain itself, with its workers).
+ * Usage: bench_entries [N_BLOCKS] (default 20 M) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collectors/entries.h"
-#include "collectors/entries_pack.h"
 #include "collectors/launch_shards.h"
 #include "collectors/slot_bounds.h"
 #include "db/blockcodec.h"
@@ -30,7 +28,6 @@
 #define BATCH 4096              /* closed blocks handed on together, as ENTRIES_CLOSED */
 
 struct drain {
-	struct entries_packers *packers;
 	struct slot_bounds bounds;
 	struct launch_shards *table;
 	struct smtop_block closed[BATCH];
@@ -42,30 +39,13 @@ struct drain {
 	size_t chunks;
 };
 
-static struct launch_shards *bench_table;
-
 static void bench_discard(struct smtop_record *recs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free((char *)recs[i].u.kernel.name);
 }
 
-static void bench_observe(uint32_t context_id, const struct smtop_block *b, size_t n)
-{
-	launch_shards_note_blocks(bench_table, 0, context_id, b, n);
-}
 
-static _Atomic size_t bench_chunks;
-
-/* The packers' pack function: the encoding alone (no ring behind it). */
-static void bench_encode(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id,
-			 uint8_t *scratch)
-{
-	(void)device_id;
-	(void)context_id;
-	db_blockcodec_encode(b, n, scratch);
-	bench_chunks++;
-}
 
 /* Launch k's entries: block i on SM (i + k) % SMS, slot i / SMS % RESIDENT
  * of the SM's resident set, each starting when the slot's last block ended. */
@@ -94,12 +74,6 @@ static void bench_hand_on(struct drain *d)
 {
 	double t0 = now_s(), t1;
 
-	if (d->packers) {
-		entries_packers_put(d->packers, d->closed, d->n_closed);
-		d->n_closed = 0;
-		d->observe_s += now_s() - t0; /* the hand-off */
-		return;
-	}
 	launch_shards_note_blocks(d->table, 0, 1, d->closed, d->n_closed);
 	t1 = now_s();
 	for (size_t i = 0; i < d->n_closed; i++) {
@@ -138,8 +112,7 @@ static void bench_take(struct drain *d, const struct smtop_entry *e, size_t k)
 	d->take_s += now_s() - t0;
 }
 
-/* One run over kernels launches with `packers` packers (0: on this thread). */
-static void bench_run(size_t kernels, unsigned packers)
+static void bench_run(size_t kernels)
 {
 	uint64_t *free_at = malloc(SMS * RESIDENT * sizeof(*free_at)), seed = 7;
 	struct smtop_entry *e = malloc(GRID * sizeof(*e));
@@ -151,15 +124,12 @@ static void bench_run(size_t kernels, unsigned packers)
 		exit(1);
 	for (size_t i = 0; i < SMS * RESIDENT; i++)
 		free_at[i] = 1764480000000000000ull;
-	bench_table = d->table = launch_shards_create(1, NULL, bench_discard);
+	d->table = launch_shards_create(1, NULL, bench_discard);
 	d->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS));
 	if (!d->table || !d->packed || slot_bounds_init(&d->bounds, SMS) != 0)
 		exit(1);
-	if (packers && !(d->packers = entries_packers_start(packers, 0, 1, bench_observe, bench_encode)))
-		exit(1);
 	for (unsigned sm = 0; sm < SMS; sm++)
 		d->stage[sm] = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof(struct smtop_block));
-	bench_chunks = 0;
 	t0 = now_s();
 	for (size_t k = 0; k < kernels; k++) {
 		struct launch_info info = { .grid_id = k + 1, .context_id = 1, .stream_id = (uint32_t)(k % STREAMS) + 1,
@@ -174,11 +144,10 @@ static void bench_run(size_t kernels, unsigned packers)
 		blocks += GRID;
 	}
 	bench_hand_on(d);
-	entries_packers_stop(d->packers);
 	wall = now_s() - t0;
-	printf("packers=%u blocks=%zu chunks=%zu wall_s=%.3f M_blocks_per_s=%.1f drain ns_per_block: take=%.1f"
+	printf("blocks=%zu chunks=%zu wall_s=%.3f M_blocks_per_s=%.1f ns_per_block: take=%.1f"
 	       " observe=%.1f pack=%.1f\n",
-	       packers, blocks, d->chunks + bench_chunks, wall, (double)blocks / wall / 1e6,
+	       blocks, d->chunks, wall, (double)blocks / wall / 1e6,
 	       d->take_s / (double)blocks * 1e9, d->observe_s / (double)blocks * 1e9,
 	       d->pack_s / (double)blocks * 1e9);
 	for (unsigned sm = 0; sm < SMS; sm++)
@@ -193,14 +162,12 @@ static void bench_run(size_t kernels, unsigned packers)
 int main(int argc, char **argv)
 {
 	uint64_t want = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000000ull;
-	unsigned most = argc > 2 ? (unsigned)atoi(argv[2]) : 4;
 	size_t kernels = (size_t)(want / GRID);
 
 	if (!kernels)
 		kernels = 1;
-	printf("entry drain of %zu kernels x %d blocks, %d SMs, %d streams, %d resident per SM\n", kernels, GRID,
-	       SMS, STREAMS, RESIDENT);
-	for (unsigned packers = 0; packers <= most; packers = packers ? 2 * packers : 1)
-		bench_run(kernels, packers);
+	printf("entry drain of %zu kernels x %d blocks, %d SMs, %d streams, %d resident per SM, 1 thread\n",
+	       kernels, GRID, SMS, STREAMS, RESIDENT);
+	bench_run(kernels);
 	return 0;
 }

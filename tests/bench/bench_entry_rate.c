@@ -4,11 +4,12 @@
  * blocks on 8 streams over 132 SMs and writes their entries as the entry
  * patch would, paced to RATE M blocks/s; the drain copies, bounds, shows
  * the blocks to a kernel table and encodes them, on its own thread or with
- * packers.  Prints, per rate and packer count, the blocks stored (packed)
+ * a team of workers (SMTOP_ENTRY_WORKERS).  Prints, per rate and worker
+ * count, the blocks stored (packed)
  * and dropped (launches the arena had no room for): the drain must be
  * lossless at 50 M blocks/s on the H200.  Each run is a process of its own.
- * Usage: bench_entry_rate [N_BLOCKS [RATES [PACKERS]]]
- *   (default 40 M, "10 25 50 100", "0 4") */
+ * Usage: bench_entry_rate [N_BLOCKS [RATES [WORKERS]]]
+ *   (default 40 M, "10 25 50 100", "1 4") */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,7 @@ static int rate_launch(size_t k, uint64_t *free_at)
 	return 0;
 }
 
-static void rate_run(size_t kernels, double rate_m, unsigned packers)
+static void rate_run(size_t kernels, double rate_m, unsigned workers)
 {
 	static const struct blocks_host mem = {
 		.alloc = fake_alloc, .alloc_host = fake_alloc, .memset = fake_memset,
@@ -142,8 +143,8 @@ static void rate_run(size_t kernels, double rate_m, unsigned packers)
 	double t0, wall, after, per_launch = GRID / (rate_m * 1e6);
 	char n[16];
 
-	snprintf(n, sizeof n, "%u", packers);
-	setenv("SMTOP_ENTRY_PACKERS", n, 1);
+	snprintf(n, sizeof n, "%u", workers);
+	setenv("SMTOP_ENTRY_WORKERS", n, 1);
 	rate_table = launch_shards_create(1, NULL, rate_discard);
 	if (!free_at || !rate_table)
 		exit(1);
@@ -163,9 +164,9 @@ static void rate_run(size_t kernels, double rate_m, unsigned packers)
 	entries_synced(CTX, 0, entries_launched(CTX), clock_real_ns());
 	entries_shutdown();
 	after = now_s() - t0 - wall;
-	printf("rate=%.0fM packers=%u blocks=%zu stored=%zu dropped=%llu launches_refused=%llu"
+	printf("rate=%.0fM workers=%u blocks=%zu stored=%zu dropped=%llu launches_refused=%llu"
 	       " launching_s=%.3f after_s=%.3f drained_M_per_s=%.1f\n",
-	       rate_m, packers, kernels * GRID, (size_t)rate_packed, (unsigned long long)drops_take(DROPS_BLOCKS),
+	       rate_m, workers, kernels * GRID, (size_t)rate_packed, (unsigned long long)drops_take(DROPS_BLOCKS),
 	       (unsigned long long)refused, wall, after, (double)rate_packed / (wall + after) / 1e6);
 	free(free_at);
 }
@@ -173,7 +174,7 @@ static void rate_run(size_t kernels, double rate_m, unsigned packers)
 int main(int argc, char **argv)
 {
 	uint64_t want = argc > 1 ? strtoull(argv[1], NULL, 10) : 40000000ull;
-	const char *rates = argc > 2 ? argv[2] : "10 25 50 100", *counts = argc > 3 ? argv[3] : "0 4";
+	const char *rates = argc > 2 ? argv[2] : "10 25 50 100", *counts = argc > 3 ? argv[3] : "1 4";
 	size_t kernels = want / GRID ? (size_t)(want / GRID) : 1;
 	char rbuf[128], cbuf[128], *rs, *cs;
 
@@ -193,7 +194,7 @@ int main(int argc, char **argv)
 				_exit(0);
 			}
 			if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-				fprintf(stderr, "bench_entry_rate: the run at %s M/s with %s packers failed\n", r, c);
+				fprintf(stderr, "bench_entry_rate: the run at %s M/s with %s workers failed\n", r, c);
 				return 1;
 			}
 		}

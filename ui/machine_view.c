@@ -30,6 +30,8 @@ static const char *const help_lines[] = {
 	"                by smtop launch (a new session in the library each time)",
 	"Enter           the live per-SM view of the session it records now",
 	"                (q there comes back here)",
+	"a               the live view of every process of yours recording,",
+	"                their sessions side by side as smtop open A B draws them",
 	"?               this help;  q quit",
 	"",
 	"SMTOP: the collector's --sm mode and whether it records; only your",
@@ -108,6 +110,26 @@ static void ask_open(struct machine_view *v)
 		v->result = MACHINE_VIEW_OPEN;
 }
 
+size_t machine_view_recording(const struct machine_view *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < v->m->n_procs; i++) {
+		const struct machine_proc *p = &v->m->procs[i];
+
+		n += p->own && p->collector && p->recording && p->session[0];
+	}
+	return n;
+}
+
+static void ask_open_all(struct machine_view *v)
+{
+	if (!machine_view_recording(v))
+		snprintf(v->msg, sizeof v->msg, "a: no process of yours is recording; r starts a session");
+	else
+		v->result = MACHINE_VIEW_OPEN_ALL;
+}
+
 int machine_view_handle_key(struct machine_view *v, int key)
 {
 	int n = (int)v->m->n_procs, page = v->rows > 1 ? v->rows - 1 : 1;
@@ -124,6 +146,7 @@ int machine_view_handle_key(struct machine_view *v, int key)
 	switch (key) {
 	case 'r': ask_record(v); return 1;
 	case APP_KEY_ENTER: ask_open(v); return 1;
+	case 'a': ask_open_all(v); return 1;
 	case '?': v->help = 1; return 1;
 	case 'q': case APP_KEY_ESC: v->result = MACHINE_VIEW_QUIT; return 1;
 	case APP_KEY_RESIZE: return 1;
@@ -283,8 +306,8 @@ static void draw_list(struct canvas *c, struct machine_view *v, int w)
 
 static void draw_footer(struct canvas *c, const struct machine_view *v)
 {
-	const char *keys = v->ascii ? "up/down select  r record on/off  Enter live view  ? help  q quit"
-				    : "↑↓ select  r record on/off  Enter live view  ? help  q quit";
+	const char *keys = v->ascii ? "up/down select  r record on/off  Enter live view  a all recording  ? help  q quit"
+				    : "↑↓ select  r record on/off  Enter live view  a all recording  ? help  q quit";
 	const struct machine_proc *p = machine_view_selected(v);
 	char t[4608];
 

@@ -103,4 +103,36 @@ tui_keys r
 check "r with nothing selected says so" contains "$(tui_cap)" "r: no process selected"
 tui_keys q
 tui_end
+
+# a: every process of yours recording, in one live view
+"$SMTOP" launch -- "$W" "$S/b.stop" 30 > "$S/b.out" 2> "$S/b.err" &
+B=$!
+"$SMTOP" launch -- "$W" "$S/c.stop" 30 > "$S/c.out" 2> "$S/c.err" &
+C=$!
+for i in $(seq 100); do grep -q ready "$S/b.out" 2>/dev/null && grep -q ready "$S/c.out" 2>/dev/null && break; sleep 0.05; done
+tui_start 150 30 env SMTOP_NVML_LIB="$FAKE" FAKE_NVML_PROCS="0:$B:100:-,0:$C:100:-" "$SMTOP"
+tui_wait "GPU 1" 5
+tui_keys a
+check "a with none recording says so" contains "$(tui_cap)" "a: no process of yours is recording; r starts a session"
+tui_keys r
+tui_wait "stub recording" 3
+tui_keys Down
+tui_keys r
+for i in $(seq 60); do [ "$(tui_cap | grep -c "stub recording")" -eq 2 ] && break; sleep 0.05; done
+check "both record" [ "$(tui_cap | grep -c "stub recording")" -eq 2 ]
+tui_keys a
+tui_wait "LIVE" 5
+s=$(tui_cap)
+check "a: one live view of both sessions" contains "$s" "2 processes recording .* LIVE"
+tui_keys q
+tui_wait "GPUs and their processes" 3
+check "q comes back to the machine" contains "$(tui_cap)" "GPU 0  NVIDIA H200"
+tui_keys r
+tui_keys Up
+tui_keys r
+tui_keys q
+tui_end
+touch "$S/b.stop" "$S/c.stop"
+wait "$B" "$C"
+check "both workloads ended well" [ $? -eq 0 ]
 e2e_done

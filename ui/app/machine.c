@@ -13,6 +13,7 @@
 #include "ui/app/nvml.h"
 #include "ui/app/open.h"
 #include "ui/app/record.h"
+#include "db/session/session.h"
 #include "src/core/machine.h"
 #include "ui/machine_view.h"
 #include "ui/ui.h"
@@ -140,6 +141,7 @@ static void machine_toggle(struct machine_view *v, const struct machine_proc *p)
 static void machine_open(struct machine_app *a, struct machine_view *v, const struct machine_proc *p)
 {
 	char path[PATH_MAX], label[256], prog[128], err[PATH_MAX + 128];
+	const char *paths[1] = { path };
 
 	/* the header has room for the program's name, not its arguments */
 	snprintf(prog, sizeof prog, "%.127s", p->command[0] ? p->command : "N/A");
@@ -147,8 +149,33 @@ static void machine_open(struct machine_app *a, struct machine_view *v, const st
 	snprintf(path, sizeof path, "%s", p->session);
 	snprintf(label, sizeof label, "pid %d %s", (int)p->pid,
 		 strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog);
-	if (open_follow_on(&a->term, a->c, path, label, err, sizeof err) != 0)
+	if (open_follow_on(&a->term, a->c, paths, 1, label, err, sizeof err) != 0)
 		snprintf(v->msg, sizeof v->msg, "Enter: %s", err);
+}
+
+/* a: the sessions every process of the user's records now, as one live
+ * view (at most SESSION_MAX_SOURCES; the status line says when more). */
+static void machine_open_all(struct machine_app *a, struct machine_view *v)
+{
+	static char path[SESSION_MAX_SOURCES][PATH_MAX];
+	const char *paths[SESSION_MAX_SOURCES];
+	char label[64], err[PATH_MAX + 128];
+	size_t n = 0, recording = machine_view_recording(v);
+
+	for (size_t i = 0; i < v->m->n_procs && n < SESSION_MAX_SOURCES; i++) {
+		const struct machine_proc *p = &v->m->procs[i];
+
+		if (!p->own || !p->collector || !p->recording || !p->session[0])
+			continue;
+		snprintf(path[n], sizeof path[n], "%s", p->session);
+		paths[n] = path[n];
+		n++;
+	}
+	snprintf(label, sizeof label, "%zu processes recording", n);
+	if (open_follow_on(&a->term, a->c, paths, n, label, err, sizeof err) != 0)
+		snprintf(v->msg, sizeof v->msg, "a: %s", err);
+	else if (recording > n)
+		snprintf(v->msg, sizeof v->msg, "a: showed the first %zu of %zu processes recording", n, recording);
 }
 
 static const struct machine_source *machine_source_of(struct machine_app *a)
@@ -168,6 +195,10 @@ static void machine_loop(struct machine_app *a)
 	v.ascii = a->c->ascii;
 	for (;;) {
 		ui_run_machine(&a->term, &v, machine_source_of(a));
+		if (v.result == MACHINE_VIEW_OPEN_ALL) {
+			machine_open_all(a, &v);
+			continue;
+		}
 		const struct machine_proc *p = machine_view_selected(&v);
 		if (v.result == MACHINE_VIEW_QUIT || !p)
 			return;

@@ -515,13 +515,13 @@ static int flow_run(struct flow *f)
 	return rc ? rc : code;
 }
 
-int open_follow_on(struct ui_term *t, const struct cli *c, const char *path, const char *label,
-		   char *err, size_t errlen)
+int open_follow_on(struct ui_term *t, const struct cli *c, const char *const *paths, size_t n,
+		   const char *label, char *err, size_t errlen)
 {
 	struct flow f;
 	flow_init(&f, c);
 	f.term = t;
-	if (view_begin(&f.v, c, &path, 1, label, 0, err, errlen) != 0) {
+	if (view_begin(&f.v, c, paths, n, label, 0, err, errlen) != 0) {
 		view_end(&f.v);
 		return -1;
 	}

@@ -32,10 +32,11 @@ int open_default_main(const struct cli *c);
 
 struct ui_term;
 
-/* The viewer on a session another process writes (read only, followed as
- * it grows), on t, already open: until q, with the session list (o) as
- * from any view.  0, or -1 with err when it does not open. */
-int open_follow_on(struct ui_term *t, const struct cli *c, const char *path, const char *label,
-		   char *err, size_t errlen);
+/* The viewer on n sessions other processes write (read only, followed as
+ * they grow; several as one view, as smtop open A B), on t, already open:
+ * until q, with the session list (o) as from any view.  0, or -1 with err
+ * when they do not open. */
+int open_follow_on(struct ui_term *t, const struct cli *c, const char *const *paths, size_t n,
+		   const char *label, char *err, size_t errlen);
 
 #endif

@@ -23,6 +23,7 @@
 #include "collectors/launch_shards.h"
 #include "db/blockcodec.h"
 #include "src/core/clock.h"
+#include "tests/support/fake_device.h"
 #include "tests/bench/bench_util.h"
 
 #define SMS 132
@@ -31,32 +32,6 @@
 #define RESIDENT 32
 #define T0 1764480000000000000ull
 #define CTX ((CUcontext)(uintptr_t)0x1000)
-
-static int fake_alloc(CUcontext ctx, void **p, size_t bytes)
-{
-	(void)ctx;
-	return (*p = malloc(bytes)) ? 0 : -1;
-}
-
-static int fake_memset(void *dev, int value, size_t bytes, void *stream)
-{
-	(void)stream;
-	memset(dev, value, bytes);
-	return 0;
-}
-
-static int fake_download(void *host, const void *dev, size_t bytes, void *stream)
-{
-	(void)stream;
-	memcpy(host, dev, bytes);
-	return 0;
-}
-
-static int fake_sync(void *stream)
-{
-	(void)stream;
-	return 0;
-}
 
 static struct smtop_entry *rate_data;
 static struct launch_shards *rate_table;
@@ -131,10 +106,6 @@ static int rate_launch(size_t k, uint64_t *free_at)
 
 static void rate_run(size_t kernels, double rate_m, unsigned workers)
 {
-	static const struct blocks_host mem = {
-		.alloc = fake_alloc, .alloc_host = fake_alloc, .memset = fake_memset,
-		.download = fake_download, .sync = fake_sync,
-	};
 	static const struct entries_hooks hooks = {
 		.set_data = rate_set_data, .observer = rate_observe, .clock = rate_clock,
 		.copy_stream = rate_copy_stream, .pack = rate_pack,
@@ -150,7 +121,7 @@ static void rate_run(size_t kernels, double rate_m, unsigned workers)
 		exit(1);
 	for (size_t i = 0; i < SMS * RESIDENT; i++)
 		free_at[i] = T0;
-	entries_start(&mem, &hooks, 0);
+	entries_start(&fake_device_mem, &hooks, 0);
 	refused += rate_launch(0, free_at) != 0; /* makes the arena, outside the pace */
 	t0 = now_s();
 	for (size_t k = 1; k < kernels; k++) {

@@ -10,11 +10,11 @@
 
 #include "collectors/drops.h"
 #include "collectors/entries_pack.h"
-#include "src/core/pool.h"
 #include "collectors/log.h"
 #include "collectors/slot_bounds.h"
 #include "collectors/writer_thread.h"
 #include "src/core/clock.h"
+#include "src/core/pool.h"
 
 #define ENTRIES_MAX_CONTEXTS 64
 #define ENTRIES_QUEUE (1u << 16)        /* launches waiting for their entries, per context */
@@ -89,7 +89,6 @@ struct entries_ended {
 
 /* Why blocks were lost, for the debug log. */
 enum entries_loss { ENTRIES_NO_ROOM, ENTRIES_NO_DATA, ENTRIES_NEVER_ENTERED, ENTRIES_LOSSES };
-
 
 /* A launch to take in this pass, as the drain thread found it. */
 struct entries_taking {

@@ -4,7 +4,9 @@
  * smtop_entry per block (src/core/smtop_trace_abi.h).  A drain thread per
  * context copies the stretches of launches still short of entries, takes a
  * launch once every block has entered, bounds the blocks' ends
- * (collectors/slot_bounds.h) and packs them into chunks like the lanes'.
+ * (collectors/slot_bounds.h) and packs them into chunks like the lanes'
+ * (collectors/entries_pack.h); SMTOP_ENTRY_WORKERS splits the bounding
+ * and packing among a team of threads, each a share of the SMs.
  * A launch the arena has no room for is recorded without blocks, and its
  * grid counts as dropped. */
 #ifndef SMTOP_COLLECTORS_ENTRIES_H

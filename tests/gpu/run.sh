@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -931,6 +931,21 @@ for mode, ms in runs.items():
           f"({' '.join(f'{x:.3f}' for x in ms)}), {100 * (m / plain - 1):+.1f}% vs plain")
 PY
 	unset SMTOP_CONTROL_DIR
+}
+
+# The entry drain's pace on this machine's host (bench_entry_rate, built by
+# make bench's build: carry build/bench), by rate and team size, then the
+# attach of a block-heavy loop with a team of 8 drain workers.
+section_entry_workers() {
+	echo "== entry_workers: the entry drain's pace with a team of workers"
+	if [ -x build/bench/bench_entry_rate ]; then
+		build/bench/bench_entry_rate 100000000 "25 50 100" "1 4 8"
+	else
+		bad "build/bench/bench_entry_rate missing"
+	fi
+	export SMTOP_ENTRY_WORKERS=8 SMTOP_ALONGSIDE_MODES=entry SMTOP_ALONGSIDE_ROUNDS=1
+	section_alongside
+	unset SMTOP_ENTRY_WORKERS SMTOP_ALONGSIDE_MODES SMTOP_ALONGSIDE_ROUNDS
 }
 
 section_layers() {

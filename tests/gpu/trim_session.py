@@ -34,6 +34,7 @@ import chunk_codec  # noqa: E402
 TIMED = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
          "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
          "smtop_request"]
+MARGIN_NS = 1_000_000  # a block or chunk this close outside the window still counts
 
 
 def window(a, db):
@@ -76,7 +77,7 @@ def main():
     if a.whole_kernels:
         return trim_whole_kernels(a, dst, names, t0, t1)
     # Chunks are on the %globaltimer clock, tens of microseconds off CUPTI's.
-    margin = 1_000_000
+    margin = MARGIN_NS
     dst.execute("DELETE FROM smtop_block_chunk WHERE start >= ? OR end < ?", (t1 + margin, t0 - margin))
     # Kept chunks reach past the window: keep the kernels of their blocks too.
     lo, hi = dst.execute("SELECT min(start), max(end) FROM smtop_block_chunk").fetchone()
@@ -112,6 +113,42 @@ def clock_offset(db, device):
     return int(rows.get(f"clock_offset_ns.{device}", rows.get("clock_offset_ns", 0)))
 
 
+def keep_blocks(dst, t0, t1, kept):
+    """Keeps the blocks for which kept((pid, device, grid id), start on
+    CUPTI's clock) holds; drops the chunks left empty, and those that end or
+    start more than MARGIN_NS outside [t0, t1)."""
+    offsets = {}
+    chunks = dst.execute("SELECT id, globalPid, deviceId, start, end FROM smtop_block_chunk").fetchall()
+    for cid, pid, dev, c0, c1 in chunks:
+        if dev not in offsets:
+            offsets[dev] = clock_offset(dst, dev)
+        off = offsets[dev]
+        if c1 + off < t0 - MARGIN_NS or c0 + off > t1 + MARGIN_NS:
+            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
+            continue
+        data = dst.execute("SELECT data FROM smtop_block_chunk WHERE id = ?", (cid,)).fetchone()[0]
+        blocks = [b for b in chunk_codec.decode_chunk(data, flags=True) if kept((pid, dev, b[2]), b[0] + off)]
+        if not blocks:
+            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
+            continue
+        blocks.sort()
+        dst.execute("UPDATE smtop_block_chunk SET start = ?, end = ?, count = ?, data = ? WHERE id = ?",
+                    (blocks[0][0], max(b[1] for b in blocks), len(blocks), chunk_codec.encode_chunk(blocks), cid))
+
+
+def end_trim(a, dst, names, t0, t1, note, kept):
+    """The timed rows outside [t0, t1) dropped, the trim noted, the file
+    finished; one line says what was kept."""
+    for t in TIMED:
+        if t in names and t != "CUPTI_ACTIVITY_KIND_KERNEL":
+            dst.execute(f'DELETE FROM "{t}" WHERE start < ? OR start >= ?', (t0, t1))
+    # The reader takes host times before this for unknown: what they waited
+    # for may have been cut.
+    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed_from_ns', ?)", (str(t0),))
+    finish(dst, names, note)
+    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms, {kept}")
+
+
 def trim_whole_kernels(a, dst, names, t0, t1):
     # Blocks meet their kernel on (process, device, grid id), as in smtop:
     # a green context's blocks come through the primary context.
@@ -126,34 +163,9 @@ def trim_whole_kernels(a, dst, names, t0, t1):
     dst.executemany("INSERT INTO temp.keep VALUES (?, ?, ?)", keep)
     dst.execute("""DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE NOT EXISTS (SELECT 1 FROM temp.keep k
                    WHERE k.pid = globalPid AND k.dev = deviceId AND k.grid = gridId)""")
-    margin = 1_000_000
-    offsets = {}
-    rows = dst.execute("SELECT id, globalPid, deviceId, start, end FROM smtop_block_chunk").fetchall()
-    for cid, pid, dev, c0, c1 in rows:
-        if dev not in offsets:
-            offsets[dev] = clock_offset(dst, dev)
-        off = offsets[dev]
-        if c1 + off < t0 - margin or c0 + off > t1 + margin:
-            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
-            continue
-        data = dst.execute("SELECT data FROM smtop_block_chunk WHERE id = ?", (cid,)).fetchone()[0]
-        blocks = [b for b in chunk_codec.decode_chunk(data, flags=True)
-                  if (pid, dev, b[2]) in keep and t0 - margin <= b[0] + off <= t1 + margin]
-        if not blocks:
-            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
-            continue
-        blocks.sort()
-        dst.execute("UPDATE smtop_block_chunk SET start = ?, end = ?, count = ?, data = ? WHERE id = ?",
-                    (blocks[0][0], max(b[1] for b in blocks), len(blocks), chunk_codec.encode_chunk(blocks), cid))
-    for t in TIMED:
-        if t in names and t != "CUPTI_ACTIVITY_KIND_KERNEL":
-            dst.execute(f'DELETE FROM "{t}" WHERE start < ? OR start >= ?', (t0, t1))
-    # The reader takes host times before this for unknown: what they waited
-    # for may have been cut.
-    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed_from_ns', ?)", (str(t0),))
-    finish(dst, names, f"kept the kernels wholly inside [{t0}, {t1}) of {os.path.basename(a.src)}, "
-                       "with all their blocks")
-    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms, {len(keep)} grid ids kept")
+    keep_blocks(dst, t0, t1, lambda key, t: key in keep and t0 - MARGIN_NS <= t <= t1 + MARGIN_NS)
+    end_trim(a, dst, names, t0, t1, f"kept the kernels wholly inside [{t0}, {t1}) of {os.path.basename(a.src)}, "
+             "with all their blocks", f"{len(keep)} grid ids kept")
 
 
 def trim_whole_launches(a, dst, names, t0, t1):
@@ -190,32 +202,10 @@ def trim_whole_launches(a, dst, names, t0, t1):
     dst.execute("CREATE TEMP TABLE keep(rid INTEGER PRIMARY KEY)")
     dst.executemany("INSERT INTO temp.keep VALUES (?)", ((r,) for r in kept_rows))
     dst.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid NOT IN (SELECT rid FROM temp.keep)")
-    margin = 1_000_000
-    offsets = {}
-    chunks = dst.execute("SELECT id, globalPid, deviceId, start, end FROM smtop_block_chunk").fetchall()
-    for cid, pid, dev, c0, c1 in chunks:
-        if dev not in offsets:
-            offsets[dev] = clock_offset(dst, dev)
-        off = offsets[dev]
-        if c1 + off < t0 - margin or c0 + off > t1 + margin:
-            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
-            continue
-        data = dst.execute("SELECT data FROM smtop_block_chunk WHERE id = ?", (cid,)).fetchone()[0]
-        blocks = [b for b in chunk_codec.decode_chunk(data, flags=True)
-                  if kept_block((pid, dev, b[2]), b[0] + off)]
-        if not blocks:
-            dst.execute("DELETE FROM smtop_block_chunk WHERE id = ?", (cid,))
-            continue
-        blocks.sort()
-        dst.execute("UPDATE smtop_block_chunk SET start = ?, end = ?, count = ?, data = ? WHERE id = ?",
-                    (blocks[0][0], max(b[1] for b in blocks), len(blocks), chunk_codec.encode_chunk(blocks), cid))
-    for t in TIMED:
-        if t in names and t != "CUPTI_ACTIVITY_KIND_KERNEL":
-            dst.execute(f'DELETE FROM "{t}" WHERE start < ? OR start >= ?', (t0, t1))
-    dst.execute("INSERT OR REPLACE INTO smtop_meta(key, value) VALUES('trimmed_from_ns', ?)", (str(t0),))
-    finish(dst, names, f"kept the kernel launches wholly inside [{t0}, {t1}) of {os.path.basename(a.src)} "
-                       "(a graph launch's kernels all or none), with all their blocks")
-    print(f"{a.dst}: {os.path.getsize(a.dst)} bytes, window {(t1 - t0) / 1e6:.1f} ms, {len(kept_rows)} launches kept")
+    keep_blocks(dst, t0, t1, kept_block)
+    end_trim(a, dst, names, t0, t1, f"kept the kernel launches wholly inside [{t0}, {t1}) of "
+             f"{os.path.basename(a.src)} (a graph launch's kernels all or none), with all their blocks",
+             f"{len(kept_rows)} launches kept")
 
 
 if __name__ == "__main__":

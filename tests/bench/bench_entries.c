@@ -4,7 +4,8 @@
  * its SM's warp slot, which closes the block before it there
  * (slot_bounds_put), the closed blocks shown to the kernel table
  * (launch_shards_note_blocks, the sanitizer backend's observer) and packed
- * into one chunk per SM (db_blockcodec_encode), on one thread.  The
+ * into one chunk per SM by the drain's packer (collectors/entries_pack.c,
+ * encoding with db_blockcodec_encode), on one thread.  The
  * launches imitate a block storm: kernels of 2,048 one-warp blocks on 8
  * streams over 132 SMs, 40-120 us a block, 32 blocks resident on an SM.
  * Prints M blocks/s and the time per block of each part (bench_entry_rate
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "collectors/entries.h"
+#include "collectors/entries_pack.h"
 #include "collectors/launch_shards.h"
 #include "collectors/slot_bounds.h"
 #include "db/blockcodec.h"
@@ -29,15 +31,15 @@
 
 struct drain {
 	struct slot_bounds bounds;
-	struct launch_shards *table;
+	struct entries_packer *packer;
 	struct smtop_block closed[BATCH];
 	size_t n_closed;
-	struct smtop_block *stage[SMS];
-	uint32_t staged[SMS];
-	uint8_t *packed;
-	double take_s, observe_s, pack_s;
-	size_t chunks;
+	double take_s, hand_on_s;
 };
+
+static struct launch_shards *bench_table;
+static double bench_observe_s;
+static size_t bench_chunks;
 
 static void bench_discard(struct smtop_record *recs, size_t n)
 {
@@ -45,7 +47,24 @@ static void bench_discard(struct smtop_record *recs, size_t n)
 		free((char *)recs[i].u.kernel.name);
 }
 
+/* The packer's observer, timed apart from its staging and encoding. */
+static void bench_observe(uint32_t context_id, const struct smtop_block *b, size_t n)
+{
+	double t0 = now_s();
 
+	launch_shards_note_blocks(bench_table, 0, context_id, b, n);
+	bench_observe_s += now_s() - t0;
+}
+
+/* The packer's pack function: the encoding alone (no ring behind it). */
+static void bench_encode(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id,
+			 uint8_t *scratch)
+{
+	(void)device_id;
+	(void)context_id;
+	db_blockcodec_encode(b, n, scratch);
+	bench_chunks++;
+}
 
 /* Launch k's entries: block i on SM (i + k) % SMS, slot i / SMS % RESIDENT
  * of the SM's resident set, each starting when the slot's last block ended. */
@@ -61,31 +80,13 @@ static void bench_fill(struct smtop_entry *e, size_t k, uint64_t *free_at, uint6
 	}
 }
 
-static void bench_pack(struct drain *d, unsigned sm)
-{
-	if (d->staged[sm]) {
-		db_blockcodec_encode(d->stage[sm], d->staged[sm], d->packed);
-		d->chunks++;
-	}
-	d->staged[sm] = 0;
-}
-
 static void bench_hand_on(struct drain *d)
 {
-	double t0 = now_s(), t1;
+	double t0 = now_s();
 
-	launch_shards_note_blocks(d->table, 0, 1, d->closed, d->n_closed);
-	t1 = now_s();
-	for (size_t i = 0; i < d->n_closed; i++) {
-		unsigned sm = d->closed[i].sm;
-
-		d->stage[sm][d->staged[sm]++] = d->closed[i];
-		if (d->staged[sm] == DB_BLOCKCODEC_MAX_BLOCKS)
-			bench_pack(d, sm);
-	}
+	entries_packer_put(d->packer, d->closed, d->n_closed, 0);
 	d->n_closed = 0;
-	d->observe_s += t1 - t0;
-	d->pack_s += now_s() - t1;
+	d->hand_on_s += now_s() - t0;
 }
 
 /* As entries_take_launch: every entry of launch k becomes a block on its slot. */
@@ -124,12 +125,10 @@ static void bench_run(size_t kernels)
 		exit(1);
 	for (size_t i = 0; i < SMS * RESIDENT; i++)
 		free_at[i] = 1764480000000000000ull;
-	d->table = launch_shards_create(1, NULL, bench_discard);
-	d->packed = malloc(DB_BLOCKCODEC_MAX_BYTES(DB_BLOCKCODEC_MAX_BLOCKS));
-	if (!d->table || !d->packed || slot_bounds_init(&d->bounds, SMS) != 0)
+	bench_table = launch_shards_create(1, NULL, bench_discard);
+	d->packer = entries_packer_start(0, 1, bench_observe, bench_encode);
+	if (!bench_table || !d->packer || slot_bounds_init(&d->bounds, SMS) != 0)
 		exit(1);
-	for (unsigned sm = 0; sm < SMS; sm++)
-		d->stage[sm] = malloc(DB_BLOCKCODEC_MAX_BLOCKS * sizeof(struct smtop_block));
 	t0 = now_s();
 	for (size_t k = 0; k < kernels; k++) {
 		struct launch_info info = { .grid_id = k + 1, .context_id = 1, .stream_id = (uint32_t)(k % STREAMS) + 1,
@@ -139,21 +138,20 @@ static void bench_run(size_t kernels)
 
 		bench_fill(e, k, free_at, &seed);
 		t0 += now_s() - f0; /* the GPU's part, not the drain's */
-		launch_shards_add(d->table, 0, &info);
+		launch_shards_add(bench_table, 0, &info);
 		bench_take(d, e, k);
 		blocks += GRID;
 	}
 	bench_hand_on(d);
+	entries_packer_stop(d->packer);
 	wall = now_s() - t0;
+	/* pack: staging and encoding, the packer's time less its observer's */
 	printf("blocks=%zu chunks=%zu wall_s=%.3f M_blocks_per_s=%.1f ns_per_block: take=%.1f"
 	       " observe=%.1f pack=%.1f\n",
-	       blocks, d->chunks, wall, (double)blocks / wall / 1e6,
-	       d->take_s / (double)blocks * 1e9, d->observe_s / (double)blocks * 1e9,
-	       d->pack_s / (double)blocks * 1e9);
-	for (unsigned sm = 0; sm < SMS; sm++)
-		free(d->stage[sm]);
+	       blocks, bench_chunks, wall, (double)blocks / wall / 1e6,
+	       d->take_s / (double)blocks * 1e9, bench_observe_s / (double)blocks * 1e9,
+	       (d->hand_on_s - bench_observe_s) / (double)blocks * 1e9);
 	slot_bounds_free(&d->bounds);
-	free(d->packed);
 	free(d);
 	free(e);
 	free(free_at);

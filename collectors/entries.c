@@ -240,12 +240,10 @@ static void entries_note_unentered(struct entries_ctx *c, const struct entries_p
 
 /* Block b's start and SM from its entries w (its warps', or its own):
  * the first warp's that entered.  0 when none did. */
-static int entries_block(const struct entries_ctx *c, const struct entries_pending *p,
-			 const struct smtop_entry *w, struct smtop_block *b)
+static int entries_block(const struct entries_pending *p, const struct smtop_entry *w, struct smtop_block *b)
 {
 	uint32_t grid = (uint32_t)p->grid_id;
 
-	(void)c;
 	b->start = 0;
 	for (uint32_t j = 0; j < p->warps; j++)
 		if (entries_taken(w, j, j + 1, grid) && (!b->start || w[j].start < b->start)) {
@@ -295,7 +293,7 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 	for (uint64_t i = 0; i < p->blocks; i++) {
 		struct smtop_block b;
 
-		if (!entries_block(c, p, e + i * p->warps, &b))
+		if (!entries_block(p, e + i * p->warps, &b))
 			continue;
 		got++;
 		if (b.start < t->first)
@@ -322,7 +320,7 @@ static void entries_share_take(struct entries_ctx *c, struct entries_shard *s, u
 	for (uint64_t i = 0; i < p->blocks; i++) {
 		struct smtop_block b = { .grid_id = p->grid_id, .block = (uint32_t)i, .device_id = (uint8_t)c->device_id };
 
-		if (!entries_block(c, p, e + i * p->warps, &b) || b.sm % c->n_shards != me)
+		if (!entries_block(p, e + i * p->warps, &b) || b.sm % c->n_shards != me)
 			continue;
 		if (t->with_ends && (b.end = entries_exact_end(p, &ends[i], b.start)))
 			s->exact++;

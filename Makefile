@@ -168,6 +168,14 @@ $(B)/tests/test_%: tests/test_%.c $(SUPPORT_OBJ) $(APP_LIBS) $(B)/libsmtop-coll.
 		-L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti \
 		-lcriterion $(PKG_LIBS) $(LDLIBS_BASE)
 
+# A stand-in libcuda.so.1 for the block lanes' suite (tests/support/libcuda).
+FAKE_LIBCUDA := $(B)/tests/libcuda/libcuda.so.1
+$(FAKE_LIBCUDA): tests/support/libcuda/fake_libcuda.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,libcuda.so.1 $(LDFLAGS) -o $@ $<
+$(B)/tests/test_blocks: $(FAKE_LIBCUDA)
+$(B)/tests/test_blocks: CFLAGS += -DFAKE_LIBCUDA='"$(abspath $(FAKE_LIBCUDA))"'
+
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCH_BIN := $(patsubst tests/bench/%.c,$(B)/bench/%,$(BENCH_SRC))
 # The drain benchmarks run the collector's pure parts.

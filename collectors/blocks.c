@@ -367,6 +367,7 @@ static struct blocks_ctx *blocks_create(CUcontext ctx)
 		return NULL;
 	c->ctx = ctx;
 	pthread_mutex_init(&c->setup_lock, NULL);
+	pthread_mutex_init(&c->traced_lock, NULL);
 	if (blocks_host->context_ids)
 		blocks_host->context_ids(ctx, &c->context_id, &c->device_id);
 	return c;
@@ -411,57 +412,101 @@ static CUmodule blocks_module_of(CUfunction f)
 	return NULL;
 }
 
-static void blocks_hand_ring(struct blocks_ctx *c, CUmodule mod)
+static void blocks_note_traced(struct blocks_ctx *c, CUmodule mod, int traced)
+{
+	pthread_mutex_lock(&c->traced_lock);
+	ptrmap_put(&c->traced, mod, (uint32_t)traced);
+	pthread_mutex_unlock(&c->traced_lock);
+}
+
+/* Under setup_lock: stores the ring in mod when it carries the header's
+ * pointer; 1 when it does.  It counts as traced before the store, so that
+ * a launch racing with it is never recorded twice (once by the backend,
+ * once by the header); a failed store takes that back. */
+static int blocks_hand_ring(struct blocks_ctx *c, CUmodule mod)
 {
 	CUdeviceptr global = 0;
 	size_t bytes = 0;
 
 	if (blocks_cu.module_get_global(&global, &bytes, mod, SMTOP_TRACE_SYMBOL) != CUDA_SUCCESS)
-		return; /* not an instrumented module */
+		return 0; /* not an instrumented module */
 	if (bytes != sizeof(uint64_t)) {
 		log_debug("module %p: %s has %zu bytes, not a pointer", (void *)mod,
 			  SMTOP_TRACE_SYMBOL, bytes);
-		return;
+		return 0;
 	}
 	if (atomic_load(&c->state) == BLOCKS_CTX_IDLE)
 		blocks_start_ring(c);
 	if (atomic_load(&c->state) != BLOCKS_CTX_READY)
-		return;
+		return 0;
+	blocks_note_traced(c, mod, 1);
 	if (blocks_host->upload((void *)(uintptr_t)global, &c->ring_value, sizeof(c->ring_value), c->setup) != 0 ||
-	    blocks_host->sync(c->setup) != 0)
+	    blocks_host->sync(c->setup) != 0) {
+		blocks_note_traced(c, mod, 0);
 		log_debug("module %p: storing the block ring failed", (void *)mod);
-	else
-		log_debug("block tracing on for module %p in context %u", (void *)mod, c->context_id);
+		return 0;
+	}
+	log_debug("block tracing on for module %p in context %u", (void *)mod, c->context_id);
+	return 1;
+}
+
+/* Under setup_lock: whether mod holds the ring, handing it over at the
+ * module's first sight. */
+static uint32_t blocks_module_hold(struct blocks_ctx *c, CUmodule mod)
+{
+	uint32_t held = 0;
+
+	if (!mod)
+		return 0;
+	if (ptrmap_get(&c->modules, mod, &held))
+		return held;
+	held = (uint32_t)blocks_hand_ring(c, mod);
+	ptrmap_put(&c->modules, mod, held);
+	return held;
 }
 
 /* Called on every launch: the common case (a function seen before) takes
  * one lock and one hash probe, and makes no driver call. */
-void blocks_on_launch(CUcontext ctx, CUfunction f)
+int blocks_on_launch(CUcontext ctx, CUfunction f)
 {
 	struct blocks_ctx *c;
 	CUstreamCaptureMode mode;
-	CUmodule mod;
+	uint32_t held = 0;
 	int state;
 
 	if (!blocks_enabled || !ctx || !f || blocks_tls_own)
-		return;
+		return 0;
 	c = blocks_get(ctx);
 	if (!c)
-		return;
+		return 0;
 	state = atomic_load(&c->state);
 	if (state != BLOCKS_CTX_IDLE && state != BLOCKS_CTX_READY)
-		return;
+		return 0;
 	pthread_mutex_lock(&c->setup_lock);
-	if (ptrset_add(&c->funcs, f)) {
+	if (!ptrmap_get(&c->funcs, f, &held)) {
 		blocks_tls_own = 1;
 		mode = blocks_relax();
-		mod = blocks_module_of(f);
-		if (mod && ptrset_add(&c->modules, mod))
-			blocks_hand_ring(c, mod);
+		held = blocks_module_hold(c, blocks_module_of(f));
 		blocks_unrelax(mode);
 		blocks_tls_own = 0;
+		ptrmap_put(&c->funcs, f, held);
 	}
 	pthread_mutex_unlock(&c->setup_lock);
+	return (int)held;
+}
+
+int blocks_module_traced(CUcontext ctx, CUmodule mod)
+{
+	struct blocks_ctx *c = ctx && mod ? blocks_find(ctx) : NULL;
+	uint32_t traced = 0;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->traced_lock);
+	if (!ptrmap_get(&c->traced, mod, &traced))
+		traced = 0;
+	pthread_mutex_unlock(&c->traced_lock);
+	return traced != 0;
 }
 
 /* For a patching backend, inside its launch callback, where a driver call
@@ -584,8 +629,11 @@ void blocks_on_module_unload(CUcontext ctx)
 	if (!c)
 		return;
 	pthread_mutex_lock(&c->setup_lock);
-	ptrset_clear(&c->funcs);
-	ptrset_clear(&c->modules);
+	ptrmap_clear(&c->funcs);
+	ptrmap_clear(&c->modules);
+	pthread_mutex_lock(&c->traced_lock);
+	ptrmap_clear(&c->traced);
+	pthread_mutex_unlock(&c->traced_lock);
 	pthread_mutex_unlock(&c->setup_lock);
 }
 

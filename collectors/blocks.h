@@ -98,8 +98,13 @@ int blocks_wanted(void);
 
 /* From the driver-API callback at the entry of a kernel launch: a module
  * built with src/core/smtop_trace.cuh gets its context's ring at its first
- * launch. */
-void blocks_on_launch(CUcontext ctx, CUfunction f);
+ * launch.  1 when f's module holds the ring (its blocks time themselves),
+ * else 0. */
+int blocks_on_launch(CUcontext ctx, CUfunction f);
+
+/* Whether mod holds ctx's ring, for a launch callback: no driver call, no
+ * wait for a module being handed the ring (it counts as holding it). */
+int blocks_module_traced(CUcontext ctx, CUmodule mod);
 
 /* For a backend that patches every module, from a launch callback: the
  * device address of ctx's ring, made at the first call (ids as the backend

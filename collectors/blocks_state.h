@@ -96,8 +96,14 @@ struct blocks_ctx {
 	unsigned stall[SMTOP_TRACE_LANES];
 	uint64_t fresh[SMTOP_TRACE_LANES]; /* slots copied in this drain */
 	struct blocks_stage stage[SMTOP_TRACE_LANES];
-	pthread_mutex_t setup_lock;     /* the sets, module stores */
-	struct ptrset funcs, modules;
+	pthread_mutex_t setup_lock;     /* the maps, module stores */
+	/* functions and modules seen: 1 when the module holds the ring */
+	struct ptrmap funcs, modules;
+	/* The modules that hold the ring, for launch callbacks, which must
+	 * not wait for setup_lock: its holder's driver calls may wait for
+	 * their launch. */
+	pthread_mutex_t traced_lock;
+	struct ptrmap traced;
 };
 
 /* collectors/blocks.c */

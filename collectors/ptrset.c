@@ -48,6 +48,20 @@ int ptrmap_add(struct ptrmap *m, const void *p, uint32_t *v)
 	return 1;
 }
 
+int ptrmap_get(struct ptrmap *m, const void *p, uint32_t *v)
+{
+	uint64_t *have = ptrset_find(&m->keys, p);
+
+	if (have)
+		*v = (uint32_t)*have;
+	return have != NULL;
+}
+
+void ptrmap_clear(struct ptrmap *m)
+{
+	ptrset_clear(&m->keys);
+}
+
 void ptrset_clear(struct ptrset *s)
 {
 	u64map_clear(&s->map);

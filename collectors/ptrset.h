@@ -37,6 +37,11 @@ void ptrmap_put(struct ptrmap *m, const void *p, uint32_t v);
  * an insertion in one, for callers that claim p under their lock. */
 int ptrmap_add(struct ptrmap *m, const void *p, uint32_t *v);
 
+/* 1 and *v p's value when m holds p, else 0. */
+int ptrmap_get(struct ptrmap *m, const void *p, uint32_t *v);
+
+void ptrmap_clear(struct ptrmap *m);
+
 #pragma GCC visibility pop
 
 #endif

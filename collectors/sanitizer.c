@@ -73,6 +73,12 @@ static _Thread_local uint64_t sz_tls_graph_start;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
 int sz_entries;    /* --sm entry: per-launch entries, ends bounded (collectors/entries.c) */
+/* SMTOP_ENTRY_MARKS=1: under --sm entry, kernels built with the block
+ * tracer header (src/core/smtop_trace.cuh) time their own blocks, exact,
+ * and take no entries. */
+static int sz_marks;
+static _Thread_local int sz_tls_marked; /* this thread's launch call's kernel times its blocks */
+static _Atomic uint64_t sz_marked_launches;
 int sz_exact;      /* --sm exact: the same with the exits patched throughout */
 int sz_entry_warps; /* SMTOP_ENTRY_PER=warp: an entry for every warp */
 
@@ -356,6 +362,16 @@ uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns)
 	return host_ns + (uint64_t)launch_shards_bound(sz_table, device);
 }
 
+/* Whether the launch's blocks come timed by the header's tracer, not by
+ * entries: a plain launch asked at its call's entry, a graph's kernel node
+ * by its module (handed the ring by some plain launch before). */
+static int sz_launch_marked(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
+{
+	if (!sz_marks)
+		return 0;
+	return g ? blocks_module_traced(ld->context, ld->module) : sz_tls_marked;
+}
+
 /* Registers the launch for its kernel record, and gives f's launches from
  * now on the ring, graph replays included (they fire no launch callback of
  * their own, but their kernel nodes do: g, NULL for a plain launch). */
@@ -397,7 +413,10 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	}
 	sz_add_launch(&info);
 	if (sz_entries) {
-		sz_launch_entries(ld, &info);
+		if (sz_launch_marked(ld, g))
+			atomic_fetch_add_explicit(&sz_marked_launches, 1, memory_order_relaxed);
+		else
+			sz_launch_entries(ld, &info);
 		return;
 	}
 	if (!ld->function || !sz_set_add(ld->function))
@@ -452,10 +471,15 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 	if (d->callbackSite == SANITIZER_API_ENTER) {
 		if (sz_entries)
 			patch_switch_launch_enter();
+		/* at the call's entry the driver holds nothing a driver call of
+		 * ours could wait for, as at CUPTI's (--sm marked) */
+		if (sz_marks && patch_switch_recording())
+			sz_tls_marked = blocks_on_launch(d->context, sanitizer_launch_function(cbid, d->functionParams));
 		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_shape);
 		atomic_fetch_add_explicit(&sz_launch_calls, 1, memory_order_relaxed);
 	} else {
 		sz_tls_smem = -1;
+		sz_tls_marked = 0;
 		if (sz_entries)
 			patch_switch_launch_exit();
 	}
@@ -574,6 +598,8 @@ static void sz_note_session(void)
 	writer_thread_set_meta("kernel_times", "blocks");
 	if (sz_entries)
 		writer_thread_set_meta("block_ends", sz_exact ? "exact" : "bound");
+	if (sz_marks)
+		writer_thread_set_meta("entry_marks", "on");
 	writer_thread_set_meta("sm_mode", sz_exact ? "exact" : sz_entries ? "entry" : "all");
 	writer_thread_set_meta("submit_times", "launch callback, host CLOCK_REALTIME + least first-block lag");
 	/* Kernel and block times are one clock: no offset to measure. */
@@ -596,6 +622,7 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 		.sync = sz_mem_sync,
 		.stream_handle = sz_mem_stream_handle,
 		.stream_id = sz_stream_id,
+		.context_ids = sz_context_ids,
 		.observer = sz_observe_blocks,
 		.cpus_per_drain = 2,
 	};
@@ -645,6 +672,9 @@ static void sz_stop_threads(void)
 		  (unsigned long long)atomic_load(&sz_launch_calls),
 		  (unsigned long long)atomic_load(&sz_smem_taken),
 		  (unsigned long long)atomic_load(&sz_node_smem_asked));
+	if (sz_marks)
+		log_debug("Compute Sanitizer: %llu launches timed their own blocks (the block tracer header)",
+			  (unsigned long long)atomic_load(&sz_marked_launches));
 }
 
 /* At the end (after the final drain: blocks_shutdown runs before disable):
@@ -687,7 +717,10 @@ static void sz_finish(void)
 /* --sm entry: the same backend with entry patches alone. */
 static int sz_start_entries(struct ring *ring, uint32_t pid, char *reason, size_t len)
 {
+	const char *marks = getenv("SMTOP_ENTRY_MARKS");
+
 	sz_entries = 1;
+	sz_marks = !sz_exact && marks && !strcmp(marks, "1");
 	return sz_start(ring, pid, reason, len);
 }
 

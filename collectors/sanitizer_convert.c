@@ -139,6 +139,25 @@ static int64_t launch_shape(struct sanitizer_launch_shape *s, unsigned gx, unsig
 	return smem;
 }
 
+CUfunction sanitizer_launch_function(Sanitizer_CallbackId cbid, const void *params)
+{
+	if (!params)
+		return NULL;
+	switch (cbid) {
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
+		return ((const cuLaunchKernel_params *)params)->f;
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
+		return ((const cuLaunchCooperativeKernel_params *)params)->f;
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz:
+		return ((const cuLaunchKernelEx_params *)params)->f;
+	default:
+		return NULL;
+	}
+}
+
 int64_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
 				      struct sanitizer_launch_shape *shape)
 {

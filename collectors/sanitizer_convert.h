@@ -60,6 +60,10 @@ struct sanitizer_launch_shape {
 int64_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
 				      struct sanitizer_launch_shape *shape);
 
+/* The function (or CUkernel) a driver launch call launches, NULL for any
+ * other call. */
+CUfunction sanitizer_launch_function(Sanitizer_CallbackId cbid, const void *params);
+
 /* 1 when ld was launched with shape. */
 int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sanitizer_launch_shape *shape);
 

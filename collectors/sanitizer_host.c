@@ -80,6 +80,17 @@ struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c)
 	return slot;
 }
 
+void sz_context_ids(CUcontext ctx, uint32_t *context_id, uint32_t *device_id)
+{
+	const struct sz_context *c;
+
+	pthread_mutex_lock(&sz_ids_lock);
+	c = sz_context_of(ctx, 0);
+	*context_id = c ? c->id : 0;
+	*device_id = c ? (uint32_t)c->device : 0;
+	pthread_mutex_unlock(&sz_ids_lock);
+}
+
 /* The stream numbered id, or NULL (its entry was reused).  Only for what
  * waits for a stream's context: the launches find theirs by handle. */
 struct sz_stream *sz_stream_by_id(uint32_t id)

@@ -49,6 +49,7 @@ struct db_session_info {
 	const char *block_ends;      /* meta block_ends ("bound": --sm entry), NULL: exact */
 	const char *sm_mode;         /* meta sm_mode (entry, exact, all), NULL: not recorded */
 	const char *exact_windows;   /* meta exact_windows: how many ran, NULL: none */
+	const char *entry_marks;     /* meta entry_marks: "on" when marked kernels timed their blocks */
 	const char *end_error;       /* meta inferred_end_error_ns: "n= p50= p90= p99= under=" */
 	const char *residency;       /* meta inferred_residency: "sms= ratio= min= max=" */
 	const char *trimmed;         /* meta trimmed: what a trim kept, NULL if whole */

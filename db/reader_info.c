@@ -534,6 +534,7 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->block_ends = info_meta(r, "block_ends");
 	info->sm_mode = info_meta(r, "sm_mode");
 	info->exact_windows = info_meta(r, "exact_windows");
+	info->entry_marks = info_meta(r, "entry_marks");
 	info->end_error = info_meta(r, "inferred_end_error_ns");
 	info->residency = info_meta(r, "inferred_residency");
 	info->trimmed = info_meta(r, "trimmed");

@@ -1203,6 +1203,52 @@ Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 }
 #endif
 
+/* Under --sm entry with SMTOP_ENTRY_MARKS=1, a launch call's function is
+ * asked at its entry whether its module times its own blocks: every launch
+ * form names it, and no other call does. */
+#ifdef SMTOP_HAVE_SANITIZER
+Test(sanitizer, launch_calls_name_their_function)
+{
+	CUfunction f = (CUfunction)(uintptr_t)0x1234, g = (CUfunction)(uintptr_t)0x5678;
+	cuLaunchKernel_params plain = { .f = f };
+	cuLaunchKernelEx_params ex = { .f = g };
+	cuLaunchCooperativeKernel_params coop = { .f = g };
+	cuGraphLaunch_params graph = { 0 };
+
+	cr_assert_eq(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &plain), f);
+	cr_assert_eq(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz, &plain), f);
+	cr_assert_eq(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex), g);
+	cr_assert_eq(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz, &ex), g);
+	cr_assert_eq(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel, &coop), g);
+	cr_assert_null(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuGraphLaunch, &graph),
+		       "a graph's kernels are asked by their module at their node's launch");
+	cr_assert_null(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuMemAlloc_v2, &plain));
+	cr_assert_null(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, NULL));
+}
+#endif
+
+/* ptrmap_get reads without claiming: a launch callback asks whether a
+ * module holds the block ring and never adds it. */
+Test(collector, ptrmap_get_reads_without_adding)
+{
+	static struct ptrmap m;
+	const void *mod = (const void *)(uintptr_t)0x4000, *other = (const void *)(uintptr_t)0x8000;
+	uint32_t v = 9;
+
+	cr_assert_not(ptrmap_get(&m, mod, &v));
+	cr_assert_eq(v, 9, "a miss leaves *v alone");
+	cr_assert_eq(m.keys.map.n, 0, "and adds nothing");
+	ptrmap_put(&m, mod, 1);
+	ptrmap_put(&m, other, 0);
+	cr_assert(ptrmap_get(&m, mod, &v));
+	cr_assert_eq(v, 1);
+	cr_assert(ptrmap_get(&m, other, &v));
+	cr_assert_eq(v, 0, "a module seen without the ring is held as 0, not as missing");
+	ptrmap_clear(&m);
+	cr_assert_not(ptrmap_get(&m, mod, &v));
+	u64map_free(&m.keys.map);
+}
+
 /* Graph kernel nodes' dynamic shared memory is kept by node id for their
  * replays; a full map starts over (the driver is asked again), and
  * never answers for a node it does not hold.  ptrmap_add both claims a new

@@ -141,9 +141,11 @@ void info_print(FILE *out, const struct db_session_info *si)
 			"and SM; kernel times from their blocks\n", "recorded with");
 	else if (si->collector && !strcmp(si->collector, "sanitizer") && si->block_ends && !strcmp(si->block_ends, "bound"))
 		fprintf(out, "%-14s --sm entry (Compute Sanitizer, block entry alone): every block's start and SM; "
-			"its end inferred, exact in %s exact window%s; kernel times from their blocks\n", "recorded with",
+			"its end inferred, exact in %s exact window%s%s; kernel times from their blocks\n", "recorded with",
 			si->exact_windows ? si->exact_windows : "no",
-			si->exact_windows && !strcmp(si->exact_windows, "1") ? "" : "s");
+			si->exact_windows && !strcmp(si->exact_windows, "1") ? "" : "s",
+			si->entry_marks && !strcmp(si->entry_marks, "on")
+				? " and in kernels built with the block tracer header" : "");
 	else if (si->collector && !strcmp(si->collector, "sanitizer"))
 		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
 			"copies and sets without GPU times; API calls of graph launches alone\n", "recorded with");

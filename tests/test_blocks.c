@@ -1,0 +1,99 @@
+/* The block lanes' launch hook (collectors/blocks.c) on a stand-in driver
+ * (tests/support/libcuda) and host memory (tests/support/fake_device.c):
+ * a module built with the block tracer header gets its context's ring at
+ * the first launch of any of its functions, and launch callbacks, which
+ * must make no driver call, learn which modules time their own blocks. */
+#include <criterion/criterion.h>
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdint.h>
+
+#include "collectors/blocks.h"
+#include "collectors/ring.h"
+#include "tests/support/fake_device.h"
+
+#ifndef FAKE_LIBCUDA
+#error "FAKE_LIBCUDA: the path of the stand-in libcuda.so.1"
+#endif
+
+static void (*fake_function)(CUfunction f, CUmodule mod);
+static void (*fake_global)(CUmodule mod, void *global, size_t bytes);
+static struct ring *ring;
+
+/* The stand-in is loaded before the collector looks for libcuda.so.1, and
+ * is found by its name. */
+static void setup(void)
+{
+	void *lib = dlopen(FAKE_LIBCUDA, RTLD_NOW | RTLD_GLOBAL);
+
+	cr_assert_not_null(lib, "%s", dlerror());
+	fake_function = (void (*)(CUfunction, CUmodule))dlsym(lib, "fake_libcuda_function");
+	fake_global = (void (*)(CUmodule, void *, size_t))dlsym(lib, "fake_libcuda_global");
+	cr_assert(fake_function && fake_global);
+	ring = ring_create(1024);
+	blocks_set_host(&fake_device_mem);
+	cr_assert_eq(blocks_init(ring, 1), 0, "the lanes take the stand-in driver");
+}
+
+static void teardown(void)
+{
+	blocks_shutdown();
+}
+
+#define CTX ((CUcontext)(uintptr_t)3)
+#define MOD(i) ((CUmodule)(uintptr_t)(0x10000 * (i)))
+#define FUNC(i, j) ((CUfunction)(uintptr_t)(0x10000 * (i) + 0x10 * (j)))
+
+Test(blocks, marked_modules_get_the_ring_at_their_first_launch, .init = setup, .fini = teardown)
+{
+	uint64_t pointer = 0;
+
+	fake_function(FUNC(1, 1), MOD(1));
+	fake_function(FUNC(1, 2), MOD(1));
+	fake_function(FUNC(2, 1), MOD(2));
+	fake_global(MOD(1), &pointer, sizeof pointer);
+
+	cr_assert_not(blocks_module_traced(CTX, MOD(1)), "nothing is traced before its first launch");
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(1, 1)), 1, "a function of a marked module times its blocks");
+	cr_assert_neq(pointer, 0, "the module's pointer holds the ring now");
+	cr_assert(blocks_module_traced(CTX, MOD(1)));
+	uint64_t first = pointer;
+	pointer = 0;
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(1, 1)), 1, "a function seen before is answered from the map");
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(1, 2)), 1, "another function of the same module is traced too");
+	cr_assert_eq(pointer, 0, "without storing the ring again");
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(2, 1)), 0, "a module without the header takes no ring");
+	cr_assert_not(blocks_module_traced(CTX, MOD(2)));
+	cr_assert_not(blocks_module_traced((CUcontext)(uintptr_t)4, MOD(1)), "rings are per context");
+	cr_assert_not(blocks_module_traced(CTX, NULL));
+
+	blocks_on_module_unload(CTX);
+	cr_assert_not(blocks_module_traced(CTX, MOD(1)), "an unloaded module's address may come back as another");
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(1, 1)), 1);
+	cr_assert_eq(pointer, first, "a module loaded at the same address gets the same ring");
+}
+
+Test(blocks, a_pointer_of_another_size_is_not_the_header, .init = setup, .fini = teardown)
+{
+	uint32_t small = 0;
+
+	fake_function(FUNC(5, 1), MOD(5));
+	fake_global(MOD(5), &small, sizeof small);
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(5, 1)), 0);
+	cr_assert_eq(small, 0, "nothing was stored into it");
+	cr_assert_not(blocks_module_traced(CTX, MOD(5)));
+	cr_assert_eq(blocks_on_launch(CTX, (CUfunction)(uintptr_t)0x999), 0, "a function the driver does not know");
+}
+
+Test(blocks, own_code_makes_no_driver_call, .init = setup, .fini = teardown)
+{
+	uint64_t pointer = 0;
+
+	fake_function(FUNC(6, 1), MOD(6));
+	fake_global(MOD(6), &pointer, sizeof pointer);
+	blocks_set_own_code(1);
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(6, 1)), 0, "our own launches are never traced");
+	blocks_set_own_code(0);
+	cr_assert_eq(pointer, 0);
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(6, 1)), 1);
+}

@@ -351,15 +351,33 @@ demos_under() {
 	python3 tests/gpu/check_demos.py "$2" || fails=$((fails + 1))
 }
 
-# The demos under --sm marked and under the default --sm entry (no
-# windows), one after the other: each judged by check_demos.py, and their
-# verdicts compared (compare_verdicts.py: kind, culprit, median wait).
+# The demos under --sm marked, under the default --sm entry (no windows),
+# and under --sm entry with SMTOP_ENTRY_MARKS=1 (their kernels, which carry
+# the block tracer header, time their own blocks), one after the other: each
+# judged by check_demos.py, and their verdicts compared with --sm marked's
+# (compare_verdicts.py: kind, culprit, median wait).  The last must agree;
+# the second shows what bounded ends alone give.  A trimmed copy of each
+# --sm entry session is left for the CPU tests (fx-entry-NAME.smtop).
 section_demos_entry() {
 	echo "== demos_entry: the demos' verdicts under --sm entry against --sm marked"
 	demos_under marked "$OUT_DIR/verdicts-marked"
 	demos_under entry "$OUT_DIR/verdicts-entry"
-	python3 tests/gpu/compare_verdicts.py "$OUT_DIR/verdicts-marked" "$OUT_DIR/verdicts-entry" ||
+	python3 tests/gpu/compare_verdicts.py "$OUT_DIR/verdicts-marked" "$OUT_DIR/verdicts-entry"
+	SMTOP_ENTRY_MARKS=1 demos_under entry "$OUT_DIR/verdicts-entry-marks"
+	python3 tests/gpu/compare_verdicts.py "$OUT_DIR/verdicts-marked" "$OUT_DIR/verdicts-entry-marks" ||
 		fails=$((fails + 1))
+	for d in priority-vs-training equal-priority head-of-line green-contexts timeslice; do
+		s=$OUT_DIR/verdicts-entry-marks/demo-$d.smtop
+		$SMTOP info "$s" | grep -q "and in kernels built with the block tracer header" &&
+			ok "demo $d: info says the marked kernels' ends are exact" ||
+			bad "demo $d: info does not name the marks"
+		rm -rf "$OUT_DIR/marks-csv"
+		$SMTOP export "$s" --csv "$OUT_DIR/marks-csv" -q
+		bounded=$(tr -d '\r' < "$OUT_DIR/marks-csv/blocks.csv" | awk -F, 'NR > 1 && $NF == "1"' | wc -l)
+		echo "demo $d with marks: $bounded blocks with bounded ends (the demos' unmarked kernels)"
+		python3 tests/gpu/trim_session.py "$OUT_DIR/verdicts-entry/demo-$d.smtop" "$OUT_DIR/fx-entry-$d.smtop" \
+			--report "$OUT_DIR/verdicts-entry/demo-$d.json" --whole-kernels > /dev/null
+	done
 }
 
 # --sm entry: every block's start and SM from the entry patch alone, its

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers dormant_overhead sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -258,6 +258,9 @@ overhead_rounds() {
 				entry-win) ovh_record entry --exact-every 1s ;;
 				exact) ovh_record exact ;;
 				all) ovh_record all ;;
+				dormant-marked | dormant-entry)
+					SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q --sm "${mode#dormant-}" -- \
+						python3 tests/gpu/torch_resnet.py $args ;;
 				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 					$PIN "$NSYS" profile -t cuda,nvtx -o "$OUT_DIR/ovh-nsys" python3 tests/gpu/torch_resnet.py $args ;;
@@ -274,6 +277,13 @@ overhead_rounds() {
 section_sm_all_overhead() {
 	overhead_rounds sm_all_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
 		"${SMTOP_OVERHEAD_MODES:-plain marked entry all profiler nsys}"
+}
+
+# The dormant collector's cost (smtop launch, nothing recorded) on the
+# ResNet-50 workloads of sm_all_overhead, against plain.
+section_dormant_overhead() {
+	overhead_rounds dormant_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
+		"${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry}"
 }
 
 # What the sanitizer's patching costs beside smtop's patches and

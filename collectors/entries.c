@@ -10,6 +10,7 @@
 
 #include "collectors/drops.h"
 #include "collectors/entries_pack.h"
+#include "collectors/entries_share.h"
 #include "collectors/log.h"
 #include "collectors/slot_bounds.h"
 #include "collectors/writer_thread.h"
@@ -36,6 +37,7 @@ struct entries_pending {
 	uint64_t n, seen;
 	uint64_t grid_id, seq;
 	uint64_t progress;              /* host monotonic ns of the last entry seen */
+	uint64_t first;                 /* the earliest start among the entries seen, UINT64_MAX: none */
 	uint32_t stream_id;             /* its stream bound (0: none) */
 	uint32_t order_stream, corr;
 	uint32_t threads;               /* per block */
@@ -90,12 +92,18 @@ struct entries_ended {
 /* Why blocks were lost, for the debug log. */
 enum entries_loss { ENTRIES_NO_ROOM, ENTRIES_NO_DATA, ENTRIES_NEVER_ENTERED, ENTRIES_LOSSES };
 
-/* A launch to take in this pass, as the drain thread found it. */
+/* A launch to take in this pass, as the drain thread found it; its
+ * blocks as the shares read them are in entries_ctx.blocks at the same
+ * index. */
 struct entries_taking {
 	struct entries_pending *p;
 	uint64_t first;                 /* its first block's start, UINT64_MAX: none entered */
 	int with_ends;                  /* its exact ends are copied */
 };
+
+/* A pass takes at most the arena's entries, so a block's position in the
+ * pass fits the shares' lists. */
+_Static_assert(ENTRIES_ARENA <= UINT32_MAX, "a pass's positions fit 32 bits");
 
 /* One share of a context's SMs (those equal to it modulo the count): their
  * warp slots' bounds and their chunks, worked on by one thread of the team
@@ -128,7 +136,11 @@ struct entries_ctx {
 	unsigned n_shards;
 	struct pool *team;              /* works on the shares side by side (SMTOP_ENTRY_WORKERS) */
 	struct entries_taking *taking;  /* ENTRIES_QUEUE */
+	struct entries_share_launch *blocks; /* ENTRIES_QUEUE, the taking launches' blocks */
 	size_t n_taking;
+	uint64_t n_blocks;              /* blocks of the taking launches, laid end to end */
+	/* with more than one share: range r's blocks of share s, at r * n_shards + s */
+	struct entries_share_list *lists;
 	struct entries_order order[ENTRIES_STREAMS];
 	struct entries_waiting waiting[ENTRIES_STREAMS];
 	uint64_t lost[ENTRIES_LOSSES];
@@ -155,8 +167,24 @@ size_t entries_taken(const struct smtop_entry *e, size_t from, size_t n, uint32_
 {
 	size_t i = from;
 
-	while (i < n && e[i].grid == grid && e[i].start && e[i].check == smtop_entry_check(e[i].start))
+	while (i < n && entries_share_entered(&e[i], grid))
 		i++;
+	return i - from;
+}
+
+/* As entries_taken over p's entries, the earliest start among those taken
+ * kept in p->first: a launch found whole needs no other look at them
+ * before the shares take it. */
+static size_t entries_taken_first(struct entries_pending *p, const struct smtop_entry *e, size_t from, size_t n)
+{
+	uint32_t grid = (uint32_t)p->grid_id;
+	uint64_t first = p->first;
+	size_t i = from;
+
+	for (; i < n && entries_share_entered(&e[i], grid); i++)
+		if (e[i].start < first)
+			first = e[i].start;
+	p->first = first;
 	return i - from;
 }
 
@@ -238,21 +266,6 @@ static void entries_note_unentered(struct entries_ctx *c, const struct entries_p
 			  c->context_id, p->seq, p->kernel, p->grid_id, got, p->blocks);
 }
 
-/* Block b's start and SM from its entries w (its warps', or its own):
- * the first warp's that entered.  0 when none did. */
-static int entries_block(const struct entries_pending *p, const struct smtop_entry *w, struct smtop_block *b)
-{
-	uint32_t grid = (uint32_t)p->grid_id;
-
-	b->start = 0;
-	for (uint32_t j = 0; j < p->warps; j++)
-		if (entries_taken(w, j, j + 1, grid) && (!b->start || w[j].start < b->start)) {
-			b->start = w[j].start;
-			b->sm = w[j].sm;
-		}
-	return b->start != 0;
-}
-
 /* b on its warp slots: thread 0's, or each of its warps' that entered. */
 static void entries_put(struct entries_shard *s, const struct entries_pending *p, const struct smtop_block *b,
 			const struct smtop_entry *w)
@@ -276,28 +289,38 @@ static void entries_put(struct entries_shard *s, const struct entries_pending *p
 }
 
 /* Every block of p has entered (or p is given up): what it lacks is
- * counted, and it is listed for the team to take in this pass. */
+ * counted, and it is listed for the team to take in this pass.  A launch
+ * whose entries were all seen taken is not looked at again here. */
 static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p)
 {
-	const struct smtop_entry *e = entries_of(c, p);
-	struct entries_taking *t = &c->taking[c->n_taking++];
+	struct entries_taking *t = &c->taking[c->n_taking];
+	struct entries_share_launch *l = &c->blocks[c->n_taking++];
 	uint64_t got = 0;
 
 	*t = (struct entries_taking){ .p = p, .first = UINT64_MAX, .with_ends = entries_may_have_ends(p) };
+	*l = (struct entries_share_launch){ .e = entries_of(c, p), .blocks = p->blocks, .at = c->n_blocks,
+					    .warps = p->warps, .grid = (uint32_t)p->grid_id,
+					    .whole = p->seen == p->n };
+	c->n_blocks += p->blocks;
 	if (t->with_ends) {
 		if (p->off + p->n > c->dirty_until)
 			c->dirty_until = p->off + p->n;
 		if (!p->ends_fresh && entries_copy_ends(c, p) != 0)
 			t->with_ends = 0;
 	}
+	if (l->whole) {
+		t->first = p->first;
+		return;
+	}
 	for (uint64_t i = 0; i < p->blocks; i++) {
-		struct smtop_block b;
+		uint64_t start;
+		uint16_t sm;
 
-		if (!entries_block(p, e + i * p->warps, &b))
+		if (!entries_share_block(l, l->e + i * p->warps, &start, &sm))
 			continue;
 		got++;
-		if (b.start < t->first)
-			t->first = b.start;
+		if (start < t->first)
+			t->first = start;
 	}
 	if (got < p->blocks) {
 		drops_add(DROPS_BLOCKS, p->blocks - got);
@@ -306,32 +329,92 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 	}
 }
 
-/* Share me's blocks of a launch to take: each put on its SM's warp slot. */
-static void entries_share_take(struct entries_ctx *c, struct entries_shard *s, unsigned me,
-			       const struct entries_taking *t)
+/* A launch to take begins for share s: its stream's later bound, its kernel. */
+static void entries_shard_begin(struct entries_shard *s, const struct entries_taking *t)
 {
-	const struct entries_pending *p = t->p;
-	const struct smtop_entry *e = entries_of(c, p);
-	const struct smtop_entry_end *ends = entries_ends_of(c, p);
-
 	if (t->first != UINT64_MAX)
-		slot_bounds_launch_started(&s->bounds, p->stream_id, p->seq, t->first);
-	slot_bounds_kernel(&s->bounds, p->kernel);
-	for (uint64_t i = 0; i < p->blocks; i++) {
-		struct smtop_block b = { .grid_id = p->grid_id, .block = (uint32_t)i, .device_id = (uint8_t)c->device_id };
+		slot_bounds_launch_started(&s->bounds, t->p->stream_id, t->p->seq, t->first);
+	slot_bounds_kernel(&s->bounds, t->p->kernel);
+}
 
-		if (!entries_block(p, e + i * p->warps, &b) || b.sm % c->n_shards != me)
-			continue;
-		if (t->with_ends && (b.end = entries_exact_end(p, &ends[i], b.start)))
-			s->exact++;
-		entries_put(s, p, &b, e + i * p->warps);
+/* Block i of launch k, which entered, put on its SM's warp slot. */
+static void entries_shard_put(struct entries_ctx *c, struct entries_shard *s, size_t k, uint64_t i)
+{
+	const struct entries_taking *t = &c->taking[k];
+	const struct entries_share_launch *l = &c->blocks[k];
+	const struct entries_pending *p = t->p;
+	const struct smtop_entry *w = l->e + i * l->warps;
+	struct smtop_block b = { .grid_id = p->grid_id, .block = (uint32_t)i, .device_id = (uint8_t)c->device_id };
+
+	entries_share_block(l, w, &b.start, &b.sm);
+	if (t->with_ends && (b.end = entries_exact_end(p, &entries_ends_of(c, p)[i], b.start)))
+		s->exact++;
+	entries_put(s, p, &b, w);
+}
+
+/* The only share: every block of launch k that entered. */
+static void entries_shard_take_all(struct entries_ctx *c, struct entries_shard *s, size_t k)
+{
+	const struct entries_share_launch *l = &c->blocks[k];
+	int check = !l->whole || l->warps > 1;
+
+	entries_shard_begin(s, &c->taking[k]);
+	for (uint64_t i = 0; i < l->blocks; i++) {
+		uint64_t start;
+		uint16_t sm;
+
+		if (!check || entries_share_block(l, l->e + i * l->warps, &start, &sm))
+			entries_shard_put(c, s, k, i);
+	}
+}
+
+/* Range `range` of the pass's blocks, those that entered listed by share. */
+static void entries_split_work(void *arg, size_t range, int worker)
+{
+	struct entries_ctx *c = arg;
+	struct entries_share_list *lists = &c->lists[range * c->n_shards];
+	uint64_t from = c->n_blocks * range / c->n_shards, to = c->n_blocks * (range + 1) / c->n_shards;
+
+	(void)worker;
+	for (unsigned s = 0; s < c->n_shards; s++)
+		lists[s].n = 0;
+	drops_add(DROPS_BLOCKS, entries_share_split(c->blocks, c->n_taking, from, to, c->n_shards, lists));
+}
+
+/* Share me's next listed position, range after range (*r, *j: where it is
+ * read); UINT64_MAX past the last. */
+static uint64_t entries_shard_next(const struct entries_ctx *c, unsigned me, unsigned *r, size_t *j)
+{
+	for (; *r < c->n_shards; ++*r, *j = 0) {
+		const struct entries_share_list *list = &c->lists[*r * c->n_shards + me];
+
+		if (*j < list->n)
+			return list->pos[*j];
+	}
+	return UINT64_MAX;
+}
+
+/* Share me's blocks of the launches to take, from its lists: each launch
+ * begins for it, then its blocks of the share, in order. */
+static void entries_shard_take_listed(struct entries_ctx *c, struct entries_shard *s, unsigned me)
+{
+	unsigned r = 0;
+	size_t j = 0;
+	uint64_t at = entries_shard_next(c, me, &r, &j);
+
+	for (size_t k = 0; k < c->n_taking; k++) {
+		const struct entries_share_launch *l = &c->blocks[k];
+
+		entries_shard_begin(s, &c->taking[k]);
+		for (; at < l->at + l->blocks; j++, at = entries_shard_next(c, me, &r, &j))
+			entries_shard_put(c, s, k, at - l->at);
 	}
 }
 
 /* A pass's work for share me: the launches to take, then the blocks a
  * later launch or a synchronize call bounds, then the chunks grown old.
  * One thread of the team at a time works on a share. */
-static void entries_share_work(void *arg, size_t share, int worker)
+static void entries_shard_work(void *arg, size_t share, int worker)
 {
 	struct entries_ctx *c = arg;
 	unsigned me = (unsigned)share;
@@ -339,8 +422,11 @@ static void entries_share_work(void *arg, size_t share, int worker)
 	size_t k;
 
 	(void)worker;
-	for (size_t i = 0; i < c->n_taking; i++)
-		entries_share_take(c, s, me, &c->taking[i]);
+	if (c->n_shards == 1)
+		for (size_t i = 0; i < c->n_taking; i++)
+			entries_shard_take_all(c, s, i);
+	else
+		entries_shard_take_listed(c, s, me);
 	do {
 		k = slot_bounds_sweep(&s->bounds, s->closed + s->n_closed, ENTRIES_CLOSED - s->n_closed);
 		s->n_closed += k;
@@ -354,10 +440,14 @@ static void entries_take_listed(struct entries_ctx *c, uint64_t now)
 {
 	for (unsigned i = 0; i < c->n_shards; i++)
 		c->shard[i].now = now;
-	pool_run(c->team, c->n_shards, entries_share_work, c);
+	/* each share reads only its own blocks: listed first, side by side */
+	if (c->n_shards > 1 && c->n_taking)
+		pool_run(c->team, c->n_shards, entries_split_work, c);
+	pool_run(c->team, c->n_shards, entries_shard_work, c);
 	for (size_t i = 0; i < c->n_taking; i++)
 		c->taking[i].p->seen = c->taking[i].p->n = 0; /* done */
 	c->n_taking = 0;
+	c->n_blocks = 0;
 }
 
 static struct entries_order *entries_order_of(struct entries_ctx *c, uint32_t stream)
@@ -460,7 +550,7 @@ static int entries_look(struct entries_ctx *c, struct entries_pending *p, uint64
 		to = p->seen + ENTRIES_WINDOW;
 	if (entries_copy(c, p->off + p->seen, p->off + to) != 0)
 		return -1;
-	k = entries_taken(entries_of(c, p), p->seen, to, (uint32_t)p->grid_id);
+	k = entries_taken_first(p, entries_of(c, p), p->seen, to);
 	p->seen += k;
 	if (k)
 		p->progress = now;
@@ -690,10 +780,12 @@ static int entries_shares_start(struct entries_ctx *c)
 		n = 1;
 		c->team = pool_new(1);
 	}
+	c->n_shards = n; /* what entries_shares_stop frees, should this fail */
 	if (!c->team || !(c->shard = calloc(n, sizeof(*c->shard))) ||
-	    !(c->taking = calloc(ENTRIES_QUEUE, sizeof(*c->taking))))
+	    !(c->taking = calloc(ENTRIES_QUEUE, sizeof(*c->taking))) ||
+	    !(c->blocks = calloc(ENTRIES_QUEUE, sizeof(*c->blocks))) ||
+	    (n > 1 && !(c->lists = calloc((size_t)n * n, sizeof(*c->lists)))))
 		return -1;
-	c->n_shards = n;
 	for (unsigned i = 0; i < n; i++)
 		if (slot_bounds_init(&c->shard[i].bounds, ENTRIES_SMS) != 0 ||
 		    !(c->shard[i].packer = entries_packer_start(c->device_id, c->context_id, entries_hook.observer,
@@ -707,6 +799,8 @@ static void entries_shares_stop(struct entries_ctx *c)
 {
 	pool_free(c->team);
 	c->team = NULL;
+	for (size_t i = 0; c->lists && i < (size_t)c->n_shards * c->n_shards; i++)
+		entries_share_list_free(&c->lists[i]);
 	for (unsigned i = 0; c->shard && i < c->n_shards; i++) {
 		entries_packer_stop(c->shard[i].packer);
 		c->shard[i].packer = NULL;
@@ -783,6 +877,7 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		p->grid_id = l->grid_id;
 		p->seq = ++c->seq;
 		p->progress = clock_mono_ns();
+		p->first = UINT64_MAX;
 		p->stream_id = l->stream_id;
 		p->order_stream = l->order_stream;
 		p->corr = l->correlation_id;

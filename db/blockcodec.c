@@ -74,6 +74,38 @@ _Static_assert(DB_BLOCKCODEC_MAX_BLOCKS <= (1 << SORT_INDEX_BITS), "sort keys ho
 
 #define RADIX_BITS 11
 
+#define RADIX_DIGIT(key, shift) ((uint32_t)((key) >> (shift)) & ((1u << RADIX_BITS) - 1))
+
+/* The keys are cut into RADIX_WAYS parts, each with its own counters
+ * and places, taken in turn: nearly sorted keys share a digit with the key
+ * before, and a counter just stored is not the next one read. */
+#define RADIX_WAYS 2
+
+/* Keys per digit, of each part. */
+static void radix_count(const uint64_t *k, size_t n, unsigned shift, uint32_t (*count)[1u << RADIX_BITS])
+{
+	size_t part = n / RADIX_WAYS;
+
+	for (size_t i = 0; i < part; i++)
+		for (size_t w = 0; w < RADIX_WAYS; w++)
+			count[w][RADIX_DIGIT(k[w * part + i], shift)]++;
+	for (size_t i = RADIX_WAYS * part; i < n; i++)
+		count[RADIX_WAYS - 1][RADIX_DIGIT(k[i], shift)]++;
+}
+
+/* Keys to their digit's next place in their part's at, in order. */
+static void radix_scatter(const uint64_t *from, uint64_t *to, size_t n, unsigned shift,
+			  uint32_t (*at)[1u << RADIX_BITS])
+{
+	size_t part = n / RADIX_WAYS;
+
+	for (size_t i = 0; i < part; i++)
+		for (size_t w = 0; w < RADIX_WAYS; w++)
+			to[at[w][RADIX_DIGIT(from[w * part + i], shift)]++] = from[w * part + i];
+	for (size_t i = RADIX_WAYS * part; i < n; i++)
+		to[at[RADIX_WAYS - 1][RADIX_DIGIT(from[i], shift)]++] = from[i];
+}
+
 /* Stable LSD radix sort of keys by their start offset (bits SORT_INDEX_BITS
  * and up, bits of them in all): the keys of one start keep their order.
  * Predictable where an insertion sort of a lane's blocks, each up to the
@@ -83,19 +115,19 @@ static void sort_keys(uint64_t *k, size_t n, unsigned bits)
 	uint64_t tmp[DB_BLOCKCODEC_MAX_BLOCKS], *from = k, *to = tmp;
 
 	for (unsigned shift = SORT_INDEX_BITS; shift < SORT_INDEX_BITS + bits; shift += RADIX_BITS) {
-		uint32_t count[1u << RADIX_BITS] = { 0 }, at = 0;
+		uint32_t count[RADIX_WAYS][1u << RADIX_BITS] = { { 0 } }, at = 0;
 		uint64_t *swap;
 
-		for (size_t i = 0; i < n; i++)
-			count[from[i] >> shift & ((1u << RADIX_BITS) - 1)]++;
-		for (size_t d = 0; d < (1u << RADIX_BITS); d++) {
-			uint32_t c = count[d];
+		radix_count(from, n, shift, count);
+		/* a digit's places: the first part's, then the next part's */
+		for (size_t d = 0; d < (1u << RADIX_BITS); d++)
+			for (size_t w = 0; w < RADIX_WAYS; w++) {
+				uint32_t c = count[w][d];
 
-			count[d] = at;
-			at += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			to[count[from[i] >> shift & ((1u << RADIX_BITS) - 1)]++] = from[i];
+				count[w][d] = at;
+				at += c;
+			}
+		radix_scatter(from, to, n, shift, count);
 		swap = from;
 		from = to;
 		to = swap;
@@ -128,30 +160,14 @@ static void sort_tie(const struct smtop_block *b, uint64_t *k, size_t n)
 	}
 }
 
-/* b[i] = the block that was at index k[i], following each cycle once. */
-static void permute_blocks(struct smtop_block *b, const uint64_t *k, size_t n)
+/* b[i] = the block that was at index k[i]: gathered into room for n
+ * blocks, whose loads do not wait on each other as a cycle's do, then
+ * copied back. */
+static void permute_blocks(struct smtop_block *b, const uint64_t *k, size_t n, uint8_t *room)
 {
-	uint64_t placed[DB_BLOCKCODEC_MAX_BLOCKS / 64] = { 0 };
-
-	for (size_t p = 0; p < n; p++) {
-		struct smtop_block first;
-		size_t q = p;
-
-		if (placed[p / 64] >> (p % 64) & 1)
-			continue;
-		first = b[p];
-		for (;;) {
-			size_t src = (size_t)(k[q] & SORT_INDEX_MASK);
-
-			placed[q / 64] |= 1ull << (q % 64);
-			if (src == p) {
-				b[q] = first;
-				break;
-			}
-			b[q] = b[src];
-			q = src;
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		memcpy(room + i * sizeof(*b), &b[k[i] & SORT_INDEX_MASK], sizeof(*b));
+	memcpy(b, room, n * sizeof(*b));
 }
 
 /* The drains' packing sorts a lane's blocks, which come in end order up to
@@ -159,23 +175,24 @@ static void permute_blocks(struct smtop_block *b, const uint64_t *k, size_t n)
  * keys by radix instead of 32-byte blocks through a comparison call (see
  * bench_drain for the figures).  Starts spread too far for a key take the
  * plain sort. */
-static void sort_blocks(struct smtop_block *b, size_t n)
+static void sort_blocks(struct smtop_block *b, size_t n, uint8_t *room)
 {
 	uint64_t keys[DB_BLOCKCODEC_MAX_BLOCKS];
 	uint64_t lo = b[0].start, hi = b[0].start, tick_bits = 0;
 	unsigned tick;
 
+	/* starts are whole ticks of the timer (32 ns on the H200): sort ticks.
+	 * Their differences' lowest set bit is the lowest where any two
+	 * starts differ, so one look at each start finds it with the span. */
 	for (size_t i = 1; i < n; i++) {
 		lo = b[i].start < lo ? b[i].start : lo;
 		hi = b[i].start > hi ? b[i].start : hi;
+		tick_bits |= b[i].start ^ b[0].start;
 	}
 	if (n > DB_BLOCKCODEC_MAX_BLOCKS || hi - lo > (UINT64_MAX >> SORT_INDEX_BITS)) {
 		sort_blocks_plain(b, n);
 		return;
 	}
-	/* starts are whole ticks of the timer (32 ns on the H200): sort ticks */
-	for (size_t i = 0; i < n; i++)
-		tick_bits |= b[i].start - lo;
 	tick = tick_bits ? (unsigned)__builtin_ctzll(tick_bits) : 0;
 	for (size_t i = 0; i < n; i++)
 		keys[i] = ((b[i].start - lo) >> tick) << SORT_INDEX_BITS | i;
@@ -189,7 +206,7 @@ static void sort_blocks(struct smtop_block *b, size_t n)
 			sort_tie(b, keys + i, j - i);
 		i = j;
 	}
-	permute_blocks(b, keys, n);
+	permute_blocks(b, keys, n, room);
 }
 
 static unsigned common_shift(const struct smtop_block *b, size_t n)
@@ -231,7 +248,10 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 	for (size_t i = 0; i < n; i++)
 		if (blocks[i].end < blocks[i].start)
 			blocks[i].end = blocks[i].start;
-	sort_blocks(blocks, n);
+	/* out is room for the sort's blocks until they are encoded */
+	_Static_assert(DB_BLOCKCODEC_MAX_BYTES(1) - DB_BLOCKCODEC_MAX_BYTES(0) >= sizeof(struct smtop_block),
+		       "the output holds the blocks it encodes");
+	sort_blocks(blocks, n, out);
 	shift = common_shift(blocks, n);
 	flagged = chunk_has_bounds(blocks, n);
 	*p++ = flagged ? DB_BLOCKCODEC_VERSION_BOUNDS : DB_BLOCKCODEC_VERSION;

@@ -17,7 +17,8 @@
 #define DB_BLOCKCODEC_MAX_BYTES(n) (2 + 10 + 10 + (size_t)(n) * (10 + 10 + 10 + 5))
 
 /* Sorts blocks by start (in place) and encodes them into out, which holds at
- * least DB_BLOCKCODEC_MAX_BYTES(n) bytes.  A block ending before it starts is
+ * least DB_BLOCKCODEC_MAX_BYTES(n) bytes (the sort's room for the blocks
+ * until they are encoded).  A block ending before it starts is
  * stored as ending at its start.  Returns the encoded size, 0 if n is 0 or
  * over DB_BLOCKCODEC_MAX_BLOCKS. */
 size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out);

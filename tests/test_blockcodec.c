@@ -32,6 +32,10 @@ static size_t round_trip(const struct smtop_block *in, size_t n, uint16_t sm)
 	cr_assert_eq(base, want[0].start);
 	cr_assert_eq(db_blockcodec_decode(buf, len, sm, 3, got, DB_BLOCKCODEC_MAX_BLOCKS), (long)n);
 	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(work[i].start, want[i].start, "block %zu sorted in place", i);
+		cr_assert_eq(work[i].end, want[i].end, "block %zu sorted in place", i);
+		cr_assert_eq(work[i].grid_id, want[i].grid_id, "block %zu sorted in place", i);
+		cr_assert_eq(work[i].block, want[i].block, "block %zu sorted in place", i);
 		cr_assert_eq(got[i].start, want[i].start, "block %zu start", i);
 		cr_assert_eq(got[i].end, want[i].end, "block %zu end", i);
 		cr_assert_eq(got[i].grid_id, want[i].grid_id, "block %zu grid", i);
@@ -136,6 +140,27 @@ Test(blockcodec, realistic_blocks_pack_small)
 	cr_assert_lt((double)bytes / (double)blocks, 8.0);
 	free(all);
 	free(per_sm);
+}
+
+/* A lane's blocks as a drain stages them: in end order, each start up to
+ * the SM's resident count of blocks from its place, on 32 ns ticks, with
+ * equal starts of several grids; an odd count. */
+Test(blockcodec, blocks_in_end_order_sort_as_the_comparison_orders_them)
+{
+	struct smtop_block b[4095];
+	uint64_t free_at[32], seed = 11;
+
+	for (size_t s = 0; s < 32; s++)
+		free_at[s] = 1764480000000000000ull + 32 * s;
+	for (size_t i = 0; i < 4095; i++) {
+		size_t slot = i % 32;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		b[i] = (struct smtop_block){ .grid_id = 1 + (seed >> 60) % 3, .block = (uint32_t)(seed >> 40 & 0xfff),
+					     .start = free_at[slot], .end = free_at[slot] + 32 * (1 + (seed >> 20) % 4000) };
+		free_at[slot] = (seed >> 33) % 4 ? b[i].end : free_at[(slot + 1) % 32];
+	}
+	round_trip(b, 4095, 7);
 }
 
 Test(blockcodec, damaged_data_is_refused)

@@ -4,6 +4,7 @@
  * observer and the pack function.  Each test runs in a process of its own
  * (Criterion's default), so the drain's state starts empty. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,4 +232,119 @@ Test(entries_drain, blocks_of_an_exact_window_keep_their_measured_ends)
 	cr_expect_not(kept_block(1, 0)->flags & SMTOP_BLOCK_END_BOUND, "measured, not inferred");
 	cr_expect(kept_block(2, 0)->flags & SMTOP_BLOCK_END_BOUND);
 	cr_expect_eq(bounded, 1);
+}
+
+/* Every block packed, from any worker. */
+#define MANY 8000
+static struct smtop_block all[MANY];
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pack_all(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id, uint8_t *scratch)
+{
+	(void)device_id;
+	(void)context_id;
+	(void)scratch;
+	pthread_mutex_lock(&all_lock);
+	for (uint32_t i = 0; i < n && packed + i < MANY; i++)
+		all[packed + i] = b[i];
+	packed += n;
+	pthread_mutex_unlock(&all_lock);
+}
+
+#define STORM_LAUNCHES 12u
+#define STORM_BLOCKS 600u
+#define STORM_SMS 16u
+#define STORM_SLOTS 8u
+
+/* Block i of launch k (grid k + 1): SM (i + 3k) % 16, slot i / 16 % 8,
+ * starting later than every block before it in launch order. */
+static uint16_t storm_sm(uint64_t k, uint64_t i)
+{
+	return (uint16_t)((i + 3 * k) % STORM_SMS);
+}
+
+static uint8_t storm_slot(uint64_t i)
+{
+	return (uint8_t)(i / STORM_SMS % STORM_SLOTS);
+}
+
+static uint64_t storm_start(uint64_t k, uint64_t i)
+{
+	return T0 + k * 1000000ull + i * 100;
+}
+
+/* What block i of launch k must end at: the start of the next block on its
+ * SM's slot, else the GPU's clock at the end. */
+static uint64_t storm_end(uint64_t k, uint64_t i)
+{
+	for (uint64_t k2 = k; k2 < STORM_LAUNCHES; k2++)
+		for (uint64_t i2 = k2 == k ? i + 1 : 0; i2 < STORM_BLOCKS; i2++)
+			if (storm_sm(k2, i2) == storm_sm(k, i) && storm_slot(i2) == storm_slot(i))
+				return storm_start(k2, i2);
+	return gpu_clock(0, 0);
+}
+
+/* Launches of one stream order (none bounds another's blocks: only slots
+ * and the end do, so the ends do not hang on how passes fall), their
+ * blocks on 16 SMs: with any count of workers, every block comes out once
+ * with the end its slot gives it. */
+static void storm(const char *workers)
+{
+	static const struct entries_hooks hooks = {
+		.set_data = set_data, .observer = observe, .clock = gpu_clock,
+		.copy_stream = copy_stream, .pack = pack_all,
+	};
+	static uint8_t seen[STORM_LAUNCHES][STORM_BLOCKS];
+	size_t found = 0;
+
+	setenv("SMTOP_ENTRY_WORKERS", workers, 1);
+	entries_start(&fake_device_mem, &hooks, 0);
+	for (uint64_t k = 0; k < STORM_LAUNCHES; k++) {
+		struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = 0, .order_stream = 1,
+						 .correlation_id = (uint32_t)k + 1, .grid_id = k + 1,
+						 .blocks = STORM_BLOCKS, .threads = 32,
+						 .function = (CUfunction)(uintptr_t)0x2000 };
+
+		cr_assert_eq(entries_on_launch(&l), 0);
+		for (uint64_t i = 0; i < STORM_BLOCKS; i++) {
+			uint64_t t = storm_start(k, i);
+
+			launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)(k + 1),
+							       .sm = storm_sm(k, i), .slot = storm_slot(i),
+							       .check = smtop_entry_check(t) };
+		}
+	}
+	entries_shutdown();
+	cr_assert_eq(packed, STORM_LAUNCHES * STORM_BLOCKS);
+	cr_expect_eq(observed, packed);
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 0);
+	for (size_t n = 0; n < packed; n++) {
+		const struct smtop_block *b = &all[n];
+		uint64_t k = b->grid_id - 1;
+
+		cr_assert_lt(k, STORM_LAUNCHES);
+		cr_assert_lt(b->block, STORM_BLOCKS);
+		cr_expect_eq(b->start, storm_start(k, b->block));
+		cr_expect_eq(b->sm, storm_sm(k, b->block));
+		cr_expect_eq(b->end, storm_end(k, b->block), "grid %llu block %u",
+			     (unsigned long long)b->grid_id, b->block);
+		cr_expect_eq(b->flags, SMTOP_BLOCK_END_BOUND);
+		found += !seen[k][b->block]++;
+	}
+	cr_expect_eq(found, STORM_LAUNCHES * STORM_BLOCKS, "each block packed once");
+}
+
+Test(entries_drain, one_worker_gives_every_block_its_slots_end)
+{
+	storm("1");
+}
+
+Test(entries_drain, three_workers_give_every_block_the_same_end)
+{
+	storm("3");
+}
+
+Test(entries_drain, eight_workers_give_every_block_the_same_end)
+{
+	storm("8");
 }

@@ -520,6 +520,14 @@ static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to)
 				    (to - from) * sizeof(struct smtop_entry), c->copy_stream);
 }
 
+/* No entry of p came for ENTRIES_STALE_NS before now.  A launch reserved
+ * after now is not stale: unsigned, now - progress wrapped around and took
+ * launches whose entries were still being written, as never entered. */
+static int entries_stale(const struct entries_pending *p, uint64_t now)
+{
+	return now > p->progress && now - p->progress > ENTRIES_STALE_NS;
+}
+
 static int entries_done(const struct entries_pending *p)
 {
 	return p->n == 0;
@@ -613,7 +621,7 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 			return -1;
 		if (p->seen == p->n)
 			continue;
-		if (last || now - p->progress > ENTRIES_STALE_NS || entries_passed(c, p, now) ||
+		if (last || entries_stale(p, now) || entries_passed(c, p, now) ||
 		    (copied_all && entries_ended(c, p, now)))
 			entries_take_launch(c, p);
 		else
@@ -684,12 +692,16 @@ static int entries_clear_ends(struct entries_ctx *c, uint64_t from, uint64_t to)
  * bounds. */
 static int entries_drain(struct entries_ctx *c, int last)
 {
-	uint64_t b, e, tail, now = clock_mono_ns();
+	uint64_t b, e, head, tail, now;
 
+	/* the pass's time after its launches were listed: none of them was
+	 * reserved after it (entries_stale) */
 	pthread_mutex_lock(&c->lock);
 	b = c->q_begin;
 	e = c->q_end;
+	head = c->head;
 	pthread_mutex_unlock(&c->lock);
+	now = clock_mono_ns();
 	c->copied = 0;
 	c->drains++;
 	if (entries_scan(c, b, e, now, last) != 0) {
@@ -702,9 +714,11 @@ static int entries_drain(struct entries_ctx *c, int last)
 		c->busiest = c->copied;
 	while (b < e && entries_done(entries_at(c, b)))
 		b++;
-	pthread_mutex_lock(&c->lock);
-	tail = b < e ? entries_at(c, b)->off : c->head;
-	pthread_mutex_unlock(&c->lock);
+	/* With every listed launch taken, the tail is the head as it was when
+	 * they were listed: the head now is past launches reserved since,
+	 * which this pass has not taken, and their stretch would be reserved
+	 * again over their entries. */
+	tail = b < e ? entries_at(c, b)->off : head;
 	if (entries_clear_ends(c, c->tail, tail) != 0)
 		return -1;
 	pthread_mutex_lock(&c->lock);

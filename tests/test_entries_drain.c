@@ -234,6 +234,56 @@ Test(entries_drain, blocks_of_an_exact_window_keep_their_measured_ends)
 	cr_expect_eq(bounded, 1);
 }
 
+/* A launch reserved while a pass takes the ones it listed keeps its
+ * stretch of the arena: the pass that has taken all of its own must not
+ * move the tail to the head as it is by then, past the new launch, or a
+ * launch after it is reserved over its entries (stored + dropped fell 8
+ * short of launched in bench_entry_rate).  The first block observed (in
+ * the pass, after its listing) reserves launch 2, more than half the arena,
+ * and only its first blocks enter; then launch 3, as long as 1 and 2
+ * together, asks for room: it could only have it over launch 2. */
+#define HELD_N1 1000ull
+#define HELD_N2 (ENTRIES_ARENA / 2 + 1000ull)
+static _Atomic int held_reserved;
+
+static void observe_and_launch(uint32_t context_id, const struct smtop_block *b, size_t n)
+{
+	observe(context_id, b, n);
+	if (atomic_exchange(&held_reserved, 1))
+		return;
+	launch_on(2, 2, HELD_N2, 128);
+	for (uint64_t i = 0; i < 10; i++)
+		enter(i, 2, 1000000 + i, (uint16_t)(i % 8), 1);
+}
+
+Test(entries_drain, a_launch_reserved_during_a_pass_keeps_its_stretch)
+{
+	static const struct entries_hooks hooks = {
+		.set_data = set_data, .observer = observe_and_launch, .clock = gpu_clock,
+		.copy_stream = copy_stream, .pack = pack,
+	};
+	struct entries_launch_info l3 = { .ctx = CTX, .context_id = 1, .stream_id = 3, .order_stream = 3,
+					  .correlation_id = 3, .grid_id = 3, .blocks = HELD_N1 + HELD_N2,
+					  .threads = 128, .function = (CUfunction)(uintptr_t)0x2003 };
+	struct timespec step = { 0, 50000 };
+	uint64_t refused = 0;
+
+	entries_start(&fake_device_mem, &hooks, 0);
+	launch(1, HELD_N1, HELD_N1);
+	for (int i = 0; i < 2000 && !held_reserved; i++)
+		nanosleep(&step, NULL);
+	cr_assert(held_reserved, "the pass observed launch 1's first blocks");
+	/* through the end of that pass and into the next ones */
+	for (int i = 0; i < 100; i++) {
+		cr_assert_neq(entries_on_launch(&l3), 0, "launch 3 was reserved over launch 2's entries");
+		refused += l3.blocks;
+		nanosleep(&step, NULL);
+	}
+	entries_shutdown();
+	cr_expect_eq(packed, HELD_N1 + 10, "launch 1 whole, launch 2's blocks that entered");
+	cr_expect_eq(drops_take(DROPS_BLOCKS), refused + HELD_N2 - 10, "every block stored or counted");
+}
+
 /* Every block packed, from any worker. */
 #define MANY 8000
 static struct smtop_block all[MANY];

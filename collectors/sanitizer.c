@@ -363,13 +363,14 @@ uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns)
 }
 
 /* Whether the launch's blocks come timed by the header's tracer, not by
- * entries: a plain launch asked at its call's entry, a graph's kernel node
- * by its module (handed the ring by some plain launch before). */
+ * entries: a plain launch as its call's entry found, or (a graph's kernel
+ * node, a call that entered before recording was switched on) as its
+ * module holds the ring, which some plain launch gave it. */
 static int sz_launch_marked(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
 {
 	if (!sz_marks)
 		return 0;
-	return g ? blocks_module_traced(ld->context, ld->module) : sz_tls_marked;
+	return (!g && sz_tls_marked) || blocks_module_traced(ld->context, ld->module);
 }
 
 /* Registers the launch for its kernel record, and gives f's launches from

@@ -548,6 +548,35 @@ static void sz_enable_callback(Sanitizer_CallbackDomain domain, Sanitizer_Callba
 		log_debug("callback %u of domain %d refused: %s", (unsigned)cbid, (int)domain, sz_error(r));
 }
 
+/* The callbacks that only feed a recording: launches, graphs, events,
+ * copies, sets and synchronizations.  Module, context and stream
+ * callbacks stay on (the patches and the records of a later recording need
+ * them), and so do the launch calls' (the patch switch's gate counts the
+ * calls inside the driver). */
+static const Sanitizer_CallbackDomain sz_recording_domains[] = {
+	SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_GRAPHS, SANITIZER_CB_DOMAIN_EVENTS,
+	SANITIZER_CB_DOMAIN_MEMCPY, SANITIZER_CB_DOMAIN_MEMSET,
+};
+
+void sz_recording_callbacks(int on)
+{
+	for (size_t i = 0; i < sizeof(sz_recording_domains) / sizeof(sz_recording_domains[0]); i++) {
+		SanitizerResult r = sz.enable_domain((uint32_t)on, sz_subscriber, sz_recording_domains[i]);
+
+		if (r != SANITIZER_SUCCESS)
+			log_debug("callbacks of domain %d not switched %s: %s", (int)sz_recording_domains[i],
+				  on ? "on" : "off", sz_error(r));
+	}
+	for (size_t i = 0; sz_ids->sync_calls[i]; i++)
+		sz.enable_callback((uint32_t)on, sz_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->sync_calls[i]);
+	sz.enable_callback((uint32_t)on, sz_subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE, sz_ids->stream_synchronized);
+	if (on) { /* graphs made and destroyed meanwhile went unseen */
+		pthread_mutex_lock(&sz_ids_lock);
+		memset(sz_execs, 0, sizeof(sz_execs));
+		pthread_mutex_unlock(&sz_ids_lock);
+	}
+}
+
 static int sz_subscribe(char *reason, size_t len)
 {
 	static const Sanitizer_CallbackDomain domains[] = {

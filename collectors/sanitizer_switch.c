@@ -128,12 +128,33 @@ void sz_stop_switching(void)
 		  st.windows, st.window_ns_total, st.failures);
 }
 
-/* --sm entry only: the exact backend has neither hook. */
+/* SMTOP_DORMANT_QUIET=1: while nothing is recorded, the callbacks that
+ * only feed a recording are off too, so that a dormant program pays for
+ * fewer of them (docs/collector.md; not yet measured). */
+static int sz_quiet_dormant(void)
+{
+	const char *v = getenv("SMTOP_DORMANT_QUIET");
+
+	return v && !strcmp(v, "1");
+}
+
+/* --sm entry only: the exact backend has neither hook.  Off: the patches
+ * go first, through the gate, then the callbacks; on: the callbacks come
+ * back before the patches, so that no launch patched goes unseen. */
 int sz_set_recording(int on, char *reason, size_t len)
 {
-	if (on)
-		sz_describe_again();
-	return patch_switch_set_base(on ? PATCH_ENTRY : PATCH_OFF, reason, len);
+	int r;
+
+	if (!on) {
+		r = patch_switch_set_base(PATCH_OFF, reason, len);
+		if (r == 0 && sz_quiet_dormant())
+			sz_recording_callbacks(0);
+		return r;
+	}
+	if (sz_quiet_dormant())
+		sz_recording_callbacks(1);
+	sz_describe_again();
+	return patch_switch_set_base(PATCH_ENTRY, reason, len);
 }
 
 #endif

@@ -258,9 +258,10 @@ overhead_rounds() {
 				entry-win) ovh_record entry --exact-every 1s ;;
 				exact) ovh_record exact ;;
 				all) ovh_record all ;;
-				dormant-marked | dormant-entry)
-					SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q --sm "${mode#dormant-}" -- \
-						python3 tests/gpu/torch_resnet.py $args ;;
+				dormant-*) (
+					SMTOP_CONTROL_DIR=$(mktemp -d) && export SMTOP_CONTROL_DIR &&
+						alongside_launch "${mode#dormant-}" python3 tests/gpu/torch_resnet.py $args
+				) ;;
 				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 					$PIN "$NSYS" profile -t cuda,nvtx -o "$OUT_DIR/ovh-nsys" python3 tests/gpu/torch_resnet.py $args ;;
@@ -283,7 +284,7 @@ section_sm_all_overhead() {
 # ResNet-50 workloads of sm_all_overhead, against plain.
 section_dormant_overhead() {
 	overhead_rounds dormant_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
-		"${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry}"
+		"${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry dormant-entry-quiet}"
 }
 
 # What the sanitizer's patching costs beside smtop's patches and
@@ -838,6 +839,18 @@ section_compile_count() {
 	python3 tests/gpu/compare_kernel_names.py "$OUT_DIR/compile-csv/kernels.csv" "$OUT_DIR/compile-names.json"
 }
 
+# alongside_launch MODE CMD...: smtop launch --sm MODE -- CMD; MODE
+# entry-quiet is --sm entry with SMTOP_DORMANT_QUIET=1 (the callbacks that
+# only feed a recording off while dormant).
+alongside_launch() {
+	sm=$1
+	shift
+	case $sm in
+	*-quiet) SMTOP_DORMANT_QUIET=1 $PIN $SMTOP launch -q --sm "${sm%-quiet}" -- "$@" ;;
+	*) $PIN $SMTOP launch -q --sm "$sm" -- "$@" ;;
+	esac
+}
+
 # alongside_field NAME FILE: NAME=value from the last line of a
 # torch_alongside.py run.
 alongside_field() { sed -n "s/.*$1=\([^ ]*\).*/\1/p" "$2" | tail -1; }
@@ -850,7 +863,7 @@ alongside_attach() {
 	stop=$OUT_DIR/alongside-$mode.stop
 	out=$OUT_DIR/alongside-$mode.out
 	rm -f "$stop" "$OUT_DIR/alongside-$mode.smtop"
-	$SMTOP launch -q --sm "$mode" -- python3 tests/gpu/torch_alongside.py --stop "$stop" > "$out" 2>&1 &
+	alongside_launch "$mode" python3 tests/gpu/torch_alongside.py --stop "$stop" > "$out" 2>&1 &
 	pid=$!
 	for _ in $(seq 600); do grep -q '^ready' "$out" && break; sleep 0.1; done
 	session=$(timeout 60 $SMTOP record --attach $pid --for 2s -o "$OUT_DIR/alongside-$mode.smtop" \
@@ -927,7 +940,7 @@ section_alongside() {
 	export SMTOP_CONTROL_DIR
 	python3 tests/gpu/torch_alongside.py > "$OUT_DIR/alongside-plain.out" 2>&1 || bad "plain run"
 	plain_sum=$(alongside_field checksum "$OUT_DIR/alongside-plain.out")
-	for mode in ${SMTOP_ALONGSIDE_MODES:-marked entry}; do
+	for mode in ${SMTOP_ALONGSIDE_MODES:-marked entry entry-quiet}; do
 		alongside_attach "$mode"
 	done
 	alongside_two
@@ -936,12 +949,12 @@ section_alongside() {
 	: > "$OUT_DIR/alongside-cost.txt"
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	for round in $(seq "${SMTOP_ALONGSIDE_ROUNDS:-5}"); do
-		for mode in plain ${SMTOP_ALONGSIDE_MODES:-marked entry}; do
+		for mode in plain ${SMTOP_ALONGSIDE_MODES:-marked entry entry-quiet}; do
 			f=$OUT_DIR/alongside-cost-$mode-$round.out
 			if [ "$mode" = plain ]; then
 				$PIN python3 tests/gpu/torch_alongside.py > "$f" 2>&1
 			else
-				$PIN $SMTOP launch -q --sm "$mode" -- python3 tests/gpu/torch_alongside.py > "$f" 2>&1
+				alongside_launch "$mode" python3 tests/gpu/torch_alongside.py > "$f" 2>&1
 			fi
 			echo "$mode $(alongside_field ms_per_step_median "$f")" >> "$OUT_DIR/alongside-cost.txt"
 		done

@@ -157,13 +157,19 @@ static size_t launch_shards_fold(struct launches_run *r, size_t n)
 	return kept;
 }
 
+/* A window of blocks: its runs (folded first when fold), sorted by shard,
+ * each shard's under its lock (where launches_note_runs folds the runs of
+ * a grid that has one launch, however far apart). */
 static void launch_shards_note_window(struct launch_shards *s, uint64_t now, uint32_t context_id,
-				      const struct smtop_block *b, size_t n)
+				      const struct smtop_block *b, size_t n, int fold)
 {
 	struct launches_run runs[WINDOW], by_shard[WINDOW];
 	unsigned char home[WINDOW];
 	size_t first[SHARDS + 1] = { 0 }, at[SHARDS];
-	size_t k = launch_shards_fold(runs, launches_runs(b, n, runs));
+	size_t k = launches_runs(b, n, runs);
+
+	if (fold)
+		k = launch_shards_fold(runs, k);
 
 	for (size_t i = 0; i < k; i++) {
 		home[i] = (unsigned char)launch_shards_index(runs[i].grid_id);
@@ -181,16 +187,28 @@ static void launch_shards_note_window(struct launch_shards *s, uint64_t now, uin
 						first[i + 1] - first[i]);
 }
 
-void launch_shards_note_blocks(struct launch_shards *s, uint64_t now, uint32_t context_id,
-			       const struct smtop_block *b, size_t n)
+static void launch_shards_note(struct launch_shards *s, uint64_t now, uint32_t context_id,
+			       const struct smtop_block *b, size_t n, int fold)
 {
 	while (n) {
 		size_t take = n < WINDOW ? n : WINDOW;
 
-		launch_shards_note_window(s, now, context_id, b, take);
+		launch_shards_note_window(s, now, context_id, b, take, fold);
 		b += take;
 		n -= take;
 	}
+}
+
+void launch_shards_note_blocks(struct launch_shards *s, uint64_t now, uint32_t context_id,
+			       const struct smtop_block *b, size_t n)
+{
+	launch_shards_note(s, now, context_id, b, n, 1);
+}
+
+void launch_shards_note_scattered(struct launch_shards *s, uint64_t now, uint32_t context_id,
+				  const struct smtop_block *b, size_t n)
+{
+	launch_shards_note(s, now, context_id, b, n, 0);
 }
 
 void launch_shards_take_stale(struct launch_shards *s, uint64_t now, uint64_t idle_ns)

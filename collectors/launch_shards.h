@@ -33,6 +33,13 @@ int launch_shards_add(struct launch_shards *s, uint64_t now, const struct launch
 void launch_shards_note_blocks(struct launch_shards *s, uint64_t now, uint32_t context_id,
 			       const struct smtop_block *b, size_t n);
 
+/* The same for blocks in no order of their kernels (the entry drain's,
+ * closed as later blocks take their warp slots): no fold of a grid's
+ * overlapping runs before the locks, whose cost would buy nothing there;
+ * launches_note_runs still folds the runs of a grid with one launch. */
+void launch_shards_note_scattered(struct launch_shards *s, uint64_t now, uint32_t context_id,
+				  const struct smtop_block *b, size_t n);
+
 /* launches_take_stale over every shard, pushed. */
 void launch_shards_take_stale(struct launch_shards *s, uint64_t now, uint64_t idle_ns);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define LAUNCHES_MIN_SLOTS 1024
+#define LAUNCHES_MERGE 256              /* runs folded by grid at a time */
 
 struct launch_entry {
 	int used;
@@ -274,14 +275,72 @@ size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run 
 	return n_runs;
 }
 
+/* Whether grid_id has exactly one launch in the table (a graph replayed
+ * keeps its grid ids: its launches would share them). */
+static int launches_only_one(const struct launches *l, uint32_t context_id, uint64_t grid_id)
+{
+	int found = 0;
+
+	for (size_t i = launches_hash(context_id, grid_id, l->cap);; i = (i + 1) & (l->cap - 1)) {
+		const struct launch_entry *e = &l->e[i];
+
+		if (!e->used)
+			return found;
+		if (e->info.grid_id == grid_id && e->info.context_id == context_id && found++)
+			return 0;
+	}
+}
+
+/* r[0..n) into m, the runs of a grid with one launch folded into its first
+ * (they are of that launch, however far apart in time); a grid of several
+ * launches keeps its runs apart, for launches_add_run to tell them by
+ * order.  The table is asked only about a grid that comes twice.  Returns
+ * the runs in m. */
+static size_t launches_merge_single(const struct launches *l, uint32_t context_id, const struct launches_run *r,
+				    size_t n, struct launches_run *m)
+{
+	uint16_t slot[2 * LAUNCHES_MERGE] = { 0 }; /* index + 1 in m of a grid's first run */
+	int8_t single[LAUNCHES_MERGE];             /* -1: not asked yet */
+	size_t k = 0, mask = 2 * LAUNCHES_MERGE - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t h = (size_t)(r[i].grid_id * 0x9e3779b97f4a7c15ull >> 40) & mask;
+
+		while (slot[h] && m[slot[h] - 1].grid_id != r[i].grid_id)
+			h = (h + 1) & mask;
+		if (slot[h]) {
+			struct launches_run *a = &m[slot[h] - 1];
+
+			if (single[slot[h] - 1] < 0)
+				single[slot[h] - 1] = (int8_t)launches_only_one(l, context_id, a->grid_id);
+			if (single[slot[h] - 1]) {
+				a->count += r[i].count;
+				a->start = r[i].start < a->start ? r[i].start : a->start;
+				a->end = r[i].end > a->end ? r[i].end : a->end;
+				continue;
+			}
+		} else {
+			slot[h] = (uint16_t)(k + 1);
+		}
+		m[k] = r[i];
+		single[k++] = -1;
+	}
+	return k;
+}
+
 size_t launches_note_runs(struct launches *l, uint64_t now, uint32_t context_id,
 			  const struct launches_run *r, size_t n, struct smtop_record *out, size_t max)
 {
+	struct launches_run m[LAUNCHES_MERGE];
 	size_t done = 0;
 
-	for (size_t i = 0; i < n; i++)
-		done += launches_add_run(l, now, context_id, r[i].grid_id, r[i].count, r[i].start, r[i].end,
-					 out + done, max - done);
+	for (size_t i = 0; i < n; i += LAUNCHES_MERGE) {
+		size_t k = launches_merge_single(l, context_id, r + i, n - i < LAUNCHES_MERGE ? n - i : LAUNCHES_MERGE, m);
+
+		for (size_t j = 0; j < k; j++)
+			done += launches_add_run(l, now, context_id, m[j].grid_id, m[j].count, m[j].start, m[j].end,
+						 out + done, max - done);
+	}
 	return done;
 }
 

@@ -75,9 +75,12 @@ int launches_run_take(struct launches_run *r, const struct launches_run *x);
 size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run *runs);
 
 /* n runs of context context_id: each counts for its kernel as its blocks
- * would (launches_note_blocks).  out holds at least as many records as the
- * runs hold blocks, or max: past max, complete kernels wait for the next
- * call or the stale sweep. */
+ * would (launches_note_blocks).  The runs of a grid id that has one launch
+ * in the table are of that launch, however far apart in time, and are
+ * added as one: a kernel's blocks interleaved with others' cost one lookup
+ * per call, not per run.  out holds at least as many records as the runs
+ * hold blocks, or max: past max, complete kernels wait for the next call
+ * or the stale sweep. */
 size_t launches_note_runs(struct launches *l, uint64_t now, uint32_t context_id,
 			  const struct launches_run *r, size_t n, struct smtop_record *out, size_t max);
 

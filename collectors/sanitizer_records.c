@@ -134,6 +134,11 @@ void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, size_t 
 	launch_shards_note_blocks(sz_table, clock_mono_ns(), context_id, b, n);
 }
 
+void sz_observe_entries(uint32_t context_id, const struct smtop_block *b, size_t n)
+{
+	launch_shards_note_scattered(sz_table, clock_mono_ns(), context_id, b, n);
+}
+
 void sz_flush_stale(uint64_t idle_ns)
 {
 	launch_shards_take_stale(sz_table, clock_mono_ns(), idle_ns);

@@ -191,6 +191,8 @@ void sz_release_held(int forced);
 void sz_push_host_timed(struct smtop_record *rec);
 void sz_add_launch(const struct launch_info *info);
 void sz_observe_blocks(uint32_t context_id, const struct smtop_block *b, size_t n);
+/* The entry drain's closed blocks (launch_shards_note_scattered). */
+void sz_observe_entries(uint32_t context_id, const struct smtop_block *b, size_t n);
 void sz_flush_stale(uint64_t idle_ns);
 
 /* collectors/sanitizer_switch.c */

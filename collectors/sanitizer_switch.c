@@ -76,7 +76,7 @@ void sz_start_switching(const struct blocks_host *mem)
 	sz_entry_warps = per && !strcmp(per, "warp");
 	static const struct entries_hooks hooks = {
 		.set_data = sz_set_launch_data,
-		.observer = sz_observe_blocks,
+		.observer = sz_observe_entries,
 		.clock = sz_gpu_clock_bound,
 		.copy_stream = blocks_patch_copy_stream,
 		.pack = blocks_pack,

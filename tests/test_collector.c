@@ -1791,6 +1791,41 @@ Test(launch_shards, a_replays_blocks_keep_their_own_times)
 	launch_shards_destroy(s);
 }
 
+/* The entry drain's closed blocks come in no order of their kernels (as
+ * later blocks take their warp slots): the runs of a grid with one launch
+ * count at once however far apart in time; a replayed grid's runs keep
+ * their order, so each replay still gets its own blocks and times. */
+Test(launch_shards, scattered_blocks_count_for_their_own_launches)
+{
+	struct launch_shards *s = launch_shards_create(42, NULL, shards_push);
+	struct launch_info first = launch_of(9, 1, 2, 1, 1000), second = launch_of(9, 1, 2, 1, 1000);
+	struct launch_info other = launch_of(3, 1, 3, 1, 1000);
+	struct smtop_block b[] = {
+		block_of(9, 0, 2000, 2500), block_of(3, 0, 2100, 2200), block_of(9, 1, 2600, 2700),
+		block_of(3, 1, 4000, 4100), block_of(9, 0, 5000, 5500), block_of(3, 2, 5100, 5600),
+		block_of(9, 1, 5800, 5900),
+	};
+
+	shards_n = 0;
+	first.correlation_id = 1;
+	second.correlation_id = 2;
+	other.correlation_id = 3;
+	cr_assert_eq(launch_shards_add(s, 0, &first), 0);
+	cr_assert_eq(launch_shards_add(s, 0, &second), 0);
+	cr_assert_eq(launch_shards_add(s, 0, &other), 0);
+	launch_shards_note_scattered(s, 0, 1, b, sizeof(b) / sizeof(b[0]));
+	cr_assert_eq(shards_n, 3);
+	cr_assert_eq(launch_shards_orphans(s), 0);
+	cr_assert_eq(shards_kernel(9, 1)->start, 2000);
+	cr_assert_eq(shards_kernel(9, 1)->end, 2700, "the first replay's blocks, though apart in time");
+	cr_assert_eq(shards_kernel(9, 2)->start, 5000);
+	cr_assert_eq(shards_kernel(9, 2)->end, 5900);
+	cr_assert_eq(shards_kernel(3, 3)->start, 2100, "three runs, none overlapping, of one launch");
+	cr_assert_eq(shards_kernel(3, 3)->end, 5600);
+	free_records(shards_out, shards_n);
+	launch_shards_destroy(s);
+}
+
 /* The sweep over the shards: a kernel still short of blocks goes out once
  * idle, one still taking blocks does not; blocks of no launch count. */
 Test(launch_shards, the_stale_sweep_covers_every_shard)

@@ -3,7 +3,7 @@
  * all in (collectors/entries.c): each entry checked (entries_taken), put on
  * its SM's warp slot, which closes the block before it there
  * (slot_bounds_put), the closed blocks shown to the kernel table
- * (launch_shards_note_blocks, the sanitizer backend's observer) and packed
+ * (launch_shards_note_scattered, the sanitizer backend's observer) and packed
  * into one chunk per SM by the drain's packer (collectors/entries_pack.c,
  * encoding with db_blockcodec_encode), on one thread.  The
  * launches imitate a block storm: kernels of 2,048 one-warp blocks on 8
@@ -52,7 +52,7 @@ static void bench_observe(uint32_t context_id, const struct smtop_block *b, size
 {
 	double t0 = now_s();
 
-	launch_shards_note_blocks(bench_table, 0, context_id, b, n);
+	launch_shards_note_scattered(bench_table, 0, context_id, b, n);
 	bench_observe_s += now_s() - t0;
 }
 

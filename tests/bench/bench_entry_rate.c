@@ -48,7 +48,7 @@ static int rate_set_data(void *launch, CUfunction f, void *stream, const void *d
 
 static void rate_observe(uint32_t context_id, const struct smtop_block *b, size_t n)
 {
-	launch_shards_note_blocks(rate_table, 0, context_id, b, n);
+	launch_shards_note_scattered(rate_table, 0, context_id, b, n);
 }
 
 static void rate_pack(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id,

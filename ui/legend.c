@@ -64,7 +64,9 @@ void legend_draw(struct canvas *c, struct canvas_rect r, const struct app *a,
 	/* under --sm entry a block is drawn up to its end's bound */
 	snprintf(g, sizeof g, "a: <%d%% full  %s idle  ! inversion  %s waiting%s",
 		 (int)(LEGEND_FULL * 100), legend_idle(a), legend_wait(a),
-		 m->ends_bounded ? "  ends: bounds" : "");
+		 m->ends_bounded & MODEL_ENDS_BOUND	       ? "  ends: bounds"
+		 : m->ends_bounded & MODEL_ENDS_BOUND_BUT_MARKED ? "  ends: bounds, marked exact"
+								 : "");
 	if ((int)canvas_utf8_width(g) <= end - x)
 		canvas_print(c, end - (int)canvas_utf8_width(g), r.y, end - x, CANVAS_DEFAULT,
 			     CANVAS_DEFAULT, CANVAS_DIM, g);

@@ -622,7 +622,9 @@ void session_model_meta(const struct session *s, struct model *m)
 		 * before or after the block patches, not told apart */
 		m->regs_maybe_patched |= s->src[i].info.collector &&
 					 !strcmp(s->src[i].info.collector, "sanitizer");
-		m->ends_bounded |= s->src[i].info.block_ends && !strcmp(s->src[i].info.block_ends, "bound");
+		if (s->src[i].info.block_ends && !strcmp(s->src[i].info.block_ends, "bound"))
+			m->ends_bounded |= s->src[i].info.entry_marks && !strcmp(s->src[i].info.entry_marks, "on")
+						   ? MODEL_ENDS_BOUND_BUT_MARKED : MODEL_ENDS_BOUND;
 	}
 	/* a model built again (a replay) bins on the loader's threads too */
 	if (s->loader)

@@ -192,6 +192,12 @@ struct model_pending {
 	size_t n, cap;
 };
 
+/* model.ends_bounded: a session whose block ends are upper bounds, and one
+ * whose kernels built with the block tracer header timed their own
+ * (SMTOP_ENTRY_MARKS=1): bits, for views of several sessions. */
+#define MODEL_ENDS_BOUND 1
+#define MODEL_ENDS_BOUND_BUT_MARKED 2
+
 struct model {
 	int has_device;
 	struct smtop_device dev;        /* name points to dev_name */
@@ -285,7 +291,7 @@ struct model {
 	int regs_maybe_patched;         /* set by the loader: --sm all, registers from the
 					 * driver under the Compute Sanitizer */
 	int ends_bounded;               /* set by the loader: --sm entry, block ends are
-					 * upper bounds */
+					 * upper bounds (MODEL_ENDS_*) */
 	int loading;                    /* set by the loader: more is waiting than it read */
 	struct progress load;           /* set by the loader: how far a finished session's
 					 * reading is (total 0: not counted) */

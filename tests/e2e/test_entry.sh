@@ -39,6 +39,22 @@ tui_start 160 45 "$SMTOP" open "$S"
 s=$(tui_cap)
 check "viewer: the legend says the ends are bounds" contains "$s" "ends: bounds"
 check "viewer: the episode is marked possible" contains "$s" "INVERSION (resident)?"
+tui_end
+
+# Recorded with SMTOP_ENTRY_MARKS=1 (meta entry_marks): kernels built with
+# the block tracer header timed their own blocks; info and the legend say so.
+cp "$S" "$FX/marks.smtop"
+python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("INSERT INTO smtop_meta(key, value) VALUES (?, ?)", ("entry_marks", "on"))
+db.commit()' "$FX/marks.smtop"
+out=$("$SMTOP" info "$FX/marks.smtop")
+check "marks: info says the marked kernels' ends are exact" contains "$out" \
+	"its end inferred, exact in no exact windows and in kernels built with the block tracer header"
+tui_start 160 45 "$SMTOP" open "$FX/marks.smtop"
+s=$(tui_cap)
+check "marks: the legend says so" contains "$s" "ends: bounds, marked exact"
+tui_end
 
 # The same demo with exact windows (--exact-every 1s --exact-for 100ms), cut
 # around the first: blocks of the window have exact ends, the others

@@ -1762,23 +1762,30 @@ Test(launch_shards, each_device_has_its_own_bound)
  * window the replays' blocks never overlap in time, so each replay keeps
  * its own start and end (blocks of one launch that ran at once are counted
  * as one run). */
-Test(launch_shards, a_replays_blocks_keep_their_own_times)
+/* Two launches of grid 9 (a graph replayed: correlation ids 1 and 2), of
+ * 2 blocks each, and one of grid 3 (correlation id 3) of `other` blocks. */
+static struct launch_shards *replays_and_another(int32_t other)
 {
 	struct launch_shards *s = launch_shards_create(42, NULL, shards_push);
-	struct launch_info first = launch_of(9, 1, 2, 1, 1000), second = launch_of(9, 1, 2, 1, 1000);
+	struct launch_info l[] = { launch_of(9, 1, 2, 1, 1000), launch_of(9, 1, 2, 1, 1000),
+				   launch_of(3, 1, other, 1, 1000) };
+
+	shards_n = 0;
+	for (uint32_t i = 0; i < 3; i++) {
+		l[i].correlation_id = i + 1;
+		cr_assert_eq(launch_shards_add(s, 0, &l[i]), 0);
+	}
+	return s;
+}
+
+Test(launch_shards, a_replays_blocks_keep_their_own_times)
+{
+	struct launch_shards *s = replays_and_another(2);
 	struct smtop_block b[] = {
 		block_of(9, 0, 2000, 2500), block_of(3, 0, 2100, 2600), block_of(9, 1, 2200, 2700),
 		block_of(9, 0, 5000, 5500), block_of(3, 1, 5100, 5600), block_of(9, 1, 5200, 5700),
 	};
-	struct launch_info other = launch_of(3, 1, 2, 1, 1000);
 
-	shards_n = 0;
-	first.correlation_id = 1;
-	second.correlation_id = 2;
-	other.correlation_id = 3;
-	cr_assert_eq(launch_shards_add(s, 0, &first), 0);
-	cr_assert_eq(launch_shards_add(s, 0, &second), 0);
-	cr_assert_eq(launch_shards_add(s, 0, &other), 0);
 	launch_shards_note_blocks(s, 0, 1, b, sizeof(b) / sizeof(b[0]));
 	cr_assert_eq(shards_n, 3);
 	cr_assert_eq(shards_kernel(9, 1)->start, 2000);
@@ -1797,22 +1804,13 @@ Test(launch_shards, a_replays_blocks_keep_their_own_times)
  * their order, so each replay still gets its own blocks and times. */
 Test(launch_shards, scattered_blocks_count_for_their_own_launches)
 {
-	struct launch_shards *s = launch_shards_create(42, NULL, shards_push);
-	struct launch_info first = launch_of(9, 1, 2, 1, 1000), second = launch_of(9, 1, 2, 1, 1000);
-	struct launch_info other = launch_of(3, 1, 3, 1, 1000);
+	struct launch_shards *s = replays_and_another(3);
 	struct smtop_block b[] = {
 		block_of(9, 0, 2000, 2500), block_of(3, 0, 2100, 2200), block_of(9, 1, 2600, 2700),
 		block_of(3, 1, 4000, 4100), block_of(9, 0, 5000, 5500), block_of(3, 2, 5100, 5600),
 		block_of(9, 1, 5800, 5900),
 	};
 
-	shards_n = 0;
-	first.correlation_id = 1;
-	second.correlation_id = 2;
-	other.correlation_id = 3;
-	cr_assert_eq(launch_shards_add(s, 0, &first), 0);
-	cr_assert_eq(launch_shards_add(s, 0, &second), 0);
-	cr_assert_eq(launch_shards_add(s, 0, &other), 0);
 	launch_shards_note_scattered(s, 0, 1, b, sizeof(b) / sizeof(b[0]));
 	cr_assert_eq(shards_n, 3);
 	cr_assert_eq(launch_shards_orphans(s), 0);

@@ -244,16 +244,17 @@ Test(entries_drain, blocks_of_an_exact_window_keep_their_measured_ends)
  * together, asks for room: it could only have it over launch 2. */
 #define HELD_N1 1000ull
 #define HELD_N2 (ENTRIES_ARENA / 2 + 1000ull)
-static _Atomic int held_reserved;
+static _Atomic int held_claimed, held_reserved;
 
 static void observe_and_launch(uint32_t context_id, const struct smtop_block *b, size_t n)
 {
 	observe(context_id, b, n);
-	if (atomic_exchange(&held_reserved, 1))
+	if (atomic_exchange(&held_claimed, 1))
 		return;
 	launch_on(2, 2, HELD_N2, 128);
 	for (uint64_t i = 0; i < 10; i++)
 		enter(i, 2, 1000000 + i, (uint16_t)(i % 8), 1);
+	held_reserved = 1; /* only now may launch 3 ask */
 }
 
 Test(entries_drain, a_launch_reserved_during_a_pass_keeps_its_stretch)

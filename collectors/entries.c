@@ -520,12 +520,11 @@ static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to)
 				    (to - from) * sizeof(struct smtop_entry), c->copy_stream);
 }
 
-/* No entry of p came for ENTRIES_STALE_NS before now.  A launch reserved
- * after now is not stale: unsigned, now - progress wrapped around and took
- * launches whose entries were still being written, as never entered. */
+/* No entry of p came for ENTRIES_STALE_NS before now (a launch reserved
+ * after now, its entries still being written, is not stale). */
 static int entries_stale(const struct entries_pending *p, uint64_t now)
 {
-	return now > p->progress && now - p->progress > ENTRIES_STALE_NS;
+	return clock_waited(now, p->progress, ENTRIES_STALE_NS);
 }
 
 static int entries_done(const struct entries_pending *p)

@@ -140,15 +140,9 @@ static size_t launch_shards_fold(struct launches_run *r, size_t n)
 		mask = mask * 2 + 1;
 	memset(seen, 0, (mask + 1) * sizeof(seen[0]));
 	for (size_t i = 0; i < n; i++) {
-		size_t h = (size_t)(r[i].grid_id * 0x9e3779b97f4a7c15ull >> 40) & mask;
-		struct launches_run *a = NULL;
+		size_t h = launches_grid_slot(seen, mask, r, r[i].grid_id);
 
-		for (; seen[h]; h = (h + 1) & mask)
-			if (r[seen[h] - 1].grid_id == r[i].grid_id) {
-				a = &r[seen[h] - 1];
-				break;
-			}
-		if (a && launches_run_take(a, &r[i]))
+		if (seen[h] && launches_run_take(&r[seen[h] - 1], &r[i]))
 			continue;
 		r[kept] = r[i];
 		seen[h] = (uint16_t)(kept + 1); /* the grid's latest run takes the next */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/core/clock.h"
+
 #define LAUNCHES_MIN_SLOTS 1024
 #define LAUNCHES_MERGE 256              /* runs folded by grid at a time */
 
@@ -63,16 +65,29 @@ void launches_destroy(struct launches *l)
 	free(l);
 }
 
-static struct launch_entry *launches_find(struct launches *l, uint32_t context_id, uint64_t grid_id)
+/* The launch of (context_id, grid_id) at slot *i or after it on its probe
+ * chain (*i: its slot), or NULL at the chain's end.  Start *i at the
+ * grid's hash. */
+static struct launch_entry *launches_next(struct launches *l, size_t *i, uint32_t context_id, uint64_t grid_id)
 {
-	for (size_t i = launches_hash(context_id, grid_id, l->cap);; i = (i + 1) & (l->cap - 1)) {
-		struct launch_entry *e = &l->e[i];
+	for (;; *i = (*i + 1) & (l->cap - 1)) {
+		struct launch_entry *e = &l->e[*i];
 
 		if (!e->used)
 			return NULL;
-		if (e->info.grid_id == grid_id && e->info.context_id == context_id && !e->held)
+		if (e->info.grid_id == grid_id && e->info.context_id == context_id)
 			return e;
 	}
+}
+
+static struct launch_entry *launches_find(struct launches *l, uint32_t context_id, uint64_t grid_id)
+{
+	size_t i = launches_hash(context_id, grid_id, l->cap);
+	struct launch_entry *e;
+
+	while ((e = launches_next(l, &i, context_id, grid_id)) && e->held)
+		i = (i + 1) & (l->cap - 1);
+	return e;
 }
 
 static void launches_place(struct launch_entry *slots, size_t cap, const struct launch_entry *src)
@@ -277,18 +292,14 @@ size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run 
 
 /* Whether grid_id has exactly one launch in the table (a graph replayed
  * keeps its grid ids: its launches would share them). */
-static int launches_only_one(const struct launches *l, uint32_t context_id, uint64_t grid_id)
+static int launches_only_one(struct launches *l, uint32_t context_id, uint64_t grid_id)
 {
-	int found = 0;
+	size_t i = launches_hash(context_id, grid_id, l->cap);
 
-	for (size_t i = launches_hash(context_id, grid_id, l->cap);; i = (i + 1) & (l->cap - 1)) {
-		const struct launch_entry *e = &l->e[i];
-
-		if (!e->used)
-			return found;
-		if (e->info.grid_id == grid_id && e->info.context_id == context_id && found++)
-			return 0;
-	}
+	if (!launches_next(l, &i, context_id, grid_id))
+		return 0;
+	i = (i + 1) & (l->cap - 1);
+	return launches_next(l, &i, context_id, grid_id) == NULL;
 }
 
 /* r[0..n) into m, the runs of a grid with one launch folded into its first
@@ -296,7 +307,7 @@ static int launches_only_one(const struct launches *l, uint32_t context_id, uint
  * launches keeps its runs apart, for launches_add_run to tell them by
  * order.  The table is asked only about a grid that comes twice.  Returns
  * the runs in m. */
-static size_t launches_merge_single(const struct launches *l, uint32_t context_id, const struct launches_run *r,
+static size_t launches_merge_single(struct launches *l, uint32_t context_id, const struct launches_run *r,
 				    size_t n, struct launches_run *m)
 {
 	uint16_t slot[2 * LAUNCHES_MERGE] = { 0 }; /* index + 1 in m of a grid's first run */
@@ -304,10 +315,8 @@ static size_t launches_merge_single(const struct launches *l, uint32_t context_i
 	size_t k = 0, mask = 2 * LAUNCHES_MERGE - 1;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t h = (size_t)(r[i].grid_id * 0x9e3779b97f4a7c15ull >> 40) & mask;
+		size_t h = launches_grid_slot(slot, mask, m, r[i].grid_id);
 
-		while (slot[h] && m[slot[h] - 1].grid_id != r[i].grid_id)
-			h = (h + 1) & mask;
 		if (slot[h]) {
 			struct launches_run *a = &m[slot[h] - 1];
 
@@ -360,12 +369,12 @@ size_t launches_note_blocks(struct launches *l, uint64_t now, uint32_t context_i
 }
 
 /* A block or launch that came after now (another thread read its clock
- * later) makes e younger than now, not idle: unsigned, now - last_seen
- * wrapped around and sent kernels out while their blocks still came, with
- * no end (the analysis then waited for them forever). */
+ * later) makes e younger than now, not idle: read as idle, it sent kernels
+ * out while their blocks still came, with no end (the analysis then waited
+ * for them forever). */
 static int launches_idle(const struct launch_entry *e, uint64_t now, uint64_t idle_ns)
 {
-	return now > e->last_seen && now - e->last_seen > idle_ns;
+	return clock_waited(now, e->last_seen, idle_ns);
 }
 
 size_t launches_take_stale(struct launches *l, uint64_t now, uint64_t idle_ns,

@@ -70,6 +70,19 @@ struct launches_run {
  * its replays never overlap).  1 when taken. */
 int launches_run_take(struct launches_run *r, const struct launches_run *x);
 
+/* In a table of runs by grid (slot[h]: index + 1 in runs, 0 empty; mask + 1
+ * slots, open addressing), grid_id's slot, or the empty one it would take:
+ * for folds of a grid's runs. */
+static inline size_t launches_grid_slot(const uint16_t *slot, size_t mask, const struct launches_run *runs,
+					uint64_t grid_id)
+{
+	size_t h = (size_t)(grid_id * 0x9e3779b97f4a7c15ull >> 40) & mask;
+
+	while (slot[h] && runs[slot[h] - 1].grid_id != grid_id)
+		h = (h + 1) & mask;
+	return h;
+}
+
 /* The runs of n blocks, into runs (room for n); returns how many.  Needs no
  * table, so the drains do it before they take the table's lock. */
 size_t launches_runs(const struct smtop_block *b, size_t n, struct launches_run *runs);

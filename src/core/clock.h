@@ -21,4 +21,12 @@ static inline uint64_t clock_real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether more than ns passed from since to now, on the monotonic clock.
+ * A since read after now (by another thread, later) has not passed at
+ * all: unsigned, now - since would wrap around to a long wait. */
+static inline int clock_waited(uint64_t now, uint64_t since, uint64_t ns)
+{
+	return now > since && now - since > ns;
+}
+
 #endif

@@ -540,12 +540,22 @@ static uint32_t sz_patch_flags(void)
 }
 
 /* One callback of a domain; without it the session lacks what it gives. */
-static void sz_enable_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid)
+static void sz_enable_callback(int on, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid)
 {
-	SanitizerResult r = sz.enable_callback(1, sz_subscriber, domain, cbid);
+	SanitizerResult r = sz.enable_callback((uint32_t)on, sz_subscriber, domain, cbid);
 
 	if (r != SANITIZER_SUCCESS)
-		log_debug("callback %u of domain %d refused: %s", (unsigned)cbid, (int)domain, sz_error(r));
+		log_debug("callback %u of domain %d not switched %s: %s", (unsigned)cbid, (int)domain,
+			  on ? "on" : "off", sz_error(r));
+}
+
+/* The synchronize calls' callbacks and the stream synchronizations':
+ * without them no synchronization is recorded. */
+static void sz_sync_callbacks(int on)
+{
+	for (size_t i = 0; sz_ids->sync_calls[i]; i++)
+		sz_enable_callback(on, SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->sync_calls[i]);
+	sz_enable_callback(on, SANITIZER_CB_DOMAIN_SYNCHRONIZE, sz_ids->stream_synchronized);
 }
 
 /* The callbacks that only feed a recording: launches, graphs, events,
@@ -567,9 +577,7 @@ void sz_recording_callbacks(int on)
 			log_debug("callbacks of domain %d not switched %s: %s", (int)sz_recording_domains[i],
 				  on ? "on" : "off", sz_error(r));
 	}
-	for (size_t i = 0; sz_ids->sync_calls[i]; i++)
-		sz.enable_callback((uint32_t)on, sz_subscriber, SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->sync_calls[i]);
-	sz.enable_callback((uint32_t)on, sz_subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE, sz_ids->stream_synchronized);
+	sz_sync_callbacks(on);
 	if (on) { /* graphs made and destroyed meanwhile went unseen */
 		pthread_mutex_lock(&sz_ids_lock);
 		memset(sz_execs, 0, sizeof(sz_execs));
@@ -614,10 +622,8 @@ static int sz_subscribe(char *reason, size_t len)
 	 * (frameworks make millions of other calls): without them dynamic
 	 * shared memory is N/A and no synchronization is recorded */
 	for (size_t i = 0; sanitizer_launch_calls[i]; i++)
-		sz_enable_callback(SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
-	for (size_t i = 0; sz_ids->sync_calls[i]; i++)
-		sz_enable_callback(SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->sync_calls[i]);
-	sz_enable_callback(SANITIZER_CB_DOMAIN_SYNCHRONIZE, sz_ids->stream_synchronized);
+		sz_enable_callback(1, SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
+	sz_sync_callbacks(1);
 	return 0;
 }
 

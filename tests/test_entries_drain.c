@@ -18,17 +18,7 @@
 #define T0 1764480000000000000ull
 #define CTX ((CUcontext)(uintptr_t)0x1000)
 
-static struct smtop_entry *launch_data; /* where the last launch's entries go */
 static _Atomic size_t observed, packed, bounded;
-
-static int set_data(void *launch, CUfunction f, void *stream, const void *data)
-{
-	(void)launch;
-	(void)f;
-	(void)stream;
-	launch_data = (struct smtop_entry *)data;
-	return 0;
-}
 
 static void observe(uint32_t context_id, const struct smtop_block *b, size_t n)
 {
@@ -81,7 +71,7 @@ static void *copy_stream(CUcontext ctx)
 static void start_as(int per_warp)
 {
 	static const struct entries_hooks hooks = {
-		.set_data = set_data, .observer = observe, .clock = gpu_clock,
+		.set_data = fake_device_set_data, .observer = observe, .clock = gpu_clock,
 		.copy_stream = copy_stream, .pack = pack,
 	};
 
@@ -106,7 +96,7 @@ static void launch_on(uint64_t grid, uint32_t stream, uint64_t blocks, uint32_t 
 
 static void enter(uint64_t at, uint64_t grid, uint64_t t, uint16_t sm, uint8_t slot)
 {
-	launch_data[at] = (struct smtop_entry){ .start = T0 + t, .grid = (uint32_t)grid, .sm = sm, .slot = slot,
+	fake_device_launch_data[at] = (struct smtop_entry){ .start = T0 + t, .grid = (uint32_t)grid, .sm = sm, .slot = slot,
 						.check = smtop_entry_check(T0 + t) };
 }
 
@@ -122,7 +112,7 @@ static void launch(uint64_t grid, uint64_t n, uint64_t entered)
 	for (uint64_t i = 0; i < entered; i++) {
 		uint64_t t = T0 + grid * 10000000ull + i * 1000;
 
-		launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)grid, .sm = (uint16_t)(i % 8),
+		fake_device_launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)grid, .sm = (uint16_t)(i % 8),
 						       .slot = (uint8_t)(i / 8 % 64), .check = smtop_entry_check(t) };
 	}
 }
@@ -216,7 +206,7 @@ Test(entries_drain, blocks_of_an_exact_window_keep_their_measured_ends)
 	start();
 	entries_exits(1); /* the exits are patched: launches from now on wait for their ends */
 	launch_on(1, 1, 2, 128);
-	ends = (struct smtop_entry_end *)((char *)launch_data + SMTOP_ENTRIES_ENDS);
+	ends = (struct smtop_entry_end *)((char *)fake_device_launch_data + SMTOP_ENTRIES_ENDS);
 	enter(0, 1, 10, 0, 0);
 	enter(1, 1, 20, 1, 0);
 	ends[0] = (struct smtop_entry_end){ .end = T0 + 50, .threads = 128, .grid = 1 };
@@ -260,7 +250,7 @@ static void observe_and_launch(uint32_t context_id, const struct smtop_block *b,
 Test(entries_drain, a_launch_reserved_during_a_pass_keeps_its_stretch)
 {
 	static const struct entries_hooks hooks = {
-		.set_data = set_data, .observer = observe_and_launch, .clock = gpu_clock,
+		.set_data = fake_device_set_data, .observer = observe_and_launch, .clock = gpu_clock,
 		.copy_stream = copy_stream, .pack = pack,
 	};
 	struct entries_launch_info l3 = { .ctx = CTX, .context_id = 1, .stream_id = 3, .order_stream = 3,
@@ -342,7 +332,7 @@ static uint64_t storm_end(uint64_t k, uint64_t i)
 static void storm(const char *workers)
 {
 	static const struct entries_hooks hooks = {
-		.set_data = set_data, .observer = observe, .clock = gpu_clock,
+		.set_data = fake_device_set_data, .observer = observe, .clock = gpu_clock,
 		.copy_stream = copy_stream, .pack = pack_all,
 	};
 	static uint8_t seen[STORM_LAUNCHES][STORM_BLOCKS];
@@ -360,7 +350,7 @@ static void storm(const char *workers)
 		for (uint64_t i = 0; i < STORM_BLOCKS; i++) {
 			uint64_t t = storm_start(k, i);
 
-			launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)(k + 1),
+			fake_device_launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)(k + 1),
 							       .sm = storm_sm(k, i), .slot = storm_slot(i),
 							       .check = smtop_entry_check(t) };
 		}

@@ -33,18 +33,8 @@
 #define T0 1764480000000000000ull
 #define CTX ((CUcontext)(uintptr_t)0x1000)
 
-static struct smtop_entry *rate_data;
 static struct launch_shards *rate_table;
 static _Atomic size_t rate_packed;
-
-static int rate_set_data(void *launch, CUfunction f, void *stream, const void *data)
-{
-	(void)launch;
-	(void)f;
-	(void)stream;
-	rate_data = (struct smtop_entry *)data;
-	return 0;
-}
 
 static void rate_observe(uint32_t context_id, const struct smtop_block *b, size_t n)
 {
@@ -69,7 +59,7 @@ static uint64_t rate_clock(uint32_t device, uint64_t host_ns)
 static void *rate_copy_stream(CUcontext ctx)
 {
 	(void)ctx;
-	return (void *)&rate_data;
+	return (void *)&fake_device_launch_data;
 }
 
 static void rate_discard(struct smtop_record *recs, size_t n)
@@ -97,7 +87,7 @@ static int rate_launch(size_t k, uint64_t *free_at)
 		unsigned sm = (unsigned)((i + k) % SMS), slot = i / SMS % RESIDENT;
 		uint64_t t = free_at[sm * RESIDENT + slot];
 
-		rate_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)(k + 1), .sm = (uint16_t)sm,
+		fake_device_launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)(k + 1), .sm = (uint16_t)sm,
 						     .slot = (uint8_t)slot, .check = smtop_entry_check(t) };
 		free_at[sm * RESIDENT + slot] = t + 40000 + (i * 7919u + k) % 80000;
 	}
@@ -107,7 +97,7 @@ static int rate_launch(size_t k, uint64_t *free_at)
 static void rate_run(size_t kernels, double rate_m, unsigned workers)
 {
 	static const struct entries_hooks hooks = {
-		.set_data = rate_set_data, .observer = rate_observe, .clock = rate_clock,
+		.set_data = fake_device_set_data, .observer = rate_observe, .clock = rate_clock,
 		.copy_stream = rate_copy_stream, .pack = rate_pack,
 	};
 	uint64_t *free_at = malloc(SMS * RESIDENT * sizeof(*free_at)), refused = 0;

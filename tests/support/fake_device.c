@@ -54,3 +54,14 @@ const struct blocks_host fake_device_mem = {
 	.upload = fake_upload, .download = fake_download, .sync = fake_sync,
 	.stream_handle = fake_stream_handle, .context_ids = fake_context_ids,
 };
+
+struct smtop_entry *fake_device_launch_data;
+
+int fake_device_set_data(void *launch, CUfunction f, void *stream, const void *data)
+{
+	(void)launch;
+	(void)f;
+	(void)stream;
+	fake_device_launch_data = (struct smtop_entry *)data;
+	return 0;
+}

@@ -8,7 +8,15 @@
 #define SMTOP_TESTS_FAKE_DEVICE_H
 
 #include "collectors/blocks.h"
+#include "src/core/smtop_trace_abi.h"
 
 extern const struct blocks_host fake_device_mem;
+
+/* Where the last launch's entries go: set by fake_device_set_data, the
+ * entry drain's set_data hook (collectors/entries.h), for the caller to
+ * write them as the entry patch would. */
+extern struct smtop_entry *fake_device_launch_data;
+
+int fake_device_set_data(void *launch, CUfunction f, void *stream, const void *data);
 
 #endif

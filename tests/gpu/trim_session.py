@@ -20,7 +20,6 @@ sessions stay small enough to commit as test fixtures.
       that start inside the window): a graph launch call names the stream
       the graph was launched into, so start the window before the calls.
 """
-import bisect
 import argparse
 import json
 import os
@@ -30,6 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import chunk_codec  # noqa: E402
+import launch_match  # noqa: E402
 
 TIMED = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
          "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS",
@@ -192,12 +192,8 @@ def trim_whole_launches(a, dst, names, t0, t1):
         """Whether the block starting at t (CUPTI time) belongs to a kept
         launch: the one of its grid id that holds t, else the nearest."""
         v = launches.get(key)
-        if not v:
-            return False
-        i = bisect.bisect_right(starts[key], t) - 1
-        cands = [j for j in (i, i + 1) if 0 <= j < len(v)]
-        best = min(cands, key=lambda j: 0 if v[j][0] <= t <= v[j][1] else min(abs(t - v[j][0]), abs(t - v[j][1])))
-        return v[best][2]
+        best = launch_match.launch_at(v, starts.get(key), t)
+        return best is not None and v[best][2]
 
     dst.execute("CREATE TEMP TABLE keep(rid INTEGER PRIMARY KEY)")
     dst.executemany("INSERT INTO temp.keep VALUES (?)", ((r,) for r in kept_rows))

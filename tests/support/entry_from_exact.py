@@ -24,7 +24,6 @@ launch-call records go (the entry collector has none), and the meta says
 exact ends (p50, p90, p99), to set beside the H200's own figures
 (docs/performance.md, "Accuracy")."""
 import argparse
-import bisect
 import heapq
 import os
 import re
@@ -33,6 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chunk_codec  # noqa: E402
+import launch_match  # noqa: E402
 
 SYNC_STREAM, SYNC_CONTEXT = 3, 4
 
@@ -75,25 +75,17 @@ def load_launches(db):
     return launches
 
 
-def launch_of(launches, starts, key, t):
-    """The launch of grid `key` whose interval holds CUPTI time t, else the nearest."""
-    v = launches.get(key)
-    if not v:
-        return None
-    i = bisect.bisect_right(starts[key], t) - 1
-    cands = [j for j in (i, i + 1) if 0 <= j < len(v)]
-    return v[min(cands, key=lambda j: 0 if v[j]["start"] <= t <= v[j]["end"]
-                 else min(abs(t - v[j]["start"]), abs(t - v[j]["end"])))]
-
-
 def load_blocks(db, clock, launches):
     """Every block as a dict, attached to its launch; chunk ids to rewrite."""
+    spans = {k: [(x["start"], x["end"]) for x in v] for k, v in launches.items()}
     starts = {k: [x["start"] for x in v] for k, v in launches.items()}
     blocks = []
     for cid, pid, dev, sm, data in db.execute(
             "SELECT id, globalPid, deviceId, sm, data FROM smtop_block_chunk").fetchall():
         for s, e, grid, idx, _ in chunk_codec.decode_chunk(data, flags=True):
-            k = launch_of(launches, starts, (pid, dev, grid), clock.to_cupti(s))
+            at = launch_match.launch_at(spans.get((pid, dev, grid)), starts.get((pid, dev, grid)),
+                                        clock.to_cupti(s))
+            k = None if at is None else launches[(pid, dev, grid)][at]
             b = {"chunk": cid, "dev": dev, "sm": sm, "start": s, "end": e, "grid": grid, "block": idx,
                  "launch": k, "bound": None}
             blocks.append(b)

@@ -10,7 +10,8 @@ int slot_bounds_init(struct slot_bounds *t, uint32_t n_sm)
 	memset(t, 0, sizeof(*t));
 	t->open = calloc(n, sizeof(*t->open));
 	t->groups = calloc(n, sizeof(*t->groups));
-	if (!t->open || !t->groups) {
+	t->open_on = calloc(n_sm ? n_sm : 1, sizeof(*t->open_on));
+	if (!t->open || !t->groups || !t->open_on) {
 		slot_bounds_free(t);
 		return -1;
 	}
@@ -25,8 +26,10 @@ void slot_bounds_free(struct slot_bounds *t)
 {
 	free(t->open);
 	free(t->groups);
+	free(t->open_on);
 	t->open = NULL;
 	t->groups = NULL;
+	t->open_on = NULL;
 	t->n_sm = 0;
 	t->n_open = 0;
 }
@@ -216,6 +219,7 @@ static int slot_put_one(struct slot_bounds *t, const struct slot_open *in, unsig
 	if (o->b.start == 0) {
 		*o = *in;
 		t->n_open++;
+		t->open_on[in->b.sm]++;
 		/* launches complete out of order: a bound may be there already */
 		t->changed |= slot_bound(t, in, UINT64_MAX) != UINT64_MAX;
 		return 0;
@@ -292,20 +296,27 @@ void slot_bounds_synced(struct slot_bounds *t, uint32_t stream, uint64_t seq, ui
 	}
 }
 
+/* Closes the open blocks of SMs with any (all, at end; else those a bound
+ * came for), while out has room.  An SM is looked at only when it has
+ * open blocks: a share's table holds every SM and opens only its own. */
 static size_t slot_close_where(struct slot_bounds *t, int all, uint64_t end, struct smtop_block *out,
 			       size_t cap)
 {
-	size_t n = 0, slots = (size_t)t->n_sm * SLOT_BOUNDS_SLOTS;
+	size_t n = 0;
 
-	for (size_t i = 0; i < slots && n < cap && t->n_open; i++) {
-		struct slot_open *o = &t->open[i];
-		if (o->b.start == 0)
-			continue;
-		if (!all && slot_bound(t, o, UINT64_MAX) == UINT64_MAX)
-			continue;
-		n += (size_t)slot_close(t, o, all ? end : UINT64_MAX, !all, &out[n]);
-		o->b.start = 0;
-		t->n_open--;
+	for (uint32_t sm = 0; sm < t->n_sm && n < cap && t->n_open; sm++) {
+		struct slot_open *o = &t->open[(size_t)sm * SLOT_BOUNDS_SLOTS];
+
+		for (unsigned i = 0; i < SLOT_BOUNDS_SLOTS && t->open_on[sm] && n < cap; i++, o++) {
+			if (o->b.start == 0)
+				continue;
+			if (!all && slot_bound(t, o, UINT64_MAX) == UINT64_MAX)
+				continue;
+			n += (size_t)slot_close(t, o, all ? end : UINT64_MAX, !all, &out[n]);
+			o->b.start = 0;
+			t->n_open--;
+			t->open_on[sm]--;
+		}
 	}
 	return n;
 }

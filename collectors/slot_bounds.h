@@ -90,6 +90,7 @@ struct slot_bounds {
 	struct slot_error error;
 	struct slot_open *open;         /* n_sm * SLOT_BOUNDS_SLOTS; b.start 0: free */
 	struct slot_group *groups;      /* as many: a block has a warp open */
+	uint16_t *open_on;              /* n_sm: the open slots of each SM */
 	uint32_t free_group;            /* index + 1 of the first free group; 0: none */
 	struct slot_stream streams[SLOT_BOUNDS_STREAMS];
 	struct slot_sync syncs[SLOT_BOUNDS_STREAMS];

@@ -15,6 +15,7 @@
 #include "collectors/blocks.h"
 #include "collectors/log.h"
 #include "src/core/control_proto.h"
+#include "src/core/threads.h"
 
 /* A client that says nothing for this long is let go, so that one stuck
  * connection cannot keep the others out. */
@@ -185,12 +186,7 @@ static void control_serve(int fd)
 
 static void *control_main(void *arg)
 {
-	sigset_t all;
-
 	(void)arg;
-	/* signals belong to the workload's threads */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	blocks_set_own_code(1);
 	while (control_wait(ctl.listen_fd, -1)) {
 		int fd = accept4(ctl.listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -223,7 +219,7 @@ int control_start(const struct control_handlers *h, char *reason, size_t len)
 	if (ctl.listen_fd < 0)
 		goto fail;
 	ctl.have_path = 1;
-	if (pthread_create(&ctl.thread, NULL, control_main, NULL) != 0) {
+	if (thread_start_deaf(&ctl.thread, control_main, NULL) != 0) {
 		snprintf(reason, len, "control channel: cannot start its thread");
 		goto fail;
 	}

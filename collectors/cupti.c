@@ -1,7 +1,6 @@
 #include "collectors/cupti.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "collectors/log.h"
 #include "collectors/ring.h"
 #include "src/core/clock.h"
+#include "src/core/threads.h"
 
 #define CUPTI_PUSH_CHUNK 256
 
@@ -659,11 +659,8 @@ static void cupti_push_host_timed(struct smtop_record *rec)
 static void *cupti_flush_main(void *arg)
 {
 	struct timespec period = { 0, CUPTI_FLUSH_PERIOD_MS * 1000000L };
-	sigset_t all;
 
 	(void)arg;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (!atomic_load(&cupti_flush_stop)) {
 		nanosleep(&period, NULL);
 		if (atomic_load(&cupti_active) && atomic_load(&cupti_recording) &&
@@ -800,7 +797,7 @@ int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	atomic_store(&cupti_flush_stop, 0);
 	if (!cupti_option("SMTOP_FLUSH"))
 		log_debug("no periodic flush: records arrive as buffers fill");
-	else if (pthread_create(&cupti_flush_thread, NULL, cupti_flush_main, NULL) == 0)
+	else if (thread_start_deaf(&cupti_flush_thread, cupti_flush_main, NULL) == 0)
 		cupti_flush_started = 1;
 	else
 		log_debug("no flush thread: records arrive as buffers fill");

@@ -8,6 +8,7 @@
 
 #include "collectors/log.h"
 #include "src/core/clock.h"
+#include "src/core/threads.h"
 
 #define PATCH_SWITCH_MODULES 8192
 #define PATCH_SWITCH_ROUNDS 2000        /* of 1 ms, waiting for loading threads */
@@ -368,7 +369,7 @@ int patch_switch_start(uint64_t every_ns, uint64_t for_ns)
 	ps_every_ns = every_ns;
 	ps_for_ns = for_ns;
 	ps_stop = 0;
-	if (pthread_create(&ps_thread, NULL, ps_main, NULL) != 0)
+	if (thread_start_deaf(&ps_thread, ps_main, NULL) != 0)
 		return -1;
 	ps_started = 1;
 	return 0;

@@ -4,7 +4,6 @@
 #ifdef SMTOP_HAVE_SANITIZER
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +12,7 @@
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
 #include "collectors/sanitizer_state.h"
+#include "src/core/threads.h"
 
 #define SZ_HOST_PERIOD_NS 20000000L
 /* A kernel still short of blocks this long after its last one lost some
@@ -410,12 +410,9 @@ void sz_describe_new(void)
 void *sz_host_main(void *arg)
 {
 	struct timespec period = { 0, SZ_HOST_PERIOD_NS };
-	sigset_t all;
 
 	(void)arg;
 	sz_tls_own = 1;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	while (!atomic_load(&sz_host_stop)) {
 		nanosleep(&period, NULL);
 		sz_describe_new();

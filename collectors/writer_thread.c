@@ -17,6 +17,7 @@
 #include "collectors/ring.h"
 #include "db/writer.h"
 #include "src/core/clock.h"
+#include "src/core/threads.h"
 
 #define WRITER_THREAD_MAX_META 16
 
@@ -188,12 +189,8 @@ static int writer_thread_commands(void)
 static void *writer_thread_main(void *arg)
 {
 	struct pollfd p = { .events = POLLIN };
-	sigset_t all;
 
 	(void)arg;
-	/* Signals belong to the workload's threads; ours would only confuse it. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	p.fd = wt.wake[0];
 	for (;;) {
 		int cmd;
@@ -245,7 +242,7 @@ int writer_thread_start(const struct writer_thread_options *opt)
 	wt.batch = malloc(WRITER_THREAD_BATCH * sizeof(*wt.batch));
 	if (!wt.batch || writer_thread_pipe(wt.wake) != 0 || writer_thread_pipe(wt.ack) != 0)
 		goto fail;
-	if (pthread_create(&wt.thread, NULL, writer_thread_main, NULL) != 0)
+	if (thread_start_deaf(&wt.thread, writer_thread_main, NULL) != 0)
 		goto fail;
 	atomic_store(&wt.running, 1);
 	return 0;

@@ -15,6 +15,8 @@
 #include "collectors/ring.h"
 #include "collectors/writer_thread.h"
 #include "db/blockcodec.h"
+#include "src/core/pool.h"
+#include "src/core/threads.h"
 
 #define BLOCKS_GRID_MASK 0xffffffffffffull
 
@@ -299,14 +301,10 @@ static unsigned blocks_sm_count(void)
  * share of the SMs' lanes. */
 static void blocks_plan_groups(struct blocks_ctx *c)
 {
-	const char *env = getenv("SMTOP_DRAIN_THREADS");
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned per = blocks_host->cpus_per_drain ? blocks_host->cpus_per_drain : 1;
-	unsigned n = cpus > 0 ? (unsigned)(cpus / per) : 1, span = blocks_sm_count();
+	unsigned n = (unsigned)pool_threads_for(getenv("SMTOP_DRAIN_THREADS"), pool_cpus(),
+						blocks_host->cpus_per_drain, BLOCKS_MAX_GROUPS);
+	unsigned span = blocks_sm_count();
 
-	if (env && atoi(env) > 0)
-		n = (unsigned)atoi(env);
-	n = n < 1 ? 1 : n > BLOCKS_MAX_GROUPS ? BLOCKS_MAX_GROUPS : n;
 	if (span == 0 || span > SMTOP_TRACE_LANES)
 		span = SMTOP_TRACE_LANES;
 	c->n_groups = n;
@@ -341,7 +339,7 @@ static void blocks_start_ring(struct blocks_ctx *c)
 	for (unsigned i = 0; !err && i < c->n_groups; i++) {
 		struct blocks_group *g = &c->groups[i];
 
-		if (pthread_create(&g->thread, NULL, blocks_drain_main, g) == 0)
+		if (thread_start_deaf(&g->thread, blocks_drain_main, g) == 0)
 			g->thread_started = 1;
 		else if (i == 0)
 			err = -1;
@@ -539,7 +537,7 @@ static int blocks_start_patched(struct blocks_ctx *c, void *launch_stream)
 	c->groups[0].lo = 0;
 	c->groups[0].hi = SMTOP_TRACE_LANES;
 	pthread_mutex_init(&c->groups[0].lock, NULL);
-	if (pthread_create(&c->groups[0].thread, NULL, blocks_drain_main, &c->groups[0]) != 0)
+	if (thread_start_deaf(&c->groups[0].thread, blocks_drain_main, &c->groups[0]) != 0)
 		return -1;
 	c->groups[0].thread_started = 1;
 	return 0;
@@ -561,7 +559,7 @@ int blocks_finish_patched(struct blocks_ctx *c)
 	for (unsigned i = 1; i < n; i++) {
 		struct blocks_group *g = &c->groups[i];
 
-		if (pthread_create(&g->thread, NULL, blocks_drain_main, g) == 0) {
+		if (thread_start_deaf(&g->thread, blocks_drain_main, g) == 0) {
 			g->thread_started = 1;
 			continue;
 		}

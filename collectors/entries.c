@@ -16,6 +16,7 @@
 #include "collectors/writer_thread.h"
 #include "src/core/clock.h"
 #include "src/core/pool.h"
+#include "src/core/threads.h"
 
 #define ENTRIES_MAX_CONTEXTS 64
 #define ENTRIES_QUEUE (1u << 16)        /* launches waiting for their entries, per context */
@@ -27,6 +28,10 @@
 #define ENTRIES_STALE_NS 10000000000ull
 #define ENTRIES_STREAMS 1024            /* streams whose last launch taken is known, direct-mapped */
 #define ENTRIES_WINDOW (1u << 20)       /* entries of one launch copied in a pass, at most */
+/* A pass with fewer blocks to take than this is taken by the drain thread
+ * alone, every share in turn: waking the team every millisecond would cost
+ * the program's own threads more than it saves (SMTOP_ENTRY_TEAM_FROM). */
+#define ENTRIES_TEAM_FROM 32768u
 /* A launch of an exact window whose ends are not all in this long after
  * its last block entered is taken with what came (a block that never
  * exits, or a launch that ran before its module was patched). */
@@ -135,6 +140,8 @@ struct entries_ctx {
 	struct entries_shard *shard;
 	unsigned n_shards;
 	struct pool *team;              /* works on the shares side by side (SMTOP_ENTRY_WORKERS) */
+	uint64_t team_from;             /* blocks a pass takes that wake the team */
+	uint64_t team_passes;           /* passes the team worked on */
 	struct entries_taking *taking;  /* ENTRIES_QUEUE */
 	struct entries_share_launch *blocks; /* ENTRIES_QUEUE, the taking launches' blocks */
 	size_t n_taking;
@@ -352,19 +359,36 @@ static void entries_shard_put(struct entries_ctx *c, struct entries_shard *s, si
 	entries_put(s, p, &b, w);
 }
 
-/* The only share: every block of launch k that entered. */
-static void entries_shard_take_all(struct entries_ctx *c, struct entries_shard *s, size_t k)
+/* The share block i of launch l is put on (its SM's), or -1 when it never
+ * entered. */
+static int entries_share_of(const struct entries_ctx *c, const struct entries_share_launch *l, uint64_t i)
 {
-	const struct entries_share_launch *l = &c->blocks[k];
-	int check = !l->whole || l->warps > 1;
+	const struct smtop_entry *w = l->e + i * l->warps;
+	uint64_t start;
+	uint16_t sm;
 
-	entries_shard_begin(s, &c->taking[k]);
-	for (uint64_t i = 0; i < l->blocks; i++) {
-		uint64_t start;
-		uint16_t sm;
+	if (l->whole && l->warps == 1)
+		sm = w->sm; /* the common case, read directly */
+	else if (!entries_share_block(l, w, &start, &sm))
+		return -1;
+	return c->n_shards == 1 ? 0 : (int)(sm % c->n_shards);
+}
 
-		if (!check || entries_share_block(l, l->e + i * l->warps, &start, &sm))
-			entries_shard_put(c, s, k, i);
+/* A pass too small to wake the team: the drain thread takes every launch,
+ * each block on its own share, in launch order. */
+static void entries_take_inline(struct entries_ctx *c)
+{
+	for (size_t k = 0; k < c->n_taking; k++) {
+		const struct entries_share_launch *l = &c->blocks[k];
+
+		for (unsigned s = 0; s < c->n_shards; s++)
+			entries_shard_begin(&c->shard[s], &c->taking[k]);
+		for (uint64_t i = 0; i < l->blocks; i++) {
+			int s = entries_share_of(c, l, i);
+
+			if (s >= 0)
+				entries_shard_put(c, &c->shard[s], k, i);
+		}
 	}
 }
 
@@ -411,22 +435,12 @@ static void entries_shard_take_listed(struct entries_ctx *c, struct entries_shar
 	}
 }
 
-/* A pass's work for share me: the launches to take, then the blocks a
- * later launch or a synchronize call bounds, then the chunks grown old.
- * One thread of the team at a time works on a share. */
-static void entries_shard_work(void *arg, size_t share, int worker)
+/* What a pass leaves for share me once its blocks are in: the blocks a
+ * later launch or a synchronize call bounds, then the chunks grown old. */
+static void entries_shard_finish(struct entries_shard *s)
 {
-	struct entries_ctx *c = arg;
-	unsigned me = (unsigned)share;
-	struct entries_shard *s = &c->shard[me];
 	size_t k;
 
-	(void)worker;
-	if (c->n_shards == 1)
-		for (size_t i = 0; i < c->n_taking; i++)
-			entries_shard_take_all(c, s, i);
-	else
-		entries_shard_take_listed(c, s, me);
 	do {
 		k = slot_bounds_sweep(&s->bounds, s->closed + s->n_closed, ENTRIES_CLOSED - s->n_closed);
 		s->n_closed += k;
@@ -435,15 +449,34 @@ static void entries_shard_work(void *arg, size_t share, int worker)
 	entries_packer_tick(s->packer, s->now);
 }
 
-/* The team takes the listed launches and sweeps, each share its SMs. */
+/* A pass's work for share me on the team: its listed blocks, then the
+ * rest.  One thread of the team at a time works on a share. */
+static void entries_shard_work(void *arg, size_t share, int worker)
+{
+	struct entries_ctx *c = arg;
+	unsigned me = (unsigned)share;
+
+	(void)worker;
+	entries_shard_take_listed(c, &c->shard[me], me);
+	entries_shard_finish(&c->shard[me]);
+}
+
+/* The pass's launches taken and the shares swept: by the team, each share
+ * its SMs side by side, when the pass has blocks enough to wake it. */
 static void entries_take_listed(struct entries_ctx *c, uint64_t now)
 {
 	for (unsigned i = 0; i < c->n_shards; i++)
 		c->shard[i].now = now;
-	/* each share reads only its own blocks: listed first, side by side */
-	if (c->n_shards > 1 && c->n_taking)
+	if (c->n_shards > 1 && c->n_taking && c->n_blocks >= c->team_from) {
+		c->team_passes++;
+		/* each share reads only its own blocks: listed first, side by side */
 		pool_run(c->team, c->n_shards, entries_split_work, c);
-	pool_run(c->team, c->n_shards, entries_shard_work, c);
+		pool_run(c->team, c->n_shards, entries_shard_work, c);
+	} else {
+		entries_take_inline(c);
+		for (unsigned i = 0; i < c->n_shards; i++)
+			entries_shard_finish(&c->shard[i]);
+	}
 	for (size_t i = 0; i < c->n_taking; i++)
 		c->taking[i].p->seen = c->taking[i].p->n = 0; /* done */
 	c->n_taking = 0;
@@ -772,14 +805,21 @@ static void *entries_main(void *arg)
 
 /* ---- contexts and launches ---------------------------------------------- */
 
-/* The shares a context's drain is cut into: SMTOP_ENTRY_WORKERS, 1 to
- * POOL_MAX_THREADS, else 1 (the drain thread alone). */
+/* The shares a context's drain is cut into, and its team's threads:
+ * SMTOP_ENTRY_WORKERS, else one per blocks_host.cpus_per_drain CPUs the
+ * process may run on; 1 to POOL_MAX_THREADS. */
 static unsigned entries_workers_wanted(void)
 {
-	const char *v = getenv("SMTOP_ENTRY_WORKERS");
-	long n = v && *v ? strtol(v, NULL, 10) : 1;
+	return (unsigned)pool_threads_for(getenv("SMTOP_ENTRY_WORKERS"), pool_cpus(), entries_mem.cpus_per_drain,
+					  POOL_MAX_THREADS);
+}
 
-	return n < 1 ? 1 : n > POOL_MAX_THREADS ? POOL_MAX_THREADS : (unsigned)n;
+/* SMTOP_ENTRY_TEAM_FROM: the blocks a pass takes that wake the team. */
+static uint64_t entries_team_from(void)
+{
+	const char *v = getenv("SMTOP_ENTRY_TEAM_FROM");
+
+	return v && *v ? strtoull(v, NULL, 10) : ENTRIES_TEAM_FROM;
 }
 
 /* c's shares of SMs (one per worker), each with its bounds and its packer,
@@ -794,6 +834,7 @@ static int entries_shares_start(struct entries_ctx *c)
 		c->team = pool_new(1);
 	}
 	c->n_shards = n; /* what entries_shares_stop frees, should this fail */
+	c->team_from = entries_team_from();
 	if (!c->team || !(c->shard = calloc(n, sizeof(*c->shard))) ||
 	    !(c->taking = calloc(ENTRIES_QUEUE, sizeof(*c->taking))) ||
 	    !(c->blocks = calloc(ENTRIES_QUEUE, sizeof(*c->blocks))) ||
@@ -839,7 +880,7 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 		return c;
 	}
 	c->host_ends = (struct smtop_entry_end *)(c->host + ENTRIES_ARENA);
-	if (entries_shares_start(c) == 0 && pthread_create(&c->thread, NULL, entries_main, c) == 0) {
+	if (entries_shares_start(c) == 0 && thread_start_deaf(&c->thread, entries_main, c) == 0) {
 		c->started = 1;
 		return c;
 	}
@@ -1066,10 +1107,11 @@ void entries_shutdown(void)
 		entries_shares_stop(c);
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
-			  " %" PRIu64 " drains, at most %" PRIu64 " entries copied in one; lost: %" PRIu64
-			  " without data, %" PRIu64 " never entered",
+			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u), at most %" PRIu64
+			  " entries copied in one; lost: %" PRIu64 " without data, %" PRIu64 " never entered",
 			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", c->drains,
-			  c->busiest, c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
+			  c->team_passes, c->n_shards, c->busiest, c->lost[ENTRIES_NO_DATA],
+			  c->lost[ENTRIES_NEVER_ENTERED]);
 	}
 	entries_note_accuracy();
 	pthread_mutex_unlock(&entries_lock);

@@ -4,8 +4,11 @@
  * observer and the pack function.  Each test runs in a process of its own
  * (Criterion's default), so the drain's state starts empty. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -149,6 +152,7 @@ Test(entries_drain, every_block_of_a_whole_launch_comes_out_bounded)
 Test(entries_drain, a_team_of_workers_gives_the_same_blocks)
 {
 	setenv("SMTOP_ENTRY_WORKERS", "3", 1);
+	setenv("SMTOP_ENTRY_TEAM_FROM", "0", 1);
 	two_whole_launches();
 }
 
@@ -276,15 +280,25 @@ Test(entries_drain, a_launch_reserved_during_a_pass_keeps_its_stretch)
 }
 
 /* Every block packed, from any worker. */
-#define MANY 8000
+#define MANY 12000
 static struct smtop_block all[MANY];
 static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The test's own thread, and the blocks packed on another thread that
+ * takes the program's SIGINT (none should: the drain runs inside it). */
+static pthread_t test_thread;
+static _Atomic size_t packed_hearing;
+
 static void pack_all(struct smtop_block *b, uint32_t n, uint32_t device_id, uint32_t context_id, uint8_t *scratch)
 {
+	sigset_t mask;
+
 	(void)device_id;
 	(void)context_id;
 	(void)scratch;
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	if (!pthread_equal(pthread_self(), test_thread) && !sigismember(&mask, SIGINT))
+		packed_hearing += n;
 	pthread_mutex_lock(&all_lock);
 	for (uint32_t i = 0; i < n && packed + i < MANY; i++)
 		all[packed + i] = b[i];
@@ -294,6 +308,17 @@ static void pack_all(struct smtop_block *b, uint32_t n, uint32_t device_id, uint
 
 #define STORM_LAUNCHES 12u
 #define STORM_BLOCKS 600u
+#define STORM_MOST 1500u
+
+/* Launch k's blocks: STORM_BLOCKS unless a test says otherwise. */
+static uint32_t storm_size[STORM_LAUNCHES];
+/* Host ns between launches, 0: none. */
+static long storm_pause_ns;
+
+static uint32_t storm_blocks(uint64_t k)
+{
+	return storm_size[k] ? storm_size[k] : STORM_BLOCKS;
+}
 #define STORM_SMS 16u
 #define STORM_SLOTS 8u
 
@@ -319,35 +344,62 @@ static uint64_t storm_start(uint64_t k, uint64_t i)
 static uint64_t storm_end(uint64_t k, uint64_t i)
 {
 	for (uint64_t k2 = k; k2 < STORM_LAUNCHES; k2++)
-		for (uint64_t i2 = k2 == k ? i + 1 : 0; i2 < STORM_BLOCKS; i2++)
+		for (uint64_t i2 = k2 == k ? i + 1 : 0; i2 < storm_blocks(k2); i2++)
 			if (storm_sm(k2, i2) == storm_sm(k, i) && storm_slot(i2) == storm_slot(i))
 				return storm_start(k2, i2);
 	return gpu_clock(0, 0);
 }
 
+/* The drain's count of its passes taken by the team, and the team's size,
+ * from its debug line at the end; -1 when it has none. */
+static long team_passes(unsigned *size)
+{
+	FILE *f = cr_get_redirected_stderr();
+	char line[1024];
+	long passes = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, "drains (");
+
+		if (at && sscanf(at, "drains (%ld by a team of %u)", &passes, size) != 2)
+			passes = -1;
+	}
+	return passes;
+}
+
 /* Launches of one stream order (none bounds another's blocks: only slots
  * and the end do, so the ends do not hang on how passes fall), their
  * blocks on 16 SMs: with any count of workers, every block comes out once
- * with the end its slot gives it. */
-static void storm(const char *workers)
+ * with the end its slot gives it.  team_from: the blocks a pass needs to
+ * wake the team (NULL: the default, more than the storm has). */
+static void storm(const char *workers, const char *team_from)
 {
 	static const struct entries_hooks hooks = {
 		.set_data = fake_device_set_data, .observer = observe, .clock = gpu_clock,
 		.copy_stream = copy_stream, .pack = pack_all,
 	};
-	static uint8_t seen[STORM_LAUNCHES][STORM_BLOCKS];
-	size_t found = 0;
+	static uint8_t seen[STORM_LAUNCHES][STORM_MOST];
+	size_t found = 0, total = 0;
 
 	setenv("SMTOP_ENTRY_WORKERS", workers, 1);
+	if (team_from)
+		setenv("SMTOP_ENTRY_TEAM_FROM", team_from, 1);
+	setenv("SMTOP_DEBUG", "1", 1);
+	cr_redirect_stderr();
+	test_thread = pthread_self();
 	entries_start(&fake_device_mem, &hooks, 0);
 	for (uint64_t k = 0; k < STORM_LAUNCHES; k++) {
 		struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = 0, .order_stream = 1,
 						 .correlation_id = (uint32_t)k + 1, .grid_id = k + 1,
-						 .blocks = STORM_BLOCKS, .threads = 32,
+						 .blocks = storm_blocks(k), .threads = 32,
 						 .function = (CUfunction)(uintptr_t)0x2000 };
+		struct timespec pause = { 0, storm_pause_ns };
 
+		if (storm_pause_ns)
+			nanosleep(&pause, NULL);
 		cr_assert_eq(entries_on_launch(&l), 0);
-		for (uint64_t i = 0; i < STORM_BLOCKS; i++) {
+		total += storm_blocks(k);
+		for (uint64_t i = 0; i < storm_blocks(k); i++) {
 			uint64_t t = storm_start(k, i);
 
 			fake_device_launch_data[i] = (struct smtop_entry){ .start = t, .grid = (uint32_t)(k + 1),
@@ -356,7 +408,8 @@ static void storm(const char *workers)
 		}
 	}
 	entries_shutdown();
-	cr_assert_eq(packed, STORM_LAUNCHES * STORM_BLOCKS);
+	fflush(stderr);
+	cr_assert_eq(packed, total);
 	cr_expect_eq(observed, packed);
 	cr_expect_eq(drops_take(DROPS_BLOCKS), 0);
 	for (size_t n = 0; n < packed; n++) {
@@ -364,7 +417,7 @@ static void storm(const char *workers)
 		uint64_t k = b->grid_id - 1;
 
 		cr_assert_lt(k, STORM_LAUNCHES);
-		cr_assert_lt(b->block, STORM_BLOCKS);
+		cr_assert_lt(b->block, storm_blocks(k));
 		cr_expect_eq(b->start, storm_start(k, b->block));
 		cr_expect_eq(b->sm, storm_sm(k, b->block));
 		cr_expect_eq(b->end, storm_end(k, b->block), "grid %llu block %u",
@@ -372,20 +425,59 @@ static void storm(const char *workers)
 		cr_expect_eq(b->flags, SMTOP_BLOCK_END_BOUND);
 		found += !seen[k][b->block]++;
 	}
-	cr_expect_eq(found, STORM_LAUNCHES * STORM_BLOCKS, "each block packed once");
+	cr_expect_eq(found, total, "each block packed once");
+	cr_expect_eq(packed_hearing, 0, "the drain's threads block the program's signals");
 }
 
 Test(entries_drain, one_worker_gives_every_block_its_slots_end)
 {
-	storm("1");
+	unsigned size = 0;
+
+	storm("1", "0");
+	cr_expect_eq(team_passes(&size), 0, "one share has no team to wake");
+	cr_expect_eq(size, 1);
 }
 
 Test(entries_drain, three_workers_give_every_block_the_same_end)
 {
-	storm("3");
+	unsigned size = 0;
+
+	storm("3", "0");
+	cr_expect_gt(team_passes(&size), 0, "the team took the passes");
+	cr_expect_eq(size, 3);
 }
 
 Test(entries_drain, eight_workers_give_every_block_the_same_end)
 {
-	storm("8");
+	unsigned size = 0;
+
+	storm("8", "0");
+	cr_expect_gt(team_passes(&size), 0, "the team took the passes");
+	cr_expect_eq(size, 8);
+}
+
+/* Passes smaller than the team's threshold: the drain thread takes every
+ * share in turn, with the ends the team gives. */
+Test(entries_drain, three_shares_on_the_drain_thread_alone_give_the_same_ends)
+{
+	unsigned size = 0;
+
+	storm("3", NULL);
+	cr_expect_eq(team_passes(&size), 0, "no pass had blocks enough to wake the team");
+	cr_expect_eq(size, 3);
+}
+
+/* Small launches and large ones in turn, each given time for a pass of its
+ * own: passes the drain thread takes alone and passes the team takes
+ * follow each other, and each share's slots carry over between them. */
+Test(entries_drain, passes_alone_and_passes_by_the_team_give_the_same_ends)
+{
+	unsigned size = 0;
+
+	for (unsigned k = 0; k < STORM_LAUNCHES; k++)
+		storm_size[k] = k % 2 ? STORM_MOST : 200;
+	storm_pause_ns = 20000000;
+	storm("3", "1000");
+	cr_expect_gt(team_passes(&size), 0, "the large launches woke the team");
+	cr_expect_eq(size, 3);
 }

@@ -1,9 +1,12 @@
 #include "src/core/pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "src/core/threads.h"
 
 struct pool {
 	int threads;
@@ -17,6 +20,7 @@ struct pool {
 	size_t n;
 	atomic_size_t next;
 	int busy;                       /* workers still in the current job */
+	int active;                     /* participants in it, the caller included */
 	int quit;
 };
 
@@ -45,6 +49,8 @@ static void *pool_main(void *arg)
 		if (p->quit)
 			break;
 		seen = p->gen;
+		if (w.id >= p->active)
+			continue; /* sits this job out */
 		pthread_mutex_unlock(&p->lock);
 		pool_work(p, w.id);
 		pthread_mutex_lock(&p->lock);
@@ -77,7 +83,7 @@ struct pool *pool_new(int threads)
 		struct pool_worker *w = malloc(sizeof *w);
 		if (w)
 			*w = (struct pool_worker){ p, i };
-		if (!w || pthread_create(&p->tids[i], NULL, pool_main, w) != 0) {
+		if (!w || thread_start_deaf(&p->tids[i], pool_main, w) != 0) {
 			free(w);
 			p->threads = i; /* the ones started are joined by pool_free */
 			pool_free(p);
@@ -111,9 +117,16 @@ int pool_threads(const struct pool *p)
 
 void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 {
+	pool_run_some(p, pool_threads(p), n, fn, ud);
+}
+
+void pool_run_some(struct pool *p, int threads, size_t n, pool_fn fn, void *ud)
+{
 	if (!n)
 		return;
-	if (!p || p->threads == 1 || n == 1) {
+	if (p && threads > p->threads)
+		threads = p->threads;
+	if (!p || threads <= 1 || n == 1) {
 		for (size_t t = 0; t < n; t++)
 			fn(ud, t, 0);
 		return;
@@ -123,7 +136,8 @@ void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 	p->ud = ud;
 	p->n = n;
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-	p->busy = p->threads - 1;
+	p->active = threads;
+	p->busy = threads - 1;
 	p->gen++;
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
@@ -134,11 +148,27 @@ void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 	pthread_mutex_unlock(&p->lock);
 }
 
-int pool_default_threads(void)
+long pool_cpus(void)
 {
-	const char *env = getenv("SMTOP_THREADS");
-	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+int pool_threads_for(const char *env, long cpus, unsigned cpus_per_thread, int max)
+{
+	long n = env && *env ? strtol(env, NULL, 10) : 0;
+
+	if (n < 1)
+		n = cpus / (cpus_per_thread ? cpus_per_thread : 1);
 	if (n < 1)
 		n = 1;
-	return n > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)n;
+	return n > max ? max : (int)n;
+}
+
+int pool_default_threads(void)
+{
+	return pool_threads_for(getenv("SMTOP_THREADS"), pool_cpus(), 1, POOL_MAX_THREADS);
 }

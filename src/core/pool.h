@@ -26,8 +26,19 @@ int pool_threads(const struct pool *p);
 /* Runs fn for tasks 0..n-1 and returns when all are done.  p may be NULL. */
 void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud);
 
-/* Online CPUs, capped at POOL_MAX_THREADS; SMTOP_THREADS overrides (1 turns
- * the workers off). */
+/* As pool_run, on at most `threads` participants (the caller included):
+ * the pool's other threads sleep through it. */
+void pool_run_some(struct pool *p, int threads, size_t n, pool_fn fn, void *ud);
+
+/* The CPUs this process may run on. */
+long pool_cpus(void);
+
+/* Threads for a job: env's value when it is a number of 1 or more, else
+ * one per cpus_per_thread of cpus; 1 to max.  Pure. */
+int pool_threads_for(const char *env, long cpus, unsigned cpus_per_thread, int max);
+
+/* The CPUs this process may run on, capped at POOL_MAX_THREADS;
+ * SMTOP_THREADS overrides (1 turns the workers off). */
 int pool_default_threads(void);
 
 #endif

@@ -7,13 +7,17 @@
  * a team of workers (SMTOP_ENTRY_WORKERS).  Prints, per rate and worker
  * count, the blocks stored (packed)
  * and dropped (launches the arena had no room for): the drain must be
- * lossless at 50 M blocks/s on the H200.  Each run is a process of its own.
+ * lossless at 50 M blocks/s on the H200; and the CPU time the drain took,
+ * all its threads (the process's less the launching thread's spin).  A pass
+ * wakes the team only with SMTOP_ENTRY_TEAM_FROM blocks or more to take
+ * (collectors/entries.c).  Each run is a process of its own.
  * Usage: bench_entry_rate [N_BLOCKS [RATES [WORKERS]]]
  *   (default 40 M, "10 25 50 100", "1 4") */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +98,14 @@ static int rate_launch(size_t k, uint64_t *free_at)
 	return 0;
 }
 
+static double cpu_s(int who)
+{
+	struct rusage u;
+
+	getrusage(who, &u);
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 static void rate_run(size_t kernels, double rate_m, unsigned workers)
 {
 	static const struct entries_hooks hooks = {
@@ -101,7 +113,7 @@ static void rate_run(size_t kernels, double rate_m, unsigned workers)
 		.copy_stream = rate_copy_stream, .pack = rate_pack,
 	};
 	uint64_t *free_at = malloc(SMS * RESIDENT * sizeof(*free_at)), refused = 0;
-	double t0, wall, after, per_launch = GRID / (rate_m * 1e6);
+	double t0, wall, after, launcher_cpu, per_launch = GRID / (rate_m * 1e6);
 	char n[16];
 
 	snprintf(n, sizeof n, "%u", workers);
@@ -122,13 +134,15 @@ static void rate_run(size_t kernels, double rate_m, unsigned workers)
 		refused += rate_launch(k, free_at) != 0;
 	}
 	wall = now_s() - t0;
+	launcher_cpu = cpu_s(RUSAGE_THREAD);
 	entries_synced(CTX, 0, entries_launched(CTX), clock_real_ns());
 	entries_shutdown();
 	after = now_s() - t0 - wall;
 	printf("rate=%.0fM workers=%u blocks=%zu stored=%zu dropped=%llu launches_refused=%llu"
-	       " launching_s=%.3f after_s=%.3f drained_M_per_s=%.1f\n",
+	       " launching_s=%.3f after_s=%.3f drained_M_per_s=%.1f drain_cpu_s=%.3f\n",
 	       rate_m, workers, kernels * GRID, (size_t)rate_packed, (unsigned long long)drops_take(DROPS_BLOCKS),
-	       (unsigned long long)refused, wall, after, (double)rate_packed / (wall + after) / 1e6);
+	       (unsigned long long)refused, wall, after, (double)rate_packed / (wall + after) / 1e6,
+	       cpu_s(RUSAGE_SELF) - launcher_cpu);
 	free(free_at);
 }
 

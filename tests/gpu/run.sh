@@ -976,7 +976,9 @@ PY
 
 # The entry drain's pace on this machine's host (bench_entry_rate, built by
 # make bench's build: carry build/bench), by rate and team size, then the
-# attach of a block-heavy loop with a team of 8 drain workers.
+# attach of a block-heavy loop with one drain thread and with the default
+# team (one per two CPUs; SMTOP_DEBUG's last line per context says how
+# many passes it took).
 section_entry_workers() {
 	echo "== entry_workers: the entry drain's pace with a team of workers"
 	if [ -x build/bench/bench_entry_rate ]; then
@@ -984,9 +986,13 @@ section_entry_workers() {
 	else
 		bad "build/bench/bench_entry_rate missing"
 	fi
-	export SMTOP_ENTRY_WORKERS=8 SMTOP_ALONGSIDE_MODES=entry SMTOP_ALONGSIDE_ROUNDS=1
-	section_alongside
-	unset SMTOP_ENTRY_WORKERS SMTOP_ALONGSIDE_MODES SMTOP_ALONGSIDE_ROUNDS
+	for workers in 1 default; do
+		echo "-- attach, SMTOP_ENTRY_WORKERS=$workers"
+		if [ "$workers" = default ]; then unset SMTOP_ENTRY_WORKERS; else export SMTOP_ENTRY_WORKERS=$workers; fi
+		export SMTOP_DEBUG=1 SMTOP_ALONGSIDE_MODES=entry SMTOP_ALONGSIDE_ROUNDS=1
+		section_alongside
+	done
+	unset SMTOP_ENTRY_WORKERS SMTOP_DEBUG SMTOP_ALONGSIDE_MODES SMTOP_ALONGSIDE_ROUNDS
 }
 
 section_layers() {

@@ -1,0 +1,100 @@
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/core/pool.h"
+
+#define TASKS 64
+
+struct seen {
+	_Atomic int ran[TASKS];
+	_Atomic int by[POOL_MAX_THREADS];
+	_Atomic int heard;              /* tasks a pool thread ran with SIGINT unblocked */
+};
+
+/* Each task waits a little, so that every participant that can take one does. */
+static void note(void *ud, size_t task, int worker)
+{
+	struct seen *s = ud;
+	struct timespec pause = { 0, 200000 };
+
+	sigset_t mask;
+
+	nanosleep(&pause, NULL);
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	s->heard += worker != 0 && !sigismember(&mask, SIGINT);
+	s->ran[task]++;
+	s->by[worker]++;
+}
+
+static void expect_each_task_once(const struct seen *s)
+{
+	for (int t = 0; t < TASKS; t++)
+		cr_expect_eq(s->ran[t], 1, "task %d ran %d times", t, s->ran[t]);
+}
+
+Test(pool, a_run_on_some_threads_leaves_the_others_asleep)
+{
+	struct pool *p = pool_new(4);
+	struct seen s = { 0 };
+
+	cr_assert_not_null(p);
+	pool_run_some(p, 2, TASKS, note, &s);
+	expect_each_task_once(&s);
+	cr_expect_eq(s.by[0] + s.by[1], TASKS, "the caller and worker 1 ran it all");
+	cr_expect_eq(s.by[2], 0, "worker 2 sat the job out");
+	cr_expect_eq(s.by[3], 0, "worker 3 sat the job out");
+	pool_free(p);
+}
+
+Test(pool, the_next_run_wakes_every_thread_again)
+{
+	struct pool *p = pool_new(3);
+	struct seen one = { 0 }, all = { 0 };
+
+	cr_assert_not_null(p);
+	pool_run_some(p, 1, TASKS, note, &one);
+	expect_each_task_once(&one);
+	cr_expect_eq(one.by[0], TASKS, "one participant: the caller alone");
+	pool_run(p, TASKS, note, &all);
+	expect_each_task_once(&all);
+	cr_expect_eq(all.by[0] + all.by[1] + all.by[2], TASKS);
+	cr_expect_gt(all.by[1] + all.by[2], 0, "the pool's threads took tasks");
+	cr_expect_eq(all.heard, 0, "the pool's threads block the program's signals");
+	pool_free(p);
+}
+
+Test(pool, more_threads_asked_than_it_has_run_on_those_it_has)
+{
+	struct pool *p = pool_new(2);
+	struct seen s = { 0 };
+
+	cr_assert_not_null(p);
+	pool_run_some(p, 8, TASKS, note, &s);
+	expect_each_task_once(&s);
+	cr_expect_eq(s.by[0] + s.by[1], TASKS);
+	pool_free(p);
+}
+
+Test(pool, threads_follow_the_cpus_unless_a_number_is_given)
+{
+	cr_expect_eq(pool_threads_for(NULL, 16, 2, 8), 8);
+	cr_expect_eq(pool_threads_for(NULL, 6, 2, 8), 3);
+	cr_expect_eq(pool_threads_for(NULL, 32, 2, 8), 8, "at most max");
+	cr_expect_eq(pool_threads_for(NULL, 1, 2, 8), 1, "at least one");
+	cr_expect_eq(pool_threads_for("", 6, 2, 8), 3, "empty: as unset");
+	cr_expect_eq(pool_threads_for("5", 2, 2, 8), 5, "a number wins over the CPUs");
+	cr_expect_eq(pool_threads_for("64", 2, 2, 8), 8);
+	cr_expect_eq(pool_threads_for("0", 6, 2, 8), 3, "0: as unset");
+	cr_expect_eq(pool_threads_for(NULL, 6, 0, 8), 6, "no ratio: a thread per CPU");
+}
+
+Test(pool, the_cpus_are_those_the_process_may_run_on)
+{
+	long n = pool_cpus();
+
+	cr_expect_geq(n, 1);
+	cr_expect_leq(n, sysconf(_SC_NPROCESSORS_CONF));
+}

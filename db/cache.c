@@ -1,6 +1,8 @@
 #include "db/cache.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db/schema.h"
@@ -26,22 +29,72 @@ static uint64_t fnv(uint64_t h, uint64_t v)
 	return h;
 }
 
+/* The program reading: a cache made by another build of smtop is not
+ * believed, since a change to what it computes need not have raised
+ * ANALYSIS_VERSION.  Zeros when it cannot be stat'ed. */
+static void program_identity(uint64_t id[3])
+{
+	struct stat sb;
+
+	id[0] = id[1] = id[2] = 0;
+	if (stat("/proc/self/exe", &sb) != 0)
+		return;
+	id[0] = (uint64_t)sb.st_size;
+	id[1] = (uint64_t)sb.st_mtim.tv_sec;
+	id[2] = (uint64_t)sb.st_mtim.tv_nsec;
+}
+
 int db_cache_path(const char *path, char *out, size_t len)
 {
 	char dir[PATH_MAX];
 	struct stat sb;
+	uint64_t prog[3];
 	if (db_cache_dir(dir, sizeof dir) != 0 || stat(path, &sb) != 0)
 		return -1;
+	program_identity(prog);
 	uint64_t h = 1469598103934665603ull;
 	const uint64_t id[] = { (uint64_t)sb.st_dev, (uint64_t)sb.st_ino, (uint64_t)sb.st_size,
 				(uint64_t)sb.st_mtim.tv_sec, (uint64_t)sb.st_mtim.tv_nsec,
-				(uint64_t)ANALYSIS_VERSION };
+				(uint64_t)ANALYSIS_VERSION, prog[0], prog[1], prog[2] };
 	for (size_t i = 0; i < sizeof id / sizeof id[0]; i++)
 		h = fnv(h, id[i]);
 	int n = snprintf(out, len, "%s/%016llx.smtop-cache", dir, (unsigned long long)h);
 	if (n < 0 || (size_t)n >= len)
 		return -1;
-	return access(out, F_OK) == 0 ? 0 : 1;
+	if (access(out, F_OK) != 0)
+		return 1;
+	/* in use: its age counts from now (db_cache_prune) */
+	utimensat(AT_FDCWD, out, NULL, 0);
+	return 0;
+}
+
+/* Whether name is one of the cache's own files: HASH.smtop-cache, or one
+ * half made (HASH.smtop-cache.PID.tmp). */
+static int cache_file_name(const char *name)
+{
+	const char *dot = strstr(name, ".smtop-cache");
+
+	return dot && dot != name && (!dot[12] || (dot[12] == '.' && strstr(dot + 13, ".tmp")));
+}
+
+void db_cache_prune(const char *dir, uint64_t keep_s)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat sb;
+
+		if (!cache_file_name(e->d_name) || fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(sb.st_mode))
+			continue;
+		if (sb.st_mtime < now && (uint64_t)(now - sb.st_mtime) > keep_s)
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
 }
 
 /* mkdir -p, owner only. */
@@ -111,5 +164,8 @@ int db_cache_prepare(const char *path, char *out, size_t len, char *err, size_t 
 		return 0;
 	if (db_cache_dir(dir, sizeof dir) != 0 || make_dirs(dir, err, errlen) != 0)
 		return -1;
+	/* a new cache is when old ones are let go: the folder would grow with
+	 * every session changed and every build of smtop */
+	db_cache_prune(dir, DB_CACHE_KEEP_S);
 	return create_file(out, path, err, errlen);
 }

@@ -39,14 +39,14 @@ static struct analysis *sample(int blocks)
 	return a;
 }
 
-static char *render_with(struct analysis *a, int json, size_t max, int explain)
+static char *render_by(struct analysis *a, int json, size_t max, int explain, const char *recorded_by)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	cr_assert_not_null(f);
 	struct report_options o = { .source = "session.sqlite", .max_episodes = max,
-				    .explain = explain };
+				    .explain = explain, .registers_from = recorded_by };
 	struct findings fi;
 	cr_assert_eq(findings_from_analysis(a, &fi), 0);
 	fi.t_first = 1000; /* the first kernel's start, as a session's loader sets it */
@@ -54,6 +54,11 @@ static char *render_with(struct analysis *a, int json, size_t max, int explain)
 	findings_free(&fi);
 	fclose(f);
 	return buf;
+}
+
+static char *render_with(struct analysis *a, int json, size_t max, int explain)
+{
+	return render_by(a, json, max, explain, NULL);
 }
 
 static char *render(struct analysis *a, int json, size_t max)
@@ -227,6 +232,26 @@ Test(report, empty_analysis)
 	free(s);
 	s = render(a, 0, 0);
 	cr_expect(strstr(s, "episodes, worst first (0 of 0)"), "%s", s);
+	free(s);
+	analysis_free(a);
+}
+
+/* Under the Compute Sanitizer there is no CUPTI: a kernel's submission
+ * time is its launch call's plus the least lag to a first block. */
+Test(report, explain_says_where_a_submission_time_came_from)
+{
+	struct analysis *a = sample(1);
+	char *s = render_by(a, 0, 0, 1, "sanitizer");
+	cr_expect(strstr(s, "ready at 0.010ms because of the host: its launch call's time plus the least lag"),
+		  "%s", s);
+	cr_expect(!strstr(s, "CUPTI's submission time"), "%s", s);
+	free(s);
+	s = render_by(a, 0, 0, 1, "mixed");
+	cr_expect(strstr(s, "because of the host: the kernel's submission time (CUPTI's, or under the"),
+		  "%s", s);
+	free(s);
+	s = render_by(a, 0, 0, 1, "cupti");
+	cr_expect(strstr(s, "because of the host: CUPTI's submission time of the kernel"), "%s", s);
 	free(s);
 	analysis_free(a);
 }

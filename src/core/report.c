@@ -180,8 +180,24 @@ static void text_waits(FILE *out, const struct findings *f)
 	}
 }
 
+/* Where a kernel's submission time came from, by who recorded the session:
+ * CUPTI's record, or under the Compute Sanitizer (no CUPTI) the launch
+ * call's time plus the least lag from a launch call to a first block. */
+static const char *submission_source(const struct report_options *o)
+{
+	const char *by = o->registers_from ? o->registers_from : "cupti";
+
+	if (!strcmp(by, "sanitizer"))
+		return "its launch call's time plus the least lag from a launch call to a first block"
+		       " (Compute Sanitizer: no CUPTI submission time)";
+	if (!strcmp(by, "mixed"))
+		return "the kernel's submission time (CUPTI's, or under the Compute Sanitizer its launch"
+		       " call's time plus the least lag to a first block)";
+	return "CUPTI's submission time of the kernel";
+}
+
 /* What set the ready time, as a clause after "because". */
-static void text_bound(char *buf, size_t len, const struct smtop_event *e)
+static void text_bound(char *buf, size_t len, const struct smtop_event *e, const struct report_options *o)
 {
 	const char *op = analysis_bound_op(e->ready_bound);
 	switch (e->ready_bound) {
@@ -222,7 +238,7 @@ static void text_bound(char *buf, size_t len, const struct smtop_event *e)
 			" (correlation id %" PRIu32 ") ended", op, e->ready_correlation_id);
 		break;
 	case SMTOP_READY_HOST_SUBMIT:
-		snprintf(buf, len, "of the host: CUPTI's submission time of the kernel");
+		snprintf(buf, len, "of the host: %s", submission_source(o));
 		break;
 	case SMTOP_READY_LAUNCH_CALL:
 		snprintf(buf, len, "of the host: its launch call (correlation id %" PRIu32 ") returned",
@@ -256,10 +272,11 @@ static void text_possible(FILE *out, const struct findings *f, const struct smto
 }
 
 /* --explain: the episode's reasoning in three lines before its culprits. */
-static void text_explain(FILE *out, const struct findings *f, const struct smtop_event *e)
+static void text_explain(FILE *out, const struct findings *f, const struct smtop_event *e,
+			 const struct report_options *o)
 {
 	char w[16], at[24], why[256], s[320];
-	text_bound(why, sizeof why, e);
+	text_bound(why, sizeof why, e, o);
 	snprintf(s, sizeof s, "ready at %s because %s", fmt_at(at, sizeof at, f, e->ready), why);
 	text_wrapped(out, 5, s);
 	if (e->start)
@@ -356,7 +373,7 @@ static void text_event(FILE *out, const struct findings *f, const struct smtop_e
 		fmt_prio(pr, sizeof pr, e->priority));
 	text_verdict(out, f, e, o);
 	if (o->explain)
-		text_explain(out, f, e);
+		text_explain(out, f, e, o);
 	for (size_t i = 0; i < e->n_culprits; i++) {
 		const struct smtop_culprit *c = &e->culprits[i];
 		fprintf(out, "     %5.1f%%  pid %" PRIu32 " stream %" PRIu32 " prio %s  %s",

@@ -34,6 +34,9 @@ print(len(e), all(x["possible"] for x in e), min(x["wait_ns"] for x in e) // 100
 check "report: the priority -5 kernel waits 17.9 ms behind the long kernel, possible ($got)" [ "$got" = "3 True 179 True" ]
 out=$("$SMTOP" report "$S" --top 1)
 check "report: the verdict says possible" contains "$out" "inversion_resident (possible)"
+# no CUPTI under the Compute Sanitizer: the submission time is the launch call's plus the least lag
+out=$("$SMTOP" report "$S" --top 1 --explain | tr '\n' ' ' | tr -s ' ')
+check "report --explain: the submission time is the launch call's" contains "$out" "because of the host: its launch call's time plus the least lag from a launch call to a first block"
 
 tui_start 160 45 "$SMTOP" open "$S"
 s=$(tui_cap)

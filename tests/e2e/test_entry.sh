@@ -12,6 +12,7 @@ S=$FX/head-of-line-entry.smtop
 
 out=$("$SMTOP" info "$S")
 check "info: recorded with --sm entry" contains "$out" "recorded with  --sm entry"
+check "info: every end inferred, no window" contains "$out" "its end inferred (no exact windows);"
 check "info: every block kept" contains "$out" "blocks         1,187"
 
 "$SMTOP" export "$S" --csv "$E2E_TMP/csv" -q
@@ -53,7 +54,7 @@ db.execute("INSERT INTO smtop_meta(key, value) VALUES (?, ?)", ("entry_marks", "
 db.commit()' "$FX/marks.smtop"
 out=$("$SMTOP" info "$FX/marks.smtop")
 check "marks: info says the marked kernels' ends are exact" contains "$out" \
-	"its end inferred, exact in no exact windows and in kernels built with the block tracer header"
+	"its end inferred, exact in kernels built with the block tracer header (no exact windows)"
 tui_start 160 45 "$SMTOP" open "$FX/marks.smtop"
 s=$(tui_cap)
 check "marks: the legend says so" contains "$s" "ends: bounds, marked exact"

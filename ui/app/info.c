@@ -126,6 +126,26 @@ static void print_residency(FILE *out, const struct db_session_info *si)
 		" (%.2fx to %.2fx across %u SMs)\n", "residency", ratio, lo, hi, sms);
 }
 
+/* --sm entry: where its block ends are exact (exact windows, marked
+ * kernels), else inferred. */
+static void print_entry_mode(FILE *out, const struct db_session_info *si)
+{
+	int windows = si->exact_windows && strcmp(si->exact_windows, "0") != 0;
+	int marks = si->entry_marks && !strcmp(si->entry_marks, "on");
+	char where[160];
+
+	if (windows)
+		snprintf(where, sizeof where, ", exact in %s exact window%s%s", si->exact_windows,
+			 !strcmp(si->exact_windows, "1") ? "" : "s",
+			 marks ? " and in kernels built with the block tracer header" : "");
+	else if (marks)
+		snprintf(where, sizeof where, ", exact in kernels built with the block tracer header (no exact windows)");
+	else
+		snprintf(where, sizeof where, " (no exact windows)");
+	fprintf(out, "%-14s --sm entry (Compute Sanitizer, block entry alone): every block's start and SM; "
+		"its end inferred%s; kernel times from their blocks\n", "recorded with", where);
+}
+
 void info_print(FILE *out, const struct db_session_info *si)
 {
 	fprintf(out, "%-14s %s\n", "session", si->path);
@@ -140,12 +160,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 		fprintf(out, "%-14s --sm exact (Compute Sanitizer, block entry and exit): every block's start, end "
 			"and SM; kernel times from their blocks\n", "recorded with");
 	else if (si->collector && !strcmp(si->collector, "sanitizer") && si->block_ends && !strcmp(si->block_ends, "bound"))
-		fprintf(out, "%-14s --sm entry (Compute Sanitizer, block entry alone): every block's start and SM; "
-			"its end inferred, exact in %s exact window%s%s; kernel times from their blocks\n", "recorded with",
-			si->exact_windows ? si->exact_windows : "no",
-			si->exact_windows && !strcmp(si->exact_windows, "1") ? "" : "s",
-			si->entry_marks && !strcmp(si->entry_marks, "on")
-				? " and in kernels built with the block tracer header" : "");
+		print_entry_mode(out, si);
 	else if (si->collector && !strcmp(si->collector, "sanitizer"))
 		fprintf(out, "%-14s --sm all (Compute Sanitizer): every block; kernel times from their blocks; "
 			"copies and sets without GPU times; API calls of graph launches alone\n", "recorded with");

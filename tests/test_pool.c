@@ -12,16 +12,30 @@ struct seen {
 	_Atomic int ran[TASKS];
 	_Atomic int by[POOL_MAX_THREADS];
 	_Atomic int heard;              /* tasks a pool thread ran with SIGINT unblocked */
+	int pool_runs;                  /* the pool's threads may take tasks: the caller waits for one */
 };
 
-/* Each task waits a little, so that every participant that can take one does. */
+static int by_pool(struct seen *s)
+{
+	int n = 0;
+
+	for (int w = 1; w < POOL_MAX_THREADS; w++)
+		n += s->by[w];
+	return n;
+}
+
+/* Each task waits a little; the caller's first waits until a thread of the
+ * pool has taken one (at least 20 ms, at most 5 s), so that on a loaded
+ * machine every thread that may take tasks does. */
 static void note(void *ud, size_t task, int worker)
 {
 	struct seen *s = ud;
-	struct timespec pause = { 0, 200000 };
-
+	struct timespec pause = { 0, 200000 }, tick = { 0, 1000000 };
 	sigset_t mask;
 
+	if (worker == 0 && s->pool_runs && s->by[0] == 0)
+		for (int ms = 0; ms < 5000 && (ms < 20 || !by_pool(s)); ms++)
+			nanosleep(&tick, NULL);
 	nanosleep(&pause, NULL);
 	pthread_sigmask(SIG_BLOCK, NULL, &mask);
 	s->heard += worker != 0 && !sigismember(&mask, SIGINT);
@@ -38,7 +52,7 @@ static void expect_each_task_once(const struct seen *s)
 Test(pool, a_run_on_some_threads_leaves_the_others_asleep)
 {
 	struct pool *p = pool_new(4);
-	struct seen s = { 0 };
+	struct seen s = { .pool_runs = 1 };
 
 	cr_assert_not_null(p);
 	pool_run_some(p, 2, TASKS, note, &s);
@@ -52,7 +66,7 @@ Test(pool, a_run_on_some_threads_leaves_the_others_asleep)
 Test(pool, the_next_run_wakes_every_thread_again)
 {
 	struct pool *p = pool_new(3);
-	struct seen one = { 0 }, all = { 0 };
+	struct seen one = { 0 }, all = { .pool_runs = 1 };
 
 	cr_assert_not_null(p);
 	pool_run_some(p, 1, TASKS, note, &one);

@@ -339,7 +339,7 @@ static void blocks_start_ring(struct blocks_ctx *c)
 	for (unsigned i = 0; !err && i < c->n_groups; i++) {
 		struct blocks_group *g = &c->groups[i];
 
-		if (thread_start_deaf(&g->thread, blocks_drain_main, g) == 0)
+		if (thread_start(&g->thread, "smtop-drain", blocks_drain_main, g) == 0)
 			g->thread_started = 1;
 		else if (i == 0)
 			err = -1;
@@ -537,7 +537,7 @@ static int blocks_start_patched(struct blocks_ctx *c, void *launch_stream)
 	c->groups[0].lo = 0;
 	c->groups[0].hi = SMTOP_TRACE_LANES;
 	pthread_mutex_init(&c->groups[0].lock, NULL);
-	if (thread_start_deaf(&c->groups[0].thread, blocks_drain_main, &c->groups[0]) != 0)
+	if (thread_start(&c->groups[0].thread, "smtop-drain", blocks_drain_main, &c->groups[0]) != 0)
 		return -1;
 	c->groups[0].thread_started = 1;
 	return 0;
@@ -559,7 +559,7 @@ int blocks_finish_patched(struct blocks_ctx *c)
 	for (unsigned i = 1; i < n; i++) {
 		struct blocks_group *g = &c->groups[i];
 
-		if (thread_start_deaf(&g->thread, blocks_drain_main, g) == 0) {
+		if (thread_start(&g->thread, "smtop-drain", blocks_drain_main, g) == 0) {
 			g->thread_started = 1;
 			continue;
 		}

@@ -219,7 +219,7 @@ int control_start(const struct control_handlers *h, char *reason, size_t len)
 	if (ctl.listen_fd < 0)
 		goto fail;
 	ctl.have_path = 1;
-	if (thread_start_deaf(&ctl.thread, control_main, NULL) != 0) {
+	if (thread_start(&ctl.thread, "smtop-control", control_main, NULL) != 0) {
 		snprintf(reason, len, "control channel: cannot start its thread");
 		goto fail;
 	}

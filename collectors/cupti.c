@@ -797,7 +797,7 @@ int cupti_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	atomic_store(&cupti_flush_stop, 0);
 	if (!cupti_option("SMTOP_FLUSH"))
 		log_debug("no periodic flush: records arrive as buffers fill");
-	else if (thread_start_deaf(&cupti_flush_thread, cupti_flush_main, NULL) == 0)
+	else if (thread_start(&cupti_flush_thread, "smtop-flush", cupti_flush_main, NULL) == 0)
 		cupti_flush_started = 1;
 	else
 		log_debug("no flush thread: records arrive as buffers fill");

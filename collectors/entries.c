@@ -880,7 +880,7 @@ static struct entries_ctx *entries_create(const struct entries_launch_info *l)
 		return c;
 	}
 	c->host_ends = (struct smtop_entry_end *)(c->host + ENTRIES_ARENA);
-	if (entries_shares_start(c) == 0 && thread_start_deaf(&c->thread, entries_main, c) == 0) {
+	if (entries_shares_start(c) == 0 && thread_start(&c->thread, "smtop-entries", entries_main, c) == 0) {
 		c->started = 1;
 		return c;
 	}

@@ -369,7 +369,7 @@ int patch_switch_start(uint64_t every_ns, uint64_t for_ns)
 	ps_every_ns = every_ns;
 	ps_for_ns = for_ns;
 	ps_stop = 0;
-	if (thread_start_deaf(&ps_thread, ps_main, NULL) != 0)
+	if (thread_start(&ps_thread, "smtop-switch", ps_main, NULL) != 0)
 		return -1;
 	ps_started = 1;
 	return 0;

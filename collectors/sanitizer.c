@@ -681,7 +681,7 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	if (sz_entries && !sz_exact)
 		sz_start_windows();
 	atomic_store(&sz_host_stop, 0);
-	if (thread_start_deaf(&sz_host_thread, sz_host_main, NULL) == 0)
+	if (thread_start(&sz_host_thread, "smtop-host", sz_host_main, NULL) == 0)
 		sz_host_started = 1;
 	else
 		log_debug("no host thread: streams keep unknown priorities");

@@ -242,7 +242,7 @@ int writer_thread_start(const struct writer_thread_options *opt)
 	wt.batch = malloc(WRITER_THREAD_BATCH * sizeof(*wt.batch));
 	if (!wt.batch || writer_thread_pipe(wt.wake) != 0 || writer_thread_pipe(wt.ack) != 0)
 		goto fail;
-	if (thread_start_deaf(&wt.thread, writer_thread_main, NULL) != 0)
+	if (thread_start(&wt.thread, "smtop-writer", writer_thread_main, NULL) != 0)
 		goto fail;
 	atomic_store(&wt.running, 1);
 	return 0;

@@ -1,4 +1,5 @@
 #include "db/checkpoint.h"
+#include "src/core/threads.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -76,7 +77,7 @@ struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path, 
 	/* signals belong to the threads of whoever writes (a workload's) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	started = pthread_create(&c->thread, NULL, checkpoint_main, c) == 0;
+	started = thread_start(&c->thread, "smtop-checkpt", checkpoint_main, c) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!started) {
 		sqlite3_close(c->db);

@@ -13,6 +13,7 @@
 #include "src/core/array.h"
 #include "src/core/model.h"
 #include "src/core/pool.h"
+#include "src/core/threads.h"
 
 /* ---- the analysis' side --------------------------------------------------- */
 
@@ -220,7 +221,7 @@ int session_set_threads(struct session *s, int n)
 	L->threads = n;
 	if (s->model)
 		model_set_pool(s->model, p);
-	if (n > 1 && pthread_create(&L->athread, NULL, analysis_main, L) == 0)
+	if (n > 1 && thread_start(&L->athread, "smtop-analysis", analysis_main, L) == 0)
 		L->athread_on = 1;
 	return 0;
 }

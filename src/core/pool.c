@@ -83,7 +83,7 @@ struct pool *pool_new(int threads)
 		struct pool_worker *w = malloc(sizeof *w);
 		if (w)
 			*w = (struct pool_worker){ p, i };
-		if (!w || thread_start_deaf(&p->tids[i], pool_main, w) != 0) {
+		if (!w || thread_start(&p->tids[i], "smtop-pool", pool_main, w) != 0) {
 			free(w);
 			p->threads = i; /* the ones started are joined by pool_free */
 			pool_free(p);

@@ -46,6 +46,20 @@ st=$($CTL "$SOCK" status)
 check "status: dormant ($st)" contains "$st" "recording=off"
 check "status: pid, mode, command" contains "$st" "pid=$PID	sm=stub	recording=off	blocks=0	session=	command=$W"
 check "dormant: no session file" [ ! -d "$LIB" ]
+# the collector's threads in the workload: named as smtop's, and every one
+# blocks the workload's signals (SIGINT and SIGTERM: bits 2 and 15 of SigBlk)
+if [ -z "$SMTOP_WRAP" ]; then
+	names=$(cat /proc/$PID/task/*/comm | sort | tr '\n' ' ')
+	check "the collector's threads say whose they are ($names)" contains "$names" "smtop-control"
+	deaf=yes
+	for t in /proc/$PID/task/*; do
+		case $(cat "$t/comm") in
+		smtop-*) m=$(sed -n 's/^SigBlk:[[:space:]]*//p' "$t/status")
+			 [ $((0x${m#????????} & 0x4002)) -eq $((0x4002)) ] || deaf=no ;;
+		esac
+	done
+	check "the collector's threads block the workload's signals" [ $deaf = yes ]
+fi
 r=$($CTL "$SOCK" "window 100")
 check "window without windows says why ($r)" contains "$r" "^err --sm stub has no exact windows"
 r=$($CTL "$SOCK" "on relative.smtop")

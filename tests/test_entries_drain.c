@@ -438,22 +438,26 @@ Test(entries_drain, one_worker_gives_every_block_its_slots_end)
 	cr_expect_eq(size, 1);
 }
 
-Test(entries_drain, three_workers_give_every_block_the_same_end)
+/* The storm with a team of n woken at every pass. */
+static void storm_by_team(unsigned n)
 {
+	char workers[8];
 	unsigned size = 0;
 
-	storm("3", "0");
+	snprintf(workers, sizeof workers, "%u", n);
+	storm(workers, "0");
 	cr_expect_gt(team_passes(&size), 0, "the team took the passes");
-	cr_expect_eq(size, 3);
+	cr_expect_eq(size, n);
+}
+
+Test(entries_drain, three_workers_give_every_block_the_same_end)
+{
+	storm_by_team(3);
 }
 
 Test(entries_drain, eight_workers_give_every_block_the_same_end)
 {
-	unsigned size = 0;
-
-	storm("8", "0");
-	cr_expect_gt(team_passes(&size), 0, "the team took the passes");
-	cr_expect_eq(size, 8);
+	storm_by_team(8);
 }
 
 /* Passes smaller than the team's threshold: the drain thread takes every

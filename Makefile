@@ -114,6 +114,15 @@ $(B)/sanitizer-mode: FORCE
 .PHONY: FORCE
 FORCE:
 
+# The commit the tree was built from, for smtop --version and the sessions
+# it records; $(B)/build-id changes (and rebuilds version.o) only when it does.
+BUILD_ID := $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
+$(call obj,src/core/version.c): CFLAGS += -DSMTOP_BUILD_ID='"$(BUILD_ID)"'
+$(call obj,src/core/version.c): $(B)/build-id
+$(B)/build-id: FORCE
+	@mkdir -p $(dir $@)
+	@echo "$(BUILD_ID)" | cmp -s - $@ || echo "$(BUILD_ID)" > $@
+
 # The block patches of the Compute Sanitizer backend, loaded at run time from
 # beside libsmtop-inject.so (one SASS per architecture: patches are not JIT'd).
 PATCH_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \

@@ -53,6 +53,7 @@ struct db_session_info {
 	const char *end_error;       /* meta inferred_end_error_ns: "n= p50= p90= p99= under=" */
 	const char *residency;       /* meta inferred_residency: "sms= ratio= min= max=" */
 	const char *trimmed;         /* meta trimmed: what a trim kept, NULL if whole */
+	const char *smtop_version;   /* meta smtop_version: the smtop that recorded it, NULL: older */
 	uint64_t created_ns;         /* wall clock when recording began, 0 unknown */
 	uint64_t t_first, t_last;    /* earliest start, latest end over kernels and blocks */
 	int ended;                   /* 1 if the session was finalised, or abandoned */

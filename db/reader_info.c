@@ -538,6 +538,7 @@ int db_reader_info(struct db_reader *r, struct db_session_info *info)
 	info->end_error = info_meta(r, "inferred_end_error_ns");
 	info->residency = info_meta(r, "inferred_residency");
 	info->trimmed = info_meta(r, "trimmed");
+	info->smtop_version = info_meta(r, "smtop_version");
 	info->created_ns = (v = reader_meta(r, "created_ns")) ? strtoull(v, NULL, 10) : 0;
 	info->ended = (v = reader_meta(r, "ended")) ? atoi(v) : 0;
 	info->ended_clean = (v = reader_meta(r, "ended_clean")) ? atoi(v) : 0;

@@ -19,6 +19,7 @@
 #include "db/procid.h"
 #include "db/schema.h"
 #include "src/core/strmap.h"
+#include "src/core/version.h"
 
 /* Several processes of one workload write one session; a writer waits this
  * long for another's batch before giving up. */
@@ -835,6 +836,8 @@ static int writer_create_session(struct db_writer *w, const struct db_writer_opt
 		goto fail;
 	if (opt->session_command &&
 	    db_writer_set_meta(w, "command", opt->session_command) != 0)
+		goto fail;
+	if (db_writer_set_meta(w, "smtop_version", smtop_version()) != 0)
 		goto fail;
 	/* who finalises it: a reader can tell when that process is gone */
 	if (db_procid_self(&self) == 0) {

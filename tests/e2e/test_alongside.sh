@@ -84,6 +84,8 @@ check "dormant again after --for" contains "$st" "recording=off"
 i1=$("$SMTOP" info "$p1")
 check "session 1: complete ($(echo "$i1" | grep state))" contains "$i1" "state *complete (recording switched off)"
 check "session 1: the process detached" contains "$i1" "$PID detached"
+v=$("$SMTOP" --version)
+check "session 1: says which smtop recorded it ($v)" contains "$i1" "recorded by    $v"
 s1=$(steps "$p1") s2=$(steps "$p2")
 check "session 1: steps with none missing ($s1)" contiguous "$s1"
 check "session 2: steps with none missing ($s2)" contiguous "$s2"

@@ -3,6 +3,14 @@
 . tests/e2e/lib.sh
 S=$E2E_TMP
 
+out=$("$SMTOP" --version)
+check "--version exits 0" [ $? -eq 0 ]
+# built in a checkout: the commit too (a bug report says which build)
+if git rev-parse --git-dir > /dev/null 2>&1; then
+	check "--version names the release and the commit ($out)" contains "$out" "^smtop 0\.1\.0 (git [0-9a-f]*\(-dirty\)\{0,1\})$"
+else
+	check "--version names the release ($out)" [ "$out" = "smtop 0.1.0" ]
+fi
 out=$("$SMTOP" --help)
 check "--help exits 0" [ $? -eq 0 ]
 for cmd in record run demo open replay info report export ls rm mv launch env; do

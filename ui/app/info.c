@@ -153,6 +153,8 @@ void info_print(FILE *out, const struct db_session_info *si)
 		si->end_reason ? si->end_reason : "", si->end_reason ? ")" : "");
 	fprintf(out, "%-14s %s\n", "command", si->command ? si->command : "N/A");
 	print_time(out, "recorded", si->created_ns);
+	if (si->smtop_version)
+		fprintf(out, "%-14s smtop %s\n", "recorded by", si->smtop_version);
 	print_duration(out, si);
 	print_devices(out, si);
 	print_processes(out, si);

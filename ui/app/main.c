@@ -22,8 +22,8 @@
 #include "db/session/results.h"
 #include "db/session/results_store.h"
 #include "db/session/session.h"
+#include "src/core/version.h"
 
-#define SMTOP_VERSION "0.1.0"
 
 static int run_record(const struct cli *c)
 {
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 		cli_usage(stdout);
 		return 0;
 	case CLI_VERSION:
-		printf("smtop %s\n", SMTOP_VERSION);
+		printf("smtop %s\n", smtop_version());
 		return 0;
 	case CLI_RECORD:
 		return c.attach_pid ? launch_attach_main(&c) : run_record(&c);

@@ -16,7 +16,8 @@
 
 /* pthread_create of fn(arg), with every signal blocked in the new thread
  * and the caller's mask as it was, named name (15 characters at most; a
- * longer one is cut).  0, or pthread_create's error. */
+ * longer one is cut), before fn runs.  0, or pthread_create's error (-1
+ * when out of memory). */
 int thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void *arg);
 
 #endif

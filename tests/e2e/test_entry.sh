@@ -13,6 +13,7 @@ S=$FX/head-of-line-entry.smtop
 out=$("$SMTOP" info "$S")
 check "info: recorded with --sm entry" contains "$out" "recorded with  --sm entry"
 check "info: every end inferred, no window" contains "$out" "its end inferred (no exact windows);"
+check "info: the trim's window as a length" contains "$out" "trimmed        kept a 40.00 ms window \[1796393340066570555, "
 check "info: every block kept" contains "$out" "blocks         1,187"
 
 "$SMTOP" export "$S" --csv "$E2E_TMP/csv" -q

@@ -126,6 +126,22 @@ static void print_residency(FILE *out, const struct db_session_info *si)
 		" (%.2fx to %.2fx across %u SMs)\n", "residency", ratio, lo, hi, sms);
 }
 
+/* What a trim kept (tests/gpu/trim_session.py), its window "[A, B)" of GPU
+ * times also said as a length. */
+static void print_trimmed(FILE *out, const char *note)
+{
+	const char *at = strchr(note, '[');
+	unsigned long long a, b;
+	char len[32];
+
+	if (!at || sscanf(at, "[%llu, %llu)", &a, &b) != 2 || b < a) {
+		fprintf(out, "%-14s %s\n", "trimmed", note);
+		return;
+	}
+	fprintf(out, "%-14s %.*sa %s window %s\n", "trimmed", (int)(at - note), note,
+		fmt_duration(len, sizeof len, b - a, 1), at);
+}
+
 /* --sm entry: where its block ends are exact (exact windows, marked
  * kernels), else inferred. */
 static void print_entry_mode(FILE *out, const struct db_session_info *si)
@@ -169,7 +185,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 	print_end_error(out, si);
 	print_residency(out, si);
 	if (si->trimmed)
-		fprintf(out, "%-14s %s\n", "trimmed", si->trimmed);
+		print_trimmed(out, si->trimmed);
 	char n[32];
 	fprintf(out, "%-14s %s\n", "kernels", fmt_count_exact(n, sizeof n, si->kernels));
 	fprintf(out, "%-14s %s\n", "blocks", fmt_count_exact(n, sizeof n, si->blocks));

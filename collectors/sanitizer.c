@@ -31,6 +31,7 @@
 #include "collectors/blocks.h"
 #include "collectors/entries.h"
 #include "collectors/graphs.h"
+#include "collectors/launch_ctx.h"
 #include "collectors/launch_shards.h"
 #include "collectors/launches.h"
 #include "collectors/log.h"
@@ -79,6 +80,8 @@ int sz_entries;    /* --sm entry: per-launch entries, ends bounded (collectors/e
  * and take no entries. */
 static int sz_marks;
 static _Thread_local int sz_tls_marked; /* this thread's launch call's kernel times its blocks */
+static _Thread_local const void *sz_tls_call_ctx; /* the context its launch call named */
+static struct launch_ctx_table sz_call_ctxs;
 static _Atomic uint64_t sz_marked_launches;
 int sz_exact;      /* --sm exact: the same with the exits patched throughout */
 int sz_entry_warps; /* SMTOP_ENTRY_PER=warp: an entry for every warp */
@@ -387,6 +390,8 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	uint32_t exec_seq;
 
 	atomic_fetch_add_explicit(&sz_launches, 1, memory_order_relaxed);
+	if (sz_marks && !g)
+		launch_ctx_note(&sz_call_ctxs, sz_tls_call_ctx, ld->context);
 	if (sz_entries && !patch_switch_recording())
 		return; /* recording is off: its blocks run unpatched */
 	pthread_mutex_lock(&sz_ids_lock);
@@ -474,14 +479,19 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 		if (sz_entries)
 			patch_switch_launch_enter();
 		/* at the call's entry the driver holds nothing a driver call of
-		 * ours could wait for, as at CUPTI's (--sm marked) */
-		if (sz_marks && patch_switch_recording())
+		 * ours could wait for, as at CUPTI's (--sm marked); a context is
+		 * handed a ring once its launches showed they are its own
+		 * (collectors/launch_ctx.h: a green context's are not) */
+		sz_tls_call_ctx = d->context;
+		if (sz_marks && patch_switch_recording() &&
+		    launch_ctx_kind(&sz_call_ctxs, d->context) == LAUNCH_CTX_SAME)
 			sz_tls_marked = blocks_on_launch(d->context, sanitizer_launch_function(cbid, d->functionParams));
 		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_shape);
 		atomic_fetch_add_explicit(&sz_launch_calls, 1, memory_order_relaxed);
 	} else {
 		sz_tls_smem = -1;
 		sz_tls_marked = 0;
+		sz_tls_call_ctx = NULL;
 		if (sz_entries)
 			patch_switch_launch_exit();
 	}

@@ -15,6 +15,7 @@
 #include "collectors/convert.h"
 #include "collectors/drops.h"
 #include "collectors/graphs.h"
+#include "collectors/launch_ctx.h"
 #include "collectors/launch_shards.h"
 #include "collectors/launches.h"
 #include "collectors/ptrset.h"
@@ -1226,6 +1227,73 @@ Test(sanitizer, launch_calls_name_their_function)
 	cr_assert_null(sanitizer_launch_function(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, NULL));
 }
 #endif
+
+/* Under --sm entry with the header's marks, a launch call's context gets a
+ * ring only once a launch of its own named it: a green context, whose
+ * launches name the primary, never does, and one seen both ways stays
+ * "other". */
+Test(collector, launch_ctx_hands_rings_only_to_a_launchs_own_context)
+{
+	static struct launch_ctx_table t;
+	const void *primary = (const void *)(uintptr_t)0x1000, *green = (const void *)(uintptr_t)0x2000,
+		   *mixed = (const void *)(uintptr_t)0x3000;
+
+	cr_assert_eq(launch_ctx_kind(&t, primary), LAUNCH_CTX_UNKNOWN, "no launch seen: no ring yet");
+	launch_ctx_note(&t, primary, primary);
+	launch_ctx_note(&t, green, primary);
+	cr_assert_eq(launch_ctx_kind(&t, primary), LAUNCH_CTX_SAME);
+	cr_assert_eq(launch_ctx_kind(&t, green), LAUNCH_CTX_OTHER);
+	launch_ctx_note(&t, green, green);
+	cr_assert_eq(launch_ctx_kind(&t, green), LAUNCH_CTX_OTHER, "other stays other");
+	launch_ctx_note(&t, mixed, mixed);
+	launch_ctx_note(&t, mixed, primary);
+	cr_assert_eq(launch_ctx_kind(&t, mixed), LAUNCH_CTX_OTHER, "same, then other: other");
+	launch_ctx_note(&t, NULL, primary);
+	cr_assert_eq(launch_ctx_kind(&t, NULL), LAUNCH_CTX_UNKNOWN, "a launch outside a call notes nothing");
+	for (uintptr_t i = 0; i < LAUNCH_CTX_MAX; i++)
+		launch_ctx_note(&t, (const void *)((i + 16) << 12), (const void *)((i + 16) << 12));
+	cr_assert_eq(launch_ctx_kind(&t, (const void *)(uintptr_t)((LAUNCH_CTX_MAX + 15) << 12)),
+		     LAUNCH_CTX_UNKNOWN, "a full table leaves later contexts unknown");
+	cr_assert_eq(launch_ctx_kind(&t, primary), LAUNCH_CTX_SAME, "and keeps the first ones");
+}
+
+struct launch_ctx_racer {
+	struct launch_ctx_table *t;
+	uintptr_t first;
+};
+
+static void *launch_ctx_race(void *arg)
+{
+	struct launch_ctx_racer *r = arg;
+
+	for (uintptr_t round = 0; round < 200; round++)
+		for (uintptr_t c = 1; c <= 8; c++)
+			launch_ctx_note(r->t, (const void *)(c << 12), (const void *)((c + r->first * (c == 8)) << 12));
+	return NULL;
+}
+
+/* Launch callbacks of many threads note at once: each context takes one
+ * slot, and a context that some thread saw launch elsewhere ends "other". */
+Test(collector, launch_ctx_notes_from_many_threads_take_one_slot_each)
+{
+	static struct launch_ctx_table t;
+	struct launch_ctx_racer r[4];
+	pthread_t th[4];
+	int slots = 0;
+
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct launch_ctx_racer){ &t, (uintptr_t)(i == 3) };
+		cr_assert_eq(pthread_create(&th[i], NULL, launch_ctx_race, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < LAUNCH_CTX_MAX; i++)
+		slots += atomic_load(&t.call[i]) != NULL;
+	cr_assert_eq(slots, 8);
+	for (uintptr_t c = 1; c < 8; c++)
+		cr_assert_eq(launch_ctx_kind(&t, (const void *)(c << 12)), LAUNCH_CTX_SAME);
+	cr_assert_eq(launch_ctx_kind(&t, (const void *)(8 << 12)), LAUNCH_CTX_OTHER);
+}
 
 /* ptrmap_get reads without claiming: a launch callback asks whether a
  * module holds the block ring and never adds it. */

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -122,10 +123,26 @@ static void inject_child_after_fork(void)
 	writer_thread_forget();
 }
 
+/* SMTOP_DEBUG: a crash's stack on stderr, to tell whether it was ours.
+ * backtrace() was called once at install, so that its library is loaded
+ * and it allocates nothing here. */
+static void inject_debug_stack(int sig)
+{
+	void *frames[48];
+	int n;
+
+	if (sig == SIGTERM || sig == SIGINT || !log_debug_enabled())
+		return;
+	n = backtrace(frames, 48);
+	backtrace_symbols_fd(frames, n, 2);
+}
+
 static void inject_on_signal(int sig)
 {
 	int saved = errno;
 	struct sigaction dfl;
+
+	inject_debug_stack(sig);
 
 	if (inject_running && !inject_forked && getpid() == inject_pid &&
 	    !atomic_flag_test_and_set(&inject_in_signal)) {
@@ -145,6 +162,10 @@ static void inject_on_signal(int sig)
  * later, stays in charge. */
 static void inject_install_signals(void)
 {
+	void *frame;
+
+	if (log_debug_enabled())
+		backtrace(&frame, 1);
 	for (size_t i = 0; i < sizeof(inject_signals) / sizeof(inject_signals[0]); i++) {
 		struct sigaction old, sa;
 

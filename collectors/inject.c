@@ -142,13 +142,12 @@ static void inject_on_signal(int sig)
 	int saved = errno;
 	struct sigaction dfl;
 
-	inject_debug_stack(sig);
-
 	if (inject_running && !inject_forked && getpid() == inject_pid &&
 	    !atomic_flag_test_and_set(&inject_in_signal)) {
 		control_unlink_from_signal();
 		writer_thread_commit_from_signal(sig);
 	}
+	inject_debug_stack(sig); /* after the commit: a fault in it loses nothing */
 	/* SA_RESETHAND already restored SIG_DFL; say it again in case the
 	 * workload chained to us from a handler of its own. */
 	memset(&dfl, 0, sizeof(dfl));

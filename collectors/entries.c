@@ -152,6 +152,9 @@ struct entries_ctx {
 	struct entries_waiting waiting[ENTRIES_STREAMS];
 	uint64_t lost[ENTRIES_LOSSES];
 	uint64_t drains, busiest;       /* passes, most entries copied in one */
+	/* the drain thread's wall time: copying and listing (its own work),
+	 * then taking the listed launches (the team's, when it wakes) */
+	uint64_t scan_ns, take_ns;
 	uint64_t copied;                /* entries copied in this pass */
 	struct entries_sync syncs[ENTRIES_SYNCS]; /* under lock */
 	size_t n_syncs;
@@ -724,7 +727,7 @@ static int entries_clear_ends(struct entries_ctx *c, uint64_t from, uint64_t to)
  * bounds. */
 static int entries_drain(struct entries_ctx *c, int last)
 {
-	uint64_t b, e, head, tail, now;
+	uint64_t b, e, head, tail, now, taken;
 
 	/* the pass's time after its launches were listed: none of them was
 	 * reserved after it (entries_stale) */
@@ -741,7 +744,10 @@ static int entries_drain(struct entries_ctx *c, int last)
 		return -1;
 	}
 	entries_apply_syncs(c);
+	taken = clock_mono_ns();
+	c->scan_ns += taken - now;
 	entries_take_listed(c, now);
+	c->take_ns += clock_mono_ns() - taken;
 	if (c->copied > c->busiest)
 		c->busiest = c->copied;
 	while (b < e && entries_done(entries_at(c, b)))
@@ -1108,10 +1114,11 @@ void entries_shutdown(void)
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
 			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u), at most %" PRIu64
-			  " entries copied in one; lost: %" PRIu64 " without data, %" PRIu64 " never entered",
+			  " entries copied in one, %.1f ms copying and listing, %.1f ms taking;"
+			  " lost: %" PRIu64 " without data, %" PRIu64 " never entered",
 			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", c->drains,
-			  c->team_passes, c->n_shards, c->busiest, c->lost[ENTRIES_NO_DATA],
-			  c->lost[ENTRIES_NEVER_ENTERED]);
+			  c->team_passes, c->n_shards, c->busiest, c->scan_ns / 1e6, c->take_ns / 1e6,
+			  c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
 	}
 	entries_note_accuracy();
 	pthread_mutex_unlock(&entries_lock);

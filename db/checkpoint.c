@@ -2,7 +2,6 @@
 #include "src/core/threads.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 
 /* SQLite's own default (sqlite3.h does not name it) */
@@ -57,9 +56,6 @@ static void *checkpoint_main(void *arg)
 struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path, int frames, int writer_frames)
 {
 	struct db_checkpoint *c = calloc(1, sizeof(*c));
-	sigset_t all, old;
-	int started;
-
 	if (!c)
 		return NULL;
 	c->writer_db = writer_db;
@@ -74,12 +70,9 @@ struct db_checkpoint *db_checkpoint_start(sqlite3 *writer_db, const char *path, 
 	sqlite3_busy_timeout(c->db, 1000);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
-	/* signals belong to the threads of whoever writes (a workload's) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	started = thread_start(&c->thread, "smtop-checkpt", checkpoint_main, c) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!started) {
+	/* signals belong to the threads of whoever writes (a workload's):
+	 * thread_start blocks them in the new thread */
+	if (thread_start(&c->thread, "smtop-checkpt", checkpoint_main, c) != 0) {
 		sqlite3_close(c->db);
 		free(c);
 		return NULL;

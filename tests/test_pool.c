@@ -49,46 +49,17 @@ static void expect_each_task_once(const struct seen *s)
 		cr_expect_eq(s->ran[t], 1, "task %d ran %d times", t, s->ran[t]);
 }
 
-Test(pool, a_run_on_some_threads_leaves_the_others_asleep)
-{
-	struct pool *p = pool_new(4);
-	struct seen s = { .pool_runs = 1 };
-
-	cr_assert_not_null(p);
-	pool_run_some(p, 2, TASKS, note, &s);
-	expect_each_task_once(&s);
-	cr_expect_eq(s.by[0] + s.by[1], TASKS, "the caller and worker 1 ran it all");
-	cr_expect_eq(s.by[2], 0, "worker 2 sat the job out");
-	cr_expect_eq(s.by[3], 0, "worker 3 sat the job out");
-	pool_free(p);
-}
-
-Test(pool, the_next_run_wakes_every_thread_again)
+Test(pool, a_run_takes_every_task_once_on_the_pools_threads)
 {
 	struct pool *p = pool_new(3);
-	struct seen one = { 0 }, all = { .pool_runs = 1 };
+	struct seen all = { .pool_runs = 1 };
 
 	cr_assert_not_null(p);
-	pool_run_some(p, 1, TASKS, note, &one);
-	expect_each_task_once(&one);
-	cr_expect_eq(one.by[0], TASKS, "one participant: the caller alone");
 	pool_run(p, TASKS, note, &all);
 	expect_each_task_once(&all);
 	cr_expect_eq(all.by[0] + all.by[1] + all.by[2], TASKS);
 	cr_expect_gt(all.by[1] + all.by[2], 0, "the pool's threads took tasks");
 	cr_expect_eq(all.heard, 0, "the pool's threads block the program's signals");
-	pool_free(p);
-}
-
-Test(pool, more_threads_asked_than_it_has_run_on_those_it_has)
-{
-	struct pool *p = pool_new(2);
-	struct seen s = { 0 };
-
-	cr_assert_not_null(p);
-	pool_run_some(p, 8, TASKS, note, &s);
-	expect_each_task_once(&s);
-	cr_expect_eq(s.by[0] + s.by[1], TASKS);
 	pool_free(p);
 }
 

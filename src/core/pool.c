@@ -20,7 +20,6 @@ struct pool {
 	size_t n;
 	atomic_size_t next;
 	int busy;                       /* workers still in the current job */
-	int active;                     /* participants in it, the caller included */
 	int quit;
 };
 
@@ -49,8 +48,6 @@ static void *pool_main(void *arg)
 		if (p->quit)
 			break;
 		seen = p->gen;
-		if (w.id >= p->active)
-			continue; /* sits this job out */
 		pthread_mutex_unlock(&p->lock);
 		pool_work(p, w.id);
 		pthread_mutex_lock(&p->lock);
@@ -117,16 +114,9 @@ int pool_threads(const struct pool *p)
 
 void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 {
-	pool_run_some(p, pool_threads(p), n, fn, ud);
-}
-
-void pool_run_some(struct pool *p, int threads, size_t n, pool_fn fn, void *ud)
-{
 	if (!n)
 		return;
-	if (p && threads > p->threads)
-		threads = p->threads;
-	if (!p || threads <= 1 || n == 1) {
+	if (!p || p->threads == 1 || n == 1) {
 		for (size_t t = 0; t < n; t++)
 			fn(ud, t, 0);
 		return;
@@ -136,8 +126,7 @@ void pool_run_some(struct pool *p, int threads, size_t n, pool_fn fn, void *ud)
 	p->ud = ud;
 	p->n = n;
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-	p->active = threads;
-	p->busy = threads - 1;
+	p->busy = p->threads - 1;
 	p->gen++;
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);

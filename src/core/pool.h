@@ -26,10 +26,6 @@ int pool_threads(const struct pool *p);
 /* Runs fn for tasks 0..n-1 and returns when all are done.  p may be NULL. */
 void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud);
 
-/* As pool_run, on at most `threads` participants (the caller included):
- * the pool's other threads sleep through it. */
-void pool_run_some(struct pool *p, int threads, size_t n, pool_fn fn, void *ud);
-
 /* The CPUs this process may run on. */
 long pool_cpus(void);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 
@@ -125,29 +126,47 @@ static void inject_child_after_fork(void)
 
 /* SMTOP_DEBUG: a crash's stack on stderr, to tell whether it was ours.
  * backtrace() was called once at install, so that its library is loaded
- * and it allocates nothing here. */
-static void inject_debug_stack(int sig)
+ * and it allocates nothing here.  backtrace() cannot unwind past a frame
+ * without unwind data (a call through a null pointer lands at pc 0), so
+ * the faulting pc and the word on top of the stack (there, the caller's
+ * return address) are named first. */
+static void inject_debug_stack(int sig, const ucontext_t *uc)
 {
 	void *frames[48];
 	int n;
 
 	if (sig == SIGTERM || sig == SIGINT || !log_debug_enabled())
 		return;
+#if defined(__x86_64__)
+	if (uc) {
+		void *at[2] = { (void *)uc->uc_mcontext.gregs[REG_RIP], NULL };
+		const void *const *sp = (const void *const *)uc->uc_mcontext.gregs[REG_RSP];
+
+		at[1] = sp ? (void *)*sp : NULL;
+		static const char head[] = "smtop[debug]: fault at pc, then the word on top of the stack:\n";
+		if (write(2, head, sizeof(head) - 1) < 0)
+			return;
+		backtrace_symbols_fd(at, 2, 2);
+	}
+#else
+	(void)uc;
+#endif
 	n = backtrace(frames, 48);
 	backtrace_symbols_fd(frames, n, 2);
 }
 
-static void inject_on_signal(int sig)
+static void inject_on_signal(int sig, siginfo_t *info, void *context)
 {
 	int saved = errno;
 	struct sigaction dfl;
 
+	(void)info;
 	if (inject_running && !inject_forked && getpid() == inject_pid &&
 	    !atomic_flag_test_and_set(&inject_in_signal)) {
 		control_unlink_from_signal();
 		writer_thread_commit_from_signal(sig);
 	}
-	inject_debug_stack(sig); /* after the commit: a fault in it loses nothing */
+	inject_debug_stack(sig, context); /* after the commit: a fault in it loses nothing */
 	/* SA_RESETHAND already restored SIG_DFL; say it again in case the
 	 * workload chained to us from a handler of its own. */
 	memset(&dfl, 0, sizeof(dfl));
@@ -173,9 +192,9 @@ static void inject_install_signals(void)
 		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
 			continue;
 		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = inject_on_signal;
+		sa.sa_sigaction = inject_on_signal;
 		sigfillset(&sa.sa_mask);
-		sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
+		sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_ONSTACK;
 		sigaction(inject_signals[i], &sa, NULL);
 	}
 }

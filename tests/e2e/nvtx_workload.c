@@ -11,11 +11,15 @@
  *       two nested ranges "layer conv1", "layer conv2" in the domain "torch"
  *       (green); a start/end range "handoff" ended on another thread; a
  *       mark "done"; and a pop with nothing open.  Prints "workload ran"
- *       and exits with status 0. */
+ *       and exits with status 0.
+ *   nvtx_workload REQUESTS crash
+ *       the requests, then a call through a null function pointer (the
+ *       fault a stray driver table entry gives): killed by SIGSEGV. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <nvtx3/nvToolsExt.h>
@@ -62,6 +66,9 @@ static void *end_handoff(void *arg)
 	return NULL;
 }
 
+/* A pointer the compiler cannot see is null. */
+static void (*volatile nvtx_workload_null_fn)(void);
+
 int main(int argc, char **argv)
 {
 	int requests = argc > 1 ? atoi(argv[1]) : 30;
@@ -85,6 +92,8 @@ int main(int argc, char **argv)
 		layer(torch, "layer conv2");
 		nvtxRangePop();
 	}
+	if (argc > 2 && strcmp(argv[2], "crash") == 0)
+		nvtx_workload_null_fn();
 	handoff = nvtxRangeStartA("handoff");
 	work();
 	if (pthread_create(&th, NULL, end_handoff, &handoff) == 0)

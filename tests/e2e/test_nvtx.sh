@@ -77,4 +77,16 @@ check "own NVTX tool: names it" contains "$err" "NVTX_INJECTION64_PATH is set (/
 n=$(q "$S/own.smtop" "SELECT count(*) FROM NVTX_EVENTS")
 check "own NVTX tool: no ranges in the session ($n)" [ "$n" = 0 ]
 
+# A workload that crashes in its own code after some ranges: they are
+# kept, smtop passes SIGSEGV on, and SMTOP_DEBUG names where it happened,
+# even for a call through a null pointer, which no unwinder gets past.
+SMTOP_DEBUG=1 "$SMTOP" record -q -o "$S/crash.smtop" -- "$W" 5 crash >/dev/null 2>"$S/crash.err"
+rc=$?
+check "crash: the workload's status 139 ($rc)" [ $rc -eq 139 ]
+check "crash: the session says so" contains "$("$SMTOP" info "$S/crash.smtop")" "killed by signal 11"
+n=$(q "$S/crash.smtop" "SELECT count(*) FROM $NV WHERE name LIKE 'request %'")
+check "crash: the ranges before it kept ($n)" [ "$n" = 5 ]
+check "crash: SMTOP_DEBUG gives the fault's pc" grep -q "fault at pc, then the word on top of the stack" "$S/crash.err"
+check "crash: and the caller, in the workload" sh -c 'grep -A2 "fault at pc" "$1" | grep -q "nvtx_workload("' _ "$S/crash.err"
+
 e2e_done

@@ -127,9 +127,34 @@ static void inject_child_after_fork(void)
 /* SMTOP_DEBUG: a crash's stack on stderr, to tell whether it was ours.
  * backtrace() was called once at install, so that its library is loaded
  * and it allocates nothing here.  backtrace() cannot unwind past a frame
- * without unwind data (a call through a null pointer lands at pc 0), so
- * the faulting pc and the word on top of the stack (there, the caller's
- * return address) are named first. */
+ * without unwind data (a call through a null pointer lands at pc 0; the
+ * driver's and the sanitizer's libraries have none), so the faulting pc
+ * and the words near the top of the stack that point into a loaded
+ * library (among them the return addresses of the callers) come first. */
+#define INJECT_STACK_WORDS 1024
+#define INJECT_STACK_NAMED 24
+
+static void inject_debug_words(const ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	static const char head[] = "smtop[debug]: fault at pc, then words on the stack that point into libraries:\n";
+	void *at[1 + INJECT_STACK_NAMED];
+	const void *const *sp = (const void *const *)uc->uc_mcontext.gregs[REG_RSP];
+	int n = 0;
+	Dl_info info;
+
+	at[n++] = (void *)uc->uc_mcontext.gregs[REG_RIP];
+	for (size_t i = 0; sp && i < INJECT_STACK_WORDS && n < 1 + INJECT_STACK_NAMED; i++)
+		if (sp[i] && dladdr(sp[i], &info) && info.dli_fname)
+			at[n++] = (void *)sp[i];
+	if (write(2, head, sizeof(head) - 1) < 0)
+		return;
+	backtrace_symbols_fd(at, n, 2);
+#else
+	(void)uc;
+#endif
+}
+
 static void inject_debug_stack(int sig, const ucontext_t *uc)
 {
 	void *frames[48];
@@ -137,20 +162,8 @@ static void inject_debug_stack(int sig, const ucontext_t *uc)
 
 	if (sig == SIGTERM || sig == SIGINT || !log_debug_enabled())
 		return;
-#if defined(__x86_64__)
-	if (uc) {
-		void *at[2] = { (void *)uc->uc_mcontext.gregs[REG_RIP], NULL };
-		const void *const *sp = (const void *const *)uc->uc_mcontext.gregs[REG_RSP];
-
-		at[1] = sp ? (void *)*sp : NULL;
-		static const char head[] = "smtop[debug]: fault at pc, then the word on top of the stack:\n";
-		if (write(2, head, sizeof(head) - 1) < 0)
-			return;
-		backtrace_symbols_fd(at, 2, 2);
-	}
-#else
-	(void)uc;
-#endif
+	if (uc)
+		inject_debug_words(uc);
 	n = backtrace(frames, 48);
 	backtrace_symbols_fd(frames, n, 2);
 }

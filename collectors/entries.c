@@ -28,6 +28,7 @@
 #define ENTRIES_STALE_NS 10000000000ull
 #define ENTRIES_STREAMS 1024            /* streams whose last launch taken is known, direct-mapped */
 #define ENTRIES_WINDOW (1u << 20)       /* entries of one launch copied in a pass, at most */
+#define ENTRIES_COPY_GAP (1u << 16)     /* entries between two launches' stretches one copy spans */
 /* A pass with fewer blocks to take than this is taken by the drain thread
  * alone, every share in turn: waking the team every millisecond would cost
  * the program's own threads more than it saves (SMTOP_ENTRY_TEAM_FROM). */
@@ -151,11 +152,13 @@ struct entries_ctx {
 	struct entries_order order[ENTRIES_STREAMS];
 	struct entries_waiting waiting[ENTRIES_STREAMS];
 	uint64_t lost[ENTRIES_LOSSES];
-	uint64_t drains, busiest;       /* passes, most entries copied in one */
+	_Atomic uint64_t drains;        /* passes */
+	uint64_t busiest;               /* most entries copied in one pass */
 	/* the drain thread's wall time: copying and listing (its own work),
 	 * then taking the listed launches (the team's, when it wakes) */
 	uint64_t scan_ns, take_ns;
 	uint64_t copied;                /* entries copied in this pass */
+	_Atomic uint64_t copies;        /* the copy calls of every pass */
 	struct entries_sync syncs[ENTRIES_SYNCS]; /* under lock */
 	size_t n_syncs;
 	struct entries_ended ended[ENTRIES_STREAMS], ended_all; /* under lock */
@@ -552,6 +555,7 @@ static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to)
 	if (to <= from)
 		return 0;
 	c->copied += to - from;
+	c->copies++;
 	return entries_mem.download(&c->host[at], (const char *)c->dev + at * sizeof(struct smtop_entry),
 				    (to - from) * sizeof(struct smtop_entry), c->copy_stream);
 }
@@ -583,21 +587,49 @@ static void entries_wait_for(struct entries_ctx *c, const struct entries_pending
 		*w = (struct entries_waiting){ .stream = p->order_stream, .corr = p->corr, .pass = c->drains };
 }
 
-/* Copies the next entries of p, at most ENTRIES_WINDOW (all at the end),
- * and counts those now in; -1 on a CUDA error. */
-static int entries_look(struct entries_ctx *c, struct entries_pending *p, uint64_t now, int last)
+/* The end of p's stretch that a pass looks at: its next entries, at most
+ * ENTRIES_WINDOW (all at the end). */
+static uint64_t entries_look_to(const struct entries_pending *p, int last)
 {
-	uint64_t to = p->n, k;
+	return !last && p->n - p->seen > ENTRIES_WINDOW ? p->seen + ENTRIES_WINDOW : p->n;
+}
 
-	if (!last && to - p->seen > ENTRIES_WINDOW)
-		to = p->seen + ENTRIES_WINDOW;
-	if (entries_copy(c, p->off + p->seen, p->off + to) != 0)
-		return -1;
-	k = entries_taken_first(p, entries_of(c, p), p->seen, to);
+/* Copies in what the pass will look at, before it looks: each launch's
+ * next stretch, and the stretches that lie close together in one lap of
+ * the arena in one copy.  Each copy is a round trip through the driver,
+ * which a copy per launch paid tens of thousands of times a second.  The
+ * launches' stretches lie in the order they were reserved, so a launch is
+ * still copied no later than the launches after it.  -1 on a CUDA error. */
+static int entries_copy_pass(struct entries_ctx *c, uint64_t b, uint64_t e, int last)
+{
+	uint64_t from = 0, to = 0;
+
+	for (uint64_t i = b; i < e; i++) {
+		const struct entries_pending *p = entries_at(c, i);
+		uint64_t lo = p->off + p->seen, hi = p->off + entries_look_to(p, last);
+
+		if (entries_done(p) || atomic_load(&p->dead) || lo >= hi)
+			continue;
+		if (to > from && lo / ENTRIES_ARENA == from / ENTRIES_ARENA && lo - to <= ENTRIES_COPY_GAP) {
+			to = hi;
+			continue;
+		}
+		if (entries_copy(c, from, to) != 0)
+			return -1;
+		from = lo;
+		to = hi;
+	}
+	return entries_copy(c, from, to);
+}
+
+/* Counts p's entries now in, from the pass's copy. */
+static void entries_look(struct entries_ctx *c, struct entries_pending *p, uint64_t now, int last)
+{
+	uint64_t k = entries_taken_first(p, entries_of(c, p), p->seen, entries_look_to(p, last));
+
 	p->seen += k;
 	if (k)
 		p->progress = now;
-	return 0;
 }
 
 /* Whether every block of p, which has entered whole, has its exact end
@@ -635,6 +667,8 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
  * end.  -1 on a CUDA error. */
 static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t now, int last)
 {
+	if (entries_copy_pass(c, b, e, last) != 0)
+		return -1;
 	for (uint64_t i = b; i < e; i++) {
 		struct entries_pending *p = entries_at(c, i);
 		int copied_all;
@@ -652,8 +686,7 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 			continue;
 		}
 		copied_all = last || p->n - p->seen <= ENTRIES_WINDOW;
-		if (entries_look(c, p, now, last) != 0)
-			return -1;
+		entries_look(c, p, now, last);
 		if (p->seen == p->n)
 			continue;
 		if (last || entries_stale(p, now) || entries_passed(c, p, now) ||
@@ -987,6 +1020,14 @@ static struct entries_ctx *entries_find(CUcontext ctx)
 	return c;
 }
 
+void entries_passes(CUcontext ctx, uint64_t *passes, uint64_t *copies)
+{
+	struct entries_ctx *c = entries_find(ctx);
+
+	*passes = c ? atomic_load(&c->drains) : 0;
+	*copies = c ? atomic_load(&c->copies) : 0;
+}
+
 uint64_t entries_launched(CUcontext ctx)
 {
 	struct entries_ctx *c = entries_find(ctx);
@@ -1114,10 +1155,10 @@ void entries_shutdown(void)
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
 			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u), at most %" PRIu64
-			  " entries copied in one, %.1f ms copying and listing, %.1f ms taking;"
+			  " entries copied in one, %" PRIu64 " copies, %.1f ms copying and listing, %.1f ms taking;"
 			  " lost: %" PRIu64 " without data, %" PRIu64 " never entered",
-			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", c->drains,
-			  c->team_passes, c->n_shards, c->busiest, c->scan_ns / 1e6, c->take_ns / 1e6,
+			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", (uint64_t)c->drains,
+			  c->team_passes, c->n_shards, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6, c->take_ns / 1e6,
 			  c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
 	}
 	entries_note_accuracy();

@@ -71,6 +71,10 @@ int entries_on_launch(const struct entries_launch_info *l);
  * now waits for. */
 uint64_t entries_launched(CUcontext ctx);
 
+/* The drain passes over ctx's entries so far, and the copies from the GPU
+ * they made (0 and 0 before its first launch). */
+void entries_passes(CUcontext ctx, uint64_t *passes, uint64_t *copies);
+
 /* A synchronize call on ctx returned at host_ns (CLOCK_REALTIME): the
  * launches up to seq (entries_launched at its entry) of stream (0: of
  * every stream) had all ended. */

@@ -5,6 +5,7 @@
  * (Criterion's default), so the drain's state starts empty. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -170,6 +171,35 @@ Test(entries_drain, a_synchronize_call_gives_up_the_blocks_that_never_entered)
 	cr_expect_eq(drops_take(DROPS_BLOCKS), 10);
 	entries_shutdown();
 	cr_expect_eq(packed, 90);
+}
+
+Test(entries_drain, the_launches_a_pass_looks_at_come_in_one_copy)
+{
+	/* 100 launches of 10 blocks, each one block short, wait in the queue
+	 * pass after pass: each pass copies their stretches, which lie end to
+	 * end, in one call (a call per launch made 100 a pass) */
+	uint64_t passes0, copies0, passes, copies;
+
+	start();
+	for (uint64_t g = 1; g <= 100; g++)
+		launch(g, 10, 9);
+	entries_passes(CTX, &passes0, &copies0);
+	passes = passes0;
+	copies = copies0;
+	for (int i = 0; i < 200 && passes < passes0 + 5; i++) {
+		struct timespec tick = { 0, 1000000 };
+
+		nanosleep(&tick, NULL);
+		entries_passes(CTX, &passes, &copies);
+	}
+	cr_assert_geq(passes, passes0 + 5, "the drain passes every millisecond");
+	cr_expect_leq(copies - copies0, passes - passes0 + 1, "%" PRIu64 " copies in %" PRIu64 " passes",
+		      copies - copies0, passes - passes0);
+	entries_synced(CTX, 0, entries_launched(CTX), clock_real_ns());
+	cr_expect_eq(wait_for(&observed, 900, 2000), 900, "every entered block still comes out");
+	entries_shutdown();
+	cr_expect_eq(packed, 900);
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 100);
 }
 
 Test(entries_drain, a_launch_beyond_the_arena_counts_its_blocks_dropped)

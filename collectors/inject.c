@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -134,17 +135,34 @@ static void inject_child_after_fork(void)
 #define INJECT_STACK_WORDS 1024
 #define INJECT_STACK_NAMED 24
 
+static uintptr_t inject_page = 4096; /* taken at install: sysconf is no call for a handler */
+
+/* How many of the INJECT_STACK_WORDS words from sp on can be read: the
+ * stack may end a few words above a frame near its top, and a read past
+ * it would fault inside the handler.  mincore fails on a page not mapped. */
+static size_t inject_stack_words(const void *const *sp)
+{
+	uintptr_t from = (uintptr_t)sp, to = from + INJECT_STACK_WORDS * sizeof(void *), p;
+	unsigned char resident;
+
+	for (p = from & ~(inject_page - 1); p < to; p += inject_page)
+		if (mincore((void *)p, inject_page, &resident) != 0)
+			break;
+	return p > from ? ((p < to ? p : to) - from) / sizeof(void *) : 0;
+}
+
 static void inject_debug_words(const ucontext_t *uc)
 {
 #if defined(__x86_64__)
 	static const char head[] = "smtop[debug]: fault at pc, then words on the stack that point into libraries:\n";
-	void *at[1 + INJECT_STACK_NAMED];
 	const void *const *sp = (const void *const *)uc->uc_mcontext.gregs[REG_RSP];
+	size_t n_words = sp ? inject_stack_words(sp) : 0;
+	void *at[1 + INJECT_STACK_NAMED];
 	int n = 0;
 	Dl_info info;
 
 	at[n++] = (void *)uc->uc_mcontext.gregs[REG_RIP];
-	for (size_t i = 0; sp && i < INJECT_STACK_WORDS && n < 1 + INJECT_STACK_NAMED; i++)
+	for (size_t i = 0; i < n_words && n < 1 + INJECT_STACK_NAMED; i++)
 		if (sp[i] && dladdr(sp[i], &info) && info.dli_fname)
 			at[n++] = (void *)sp[i];
 	if (write(2, head, sizeof(head) - 1) < 0)
@@ -195,8 +213,10 @@ static void inject_install_signals(void)
 {
 	void *frame;
 
-	if (log_debug_enabled())
+	if (log_debug_enabled()) {
 		backtrace(&frame, 1);
+		inject_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	}
 	for (size_t i = 0; i < sizeof(inject_signals) / sizeof(inject_signals[0]); i++) {
 		struct sigaction old, sa;
 

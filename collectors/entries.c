@@ -258,13 +258,11 @@ static uint64_t entries_exact_end(const struct entries_pending *p, const struct 
 	return e->end;
 }
 
+static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to, int ends);
+
 static int entries_copy_ends(struct entries_ctx *c, const struct entries_pending *p)
 {
-	size_t at = p->off % ENTRIES_ARENA;
-
-	return entries_mem.download(&c->host_ends[at],
-				    (const char *)c->dev + SMTOP_ENTRIES_ENDS + at * sizeof(struct smtop_entry_end),
-				    p->blocks * sizeof(struct smtop_entry_end), c->copy_stream);
+	return entries_copy(c, p->off, p->off + p->blocks, 1);
 }
 
 /* The first launches that lost blocks, for the debug log: none entered
@@ -547,17 +545,49 @@ static int entries_ended(struct entries_ctx *c, const struct entries_pending *p,
 	return ended;
 }
 
-/* Copies entries [from, to) of the arena (one lap: no wrap inside). */
-static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to)
+/* Copies entries [from, to) of the arena (one lap: no wrap inside), or
+ * with `ends` their ends. */
+static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to, int ends)
 {
 	size_t at = from % ENTRIES_ARENA;
 
 	if (to <= from)
 		return 0;
-	c->copied += to - from;
 	c->copies++;
+	if (ends)
+		return entries_mem.download(&c->host_ends[at],
+					    (const char *)c->dev + SMTOP_ENTRIES_ENDS + at * sizeof(struct smtop_entry_end),
+					    (to - from) * sizeof(struct smtop_entry_end), c->copy_stream);
+	c->copied += to - from;
 	return entries_mem.download(&c->host[at], (const char *)c->dev + at * sizeof(struct smtop_entry),
 				    (to - from) * sizeof(struct smtop_entry), c->copy_stream);
+}
+
+/* Stretches of the arena to copy, taken in the order they were reserved:
+ * those that lie close together in one lap go in one copy. */
+struct entries_run {
+	uint64_t from, to;
+	int ends;
+};
+
+static int entries_run_add(struct entries_ctx *c, struct entries_run *r, uint64_t lo, uint64_t hi)
+{
+	if (lo >= hi)
+		return 0;
+	if (r->to > r->from && lo / ENTRIES_ARENA == r->from / ENTRIES_ARENA && lo - r->to <= ENTRIES_COPY_GAP) {
+		r->to = hi;
+		return 0;
+	}
+	if (entries_copy(c, r->from, r->to, r->ends) != 0)
+		return -1;
+	r->from = lo;
+	r->to = hi;
+	return 0;
+}
+
+static int entries_run_end(struct entries_ctx *c, struct entries_run *r)
+{
+	return entries_copy(c, r->from, r->to, r->ends);
 }
 
 /* No entry of p came for ENTRIES_STALE_NS before now (a launch reserved
@@ -602,24 +632,32 @@ static uint64_t entries_look_to(const struct entries_pending *p, int last)
  * still copied no later than the launches after it.  -1 on a CUDA error. */
 static int entries_copy_pass(struct entries_ctx *c, uint64_t b, uint64_t e, int last)
 {
-	uint64_t from = 0, to = 0;
+	struct entries_run r = { 0 };
 
 	for (uint64_t i = b; i < e; i++) {
 		const struct entries_pending *p = entries_at(c, i);
-		uint64_t lo = p->off + p->seen, hi = p->off + entries_look_to(p, last);
 
-		if (entries_done(p) || atomic_load(&p->dead) || lo >= hi)
-			continue;
-		if (to > from && lo / ENTRIES_ARENA == from / ENTRIES_ARENA && lo - to <= ENTRIES_COPY_GAP) {
-			to = hi;
-			continue;
-		}
-		if (entries_copy(c, from, to) != 0)
+		if (!entries_done(p) && !atomic_load(&p->dead) &&
+		    entries_run_add(c, &r, p->off + p->seen, p->off + entries_look_to(p, last)) != 0)
 			return -1;
-		from = lo;
-		to = hi;
 	}
-	return entries_copy(c, from, to);
+	return entries_run_end(c, &r);
+}
+
+/* The same for the ends of the launches of an exact window that entered
+ * whole, which wait for their ends pass after pass. */
+static int entries_copy_ends_pass(struct entries_ctx *c, uint64_t b, uint64_t e, int last)
+{
+	struct entries_run r = { .ends = 1 };
+
+	for (uint64_t i = b; i < e && !last; i++) {
+		const struct entries_pending *p = entries_at(c, i);
+
+		if (!entries_done(p) && p->seen == p->n && entries_in_window(p) &&
+		    entries_run_add(c, &r, p->off, p->off + p->blocks) != 0)
+			return -1;
+	}
+	return entries_run_end(c, &r);
 }
 
 /* Counts p's entries now in, from the pass's copy. */
@@ -633,9 +671,9 @@ static void entries_look(struct entries_ctx *c, struct entries_pending *p, uint6
 }
 
 /* Whether every block of p, which has entered whole, has its exact end
- * (seen so in two passes: a copy may read a block's count before its end),
- * or will never get it; 1 at once for a launch outside the windows.  -1 on
- * a CUDA error. */
+ * (seen so in the copies of two passes: a copy may read a block's count
+ * before its end), or will never get it; 1 at once for a launch outside
+ * the windows. */
 static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, uint64_t now, int last)
 {
 	const struct smtop_entry_end *ends = entries_ends_of(c, p);
@@ -648,8 +686,6 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
 		p->whole_at = now;
 	if (now - p->whole_at > ENTRIES_ENDS_WAIT_NS || entries_passed(c, p, now))
 		return 1;
-	if (entries_copy_ends(c, p) != 0)
-		return -1;
 	for (i = 0; i < p->blocks && entries_exact_end(p, &ends[i], e[i * p->warps].start); i++)
 		;
 	if (i < p->blocks) {
@@ -695,15 +731,12 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 		else
 			entries_wait_for(c, p);
 	}
+	if (entries_copy_ends_pass(c, b, e, last) != 0)
+		return -1;
 	for (uint64_t i = b; i < e; i++) {
 		struct entries_pending *p = entries_at(c, i);
-		int ready;
 
-		if (entries_done(p) || p->seen != p->n)
-			continue;
-		if ((ready = entries_ends_ready(c, p, now, last)) < 0)
-			return -1;
-		if (!ready)
+		if (entries_done(p) || p->seen != p->n || !entries_ends_ready(c, p, now, last))
 			continue;
 		entries_order_taken(c, p, now);
 		entries_take_launch(c, p);

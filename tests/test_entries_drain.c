@@ -258,6 +258,47 @@ Test(entries_drain, blocks_of_an_exact_window_keep_their_measured_ends)
 	cr_expect_eq(bounded, 1);
 }
 
+Test(entries_drain, the_ends_a_window_waits_for_come_in_one_copy_a_pass)
+{
+	/* 50 launches of a window (each on a stream of its own, so that none
+	 * passes another) entered whole and wait for their ends: a pass copies
+	 * all their ends in one call (a call per launch made 50 a pass) */
+	struct smtop_entry_end *ends[50];
+	uint64_t passes0, copies0, passes, copies;
+
+	start();
+	entries_exits(1);
+	for (uint64_t g = 1; g <= 50; g++) {
+		launch_on(g, (uint32_t)g, 2, 128);
+		enter(0, g, g * 1000, 0, (uint8_t)g);
+		enter(1, g, g * 1000 + 10, 1, (uint8_t)g);
+		ends[g - 1] = (struct smtop_entry_end *)((char *)fake_device_launch_data + SMTOP_ENTRIES_ENDS);
+	}
+	entries_exits(0);
+	wait_for(&observed, 1, 20);
+	entries_passes(CTX, &passes0, &copies0);
+	passes = passes0;
+	copies = copies0;
+	for (int i = 0; i < 200 && passes < passes0 + 5; i++) {
+		struct timespec tick = { 0, 1000000 };
+
+		nanosleep(&tick, NULL);
+		entries_passes(CTX, &passes, &copies);
+	}
+	cr_expect_eq(observed, 0, "they wait for their ends");
+	cr_assert_geq(passes, passes0 + 5);
+	cr_expect_leq(copies - copies0, 2 * (passes - passes0) + 2, "%" PRIu64 " copies in %" PRIu64 " passes",
+		      copies - copies0, passes - passes0);
+	for (uint64_t g = 1; g <= 50; g++)
+		for (int k = 0; k < 2; k++)
+			ends[g - 1][k] = (struct smtop_entry_end){ .end = T0 + g * 1000 + 500, .threads = 128,
+								   .grid = (uint32_t)g };
+	wait_for(&observed, 1, 20); /* passes that find the ends (the blocks stay open: no later entry) */
+	entries_shutdown();
+	cr_expect_eq(packed, 100);
+	cr_expect_eq(bounded, 0, "every end measured");
+}
+
 /* A launch reserved while a pass takes the ones it listed keeps its
  * stretch of the arena: the pass that has taken all of its own must not
  * move the tail to the head as it is by then, past the new launch, or a

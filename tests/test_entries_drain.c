@@ -173,28 +173,38 @@ Test(entries_drain, a_synchronize_call_gives_up_the_blocks_that_never_entered)
 	cr_expect_eq(packed, 90);
 }
 
+/* The copies the drain makes in its next n passes (at least n: it passes
+ * every millisecond), and how many passes that was. */
+static void copies_in_passes(uint64_t n, uint64_t *passes, uint64_t *copies)
+{
+	uint64_t passes0, copies0;
+
+	entries_passes(CTX, &passes0, &copies0);
+	*passes = passes0;
+	*copies = copies0;
+	for (int i = 0; i < 200 && *passes < passes0 + n; i++) {
+		struct timespec tick = { 0, 1000000 };
+
+		nanosleep(&tick, NULL);
+		entries_passes(CTX, passes, copies);
+	}
+	cr_assert_geq(*passes, passes0 + n, "the drain passes every millisecond");
+	*passes -= passes0;
+	*copies -= copies0;
+}
+
 Test(entries_drain, the_launches_a_pass_looks_at_come_in_one_copy)
 {
 	/* 100 launches of 10 blocks, each one block short, wait in the queue
 	 * pass after pass: each pass copies their stretches, which lie end to
 	 * end, in one call (a call per launch made 100 a pass) */
-	uint64_t passes0, copies0, passes, copies;
+	uint64_t passes, copies;
 
 	start();
 	for (uint64_t g = 1; g <= 100; g++)
 		launch(g, 10, 9);
-	entries_passes(CTX, &passes0, &copies0);
-	passes = passes0;
-	copies = copies0;
-	for (int i = 0; i < 200 && passes < passes0 + 5; i++) {
-		struct timespec tick = { 0, 1000000 };
-
-		nanosleep(&tick, NULL);
-		entries_passes(CTX, &passes, &copies);
-	}
-	cr_assert_geq(passes, passes0 + 5, "the drain passes every millisecond");
-	cr_expect_leq(copies - copies0, passes - passes0 + 1, "%" PRIu64 " copies in %" PRIu64 " passes",
-		      copies - copies0, passes - passes0);
+	copies_in_passes(5, &passes, &copies);
+	cr_expect_leq(copies, passes + 1, "%" PRIu64 " copies in %" PRIu64 " passes", copies, passes);
 	entries_synced(CTX, 0, entries_launched(CTX), clock_real_ns());
 	cr_expect_eq(wait_for(&observed, 900, 2000), 900, "every entered block still comes out");
 	entries_shutdown();
@@ -264,7 +274,7 @@ Test(entries_drain, the_ends_a_window_waits_for_come_in_one_copy_a_pass)
 	 * passes another) entered whole and wait for their ends: a pass copies
 	 * all their ends in one call (a call per launch made 50 a pass) */
 	struct smtop_entry_end *ends[50];
-	uint64_t passes0, copies0, passes, copies;
+	uint64_t passes, copies;
 
 	start();
 	entries_exits(1);
@@ -276,19 +286,9 @@ Test(entries_drain, the_ends_a_window_waits_for_come_in_one_copy_a_pass)
 	}
 	entries_exits(0);
 	wait_for(&observed, 1, 20);
-	entries_passes(CTX, &passes0, &copies0);
-	passes = passes0;
-	copies = copies0;
-	for (int i = 0; i < 200 && passes < passes0 + 5; i++) {
-		struct timespec tick = { 0, 1000000 };
-
-		nanosleep(&tick, NULL);
-		entries_passes(CTX, &passes, &copies);
-	}
+	copies_in_passes(5, &passes, &copies);
 	cr_expect_eq(observed, 0, "they wait for their ends");
-	cr_assert_geq(passes, passes0 + 5);
-	cr_expect_leq(copies - copies0, 2 * (passes - passes0) + 2, "%" PRIu64 " copies in %" PRIu64 " passes",
-		      copies - copies0, passes - passes0);
+	cr_expect_leq(copies, 2 * passes + 2, "%" PRIu64 " copies in %" PRIu64 " passes", copies, passes);
 	for (uint64_t g = 1; g <= 50; g++)
 		for (int k = 0; k < 2; k++)
 			ends[g - 1][k] = (struct smtop_entry_end){ .end = T0 + g * 1000 + 500, .threads = 128,

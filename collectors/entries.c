@@ -684,8 +684,10 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
 		return 1;
 	if (!p->whole_at)
 		p->whole_at = now;
-	if (now - p->whole_at > ENTRIES_ENDS_WAIT_NS || entries_passed(c, p, now))
+	if (now - p->whole_at > ENTRIES_ENDS_WAIT_NS || entries_passed(c, p, now)) {
+		p->ends_fresh = 1; /* entries_copy_ends_pass copied its ends in this pass */
 		return 1;
+	}
 	for (i = 0; i < p->blocks && entries_exact_end(p, &ends[i], e[i * p->warps].start); i++)
 		;
 	if (i < p->blocks) {

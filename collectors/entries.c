@@ -33,6 +33,8 @@
  * alone, every share in turn: waking the team every millisecond would cost
  * the program's own threads more than it saves (SMTOP_ENTRY_TEAM_FROM). */
 #define ENTRIES_TEAM_FROM 32768u
+/* The team lists and takes a pass's blocks this many at a time. */
+#define ENTRIES_ROUND (1u << 18)
 /* A launch of an exact window whose ends are not all in this long after
  * its last block entered is taken with what came (a block that never
  * exits, or a launch that ran before its module was patched). */
@@ -121,6 +123,7 @@ struct entries_shard {
 	struct entries_packer *packer;
 	uint64_t exact;                 /* blocks whose end was measured */
 	uint64_t now;                   /* host monotonic ns of the pass */
+	size_t begun;                   /* the pass's launches begun for it, in order */
 };
 
 struct entries_ctx {
@@ -147,6 +150,8 @@ struct entries_ctx {
 	struct entries_share_launch *blocks; /* ENTRIES_QUEUE, the taking launches' blocks */
 	size_t n_taking;
 	uint64_t n_blocks;              /* blocks of the taking launches, laid end to end */
+	uint64_t round;                 /* blocks the team takes in a round */
+	uint64_t round_from, round_to;  /* the team's round of them */
 	/* with more than one share: range r's blocks of share s, at r * n_shards + s */
 	struct entries_share_list *lists;
 	struct entries_order order[ENTRIES_STREAMS];
@@ -277,9 +282,10 @@ static void entries_note_unentered(struct entries_ctx *c, const struct entries_p
 			  c->context_id, p->seq, p->kernel, p->grid_id, got, p->blocks);
 }
 
-/* b on its warp slots: thread 0's, or each of its warps' that entered. */
+/* b on its warp slots: thread 0's (slot), or each of its warps' that
+ * entered (w, its entries). */
 static void entries_put(struct entries_shard *s, const struct entries_pending *p, const struct smtop_block *b,
-			const struct smtop_entry *w)
+			uint8_t slot, const struct smtop_entry *w)
 {
 	struct smtop_block out[32];
 	uint8_t slots[32];
@@ -287,7 +293,7 @@ static void entries_put(struct entries_shard *s, const struct entries_pending *p
 	size_t k;
 
 	if (p->warps == 1) {
-		if (slot_bounds_put(&s->bounds, b, w[0].slot, p->stream_id, p->order_stream, p->seq, out))
+		if (slot_bounds_put(&s->bounds, b, slot, p->stream_id, p->order_stream, p->seq, out))
 			entries_close(s, out);
 		return;
 	}
@@ -348,34 +354,21 @@ static void entries_shard_begin(struct entries_shard *s, const struct entries_ta
 	slot_bounds_kernel(&s->bounds, t->p->kernel);
 }
 
-/* Block i of launch k, which entered, put on its SM's warp slot. */
-static void entries_shard_put(struct entries_ctx *c, struct entries_shard *s, size_t k, uint64_t i)
+/* Block it of launch k, which entered, put on its SM's warp slot. */
+static void entries_shard_put(struct entries_ctx *c, struct entries_shard *s, size_t k,
+			      const struct entries_share_item *it)
 {
 	const struct entries_taking *t = &c->taking[k];
 	const struct entries_share_launch *l = &c->blocks[k];
 	const struct entries_pending *p = t->p;
-	const struct smtop_entry *w = l->e + i * l->warps;
-	struct smtop_block b = { .grid_id = p->grid_id, .block = (uint32_t)i, .device_id = (uint8_t)c->device_id };
+	uint64_t i = it->pos - l->at;
+	struct smtop_block b = { .grid_id = p->grid_id, .start = it->start, .block = (uint32_t)i, .sm = it->sm,
+				 .device_id = (uint8_t)c->device_id };
 
-	entries_share_block(l, w, &b.start, &b.sm);
 	if (t->with_ends && (b.end = entries_exact_end(p, &entries_ends_of(c, p)[i], b.start)))
 		s->exact++;
-	entries_put(s, p, &b, w);
-}
-
-/* The share block i of launch l is put on (its SM's), or -1 when it never
- * entered. */
-static int entries_share_of(const struct entries_ctx *c, const struct entries_share_launch *l, uint64_t i)
-{
-	const struct smtop_entry *w = l->e + i * l->warps;
-	uint64_t start;
-	uint16_t sm;
-
-	if (l->whole && l->warps == 1)
-		sm = w->sm; /* the common case, read directly */
-	else if (!entries_share_block(l, w, &start, &sm))
-		return -1;
-	return c->n_shards == 1 ? 0 : (int)(sm % c->n_shards);
+	/* a block's warps' entries are read again only when it has several */
+	entries_put(s, p, &b, it->slot, l->warps == 1 ? NULL : l->e + i * l->warps);
 }
 
 /* A pass too small to wake the team: the drain thread takes every launch,
@@ -384,24 +377,24 @@ static void entries_take_inline(struct entries_ctx *c)
 {
 	for (size_t k = 0; k < c->n_taking; k++) {
 		const struct entries_share_launch *l = &c->blocks[k];
+		struct entries_share_item it;
 
 		for (unsigned s = 0; s < c->n_shards; s++)
 			entries_shard_begin(&c->shard[s], &c->taking[k]);
-		for (uint64_t i = 0; i < l->blocks; i++) {
-			int s = entries_share_of(c, l, i);
-
-			if (s >= 0)
-				entries_shard_put(c, &c->shard[s], k, i);
-		}
+		for (uint64_t i = 0; i < l->blocks; i++)
+			if (entries_share_item_of(l, i, &it))
+				entries_shard_put(c, &c->shard[it.sm % c->n_shards], k, &it);
 	}
 }
 
-/* Range `range` of the pass's blocks, those that entered listed by share. */
+/* Range `range` of the round's blocks, those that entered listed by share. */
 static void entries_split_work(void *arg, size_t range, int worker)
 {
 	struct entries_ctx *c = arg;
 	struct entries_share_list *lists = &c->lists[range * c->n_shards];
-	uint64_t from = c->n_blocks * range / c->n_shards, to = c->n_blocks * (range + 1) / c->n_shards;
+	uint64_t span = c->round_to - c->round_from;
+	uint64_t from = c->round_from + span * range / c->n_shards;
+	uint64_t to = c->round_from + span * (range + 1) / c->n_shards;
 
 	(void)worker;
 	for (unsigned s = 0; s < c->n_shards; s++)
@@ -409,34 +402,37 @@ static void entries_split_work(void *arg, size_t range, int worker)
 	drops_add(DROPS_BLOCKS, entries_share_split(c->blocks, c->n_taking, from, to, c->n_shards, lists));
 }
 
-/* Share me's next listed position, range after range (*r, *j: where it is
- * read); UINT64_MAX past the last. */
-static uint64_t entries_shard_next(const struct entries_ctx *c, unsigned me, unsigned *r, size_t *j)
+/* Share me's next listed block, range after range (*r, *j: where it is
+ * read); NULL past the last. */
+static const struct entries_share_item *entries_shard_next(const struct entries_ctx *c, unsigned me, unsigned *r,
+							   size_t *j)
 {
 	for (; *r < c->n_shards; ++*r, *j = 0) {
 		const struct entries_share_list *list = &c->lists[*r * c->n_shards + me];
 
 		if (*j < list->n)
-			return list->pos[*j];
+			return &list->item[*j];
 	}
-	return UINT64_MAX;
+	return NULL;
 }
 
-/* Share me's blocks of the launches to take, from its lists: each launch
- * begins for it, then its blocks of the share, in order. */
+/* Share me's blocks of the round, from its lists: each launch begins for
+ * it once, before its first block, in order; after the pass's last block
+ * the launches left begin too. */
 static void entries_shard_take_listed(struct entries_ctx *c, struct entries_shard *s, unsigned me)
 {
 	unsigned r = 0;
 	size_t j = 0;
-	uint64_t at = entries_shard_next(c, me, &r, &j);
 
-	for (size_t k = 0; k < c->n_taking; k++) {
-		const struct entries_share_launch *l = &c->blocks[k];
-
-		entries_shard_begin(s, &c->taking[k]);
-		for (; at < l->at + l->blocks; j++, at = entries_shard_next(c, me, &r, &j))
-			entries_shard_put(c, s, k, at - l->at);
+	for (const struct entries_share_item *it = entries_shard_next(c, me, &r, &j); it;
+	     j++, it = entries_shard_next(c, me, &r, &j)) {
+		while (!s->begun || it->pos >= c->blocks[s->begun - 1].at + c->blocks[s->begun - 1].blocks)
+			entries_shard_begin(s, &c->taking[s->begun++]);
+		entries_shard_put(c, s, s->begun - 1, it);
 	}
+	if (c->round_to == c->n_blocks)
+		while (s->begun < c->n_taking)
+			entries_shard_begin(s, &c->taking[s->begun++]);
 }
 
 /* What a pass leaves for share me once its blocks are in: the blocks a
@@ -453,8 +449,9 @@ static void entries_shard_finish(struct entries_shard *s)
 	entries_packer_tick(s->packer, s->now);
 }
 
-/* A pass's work for share me on the team: its listed blocks, then the
- * rest.  One thread of the team at a time works on a share. */
+/* A round's work for share me on the team: its listed blocks, then, after
+ * the pass's last round, the rest.  One thread of the team at a time works
+ * on a share. */
 static void entries_shard_work(void *arg, size_t share, int worker)
 {
 	struct entries_ctx *c = arg;
@@ -462,7 +459,8 @@ static void entries_shard_work(void *arg, size_t share, int worker)
 
 	(void)worker;
 	entries_shard_take_listed(c, &c->shard[me], me);
-	entries_shard_finish(&c->shard[me]);
+	if (c->round_to == c->n_blocks)
+		entries_shard_finish(&c->shard[me]);
 }
 
 /* The pass's launches taken and the shares swept: by the team, each share
@@ -473,9 +471,16 @@ static void entries_take_listed(struct entries_ctx *c, uint64_t now)
 		c->shard[i].now = now;
 	if (c->n_shards > 1 && c->n_taking && c->n_blocks >= c->team_from) {
 		c->team_passes++;
-		/* each share reads only its own blocks: listed first, side by side */
-		pool_run(c->team, c->n_shards, entries_split_work, c);
-		pool_run(c->team, c->n_shards, entries_shard_work, c);
+		for (unsigned i = 0; i < c->n_shards; i++)
+			c->shard[i].begun = 0;
+		/* each share reads only its own blocks: listed first, side by
+		 * side, a round at a time, so that what a round lists is still in
+		 * the caches when the shares read it */
+		for (c->round_from = 0; c->round_from < c->n_blocks; c->round_from = c->round_to) {
+			c->round_to = c->n_blocks - c->round_from > c->round ? c->round_from + c->round : c->n_blocks;
+			pool_run(c->team, c->n_shards, entries_split_work, c);
+			pool_run(c->team, c->n_shards, entries_shard_work, c);
+		}
 	} else {
 		entries_take_inline(c);
 		for (unsigned i = 0; i < c->n_shards; i++)
@@ -896,6 +901,15 @@ static uint64_t entries_team_from(void)
 	return v && *v ? strtoull(v, NULL, 10) : ENTRIES_TEAM_FROM;
 }
 
+/* SMTOP_ENTRY_ROUND: the blocks the team lists and takes at a time. */
+static uint64_t entries_round(void)
+{
+	const char *v = getenv("SMTOP_ENTRY_ROUND");
+	uint64_t n = v && *v ? strtoull(v, NULL, 10) : 0;
+
+	return n ? n : ENTRIES_ROUND;
+}
+
 /* c's shares of SMs (one per worker), each with its bounds and its packer,
  * and the team that works on them; 0, or -1 when out of memory. */
 static int entries_shares_start(struct entries_ctx *c)
@@ -909,6 +923,7 @@ static int entries_shares_start(struct entries_ctx *c)
 	}
 	c->n_shards = n; /* what entries_shares_stop frees, should this fail */
 	c->team_from = entries_team_from();
+	c->round = entries_round();
 	if (!c->team || !(c->shard = calloc(n, sizeof(*c->shard))) ||
 	    !(c->taking = calloc(ENTRIES_QUEUE, sizeof(*c->taking))) ||
 	    !(c->blocks = calloc(ENTRIES_QUEUE, sizeof(*c->blocks))) ||

@@ -23,11 +23,11 @@ int entries_share_block(const struct entries_share_launch *l, const struct smtop
 static int entries_share_grow(struct entries_share_list *list)
 {
 	size_t cap = list->cap ? 2 * list->cap : 4096;
-	uint32_t *pos = realloc(list->pos, cap * sizeof(*pos));
+	struct entries_share_item *item = realloc(list->item, cap * sizeof(*item));
 
-	if (!pos)
+	if (!item)
 		return -1;
-	list->pos = pos;
+	list->item = item;
 	list->cap = cap;
 	return 0;
 }
@@ -58,18 +58,26 @@ uint64_t entries_share_split(const struct entries_share_launch *l, size_t n, uin
 		uint64_t end = to - l[k].at < l[k].blocks ? to - l[k].at : l[k].blocks;
 
 		for (; i < end; i++) {
+			const struct smtop_entry *w = &l[k].e[i * l[k].warps];
 			struct entries_share_list *list;
+			struct entries_share_item *it;
 			uint64_t start;
 			uint16_t sm;
 
-			if (!entries_share_block(&l[k], &l[k].e[i * l[k].warps], &start, &sm))
+			if (!entries_share_block(&l[k], w, &start, &sm))
 				continue;
 			list = &lists[sm % shares];
 			if (list->n == list->cap && entries_share_grow(list) != 0) {
 				lost++;
 				continue;
 			}
-			list->pos[list->n++] = (uint32_t)(l[k].at + i);
+			/* field by field: an item built aside and copied whole
+			 * waited on its own stores */
+			it = &list->item[list->n++];
+			it->start = start;
+			it->pos = (uint32_t)(l[k].at + i);
+			it->sm = sm;
+			it->slot = w->slot;
 		}
 	}
 	return lost;
@@ -77,6 +85,6 @@ uint64_t entries_share_split(const struct entries_share_launch *l, size_t n, uin
 
 void entries_share_list_free(struct entries_share_list *list)
 {
-	free(list->pos);
+	free(list->item);
 	*list = (struct entries_share_list){ 0 };
 }

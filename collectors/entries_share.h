@@ -34,9 +34,19 @@ static inline int entries_share_entered(const struct smtop_entry *e, uint32_t gr
 	return e->grid == grid && e->start && e->check == smtop_entry_check(e->start);
 }
 
-/* Positions of one range's blocks of one share, in order. */
+/* A listed block with what its share reads of its entries: a share reads
+ * its lists alone, not the arena, whose every cache line holds entries of
+ * several shares' SMs. */
+struct entries_share_item {
+	uint64_t start;
+	uint32_t pos;                   /* in the pass */
+	uint16_t sm;
+	uint8_t slot;                   /* its first entry's warp slot */
+};
+
+/* One range's blocks of one share, in order. */
 struct entries_share_list {
-	uint32_t *pos;
+	struct entries_share_item *item;
 	size_t n, cap;
 };
 
@@ -44,6 +54,17 @@ struct entries_share_list {
  * first warp's that entered.  0 when none did. */
 int entries_share_block(const struct entries_share_launch *l, const struct smtop_entry *w, uint64_t *start,
 			uint16_t *sm);
+
+/* Block i of launch l as a list holds it; 0 when it never entered. */
+static inline int entries_share_item_of(const struct entries_share_launch *l, uint64_t i,
+					struct entries_share_item *it)
+{
+	const struct smtop_entry *w = &l->e[i * l->warps];
+
+	it->pos = (uint32_t)(l->at + i);
+	it->slot = w->slot;
+	return entries_share_block(l, w, &it->start, &it->sm);
+}
 
 /* The blocks at positions [from, to) of the pass's n launches (in order of
  * `at`, laid end to end), those that entered, appended to lists[their SM %

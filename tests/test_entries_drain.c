@@ -531,6 +531,14 @@ Test(entries_drain, eight_workers_give_every_block_the_same_end)
 	storm_by_team(8);
 }
 
+/* Rounds of 1,000 blocks: the team lists and takes a pass in rounds that
+ * cut launches in two, with the ends of one round. */
+Test(entries_drain, rounds_cutting_launches_give_every_block_the_same_end)
+{
+	setenv("SMTOP_ENTRY_ROUND", "1000", 1);
+	storm_by_team(3);
+}
+
 /* Passes smaller than the team's threshold: the drain thread takes every
  * share in turn, with the ends the team gives. */
 Test(entries_drain, three_shares_on_the_drain_thread_alone_give_the_same_ends)

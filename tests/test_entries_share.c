@@ -11,7 +11,8 @@
 
 static struct smtop_entry entry(uint64_t t, uint32_t grid, uint16_t sm)
 {
-	return (struct smtop_entry){ .start = T0 + t, .grid = grid, .sm = sm, .check = smtop_entry_check(T0 + t) };
+	return (struct smtop_entry){ .start = T0 + t, .grid = grid, .sm = sm, .slot = (uint8_t)(t % 64),
+				     .check = smtop_entry_check(T0 + t) };
 }
 
 /* Three launches laid end to end: 50, 1 and 70 blocks; block i of launch k
@@ -50,11 +51,16 @@ static void split_and_check(const uint64_t *cuts, size_t n_cuts)
 
 		for (size_t r = 0; r + 1 < n_cuts; r++)
 			for (size_t j = 0; j < lists[r][s].n; j++) {
-				uint32_t pos = lists[r][s].pos[j];
+				const struct entries_share_item *it = &lists[r][s].item[j];
+				uint32_t pos = it->pos;
 
 				cr_expect_gt((int64_t)pos, last, "in order");
 				cr_expect_eq(entry_at(pos)->sm % SHARES, s, "in its SM's share");
 				cr_expect_neq(entry_at(pos)->start, 0, "entered");
+				/* the share reads its block from the list, not the arena */
+				cr_expect_eq(it->start, entry_at(pos)->start);
+				cr_expect_eq(it->sm, entry_at(pos)->sm);
+				cr_expect_eq(it->slot, entry_at(pos)->slot);
 				last = pos;
 				seen++;
 			}
@@ -78,7 +84,6 @@ Test(entries_share, ranges_cut_inside_launches_list_the_same_blocks)
 Test(entries_share, an_empty_range_lists_nothing)
 {
 	struct entries_share_list lists[SHARES] = { 0 };
-
 	fill();
 	cr_expect_eq(entries_share_split(pass, 3, 60, 60, SHARES, lists), 0);
 	for (unsigned s = 0; s < SHARES; s++)
@@ -98,3 +103,4 @@ Test(entries_share, a_block_traced_by_warps_starts_with_its_first_warp_that_ente
 	w[0].grid = w[2].grid = 8; /* an earlier launch's */
 	cr_expect_not(entries_share_block(&l, w, &start, &sm));
 }
+

@@ -124,6 +124,7 @@ struct entries_shard {
 	uint64_t exact;                 /* blocks whose end was measured */
 	uint64_t now;                   /* host monotonic ns of the pass */
 	size_t begun;                   /* the pass's launches begun for it, in order */
+	uint64_t list_ns, take_ns;      /* on the team: listing range (its index), taking */
 };
 
 struct entries_ctx {
@@ -162,6 +163,8 @@ struct entries_ctx {
 	/* the drain thread's wall time: copying and listing (its own work),
 	 * then taking the listed launches (the team's, when it wakes) */
 	uint64_t scan_ns, take_ns;
+	uint64_t team_ns;               /* the team's rounds' wall time, times its size */
+	uint64_t rounds;
 	uint64_t copied;                /* entries copied in this pass */
 	_Atomic uint64_t copies;        /* the copy calls of every pass */
 	struct entries_sync syncs[ENTRIES_SYNCS]; /* under lock */
@@ -396,10 +399,13 @@ static void entries_split_work(void *arg, size_t range, int worker)
 	uint64_t from = c->round_from + span * range / c->n_shards;
 	uint64_t to = c->round_from + span * (range + 1) / c->n_shards;
 
+	uint64_t t0 = clock_mono_ns();
+
 	(void)worker;
 	for (unsigned s = 0; s < c->n_shards; s++)
 		lists[s].n = 0;
 	drops_add(DROPS_BLOCKS, entries_share_split(c->blocks, c->n_taking, from, to, c->n_shards, lists));
+	c->shard[range].list_ns += clock_mono_ns() - t0;
 }
 
 /* Share me's next listed block, range after range (*r, *j: where it is
@@ -456,11 +462,13 @@ static void entries_shard_work(void *arg, size_t share, int worker)
 {
 	struct entries_ctx *c = arg;
 	unsigned me = (unsigned)share;
+	uint64_t t0 = clock_mono_ns();
 
 	(void)worker;
 	entries_shard_take_listed(c, &c->shard[me], me);
 	if (c->round_to == c->n_blocks)
 		entries_shard_finish(&c->shard[me]);
+	c->shard[me].take_ns += clock_mono_ns() - t0;
 }
 
 /* The pass's launches taken and the shares swept: by the team, each share
@@ -477,9 +485,13 @@ static void entries_take_listed(struct entries_ctx *c, uint64_t now)
 		 * side, a round at a time, so that what a round lists is still in
 		 * the caches when the shares read it */
 		for (c->round_from = 0; c->round_from < c->n_blocks; c->round_from = c->round_to) {
+			uint64_t t0 = clock_mono_ns();
+
 			c->round_to = c->n_blocks - c->round_from > c->round ? c->round_from + c->round : c->n_blocks;
 			pool_run(c->team, c->n_shards, entries_split_work, c);
 			pool_run(c->team, c->n_shards, entries_shard_work, c);
+			c->team_ns += (clock_mono_ns() - t0) * c->n_shards;
+			c->rounds++;
 		}
 	} else {
 		entries_take_inline(c);
@@ -1186,6 +1198,24 @@ static void entries_note_accuracy(void)
 	entries_note_residency(&all);
 }
 
+/* The team's time, for SMTOP_DEBUG: where the drain's blocks went once
+ * listed, summed over the shares. */
+static void entries_log_team(const struct entries_ctx *c)
+{
+	uint64_t list = 0, take = 0, observe = 0, pack = 0;
+
+	for (unsigned k = 0; k < c->n_shards; k++) {
+		list += c->shard[k].list_ns;
+		take += c->shard[k].take_ns;
+		entries_packer_times(c->shard[k].packer, &observe, &pack);
+	}
+	log_debug("entries of context %u: %" PRIu64 " rounds by the team, its threads' time summed: %.1f ms listing,"
+		  " %.1f ms taking, %.1f ms waiting for a round's slowest; every pass's blocks: %.1f ms in the"
+		  " kernel table, %.1f ms packing",
+		  c->context_id, c->rounds, list / 1e6, take / 1e6,
+		  c->team_ns > list + take ? (c->team_ns - list - take) / 1e6 : 0.0, observe / 1e6, pack / 1e6);
+}
+
 void entries_shutdown(void)
 {
 	pthread_mutex_lock(&entries_lock);
@@ -1201,6 +1231,7 @@ void entries_shutdown(void)
 		if (!c->failed && entries_drain(c, 1) != 0)
 			log_debug("last entry drain for context %u failed", c->context_id);
 		entries_close_all(c);
+		entries_log_team(c);
 		entries_shares_stop(c);
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"

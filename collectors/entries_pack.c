@@ -4,6 +4,7 @@
 
 #include "collectors/drops.h"
 #include "db/blockcodec.h"
+#include "src/core/clock.h"
 
 struct pack_stage {
 	struct smtop_block *b;  /* DB_BLOCKCODEC_MAX_BLOCKS, allocated at the SM's first block */
@@ -16,6 +17,7 @@ struct entries_packer {
 	blocks_observer_fn *observer;
 	entries_pack_fn *pack;
 	uint8_t *scratch;
+	uint64_t observe_ns, stage_ns;  /* SMTOP_DEBUG's split of the drain's time */
 	struct pack_stage stage[ENTRIES_PACK_SMS];
 };
 
@@ -66,10 +68,22 @@ struct entries_packer *entries_packer_start(uint32_t device_id, uint32_t context
 
 void entries_packer_put(struct entries_packer *p, const struct smtop_block *b, size_t n, uint64_t now)
 {
-	if (n && p->observer)
+	uint64_t t0 = clock_mono_ns(), t1 = t0;
+
+	if (n && p->observer) {
 		p->observer(p->context_id, b, n);
+		t1 = clock_mono_ns();
+	}
 	for (size_t i = 0; i < n; i++)
 		pack_stage_block(p, &b[i], now);
+	p->observe_ns += t1 - t0;
+	p->stage_ns += clock_mono_ns() - t1;
+}
+
+void entries_packer_times(const struct entries_packer *p, uint64_t *observe_ns, uint64_t *pack_ns)
+{
+	*observe_ns += p->observe_ns;
+	*pack_ns += p->stage_ns;
 }
 
 void entries_packer_tick(struct entries_packer *p, uint64_t now)

@@ -33,6 +33,10 @@ void entries_packer_put(struct entries_packer *p, const struct smtop_block *b, s
 /* Packs the chunks whose first block came ENTRIES_PACK_AGE_NS before now. */
 void entries_packer_tick(struct entries_packer *p, uint64_t now);
 
+/* Adds the time p spent showing blocks to the observer, and staging and
+ * encoding them in entries_packer_put (where most chunks are packed). */
+void entries_packer_times(const struct entries_packer *p, uint64_t *observe_ns, uint64_t *pack_ns);
+
 /* Packs every chunk, and frees p. */
 void entries_packer_stop(struct entries_packer *p);
 

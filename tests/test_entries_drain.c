@@ -422,8 +422,9 @@ static uint64_t storm_end(uint64_t k, uint64_t i)
 }
 
 /* The drain's count of its passes taken by the team, and the team's size,
- * from its debug line at the end; -1 when it has none. */
-static long team_passes(unsigned *size)
+ * from its debug lines at the end; -1 when it has none.  rounds (may be
+ * NULL): the team's rounds. */
+static long team_passes_rounds(unsigned *size, long *rounds)
 {
 	FILE *f = cr_get_redirected_stderr();
 	char line[1024];
@@ -431,11 +432,20 @@ static long team_passes(unsigned *size)
 
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *at = strstr(line, "drains (");
+		const char *r = strstr(line, "entries of context ");
 
 		if (at && sscanf(at, "drains (%ld by a team of %u)", &passes, size) != 2)
 			passes = -1;
+		if (rounds && r && strstr(line, "rounds by the team") &&
+		    sscanf(r, "entries of context %*u: %ld rounds", rounds) != 1)
+			*rounds = -1;
 	}
 	return passes;
+}
+
+static long team_passes(unsigned *size)
+{
+	return team_passes_rounds(size, NULL);
 }
 
 /* Launches of one stream order (none bounds another's blocks: only slots
@@ -535,8 +545,20 @@ Test(entries_drain, eight_workers_give_every_block_the_same_end)
  * cut launches in two, with the ends of one round. */
 Test(entries_drain, rounds_cutting_launches_give_every_block_the_same_end)
 {
+	unsigned size = 0;
+	long rounds = -1, passes;
+	uint64_t blocks = 0;
+
 	setenv("SMTOP_ENTRY_ROUND", "1000", 1);
-	storm_by_team(3);
+	storm("3", "0");
+	passes = team_passes_rounds(&size, &rounds);
+	cr_expect_gt(passes, 0);
+	cr_expect_eq(size, 3);
+	/* a pass of B blocks takes B / 1,000 rounds, rounded up */
+	for (unsigned k = 0; k < STORM_LAUNCHES; k++)
+		blocks += storm_blocks(k);
+	cr_expect_geq(rounds, (long)(blocks / 1000), "%ld rounds for %lu blocks", rounds, (unsigned long)blocks);
+	cr_expect_leq(rounds, (long)(blocks / 1000) + passes, "%ld rounds in %ld passes", rounds, passes);
 }
 
 /* Passes smaller than the team's threshold: the drain thread takes every

@@ -54,20 +54,17 @@ uint64_t entries_share_split(const struct entries_share_launch *l, size_t n, uin
 	uint64_t lost = 0;
 
 	for (size_t k = n ? entries_share_launch_at(l, n, from) : 0; k < n && l[k].at < to; k++) {
-		/* a copy: the items' stores could otherwise change it, for all
-		 * the compiler knows, and it would be read again a block */
-		const struct entries_share_launch launch = l[k];
-		uint64_t i = from > launch.at ? from - launch.at : 0;
-		uint64_t end = to - launch.at < launch.blocks ? to - launch.at : launch.blocks;
+		uint64_t i = from > l[k].at ? from - l[k].at : 0;
+		uint64_t end = to - l[k].at < l[k].blocks ? to - l[k].at : l[k].blocks;
 
 		for (; i < end; i++) {
-			const struct smtop_entry *w = &launch.e[i * launch.warps];
+			const struct smtop_entry *w = &l[k].e[i * l[k].warps];
 			struct entries_share_list *list;
 			struct entries_share_item *it;
 			uint64_t start;
 			uint16_t sm;
 
-			if (!entries_share_block(&launch, w, &start, &sm))
+			if (!entries_share_block(&l[k], w, &start, &sm))
 				continue;
 			list = &lists[sm % shares];
 			if (list->n == list->cap && entries_share_grow(list) != 0) {
@@ -78,7 +75,7 @@ uint64_t entries_share_split(const struct entries_share_launch *l, size_t n, uin
 			 * waited on its own stores */
 			it = &list->item[list->n++];
 			it->start = start;
-			it->pos = (uint32_t)(launch.at + i);
+			it->pos = (uint32_t)(l[k].at + i);
 			it->sm = sm;
 			it->slot = w->slot;
 		}

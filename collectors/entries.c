@@ -398,7 +398,6 @@ static void entries_split_work(void *arg, size_t range, int worker)
 	uint64_t span = c->round_to - c->round_from;
 	uint64_t from = c->round_from + span * range / c->n_shards;
 	uint64_t to = c->round_from + span * (range + 1) / c->n_shards;
-
 	uint64_t t0 = clock_mono_ns();
 
 	(void)worker;
@@ -1204,7 +1203,7 @@ static void entries_log_team(const struct entries_ctx *c)
 {
 	uint64_t list = 0, take = 0, observe = 0, pack = 0;
 
-	for (unsigned k = 0; k < c->n_shards; k++) {
+	for (unsigned k = 0; c->shard && k < c->n_shards; k++) {
 		list += c->shard[k].list_ns;
 		take += c->shard[k].take_ns;
 		entries_packer_times(c->shard[k].packer, &observe, &pack);

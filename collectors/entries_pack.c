@@ -82,6 +82,8 @@ void entries_packer_put(struct entries_packer *p, const struct smtop_block *b, s
 
 void entries_packer_times(const struct entries_packer *p, uint64_t *observe_ns, uint64_t *pack_ns)
 {
+	if (!p)
+		return;
 	*observe_ns += p->observe_ns;
 	*pack_ns += p->stage_ns;
 }

@@ -34,7 +34,8 @@ void entries_packer_put(struct entries_packer *p, const struct smtop_block *b, s
 void entries_packer_tick(struct entries_packer *p, uint64_t now);
 
 /* Adds the time p spent showing blocks to the observer, and staging and
- * encoding them in entries_packer_put (where most chunks are packed). */
+ * encoding them in entries_packer_put (where most chunks are packed); p
+ * may be NULL. */
 void entries_packer_times(const struct entries_packer *p, uint64_t *observe_ns, uint64_t *pack_ns);
 
 /* Packs every chunk, and frees p. */

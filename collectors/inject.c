@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -173,6 +174,22 @@ static void inject_debug_words(const ucontext_t *uc)
 #endif
 }
 
+/* The faulting thread's name: smtop's own threads are named smtop-*, the
+ * workload's are not (its threads run smtop's code only in callbacks). */
+static void inject_debug_thread(void)
+{
+	char name[17] = { 0 }, line[64] = "smtop[debug]: in thread ";
+	size_t n = strlen(line);
+
+	if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+		return;
+	for (size_t i = 0; name[i] && n + 2 < sizeof(line); i++)
+		line[n++] = name[i];
+	line[n++] = '\n';
+	if (write(2, line, n) < 0)
+		return;
+}
+
 static void inject_debug_stack(int sig, const ucontext_t *uc)
 {
 	void *frames[48];
@@ -180,6 +197,7 @@ static void inject_debug_stack(int sig, const ucontext_t *uc)
 
 	if (sig == SIGTERM || sig == SIGINT || !log_debug_enabled())
 		return;
+	inject_debug_thread();
 	if (uc)
 		inject_debug_words(uc);
 	n = backtrace(frames, 48);

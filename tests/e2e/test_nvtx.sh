@@ -88,5 +88,6 @@ n=$(q "$S/crash.smtop" "SELECT count(*) FROM $NV WHERE name LIKE 'request %'")
 check "crash: the ranges before it kept ($n)" [ "$n" = 5 ]
 check "crash: SMTOP_DEBUG gives the fault's pc" grep -q "fault at pc, then words on the stack that point into libraries" "$S/crash.err"
 check "crash: and the caller, in the workload" sh -c 'grep -A2 "fault at pc" "$1" | grep -q "nvtx_workload("' _ "$S/crash.err"
+check "crash: and the thread, the workload's" grep -q "^smtop\[debug\]: in thread nvtx_workload$" "$S/crash.err"
 
 e2e_done

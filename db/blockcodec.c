@@ -170,30 +170,46 @@ static void permute_blocks(struct smtop_block *b, const uint64_t *k, size_t n, u
 	memcpy(b, room, n * sizeof(*b));
 }
 
+/* What one look at each block finds: the span of the starts, the bits
+ * where any two starts differ (the lowest set one is the lowest where any
+ * two differ, as of their differences), the durations' bits, the flags. */
+struct chunk_scan {
+	uint64_t lo, hi, start_bits, duration_bits;
+	uint8_t flags;
+};
+
+/* A block ending before it starts is taken as ending at its start. */
+static void scan_blocks(struct smtop_block *b, size_t n, struct chunk_scan *s)
+{
+	*s = (struct chunk_scan){ .lo = b[0].start, .hi = b[0].start };
+	for (size_t i = 0; i < n; i++) {
+		if (b[i].end < b[i].start)
+			b[i].end = b[i].start;
+		s->lo = b[i].start < s->lo ? b[i].start : s->lo;
+		s->hi = b[i].start > s->hi ? b[i].start : s->hi;
+		s->start_bits |= b[i].start ^ b[0].start;
+		s->duration_bits |= b[i].end - b[i].start;
+		s->flags |= b[i].flags;
+	}
+}
+
 /* The drains' packing sorts a lane's blocks, which come in end order up to
  * the SM's resident count (32 on the H200) from start order: sorting 8-byte
  * keys by radix instead of 32-byte blocks through a comparison call (see
  * bench_drain for the figures).  Starts spread too far for a key take the
  * plain sort. */
-static void sort_blocks(struct smtop_block *b, size_t n, uint8_t *room)
+static void sort_blocks(struct smtop_block *b, size_t n, const struct chunk_scan *s, uint8_t *room)
 {
 	uint64_t keys[DB_BLOCKCODEC_MAX_BLOCKS];
-	uint64_t lo = b[0].start, hi = b[0].start, tick_bits = 0;
+	uint64_t lo = s->lo, hi = s->hi;
 	unsigned tick;
 
-	/* starts are whole ticks of the timer (32 ns on the H200): sort ticks.
-	 * Their differences' lowest set bit is the lowest where any two
-	 * starts differ, so one look at each start finds it with the span. */
-	for (size_t i = 1; i < n; i++) {
-		lo = b[i].start < lo ? b[i].start : lo;
-		hi = b[i].start > hi ? b[i].start : hi;
-		tick_bits |= b[i].start ^ b[0].start;
-	}
 	if (n > DB_BLOCKCODEC_MAX_BLOCKS || hi - lo > (UINT64_MAX >> SORT_INDEX_BITS)) {
 		sort_blocks_plain(b, n);
 		return;
 	}
-	tick = tick_bits ? (unsigned)__builtin_ctzll(tick_bits) : 0;
+	/* starts are whole ticks of the timer (32 ns on the H200): sort ticks */
+	tick = s->start_bits ? (unsigned)__builtin_ctzll(s->start_bits) : 0;
 	for (size_t i = 0; i < n; i++)
 		keys[i] = ((b[i].start - lo) >> tick) << SORT_INDEX_BITS | i;
 	sort_keys(keys, n, hi > lo ? 64 - (unsigned)__builtin_clzll((hi - lo) >> tick) : 0);
@@ -209,23 +225,12 @@ static void sort_blocks(struct smtop_block *b, size_t n, uint8_t *room)
 	permute_blocks(b, keys, n, room);
 }
 
-static unsigned common_shift(const struct smtop_block *b, size_t n)
+/* The lowest bit any start's offset from another or any duration has. */
+static unsigned common_shift(const struct chunk_scan *s)
 {
-	uint64_t bits = 0;
+	uint64_t bits = s->start_bits | s->duration_bits;
 
-	for (size_t i = 0; i < n; i++)
-		bits |= (b[i].start - b[0].start) | (b[i].end - b[i].start);
 	return bits ? (unsigned)__builtin_ctzll(bits) : 0;
-}
-
-/* Version 2 only where a block's end is a bound: chunks of exact blocks
- * stay byte for byte what earlier readers read. */
-static int chunk_has_bounds(const struct smtop_block *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (b[i].flags & SMTOP_BLOCK_END_BOUND)
-			return 1;
-	return 0;
 }
 
 /* The flag rides in the block index's varint: its zigzag takes 33 bits at
@@ -238,6 +243,7 @@ static inline uint64_t index_code(uint64_t zz, uint8_t flags, int flagged)
 size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 {
 	struct grid_slot slots[GRID_SLOTS];
+	struct chunk_scan scan;
 	uint64_t prev_start, prev_grid = 0;
 	unsigned shift;
 	int flagged;
@@ -245,15 +251,15 @@ size_t db_blockcodec_encode(struct smtop_block *blocks, size_t n, uint8_t *out)
 
 	if (n == 0 || n > DB_BLOCKCODEC_MAX_BLOCKS)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (blocks[i].end < blocks[i].start)
-			blocks[i].end = blocks[i].start;
+	scan_blocks(blocks, n, &scan);
 	/* out is room for the sort's blocks until they are encoded */
 	_Static_assert(DB_BLOCKCODEC_MAX_BYTES(1) - DB_BLOCKCODEC_MAX_BYTES(0) >= sizeof(struct smtop_block),
 		       "the output holds the blocks it encodes");
-	sort_blocks(blocks, n, out);
-	shift = common_shift(blocks, n);
-	flagged = chunk_has_bounds(blocks, n);
+	sort_blocks(blocks, n, &scan, out);
+	shift = common_shift(&scan);
+	/* version 2 only where a block's end is a bound: chunks of exact
+	 * blocks stay byte for byte what earlier readers read */
+	flagged = (scan.flags & SMTOP_BLOCK_END_BOUND) != 0;
 	*p++ = flagged ? DB_BLOCKCODEC_VERSION_BOUNDS : DB_BLOCKCODEC_VERSION;
 	*p++ = (uint8_t)shift;
 	p = varint_put(p, n);

@@ -422,8 +422,7 @@ static const struct entries_share_item *entries_shard_next(const struct entries_
 }
 
 /* Share me's blocks of the round, from its lists: each launch begins for
- * it once, before its first block, in order; after the pass's last block
- * the launches left begin too. */
+ * it once, before its first block, in order. */
 static void entries_shard_take_listed(struct entries_ctx *c, struct entries_shard *s, unsigned me)
 {
 	unsigned r = 0;
@@ -435,9 +434,6 @@ static void entries_shard_take_listed(struct entries_ctx *c, struct entries_shar
 			entries_shard_begin(s, &c->taking[s->begun++]);
 		entries_shard_put(c, s, s->begun - 1, it);
 	}
-	if (c->round_to == c->n_blocks)
-		while (s->begun < c->n_taking)
-			entries_shard_begin(s, &c->taking[s->begun++]);
 }
 
 /* What a pass leaves for share me once its blocks are in: the blocks a
@@ -455,19 +451,22 @@ static void entries_shard_finish(struct entries_shard *s)
 }
 
 /* A round's work for share me on the team: its listed blocks, then, after
- * the pass's last round, the rest.  One thread of the team at a time works
- * on a share. */
+ * the pass's last round, the launches left to begin and the rest.  One
+ * thread of the team at a time works on a share. */
 static void entries_shard_work(void *arg, size_t share, int worker)
 {
 	struct entries_ctx *c = arg;
-	unsigned me = (unsigned)share;
+	struct entries_shard *s = &c->shard[share];
 	uint64_t t0 = clock_mono_ns();
 
 	(void)worker;
-	entries_shard_take_listed(c, &c->shard[me], me);
-	if (c->round_to == c->n_blocks)
-		entries_shard_finish(&c->shard[me]);
-	c->shard[me].take_ns += clock_mono_ns() - t0;
+	entries_shard_take_listed(c, s, (unsigned)share);
+	if (c->round_to == c->n_blocks) {
+		while (s->begun < c->n_taking)
+			entries_shard_begin(s, &c->taking[s->begun++]);
+		entries_shard_finish(s);
+	}
+	s->take_ns += clock_mono_ns() - t0;
 }
 
 /* The pass's launches taken and the shares swept: by the team, each share
@@ -904,21 +903,12 @@ static unsigned entries_workers_wanted(void)
 					  POOL_MAX_THREADS);
 }
 
-/* SMTOP_ENTRY_TEAM_FROM: the blocks a pass takes that wake the team. */
-static uint64_t entries_team_from(void)
+/* A count from the environment variable name, or fallback when unset. */
+static uint64_t entries_env(const char *name, uint64_t fallback)
 {
-	const char *v = getenv("SMTOP_ENTRY_TEAM_FROM");
+	const char *v = getenv(name);
 
-	return v && *v ? strtoull(v, NULL, 10) : ENTRIES_TEAM_FROM;
-}
-
-/* SMTOP_ENTRY_ROUND: the blocks the team lists and takes at a time. */
-static uint64_t entries_round(void)
-{
-	const char *v = getenv("SMTOP_ENTRY_ROUND");
-	uint64_t n = v && *v ? strtoull(v, NULL, 10) : 0;
-
-	return n ? n : ENTRIES_ROUND;
+	return v && *v ? strtoull(v, NULL, 10) : fallback;
 }
 
 /* c's shares of SMs (one per worker), each with its bounds and its packer,
@@ -933,8 +923,12 @@ static int entries_shares_start(struct entries_ctx *c)
 		c->team = pool_new(1);
 	}
 	c->n_shards = n; /* what entries_shares_stop frees, should this fail */
-	c->team_from = entries_team_from();
-	c->round = entries_round();
+	/* the blocks a pass takes that wake the team; those it lists and
+	 * takes at a time (never none) */
+	c->team_from = entries_env("SMTOP_ENTRY_TEAM_FROM", ENTRIES_TEAM_FROM);
+	c->round = entries_env("SMTOP_ENTRY_ROUND", ENTRIES_ROUND);
+	if (!c->round)
+		c->round = ENTRIES_ROUND;
 	if (!c->team || !(c->shard = calloc(n, sizeof(*c->shard))) ||
 	    !(c->taking = calloc(ENTRIES_QUEUE, sizeof(*c->taking))) ||
 	    !(c->blocks = calloc(ENTRIES_QUEUE, sizeof(*c->blocks))) ||

@@ -328,7 +328,7 @@ static void blocks_merge_group(struct blocks_ctx *c, unsigned i)
 /* The ring (on the GPU and as much pinned, blocks.h) and its drain threads exist
  * only once a module that can use them is launched: a workload without
  * instrumented kernels (PyTorch) pays nothing for them. */
-static void blocks_start_ring(struct blocks_ctx *c)
+static void blocks_start_ring_current(struct blocks_ctx *c)
 {
 	int err;
 
@@ -355,6 +355,24 @@ static void blocks_start_ring(struct blocks_ctx *c)
 	atomic_store(&c->state, BLOCKS_CTX_READY);
 	log_debug("block ring of %u lanes x %u slots for context %u (device %u), %u drain threads",
 		  SMTOP_TRACE_LANES, BLOCKS_LANE_CAPACITY, c->context_id, c->device_id, c->n_groups);
+}
+
+/* The launching thread's current context may be another: a green context
+ * made current launches work that the sanitizer names under the primary,
+ * and a stream made in the green one is no stream of the primary's (its
+ * memset jumped to address 0 inside the driver).  The ring's streams,
+ * memory and SM count are c's own. */
+static void blocks_start_ring(struct blocks_ctx *c)
+{
+	CUcontext popped;
+
+	if (blocks_cu.ctx_push_current(c->ctx) != CUDA_SUCCESS) {
+		log_debug("block tracing off for context %u: it cannot be made current", c->context_id);
+		atomic_store(&c->state, BLOCKS_CTX_FAILED);
+		return;
+	}
+	blocks_start_ring_current(c);
+	blocks_cu.ctx_pop_current(&popped);
 }
 
 static struct blocks_ctx *blocks_create(CUcontext ctx)

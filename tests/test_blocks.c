@@ -18,6 +18,9 @@
 
 static void (*fake_function)(CUfunction f, CUmodule mod);
 static void (*fake_global)(CUmodule mod, void *global, size_t bytes);
+static size_t (*fake_streams_in)(CUcontext ctx);
+static CUresult (*fake_set_current)(CUcontext ctx);
+static CUresult (*fake_get_current)(CUcontext *ctx);
 static struct ring *ring;
 
 /* The stand-in is loaded before the collector looks for libcuda.so.1, and
@@ -29,7 +32,10 @@ static void setup(void)
 	cr_assert_not_null(lib, "%s", dlerror());
 	fake_function = (void (*)(CUfunction, CUmodule))dlsym(lib, "fake_libcuda_function");
 	fake_global = (void (*)(CUmodule, void *, size_t))dlsym(lib, "fake_libcuda_global");
-	cr_assert(fake_function && fake_global);
+	fake_streams_in = (size_t (*)(CUcontext))dlsym(lib, "fake_libcuda_streams_in");
+	fake_set_current = (CUresult (*)(CUcontext))dlsym(lib, "cuCtxSetCurrent");
+	fake_get_current = (CUresult (*)(CUcontext *))dlsym(lib, "cuCtxGetCurrent");
+	cr_assert(fake_function && fake_global && fake_streams_in && fake_set_current && fake_get_current);
 	ring = ring_create(1024);
 	blocks_set_host(&fake_device_mem);
 	cr_assert_eq(blocks_init(ring, 1), 0, "the lanes take the stand-in driver");
@@ -96,4 +102,25 @@ Test(blocks, own_code_makes_no_driver_call, .init = setup, .fini = teardown)
 	blocks_set_own_code(0);
 	cr_assert_eq(pointer, 0);
 	cr_assert_eq(blocks_on_launch(CTX, FUNC(6, 1)), 1);
+}
+
+/* A green context made current launches work the sanitizer names under the
+ * primary: the primary's ring is made with the primary current (a stream
+ * of the green one is none of the primary's), and the launching thread's
+ * own context is current again afterwards. */
+Test(blocks, a_ring_is_made_in_its_own_context, .init = setup, .fini = teardown)
+{
+	const CUcontext green = (CUcontext)(uintptr_t)0x77;
+	uint64_t pointer = 0;
+	CUcontext now = NULL;
+
+	fake_function(FUNC(7, 1), MOD(7));
+	fake_global(MOD(7), &pointer, sizeof pointer);
+	cr_assert_eq(fake_set_current(green), CUDA_SUCCESS);
+	cr_assert_eq(blocks_on_launch(CTX, FUNC(7, 1)), 1);
+	cr_assert_neq(pointer, 0);
+	cr_assert_eq(fake_streams_in(green), 0, "no stream of the ring's in the thread's green context");
+	cr_assert_geq(fake_streams_in(CTX), 2, "the setup stream and a drain stream, in the ring's own");
+	cr_assert_eq(fake_get_current(&now), CUDA_SUCCESS);
+	cr_assert_eq(now, green, "the launching thread's context is current again");
 }

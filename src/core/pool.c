@@ -159,5 +159,5 @@ int pool_threads_for(const char *env, long cpus, unsigned cpus_per_thread, int m
 
 int pool_default_threads(void)
 {
-	return pool_threads_for(getenv("SMTOP_THREADS"), pool_cpus(), 1, POOL_MAX_THREADS);
+	return pool_threads_for(getenv("SMTOP_THREADS"), pool_cpus(), 1, POOL_DEFAULT_MAX);
 }

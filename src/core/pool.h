@@ -7,7 +7,8 @@
 
 #include <stddef.h>
 
-#define POOL_MAX_THREADS 8
+#define POOL_MAX_THREADS 16 /* a pool's participants, at most */
+#define POOL_DEFAULT_MAX 8   /* pool_default_threads' cap */
 
 struct pool;
 
@@ -33,7 +34,7 @@ long pool_cpus(void);
  * one per cpus_per_thread of cpus; 1 to max.  Pure. */
 int pool_threads_for(const char *env, long cpus, unsigned cpus_per_thread, int max);
 
-/* The CPUs this process may run on, capped at POOL_MAX_THREADS;
+/* The CPUs this process may run on, capped at POOL_DEFAULT_MAX;
  * SMTOP_THREADS overrides (1 turns the workers off). */
 int pool_default_threads(void);
 

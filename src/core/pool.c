@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "src/core/clock.h"
 #include "src/core/threads.h"
 
 struct pool {
@@ -14,13 +15,14 @@ struct pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake, done;
 	/* the job in progress, published under lock with a new generation */
-	unsigned long gen;
+	_Atomic unsigned long gen;
 	pool_fn fn;
 	void *ud;
 	size_t n;
 	atomic_size_t next;
-	int busy;                       /* workers still in the current job */
-	int quit;
+	_Atomic int busy;               /* workers still in the current job */
+	_Atomic int quit;
+	uint64_t spin_ns;               /* pool_set_spin */
 };
 
 struct pool_worker {
@@ -35,26 +37,56 @@ static void pool_work(struct pool *p, int worker)
 		p->fn(p->ud, t, worker);
 }
 
+static inline void pool_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Up to p->spin_ns for *v to leave `from`: 1 when it did. */
+static int pool_spin_while(const struct pool *p, _Atomic unsigned long *v, unsigned long from)
+{
+	uint64_t until;
+
+	if (!p->spin_ns)
+		return 0;
+	until = clock_mono_ns() + p->spin_ns;
+	do {
+		for (int i = 0; i < 64; i++) {
+			if (atomic_load_explicit(v, memory_order_acquire) != from || atomic_load(&p->quit))
+				return 1;
+			pool_relax();
+		}
+	} while (clock_mono_ns() < until);
+	return 0;
+}
+
+/* The job's generation is seen once by each worker: pool_run publishes
+ * the next only after every worker left this one. */
 static void *pool_main(void *arg)
 {
 	struct pool_worker w = *(struct pool_worker *)arg;
 	struct pool *p = w.p;
 	unsigned long seen = 0;
 	free(arg);
-	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (!p->quit && p->gen == seen)
-			pthread_cond_wait(&p->wake, &p->lock);
-		if (p->quit)
+		if (!pool_spin_while(p, &p->gen, seen)) {
+			pthread_mutex_lock(&p->lock);
+			while (!atomic_load(&p->quit) && atomic_load(&p->gen) == seen)
+				pthread_cond_wait(&p->wake, &p->lock);
+			pthread_mutex_unlock(&p->lock);
+		}
+		if (atomic_load(&p->quit))
 			break;
-		seen = p->gen;
-		pthread_mutex_unlock(&p->lock);
+		seen = atomic_load_explicit(&p->gen, memory_order_acquire);
 		pool_work(p, w.id);
-		pthread_mutex_lock(&p->lock);
-		if (--p->busy == 0)
+		if (atomic_fetch_sub(&p->busy, 1) == 1) {
+			pthread_mutex_lock(&p->lock);
 			pthread_cond_signal(&p->done);
+			pthread_mutex_unlock(&p->lock);
+		}
 	}
-	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -112,6 +144,24 @@ int pool_threads(const struct pool *p)
 	return p ? p->threads : 1;
 }
 
+/* Up to p->spin_ns for the workers to leave the job: 1 when they did. */
+static int pool_spin_until_idle(const struct pool *p)
+{
+	uint64_t until;
+
+	if (!p->spin_ns)
+		return 0;
+	until = clock_mono_ns() + p->spin_ns;
+	do {
+		for (int i = 0; i < 64; i++) {
+			if (!atomic_load(&p->busy))
+				return 1;
+			pool_relax();
+		}
+	} while (clock_mono_ns() < until);
+	return 0;
+}
+
 void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 {
 	if (!n)
@@ -126,15 +176,23 @@ void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 	p->ud = ud;
 	p->n = n;
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-	p->busy = p->threads - 1;
-	p->gen++;
+	atomic_store(&p->busy, p->threads - 1);
+	atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	pool_work(p, 0);
+	if (pool_spin_until_idle(p))
+		return;
 	pthread_mutex_lock(&p->lock);
-	while (p->busy)
+	while (atomic_load(&p->busy))
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+}
+
+void pool_set_spin(struct pool *p, uint64_t spin_ns)
+{
+	if (p)
+		p->spin_ns = spin_ns;
 }
 
 long pool_cpus(void)

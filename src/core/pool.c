@@ -44,8 +44,21 @@ static inline void pool_relax(void)
 #endif
 }
 
-/* Up to p->spin_ns for *v to leave `from`: 1 when it did. */
-static int pool_spin_while(const struct pool *p, _Atomic unsigned long *v, unsigned long from)
+/* A worker's wait: a job after generation `seen`, or the end. */
+static int pool_job_after(const struct pool *p, unsigned long seen)
+{
+	return atomic_load_explicit(&p->gen, memory_order_acquire) != seen || atomic_load(&p->quit);
+}
+
+/* pool_run's wait: every worker left the job. */
+static int pool_idle(const struct pool *p, unsigned long unused)
+{
+	(void)unused;
+	return !atomic_load(&p->busy);
+}
+
+/* Up to p->spin_ns for ready(p, arg): 1 when it came. */
+static int pool_spin(const struct pool *p, int (*ready)(const struct pool *, unsigned long), unsigned long arg)
 {
 	uint64_t until;
 
@@ -54,7 +67,7 @@ static int pool_spin_while(const struct pool *p, _Atomic unsigned long *v, unsig
 	until = clock_mono_ns() + p->spin_ns;
 	do {
 		for (int i = 0; i < 64; i++) {
-			if (atomic_load_explicit(v, memory_order_acquire) != from || atomic_load(&p->quit))
+			if (ready(p, arg))
 				return 1;
 			pool_relax();
 		}
@@ -71,7 +84,7 @@ static void *pool_main(void *arg)
 	unsigned long seen = 0;
 	free(arg);
 	for (;;) {
-		if (!pool_spin_while(p, &p->gen, seen)) {
+		if (!pool_spin(p, pool_job_after, seen)) {
 			pthread_mutex_lock(&p->lock);
 			while (!atomic_load(&p->quit) && atomic_load(&p->gen) == seen)
 				pthread_cond_wait(&p->wake, &p->lock);
@@ -144,24 +157,6 @@ int pool_threads(const struct pool *p)
 	return p ? p->threads : 1;
 }
 
-/* Up to p->spin_ns for the workers to leave the job: 1 when they did. */
-static int pool_spin_until_idle(const struct pool *p)
-{
-	uint64_t until;
-
-	if (!p->spin_ns)
-		return 0;
-	until = clock_mono_ns() + p->spin_ns;
-	do {
-		for (int i = 0; i < 64; i++) {
-			if (!atomic_load(&p->busy))
-				return 1;
-			pool_relax();
-		}
-	} while (clock_mono_ns() < until);
-	return 0;
-}
-
 void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 {
 	if (!n)
@@ -181,7 +176,7 @@ void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	pool_work(p, 0);
-	if (pool_spin_until_idle(p))
+	if (pool_spin(p, pool_idle, 0))
 		return;
 	pthread_mutex_lock(&p->lock);
 	while (atomic_load(&p->busy))

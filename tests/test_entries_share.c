@@ -84,6 +84,7 @@ Test(entries_share, ranges_cut_inside_launches_list_the_same_blocks)
 Test(entries_share, an_empty_range_lists_nothing)
 {
 	struct entries_share_list lists[SHARES] = { 0 };
+
 	fill();
 	cr_expect_eq(entries_share_split(pass, 3, 60, 60, SHARES, lists), 0);
 	for (unsigned s = 0; s < SHARES; s++)
@@ -103,4 +104,3 @@ Test(entries_share, a_block_traced_by_warps_starts_with_its_first_warp_that_ente
 	w[0].grid = w[2].grid = 8; /* an earlier launch's */
 	cr_expect_not(entries_share_block(&l, w, &start, &sm));
 }
-

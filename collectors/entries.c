@@ -35,8 +35,6 @@
 #define ENTRIES_TEAM_FROM 32768u
 /* The team lists and takes a pass's blocks this many at a time. */
 #define ENTRIES_ROUND (1u << 18)
-/* How long the team's threads spin for a pass's next round (docs/collector.md). */
-#define ENTRIES_SPIN_US 50u
 /* A launch of an exact window whose ends are not all in this long after
  * its last block entered is taken with what came (a block that never
  * exits, or a launch that ran before its module was patched). */
@@ -934,10 +932,6 @@ static int entries_shares_start(struct entries_ctx *c)
 	c->round = entries_env("SMTOP_ENTRY_ROUND", ENTRIES_ROUND);
 	if (!c->round)
 		c->round = ENTRIES_ROUND;
-	/* a pass's rounds end and begin back to back: with a CPU for each
-	 * thread, the team waits for the next by spinning */
-	if ((long)n < pool_cpus())
-		pool_set_spin(c->team, entries_env("SMTOP_ENTRY_SPIN_US", ENTRIES_SPIN_US) * 1000);
 	if (!c->team || !(c->shard = calloc(n, sizeof(*c->shard))) ||
 	    !(c->taking = calloc(ENTRIES_QUEUE, sizeof(*c->taking))) ||
 	    !(c->blocks = calloc(ENTRIES_QUEUE, sizeof(*c->blocks))) ||

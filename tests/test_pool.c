@@ -83,39 +83,3 @@ Test(pool, the_cpus_are_those_the_process_may_run_on)
 	cr_expect_geq(n, 1);
 	cr_expect_leq(n, sysconf(_SC_NPROCESSORS_CONF));
 }
-
-struct tally {
-	_Atomic unsigned long sum;
-	_Atomic int by[POOL_MAX_THREADS];
-};
-
-static void add_task(void *ud, size_t task, int worker)
-{
-	struct tally *t = ud;
-
-	t->sum += task + 1;
-	t->by[worker]++;
-}
-
-/* Jobs back to back, the workers spinning between them instead of
- * sleeping: each job's every task runs once before pool_run returns, and
- * the pool's own threads take part. */
-Test(pool, spinning_workers_take_every_task_of_jobs_back_to_back)
-{
-	struct pool *p = pool_new(3);
-	struct tally t = { 0 };
-	int by_pool = 0;
-
-	cr_assert_not_null(p);
-	pool_set_spin(p, 200000);
-	for (int job = 0; job < 2000; job++) {
-		unsigned long before = t.sum;
-
-		pool_run(p, 3, add_task, &t);
-		cr_assert_eq(t.sum - before, 6, "job %d: its tasks summed %lu", job, t.sum - before);
-	}
-	for (int w = 1; w < 3; w++)
-		by_pool += t.by[w];
-	cr_expect_gt(by_pool, 0, "the pool's threads took tasks");
-	pool_free(p);
-}

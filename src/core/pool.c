@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "src/core/clock.h"
 #include "src/core/threads.h"
 
 struct pool {
@@ -15,14 +14,13 @@ struct pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake, done;
 	/* the job in progress, published under lock with a new generation */
-	_Atomic unsigned long gen;
+	unsigned long gen;
 	pool_fn fn;
 	void *ud;
 	size_t n;
 	atomic_size_t next;
-	_Atomic int busy;               /* workers still in the current job */
-	_Atomic int quit;
-	uint64_t spin_ns;               /* pool_set_spin */
+	int busy;                       /* workers still in the current job */
+	int quit;
 };
 
 struct pool_worker {
@@ -37,69 +35,26 @@ static void pool_work(struct pool *p, int worker)
 		p->fn(p->ud, t, worker);
 }
 
-static inline void pool_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-/* A worker's wait: a job after generation `seen`, or the end. */
-static int pool_job_after(const struct pool *p, unsigned long seen)
-{
-	return atomic_load_explicit(&p->gen, memory_order_acquire) != seen || atomic_load(&p->quit);
-}
-
-/* pool_run's wait: every worker left the job. */
-static int pool_idle(const struct pool *p, unsigned long unused)
-{
-	(void)unused;
-	return !atomic_load(&p->busy);
-}
-
-/* Up to p->spin_ns for ready(p, arg): 1 when it came. */
-static int pool_spin(const struct pool *p, int (*ready)(const struct pool *, unsigned long), unsigned long arg)
-{
-	uint64_t until;
-
-	if (!p->spin_ns)
-		return 0;
-	until = clock_mono_ns() + p->spin_ns;
-	do {
-		for (int i = 0; i < 64; i++) {
-			if (ready(p, arg))
-				return 1;
-			pool_relax();
-		}
-	} while (clock_mono_ns() < until);
-	return 0;
-}
-
-/* The job's generation is seen once by each worker: pool_run publishes
- * the next only after every worker left this one. */
 static void *pool_main(void *arg)
 {
 	struct pool_worker w = *(struct pool_worker *)arg;
 	struct pool *p = w.p;
 	unsigned long seen = 0;
 	free(arg);
+	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		if (!pool_spin(p, pool_job_after, seen)) {
-			pthread_mutex_lock(&p->lock);
-			while (!atomic_load(&p->quit) && atomic_load(&p->gen) == seen)
-				pthread_cond_wait(&p->wake, &p->lock);
-			pthread_mutex_unlock(&p->lock);
-		}
-		if (atomic_load(&p->quit))
+		while (!p->quit && p->gen == seen)
+			pthread_cond_wait(&p->wake, &p->lock);
+		if (p->quit)
 			break;
-		seen = atomic_load_explicit(&p->gen, memory_order_acquire);
+		seen = p->gen;
+		pthread_mutex_unlock(&p->lock);
 		pool_work(p, w.id);
-		if (atomic_fetch_sub(&p->busy, 1) == 1) {
-			pthread_mutex_lock(&p->lock);
+		pthread_mutex_lock(&p->lock);
+		if (--p->busy == 0)
 			pthread_cond_signal(&p->done);
-			pthread_mutex_unlock(&p->lock);
-		}
 	}
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -171,23 +126,15 @@ void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud)
 	p->ud = ud;
 	p->n = n;
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-	atomic_store(&p->busy, p->threads - 1);
-	atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
+	p->busy = p->threads - 1;
+	p->gen++;
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
 	pool_work(p, 0);
-	if (pool_spin(p, pool_idle, 0))
-		return;
 	pthread_mutex_lock(&p->lock);
-	while (atomic_load(&p->busy))
+	while (p->busy)
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);
-}
-
-void pool_set_spin(struct pool *p, uint64_t spin_ns)
-{
-	if (p)
-		p->spin_ns = spin_ns;
 }
 
 long pool_cpus(void)

@@ -6,7 +6,6 @@
 #define SMTOP_POOL_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #define POOL_MAX_THREADS 16 /* a pool's participants, at most */
 #define POOL_DEFAULT_MAX 8   /* pool_default_threads' cap */
@@ -24,12 +23,6 @@ struct pool *pool_new(int threads);
 void pool_free(struct pool *p);
 /* Participants, the caller included (1 for a NULL pool). */
 int pool_threads(const struct pool *p);
-
-/* Workers that finished a job spin up to spin_ns for the next before they
- * sleep, and pool_run spins as long for them to finish, instead of a
- * wake-up through the scheduler at each end (0, the default: no spin).
- * For pools whose jobs follow each other closely, with a CPU each. */
-void pool_set_spin(struct pool *p, uint64_t spin_ns);
 
 /* Runs fn for tasks 0..n-1 and returns when all are done.  p may be NULL. */
 void pool_run(struct pool *p, size_t n, pool_fn fn, void *ud);

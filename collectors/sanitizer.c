@@ -75,9 +75,9 @@ static _Thread_local uint64_t sz_tls_graph_start;
 static int sz_no_patches; /* SMTOP_PATCH=off: callbacks only, to measure them alone */
 static int sz_entry_only; /* SMTOP_PATCH=entry: the exits are not patched */
 int sz_entries;    /* --sm entry: per-launch entries, ends bounded (collectors/entries.c) */
-/* SMTOP_ENTRY_MARKS=1: under --sm entry, kernels built with the block
- * tracer header (src/core/smtop_trace.cuh) time their own blocks, exact,
- * and take no entries. */
+/* Under --sm entry (unless SMTOP_ENTRY_MARKS=0), kernels built with the
+ * block tracer header (src/core/smtop_trace.cuh) time their own blocks,
+ * exact, and take no entries. */
 static int sz_marks;
 static _Thread_local int sz_tls_marked; /* this thread's launch call's kernel times its blocks */
 static _Thread_local const void *sz_tls_call_ctx; /* the context its launch call named */
@@ -767,7 +767,7 @@ static int sz_start_entries(struct ring *ring, uint32_t pid, char *reason, size_
 	const char *marks = getenv("SMTOP_ENTRY_MARKS");
 
 	sz_entries = 1;
-	sz_marks = !sz_exact && marks && !strcmp(marks, "1");
+	sz_marks = !sz_exact && !(marks && !strcmp(marks, "0"));
 	return sz_start(ring, pid, reason, len);
 }
 

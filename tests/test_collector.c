@@ -1204,9 +1204,9 @@ Test(sanitizer, graph_nodes_of_two_graphs_stay_apart)
 }
 #endif
 
-/* Under --sm entry with SMTOP_ENTRY_MARKS=1, a launch call's function is
- * asked at its entry whether its module times its own blocks: every launch
- * form names it, and no other call does. */
+/* Under --sm entry with the header's marks (the default), a launch call's
+ * function is asked at its entry whether its module times its own blocks:
+ * every launch form names it, and no other call does. */
 #ifdef SMTOP_HAVE_SANITIZER
 Test(sanitizer, launch_calls_name_their_function)
 {

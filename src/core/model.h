@@ -194,7 +194,7 @@ struct model_pending {
 
 /* model.ends_bounded: a session whose block ends are upper bounds, and one
  * whose kernels built with the block tracer header timed their own
- * (SMTOP_ENTRY_MARKS=1): bits, for views of several sessions. */
+ * (--sm entry's marks): bits, for views of several sessions. */
 #define MODEL_ENDS_BOUND 1
 #define MODEL_ENDS_BOUND_BUT_MARKED 2
 

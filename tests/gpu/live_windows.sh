@@ -1,5 +1,6 @@
 #!/bin/sh
-# The live view of `smtop demo NAME --sm entry` between exact windows and
+# The live view of `smtop demo NAME --sm entry` (SMTOP_ENTRY_MARKS=0: the
+# demos' ends bounded, as an unmarked program's) between exact windows and
 # during one: runs it in a detached tmux of W x H with a window of 400 ms
 # every 2 s, captures the screen every 0.1 s, and keeps in DIR the first
 # capture that shows the window's "exact block ends" range and one after a
@@ -15,7 +16,7 @@ mkdir -p "$dir" "$tmp"
 rm -f "$dir/live-windows.smtop" "$tmp"/*
 tmux kill-session -t smtop-win 2>/dev/null
 tmux new-session -d -s smtop-win -x "$w" -y "$h" \
-	"build/smtop demo $name --sm entry --exact-every 2s --exact-for 400ms --seconds 14 -o $dir/live-windows.smtop; sleep 3"
+	"SMTOP_ENTRY_MARKS=0 build/smtop demo $name --sm entry --exact-every 2s --exact-for 400ms --seconds 14 -o $dir/live-windows.smtop; sleep 3"
 i=0
 while [ $i -lt 90 ]; do
 	sleep 0.1

@@ -341,7 +341,7 @@ section_sm_windows() {
 		bad "torch --sm entry exit status"
 	echo "observer --sm entry, no windows: $(cat "$OUT_DIR/obs-entry.out") $(episodes "$OUT_DIR/obs-entry.smtop")"
 	for w in 0 500ms; do
-		timeout -s INT 150 $SMTOP record --sm entry --exact-every $w --exact-for 20ms -q -o "$OUT_DIR/lat-$w.smtop" -- \
+		SMTOP_ENTRY_MARKS=0 timeout -s INT 150 $SMTOP record --sm entry --exact-every $w --exact-for 20ms -q -o "$OUT_DIR/lat-$w.smtop" -- \
 			build/smtop-demo priority-vs-training --seconds 6 > "$OUT_DIR/lat-$w.out" 2>&1
 		echo "latency, windows every $w: $(grep -E "summary|rror" "$OUT_DIR/lat-$w.out")"
 		python3 -c 'import sqlite3,sys; print(dict(sqlite3.connect(sys.argv[1]).execute("select key, value from smtop_meta where key in (\"patch_switch_ns\",\"exact_windows\",\"inferred_end_error_ns\")").fetchall()))' "$OUT_DIR/lat-$w.smtop"
@@ -366,9 +366,10 @@ demos_under() {
 	python3 tests/gpu/check_demos.py "$2" || fails=$((fails + 1))
 }
 
-# The demos under --sm marked, under the default --sm entry (no windows),
-# and under --sm entry with SMTOP_ENTRY_MARKS=1 (their kernels, which carry
-# the block tracer header, time their own blocks), one after the other: each
+# The demos under --sm marked, under --sm entry with SMTOP_ENTRY_MARKS=0
+# (bounded ends alone, no windows), and under the default --sm entry (their
+# kernels, which carry the block tracer header, time their own blocks), one
+# after the other: each
 # judged by check_demos.py, and their verdicts compared with --sm marked's
 # (compare_verdicts.py: kind, culprit, median wait).  The last must agree;
 # the second shows what bounded ends alone give.  A trimmed copy of each
@@ -382,7 +383,7 @@ section_demos_entry() {
 		SMTOP_ENTRY_MARKS=0 demos_under entry "$OUT_DIR/verdicts-entry"
 		python3 tests/gpu/compare_verdicts.py "$OUT_DIR/verdicts-marked" "$OUT_DIR/verdicts-entry"
 	fi
-	SMTOP_ENTRY_MARKS=1 demos_under entry "$OUT_DIR/verdicts-entry-marks"
+	demos_under entry "$OUT_DIR/verdicts-entry-marks"
 	python3 tests/gpu/compare_verdicts.py "$OUT_DIR/verdicts-marked" "$OUT_DIR/verdicts-entry-marks" ||
 		fails=$((fails + 1))
 	for d in priority-vs-training equal-priority head-of-line green-contexts timeslice; do
@@ -429,8 +430,9 @@ section_sm_entry() {
 	expect_eq "torch --sm entry: kernels (smtop report vs torch.profiler)" "$ours" "$theirs"
 	echo "torch --sm entry: blocking resident dispatch = $(report_totals "$OUT_DIR/entry-torch.smtop")"
 	D=$OUT_DIR/sm-entry-demos
-	demos_under entry "$D"
-	# bounded ends against exact ones: the same demo with the header's tracer
+	# the demos' kernels would time their own blocks (the marks): bounded
+	# ends alone, against exact ones from the header's tracer
+	SMTOP_ENTRY_MARKS=0 demos_under entry "$D"
 	# (the CSV of a 3 s demo of 22 M blocks takes minutes to read here)
 	for d in head-of-line; do
 		rm -f "$D/marked-$d.smtop"

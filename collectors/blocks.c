@@ -466,6 +466,12 @@ static int blocks_hand_ring(struct blocks_ctx *c, CUmodule mod)
 	return 1;
 }
 
+int blocks_image_may_hold_ring(const void *image, size_t size)
+{
+	/* the symbol table holds the name with its terminating NUL */
+	return !image || !size || memmem(image, size, SMTOP_TRACE_SYMBOL, sizeof SMTOP_TRACE_SYMBOL) != NULL;
+}
+
 /* Under setup_lock: whether mod holds the ring, handing it over at the
  * module's first sight. */
 static uint32_t blocks_module_hold(struct blocks_ctx *c, CUmodule mod)

@@ -102,6 +102,13 @@ int blocks_wanted(void);
  * else 0. */
 int blocks_on_launch(CUcontext ctx, CUfunction f);
 
+/* Whether a module loaded from image (size bytes; NULL: not known) may be
+ * built with src/core/smtop_trace.cuh: its image names the ring's symbol.
+ * A patching backend asks blocks_on_launch only once such a module loaded,
+ * so that a program without one (PyTorch) meets no driver call of ours
+ * inside its launch calls. */
+int blocks_image_may_hold_ring(const void *image, size_t size);
+
 /* Whether mod holds ctx's ring, for a launch callback: no driver call, no
  * wait for a module being handed the ring (it counts as holding it). */
 int blocks_module_traced(CUcontext ctx, CUmodule mod);

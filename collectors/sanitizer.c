@@ -83,6 +83,9 @@ static _Thread_local int sz_tls_marked; /* this thread's launch call's kernel ti
 static _Thread_local const void *sz_tls_call_ctx; /* the context its launch call named */
 static struct launch_ctx_table sz_call_ctxs;
 static _Atomic uint64_t sz_marked_launches;
+/* Modules loaded whose image may hold the header's ring: none, and the
+ * launch calls ask nothing (blocks_image_may_hold_ring). */
+static _Atomic uint64_t sz_markable_modules;
 int sz_exact;      /* --sm exact: the same with the exits patched throughout */
 int sz_entry_warps; /* SMTOP_ENTRY_PER=warp: an entry for every warp */
 
@@ -248,10 +251,13 @@ int sz_unpatch(CUmodule mod)
 	return 0;
 }
 
-static void sz_on_module(CUmodule mod)
+static void sz_on_module(const Sanitizer_ResourceModuleData *d)
 {
+	CUmodule mod = d->module;
 	SanitizerResult r;
 
+	if (sz_marks && blocks_image_may_hold_ring(d->pCubin, d->cubinSize))
+		atomic_fetch_add(&sz_markable_modules, 1);
 	if (sz_no_patches)
 		return;
 	if (sz_entries) {
@@ -290,7 +296,7 @@ static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
 	if (cbid == sz_ids->context_created)
 		sz_on_context(data);
 	else if (cbid == sz_ids->module_loaded)
-		sz_on_module(((const Sanitizer_ResourceModuleData *)data)->module);
+		sz_on_module(data);
 	else if (sz_ids->functions_lazy_patched && cbid == sz_ids->functions_lazy_patched)
 		atomic_fetch_add(&sz_lazy_patched, 1);
 	else if (cbid == sz_ids->module_unloading && sz_entries)
@@ -372,7 +378,7 @@ uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns)
  * module holds the ring, which some plain launch gave it. */
 static int sz_launch_marked(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
 {
-	if (!sz_marks)
+	if (!sz_marks || !atomic_load_explicit(&sz_markable_modules, memory_order_relaxed))
 		return 0;
 	return (!g && sz_tls_marked) || blocks_module_traced(ld->context, ld->module);
 }
@@ -483,8 +489,8 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 		 * handed a ring once its launches showed they are its own
 		 * (collectors/launch_ctx.h: a green context's are not) */
 		sz_tls_call_ctx = d->context;
-		if (sz_marks && patch_switch_recording() &&
-		    launch_ctx_kind(&sz_call_ctxs, d->context) == LAUNCH_CTX_SAME)
+		if (sz_marks && atomic_load_explicit(&sz_markable_modules, memory_order_relaxed) &&
+		    patch_switch_recording() && launch_ctx_kind(&sz_call_ctxs, d->context) == LAUNCH_CTX_SAME)
 			sz_tls_marked = blocks_on_launch(d->context, sanitizer_launch_function(cbid, d->functionParams));
 		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_shape);
 		atomic_fetch_add_explicit(&sz_launch_calls, 1, memory_order_relaxed);
@@ -720,8 +726,10 @@ static void sz_stop_threads(void)
 		  (unsigned long long)atomic_load(&sz_smem_taken),
 		  (unsigned long long)atomic_load(&sz_node_smem_asked));
 	if (sz_marks)
-		log_debug("Compute Sanitizer: %llu launches timed their own blocks (the block tracer header)",
-			  (unsigned long long)atomic_load(&sz_marked_launches));
+		log_debug("Compute Sanitizer: %llu launches timed their own blocks (the block tracer header),"
+			  " %llu modules may hold its ring",
+			  (unsigned long long)atomic_load(&sz_marked_launches),
+			  (unsigned long long)atomic_load(&sz_markable_modules));
 }
 
 /* At the end (after the final drain: blocks_shutdown runs before disable):

@@ -124,3 +124,19 @@ Test(blocks, a_ring_is_made_in_its_own_context, .init = setup, .fini = teardown)
 	cr_assert_eq(fake_get_current(&now), CUDA_SUCCESS);
 	cr_assert_eq(now, green, "the launching thread's context is current again");
 }
+
+/* A module's image names the ring's symbol, with its NUL, in its string
+ * table when it was built with the header: PyTorch's never do, and their
+ * launches then ask the driver nothing. */
+Test(blocks, only_an_image_naming_the_ring_may_hold_it)
+{
+	static const char marked[] = "\0.text\0foo_kernel\0smtop_trace_ring\0.nv.global";
+	static const char longer[] = "\0.text\0smtop_trace_ring_of_mine\0";
+	static const char plain[] = "\0.text\0_Z6kernelPf\0.nv.constant0";
+
+	cr_assert(blocks_image_may_hold_ring(marked, sizeof marked));
+	cr_assert_not(blocks_image_may_hold_ring(plain, sizeof plain));
+	cr_assert_not(blocks_image_may_hold_ring(longer, sizeof longer), "another symbol with the name as prefix");
+	cr_assert_not(blocks_image_may_hold_ring(marked, 20), "the name past the image's end");
+	cr_assert(blocks_image_may_hold_ring(NULL, 0), "an image not known may hold it");
+}

@@ -328,6 +328,15 @@ static void blocks_merge_group(struct blocks_ctx *c, unsigned i)
 /* The ring (on the GPU and as much pinned, blocks.h) and its drain threads exist
  * only once a module that can use them is launched: a workload without
  * instrumented kernels (PyTorch) pays nothing for them. */
+/* A context whose ring cannot be had records no block of its kernels built
+ * with the header: said once on stderr, not only under SMTOP_DEBUG, since
+ * nothing else in the session would show the blocks are missing. */
+static void blocks_off(struct blocks_ctx *c, const char *why)
+{
+	atomic_store(&c->state, BLOCKS_CTX_FAILED);
+	log_fail("pid %u: thread blocks of CUDA context %u are not recorded: %s", blocks_pid, c->context_id, why);
+}
+
 static void blocks_start_ring_current(struct blocks_ctx *c)
 {
 	int err;
@@ -347,9 +356,7 @@ static void blocks_start_ring_current(struct blocks_ctx *c)
 			blocks_merge_group(c, i); /* its lanes go to the group before */
 	}
 	if (err) {
-		log_debug("block tracing off for context %u: its ring or drain threads could not be set up",
-			  c->context_id);
-		atomic_store(&c->state, BLOCKS_CTX_FAILED);
+		blocks_off(c, "its block ring or drain threads could not be set up");
 		return;
 	}
 	atomic_store(&c->state, BLOCKS_CTX_READY);
@@ -367,8 +374,7 @@ static void blocks_start_ring(struct blocks_ctx *c)
 	CUcontext popped;
 
 	if (blocks_cu.ctx_push_current(c->ctx) != CUDA_SUCCESS) {
-		log_debug("block tracing off for context %u: it cannot be made current", c->context_id);
-		atomic_store(&c->state, BLOCKS_CTX_FAILED);
+		blocks_off(c, "it cannot be made current");
 		return;
 	}
 	blocks_start_ring_current(c);
@@ -459,7 +465,8 @@ static int blocks_hand_ring(struct blocks_ctx *c, CUmodule mod)
 	if (blocks_host->upload((void *)(uintptr_t)global, &c->ring_value, sizeof(c->ring_value), c->setup) != 0 ||
 	    blocks_host->sync(c->setup) != 0) {
 		blocks_note_traced(c, mod, 0);
-		log_debug("module %p: storing the block ring failed", (void *)mod);
+		log_fail("pid %u: thread blocks of module %p are not recorded: storing the block ring into it failed",
+			 blocks_pid, (void *)mod);
 		return 0;
 	}
 	log_debug("block tracing on for module %p in context %u", (void *)mod, c->context_id);
@@ -613,12 +620,11 @@ uint64_t blocks_context_ring(CUcontext ctx, uint32_t context_id, uint32_t device
 		c->context_id = context_id;
 		c->device_id = device_id;
 		blocks_tls_own = 1;
-		atomic_store(&c->state, blocks_start_patched(c, launch_stream) == 0 ? BLOCKS_CTX_SETUP
-										 : BLOCKS_CTX_FAILED);
+		if (blocks_start_patched(c, launch_stream) == 0)
+			atomic_store(&c->state, BLOCKS_CTX_SETUP);
+		else
+			blocks_off(c, "the Compute Sanitizer's memory calls failed");
 		blocks_tls_own = 0;
-		if (atomic_load(&c->state) == BLOCKS_CTX_FAILED)
-			log_debug("block tracing off for context %u: the backend's memory calls failed",
-				  context_id);
 	}
 	state = atomic_load(&c->state);
 	if (state == BLOCKS_CTX_READY || state == BLOCKS_CTX_SETUP)

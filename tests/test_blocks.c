@@ -4,9 +4,12 @@
  * the first launch of any of its functions, and launch callbacks, which
  * must make no driver call, learn which modules time their own blocks. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "collectors/blocks.h"
 #include "collectors/ring.h"
@@ -21,6 +24,7 @@ static void (*fake_global)(CUmodule mod, void *global, size_t bytes);
 static size_t (*fake_streams_in)(CUcontext ctx);
 static CUresult (*fake_set_current)(CUcontext ctx);
 static CUresult (*fake_get_current)(CUcontext *ctx);
+static void (*fake_destroy)(CUcontext ctx);
 static struct ring *ring;
 
 /* The stand-in is loaded before the collector looks for libcuda.so.1, and
@@ -35,7 +39,9 @@ static void setup(void)
 	fake_streams_in = (size_t (*)(CUcontext))dlsym(lib, "fake_libcuda_streams_in");
 	fake_set_current = (CUresult (*)(CUcontext))dlsym(lib, "cuCtxSetCurrent");
 	fake_get_current = (CUresult (*)(CUcontext *))dlsym(lib, "cuCtxGetCurrent");
-	cr_assert(fake_function && fake_global && fake_streams_in && fake_set_current && fake_get_current);
+	fake_destroy = (void (*)(CUcontext))dlsym(lib, "fake_libcuda_destroy");
+	cr_assert(fake_function && fake_global && fake_streams_in && fake_set_current && fake_get_current &&
+		  fake_destroy);
 	ring = ring_create(1024);
 	blocks_set_host(&fake_device_mem);
 	cr_assert_eq(blocks_init(ring, 1), 0, "the lanes take the stand-in driver");
@@ -139,4 +145,28 @@ Test(blocks, only_an_image_naming_the_ring_may_hold_it)
 	cr_assert_not(blocks_image_may_hold_ring(longer, sizeof longer), "another symbol with the name as prefix");
 	cr_assert_not(blocks_image_may_hold_ring(marked, 20), "the name past the image's end");
 	cr_assert(blocks_image_may_hold_ring(NULL, 0), "an image not known may hold it");
+}
+
+/* A context whose ring cannot be made loses its marked kernels' blocks:
+ * the workload's stderr says so in one line, not only under SMTOP_DEBUG. */
+Test(blocks, a_context_without_its_ring_says_so, .init = setup, .fini = teardown)
+{
+	const CUcontext gone = (CUcontext)(uintptr_t)0x66;
+	uint64_t pointer = 0;
+	char line[512] = "";
+	FILE *err;
+
+	cr_redirect_stderr();
+	fake_destroy(gone);
+	fake_function(FUNC(8, 1), MOD(8));
+	fake_global(MOD(8), &pointer, sizeof pointer);
+	cr_assert_eq(blocks_on_launch(gone, FUNC(8, 1)), 0);
+	cr_assert_eq(pointer, 0, "no ring was stored");
+	cr_assert_eq(blocks_on_launch(gone, FUNC(8, 1)), 0, "nor at the next launch");
+	fflush(stderr);
+	err = cr_get_redirected_stderr();
+	cr_assert_not_null(fgets(line, sizeof line, err));
+	cr_assert(strstr(line, "smtop: pid 1: thread blocks of CUDA context") == line, "%s", line);
+	cr_assert(strstr(line, "are not recorded: it cannot be made current\n"), "%s", line);
+	cr_assert_null(fgets(line, sizeof line, err), "said once: %s", line);
 }

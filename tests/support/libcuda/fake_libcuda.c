@@ -3,7 +3,8 @@
  * thread's current context (a stack per thread, as the driver's), and the
  * test names which functions live in which module and
  * which modules carry the block tracer header's pointer
- * (fake_libcuda_function, fake_libcuda_global).  Device memory is the
+ * (fake_libcuda_function, fake_libcuda_global); a context the test
+ * destroyed (fake_libcuda_destroy) cannot be pushed.  Device memory is the
  * test's host memory (tests/support/fake_device.c). */
 #include <cuda.h>
 #include <stddef.h>
@@ -29,6 +30,7 @@ static uintptr_t fake_next_stream = 0x1000;
 static CUcontext fake_stream_ctx[FAKE_MAX]; /* stream 0x1000 + i was made in [i] */
 static _Thread_local CUcontext fake_ctx_stack[8];
 static _Thread_local size_t fake_ctx_depth;
+static CUcontext fake_ctx_destroyed; /* cannot be made current */
 
 void fake_libcuda_function(CUfunction f, CUmodule mod)
 {
@@ -49,6 +51,11 @@ static CUcontext fake_current(void)
 }
 
 /* How many streams were made while ctx was current. */
+void fake_libcuda_destroy(CUcontext ctx)
+{
+	fake_ctx_destroyed = ctx;
+}
+
 size_t fake_libcuda_streams_in(CUcontext ctx)
 {
 	size_t n = 0;
@@ -105,6 +112,8 @@ CUresult cuCtxGetCurrent(CUcontext *ctx)
 
 CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
+	if (ctx && ctx == fake_ctx_destroyed)
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	if (fake_ctx_depth == sizeof(fake_ctx_stack) / sizeof(fake_ctx_stack[0]))
 		return CUDA_ERROR_INVALID_VALUE;
 	fake_ctx_stack[fake_ctx_depth++] = ctx;

@@ -325,9 +325,6 @@ static void blocks_merge_group(struct blocks_ctx *c, unsigned i)
 	c->n_groups = i;
 }
 
-/* The ring (on the GPU and as much pinned, blocks.h) and its drain threads exist
- * only once a module that can use them is launched: a workload without
- * instrumented kernels (PyTorch) pays nothing for them. */
 /* A context whose ring cannot be had records no block of its kernels built
  * with the header: said once on stderr, not only under SMTOP_DEBUG, since
  * nothing else in the session would show the blocks are missing. */
@@ -337,6 +334,9 @@ static void blocks_off(struct blocks_ctx *c, const char *why)
 	log_fail("pid %u: thread blocks of CUDA context %u are not recorded: %s", blocks_pid, c->context_id, why);
 }
 
+/* The ring (on the GPU and as much pinned, blocks.h) and its drain threads exist
+ * only once a module that can use them is launched: a workload without
+ * instrumented kernels (PyTorch) pays nothing for them. */
 static void blocks_start_ring_current(struct blocks_ctx *c)
 {
 	int err;

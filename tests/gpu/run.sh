@@ -369,11 +369,11 @@ demos_under() {
 # The demos under --sm marked, under --sm entry with SMTOP_ENTRY_MARKS=0
 # (bounded ends alone, no windows), and under the default --sm entry (their
 # kernels, which carry the block tracer header, time their own blocks), one
-# after the other: each
-# judged by check_demos.py, and their verdicts compared with --sm marked's
-# (compare_verdicts.py: kind, culprit, median wait).  The last must agree;
-# the second shows what bounded ends alone give.  A trimmed copy of each
-# --sm entry session is left for the CPU tests (fx-entry-NAME.smtop).
+# after the other: each judged by check_demos.py, and their verdicts
+# compared with --sm marked's (compare_verdicts.py: kind, culprit, median
+# wait).  The last must agree; the second shows what bounded ends alone
+# give.  A trimmed copy of each --sm entry session with the marks off is
+# left for the CPU tests (fx-entry-NAME.smtop).
 section_demos_entry() {
 	echo "== demos_entry: the demos' verdicts under --sm entry against --sm marked"
 	demos_under marked "$OUT_DIR/verdicts-marked"

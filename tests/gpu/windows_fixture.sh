@@ -1,9 +1,9 @@
 #!/bin/sh
 # tests/fixtures/head-of-line-windows.smtop: the head-of-line demo under
 # --sm entry (its kernels' marks off: their ends bounded) with a 100 ms
-# exact window every second, cut to 140 ms from
-# 20 ms before its first window, its derived tables dropped (smtop computes
-# them again, into its own cache).
+# exact window every second, cut to 140 ms from 20 ms before its first
+# window, its derived tables dropped (smtop computes them again, into its
+# own cache).
 #   tests/gpu/windows_fixture.sh OUTDIR
 cd "$(dirname "$0")/../.." || exit 1
 d=${1:-build/gpu-out}

@@ -50,12 +50,12 @@ static CUcontext fake_current(void)
 	return fake_ctx_depth ? fake_ctx_stack[fake_ctx_depth - 1] : NULL;
 }
 
-/* How many streams were made while ctx was current. */
 void fake_libcuda_destroy(CUcontext ctx)
 {
 	fake_ctx_destroyed = ctx;
 }
 
+/* How many streams were made while ctx was current. */
 size_t fake_libcuda_streams_in(CUcontext ctx)
 {
 	size_t n = 0;

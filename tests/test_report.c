@@ -212,6 +212,53 @@ Test(report, json_parses_and_has_keys)
 	analysis_free(a);
 }
 
+static char *render_drops(struct analysis *a, int json, int known, uint64_t blocks, uint64_t cupti)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct report_options o = { .drops_known = known, .dropped_blocks = blocks, .dropped_cupti = cupti };
+	struct findings fi;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(findings_from_analysis(a, &fi), 0);
+	cr_assert_eq(json ? report_json(f, &fi, &o) : report_text(f, &fi, &o), 0);
+	findings_free(&fi);
+	fclose(f);
+	return buf;
+}
+
+/* Dropped blocks are missing from every figure: the text says so before
+ * them, with their share of what ran, and the JSON carries the counts
+ * (null where the file counts none, as an Nsight Systems export). */
+Test(report, drops_are_said_before_the_figures)
+{
+	struct analysis *a = sample(1);
+	char *t = render_drops(a, 0, 1, 3, 2), *none = render_drops(a, 0, 1, 0, 0);
+	char *j = render_drops(a, 1, 1, 3, 2), *unknown = render_drops(a, 1, 0, 0, 0);
+	struct analysis_totals tot;
+	size_t blocks;
+	char want[160];
+
+	analysis_totals(a, &tot);
+	blocks = tot.blocks;
+
+	snprintf(want, sizeof want, "dropped: 3 blocks (%.1f%% of %zu that ran), 2 CUPTI records, 0 ring records;",
+		 300.0 / (double)(blocks + 3), blocks + 3);
+	cr_expect(strstr(t, want), "want %s in\n%s", want, t);
+	cr_expect(strstr(t, want) < strstr(t, "streams:"), "before the streams:\n%s", t);
+	cr_expect(!strstr(none, "dropped"), "nothing dropped, nothing said:\n%s", none);
+	cr_assert(json_valid(j), "%s", j);
+	cr_expect(strstr(j, "\"dropped\": {\"blocks\": 3, \"cupti\": 2, \"ring\": 0},"), "%s", j);
+	cr_assert(json_valid(unknown), "%s", unknown);
+	cr_expect(strstr(unknown, "\"dropped\": null,"), "%s", unknown);
+	free(t);
+	free(none);
+	free(j);
+	free(unknown);
+	analysis_free(a);
+}
+
 Test(report, json_kernel_only_parses)
 {
 	struct analysis *a = sample(0);

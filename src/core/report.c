@@ -416,6 +416,22 @@ static void text_limits(FILE *out, const struct findings *f)
 		}
 }
 
+/* Dropped blocks are missing from every figure below: said before them,
+ * with their share of the blocks that ran. */
+static void text_drops(FILE *out, const struct analysis_totals *t, const struct report_options *o)
+{
+	char b[32], all[32], c[32], r[32];
+	uint64_t ran = t->blocks + o->dropped_blocks;
+
+	if (!o->drops_known || !(o->dropped_blocks || o->dropped_cupti || o->dropped_ring))
+		return;
+	fprintf(out, "dropped: %s blocks (%.1f%% of %s that ran), %s CUPTI records, %s ring records;"
+		" what follows misses them\n",
+		fmt_count(b, sizeof b, o->dropped_blocks), ran ? 100.0 * (double)o->dropped_blocks / (double)ran : 0.0,
+		fmt_count(all, sizeof all, ran), fmt_count(c, sizeof c, o->dropped_cupti),
+		fmt_count(r, sizeof r, o->dropped_ring));
+}
+
 int report_text(FILE *out, const struct findings *f, const struct report_options *o)
 {
 	const struct analysis_totals t = f->totals;
@@ -428,6 +444,7 @@ int report_text(FILE *out, const struct findings *f, const struct report_options
 	fprintf(out, "basis: %s (%s kernels, %s with block records, %s blocks)\n", basis(f),
 		fmt_count(k, sizeof k, t.kernels), fmt_count(kb, sizeof kb, t.kernels_with_blocks),
 		fmt_count(b, sizeof b, t.blocks));
+	text_drops(out, &t, o);
 	text_streams(out, f);
 	text_waits(out, f);
 	const struct smtop_event **ev = worst_events(f, &n);
@@ -598,8 +615,13 @@ int report_json(FILE *out, const struct findings *f, const struct report_options
 		fputs("null", out);
 	fprintf(out, ",\n  \"basis\": \"%s\",\n", basis(f));
 	fprintf(out, "  \"kernels\": %zu,\n  \"kernels_with_blocks\": %zu,\n  \"blocks\": %zu,\n"
-		"  \"kernels_pending\": %zu,\n  \"streams\": [\n", t.kernels, t.kernels_with_blocks,
-		t.blocks, t.kernels_pending);
+		"  \"kernels_pending\": %zu,\n", t.kernels, t.kernels_with_blocks, t.blocks, t.kernels_pending);
+	if (o->drops_known)
+		fprintf(out, "  \"dropped\": {\"blocks\": %" PRIu64 ", \"cupti\": %" PRIu64 ", \"ring\": %" PRIu64 "},\n",
+			o->dropped_blocks, o->dropped_cupti, o->dropped_ring);
+	else
+		fputs("  \"dropped\": null,\n", out);
+	fputs("  \"streams\": [\n", out);
 	for (size_t i = 0; i < f->n_streams; i++) {
 		json_stream(out, &f->streams[i]);
 		fputs(i + 1 < f->n_streams ? ",\n" : "\n", out);

@@ -5,6 +5,7 @@
 #define SMTOP_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct findings;
@@ -25,6 +26,10 @@ struct report_options {
 	/* the full name shown for a stored one (a demangler, malloc'd result,
 	 * NULL: the stored name); the core has none of its own */
 	char *(*full_name)(const char *name);
+	/* what the collector counted as dropped (the session's info); an
+	 * Nsight Systems export counts none: drops_known 0, said as unknown */
+	int drops_known;
+	uint64_t dropped_blocks, dropped_cupti, dropped_ring;
 };
 
 /* Longest short name in the text's tables; longer ones end in "...". */

@@ -53,4 +53,16 @@ check "--json: the full name and the short one" sh -c \
 check "--json: raw times and the session start" grep -q '"session_start_ns": 1796166633' "$D/json.txt"
 check "times from the session start" grep -q 'at 9.893ms  dev 0 pid 1167 stream 13 prio -5' "$D/short.txt"
 check "sm% over 100 explained" grep -q 'passes 100' "$D/short.txt"
+
+# what the collector dropped is said before the figures that miss it
+cp tests/fixtures/head-of-line.smtop "$D/drops.smtop"
+python3 -c 'import sqlite3, sys; d = sqlite3.connect(sys.argv[1]); d.execute("UPDATE smtop_process SET drops_blocks = 1000, drops_cupti = 2"); d.commit()' "$D/drops.smtop"
+"$SMTOP" report "$D/drops.smtop" > "$D/drops.txt"
+"$SMTOP" report "$D/drops.smtop" --json > "$D/drops.json"
+check "dropped blocks said, with their share of what ran" \
+	grep -q '^dropped: 1,000 blocks (65.4% of 1,528 that ran), 2 CUPTI records, 0 ring records;' "$D/drops.txt"
+check "--json: the drop counts" grep -q '"dropped": {"blocks": 1000, "cupti": 2, "ring": 0},' "$D/drops.json"
+check "nothing dropped, nothing said" sh -c "! grep -q '^dropped' '$D/short.txt'"
+report tests/fixtures/nsys/nsys-2025.3-h200-smoke.sqlite --json > "$D/nsys.json"
+check "--json: an Nsight Systems export counts no drops" grep -q '"dropped": null,' "$D/nsys.json"
 e2e_done

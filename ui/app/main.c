@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "db/names.h"
+#include "db/reader.h"
 #include "src/core/analysis.h"
 #include "src/core/findings.h"
 #include "ui/app/cli.h"
@@ -63,6 +64,33 @@ static int report_compute(const struct cli *c, const struct analysis_params *p,
 	return 0;
 }
 
+/* What the collector dropped in the report's files (their info, which a
+ * finished session keeps whole): 0, or -1 with the file's error said. */
+static int report_drops(const struct cli *c, struct report_options *ro)
+{
+	char err[512];
+	ro->drops_known = 1;
+	for (int i = 0; i < c->n_files; i++) {
+		struct db_reader *r;
+		struct db_session_info si;
+		if (db_reader_open(&r, c->files[i], err, sizeof err) != 0) {
+			fprintf(stderr, "smtop: %s\n", err);
+			return -1;
+		}
+		if (db_reader_info(r, &si) != 0) {
+			fprintf(stderr, "smtop: %s\n", db_reader_error(r));
+			db_reader_close(r);
+			return -1;
+		}
+		ro->drops_known = ro->drops_known && !si.is_nsys;
+		ro->dropped_blocks += si.drops_blocks;
+		ro->dropped_cupti += si.drops_cupti;
+		ro->dropped_ring += si.drops_ring;
+		db_reader_close(r);
+	}
+	return 0;
+}
+
 /* Prints the report of a finished session from what it (or smtop's cache
  * of it) stores when that is current (same session, threshold and analysis
  * version), else from a read of every block. */
@@ -82,6 +110,10 @@ static int run_report(const struct cli *c)
 	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top,
 				     .explain = c->explain, .registers_from = f.registers_from,
 				     .long_names = c->long_names, .full_name = db_names_demangle };
+	if (report_drops(c, &ro) != 0) {
+		findings_free(&f);
+		return 1;
+	}
 	int rc = c->json ? report_json(stdout, &f, &ro) : report_text(stdout, &f, &ro);
 	findings_free(&f);
 	return rc == 0 ? 0 : 1;

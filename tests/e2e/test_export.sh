@@ -43,6 +43,14 @@ m=$(python3 -c "import json,sys; print(sum(e['ph'] == 'X' for e in json.load(ope
 # the trace to a file above: its 528 blocks and 3 kernels, and more
 check "--perfetto - writes the trace to stdout ($n slices, $m in the file)" sh -c "[ $n -eq $m ] && [ $n -gt 531 ]"
 
+# What the collector dropped rides in the trace's otherData
+cp $FX/head-of-line.smtop "$E2E_TMP/drops.smtop"
+python3 -c 'import sqlite3, sys; d = sqlite3.connect(sys.argv[1]); d.execute("UPDATE smtop_process SET drops_blocks = 1000, drops_ring = 3"); d.commit()' "$E2E_TMP/drops.smtop"
+v=$("$SMTOP" export "$E2E_TMP/drops.smtop" --perfetto - | python3 -c "import json,sys; print(json.load(sys.stdin)['otherData']['dropped'])")
+check "the trace says what was dropped ($v)" [ "$v" = "{'blocks': 1000, 'cupti': 0, 'ring': 3}" ]
+v=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['otherData']['dropped'])" "$E2E_TMP/head-of-line.json")
+check "and that nothing was ($v)" [ "$v" = "{'blocks': 0, 'cupti': 0, 'ring': 0}" ]
+
 # Nsight Systems exports, one per schema version
 for v in 3.16.1 cuda_lab 3.28.1 2020.4.3.7 2022.4.2.1; do
 	"$SMTOP" export $NS/nsys-$v.sqlite --perfetto "$E2E_TMP/nsys-$v.json" --csv "$E2E_TMP/nsys-$v"

@@ -429,6 +429,13 @@ section_sm_entry() {
 	ours=$($SMTOP report "$OUT_DIR/entry-torch.smtop" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])')
 	expect_eq "torch --sm entry: kernels (smtop report vs torch.profiler)" "$ours" "$theirs"
 	echo "torch --sm entry: blocking resident dispatch = $(report_totals "$OUT_DIR/entry-torch.smtop")"
+	# the marks ask no launch of a program without the header: asking every
+	# one made ResNet-50 drop nearly every block (docs/performance.md)
+	SMTOP_DEBUG=1 timeout -s INT 150 $SMTOP record --sm entry -q -o "$OUT_DIR/entry-torch-marks.smtop" -- \
+		python3 tests/gpu/torch_two_streams.py --iters 2 > /dev/null 2> "$OUT_DIR/entry-torch-marks.err"
+	grep -q "launches timed their own blocks (the block tracer header), 0 modules may hold its ring" \
+		"$OUT_DIR/entry-torch-marks.err" && ok "torch --sm entry: no module of PyTorch's may hold the ring" ||
+		bad "torch --sm entry: $(grep "modules may hold" "$OUT_DIR/entry-torch-marks.err")"
 	D=$OUT_DIR/sm-entry-demos
 	# the demos' kernels would time their own blocks (the marks): bounded
 	# ends alone, against exact ones from the header's tracer

@@ -383,6 +383,14 @@ static int sz_launch_marked(const Sanitizer_LaunchData *ld, const Sanitizer_Grap
 	return (!g && sz_tls_marked) || blocks_module_traced(ld->context, ld->module);
 }
 
+/* The session says its ends are exact in marked kernels only once one ran:
+ * a program without the header (PyTorch) reads as bounded throughout. */
+static void sz_note_marked_launch(void)
+{
+	if (atomic_fetch_add_explicit(&sz_marked_launches, 1, memory_order_relaxed) == 0)
+		writer_thread_set_meta("entry_marks", "on");
+}
+
 /* Registers the launch for its kernel record, and gives f's launches from
  * now on the ring, graph replays included (they fire no launch callback of
  * their own, but their kernel nodes do: g, NULL for a plain launch). */
@@ -427,7 +435,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	sz_add_launch(&info);
 	if (sz_entries) {
 		if (sz_launch_marked(ld, g))
-			atomic_fetch_add_explicit(&sz_marked_launches, 1, memory_order_relaxed);
+			sz_note_marked_launch();
 		else
 			sz_launch_entries(ld, &info);
 		return;
@@ -651,8 +659,6 @@ static void sz_note_session(void)
 	writer_thread_set_meta("kernel_times", "blocks");
 	if (sz_entries)
 		writer_thread_set_meta("block_ends", sz_exact ? "exact" : "bound");
-	if (sz_marks)
-		writer_thread_set_meta("entry_marks", "on");
 	writer_thread_set_meta("sm_mode", sz_exact ? "exact" : sz_entries ? "entry" : "all");
 	writer_thread_set_meta("submit_times", "launch callback, host CLOCK_REALTIME + least first-block lag");
 	/* Kernel and block times are one clock: no offset to measure. */

@@ -372,13 +372,20 @@ uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns)
 	return host_ns + (uint64_t)launch_shards_bound(sz_table, device);
 }
 
+/* The marks are on and some module loaded may hold the header's ring:
+ * until then a launch asks nothing about them. */
+static int sz_marks_may_apply(void)
+{
+	return sz_marks && atomic_load_explicit(&sz_markable_modules, memory_order_relaxed);
+}
+
 /* Whether the launch's blocks come timed by the header's tracer, not by
  * entries: a plain launch as its call's entry found, or (a graph's kernel
  * node, a call that entered before recording was switched on) as its
  * module holds the ring, which some plain launch gave it. */
 static int sz_launch_marked(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
 {
-	if (!sz_marks || !atomic_load_explicit(&sz_markable_modules, memory_order_relaxed))
+	if (!sz_marks_may_apply())
 		return 0;
 	return (!g && sz_tls_marked) || blocks_module_traced(ld->context, ld->module);
 }
@@ -497,8 +504,8 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 		 * handed a ring once its launches showed they are its own
 		 * (collectors/launch_ctx.h: a green context's are not) */
 		sz_tls_call_ctx = d->context;
-		if (sz_marks && atomic_load_explicit(&sz_markable_modules, memory_order_relaxed) &&
-		    patch_switch_recording() && launch_ctx_kind(&sz_call_ctxs, d->context) == LAUNCH_CTX_SAME)
+		if (sz_marks_may_apply() && patch_switch_recording() &&
+		    launch_ctx_kind(&sz_call_ctxs, d->context) == LAUNCH_CTX_SAME)
 			sz_tls_marked = blocks_on_launch(d->context, sanitizer_launch_function(cbid, d->functionParams));
 		sz_tls_smem = sanitizer_launch_dynamic_smem(cbid, d->functionParams, &sz_tls_smem_shape);
 		atomic_fetch_add_explicit(&sz_launch_calls, 1, memory_order_relaxed);

@@ -35,12 +35,22 @@ static int run_record(const struct cli *c)
 	return record_main(&o);
 }
 
+/* What the collector dropped, as the session's info counts it (an Nsight
+ * Systems export counts none: unknown, as the viewer's status line says). */
+static void report_drops_of(const struct db_session_info *si, struct report_options *ro)
+{
+	ro->drops_known = !si->is_nsys;
+	ro->dropped_blocks = si->drops_blocks;
+	ro->dropped_cupti = si->drops_cupti;
+	ro->dropped_ring = si->drops_ring;
+}
+
 /* Analyses the whole session into f, and keeps the episodes and f in
  * smtop's cache of the session for the next report and the viewer (the
  * file itself is never written; nor is anything kept of Nsight Systems
- * exports or views of several files). */
+ * exports or views of several files); ro takes its drops. */
 static int report_compute(const struct cli *c, const struct analysis_params *p,
-			  struct findings *f)
+			  struct findings *f, struct report_options *ro)
 {
 	struct session s;
 	char err[512];
@@ -60,35 +70,29 @@ static int report_compute(const struct cli *c, const struct analysis_params *p,
 	}
 	/* a cache that cannot be written only costs the next report this read */
 	results_store_report(&s, f, err, sizeof err);
+	report_drops_of(&s.info, ro);
 	session_close(&s);
 	return 0;
 }
 
-/* What the collector dropped in the report's files (their info, which a
- * finished session keeps whole): 0, or -1 with the file's error said. */
-static int report_drops(const struct cli *c, struct report_options *ro)
+/* The drops of a session whose report was stored, which no read of the
+ * session brought: 0, or -1 with the file's error said. */
+static int report_stored_drops(const char *path, struct report_options *ro)
 {
 	char err[512];
-	ro->drops_known = 1;
-	for (int i = 0; i < c->n_files; i++) {
-		struct db_reader *r;
-		struct db_session_info si;
-		if (db_reader_open(&r, c->files[i], err, sizeof err) != 0) {
-			fprintf(stderr, "smtop: %s\n", err);
-			return -1;
-		}
-		if (db_reader_info(r, &si) != 0) {
-			fprintf(stderr, "smtop: %s\n", db_reader_error(r));
-			db_reader_close(r);
-			return -1;
-		}
-		ro->drops_known = ro->drops_known && !si.is_nsys;
-		ro->dropped_blocks += si.drops_blocks;
-		ro->dropped_cupti += si.drops_cupti;
-		ro->dropped_ring += si.drops_ring;
-		db_reader_close(r);
+	struct db_reader *r;
+	struct db_session_info si;
+	if (db_reader_open(&r, path, err, sizeof err) != 0) {
+		fprintf(stderr, "smtop: %s\n", err);
+		return -1;
 	}
-	return 0;
+	int rc = db_reader_info(r, &si);
+	if (rc == 0)
+		report_drops_of(&si, ro);
+	else
+		fprintf(stderr, "smtop: %s\n", db_reader_error(r));
+	db_reader_close(r);
+	return rc == 0 ? 0 : -1;
 }
 
 /* Prints the report of a finished session from what it (or smtop's cache
@@ -105,15 +109,16 @@ static int run_report(const struct cli *c)
 		fprintf(stderr, "smtop: %s\n", err);
 		return 1;
 	}
-	if (stored != 0 && report_compute(c, &p, &f) != 0)
-		return 1;
 	struct report_options ro = { .source = c->file, .max_episodes = (size_t)c->top,
-				     .explain = c->explain, .registers_from = f.registers_from,
-				     .long_names = c->long_names, .full_name = db_names_demangle };
-	if (report_drops(c, &ro) != 0) {
+				     .explain = c->explain, .long_names = c->long_names,
+				     .full_name = db_names_demangle };
+	if (stored != 0 && report_compute(c, &p, &f, &ro) != 0)
+		return 1;
+	if (stored == 0 && report_stored_drops(c->file, &ro) != 0) {
 		findings_free(&f);
 		return 1;
 	}
+	ro.registers_from = f.registers_from;
 	int rc = c->json ? report_json(stdout, &f, &ro) : report_text(stdout, &f, &ro);
 	findings_free(&f);
 	return rc == 0 ? 0 : 1;

@@ -253,6 +253,7 @@ overhead_rounds() {
 				empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY ovh_record all ;;
 				all-entry) SMTOP_PATCH=entry ovh_record all ;;
 				entry) ovh_record entry ;;
+				entry-nomarks) SMTOP_ENTRY_MARKS=0 ovh_record entry ;;
 				entry-w1) SMTOP_ENTRY_WORKERS=1 ovh_record entry ;;
 				entry-nowin) ovh_record entry --exact-every 0 ;;
 				entry-warp) SMTOP_ENTRY_PER=warp ovh_record entry --exact-every 0 ;;
@@ -881,7 +882,12 @@ alongside_attach() {
 	stop=$OUT_DIR/alongside-$mode.stop
 	out=$OUT_DIR/alongside-$mode.out
 	rm -f "$stop" "$OUT_DIR/alongside-$mode.smtop"
-	alongside_launch "$mode" python3 tests/gpu/torch_alongside.py --stop "$stop" > "$out" 2>&1 &
+	# a subshell that execs, not the function: $! must be the program's
+	# pid, which names its control socket
+	(
+		case $mode in *-quiet) export SMTOP_DORMANT_QUIET=1 ;; esac
+		exec $PIN $SMTOP launch -q --sm "${mode%-quiet}" -- python3 tests/gpu/torch_alongside.py --stop "$stop"
+	) > "$out" 2>&1 &
 	pid=$!
 	for _ in $(seq 600); do grep -q '^ready' "$out" && break; sleep 0.1; done
 	session=$(timeout 60 $SMTOP record --attach $pid --for 2s -o "$OUT_DIR/alongside-$mode.smtop" \

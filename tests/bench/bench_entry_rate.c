@@ -8,7 +8,11 @@
  * count, the blocks stored (packed)
  * and dropped (launches the arena had no room for): the drain must be
  * lossless at 50 M blocks/s on the H200; and the CPU time the drain took,
- * all its threads (the process's less the launching thread's spin).  A pass
+ * all its threads (the process's less the launching thread's spin); and what
+ * each launch's host side took on the launching thread (its kernel record
+ * and its stretch of the arena, as the sanitizer's launch callback does in
+ * the workload's launch call), at the median, p99 and most, while the
+ * drain worked beside it.  A pass
  * wakes the team only with SMTOP_ENTRY_TEAM_FROM blocks or more to take
  * (collectors/entries.c).  Each run is a process of its own.
  * Usage: bench_entry_rate [N_BLOCKS [RATES [WORKERS]]]
@@ -73,8 +77,9 @@ static void rate_discard(struct smtop_record *recs, size_t n)
 }
 
 /* Launch k: its record in the kernel table, its stretch of the arena, and
- * its entries, block i on SM (i + k) % SMS, slot i / SMS % RESIDENT. */
-static int rate_launch(size_t k, uint64_t *free_at)
+ * its entries, block i on SM (i + k) % SMS, slot i / SMS % RESIDENT.
+ * *host_ns: what the first two took, the launch call's part. */
+static int rate_launch(size_t k, uint64_t *free_at, uint64_t *host_ns)
 {
 	struct launch_info info = { .grid_id = k + 1, .context_id = 1, .stream_id = (uint32_t)(k % STREAMS) + 1,
 				    .correlation_id = (uint32_t)k + 1, .grid = { GRID, 1, 1 },
@@ -84,8 +89,13 @@ static int rate_launch(size_t k, uint64_t *free_at)
 					 .grid_id = k + 1, .blocks = GRID, .threads = 32,
 					 .function = (CUfunction)(uintptr_t)(0x2000 + k % 16) };
 
+	uint64_t t0 = clock_mono_ns();
+	int rc;
+
 	launch_shards_add(rate_table, 0, &info);
-	if (entries_on_launch(&l) != 0)
+	rc = entries_on_launch(&l);
+	*host_ns = clock_mono_ns() - t0;
+	if (rc != 0)
 		return -1;
 	for (uint32_t i = 0; i < GRID; i++) {
 		unsigned sm = (unsigned)((i + k) % SMS), slot = i / SMS % RESIDENT;
@@ -118,6 +128,22 @@ static int rate_alloc_resident(CUcontext ctx, void **p, size_t bytes)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The launches' host times, sorted in place: median, p99 and most, in us. */
+static void rate_launch_times(uint64_t *ns, size_t n, double us[3])
+{
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	us[0] = (double)ns[n / 2] / 1e3;
+	us[1] = (double)ns[n * 99 / 100] / 1e3;
+	us[2] = (double)ns[n - 1] / 1e3;
+}
+
 static void rate_run(size_t kernels, double rate_m, unsigned workers)
 {
 	struct blocks_host mem = fake_device_mem;
@@ -126,37 +152,42 @@ static void rate_run(size_t kernels, double rate_m, unsigned workers)
 		.copy_stream = rate_copy_stream, .pack = rate_pack,
 	};
 	uint64_t *free_at = malloc(SMS * RESIDENT * sizeof(*free_at)), refused = 0;
-	double t0, wall, after, launcher_cpu, per_launch = GRID / (rate_m * 1e6);
+	uint64_t *host_ns = malloc(kernels * sizeof(*host_ns));
+	double t0, wall, after, launcher_cpu, per_launch = GRID / (rate_m * 1e6), us[3];
 	char n[16];
 
 	snprintf(n, sizeof n, "%u", workers);
 	setenv("SMTOP_ENTRY_WORKERS", n, 1);
 	rate_table = launch_shards_create(1, NULL, rate_discard);
-	if (!free_at || !rate_table)
+	if (!free_at || !host_ns || !rate_table)
 		exit(1);
 	for (size_t i = 0; i < SMS * RESIDENT; i++)
 		free_at[i] = T0;
 	mem.alloc = mem.alloc_host = rate_alloc_resident;
 	entries_start(&mem, &hooks, 0);
-	refused += rate_launch(0, free_at) != 0; /* makes the arena, outside the pace */
+	refused += rate_launch(0, free_at, &host_ns[0]) != 0; /* makes the arena, outside the pace */
 	t0 = now_s();
 	for (size_t k = 1; k < kernels; k++) {
 		double due = t0 + (double)(k - 1) * per_launch;
 
 		while (now_s() < due)
 			;
-		refused += rate_launch(k, free_at) != 0;
+		refused += rate_launch(k, free_at, &host_ns[k]) != 0;
 	}
 	wall = now_s() - t0;
 	launcher_cpu = cpu_s(RUSAGE_THREAD);
 	entries_synced(CTX, 0, entries_launched(CTX), clock_real_ns());
 	entries_shutdown();
 	after = now_s() - t0 - wall;
+	/* launch 0 made the arena, outside the pace */
+	rate_launch_times(kernels > 1 ? host_ns + 1 : host_ns, kernels > 1 ? kernels - 1 : 1, us);
 	printf("rate=%.0fM workers=%u blocks=%zu stored=%zu dropped=%llu launches_refused=%llu"
-	       " launching_s=%.3f after_s=%.3f drained_M_per_s=%.1f drain_cpu_s=%.3f\n",
+	       " launching_s=%.3f after_s=%.3f drained_M_per_s=%.1f drain_cpu_s=%.3f"
+	       " launch_host_us_p50=%.2f p99=%.2f max=%.1f\n",
 	       rate_m, workers, kernels * GRID, (size_t)rate_packed, (unsigned long long)drops_take(DROPS_BLOCKS),
 	       (unsigned long long)refused, wall, after, (double)rate_packed / (wall + after) / 1e6,
-	       cpu_s(RUSAGE_SELF) - launcher_cpu);
+	       cpu_s(RUSAGE_SELF) - launcher_cpu, us[0], us[1], us[2]);
+	free(host_ns);
 	free(free_at);
 }
 

@@ -296,13 +296,13 @@ static unsigned blocks_sm_count(void)
 	return n > 0 ? (unsigned)n : 0;
 }
 
-/* A drain thread per blocks_host.cpus_per_drain CPUs, at most
- * BLOCKS_MAX_GROUPS (SMTOP_DRAIN_THREADS overrides), each owning an equal
- * share of the SMs' lanes. */
+/* A drain thread per blocks_host.cpus_per_drain CPUs (or per CPU kept for
+ * the collector), at most BLOCKS_MAX_GROUPS (SMTOP_DRAIN_THREADS
+ * overrides), each owning an equal share of the SMs' lanes. */
 static void blocks_plan_groups(struct blocks_ctx *c)
 {
-	unsigned n = (unsigned)pool_threads_for(getenv("SMTOP_DRAIN_THREADS"), pool_cpus(),
-						blocks_host->cpus_per_drain, BLOCKS_MAX_GROUPS);
+	unsigned n = (unsigned)pool_threads_beside_program(getenv("SMTOP_DRAIN_THREADS"), blocks_host->cpus_per_drain,
+							   BLOCKS_MAX_GROUPS);
 	unsigned span = blocks_sm_count();
 
 	if (span == 0 || span > SMTOP_TRACE_LANES)

@@ -896,14 +896,15 @@ static void *entries_main(void *arg)
 
 /* The shares a context's drain is cut into, and its team's threads:
  * SMTOP_ENTRY_WORKERS (1 to POOL_MAX_THREADS), else one per
- * blocks_host.cpus_per_drain CPUs the process may run on, at most
- * POOL_DEFAULT_MAX: the workload keeps the rest. */
+ * blocks_host.cpus_per_drain CPUs the process may run on (or per CPU kept
+ * for the collector), at most POOL_DEFAULT_MAX: the workload keeps the
+ * rest. */
 static unsigned entries_workers_wanted(void)
 {
 	const char *env = getenv("SMTOP_ENTRY_WORKERS");
 
-	return (unsigned)pool_threads_for(env, pool_cpus(), entries_mem.cpus_per_drain,
-					  env && atoi(env) > 0 ? POOL_MAX_THREADS : POOL_DEFAULT_MAX);
+	return (unsigned)pool_threads_beside_program(env, entries_mem.cpus_per_drain,
+						     env && atoi(env) > 0 ? POOL_MAX_THREADS : POOL_DEFAULT_MAX);
 }
 
 /* A count from the environment variable name, or fallback when unset. */

@@ -19,6 +19,7 @@
 #include "collectors/backend.h"
 #include "src/core/control_proto.h"
 #include "src/core/sm_modes.h"
+#include "src/core/threads.h"
 #include "collectors/blocks.h"
 #include "collectors/control.h"
 #include "collectors/drops.h"
@@ -597,6 +598,26 @@ static void inject_launch(void)
 	log_debug("pid %d dormant (--sm %s)", (int)inject_pid, inject_backend->name);
 }
 
+/* SMTOP_COLLECTOR_CPUS: the collector's threads (drains, writer, control)
+ * run on those CPUs, apart from the program's, whose own stay where they
+ * were.  Read before the first of them starts; a list that names no CPU
+ * here is said once and the threads run where the program's do. */
+static void inject_keep_threads(void)
+{
+	const char *list = getenv("SMTOP_COLLECTOR_CPUS");
+	cpu_set_t set;
+
+	if (!list || !*list)
+		return;
+	if (thread_cpus_parse(list, &set) != 0) {
+		log_fail("pid %d: SMTOP_COLLECTOR_CPUS=\"%s\" names no CPU of this machine (a list like 8-15 or"
+			 " 0,2,4): the collector's threads run where the program's do", (int)getpid(), list);
+		return;
+	}
+	thread_keep_on(&set);
+	log_debug("pid %d: the collector's threads run on CPUs %s (%d)", (int)getpid(), list, CPU_COUNT(&set));
+}
+
 int InitializeInjection(void)
 {
 	const char *session, *launch;
@@ -604,6 +625,7 @@ int InitializeInjection(void)
 	if (atomic_flag_test_and_set(&inject_once))
 		return 1;
 	log_init();
+	inject_keep_threads();
 	session = getenv("SMTOP_SESSION");
 	launch = getenv("SMTOP_LAUNCH");
 	inject_pid = getpid();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "src/core/pool.h"
+#include "src/core/threads.h"
 
 #define TASKS 64
 
@@ -74,6 +75,24 @@ Test(pool, threads_follow_the_cpus_unless_a_number_is_given)
 	cr_expect_eq(pool_threads_for("64", 2, 2, 8), 8);
 	cr_expect_eq(pool_threads_for("0", 6, 2, 8), 3, "0: as unset");
 	cr_expect_eq(pool_threads_for(NULL, 6, 0, 8), 6, "no ratio: a thread per CPU");
+}
+
+Test(pool, threads_beside_a_program_take_one_cpu_each_of_those_kept_for_them)
+{
+	cpu_set_t kept;
+
+	cr_expect_eq(pool_threads_beside_program(NULL, 1, 64), (int)pool_cpus(), "nothing kept: the process's CPUs");
+	CPU_ZERO(&kept);
+	CPU_SET(0, &kept);
+	thread_keep_on(&kept);
+	cr_expect_eq(pool_threads_beside_program(NULL, 2, 8), 1, "one CPU kept: one thread");
+	cr_expect_eq(pool_threads_beside_program("3", 2, 8), 3, "a number wins over the CPUs kept");
+	if (sysconf(_SC_NPROCESSORS_CONF) >= 2) {
+		CPU_SET(1, &kept);
+		thread_keep_on(&kept);
+		cr_expect_eq(pool_threads_beside_program(NULL, 4, 8), 2, "a thread per CPU kept, whatever the ratio");
+	}
+	thread_keep_on(NULL);
 }
 
 Test(pool, the_cpus_are_those_the_process_may_run_on)

@@ -157,6 +157,13 @@ int pool_threads_for(const char *env, long cpus, unsigned cpus_per_thread, int m
 	return n > max ? max : (int)n;
 }
 
+int pool_threads_beside_program(const char *env, unsigned cpus_per_thread, int max)
+{
+	int kept = thread_kept_cpus();
+
+	return pool_threads_for(env, kept ? kept : pool_cpus(), kept ? 1 : cpus_per_thread, max);
+}
+
 int pool_default_threads(void)
 {
 	return pool_threads_for(getenv("SMTOP_THREADS"), pool_cpus(), 1, POOL_DEFAULT_MAX);

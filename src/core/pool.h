@@ -34,6 +34,12 @@ long pool_cpus(void);
  * one per cpus_per_thread of cpus; 1 to max.  Pure. */
 int pool_threads_for(const char *env, long cpus, unsigned cpus_per_thread, int max);
 
+/* Threads for a job beside a program: env's number, else one per
+ * cpus_per_thread CPUs the process may run on, or one per CPU kept for
+ * smtop's threads (thread_keep_on), where they take no CPU of the
+ * program's; 1 to max. */
+int pool_threads_beside_program(const char *env, unsigned cpus_per_thread, int max);
+
 /* The CPUs this process may run on, capped at POOL_DEFAULT_MAX;
  * SMTOP_THREADS overrides (1 turns the workers off). */
 int pool_default_threads(void);

@@ -13,11 +13,25 @@
 #define SMTOP_THREADS_H
 
 #include <pthread.h>
+#include <sched.h>
 
 /* pthread_create of fn(arg), with every signal blocked in the new thread
  * and the caller's mask as it was, named name (15 characters at most; a
- * longer one is cut), before fn runs.  0, or pthread_create's error (-1
- * when out of memory). */
+ * longer one is cut), before fn runs, on the CPUs thread_keep_on gave.
+ * 0, or pthread_create's error (-1 when out of memory). */
 int thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void *arg);
+
+/* A CPU list as taskset -c and cpusets write it ("8-15", "0,2,4-5") into
+ * set, keeping only the CPUs this machine has.  0, or -1 when list is no
+ * such list or names none of them. */
+int thread_cpus_parse(const char *list, cpu_set_t *set);
+
+/* Threads started from now on run on set's CPUs (NULL: on their
+ * creator's): the collector's, kept off the program's cores.  A thread
+ * the set cannot be given to starts where its creator runs. */
+void thread_keep_on(const cpu_set_t *set);
+
+/* The CPUs thread_keep_on gave, 0 when none. */
+int thread_kept_cpus(void);
 
 #endif

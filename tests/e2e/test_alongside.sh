@@ -245,4 +245,27 @@ for i in $(seq 100); do grep -q ready "$S/e.out" 2>/dev/null && break; sleep 0.0
 check "env: the program serves its socket" [ -S "$SMTOP_CONTROL_DIR/$PID.sock" ]
 touch "$S/e.stop"
 wait $PID
+
+# SMTOP_COLLECTOR_CPUS keeps the collector's threads (here its control
+# thread) on the CPUs it names; the program's own stay where they were
+# cpus_of PID NAME: the Cpus_allowed_list of PID's threads called NAME
+cpus_of() {
+	for t in /proc/$1/task/*; do
+		[ "$(cat "$t/comm")" = "$2" ] && sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status"
+	done | sort -u
+}
+mine=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+SMTOP_COLLECTOR_CPUS=0 launch k
+check "SMTOP_COLLECTOR_CPUS=0: the control thread runs on CPU 0 ($(cpus_of $PID smtop-control))" \
+	[ "$(cpus_of $PID smtop-control)" = 0 ]
+check "SMTOP_COLLECTOR_CPUS=0: the program's thread where it was ($(cpus_of $PID alongside_workl))" \
+	[ "$(cpus_of $PID alongside_workl)" = "$mine" ]
+finish k
+check "SMTOP_COLLECTOR_CPUS: the program's result intact" contains "$(cat "$S/k.out")" "workload ran"
+SMTOP_COLLECTOR_CPUS=99999-100000 launch b
+check "a list of no CPU here: the control thread where the program runs" [ "$(cpus_of $PID smtop-control)" = "$mine" ]
+finish b
+check "a list of no CPU here: said in one line, naming the variable" \
+	contains "$(cat "$S/b.err")" "SMTOP_COLLECTOR_CPUS=\"99999-100000\" names no CPU of this machine"
+check "a list of no CPU here: the program runs" contains "$(cat "$S/b.out")" "workload ran"
 e2e_done

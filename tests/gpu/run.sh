@@ -229,7 +229,9 @@ ovh_record() { # ovh_record MODE [OPTION...]
 # SMTOP_OVERHEAD_ROUNDS interleaved rounds, each process pinned alike
 # (SMTOP_CPUS, e.g. the GPU's NUMA-local cores); a table per workload.
 # nsys: on PATH, else NSYS (the H200 machine's comes with Nsight Compute).
-# empty and empty-entry load patches that return at once.
+# empty and empty-entry load patches that return at once.  The -half modes
+# pin the program to SMTOP_PROGRAM_CPUS (0-7), and entry-apart keeps the
+# collector's threads on SMTOP_APART_CPUS (8-15) beside it.
 overhead_rounds() {
 	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
@@ -247,6 +249,10 @@ overhead_rounds() {
 				rm -f "$OUT_DIR/ovh.smtop" "$OUT_DIR"/ovh-nsys.*
 				case $mode in
 				plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
+				plain-half) taskset -c "${SMTOP_PROGRAM_CPUS:-0-7}" python3 tests/gpu/torch_resnet.py $args ;;
+				entry-half) PIN="taskset -c ${SMTOP_PROGRAM_CPUS:-0-7}" ovh_record entry ;;
+				entry-apart) PIN="taskset -c ${SMTOP_PROGRAM_CPUS:-0-7}" SMTOP_COLLECTOR_CPUS=${SMTOP_APART_CPUS:-8-15} \
+					ovh_record entry ;;
 				marked) ovh_record marked ;;
 				off) SMTOP_PATCH=off ovh_record all ;;
 				empty) SMTOP_PATCHES=$EMPTY ovh_record all ;;

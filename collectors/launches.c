@@ -46,11 +46,15 @@ struct launches *launches_create(uint32_t pid)
 		return NULL;
 	l->pid = pid;
 	l->cap = LAUNCHES_MIN_SLOTS;
-	l->e = calloc(l->cap, sizeof(*l->e));
+	/* not calloc: a fresh table's pages would fault at their first
+	 * launch, inside the workload's launch call; touched now (a memset
+	 * after malloc is compiled into calloc, explicit_bzero is not) */
+	l->e = malloc(l->cap * sizeof(*l->e));
 	if (!l->e) {
 		free(l);
 		return NULL;
 	}
+	explicit_bzero(l->e, l->cap * sizeof(*l->e));
 	return l;
 }
 

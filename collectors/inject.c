@@ -605,13 +605,19 @@ static void inject_launch(void)
 static void inject_keep_threads(void)
 {
 	const char *list = getenv("SMTOP_COLLECTOR_CPUS");
+	char shown[48];
 	cpu_set_t set;
 
 	if (!list || !*list)
 		return;
 	if (thread_cpus_parse(list, &set) != 0) {
-		log_fail("pid %d: SMTOP_COLLECTOR_CPUS=\"%s\" names no CPU of this machine (a list like 8-15 or"
-			 " 0,2,4): the collector's threads run where the program's do", (int)getpid(), list);
+		/* one line whatever the value holds */
+		snprintf(shown, sizeof shown, "%s", list);
+		for (char *c = shown; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		log_fail("pid %d: SMTOP_COLLECTOR_CPUS=\"%s\" is not a list of this machine's CPUs (like 8-15 or"
+			 " 0,2,4): the collector's threads run where the program's do", (int)getpid(), shown);
 		return;
 	}
 	thread_keep_on(&set);

@@ -266,6 +266,9 @@ SMTOP_COLLECTOR_CPUS=99999-100000 launch b
 check "a list of no CPU here: the control thread where the program runs" [ "$(cpus_of $PID smtop-control)" = "$mine" ]
 finish b
 check "a list of no CPU here: said in one line, naming the variable" \
-	contains "$(cat "$S/b.err")" "SMTOP_COLLECTOR_CPUS=\"99999-100000\" names no CPU of this machine"
+	contains "$(cat "$S/b.err")" "SMTOP_COLLECTOR_CPUS=\"99999-100000\" is not a list of this machine's CPUs"
 check "a list of no CPU here: the program runs" contains "$(cat "$S/b.out")" "workload ran"
+SMTOP_COLLECTOR_CPUS=$(printf '0\n1') launch n
+finish n
+check "a list with a newline: still one line" contains "$(cat "$S/n.err")" 'SMTOP_COLLECTOR_CPUS="0?1" is not a list'
 e2e_done

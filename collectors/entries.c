@@ -35,6 +35,7 @@
 #define ENTRIES_TEAM_FROM 32768u
 /* The team lists and takes a pass's blocks this many at a time. */
 #define ENTRIES_ROUND (1u << 18)
+#define ENTRIES_SHARES_MOST 4u          /* SMTOP_ENTRY_SHARES: shares per team thread, at most */
 /* A launch of an exact window whose ends are not all in this long after
  * its last block entered is taken with what came (a block that never
  * exits, or a launch that ran before its module was patched). */
@@ -144,6 +145,7 @@ struct entries_ctx {
 	void *copy_stream;
 	struct entries_shard *shard;
 	unsigned n_shards;
+	unsigned n_threads;             /* the team's, the drain thread's own included */
 	struct pool *team;              /* works on the shares side by side (SMTOP_ENTRY_WORKERS) */
 	uint64_t team_from;             /* blocks a pass takes that wake the team */
 	uint64_t team_passes;           /* passes the team worked on */
@@ -488,7 +490,7 @@ static void entries_take_listed(struct entries_ctx *c, uint64_t now)
 			c->round_to = c->n_blocks - c->round_from > c->round ? c->round_from + c->round : c->n_blocks;
 			pool_run(c->team, c->n_shards, entries_split_work, c);
 			pool_run(c->team, c->n_shards, entries_shard_work, c);
-			c->team_ns += (clock_mono_ns() - t0) * c->n_shards;
+			c->team_ns += (clock_mono_ns() - t0) * c->n_threads;
 			c->rounds++;
 		}
 	} else {
@@ -915,7 +917,16 @@ static uint64_t entries_env(const char *name, uint64_t fallback)
 	return v && *v ? strtoull(v, NULL, 10) : fallback;
 }
 
-/* c's shares of SMs (one per worker), each with its bounds and its packer,
+/* SMTOP_ENTRY_SHARES's value from 1 to most, else fallback. */
+static unsigned entries_env_in(const char *name, unsigned fallback, unsigned least, unsigned most)
+{
+	uint64_t v = entries_env(name, fallback);
+
+	return v >= least && v <= most ? (unsigned)v : fallback;
+}
+
+/* c's shares of SMs (one per worker, or SMTOP_ENTRY_SHARES per worker),
+ * each with its bounds and its packer,
  * and the team that works on them; 0, or -1 when out of memory. */
 static int entries_shares_start(struct entries_ctx *c)
 {
@@ -926,6 +937,12 @@ static int entries_shares_start(struct entries_ctx *c)
 		n = 1;
 		c->team = pool_new(1);
 	}
+	/* more shares than threads: a thread slowed by the program's (or
+	 * another's) on its core takes fewer of them, as pool_run hands them
+	 * out one at a time */
+	c->n_threads = n;
+	if (n > 1)
+		n *= entries_env_in("SMTOP_ENTRY_SHARES", 1, 1, ENTRIES_SHARES_MOST);
 	c->n_shards = n; /* what entries_shares_stop frees, should this fail */
 	/* the blocks a pass takes that wake the team; those it lists and
 	 * takes at a time (never none) */
@@ -1232,11 +1249,11 @@ void entries_shutdown(void)
 		entries_shares_stop(c);
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
-			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u), at most %" PRIu64
+			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u in %u shares), at most %" PRIu64
 			  " entries copied in one, %" PRIu64 " copies, %.1f ms copying and listing, %.1f ms taking;"
 			  " lost: %" PRIu64 " without data, %" PRIu64 " never entered",
 			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", (uint64_t)c->drains,
-			  c->team_passes, c->n_shards, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6, c->take_ns / 1e6,
+			  c->team_passes, c->n_threads, c->n_shards, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6, c->take_ns / 1e6,
 			  c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
 	}
 	entries_note_accuracy();

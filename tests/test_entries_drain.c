@@ -448,6 +448,22 @@ static long team_passes(unsigned *size)
 	return team_passes_rounds(size, NULL);
 }
 
+/* The same, with the shares the team's threads took the pass in. */
+static long team_passes_shares(unsigned *size, unsigned *shares)
+{
+	FILE *f = cr_get_redirected_stderr();
+	char line[1024];
+	long passes = -1;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *at = strstr(line, "drains (");
+
+		if (at && sscanf(at, "drains (%ld by a team of %u in %u shares)", &passes, size, shares) != 3)
+			passes = -1;
+	}
+	return passes;
+}
+
 /* Launches of one stream order (none bounds another's blocks: only slots
  * and the end do, so the ends do not hang on how passes fall), their
  * blocks on 16 SMs: with any count of workers, every block comes out once
@@ -539,6 +555,19 @@ Test(entries_drain, three_workers_give_every_block_the_same_end)
 Test(entries_drain, eight_workers_give_every_block_the_same_end)
 {
 	storm_by_team(8);
+}
+
+/* Three shares for each of the team's two threads, handed out one at a
+ * time: every block comes out once with the end its slot gives it. */
+Test(entries_drain, more_shares_than_threads_give_every_block_the_same_end)
+{
+	unsigned size = 0, shares = 0;
+
+	setenv("SMTOP_ENTRY_SHARES", "3", 1);
+	storm("2", "0");
+	cr_expect_gt(team_passes_shares(&size, &shares), 0, "the team took the passes");
+	cr_expect_eq(size, 2);
+	cr_expect_eq(shares, 6);
 }
 
 /* Rounds of 1,000 blocks: the team lists and takes a pass in rounds that

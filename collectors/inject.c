@@ -604,24 +604,16 @@ static void inject_launch(void)
  * here is said once and the threads run where the program's do. */
 static void inject_keep_threads(void)
 {
-	const char *list = getenv("SMTOP_COLLECTOR_CPUS");
-	char shown[48];
+	char why[160];
 	cpu_set_t set;
+	int r = thread_collector_cpus(&set, why, sizeof why);
 
-	if (!list || !*list)
+	if (r < 0)
+		log_fail("pid %d: %s: the collector's threads run where the program's do", (int)getpid(), why);
+	if (r <= 0)
 		return;
-	if (thread_cpus_parse(list, &set) != 0) {
-		/* one line whatever the value holds */
-		snprintf(shown, sizeof shown, "%s", list);
-		for (char *c = shown; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?';
-		log_fail("pid %d: SMTOP_COLLECTOR_CPUS=\"%s\" is not a list of this machine's CPUs (like 8-15 or"
-			 " 0,2,4): the collector's threads run where the program's do", (int)getpid(), shown);
-		return;
-	}
 	thread_keep_on(&set);
-	log_debug("pid %d: the collector's threads run on CPUs %s (%d)", (int)getpid(), list, CPU_COUNT(&set));
+	log_debug("pid %d: the collector's threads run on %d CPUs of their own", (int)getpid(), CPU_COUNT(&set));
 }
 
 int InitializeInjection(void)

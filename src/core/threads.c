@@ -105,6 +105,24 @@ int thread_cpus_parse(const char *list, cpu_set_t *set)
 	return CPU_COUNT(set) ? 0 : -1;
 }
 
+int thread_collector_cpus(cpu_set_t *set, char *why, size_t len)
+{
+	const char *list = getenv("SMTOP_COLLECTOR_CPUS");
+	char shown[48];
+
+	if (!list || !*list)
+		return 0;
+	if (thread_cpus_parse(list, set) == 0)
+		return 1;
+	snprintf(shown, sizeof shown, "%s", list);
+	for (char *c = shown; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	snprintf(why, len, "SMTOP_COLLECTOR_CPUS=\"%s\" is not a list of this machine's CPUs (like 8-15 or 0,2,4)",
+		 shown);
+	return -1;
+}
+
 void thread_keep_on(const cpu_set_t *set)
 {
 	if (set)

@@ -26,6 +26,11 @@ int thread_start(pthread_t *t, const char *name, void *(*fn)(void *), void *arg)
  * such list or names none of them. */
 int thread_cpus_parse(const char *list, cpu_set_t *set);
 
+/* SMTOP_COLLECTOR_CPUS, the CPUs kept for the collector's threads, into
+ * set: 1, or 0 when unset, or -1 with why (one line, naming the variable
+ * and its value) when it is no list of this machine's CPUs. */
+int thread_collector_cpus(cpu_set_t *set, char *why, size_t len);
+
 /* Threads started from now on run on set's CPUs (NULL: on their
  * creator's): the collector's, kept off the program's cores.  A thread
  * the set cannot be given to starts where its creator runs. */

@@ -262,13 +262,25 @@ check "SMTOP_COLLECTOR_CPUS=0: the program's thread where it was ($(cpus_of $PID
 	[ "$(cpus_of $PID alongside_workl)" = "$mine" ]
 finish k
 check "SMTOP_COLLECTOR_CPUS: the program's result intact" contains "$(cat "$S/k.out")" "workload ran"
-SMTOP_COLLECTOR_CPUS=99999-100000 launch b
-check "a list of no CPU here: the control thread where the program runs" [ "$(cpus_of $PID smtop-control)" = "$mine" ]
-finish b
-check "a list of no CPU here: said in one line, naming the variable" \
-	contains "$(cat "$S/b.err")" "SMTOP_COLLECTOR_CPUS=\"99999-100000\" is not a list of this machine's CPUs"
-check "a list of no CPU here: the program runs" contains "$(cat "$S/b.out")" "workload ran"
-SMTOP_COLLECTOR_CPUS=$(printf '0\n1') launch n
-finish n
-check "a list with a newline: still one line" contains "$(cat "$S/n.err")" 'SMTOP_COLLECTOR_CPUS="0?1" is not a list'
+# a list of no CPU here: smtop refuses it before the program starts
+out=$(SMTOP_COLLECTOR_CPUS=99999-100000 "$SMTOP" launch -- "$W" "$S/b.stop" 30 2>&1)
+check "launch: a list of no CPU here is refused ($?)" [ $? -ne 0 ]
+check "launch: said in one line, naming the variable" \
+	[ "$out" = "smtop: SMTOP_COLLECTOR_CPUS=\"99999-100000\" is not a list of this machine's CPUs (like 8-15 or 0,2,4)" ]
+out=$(SMTOP_COLLECTOR_CPUS=1x "$SMTOP" record -o "$S/bad.smtop" -- "$W" "$S/b.stop" 1 2>&1)
+check "record: a malformed list is refused ($?)" [ $? -ne 0 ]
+check "record: the program did not run, no session was made" sh -c '! echo "$1" | grep -q "workload ran" && [ ! -e "$2" ]' - "$out" "$S/bad.smtop"
+# set after smtop's own checks (a shell's eval of smtop env), the
+# collector says it once on the program's stderr and the program runs
+envs=$("$SMTOP" env)
+(eval "$envs"; SMTOP_COLLECTOR_CPUS=$(printf '0\n1') exec "$W" "$S/n.stop" 30) > "$S/n.out" 2> "$S/n.err" &
+PID=$!
+for i in $(seq 100); do grep -q ready "$S/n.out" 2>/dev/null && break; sleep 0.05; done
+check "a bad list in the program: its control thread where the program runs" [ "$(cpus_of $PID smtop-control)" = "$mine" ]
+touch "$S/n.stop"
+wait $PID
+check "a bad list in the program: said once" [ "$(grep -c SMTOP_COLLECTOR_CPUS "$S/n.err")" = 1 ]
+check "a bad list in the program: control characters shown as ?" \
+	contains "$(cat "$S/n.err")" 'smtop: pid [0-9]*: SMTOP_COLLECTOR_CPUS="0?1" is not a list'
+check "a bad list in the program: the program runs" contains "$(cat "$S/n.out")" "workload ran"
 e2e_done

@@ -37,6 +37,8 @@ static int launch_env_find(const struct cli *c, struct launch_env *e)
 	const struct sm_mode *mode;
 
 	memset(e, 0, sizeof *e);
+	if (!record_collector_cpus_ok())
+		return -1;
 	e->sm = c->sm_mode ? c->sm_mode : record_sm_default();
 	e->nvtx = !c->no_nvtx;
 	if (record_find_injector(e->injector, sizeof e->injector) != 0) {

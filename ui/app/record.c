@@ -22,6 +22,7 @@
 #include "db/writer.h"
 #include "src/core/clock.h"
 #include "src/core/sm_modes.h"
+#include "src/core/threads.h"
 #include "ui/app/progress_line.h"
 #include "db/session/library.h"
 
@@ -338,6 +339,17 @@ static int create_session(const char *path, const char *command)
 	return 0;
 }
 
+int record_collector_cpus_ok(void)
+{
+	char why[160];
+	cpu_set_t set;
+
+	if (thread_collector_cpus(&set, why, sizeof why) >= 0)
+		return 1;
+	fprintf(stderr, "smtop: %s\n", why);
+	return 0;
+}
+
 int record_start(const struct record_opts *o, struct record_child *c)
 {
 	memset(c, 0, sizeof *c);
@@ -347,6 +359,8 @@ int record_start(const struct record_opts *o, struct record_child *c)
 		fprintf(stderr, "smtop: --sm %s: this smtop was built without %s\n", m->name, m->setup->unbuilt);
 		return -1;
 	}
+	if (!record_collector_cpus_ok())
+		return -1;
 	char path[PATH_MAX], injector[PATH_MAX], err[PATH_MAX + 128];
 	int rc = resolve_session_path(o, path, sizeof path, err, sizeof err);
 	if (rc != 0) {

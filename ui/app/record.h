@@ -108,6 +108,11 @@ int record_have_gpu(void);
 /* Absolute path of the collector library that travels beside the smtop binary. */
 int record_find_injector(char *buf, size_t len);
 
+/* SMTOP_COLLECTOR_CPUS, if set, names CPUs of this machine: 1, else 0 with
+ * one line on stderr (refused before a program starts, not said by its
+ * collector after). */
+int record_collector_cpus_ok(void);
+
 /* The default session path, in the session library (created, mode 0700, when
  * missing): $XDG_DATA_HOME/smtop/sessions/DATE-NAME.smtop, unique.  Returns 0,
  * or -1 with one line in err naming the directory. */

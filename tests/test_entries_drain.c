@@ -422,46 +422,38 @@ static uint64_t storm_end(uint64_t k, uint64_t i)
 }
 
 /* The drain's count of its passes taken by the team, and the team's size,
- * from its debug lines at the end; -1 when it has none.  rounds (may be
- * NULL): the team's rounds. */
-static long team_passes_rounds(unsigned *size, long *rounds)
+ * from its debug lines at the end; -1 when it has none.  shares and rounds
+ * (may be NULL): the shares it took them in, the team's rounds. */
+static long team_log(unsigned *size, unsigned *shares, long *rounds)
 {
 	FILE *f = cr_get_redirected_stderr();
 	char line[1024];
 	long passes = -1;
+	unsigned n_shares = 0;
 
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *at = strstr(line, "drains (");
 		const char *r = strstr(line, "entries of context ");
 
-		if (at && sscanf(at, "drains (%ld by a team of %u)", &passes, size) != 2)
+		if (at && sscanf(at, "drains (%ld by a team of %u in %u shares)", &passes, size, &n_shares) != 3)
 			passes = -1;
 		if (rounds && r && strstr(line, "rounds by the team") &&
 		    sscanf(r, "entries of context %*u: %ld rounds", rounds) != 1)
 			*rounds = -1;
 	}
+	if (shares)
+		*shares = n_shares;
 	return passes;
+}
+
+static long team_passes_rounds(unsigned *size, long *rounds)
+{
+	return team_log(size, NULL, rounds);
 }
 
 static long team_passes(unsigned *size)
 {
-	return team_passes_rounds(size, NULL);
-}
-
-/* The same, with the shares the team's threads took the pass in. */
-static long team_passes_shares(unsigned *size, unsigned *shares)
-{
-	FILE *f = cr_get_redirected_stderr();
-	char line[1024];
-	long passes = -1;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		const char *at = strstr(line, "drains (");
-
-		if (at && sscanf(at, "drains (%ld by a team of %u in %u shares)", &passes, size, shares) != 3)
-			passes = -1;
-	}
-	return passes;
+	return team_log(size, NULL, NULL);
 }
 
 /* Launches of one stream order (none bounds another's blocks: only slots
@@ -565,7 +557,7 @@ Test(entries_drain, more_shares_than_threads_give_every_block_the_same_end)
 
 	setenv("SMTOP_ENTRY_SHARES", "3", 1);
 	storm("2", "0");
-	cr_expect_gt(team_passes_shares(&size, &shares), 0, "the team took the passes");
+	cr_expect_gt(team_log(&size, &shares, NULL), 0, "the team took the passes");
 	cr_expect_eq(size, 2);
 	cr_expect_eq(shares, 6);
 }

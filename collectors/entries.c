@@ -917,7 +917,7 @@ static uint64_t entries_env(const char *name, uint64_t fallback)
 	return v && *v ? strtoull(v, NULL, 10) : fallback;
 }
 
-/* SMTOP_ENTRY_SHARES's value from 1 to most, else fallback. */
+/* The count name gives, when from least to most; else fallback. */
 static unsigned entries_env_in(const char *name, unsigned fallback, unsigned least, unsigned most)
 {
 	uint64_t v = entries_env(name, fallback);
@@ -1253,7 +1253,8 @@ void entries_shutdown(void)
 			  " entries copied in one, %" PRIu64 " copies, %.1f ms copying and listing, %.1f ms taking;"
 			  " lost: %" PRIu64 " without data, %" PRIu64 " never entered",
 			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", (uint64_t)c->drains,
-			  c->team_passes, c->n_threads, c->n_shards, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6, c->take_ns / 1e6,
+			  c->team_passes, c->n_threads, c->n_shards, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6,
+			  c->take_ns / 1e6,
 			  c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
 	}
 	entries_note_accuracy();

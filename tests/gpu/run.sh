@@ -864,17 +864,20 @@ section_compile_count() {
 	python3 tests/gpu/compare_kernel_names.py "$OUT_DIR/compile-csv/kernels.csv" "$OUT_DIR/compile-names.json"
 }
 
-# alongside_launch MODE CMD...: smtop launch --sm MODE -- CMD; MODE
-# entry-quiet is --sm entry with SMTOP_DORMANT_QUIET=1 (the callbacks that
-# only feed a recording off while dormant).
-alongside_launch() {
+# alongside_exec MODE CMD...: the shell becomes smtop launch --sm MODE --
+# CMD; MODE entry-quiet is --sm entry with SMTOP_DORMANT_QUIET=1 (the
+# callbacks that only feed a recording off while dormant).  In a subshell:
+# `( alongside_exec ... ) &` leaves the program's pid, which names its
+# control socket, in $!.
+alongside_exec() {
 	sm=$1
 	shift
-	case $sm in
-	*-quiet) SMTOP_DORMANT_QUIET=1 $PIN $SMTOP launch -q --sm "${sm%-quiet}" -- "$@" ;;
-	*) $PIN $SMTOP launch -q --sm "$sm" -- "$@" ;;
-	esac
+	case $sm in *-quiet) export SMTOP_DORMANT_QUIET=1 ;; esac
+	exec $PIN $SMTOP launch -q --sm "${sm%-quiet}" -- "$@"
 }
+
+# alongside_launch MODE CMD...: the same, waited for.
+alongside_launch() ( alongside_exec "$@" )
 
 # alongside_field NAME FILE: NAME=value from the last line of a
 # torch_alongside.py run.
@@ -888,12 +891,7 @@ alongside_attach() {
 	stop=$OUT_DIR/alongside-$mode.stop
 	out=$OUT_DIR/alongside-$mode.out
 	rm -f "$stop" "$OUT_DIR/alongside-$mode.smtop"
-	# a subshell that execs, not the function: $! must be the program's
-	# pid, which names its control socket
-	(
-		case $mode in *-quiet) export SMTOP_DORMANT_QUIET=1 ;; esac
-		exec $PIN $SMTOP launch -q --sm "${mode%-quiet}" -- python3 tests/gpu/torch_alongside.py --stop "$stop"
-	) > "$out" 2>&1 &
+	(alongside_exec "$mode" python3 tests/gpu/torch_alongside.py --stop "$stop") > "$out" 2>&1 &
 	pid=$!
 	for _ in $(seq 600); do grep -q '^ready' "$out" && break; sleep 0.1; done
 	session=$(timeout 60 $SMTOP record --attach $pid --for 2s -o "$OUT_DIR/alongside-$mode.smtop" \

@@ -555,17 +555,6 @@ int export_window(const struct session *s, uint64_t from_ns, int has_to, uint64_
 	return 0;
 }
 
-/* What the collector dropped, which the trace misses (null for an Nsight
- * Systems export, which counts none), as smtop report's JSON says it. */
-static void write_drops(FILE *out, const struct db_session_info *i)
-{
-	if (i->is_nsys)
-		fputs("\"dropped\":null", out);
-	else
-		fprintf(out, "\"dropped\":{\"blocks\":%" PRIu64 ",\"cupti\":%" PRIu64 ",\"ring\":%" PRIu64 "}",
-			i->drops_blocks, i->drops_cupti, i->drops_ring);
-}
-
 int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 		    char *err, size_t errlen)
 {
@@ -576,7 +565,8 @@ int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 		json_write_str(out, s->path);
 		fprintf(out, ",\"origin_unix_ns\":%" PRIu64 ",\"threshold_us\":%.3f,", x.origin,
 			(double)analysis_get_params(s->analysis)->blocking_threshold_ns / 1e3);
-		write_drops(out, &s->info);
+		/* what the trace misses, as smtop report's JSON says it */
+		json_write_drops(out, !s->info.is_nsys, s->info.drops_blocks, s->info.drops_cupti, s->info.drops_ring);
 		fputs("},\"traceEvents\":[", out);
 		meta(&x, "process_name", PID_STREAMS, 0, "streams", 0);
 		meta(&x, "process_name", PID_EVENTS, 0, "scheduling episodes", 1);

@@ -1,5 +1,7 @@
 #include "src/core/json.h"
 
+#include <inttypes.h>
+
 void json_write_str(FILE *out, const char *s)
 {
 	if (!s) {
@@ -16,4 +18,14 @@ void json_write_str(FILE *out, const char *s)
 			fputc(*p, out);
 	}
 	fputc('"', out);
+}
+
+void json_write_drops(FILE *out, int known, uint64_t blocks, uint64_t cupti, uint64_t ring)
+{
+	if (!known) {
+		fputs("\"dropped\": null", out);
+		return;
+	}
+	fprintf(out, "\"dropped\": {\"blocks\": %" PRIu64 ", \"cupti\": %" PRIu64 ", \"ring\": %" PRIu64 "}", blocks,
+		cupti, ring);
 }

@@ -616,12 +616,9 @@ int report_json(FILE *out, const struct findings *f, const struct report_options
 	fprintf(out, ",\n  \"basis\": \"%s\",\n", basis(f));
 	fprintf(out, "  \"kernels\": %zu,\n  \"kernels_with_blocks\": %zu,\n  \"blocks\": %zu,\n"
 		"  \"kernels_pending\": %zu,\n", t.kernels, t.kernels_with_blocks, t.blocks, t.kernels_pending);
-	if (o->drops_known)
-		fprintf(out, "  \"dropped\": {\"blocks\": %" PRIu64 ", \"cupti\": %" PRIu64 ", \"ring\": %" PRIu64 "},\n",
-			o->dropped_blocks, o->dropped_cupti, o->dropped_ring);
-	else
-		fputs("  \"dropped\": null,\n", out);
-	fputs("  \"streams\": [\n", out);
+	fputs("  ", out);
+	json_write_drops(out, o->drops_known, o->dropped_blocks, o->dropped_cupti, o->dropped_ring);
+	fputs(",\n  \"streams\": [\n", out);
 	for (size_t i = 0; i < f->n_streams; i++) {
 		json_stream(out, &f->streams[i]);
 		fputs(i + 1 < f->n_streams ? ",\n" : "\n", out);

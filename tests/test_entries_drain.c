@@ -173,6 +173,30 @@ Test(entries_drain, a_synchronize_call_gives_up_the_blocks_that_never_entered)
 	cr_expect_eq(packed, 90);
 }
 
+/* In a host arena (SMTOP_ENTRY_ARENA=host) the drain reads the entries
+ * where the patch wrote them: a launch's late entries are taken as they
+ * land, and no pass copies anything. */
+Test(entries_drain, a_host_arena_is_read_where_it_lies)
+{
+	uint64_t passes, copies;
+
+	setenv("SMTOP_ENTRY_ARENA", "host", 1);
+	start();
+	launch(1, 100, 90);
+	wait_for(&observed, 1, 20);
+	cr_expect_eq(observed, 0, "a launch short of entries waits");
+	for (uint64_t i = 90; i < 100; i++)
+		enter(i, 1, 10000000ull + i * 1000, (uint16_t)(i % 8), (uint8_t)(i / 8 % 64));
+	launch(2, 10, 10); /* its start bounds the first launch's blocks */
+	cr_expect_eq(wait_for(&observed, 100, 2000), 100, "the late entries are read in place");
+	entries_passes(CTX, &passes, &copies);
+	entries_shutdown();
+	cr_expect_gt(passes, 0);
+	cr_expect_eq(copies, 0, "nothing is copied");
+	cr_expect_eq(packed, 110);
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 0);
+}
+
 /* The copies the drain makes in its next n passes (at least n: it passes
  * every millisecond), and how many passes that was. */
 static void copies_in_passes(uint64_t n, uint64_t *passes, uint64_t *copies)

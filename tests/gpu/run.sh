@@ -260,6 +260,7 @@ overhead_rounds() {
 				all-entry) SMTOP_PATCH=entry ovh_record all ;;
 				entry) ovh_record entry ;;
 				entry-nomarks) SMTOP_ENTRY_MARKS=0 ovh_record entry ;;
+				entry-host) SMTOP_ENTRY_ARENA=host ovh_record entry ;;
 				entry-w1) SMTOP_ENTRY_WORKERS=1 ovh_record entry ;;
 				entry-nowin) ovh_record entry --exact-every 0 ;;
 				entry-warp) SMTOP_ENTRY_PER=warp ovh_record entry --exact-every 0 ;;

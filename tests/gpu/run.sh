@@ -4,7 +4,7 @@
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
 # then demos_entry entry_workers dormant_overhead sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
-# sm_all_rate compile_count patch_cost sm_all_torch and sm_all_syncs (parts
+# sm_all_rate compile_count patch_cost launch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
@@ -307,6 +307,32 @@ section_dormant_overhead() {
 section_patch_cost() {
 	overhead_rounds patch_cost "${SMTOP_OVERHEAD_WORKLOADS:-infer}" \
 		"${SMTOP_OVERHEAD_MODES:-plain off empty empty-entry all-entry all profiler}"
+}
+
+# The host's part of a launch call under each way to trace: a loop of tiny
+# launches (build/gpu/launch_rate, 64 blocks each, a synchronize every
+# 100), SMTOP_OVERHEAD_ROUNDS interleaved rounds; p50 and p99 of the calls
+# and the loop's time per launch.  SMTOP_LAUNCH_MODES picks some.
+section_launch_cost() {
+	echo "== launch_cost: the launch call's host part, us"
+	rounds=${SMTOP_OVERHEAD_ROUNDS:-2}
+	EMPTY=$PWD/build/gpu/empty-patches.fatbin
+	lr="build/gpu/launch_rate 20000 64"
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host marked}; do
+			rm -f "$OUT_DIR/lr.smtop"
+			case $mode in
+			plain) $lr ;;
+			off) SMTOP_PATCH=off $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm all -- $lr ;;
+			empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm all -- $lr ;;
+			entry) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
+			entry-host) SMTOP_ENTRY_ARENA=host $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
+			marked) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm marked -- $lr ;;
+			esac 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"
+		done
+		i=$((i + 1))
+	done
 }
 
 record_sm_entry() { SMTOP_RECORD_ARGS="--sm entry" record "$@"; }

@@ -24,11 +24,15 @@ static int launch_ctx_slot(struct launch_ctx_table *t, const void *ctx, int clai
 void launch_ctx_note(struct launch_ctx_table *t, const void *call_ctx, const void *launch_ctx)
 {
 	int kind = call_ctx == launch_ctx ? LAUNCH_CTX_SAME : LAUNCH_CTX_OTHER;
-	int i, was = LAUNCH_CTX_UNKNOWN;
+	int i, was;
 
 	if (!call_ctx || (i = launch_ctx_slot(t, call_ctx, 1)) < 0)
 		return;
-	/* UNKNOWN -> SAME or OTHER, SAME -> OTHER; OTHER stays */
+	/* UNKNOWN -> SAME or OTHER, SAME -> OTHER; OTHER stays.  Read first:
+	 * every launch notes its context, and a compare-and-swap that finds
+	 * the kind already noted still takes the line from the other
+	 * launching threads. */
+	was = atomic_load_explicit(&t->kind[i], memory_order_acquire);
 	while (was != LAUNCH_CTX_OTHER && was != kind &&
 	       !atomic_compare_exchange_weak(&t->kind[i], &was, kind))
 		;

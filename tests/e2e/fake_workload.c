@@ -9,6 +9,8 @@
  *       the file); "done=1" is added at the end.  With DEVICES 2 the
  *       kernels alternate between two GPUs, and the second one's block
  *       times run DEVICE1_SKEW_NS ahead (each GPU has its own timer).
+ *       FAKE_DROPPED_BLOCKS=N counts N blocks as dropped, as a drain that
+ *       fell behind does.
  *   fake_workload fill STATUS
  *       pushes batches of 16 kernels of 4096 blocks (about 0.5 MB) through
  *       the collector's ring and writer thread until a write fails because
@@ -164,6 +166,9 @@ static int run_append(double seconds)
 		write_status(NULL);
 		sleep_ms(20);
 	}
+	if (getenv("FAKE_DROPPED_BLOCKS") &&
+	    db_writer_add_drops(w, "blocks", strtoull(getenv("FAKE_DROPPED_BLOCKS"), NULL, 10)) != 0)
+		goto fail;
 	db_writer_set_process_status(w, "exited", NULL);
 	db_writer_close(w);
 	write_status("done=1");

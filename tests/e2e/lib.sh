@@ -41,6 +41,8 @@ contains() {
 	printf '%s' "$1" | grep -q -- "$2"
 }
 
+lacks() { ! contains "$1" "$2"; }
+
 one_line() {
 	[ "$(printf '%s\n' "$1" | grep -c .)" -eq 1 ]
 }

@@ -98,6 +98,17 @@ f=$(ls "$E2E_TMP/rec/smtop/sessions/" 2>/dev/null)
 check "record without -o names the session by date and command ($f)" \
 	sh -c 'printf "%s" "$1" | grep -Eq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}-[0-9]{2}-[0-9]{2}-sh-[^/]*\.smtop$"' _ "$f"
 check "record says where the session went" contains "$err" "session saved to $E2E_TMP/rec/smtop/sessions/$f"
+check "nothing dropped: no word of drops" lacks "$err" "dropped"
+# 1234567 -> 1,234,567, as smtop writes counts
+commas() { echo "$1" | sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/' -e 'ta'; }
+err=$(FAKE_DROPPED_BLOCKS=2112 "$SMTOP" record -o "$E2E_TMP/drops.smtop" -- "$FAKE" append 0.05 "$E2E_TMP/drops.st" 2>&1)
+stored=$(sed -n 's/.*blocks=\([0-9]*\).*/\1/p' "$E2E_TMP/drops.st")
+check "record says what it dropped and of how many ($stored stored)" \
+	contains "$err" "2,112 of the $(commas $((stored + 2112))) blocks that ran"
+check "the drop line comes after where the session went" \
+	sh -c 'printf "%s\n" "$1" | tail -1 | grep -q "were dropped and counted"' _ "$err"
+err=$(FAKE_DROPPED_BLOCKS=2112 "$SMTOP" record -q -o "$E2E_TMP/drops-q.smtop" -- "$FAKE" append 0.05 "$E2E_TMP/drops.st" 2>&1)
+check "-q: no drop line either" [ -z "$err" ]
 check "the library directory is created 0700" [ "$(stat -c %a "$E2E_TMP/rec/smtop/sessions")" = 700 ]
 n=$(sqlite3 "$E2E_TMP/rec/smtop/sessions/$f" "SELECT count(*) FROM smtop_summary WHERE ended = 1")
 check "the finalised session holds its summary" [ "$n" -eq 1 ]

@@ -24,7 +24,6 @@ lt() { [ "$1" -lt "$2" ]; }
 le() { [ "$1" -le "$2" ]; }
 eq() { [ "$1" = "$2" ]; }
 ne() { [ "$1" != "$2" ]; }
-lacks() { ! contains "$1" "$2"; }
 
 tui_start 160 50 "$SMTOP" open "$FX/priority-vs-training.smtop"
 tui_wait 'saved session'

@@ -7,7 +7,6 @@
 FX=$(pwd)/tests/fixtures
 HOL=$FX/head-of-line.smtop
 ESC=$(printf '\033')
-lacks() { ! contains "$1" "$2"; }
 eq() { [ "$1" = "$2" ]; }
 alive() { kill -0 "$(tui_pid)" 2>/dev/null && lacks "$(tui_cap)" "EXIT="; }
 # The SGR parameters of the screen that set a colour (39/49, "default", do not).

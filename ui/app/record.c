@@ -21,6 +21,7 @@
 #include "db/schema.h"
 #include "db/writer.h"
 #include "src/core/clock.h"
+#include "src/core/fmt.h"
 #include "src/core/sm_modes.h"
 #include "src/core/threads.h"
 #include "ui/app/progress_line.h"
@@ -500,20 +501,43 @@ static void nothing_why(char *why, size_t len)
 		dlclose(cuda);
 }
 
-int record_nothing_recorded(const struct record_child *c, char *why, size_t len)
+/* The counts of c's session as the recording left it (numbers only: its
+ * strings die with the reader); -1 when it cannot be read. */
+static int record_session_counts(const struct record_child *c, struct db_session_info *si)
 {
 	struct db_reader *r;
-	struct db_session_info si;
 	char err[512];
-	int nothing = 0;
+	int rc;
 	if (db_reader_open(&r, c->session_path, err, sizeof err) != 0)
-		return 0;
-	if (db_reader_info(r, &si) == 0)
-		nothing = si.n_processes == 0 && si.kernels == 0;
+		return -1;
+	rc = db_reader_info(r, si);
 	db_reader_close(r);
+	return rc;
+}
+
+int record_nothing_recorded(const struct record_child *c, char *why, size_t len)
+{
+	struct db_session_info si;
+	int nothing = record_session_counts(c, &si) == 0 && si.n_processes == 0 && si.kernels == 0;
 	if (nothing)
 		nothing_why(why, len);
 	return nothing;
+}
+
+int record_drops_line(const struct record_child *c, char *line, size_t len)
+{
+	struct db_session_info si;
+	char dropped[32], ran[32];
+	if (record_session_counts(c, &si) != 0 || si.drops_blocks == 0)
+		return 0;
+	uint64_t all = si.blocks + si.drops_blocks;
+	snprintf(line, len,
+		 "smtop: %s of the %s blocks that ran (%.1f%%) were dropped and counted (most often "
+		 "the GPU started blocks faster than the collector took them); the views and the "
+		 "report miss them",
+		 fmt_count(dropped, sizeof dropped, si.drops_blocks), fmt_count(ran, sizeof ran, all),
+		 100.0 * (double)si.drops_blocks / (double)all);
+	return 1;
 }
 
 void record_last_line(const char *path, char *buf, size_t len)
@@ -669,6 +693,9 @@ int record_main(const struct record_opts *o)
 		fprintf(stderr, "smtop: summary skipped; `smtop ls` computes it when it first lists the session\n");
 	if (!o->quiet)
 		fprintf(stderr, "smtop: session saved to %s\n", c.session_path);
+	char drops[320];
+	if (!o->quiet && record_drops_line(&c, drops, sizeof drops))
+		fprintf(stderr, "%s\n", drops);
 	record_child_free(&c);
 	return code;
 }

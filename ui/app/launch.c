@@ -264,6 +264,8 @@ int launch_attach_main(const struct cli *c)
 	} else if (launch_ask(pid, "off", reply, sizeof reply) != 0) {
 		return 1;
 	}
+	if (!c->quiet)
+		record_say_drops(path);
 	/* the path alone on stdout, for scripts: smtop info "$(smtop record --attach ...)" */
 	printf("%s\n", path);
 	return 0;

@@ -643,8 +643,10 @@ static int view_live(const struct cli *c, char *const *argv, const char *label)
 	}
 	if (f.v.nothing)
 		record_drop_empty(&child, f.v.why, log_path);
-	else if (!c->quiet)
+	else if (!c->quiet) {
 		fprintf(stderr, "smtop: session saved to %s (workload output in %s)\n", child.session_path, log_path);
+		record_say_drops(child.session_path);
+	}
 	record_child_free(&child);
 	return code;
 }

@@ -501,34 +501,41 @@ static void nothing_why(char *why, size_t len)
 		dlclose(cuda);
 }
 
-/* The counts of c's session as the recording left it (numbers only: its
- * strings die with the reader); -1 when it cannot be read. */
-static int record_session_counts(const struct record_child *c, struct db_session_info *si)
+/* The counts of the session at path as the recording left it (numbers
+ * only: its strings die with the reader); -1 when it cannot be read. */
+static int record_session_counts(const char *path, struct db_session_info *si)
 {
 	struct db_reader *r;
 	char err[512];
 	int rc;
-	if (db_reader_open(&r, c->session_path, err, sizeof err) != 0)
+	if (db_reader_open(&r, path, err, sizeof err) != 0)
 		return -1;
 	rc = db_reader_info(r, si);
 	db_reader_close(r);
 	return rc;
 }
 
+void record_say_drops(const char *session_path)
+{
+	char line[320];
+	if (record_drops_line(session_path, line, sizeof line))
+		fprintf(stderr, "%s\n", line);
+}
+
 int record_nothing_recorded(const struct record_child *c, char *why, size_t len)
 {
 	struct db_session_info si;
-	int nothing = record_session_counts(c, &si) == 0 && si.n_processes == 0 && si.kernels == 0;
+	int nothing = record_session_counts(c->session_path, &si) == 0 && si.n_processes == 0 && si.kernels == 0;
 	if (nothing)
 		nothing_why(why, len);
 	return nothing;
 }
 
-int record_drops_line(const struct record_child *c, char *line, size_t len)
+int record_drops_line(const char *session_path, char *line, size_t len)
 {
 	struct db_session_info si;
 	char dropped[32], ran[32];
-	if (record_session_counts(c, &si) != 0 || si.drops_blocks == 0)
+	if (record_session_counts(session_path, &si) != 0 || si.drops_blocks == 0)
 		return 0;
 	uint64_t all = si.blocks + si.drops_blocks;
 	snprintf(line, len,
@@ -693,9 +700,8 @@ int record_main(const struct record_opts *o)
 		fprintf(stderr, "smtop: summary skipped; `smtop ls` computes it when it first lists the session\n");
 	if (!o->quiet)
 		fprintf(stderr, "smtop: session saved to %s\n", c.session_path);
-	char drops[320];
-	if (!o->quiet && record_drops_line(&c, drops, sizeof drops))
-		fprintf(stderr, "%s\n", drops);
+	if (!o->quiet)
+		record_say_drops(c.session_path);
 	record_child_free(&c);
 	return code;
 }

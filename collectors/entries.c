@@ -1003,10 +1003,9 @@ static int entries_arena_alloc(struct entries_ctx *c, const struct entries_launc
 		memset(c->host, 0, bytes);
 		return 0;
 	}
-	return entries_mem.alloc(l->ctx, &c->dev, bytes) != 0 || entries_mem.memset(c->dev, 0, bytes, l->stream) != 0 ||
-			       entries_mem.sync(l->stream) != 0
-		       ? -1
-		       : 0;
+	if (entries_mem.alloc(l->ctx, &c->dev, bytes) != 0 || entries_mem.memset(c->dev, 0, bytes, l->stream) != 0)
+		return -1;
+	return entries_mem.sync(l->stream) != 0 ? -1 : 0;
 }
 
 /* Inside a launch callback: the arena from the sanitizer's memory calls. */

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "collectors/drops.h"
+#include "collectors/entries_gaps.h"
 #include "collectors/entries_pack.h"
 #include "collectors/entries_share.h"
 #include "collectors/log.h"
@@ -171,6 +172,7 @@ struct entries_ctx {
 	_Atomic uint64_t copies;        /* the copy calls of every pass */
 	struct entries_sync syncs[ENTRIES_SYNCS]; /* under lock */
 	size_t n_syncs;
+	struct entries_gaps gaps;       /* noted under lock; collected and placed by the drain */
 	struct entries_ended ended[ENTRIES_STREAMS], ended_all; /* under lock */
 };
 
@@ -318,6 +320,16 @@ static void entries_put(struct entries_shard *s, const struct entries_pending *p
 		entries_close(s, &out[i]);
 }
 
+/* Launches dropped for want of room, placed between the kernels around
+ * them (collectors/entries_gaps.h), to the backend's timeline. */
+static void entries_emit_gap(void *arg, const struct entries_gap *g)
+{
+	const struct entries_ctx *c = arg;
+
+	if (entries_hook.dropped)
+		entries_hook.dropped(c->context_id, c->device_id, g->from, g->to, g->launches, g->blocks);
+}
+
 /* Every block of p has entered (or p is given up): what it lacks is
  * counted, and it is listed for the team to take in this pass.  A launch
  * whose entries were all seen taken is not looked at again here. */
@@ -340,6 +352,7 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 	}
 	if (l->whole) {
 		t->first = p->first;
+		entries_gaps_taken(&c->gaps, p->seq, t->first, entries_emit_gap, c);
 		return;
 	}
 	for (uint64_t i = 0; i < p->blocks; i++) {
@@ -357,6 +370,7 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 		c->lost[ENTRIES_NEVER_ENTERED] += p->blocks - got;
 		entries_note_unentered(c, p, got);
 	}
+	entries_gaps_taken(&c->gaps, p->seq, t->first, entries_emit_gap, c);
 }
 
 /* A launch to take begins for share s: its stream's later bound, its kernel. */
@@ -836,6 +850,7 @@ static int entries_drain(struct entries_ctx *c, int last)
 	b = c->q_begin;
 	e = c->q_end;
 	head = c->head;
+	entries_gaps_collect(&c->gaps);
 	pthread_mutex_unlock(&c->lock);
 	now = clock_mono_ns();
 	c->copied = 0;
@@ -873,6 +888,9 @@ static void entries_close_all(struct entries_ctx *c)
 {
 	uint64_t end = entries_hook.clock ? entries_hook.clock(c->device_id, clock_real_ns()) : 0;
 
+	pthread_mutex_lock(&c->lock);
+	entries_gaps_finish(&c->gaps, end, entries_emit_gap, c);
+	pthread_mutex_unlock(&c->lock);
 	for (unsigned i = 0; i < c->n_shards; i++) {
 		struct entries_shard *s = &c->shard[i];
 		size_t k;
@@ -1092,6 +1110,8 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		atomic_store(&p->dead, 0);
 		c->head = off + n;
 		at = (int64_t)c->q_end++;
+	} else {
+		entries_gaps_note(&c->gaps, c->seq, l->blocks);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return at;

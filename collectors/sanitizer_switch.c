@@ -16,6 +16,7 @@
 #include "collectors/patch_switch.h"
 #include "collectors/sanitizer_state.h"
 #include "collectors/writer_thread.h"
+#include "src/core/fmt.h"
 
 /* ---- patches switched at run time (--sm entry and exact) ------------------------ */
 
@@ -32,6 +33,28 @@ static void sz_window_range(uint64_t start, uint64_t end)
 	rec.u.nvtx.text = strdup("exact block ends");
 	rec.u.nvtx.domain = strdup("smtop");
 	sz_push_host_timed(&rec);
+}
+
+/* Launches the entry arena had no room for, as an NVTX range of smtop's
+ * own where their kernels ran (on the GPU's clock, the session's): the
+ * viewer's idle SMs there are work not recorded. */
+static void sz_dropped_range(uint32_t context_id, uint32_t device_id, uint64_t from, uint64_t to, uint64_t launches,
+			     uint64_t blocks)
+{
+	struct smtop_record rec = { .kind = SMTOP_REC_NVTX };
+	char text[128], l[32], b[32];
+
+	(void)context_id;
+	(void)device_id;
+	snprintf(text, sizeof text, "blocks dropped: %s launches, %s blocks (no room)",
+		 fmt_count(l, sizeof l, launches), fmt_count(b, sizeof b, blocks));
+	rec.u.nvtx.start = from;
+	rec.u.nvtx.end = to > from ? to : from + 1;
+	rec.u.nvtx.pid = sz_pid;
+	rec.u.nvtx.tid = (uint32_t)syscall(SYS_gettid);
+	rec.u.nvtx.text = strdup(text);
+	rec.u.nvtx.domain = strdup("smtop");
+	sz_push(&rec, 1);
 }
 
 /* Every context's work done, with launches held at the gate: no kernel
@@ -80,6 +103,7 @@ void sz_start_switching(const struct blocks_host *mem)
 		.clock = sz_gpu_clock_bound,
 		.copy_stream = blocks_patch_copy_stream,
 		.pack = blocks_pack,
+		.dropped = sz_dropped_range,
 	};
 
 	entries_start(mem, &hooks, sz_entry_warps);

@@ -248,6 +248,47 @@ Test(entries_drain, a_launch_beyond_the_arena_counts_its_blocks_dropped)
 	entries_shutdown();
 }
 
+/* The launches refused place themselves between the kernels around them,
+ * on the GPU's clock: the first blocks of the launches before and after. */
+static uint64_t gap_from, gap_to, gap_launches, gap_blocks;
+static _Atomic int gap_calls;
+
+static void note_gap(uint32_t context_id, uint32_t device_id, uint64_t from, uint64_t to, uint64_t launches,
+		     uint64_t blocks)
+{
+	(void)context_id;
+	(void)device_id;
+	gap_from = from;
+	gap_to = to;
+	gap_launches = launches;
+	gap_blocks = blocks;
+	gap_calls++;
+}
+
+Test(entries_drain, launches_with_no_room_are_placed_between_their_neighbours)
+{
+	static const struct entries_hooks hooks = {
+		.set_data = fake_device_set_data, .observer = observe, .clock = gpu_clock,
+		.copy_stream = copy_stream, .pack = pack, .dropped = note_gap,
+	};
+	struct entries_launch_info big = { .ctx = CTX, .context_id = 1, .stream_id = 1, .order_stream = 1,
+					   .correlation_id = 9, .grid_id = 9, .blocks = ENTRIES_ARENA + 1ull,
+					   .threads = 128 };
+
+	entries_start(&fake_device_mem, &hooks, 0);
+	launch(1, 100, 100);
+	cr_expect_eq(entries_on_launch(&big), -1);
+	cr_expect_eq(entries_on_launch(&big), -1);
+	launch(2, 100, 100);
+	entries_shutdown();
+	cr_assert_eq(gap_calls, 1);
+	cr_expect_eq(gap_launches, 2);
+	cr_expect_eq(gap_blocks, 2 * (ENTRIES_ARENA + 1ull));
+	cr_expect_eq(gap_from, T0 + 1 * 10000000ull, "launch 1's first block");
+	cr_expect_eq(gap_to, T0 + 2 * 10000000ull, "launch 2's first block");
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 2 * (ENTRIES_ARENA + 1ull));
+}
+
 Test(entries_drain, a_block_traced_by_warps_ends_with_its_last_warp)
 {
 	/* block 0 of grid 1 has two warps, on slots 0 and 1 of SM 0; another

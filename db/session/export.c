@@ -20,6 +20,7 @@
  * slices). */
 #define PID_STREAMS 1
 #define PID_EVENTS 2
+#define PID_NVTX 3
 #define PID_SM_BASE 16
 #define SMS_PER_DEVICE 1024
 #define MAX_CULPRITS_LISTED 8
@@ -63,6 +64,7 @@ struct exporter {
 	struct lanes *sms;              /* by device * SMS_PER_DEVICE + sm */
 	size_t n_sms;
 	struct lanes event_lanes;
+	struct lanes nvtx_lanes;
 	int several_devices, several_pids;
 	int first_event;                /* no comma before the first trace event */
 	struct block_ref *buf;          /* one window's blocks */
@@ -198,6 +200,7 @@ static void exporter_free(struct exporter *x)
 		free(x->sms[i].end);
 	free(x->sms);
 	free(x->event_lanes.end);
+	free(x->nvtx_lanes.end);
 	free(x->streams);
 	free(x->kernels);
 	u64map_free(&x->kernel_idx);
@@ -537,6 +540,37 @@ static int write_event(struct exporter *x, const struct smtop_event *e)
 	return 0;
 }
 
+/* An NVTX range (a mark: a slice of no length) on the first NVTX lane it
+ * fits, as the episodes have theirs: the workload's ranges and smtop's own
+ * (its exact windows, the launches it dropped for want of room). */
+static int write_nvtx(void *ud, const struct smtop_nvtx *n)
+{
+	struct exporter *x = ud;
+	uint64_t a = n->start, b = n->end > n->start ? n->end : n->start;
+	if (!clip(x, &a, &b))
+		return 0;
+	int lane = lane_take(&x->nvtx_lanes, a, b);
+	if (lane < 0) {
+		fail(x, "out of memory");
+		return 1;
+	}
+	for (; x->nvtx_lanes.named <= lane; x->nvtx_lanes.named++) {
+		char label[48];
+		int i = x->nvtx_lanes.named;
+		snprintf(label, sizeof label, i ? "NVTX (overlapping %d)" : "NVTX", i);
+		meta(x, "thread_name", PID_NVTX, i + 1, label, i);
+	}
+	FILE *o = x->out;
+	slice_begin(x, PID_NVTX, lane + 1, a, b, n->text ? n->text : "");
+	fputs("\"domain\":", o);
+	if (n->domain)
+		json_write_str(o, n->domain);
+	else
+		fputs("null", o);
+	fprintf(o, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 "}}", n->pid, n->tid);
+	return 0;
+}
+
 int export_window(const struct session *s, uint64_t from_ns, int has_to, uint64_t to_ns,
 		  struct export_window *w, char *err, size_t errlen)
 {
@@ -570,6 +604,7 @@ int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 		fputs("},\"traceEvents\":[", out);
 		meta(&x, "process_name", PID_STREAMS, 0, "streams", 0);
 		meta(&x, "process_name", PID_EVENTS, 0, "scheduling episodes", 1);
+		meta(&x, "process_name", PID_NVTX, 0, "NVTX ranges", 2);
 		/* stream tracks in priority order, whether or not they ran */
 		uint32_t *order = malloc((x.n_streams ? x.n_streams : 1) * sizeof *order);
 		if (!order)
@@ -590,6 +625,8 @@ int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 			rc = fail(&x, "cannot read kernels");
 		for (size_t i = 0; rc == 0 && !x.failed && i < session_event_count(s); i++)
 			write_event(&x, session_event(s, i));
+		if (rc == 0 && !x.failed && session_nvtx(s, w->t0, w->t1, write_nvtx, &x) != 0)
+			rc = fail(&x, "cannot read NVTX ranges");
 		if (rc == 0 && !x.failed)
 			rc = write_blocks(&x);
 		fputs("\n]}\n", out);

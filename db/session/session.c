@@ -819,6 +819,14 @@ int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn
 	return 0;
 }
 
+int session_nvtx(struct session *s, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (db_reader_nvtx(s->src[i].reader, t0, t1, fn, ud) != 0)
+			return -1;
+	return 0;
+}
+
 const char *session_short_name(struct session *s, const char *name)
 {
 	for (size_t i = 0; i < s->n_src; i++) {

@@ -3,8 +3,9 @@
 it came from, read independently (SQL and the documented chunk format in
 tests/gpu/check_session.py): one SM track per SM that ran blocks with that
 SM's blocks, one kernel slice per kernel on its stream's track at the
-kernel's own start in microseconds, tracks in time order without overlap,
-every slice within the session's span.
+kernel's own start in microseconds, one NVTX slice per NVTX range at its
+start, tracks in time order without overlap, every slice within the
+session's span.
 
     check_trace.py TRACE.json SESSION [EPISODES]     (full-session export)
     check_trace.py TRACE.json SESSION --window FROM_US TO_US
@@ -28,7 +29,8 @@ def check(ok, what):
 
 
 def int32(v):
-    return v - (1 << 32) if v >= 1 << 31 else v
+    """A stored int32 read back; None (not known) stays None."""
+    return v - (1 << 32) if v is not None and v >= 1 << 31 else v
 
 
 def main():
@@ -132,6 +134,19 @@ def main():
     if episodes is not None:
         n = sum(1 for e in slices if proc.get(e["pid"]) == "scheduling episodes")
         check(n == episodes, f"{n} episode slices, the report has {episodes}")
+
+    # NVTX ranges and marks (NvtxMark 34, push/pop 59, start/end 60), each
+    # at its start, cut to the session's first record
+    if window is None and "NVTX_EVENTS" in tables:
+        last = max((e["ts"] + e["dur"] for e in slices), default=0.0)
+        want_nvtx = sorted(max(r[0] - origin, 0) / 1e3 for r in db.execute(
+            "SELECT start FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)")
+            if (r[0] - origin) / 1e3 <= last)
+        got_nvtx = sorted(e["ts"] for e in slices if proc.get(e["pid"]) == "NVTX ranges")
+        check(len(got_nvtx) == len(want_nvtx),
+              f"{len(got_nvtx)} NVTX slices, the session has {len(want_nvtx)} ranges")
+        check(all(abs(x - y) < 1e-3 for x, y in zip(got_nvtx, want_nvtx)),
+              "NVTX slices not at the ranges' starts in us")
 
     for f in failures[:20]:
         print(f)

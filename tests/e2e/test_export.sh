@@ -37,6 +37,19 @@ n=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEv
 m=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEvents']))" "$E2E_TMP/priority-vs-training.json")
 check "the window holds fewer events ($n of $m)" [ "$n" -lt "$m" ]
 
+# NVTX ranges: smtop's own exact window of the --sm entry session
+cp "$FX/head-of-line-windows.smtop" "$E2E_TMP/hol-win.smtop"
+episodes=$("$SMTOP" report "$E2E_TMP/hol-win.smtop" --json -q | python3 -c "import json,sys; print(json.load(sys.stdin)['episodes_total'])")
+"$SMTOP" export "$FX/head-of-line-windows.smtop" --perfetto "$E2E_TMP/hol-win.json"
+out=$(python3 tests/e2e/check_trace.py "$E2E_TMP/hol-win.json" "$FX/head-of-line-windows.smtop" "$episodes")
+check "windows session: trace matches it, NVTX included ($(printf '%s' "$out" | tail -1))" \
+	sh -c "printf '%s' '$out' | tail -1 | grep -q ' 0 failed checks'"
+v=$(python3 -c 'import json,sys
+t = json.load(open(sys.argv[1]))
+proc = {e["pid"]: e["args"]["name"] for e in t["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+print([(e["name"], e["args"]["domain"], round(e["dur"] / 1e3)) for e in t["traceEvents"] if e["ph"] == "X" and proc[e["pid"]] == "NVTX ranges"])' "$E2E_TMP/hol-win.json")
+check "the exact window is an NVTX slice of smtop's ($v)" [ "$v" = "[('exact block ends', 'smtop', 100)]" ]
+
 # Standard output
 n=$("$SMTOP" export $FX/head-of-line.smtop --perfetto - | python3 -c "import json,sys; print(sum(e['ph'] == 'X' for e in json.load(sys.stdin)['traceEvents']))")
 m=$(python3 -c "import json,sys; print(sum(e['ph'] == 'X' for e in json.load(open(sys.argv[1]))['traceEvents']))" "$E2E_TMP/head-of-line.json")

@@ -47,7 +47,7 @@ static void sz_dropped_range(uint32_t context_id, uint32_t device_id, uint64_t f
 	(void)context_id;
 	(void)device_id;
 	snprintf(text, sizeof text, "blocks dropped: %s launches, %s blocks (no room)",
-		 fmt_count(l, sizeof l, launches), fmt_count(b, sizeof b, blocks));
+		 fmt_count_exact(l, sizeof l, launches), fmt_count_exact(b, sizeof b, blocks));
 	rec.u.nvtx.start = from;
 	rec.u.nvtx.end = to > from ? to : from + 1;
 	rec.u.nvtx.pid = sz_pid;

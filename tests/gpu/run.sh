@@ -940,7 +940,8 @@ alongside_attach() {
 	*) [ "${blocks:-0}" -gt 0 ] && ok "$mode: $blocks blocks" || bad "$mode: blocks '$blocks'"
 	   dropped=$(sed -n 's/^dropped .* \([0-9,]*\) blocks$/\1/p' "$OUT_DIR/alongside-$mode.info" | tr -d ,)
 	   [ "${dropped:-1}" -le $((blocks / 100)) ] && ok "$mode: $dropped blocks dropped" ||
-		bad "$mode: $dropped blocks dropped beside $blocks stored" ;;
+		bad "$mode: $dropped blocks dropped beside $blocks stored"
+	   [ "${dropped:-0}" -gt 0 ] && alongside_drops_shown "$mode" "$session" "$dropped" ;;
 	esac
 	grep -q '^state  *complete' "$OUT_DIR/alongside-$mode.info" && ok "$mode: session complete" ||
 		bad "$mode: session not complete"
@@ -948,6 +949,22 @@ alongside_attach() {
 		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT_DIR/alongside-$mode.json" &&
 		ok "$mode: report --json reads it" || bad "$mode: report --json"
 	expect_eq "$mode: the program's checksum as a plain run's" "$(alongside_field checksum "$out")" "$plain_sum"
+}
+
+# alongside_drops_shown MODE SESSION DROPPED: what was dropped is said at
+# the attach's end and placed on the timeline (NVTX ranges of smtop's, as
+# smtop export --perfetto writes them), no more blocks than were counted.
+alongside_drops_shown() {
+	grep -q "were dropped and counted" "$OUT_DIR/alongside-$1.attach.err" &&
+		ok "$1: the attach said what it dropped" || bad "$1: the attach said nothing of its drops"
+	placed=$($SMTOP export "$2" --perfetto - | python3 -c 'import json,re,sys
+t = json.load(sys.stdin)
+n = [int(m.group(1).replace(",", "")) for e in t["traceEvents"] if e["ph"] == "X"
+     for m in [re.match(r"blocks dropped: .* launches, ([0-9,]+) blocks", e["name"])] if m]
+print(len(n), sum(n))')
+	set -- "$1" "$2" "$3" $placed
+	[ "${4:-0}" -gt 0 ] && [ "${5:-0}" -le "$3" ] && ok "$1: $4 drop ranges on the timeline, $5 of $3 blocks" ||
+		bad "$1: drop ranges '$4' holding '$5' blocks of $3 dropped"
 }
 
 # alongside_two: two launched programs on the GPU at once (the default

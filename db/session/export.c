@@ -672,7 +672,7 @@ static void csv_prio(FILE *out, int32_t p)
 
 struct csv {
 	struct exporter x;
-	FILE *kernels, *blocks, *events;
+	FILE *kernels, *blocks, *events, *nvtx;
 	uint64_t n_kernels, n_blocks, n_events;
 };
 
@@ -754,6 +754,21 @@ static void csv_event(struct csv *c, const struct smtop_event *e)
 	c->n_events++;
 }
 
+/* An NVTX range overlapping the window, whole (a mark: no end). */
+static int csv_nvtx(void *ud, const struct smtop_nvtx *n)
+{
+	struct csv *c = ud;
+	FILE *o = c->nvtx;
+	fprintf(o, "%" PRIu64 ",", n->start);
+	csv_u64(o, n->end, n->end != 0);
+	fprintf(o, ",%" PRIu32 ",%" PRIu32 ",", n->pid, n->tid);
+	csv_field(o, n->domain ? n->domain : "");
+	fputc(',', o);
+	csv_field(o, n->text ? n->text : "");
+	fputs("\r\n", o);
+	return 0;
+}
+
 static FILE *csv_open(const char *dir, const char *name, const char *header, char *err,
 		      size_t errlen)
 {
@@ -809,7 +824,8 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 				   "priority,correlation_id,grid_id,ready_ns,start_ns,wait_ns,kernel,"
 				   "culprits,culprit_kernel,culprit_pid,culprit_stream,"
 				   "culprit_priority,culprit_weight,ready_bound,possible", err,
-				   errlen))))
+				   errlen)) ||
+	     !(c.nvtx = csv_open(dir, "nvtx.csv", "start_ns,end_ns,pid,tid,domain,text", err, errlen))))
 		rc = -1;
 	if (rc == 0 && session_kernels(s, w->t0, w->t1, csv_kernel, &c) != 0)
 		rc = fail(&c.x, "cannot read kernels");
@@ -818,9 +834,12 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 	export_progress_end(&c.x);
 	for (size_t i = 0; rc == 0 && i < session_event_count(s); i++)
 		csv_event(&c, session_event(s, i));
+	if (rc == 0 && session_nvtx(s, w->t0, w->t1, csv_nvtx, &c) != 0)
+		rc = fail(&c.x, "cannot read NVTX ranges");
 	rc = csv_close(c.kernels, dir, "kernels.csv", rc, err, errlen);
 	rc = csv_close(c.blocks, dir, "blocks.csv", rc, err, errlen);
 	rc = csv_close(c.events, dir, "events.csv", rc, err, errlen);
+	rc = csv_close(c.nvtx, dir, "nvtx.csv", rc, err, errlen);
 	exporter_free(&c.x);
 	return rc;
 }

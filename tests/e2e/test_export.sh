@@ -49,6 +49,11 @@ t = json.load(open(sys.argv[1]))
 proc = {e["pid"]: e["args"]["name"] for e in t["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
 print([(e["name"], e["args"]["domain"], round(e["dur"] / 1e3)) for e in t["traceEvents"] if e["ph"] == "X" and proc[e["pid"]] == "NVTX ranges"])' "$E2E_TMP/hol-win.json")
 check "the exact window is an NVTX slice of smtop's ($v)" [ "$v" = "[('exact block ends', 'smtop', 100)]" ]
+"$SMTOP" export "$FX/head-of-line-windows.smtop" --csv "$E2E_TMP/hol-win-csv" -q
+v=$(python3 -c 'import csv,sys
+print([(r["domain"], r["text"], (int(r["end_ns"]) - int(r["start_ns"])) // 1000000) for r in csv.DictReader(open(sys.argv[1], newline=""))])' "$E2E_TMP/hol-win-csv/nvtx.csv")
+check "and a row of nvtx.csv ($v)" [ "$v" = "[('smtop', 'exact block ends', 100)]" ]
+check "a session without NVTX: nvtx.csv holds its header alone" [ "$(csv_rows "$E2E_TMP/head-of-line-csv/nvtx.csv")" = 0 ]
 
 # Standard output
 n=$("$SMTOP" export $FX/head-of-line.smtop --perfetto - | python3 -c "import json,sys; print(sum(e['ph'] == 'X' for e in json.load(sys.stdin)['traceEvents']))")

@@ -46,14 +46,14 @@ static void sz_dropped_range(uint32_t context_id, uint32_t device_id, uint64_t f
 
 	(void)context_id;
 	(void)device_id;
-	snprintf(text, sizeof text, "blocks dropped: %s launches, %s blocks (no room)",
+	snprintf(text, sizeof text, SMTOP_DROPPED_RANGE_TEXT ": %s launches, %s blocks (no room)",
 		 fmt_count_exact(l, sizeof l, launches), fmt_count_exact(b, sizeof b, blocks));
 	rec.u.nvtx.start = from;
 	rec.u.nvtx.end = to > from ? to : from + 1;
 	rec.u.nvtx.pid = sz_pid;
 	rec.u.nvtx.tid = (uint32_t)syscall(SYS_gettid);
 	rec.u.nvtx.text = strdup(text);
-	rec.u.nvtx.domain = strdup("smtop");
+	rec.u.nvtx.domain = strdup(SMTOP_NVTX_DOMAIN);
 	sz_push(&rec, 1);
 }
 

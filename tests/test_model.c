@@ -935,3 +935,19 @@ Test(model, many_shapes_and_many_blocks_stay_exact)
 	cr_expect_eq(model_kernel_shape(&m, p)->grid[0], 40000, "its shape kept");
 	cr_expect_eq(model_kernel_first_block(&m, p), US(1));
 }
+
+Test(model, smtops_ranges_of_dropped_launches_are_told_from_the_workloads)
+{
+	struct smtop_nvtx ours = { .start = US(10), .end = US(20), .text = SMTOP_DROPPED_RANGE_TEXT ": 2 launches, 64 blocks (no room)",
+				   .domain = SMTOP_NVTX_DOMAIN };
+	struct smtop_nvtx theirs = ours, window = ours;
+
+	theirs.domain = "training";
+	window.text = "exact block ends";
+	cr_assert_eq(model_add_nvtx(&m, &theirs), 0);
+	cr_assert_eq(model_add_nvtx(&m, &window), 0);
+	cr_expect_eq(m.n_dropped_ranges, 0, "a workload's range of that name, smtop's window: not ours");
+	cr_assert_eq(model_add_nvtx(&m, &ours), 0);
+	cr_expect_eq(m.n_dropped_ranges, 1);
+	cr_expect(m.nvtx[2].dropped && !m.nvtx[0].dropped && !m.nvtx[1].dropped);
+}

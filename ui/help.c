@@ -21,8 +21,8 @@ static const char *const lines[] = {
 	"?               this help;  e lesson;  o session library;  q quit",
 	"",
 	"SM cells: the letter of the stream whose blocks held the SMs longest;",
-	"lower case: under half full;  ! : an inversion victim waited behind",
-	"this stream;  . or middle dot: idle.  Lanes: bars run, shade waits.",
+	"lower case: under half full;  ! : an inversion victim waited behind it;",
+	". or middle dot: idle;  ?: not recorded.  Lanes: bars run, shade waits.",
 };
 
 void help_draw(struct canvas *c, const struct app *a)

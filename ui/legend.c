@@ -60,10 +60,11 @@ void legend_draw(struct canvas *c, struct canvas_rect r, const struct app *a,
 		x += canvas_print(c, x, r.y, end - x, CANVAS_DEFAULT, CANVAS_DEFAULT,
 				  hidden ? CANVAS_DIM : 0, t);
 	}
-	char g[128];
+	char g[160];
 	/* under --sm entry a block is drawn up to its end's bound */
-	snprintf(g, sizeof g, "a: <%d%% full  %s idle  ! inversion  %s waiting%s",
-		 (int)(LEGEND_FULL * 100), legend_idle(a), legend_wait(a),
+	snprintf(g, sizeof g, "a: <%d%% full  %s idle%s  ! inversion  %s waiting%s",
+		 (int)(LEGEND_FULL * 100), legend_idle(a),
+		 m->n_dropped_ranges ? "  " LEGEND_UNKNOWN " not recorded" : "", legend_wait(a),
 		 m->ends_bounded & MODEL_ENDS_BOUND	       ? "  ends: bounds"
 		 : m->ends_bounded & MODEL_ENDS_BOUND_BUT_MARKED ? "  ends: bounds, marked exact"
 								 : "");

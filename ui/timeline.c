@@ -53,11 +53,12 @@ static int shown_stream(const struct app *a, const struct model *m, const struct
 }
 
 static void draw_cell(struct canvas *c, int x, int y, const struct app *a, const struct model *m,
-		      const struct model_cell *cl, uint64_t inv)
+		      const struct model_cell *cl, uint64_t inv, int unknown)
 {
 	int s = shown_stream(a, m, cl);
 	if (s < 0) {
-		canvas_put(c, x, y, legend_idle(a), CANVAS_DEFAULT, CANVAS_DEFAULT, CANVAS_DIM);
+		canvas_put(c, x, y, unknown ? LEGEND_UNKNOWN : legend_idle(a), CANVAS_DEFAULT, CANVAS_DEFAULT,
+			   CANVAS_DIM);
 		return;
 	}
 	if (s < 64 && (inv >> s & 1)) {
@@ -124,6 +125,25 @@ static int outside(const struct app *a, const struct model *m, int col)
 	return cs + a->col_ns <= m->t_first || (m->t_last && cs >= m->t_last);
 }
 
+/* The columns that smtop's ranges of dropped launches cover (1 each):
+ * their SMs may have run blocks that were never recorded, so a cell with
+ * none is unknown, not idle. */
+static void dropped_columns(const struct app *a, const struct model *m, int ncols, char *unknown)
+{
+	if (!m->n_dropped_ranges)
+		return;
+	uint64_t t1 = a->t0 + a->col_ns * (uint64_t)ncols;
+	for (size_t i = model_nvtx_from(m, a->t0); i < m->n_nvtx && m->nvtx[i].start < t1; i++) {
+		const struct model_nvtx *n = &m->nvtx[i];
+		if (!n->dropped || n->end < a->t0)
+			continue;
+		uint64_t s = n->start > a->t0 ? n->start : a->t0, e = n->end < t1 ? n->end : t1;
+		int c0 = (int)((s - a->t0) / a->col_ns), c1 = e > s ? (int)((e - 1 - a->t0) / a->col_ns) : c0;
+		for (int col = c0; col <= c1 && col < ncols; col++)
+			unknown[col] = 1;
+	}
+}
+
 void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const struct model *m)
 {
 	const struct app_layout *l = &a->layout;
@@ -132,9 +152,11 @@ void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const st
 		return;
 	struct model_cell *cells = calloc((size_t)ncols * 2, sizeof *cells);
 	uint64_t *inv = calloc((size_t)ncols, sizeof *inv);
-	if (!cells || !inv)
+	char *unknown = calloc((size_t)ncols, 1);
+	if (!cells || !inv || !unknown)
 		goto out;
 	timeline_inversions(a, m, ncols, inv);
+	dropped_columns(a, m, ncols, unknown);
 	uint32_t per = a->sm_zoom ? 1 : (uint32_t)l->sms_per_row;
 	int dense = a->dense && a->colors && !a->ascii && per >= 2;
 	for (int r = 0; r < l->sms_rows; r++) {
@@ -161,13 +183,14 @@ void timeline_draw(struct canvas *c, int x, int y, const struct app *a, const st
 		model_sample_sms(m, sm, n, a->t0, a->col_ns, (size_t)ncols, cells);
 		for (int col = 0; col < ncols; col++)
 			if (!outside(a, m, col))
-				draw_cell(c, l->plot_x + col, y + r, a, m, &cells[col], inv[col]);
+				draw_cell(c, l->plot_x + col, y + r, a, m, &cells[col], inv[col], unknown[col]);
 	}
 	if (!m->blocks)
 		no_blocks(c, y, a, m);
 out:
 	free(cells);
 	free(inv);
+	free(unknown);
 }
 
 void timeline_draw_axis(struct canvas *c, int y, const struct app *a, const struct model *m)

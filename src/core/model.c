@@ -638,6 +638,9 @@ int model_add_nvtx(struct model *m, const struct smtop_nvtx *n)
 	x->tid = n->tid;
 	x->color = n->color;
 	x->text = dup_or_empty(n->text);
+	x->dropped = n->domain && !strcmp(n->domain, SMTOP_NVTX_DOMAIN) && n->text &&
+		     !strncmp(n->text, SMTOP_DROPPED_RANGE_TEXT, strlen(SMTOP_DROPPED_RANGE_TEXT));
+	m->n_dropped_ranges += x->dropped != 0;
 	if (m->n_nvtx > 1 && m->nvtx[m->n_nvtx - 2].start > x->start)
 		m->nvtx_unsorted = 1;
 	if (x->end - x->start > m->max_nvtx_ns)

@@ -129,6 +129,7 @@ struct model_nvtx {
 	uint32_t pid, tid;
 	int32_t color;
 	char *text;
+	int dropped;                    /* smtop's range of launches whose blocks were dropped */
 };
 
 /* One bin: resident thread-ns of everyone (exact: integer sums do not depend
@@ -249,6 +250,7 @@ struct model {
 	size_t n_nvtx, cap_nvtx;
 	int nvtx_unsorted;
 	uint64_t max_nvtx_ns;
+	size_t n_dropped_ranges;        /* nvtx with dropped set */
 
 	struct model_bin *bins;         /* storage of all levels */
 	struct binning *binning;        /* blocks placed but not yet in the bins */

@@ -155,6 +155,12 @@ struct smtop_block {
  * warp slot or another bound the collector knew (docs/collector.md). */
 #define SMTOP_BLOCK_END_BOUND 1u
 
+/* Where launches ran whose blocks were dropped (an entry arena with no
+ * room): an NVTX range of domain SMTOP_NVTX_DOMAIN whose text begins so,
+ * which the viewer draws as unknown, not idle, on the SMs. */
+#define SMTOP_NVTX_DOMAIN "smtop"
+#define SMTOP_DROPPED_RANGE_TEXT "blocks dropped"
+
 /* A batch of blocks from one process and context, owned by the record. */
 struct smtop_blocks {
 	uint32_t pid, device_id, context_id;

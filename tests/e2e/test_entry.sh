@@ -85,4 +85,29 @@ check "windows: 4 possible and 6 certain inversions of 17.8 ms or more ($got)" [
 tui_start 160 45 "$SMTOP" open "$W"
 s=$(tui_cap)
 check "windows: the viewer draws the window on the NVTX lane" contains "$s" "exact block ends"
+# the SM rows: "│>  0-4      ···" (a row of five SMs)
+sm_rows() { printf '%s\n' "$1" | grep -E '^│[> ] *[0-9]+-[0-9]+ '; }
+check "windows: SM rows drawn ($(sm_rows "$s" | wc -l))" [ "$(sm_rows "$s" | wc -l)" -gt 20 ]
+check "windows: no SM cell unknown without dropped launches" sh -c '! printf "%s\n" "$1" | grep -q "?"' _ "$(sm_rows "$s")"
+tui_end
+
+# Launches dropped for want of room (an NVTX range of smtop's, as the
+# collector writes it) over the first 18 ms, where the SMs ran nothing
+# recorded: they read as not recorded, not idle.
+cp "$W" "$FX/dropped.smtop"
+python3 - "$FX/dropped.smtop" <<'PY'
+import sqlite3, sys
+d = sqlite3.connect(sys.argv[1])
+t0, dom, tid = d.execute("SELECT e.start, e.domainId, e.globalTid FROM NVTX_EVENTS e WHERE e.eventType = 59").fetchone()
+first = d.execute("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+d.execute("INSERT INTO NVTX_EVENTS (start, end, eventType, globalTid, text, domainId) VALUES (?, ?, 59, ?, ?, ?)",
+          (first, first + 18_000_000, tid, "blocks dropped: 3 launches, 1,234 blocks (no room)", dom))
+d.commit()
+PY
+tui_start 160 45 "$SMTOP" open "$FX/dropped.smtop"
+s=$(tui_cap)
+check "dropped: the legend says what ? means" contains "$s" "? not recorded"
+n=$(sm_rows "$s" | grep -c '^│[> ] *[0-9]*-[0-9]* *????????????·')
+check "dropped: each SM row's empty cells under the range are unknown ($n rows)" [ "$n" -eq "$(sm_rows "$s" | wc -l)" ]
+tui_end
 e2e_done

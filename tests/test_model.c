@@ -938,7 +938,8 @@ Test(model, many_shapes_and_many_blocks_stay_exact)
 
 Test(model, smtops_ranges_of_dropped_launches_are_told_from_the_workloads)
 {
-	struct smtop_nvtx ours = { .start = US(10), .end = US(20), .text = SMTOP_DROPPED_RANGE_TEXT ": 2 launches, 64 blocks (no room)",
+	struct smtop_nvtx ours = { .start = US(10), .end = US(20),
+				   .text = SMTOP_DROPPED_RANGE_TEXT ": 2 launches, 64 blocks (no room)",
 				   .domain = SMTOP_NVTX_DOMAIN };
 	struct smtop_nvtx theirs = ours, window = ours;
 

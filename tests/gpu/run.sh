@@ -312,7 +312,8 @@ section_patch_cost() {
 # The host's part of a launch call under each way to trace: a loop of tiny
 # launches (build/gpu/launch_rate, 64 blocks each, a synchronize every
 # 100), SMTOP_OVERHEAD_ROUNDS interleaved rounds; p50 and p99 of the calls
-# and the loop's time per launch.  SMTOP_LAUNCH_MODES picks some.
+# and the loop's time per launch; dormant is smtop launch (--sm entry, not
+# recording).  SMTOP_LAUNCH_MODES picks some.
 section_launch_cost() {
 	echo "== launch_cost: the launch call's host part, us"
 	rounds=${SMTOP_OVERHEAD_ROUNDS:-2}
@@ -320,7 +321,7 @@ section_launch_cost() {
 	lr="build/gpu/launch_rate 20000 64"
 	i=0
 	while [ $i -lt "$rounds" ]; do
-		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host marked}; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host marked dormant}; do
 			rm -f "$OUT_DIR/lr.smtop"
 			case $mode in
 			plain) $lr ;;
@@ -329,6 +330,7 @@ section_launch_cost() {
 			entry) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
 			entry-host) SMTOP_ENTRY_ARENA=host $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
 			marked) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm marked -- $lr ;;
+			dormant) (SMTOP_CONTROL_DIR=$(mktemp -d) && export SMTOP_CONTROL_DIR && alongside_launch entry $lr) ;;
 			esac 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"
 		done
 		i=$((i + 1))

@@ -7,8 +7,9 @@
  * (collectors/slot_bounds.h) and packs them into chunks like the lanes'
  * (collectors/entries_pack.h); SMTOP_ENTRY_WORKERS splits the bounding
  * and packing among a team of threads, each a share of the SMs.
- * A launch the arena has no room for is recorded without blocks, and its
- * grid counts as dropped. */
+ * A launch the arena has no room for is recorded without blocks, its grid
+ * counts as dropped, and the hooks' dropped places it between the launches
+ * around it (collectors/entries_gaps.h). */
 #ifndef SMTOP_COLLECTORS_ENTRIES_H
 #define SMTOP_COLLECTORS_ENTRIES_H
 

@@ -581,6 +581,26 @@ static void sz_enable_callback(int on, Sanitizer_CallbackDomain domain, Sanitize
 			  on ? "on" : "off", sz_error(r));
 }
 
+/* SMTOP_CALLBACKS=handled: only the callback ids sz_callback handles,
+ * not whole domains (a launch fires three launch callbacks, of which smtop
+ * reads the first), to measure what the others cost the workload. */
+static int sz_handled_only;
+
+/* A domain's callbacks on or off: all of them, or the handled ones. */
+static SanitizerResult sz_enable_domain(int on, Sanitizer_CallbackDomain d)
+{
+	Sanitizer_CallbackId ids[SANITIZER_HANDLED_MAX];
+	SanitizerResult r = SANITIZER_SUCCESS;
+	size_t n;
+
+	if (!sz_handled_only)
+		return sz.enable_domain((uint32_t)on, sz_subscriber, d);
+	n = sanitizer_handled_ids(sz_ids, d, ids);
+	for (size_t i = 0; i < n && r == SANITIZER_SUCCESS; i++)
+		r = sz.enable_callback((uint32_t)on, sz_subscriber, d, ids[i]);
+	return r;
+}
+
 /* The synchronize calls' callbacks and the stream synchronizations':
  * without them no synchronization is recorded. */
 static void sz_sync_callbacks(int on)
@@ -603,7 +623,7 @@ static const Sanitizer_CallbackDomain sz_recording_domains[] = {
 void sz_recording_callbacks(int on)
 {
 	for (size_t i = 0; i < sizeof(sz_recording_domains) / sizeof(sz_recording_domains[0]); i++) {
-		SanitizerResult r = sz.enable_domain((uint32_t)on, sz_subscriber, sz_recording_domains[i]);
+		SanitizerResult r = sz_enable_domain(on, sz_recording_domains[i]);
 
 		if (r != SANITIZER_SUCCESS)
 			log_debug("callbacks of domain %d not switched %s: %s", (int)sz_recording_domains[i],
@@ -629,14 +649,16 @@ static int sz_subscribe(char *reason, size_t len)
 		SANITIZER_CB_DOMAIN_MEMCPY,
 		SANITIZER_CB_DOMAIN_MEMSET,
 	};
+	const char *handled = getenv("SMTOP_CALLBACKS");
 	SanitizerResult r = sz.subscribe(&sz_subscriber, sz_callback, NULL);
 
+	sz_handled_only = handled && !strcmp(handled, "handled");
 	if (r != SANITIZER_SUCCESS) {
 		snprintf(reason, len, "the Compute Sanitizer refused to subscribe: %s", sz_error(r));
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
-		r = sz.enable_domain(1, sz_subscriber, domains[i]);
+		r = sz_enable_domain(1, domains[i]);
 		if (r != SANITIZER_SUCCESS) {
 			snprintf(reason, len, "Compute Sanitizer callbacks refused: %s", sz_error(r));
 			sz.unsubscribe(sz_subscriber);
@@ -646,7 +668,7 @@ static int sz_subscribe(char *reason, size_t len)
 	/* without these the blocks still come; waits behind what they hold
 	 * back then read as blocking */
 	for (size_t i = 0; i < sizeof(optional) / sizeof(optional[0]); i++) {
-		r = sz.enable_domain(1, sz_subscriber, optional[i]);
+		r = sz_enable_domain(1, optional[i]);
 		if (r != SANITIZER_SUCCESS)
 			log_debug("callbacks of domain %d refused: %s", (int)optional[i], sz_error(r));
 	}

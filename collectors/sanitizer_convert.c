@@ -78,6 +78,53 @@ const struct sanitizer_numbering *sanitizer_numbering_of(unsigned major)
 	return NULL;
 }
 
+/* Appends id unless the numbering lacks it (0). */
+static size_t handled_put(Sanitizer_CallbackId *out, size_t k, Sanitizer_CallbackId id)
+{
+	if (id)
+		out[k++] = id;
+	return k;
+}
+
+size_t sanitizer_handled_ids(const struct sanitizer_numbering *n, Sanitizer_CallbackDomain d,
+			     Sanitizer_CallbackId *out)
+{
+	size_t k = 0;
+
+	switch (d) {
+	case SANITIZER_CB_DOMAIN_RESOURCE:
+		k = handled_put(out, k, n->context_created);
+		k = handled_put(out, k, n->stream_created);
+		k = handled_put(out, k, n->stream_destroying);
+		k = handled_put(out, k, n->module_loaded);
+		k = handled_put(out, k, n->module_unloading);
+		k = handled_put(out, k, n->functions_lazy_patched);
+		break;
+	case SANITIZER_CB_DOMAIN_LAUNCH:
+		k = handled_put(out, k, n->launch_begin);
+		break;
+	case SANITIZER_CB_DOMAIN_GRAPHS:
+		k = handled_put(out, k, n->graph_node_launch_begin);
+		k = handled_put(out, k, n->graph_launch_begin);
+		k = handled_put(out, k, n->graph_launch_end);
+		k = handled_put(out, k, n->graphexec_destroying);
+		break;
+	case SANITIZER_CB_DOMAIN_EVENTS:
+		k = handled_put(out, k, n->event_record);
+		k = handled_put(out, k, n->event_stream_wait);
+		break;
+	case SANITIZER_CB_DOMAIN_MEMCPY:
+		k = handled_put(out, k, n->memcpy_starting);
+		break;
+	case SANITIZER_CB_DOMAIN_MEMSET:
+		k = handled_put(out, k, n->memset_starting);
+		break;
+	default:
+		break;
+	}
+	return k;
+}
+
 unsigned sanitizer_major_of_path(const char *path)
 {
 	const char *p = path ? strstr(path, "cuda-") : NULL;

@@ -31,6 +31,13 @@ struct sanitizer_numbering {
 	Sanitizer_CallbackId sync_calls[6];
 };
 
+/* The callback ids of domain d that smtop handles in numbering n, into out
+ * (room for SANITIZER_HANDLED_MAX); how many.  The driver API and
+ * synchronize domains are enabled call by call elsewhere: none here. */
+#define SANITIZER_HANDLED_MAX 8
+size_t sanitizer_handled_ids(const struct sanitizer_numbering *n, Sanitizer_CallbackDomain d,
+			     Sanitizer_CallbackId *out);
+
 /* The numbering of CUDA major version `major` (from the toolkit's
  * version.json or its folder name), or NULL when smtop does not know it. */
 const struct sanitizer_numbering *sanitizer_numbering_of(unsigned major);

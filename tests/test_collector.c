@@ -1400,6 +1400,37 @@ Test(sanitizer, a_graph_launch_call_is_an_api_record_with_its_stream)
 }
 #endif
 
+/* SMTOP_CALLBACKS=handled enables, domain by domain, the callbacks smtop
+ * reads and no other: a launch's begin alone of its three. */
+#ifdef SMTOP_HAVE_SANITIZER
+Test(sanitizer, the_handled_callbacks_are_those_smtop_reads)
+{
+	const struct sanitizer_numbering *n13 = sanitizer_numbering_of(13), *n11 = sanitizer_numbering_of(11);
+	Sanitizer_CallbackId ids[SANITIZER_HANDLED_MAX];
+	size_t k;
+
+	k = sanitizer_handled_ids(n13, SANITIZER_CB_DOMAIN_LAUNCH, ids);
+	cr_assert_eq(k, 1);
+	cr_expect_eq(ids[0], n13->launch_begin);
+	k = sanitizer_handled_ids(n13, SANITIZER_CB_DOMAIN_RESOURCE, ids);
+	cr_expect_eq(k, 6, "contexts made, streams made and destroyed, modules loaded and unloaded, lazy patches");
+	k = sanitizer_handled_ids(n11, SANITIZER_CB_DOMAIN_RESOURCE, ids);
+	cr_expect_eq(k, 5, "11.8 has no lazy patch callback");
+	k = sanitizer_handled_ids(n13, SANITIZER_CB_DOMAIN_GRAPHS, ids);
+	cr_expect_eq(k, 4);
+	k = sanitizer_handled_ids(n11, SANITIZER_CB_DOMAIN_GRAPHS, ids);
+	cr_expect_eq(k, 3, "11.8 has no graph exec destroying callback");
+	for (size_t i = 0; i < k; i++)
+		cr_expect_neq(ids[i], 0);
+	k = sanitizer_handled_ids(n13, SANITIZER_CB_DOMAIN_EVENTS, ids);
+	cr_expect(k == 2 && ids[0] == n13->event_record && ids[1] == n13->event_stream_wait);
+	cr_expect_eq(sanitizer_handled_ids(n13, SANITIZER_CB_DOMAIN_MEMCPY, ids), 1);
+	cr_expect_eq(sanitizer_handled_ids(n13, SANITIZER_CB_DOMAIN_MEMSET, ids), 1);
+	cr_expect_eq(sanitizer_handled_ids(n13, SANITIZER_CB_DOMAIN_DRIVER_API, ids), 0,
+		     "the driver's calls are enabled call by call");
+}
+#endif
+
 /* A launch's dynamic shared memory and graph node reach its record. */
 Test(launches, dynamic_smem_and_graph_node_reach_the_record)
 {

@@ -261,6 +261,7 @@ overhead_rounds() {
 				entry) ovh_record entry ;;
 				entry-nomarks) SMTOP_ENTRY_MARKS=0 ovh_record entry ;;
 				entry-host) SMTOP_ENTRY_ARENA=host ovh_record entry ;;
+				entry-handled) SMTOP_CALLBACKS=handled ovh_record entry ;;
 				entry-w1) SMTOP_ENTRY_WORKERS=1 ovh_record entry ;;
 				entry-nowin) ovh_record entry --exact-every 0 ;;
 				entry-warp) SMTOP_ENTRY_PER=warp ovh_record entry --exact-every 0 ;;
@@ -321,7 +322,7 @@ section_launch_cost() {
 	lr="build/gpu/launch_rate 20000 64"
 	i=0
 	while [ $i -lt "$rounds" ]; do
-		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host marked dormant}; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host entry-handled marked dormant}; do
 			rm -f "$OUT_DIR/lr.smtop"
 			case $mode in
 			plain) $lr ;;
@@ -329,6 +330,7 @@ section_launch_cost() {
 			empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm all -- $lr ;;
 			entry) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
 			entry-host) SMTOP_ENTRY_ARENA=host $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
+			entry-handled) SMTOP_CALLBACKS=handled $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
 			marked) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm marked -- $lr ;;
 			dormant) (SMTOP_CONTROL_DIR=$(mktemp -d) && export SMTOP_CONTROL_DIR && alongside_launch entry $lr) ;;
 			esac 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"

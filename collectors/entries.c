@@ -1110,7 +1110,7 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		atomic_store(&p->dead, 0);
 		c->head = off + n;
 		at = (int64_t)c->q_end++;
-	} else {
+	} else if (l->blocks) {
 		entries_gaps_note(&c->gaps, c->seq, l->blocks);
 	}
 	pthread_mutex_unlock(&c->lock);

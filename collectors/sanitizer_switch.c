@@ -46,8 +46,9 @@ static void sz_dropped_range(uint32_t context_id, uint32_t device_id, uint64_t f
 
 	(void)context_id;
 	(void)device_id;
-	snprintf(text, sizeof text, SMTOP_DROPPED_RANGE_TEXT ": %s launches, %s blocks (no room)",
-		 fmt_count_exact(l, sizeof l, launches), fmt_count_exact(b, sizeof b, blocks));
+	snprintf(text, sizeof text, SMTOP_DROPPED_RANGE_TEXT ": %s launch%s, %s blocks (no room)",
+		 fmt_count_exact(l, sizeof l, launches), launches == 1 ? "" : "es",
+		 fmt_count_exact(b, sizeof b, blocks));
 	rec.u.nvtx.start = from;
 	rec.u.nvtx.end = to > from ? to : from + 1;
 	rec.u.nvtx.pid = sz_pid;

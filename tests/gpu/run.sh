@@ -964,7 +964,7 @@ alongside_drops_shown() {
 	placed=$($SMTOP export "$2" --perfetto - | python3 -c 'import json,re,sys
 t = json.load(sys.stdin)
 n = [int(m.group(1).replace(",", "")) for e in t["traceEvents"] if e["ph"] == "X"
-     for m in [re.match(r"blocks dropped: .* launches, ([0-9,]+) blocks", e["name"])] if m]
+     for m in [re.match(r"blocks dropped: .* launch(?:es)?, ([0-9,]+) blocks", e["name"])] if m]
 print(len(n), sum(n))')
 	set -- "$1" "$2" "$3" $placed
 	[ "${4:-0}" -gt 0 ] && [ "${5:-0}" -le "$3" ] && ok "$1: $4 drop ranges on the timeline, $5 of $3 blocks" ||

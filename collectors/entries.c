@@ -56,6 +56,8 @@ struct entries_pending {
 	uint64_t kernel;                /* its function */
 	uint64_t epoch;                 /* entries_epoch at its launch: odd, its exits were patched */
 	uint64_t whole_at;              /* host monotonic ns when its last block entered */
+	uint64_t looked_pass;           /* the pass that looked at it side by side (entries_look_team) */
+	uint64_t seen_before;           /* seen before that look */
 	int ends_ready;                 /* its ends were all in at the last pass */
 	int ends_fresh;                 /* and again in this one: the host copy is current */
 	_Atomic int dead;               /* its launch never got the data */
@@ -150,6 +152,10 @@ struct entries_ctx {
 	struct pool *team;              /* works on the shares side by side (SMTOP_ENTRY_WORKERS) */
 	uint64_t team_from;             /* blocks a pass takes that wake the team */
 	uint64_t team_passes;           /* passes the team worked on */
+	uint64_t look_passes;           /* passes whose launches the team looked at side by side */
+	uint64_t look_b, look_e, look_now; /* the launches of that look, the pass's time */
+	int look_last, look_team;
+	size_t look_tasks;
 	struct entries_taking *taking;  /* ENTRIES_QUEUE */
 	struct entries_share_launch *blocks; /* ENTRIES_QUEUE, the taking launches' blocks */
 	size_t n_taking;
@@ -754,13 +760,51 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
  * known before this pass: a launch found whole in this pass's copies may
  * have been copied after this one's last entries were), stale, or at the
  * end.  -1 on a CUDA error. */
+/* Task t of the team's look: its share of the pass's launches, each
+ * looked at as the drain thread would (entries_look) and marked so. */
+static void entries_look_work(void *arg, size_t t, int worker)
+{
+	struct entries_ctx *c = arg;
+	uint64_t span = c->look_e - c->look_b, pass = atomic_load(&c->drains);
+
+	(void)worker;
+	for (uint64_t i = c->look_b + span * t / c->look_tasks; i < c->look_b + span * (t + 1) / c->look_tasks; i++) {
+		struct entries_pending *p = entries_at(c, i);
+
+		if (entries_done(p) || atomic_load(&p->dead))
+			continue;
+		p->seen_before = p->seen;
+		entries_look(c, p, c->look_now, c->look_last);
+		p->looked_pass = pass;
+	}
+}
+
+/* A pass that copied enough entries to wake the team has the team look at
+ * its launches side by side: the drain thread alone read every entry of it
+ * once while the team waited (a quarter of its time on the H200's host,
+ * copies included).  Launches a pass would skip, behind others of their
+ * stream, are looked at too: their entries are copied all the same. */
+static void entries_look_team(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t now, int last)
+{
+	if (!c->look_team || c->n_threads < 2 || !c->team || e - b < 2 || c->copied < c->team_from)
+		return;
+	c->look_b = b;
+	c->look_e = e;
+	c->look_now = now;
+	c->look_last = last;
+	c->look_tasks = e - b < 8u * c->n_threads ? e - b : 8u * c->n_threads;
+	pool_run(c->team, c->look_tasks, entries_look_work, c);
+	c->look_passes++;
+}
+
 static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t now, int last)
 {
 	if (entries_copy_pass(c, b, e, last) != 0)
 		return -1;
+	entries_look_team(c, b, e, now, last);
 	for (uint64_t i = b; i < e; i++) {
 		struct entries_pending *p = entries_at(c, i);
-		int copied_all;
+		int copied_all, looked;
 
 		if (entries_done(p))
 			continue;
@@ -774,8 +818,10 @@ static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t 
 			p->progress = now; /* waiting its turn is not going stale */
 			continue;
 		}
-		copied_all = last || p->n - p->seen <= ENTRIES_WINDOW;
-		entries_look(c, p, now, last);
+		looked = p->looked_pass == atomic_load(&c->drains);
+		copied_all = last || p->n - (looked ? p->seen_before : p->seen) <= ENTRIES_WINDOW;
+		if (!looked)
+			entries_look(c, p, now, last);
 		if (p->seen == p->n)
 			continue;
 		if (last || entries_stale(p, now) || entries_passed(c, p, now) ||
@@ -990,6 +1036,8 @@ static int entries_shares_start(struct entries_ctx *c)
 	 * takes at a time (never none) */
 	c->team_from = entries_env("SMTOP_ENTRY_TEAM_FROM", ENTRIES_TEAM_FROM);
 	c->round = entries_env("SMTOP_ENTRY_ROUND", ENTRIES_ROUND);
+	/* SMTOP_ENTRY_LOOK_TEAM=0: the drain thread looks at every launch alone */
+	c->look_team = entries_env_in("SMTOP_ENTRY_LOOK_TEAM", 1, 0, 1);
 	if (!c->round)
 		c->round = ENTRIES_ROUND;
 	if (!c->team || !(c->shard = calloc(n, sizeof(*c->shard))) ||
@@ -1113,6 +1161,7 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		p->kernel = (uint64_t)(uintptr_t)l->function;
 		p->epoch = atomic_load(&entries_epoch);
 		p->whole_at = 0;
+		p->looked_pass = 0;
 		p->ends_ready = 0;
 		p->ends_fresh = 0;
 		atomic_store(&p->dead, 0);
@@ -1308,11 +1357,12 @@ void entries_shutdown(void)
 		entries_shares_stop(c);
 		blocks_set_own_code(0);
 		log_debug("entries of context %u: %" PRIu64 " launches, %" PRIu64 " entries reserved, %s;"
-			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u in %u shares), at most %" PRIu64
+			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u in %u shares, %" PRIu64
+			  " looked at side by side), at most %" PRIu64
 			  " entries copied in one, %" PRIu64 " copies, %.1f ms copying and listing (%.1f ms in the"
 			  " copies), %.1f ms taking; lost: %" PRIu64 " without data, %" PRIu64 " never entered",
 			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", (uint64_t)c->drains,
-			  c->team_passes, c->n_threads, c->n_shards, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6,
+			  c->team_passes, c->n_threads, c->n_shards, c->look_passes, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6,
 			  c->copy_ns / 1e6, c->take_ns / 1e6,
 			  c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
 	}

@@ -489,6 +489,8 @@ static uint64_t storm_end(uint64_t k, uint64_t i)
 /* The drain's count of its passes taken by the team, and the team's size,
  * from its debug lines at the end; -1 when it has none.  shares and rounds
  * (may be NULL): the shares it took them in, the team's rounds. */
+static long looked_side_by_side = -1; /* passes the team looked at, from the same line */
+
 static long team_log(unsigned *size, unsigned *shares, long *rounds)
 {
 	FILE *f = cr_get_redirected_stderr();
@@ -500,7 +502,8 @@ static long team_log(unsigned *size, unsigned *shares, long *rounds)
 		const char *at = strstr(line, "drains (");
 		const char *r = strstr(line, "entries of context ");
 
-		if (at && sscanf(at, "drains (%ld by a team of %u in %u shares)", &passes, size, &n_shares) != 3)
+		if (at && sscanf(at, "drains (%ld by a team of %u in %u shares, %ld looked at side by side)", &passes,
+				 size, &n_shares, &looked_side_by_side) != 4)
 			passes = -1;
 		if (rounds && r && strstr(line, "rounds by the team") &&
 		    sscanf(r, "entries of context %*u: %ld rounds", rounds) != 1)
@@ -602,6 +605,7 @@ static void storm_by_team(unsigned n)
 	storm(workers, "0");
 	cr_expect_gt(team_passes(&size), 0, "the team took the passes");
 	cr_expect_eq(size, n);
+	cr_expect_gt(looked_side_by_side, 0, "and looked at their launches side by side");
 }
 
 Test(entries_drain, three_workers_give_every_block_the_same_end)
@@ -656,6 +660,7 @@ Test(entries_drain, three_shares_on_the_drain_thread_alone_give_the_same_ends)
 	storm("3", NULL);
 	cr_expect_eq(team_passes(&size), 0, "no pass had blocks enough to wake the team");
 	cr_expect_eq(size, 3);
+	cr_expect_eq(looked_side_by_side, 0, "nor entries enough to look at side by side");
 }
 
 /* Small launches and large ones in turn, each given time for a pass of its

@@ -26,19 +26,32 @@ static void reset(void)
 
 TestSuite(entries_gaps, .init = reset);
 
+/* A launch of `blocks` refused after launch after_seq, collected by the
+ * drain's next pass. */
+static void refused(uint64_t after_seq, uint64_t blocks)
+{
+	entries_gaps_note(&gaps, after_seq, blocks);
+	entries_gaps_collect(&gaps);
+}
+
+/* One gap placed, from and to on the GPU's clock. */
+static void expect_one_gap(uint64_t from, uint64_t to)
+{
+	cr_assert_eq(n_out, 1);
+	cr_expect_eq(out[0].from, from);
+	cr_expect_eq(out[0].to, to);
+}
+
 Test(entries_gaps, launches_dropped_between_two_lie_between_their_first_blocks)
 {
 	entries_gaps_note(&gaps, 1, 100);
-	entries_gaps_note(&gaps, 1, 50);
-	entries_gaps_collect(&gaps);
+	refused(1, 50);
 	entries_gaps_taken(&gaps, 1, 1000, take, NULL);
 	cr_expect_eq(n_out, 0, "the launch after them is not taken yet");
 	entries_gaps_taken(&gaps, 2, 5000, take, NULL);
-	cr_assert_eq(n_out, 1);
+	expect_one_gap(1000, 5000);
 	cr_expect_eq(out[0].launches, 2);
 	cr_expect_eq(out[0].blocks, 150);
-	cr_expect_eq(out[0].from, 1000);
-	cr_expect_eq(out[0].to, 5000);
 	entries_gaps_finish(&gaps, 9000, take, NULL);
 	cr_expect_eq(n_out, 1, "nothing left at the end");
 }
@@ -46,34 +59,25 @@ Test(entries_gaps, launches_dropped_between_two_lie_between_their_first_blocks)
 Test(entries_gaps, the_launch_before_may_be_taken_before_the_gap_is_collected)
 {
 	entries_gaps_taken(&gaps, 7, 2000, take, NULL);
-	entries_gaps_note(&gaps, 7, 10);
-	entries_gaps_collect(&gaps);
+	refused(7, 10);
 	entries_gaps_taken(&gaps, 8, 3000, take, NULL);
-	cr_assert_eq(n_out, 1);
-	cr_expect_eq(out[0].from, 2000);
-	cr_expect_eq(out[0].to, 3000);
+	expect_one_gap(2000, 3000);
 }
 
 Test(entries_gaps, launches_taken_out_of_order_still_place_both_ends)
 {
-	entries_gaps_note(&gaps, 3, 10);
-	entries_gaps_collect(&gaps);
+	refused(3, 10);
 	entries_gaps_taken(&gaps, 4, 3000, take, NULL);
 	cr_expect_eq(n_out, 0, "the launch before (another stream) is still running");
 	entries_gaps_taken(&gaps, 3, 2500, take, NULL);
-	cr_assert_eq(n_out, 1);
-	cr_expect_eq(out[0].from, 2500);
-	cr_expect_eq(out[0].to, 3000);
+	expect_one_gap(2500, 3000);
 }
 
 Test(entries_gaps, a_gap_before_any_launch_starts_where_it_ends)
 {
-	entries_gaps_note(&gaps, 0, 10);
-	entries_gaps_collect(&gaps);
+	refused(0, 10);
 	entries_gaps_taken(&gaps, 1, 4000, take, NULL);
-	cr_assert_eq(n_out, 1);
-	cr_expect_eq(out[0].from, 4000);
-	cr_expect_eq(out[0].to, 4000);
+	expect_one_gap(4000, 4000);
 }
 
 Test(entries_gaps, a_gap_still_open_at_the_end_runs_to_the_end)
@@ -90,8 +94,7 @@ Test(entries_gaps, a_gap_still_open_at_the_end_runs_to_the_end)
 
 Test(entries_gaps, a_gap_whose_launches_never_started_is_left_out)
 {
-	entries_gaps_note(&gaps, 5, 10);
-	entries_gaps_collect(&gaps);
+	refused(5, 10);
 	entries_gaps_taken(&gaps, 5, UINT64_MAX, take, NULL);
 	entries_gaps_finish(&gaps, 9000, take, NULL);
 	cr_expect_eq(n_out, 0, "no place known: the counts alone say it");

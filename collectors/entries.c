@@ -331,37 +331,18 @@ static void entries_put(struct entries_shard *s, const struct entries_pending *p
  * them (collectors/entries_gaps.h), to the backend's timeline. */
 static void entries_emit_gap(void *arg, const struct entries_gap *g)
 {
-	const struct entries_ctx *c = arg;
-
+	(void)arg;
 	if (entries_hook.dropped)
-		entries_hook.dropped(c->context_id, c->device_id, g->from, g->to, g->launches, g->blocks);
+		entries_hook.dropped(g->from, g->to, g->launches, g->blocks);
 }
 
-/* Every block of p has entered (or p is given up): what it lacks is
- * counted, and it is listed for the team to take in this pass.  A launch
- * whose entries were all seen taken is not looked at again here. */
-static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p)
+/* A launch given up before every block entered: its first start from the
+ * blocks that did, and the others counted as lost. */
+static void entries_count_entered(struct entries_ctx *c, struct entries_pending *p,
+				  const struct entries_share_launch *l, struct entries_taking *t)
 {
-	struct entries_taking *t = &c->taking[c->n_taking];
-	struct entries_share_launch *l = &c->blocks[c->n_taking++];
 	uint64_t got = 0;
 
-	*t = (struct entries_taking){ .p = p, .first = UINT64_MAX, .with_ends = entries_may_have_ends(p) };
-	*l = (struct entries_share_launch){ .e = entries_of(c, p), .blocks = p->blocks, .at = c->n_blocks,
-					    .warps = p->warps, .grid = (uint32_t)p->grid_id,
-					    .whole = p->seen == p->n };
-	c->n_blocks += p->blocks;
-	if (t->with_ends) {
-		if (p->off + p->n > c->dirty_until)
-			c->dirty_until = p->off + p->n;
-		if (!p->ends_fresh && entries_copy_ends(c, p) != 0)
-			t->with_ends = 0;
-	}
-	if (l->whole) {
-		t->first = p->first;
-		entries_gaps_taken(&c->gaps, p->seq, t->first, entries_emit_gap, c);
-		return;
-	}
 	for (uint64_t i = 0; i < p->blocks; i++) {
 		uint64_t start;
 		uint16_t sm;
@@ -377,6 +358,31 @@ static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p
 		c->lost[ENTRIES_NEVER_ENTERED] += p->blocks - got;
 		entries_note_unentered(c, p, got);
 	}
+}
+
+/* Every block of p has entered (or p is given up): what it lacks is
+ * counted, and it is listed for the team to take in this pass.  A launch
+ * whose entries were all seen taken is not looked at again here. */
+static void entries_take_launch(struct entries_ctx *c, struct entries_pending *p)
+{
+	struct entries_taking *t = &c->taking[c->n_taking];
+	struct entries_share_launch *l = &c->blocks[c->n_taking++];
+
+	*t = (struct entries_taking){ .p = p, .first = UINT64_MAX, .with_ends = entries_may_have_ends(p) };
+	*l = (struct entries_share_launch){ .e = entries_of(c, p), .blocks = p->blocks, .at = c->n_blocks,
+					    .warps = p->warps, .grid = (uint32_t)p->grid_id,
+					    .whole = p->seen == p->n };
+	c->n_blocks += p->blocks;
+	if (t->with_ends) {
+		if (p->off + p->n > c->dirty_until)
+			c->dirty_until = p->off + p->n;
+		if (!p->ends_fresh && entries_copy_ends(c, p) != 0)
+			t->with_ends = 0;
+	}
+	if (l->whole)
+		t->first = p->first;
+	else
+		entries_count_entered(c, p, l, t);
 	entries_gaps_taken(&c->gaps, p->seq, t->first, entries_emit_gap, c);
 }
 
@@ -599,23 +605,18 @@ static int entries_copy(struct entries_ctx *c, uint64_t from, uint64_t to, int e
 
 	if (to <= from)
 		return 0;
-	if (entries_in_host) {
-		c->copied += ends ? 0 : to - from;
-		return 0;
-	}
+	if (!ends)
+		c->copied += to - from;
+	if (entries_in_host)
+		return 0; /* read where the patch wrote it */
 	uint64_t t0 = clock_mono_ns();
-	int r;
+	int r = ends ? entries_mem.download(&c->host_ends[at],
+					    (const char *)c->dev + SMTOP_ENTRIES_ENDS + at * sizeof(struct smtop_entry_end),
+					    (to - from) * sizeof(struct smtop_entry_end), c->copy_stream)
+		     : entries_mem.download(&c->host[at], (const char *)c->dev + at * sizeof(struct smtop_entry),
+					    (to - from) * sizeof(struct smtop_entry), c->copy_stream);
 
 	c->copies++;
-	if (ends) {
-		r = entries_mem.download(&c->host_ends[at],
-					 (const char *)c->dev + SMTOP_ENTRIES_ENDS + at * sizeof(struct smtop_entry_end),
-					 (to - from) * sizeof(struct smtop_entry_end), c->copy_stream);
-	} else {
-		c->copied += to - from;
-		r = entries_mem.download(&c->host[at], (const char *)c->dev + at * sizeof(struct smtop_entry),
-					 (to - from) * sizeof(struct smtop_entry), c->copy_stream);
-	}
 	c->copy_ns += clock_mono_ns() - t0;
 	return r;
 }
@@ -755,20 +756,16 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
 	return p->ends_fresh;
 }
 
-/* Takes the launches whose blocks have all entered, and those whose
- * missing blocks never will: passed by a later launch of their stream (as
- * known before this pass: a launch found whole in this pass's copies may
- * have been copied after this one's last entries were), stale, or at the
- * end.  -1 on a CUDA error. */
 /* Task t of the team's look: its share of the pass's launches, each
  * looked at as the drain thread would (entries_look) and marked so. */
 static void entries_look_work(void *arg, size_t t, int worker)
 {
 	struct entries_ctx *c = arg;
 	uint64_t span = c->look_e - c->look_b, pass = atomic_load(&c->drains);
+	uint64_t from = c->look_b + span * t / c->look_tasks, to = c->look_b + span * (t + 1) / c->look_tasks;
 
 	(void)worker;
-	for (uint64_t i = c->look_b + span * t / c->look_tasks; i < c->look_b + span * (t + 1) / c->look_tasks; i++) {
+	for (uint64_t i = from; i < to; i++) {
 		struct entries_pending *p = entries_at(c, i);
 
 		if (entries_done(p) || atomic_load(&p->dead))
@@ -797,6 +794,11 @@ static void entries_look_team(struct entries_ctx *c, uint64_t b, uint64_t e, uin
 	c->look_passes++;
 }
 
+/* Takes the launches whose blocks have all entered, and those whose
+ * missing blocks never will: passed by a later launch of their stream (as
+ * known before this pass: a launch found whole in this pass's copies may
+ * have been copied after this one's last entries were), stale, or at the
+ * end.  -1 on a CUDA error. */
 static int entries_scan(struct entries_ctx *c, uint64_t b, uint64_t e, uint64_t now, int last)
 {
 	if (entries_copy_pass(c, b, e, last) != 0)

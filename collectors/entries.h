@@ -47,8 +47,7 @@ struct entries_hooks {
 	entries_pack_fn *pack;          /* one SM's blocks into a chunk (blocks_pack) */
 	/* launches dropped for want of room, between from and to on the GPU's
 	 * clock (collectors/entries_gaps.h); may be NULL */
-	void (*dropped)(uint32_t context_id, uint32_t device_id, uint64_t from, uint64_t to, uint64_t launches,
-			uint64_t blocks);
+	void (*dropped)(uint64_t from, uint64_t to, uint64_t launches, uint64_t blocks);
 };
 
 /* Before the first launch: the sanitizer's memory calls (only they are

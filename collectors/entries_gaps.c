@@ -10,20 +10,28 @@ static void gap_merge(struct entries_gap *into, const struct entries_gap *g)
 	into->to = 0;
 }
 
+/* g into list (*n of cap): one gap with the last when both follow the same
+ * launch, folded into the last when the list is full, else appended. */
+static void gaps_add(struct entries_gap *list, size_t *n, size_t cap, const struct entries_gap *g)
+{
+	struct entries_gap *last = *n ? &list[*n - 1] : NULL;
+
+	if (last && last->after_seq == g->after_seq) {
+		last->launches += g->launches;
+		last->blocks += g->blocks;
+	} else if (*n == cap) {
+		gap_merge(last, g);
+	} else {
+		list[(*n)++] = *g;
+	}
+}
+
 void entries_gaps_note(struct entries_gaps *g, uint64_t after_seq, uint64_t blocks)
 {
-	struct entries_gap *last = g->n_noted ? &g->noted[g->n_noted - 1] : NULL;
 	struct entries_gap next = { .after_seq = after_seq, .before_seq = after_seq + 1, .launches = 1,
 				    .blocks = blocks };
 
-	if (last && last->after_seq == after_seq) {
-		last->launches++;
-		last->blocks += blocks;
-	} else if (g->n_noted == ENTRIES_GAPS_NOTED) {
-		gap_merge(last, &next);
-	} else {
-		g->noted[g->n_noted++] = next;
-	}
+	gaps_add(g->noted, &g->n_noted, ENTRIES_GAPS_NOTED, &next);
 }
 
 static uint64_t gaps_first_of(const struct entries_gaps *g, uint64_t seq)
@@ -36,19 +44,11 @@ static uint64_t gaps_first_of(const struct entries_gaps *g, uint64_t seq)
 void entries_gaps_collect(struct entries_gaps *g)
 {
 	for (size_t i = 0; i < g->n_noted; i++) {
-		struct entries_gap *n = &g->noted[i];
-		struct entries_gap *last = g->n_open ? &g->open[g->n_open - 1] : NULL;
+		struct entries_gap n = g->noted[i];
 
-		if (last && last->after_seq == n->after_seq) {
-			last->launches += n->launches;
-			last->blocks += n->blocks;
-		} else if (g->n_open == ENTRIES_GAPS_OPEN) {
-			gap_merge(last, n);
-		} else {
-			/* its launch before may have been taken already */
-			n->from = gaps_first_of(g, n->after_seq);
-			g->open[g->n_open++] = *n;
-		}
+		/* its launch before may have been taken already */
+		n.from = gaps_first_of(g, n.after_seq);
+		gaps_add(g->open, &g->n_open, ENTRIES_GAPS_OPEN, &n);
 	}
 	g->n_noted = 0;
 }

@@ -20,9 +20,9 @@
 
 /* ---- patches switched at run time (--sm entry and exact) ------------------------ */
 
-/* An exact window as an NVTX range of smtop's own, on the session's
- * timeline. */
-static void sz_window_range(uint64_t start, uint64_t end)
+/* A range of smtop's own on the session's NVTX row (text copied), from
+ * this thread. */
+static struct smtop_record sz_own_range(uint64_t start, uint64_t end, const char *text)
 {
 	struct smtop_record rec = { .kind = SMTOP_REC_NVTX };
 
@@ -30,31 +30,32 @@ static void sz_window_range(uint64_t start, uint64_t end)
 	rec.u.nvtx.end = end;
 	rec.u.nvtx.pid = sz_pid;
 	rec.u.nvtx.tid = (uint32_t)syscall(SYS_gettid);
-	rec.u.nvtx.text = strdup("exact block ends");
-	rec.u.nvtx.domain = strdup("smtop");
+	rec.u.nvtx.text = strdup(text);
+	rec.u.nvtx.domain = strdup(SMTOP_NVTX_DOMAIN);
+	return rec;
+}
+
+/* An exact window as an NVTX range of smtop's own, on the session's
+ * timeline. */
+static void sz_window_range(uint64_t start, uint64_t end)
+{
+	struct smtop_record rec = sz_own_range(start, end, "exact block ends");
+
 	sz_push_host_timed(&rec);
 }
 
 /* Launches the entry arena had no room for, as an NVTX range of smtop's
  * own where their kernels ran (on the GPU's clock, the session's): the
  * viewer's idle SMs there are work not recorded. */
-static void sz_dropped_range(uint32_t context_id, uint32_t device_id, uint64_t from, uint64_t to, uint64_t launches,
-			     uint64_t blocks)
+static void sz_dropped_range(uint64_t from, uint64_t to, uint64_t launches, uint64_t blocks)
 {
-	struct smtop_record rec = { .kind = SMTOP_REC_NVTX };
 	char text[128], l[32], b[32];
+	struct smtop_record rec;
 
-	(void)context_id;
-	(void)device_id;
 	snprintf(text, sizeof text, SMTOP_DROPPED_RANGE_TEXT ": %s launch%s, %s blocks (no room)",
 		 fmt_count_exact(l, sizeof l, launches), launches == 1 ? "" : "es",
 		 fmt_count_exact(b, sizeof b, blocks));
-	rec.u.nvtx.start = from;
-	rec.u.nvtx.end = to > from ? to : from + 1;
-	rec.u.nvtx.pid = sz_pid;
-	rec.u.nvtx.tid = (uint32_t)syscall(SYS_gettid);
-	rec.u.nvtx.text = strdup(text);
-	rec.u.nvtx.domain = strdup(SMTOP_NVTX_DOMAIN);
+	rec = sz_own_range(from, to > from ? to : from + 1, text);
 	sz_push(&rec, 1);
 }
 

@@ -253,11 +253,8 @@ Test(entries_drain, a_launch_beyond_the_arena_counts_its_blocks_dropped)
 static uint64_t gap_from, gap_to, gap_launches, gap_blocks;
 static _Atomic int gap_calls;
 
-static void note_gap(uint32_t context_id, uint32_t device_id, uint64_t from, uint64_t to, uint64_t launches,
-		     uint64_t blocks)
+static void note_gap(uint64_t from, uint64_t to, uint64_t launches, uint64_t blocks)
 {
-	(void)context_id;
-	(void)device_id;
 	gap_from = from;
 	gap_to = to;
 	gap_launches = launches;

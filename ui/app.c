@@ -27,6 +27,17 @@ uint64_t app_t1(const struct app *a)
 	return a->t0 + a->col_ns * (uint64_t)app_cols(a);
 }
 
+int app_span_cols(const struct app *a, uint64_t start, uint64_t end, int *c0, int *c1)
+{
+	uint64_t t1 = app_t1(a);
+	if (start >= t1 || end < a->t0)
+		return 0;
+	uint64_t s = start > a->t0 ? start : a->t0, e = end < t1 ? end : t1;
+	*c0 = (int)((s - a->t0) / a->col_ns);
+	*c1 = e > s ? (int)((e - 1 - a->t0) / a->col_ns) : *c0;
+	return 1;
+}
+
 /* Scales step 1-2-5 so that axis labels stay round. */
 static uint64_t nice_up(uint64_t ns)
 {

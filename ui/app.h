@@ -129,6 +129,9 @@ int app_tick(struct app *a, uint64_t dt_ns);
 
 uint64_t app_t1(const struct app *a);
 int app_cols(const struct app *a);
+/* The window's columns *c0..*c1 that [start, end] covers, cut to the
+ * window (no length: its start's column); 0 when it lies outside. */
+int app_span_cols(const struct app *a, uint64_t start, uint64_t end, int *c0, int *c1);
 /* Shows the whole session. */
 void app_fit(struct app *a);
 /* After the plot width changed: a window that showed the whole session (and

@@ -112,12 +112,11 @@ static void nvtx_row(struct canvas *c, int x, int y, const struct app *a, const 
 	int drawn = 0;
 	for (size_t i = model_nvtx_from(m, a->t0); i < m->n_nvtx && drawn < 4096; i++, drawn++) {
 		const struct model_nvtx *n = &m->nvtx[i];
+		int c0, c1;
 		if (n->start >= t1)
 			break;
-		if (n->end < a->t0)
+		if (!app_span_cols(a, n->start, n->end, &c0, &c1))
 			continue;
-		uint64_t s = n->start > a->t0 ? n->start : a->t0, e = n->end < t1 ? n->end : t1;
-		int c0 = (int)((s - a->t0) / a->col_ns), c1 = e > s ? (int)((e - 1 - a->t0) / a->col_ns) : c0;
 		for (int col = c0; col <= c1 && col < l->plot_w; col++)
 			canvas_put(c, l->plot_x + col, y, a->ascii ? "-" : "─", CANVAS_DEFAULT,
 				   CANVAS_DEFAULT, 0);

@@ -10,11 +10,11 @@
 int legend_colour(const struct app *a, int rank);
 /* The stream's letter, lower case for a partly full SM. */
 char legend_letter(const struct model *m, int stream, int full);
-/* Glyph for idle, wait, busy, inversion in the app's charset. */
 /* An SM cell with no block where launches' blocks were dropped: not
  * known to be idle (ASCII, as every terminal draws it). */
 #define LEGEND_UNKNOWN "?"
 
+/* Glyph for idle, wait, busy, inversion in the app's charset. */
 const char *legend_idle(const struct app *a);
 const char *legend_wait(const struct app *a);
 const char *legend_busy(const struct app *a);

@@ -132,13 +132,12 @@ static void dropped_columns(const struct app *a, const struct model *m, int ncol
 {
 	if (!m->n_dropped_ranges)
 		return;
-	uint64_t t1 = a->t0 + a->col_ns * (uint64_t)ncols;
+	uint64_t t1 = app_t1(a);
 	for (size_t i = model_nvtx_from(m, a->t0); i < m->n_nvtx && m->nvtx[i].start < t1; i++) {
 		const struct model_nvtx *n = &m->nvtx[i];
-		if (!n->dropped || n->end < a->t0)
+		int c0, c1;
+		if (!n->dropped || !app_span_cols(a, n->start, n->end, &c0, &c1))
 			continue;
-		uint64_t s = n->start > a->t0 ? n->start : a->t0, e = n->end < t1 ? n->end : t1;
-		int c0 = (int)((s - a->t0) / a->col_ns), c1 = e > s ? (int)((e - 1 - a->t0) / a->col_ns) : c0;
 		for (int col = c0; col <= c1 && col < ncols; col++)
 			unknown[col] = 1;
 	}

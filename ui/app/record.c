@@ -515,6 +515,23 @@ static int record_session_counts(const char *path, struct db_session_info *si)
 	return rc;
 }
 
+/* The line record_say_drops writes, into line; 0 when there is none. */
+static int record_drops_line(const char *session_path, char *line, size_t len)
+{
+	struct db_session_info si;
+	char dropped[32], ran[32];
+	if (record_session_counts(session_path, &si) != 0 || si.drops_blocks == 0)
+		return 0;
+	uint64_t all = si.blocks + si.drops_blocks;
+	snprintf(line, len,
+		 "smtop: %s of the %s blocks that ran (%.1f%%) were dropped and counted (most often "
+		 "the GPU started blocks faster than the collector took them); the views and the "
+		 "report miss them",
+		 fmt_count(dropped, sizeof dropped, si.drops_blocks), fmt_count(ran, sizeof ran, all),
+		 100.0 * (double)si.drops_blocks / (double)all);
+	return 1;
+}
+
 void record_say_drops(const char *session_path)
 {
 	char line[320];
@@ -529,22 +546,6 @@ int record_nothing_recorded(const struct record_child *c, char *why, size_t len)
 	if (nothing)
 		nothing_why(why, len);
 	return nothing;
-}
-
-int record_drops_line(const char *session_path, char *line, size_t len)
-{
-	struct db_session_info si;
-	char dropped[32], ran[32];
-	if (record_session_counts(session_path, &si) != 0 || si.drops_blocks == 0)
-		return 0;
-	uint64_t all = si.blocks + si.drops_blocks;
-	snprintf(line, len,
-		 "smtop: %s of the %s blocks that ran (%.1f%%) were dropped and counted (most often "
-		 "the GPU started blocks faster than the collector took them); the views and the "
-		 "report miss them",
-		 fmt_count(dropped, sizeof dropped, si.drops_blocks), fmt_count(ran, sizeof ran, all),
-		 100.0 * (double)si.drops_blocks / (double)all);
-	return 1;
 }
 
 void record_last_line(const char *path, char *buf, size_t len)
@@ -698,10 +699,10 @@ int record_main(const struct record_opts *o)
 	if (record_skippable_step(summarize_step, &job, note) ==
 	    RECORD_STEP_SKIPPED && !o->quiet)
 		fprintf(stderr, "smtop: summary skipped; `smtop ls` computes it when it first lists the session\n");
-	if (!o->quiet)
+	if (!o->quiet) {
 		fprintf(stderr, "smtop: session saved to %s\n", c.session_path);
-	if (!o->quiet)
 		record_say_drops(c.session_path);
+	}
 	record_child_free(&c);
 	return code;
 }

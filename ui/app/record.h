@@ -51,9 +51,8 @@ void record_child_free(struct record_child *c);
 int record_nothing_recorded(const struct record_child *c, char *why, size_t len);
 
 /* When the recording at session_path dropped blocks (counted), one line
- * for the user saying how many and why into line; 0 when none were
- * dropped or it cannot tell.  record_say_drops writes it to stderr. */
-int record_drops_line(const char *session_path, char *line, size_t len);
+ * on stderr saying how many and why; nothing when none were dropped or it
+ * cannot tell. */
 void record_say_drops(const char *session_path);
 
 /* Says in one line on stderr that nothing was recorded and why, with how

@@ -217,11 +217,43 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 	python3 tests/gpu/block_gap.py "$OUT_DIR/torch2gap-csv/blocks.csv"
 }
 
-# ovh_record SM: one run of overhead_rounds (its $PIN and $args) under smtop record --sm SM.
-ovh_record() { # ovh_record MODE [OPTION...]
-	sm=$1
-	shift
-	$PIN $SMTOP record -q -o "$OUT_DIR/ovh.smtop" --sm "$sm" "$@" -- python3 tests/gpu/torch_resnet.py $args
+# traced_run MODE SESSION CMD...: CMD as one mode of the overhead
+# comparisons runs it, pinned by $PIN: plain; recorded into SESSION (marked,
+# entry and its variants, exact, all, and the sanitizer's own costs: off,
+# empty, empty-entry, all-entry); dormant-SM: started by smtop launch
+# --sm SM, nothing recorded.  1 for a mode it does not know.  EMPTY: the
+# patches that return at once.
+traced_run() {
+	tr_mode=$1 tr_session=$2
+	shift 2
+	case $tr_mode in
+	plain) $PIN "$@" ;;
+	marked) traced_record marked "" "$@" ;;
+	off) SMTOP_PATCH=off traced_record all "" "$@" ;;
+	empty) SMTOP_PATCHES=$EMPTY traced_record all "" "$@" ;;
+	empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY traced_record all "" "$@" ;;
+	all-entry) SMTOP_PATCH=entry traced_record all "" "$@" ;;
+	entry) traced_record entry "" "$@" ;;
+	entry-nomarks) SMTOP_ENTRY_MARKS=0 traced_record entry "" "$@" ;;
+	entry-host) SMTOP_ENTRY_ARENA=host traced_record entry "" "$@" ;;
+	entry-handled) SMTOP_CALLBACKS=handled traced_record entry "" "$@" ;;
+	entry-w1) SMTOP_ENTRY_WORKERS=1 traced_record entry "" "$@" ;;
+	entry-nowin) traced_record entry "--exact-every 0" "$@" ;;
+	entry-warp) SMTOP_ENTRY_PER=warp traced_record entry "--exact-every 0" "$@" ;;
+	entry-win) traced_record entry "--exact-every 1s" "$@" ;;
+	exact) traced_record exact "" "$@" ;;
+	all) traced_record all "" "$@" ;;
+	dormant-*) (SMTOP_CONTROL_DIR=$(mktemp -d) && export SMTOP_CONTROL_DIR && alongside_launch "${tr_mode#dormant-}" "$@") ;;
+	*) return 1 ;;
+	esac
+}
+
+# traced_record SM OPTIONS CMD...: CMD under smtop record --sm SM OPTIONS
+# into traced_run's session.
+traced_record() {
+	tr_sm=$1 tr_opts=$2
+	shift 2
+	$PIN $SMTOP record -q -o "$tr_session" --sm "$tr_sm" $tr_opts -- "$@"
 }
 
 # overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16
@@ -248,33 +280,15 @@ overhead_rounds() {
 			for mode in $3; do
 				rm -f "$OUT_DIR/ovh.smtop" "$OUT_DIR"/ovh-nsys.*
 				case $mode in
-				plain) $PIN python3 tests/gpu/torch_resnet.py $args ;;
 				plain-half) taskset -c "${SMTOP_PROGRAM_CPUS:-0-7}" python3 tests/gpu/torch_resnet.py $args ;;
-				entry-half) PIN="taskset -c ${SMTOP_PROGRAM_CPUS:-0-7}" ovh_record entry ;;
+				entry-half) PIN="taskset -c ${SMTOP_PROGRAM_CPUS:-0-7}" traced_run entry "$OUT_DIR/ovh.smtop" \
+					python3 tests/gpu/torch_resnet.py $args ;;
 				entry-apart) PIN="taskset -c ${SMTOP_PROGRAM_CPUS:-0-7}" SMTOP_COLLECTOR_CPUS=${SMTOP_APART_CPUS:-8-15} \
-					ovh_record entry ;;
-				marked) ovh_record marked ;;
-				off) SMTOP_PATCH=off ovh_record all ;;
-				empty) SMTOP_PATCHES=$EMPTY ovh_record all ;;
-				empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY ovh_record all ;;
-				all-entry) SMTOP_PATCH=entry ovh_record all ;;
-				entry) ovh_record entry ;;
-				entry-nomarks) SMTOP_ENTRY_MARKS=0 ovh_record entry ;;
-				entry-host) SMTOP_ENTRY_ARENA=host ovh_record entry ;;
-				entry-handled) SMTOP_CALLBACKS=handled ovh_record entry ;;
-				entry-w1) SMTOP_ENTRY_WORKERS=1 ovh_record entry ;;
-				entry-nowin) ovh_record entry --exact-every 0 ;;
-				entry-warp) SMTOP_ENTRY_PER=warp ovh_record entry --exact-every 0 ;;
-				entry-win) ovh_record entry --exact-every 1s ;;
-				exact) ovh_record exact ;;
-				all) ovh_record all ;;
-				dormant-*) (
-					SMTOP_CONTROL_DIR=$(mktemp -d) && export SMTOP_CONTROL_DIR &&
-						alongside_launch "${mode#dormant-}" python3 tests/gpu/torch_resnet.py $args
-				) ;;
+					traced_run entry "$OUT_DIR/ovh.smtop" python3 tests/gpu/torch_resnet.py $args ;;
 				profiler) $PIN python3 tests/gpu/torch_resnet.py $args --profile ;;
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 					$PIN "$NSYS" profile -t cuda,nvtx -o "$OUT_DIR/ovh-nsys" python3 tests/gpu/torch_resnet.py $args ;;
+				*) traced_run "$mode" "$OUT_DIR/ovh.smtop" python3 tests/gpu/torch_resnet.py $args ;;
 				esac 2>/dev/null | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/ovh-$w.txt"
 				# what a recorded mode kept: a drain that fell behind drops blocks
 				[ -f "$OUT_DIR/ovh.smtop" ] &&
@@ -322,18 +336,9 @@ section_launch_cost() {
 	lr="build/gpu/launch_rate 20000 64"
 	i=0
 	while [ $i -lt "$rounds" ]; do
-		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host entry-handled marked dormant}; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host entry-handled marked dormant-entry}; do
 			rm -f "$OUT_DIR/lr.smtop"
-			case $mode in
-			plain) $lr ;;
-			off) SMTOP_PATCH=off $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm all -- $lr ;;
-			empty-entry) SMTOP_PATCH=entry SMTOP_PATCHES=$EMPTY $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm all -- $lr ;;
-			entry) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
-			entry-host) SMTOP_ENTRY_ARENA=host $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
-			entry-handled) SMTOP_CALLBACKS=handled $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm entry -- $lr ;;
-			marked) $SMTOP record -q -o "$OUT_DIR/lr.smtop" --sm marked -- $lr ;;
-			dormant) (SMTOP_CONTROL_DIR=$(mktemp -d) && export SMTOP_CONTROL_DIR && alongside_launch entry $lr) ;;
-			esac 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"
+			PIN= traced_run "$mode" "$OUT_DIR/lr.smtop" $lr 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"
 		done
 		i=$((i + 1))
 	done

@@ -128,22 +128,6 @@ static int rate_alloc_resident(CUcontext ctx, void **p, size_t bytes)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The launches' host times, sorted in place: median, p99 and most, in us. */
-static void rate_launch_times(uint64_t *ns, size_t n, double us[3])
-{
-	qsort(ns, n, sizeof(*ns), cmp_u64);
-	us[0] = (double)ns[n / 2] / 1e3;
-	us[1] = (double)ns[n * 99 / 100] / 1e3;
-	us[2] = (double)ns[n - 1] / 1e3;
-}
-
 static void rate_run(size_t kernels, double rate_m, unsigned workers)
 {
 	struct blocks_host mem = fake_device_mem;
@@ -180,7 +164,7 @@ static void rate_run(size_t kernels, double rate_m, unsigned workers)
 	entries_shutdown();
 	after = now_s() - t0 - wall;
 	/* launch 0 made the arena, outside the pace */
-	rate_launch_times(kernels > 1 ? host_ns + 1 : host_ns, kernels > 1 ? kernels - 1 : 1, us);
+	bench_p50_p99_max(kernels > 1 ? host_ns + 1 : host_ns, kernels > 1 ? kernels - 1 : 1, 1e3, us);
 	printf("rate=%.0fM workers=%u blocks=%zu stored=%zu dropped=%llu launches_refused=%llu"
 	       " launching_s=%.3f after_s=%.3f drained_M_per_s=%.1f drain_cpu_s=%.3f"
 	       " launch_host_us_p50=%.2f p99=%.2f max=%.1f\n",

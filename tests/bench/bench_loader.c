@@ -486,12 +486,6 @@ static void *live_writer(void *arg)
 	return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static void live_run(double rate, double seconds)
 {
 	struct live L = { .rate = rate, .seconds = seconds };
@@ -560,14 +554,14 @@ static void live_run(double rate, double seconds)
 	L.stop = 1;
 	pthread_join(wt, NULL);
 	double wall = now_s() - wall0, cpu = cpu_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
-	qsort(lag, n_lag, sizeof *lag, cmp_u64);
+	double lag_ms[3];
+	bench_p50_p99_max(lag, n_lag, 1e6, lag_ms);
 	uint64_t written = L.written, read = s.stats.blocks;
 	printf("  live at %.0f M blocks/s, %.0f s, %d loader threads: lag p50 %.0f ms, p99 %.0f ms, "
 	       "max %.0f ms (%zu polls, %zu behind); read %llu of %llu blocks written; "
 	       "slowest frame %.1f ms; CPU: writer %.1f s, loader %.1f s in %.1f s\n",
 	       rate / 1e6, seconds, pool_default_threads(),
-	       n_lag ? lag[n_lag / 2] / 1e6 : 0.0, n_lag ? lag[n_lag * 99 / 100] / 1e6 : 0.0,
-	       n_lag ? lag[n_lag - 1] / 1e6 : 0.0, polls, behind_polls,
+	       lag_ms[0], lag_ms[1], lag_ms[2], polls, behind_polls,
 	       (unsigned long long)read, (unsigned long long)written, frame_max * 1e3,
 	       L.writer_cpu, cpu - L.writer_cpu, wall);
 	free(lag);

@@ -156,7 +156,7 @@ void sz_stop_switching(void)
 
 /* SMTOP_DORMANT_QUIET=1: while nothing is recorded, the callbacks that
  * only feed a recording are off too, so that a dormant program pays for
- * fewer of them (docs/collector.md; not yet measured). */
+ * fewer of them (off by default: docs/performance.md found no saving). */
 static int sz_quiet_dormant(void)
 {
 	const char *v = getenv("SMTOP_DORMANT_QUIET");

@@ -184,6 +184,25 @@ static void event(struct canvas *c, struct canvas_rect r, const struct app *a,
 	}
 }
 
+/* "busy B% of columns, F% full when busy".  Where ends are upper bounds
+ * the fullness is one too, and bounds stretched over dropped launches can
+ * overlap past the SMs' room (over 100%), when it says nothing. */
+static void busy_lines(struct canvas *c, struct canvas_rect r, int *row, int busy_pct, double full_pct,
+		       int bounded)
+{
+	char t[96];
+
+	if (!bounded)
+		snprintf(t, sizeof t, "busy %d%% of columns, %.0f%% full when busy", busy_pct, full_pct);
+	else if (full_pct <= 100.5)
+		snprintf(t, sizeof t, "busy %d%% of columns, at most %.0f%% full", busy_pct, full_pct);
+	else
+		snprintf(t, sizeof t, "busy %d%% of columns, fullness N/A:", busy_pct);
+	line(c, r, row, t);
+	if (bounded && full_pct > 100.5)
+		line(c, r, row, "  bounded ends overlap past the room");
+}
+
 /* Who held the SM row over the window: the share of columns each stream led. */
 static void sm_row(struct canvas *c, struct canvas_rect r, const struct app *a,
 		   const struct model *m)
@@ -221,9 +240,8 @@ static void sm_row(struct canvas *c, struct canvas_rect r, const struct app *a,
 		full += cells[i].fullness;
 	}
 	free(cells);
-	snprintf(t, sizeof t, "busy %d%% of columns, %.0f%% full when busy",
-		 100 * (ncols - idle) / ncols, ncols - idle ? 100 * full / (ncols - idle) : 0.0);
-	line(c, r, &row, t);
+	busy_lines(c, r, &row, 100 * (ncols - idle) / ncols, ncols - idle ? 100 * full / (ncols - idle) : 0.0,
+		   m->ends_bounded);
 	for (int i = 0; i < 27 && row < r.h; i++) {
 		if (!counts[i])
 			continue;

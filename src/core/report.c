@@ -420,16 +420,17 @@ static void text_limits(FILE *out, const struct findings *f)
  * with their share of the blocks that ran. */
 static void text_drops(FILE *out, const struct analysis_totals *t, const struct report_options *o)
 {
-	char b[32], all[32], c[32], r[32];
+	char b[32], all[32], c[32], r[32], s[256];
 	uint64_t ran = t->blocks + o->dropped_blocks;
 
 	if (!o->drops_known || !(o->dropped_blocks || o->dropped_cupti || o->dropped_ring))
 		return;
-	fprintf(out, "dropped: %s blocks (%.1f%% of %s that ran), %s CUPTI records, %s ring records;"
-		" what follows misses them\n",
-		fmt_count(b, sizeof b, o->dropped_blocks), ran ? 100.0 * (double)o->dropped_blocks / (double)ran : 0.0,
-		fmt_count(all, sizeof all, ran), fmt_count(c, sizeof c, o->dropped_cupti),
-		fmt_count(r, sizeof r, o->dropped_ring));
+	snprintf(s, sizeof s, "dropped: %s blocks (%.1f%% of %s that ran), %s CUPTI records, %s ring records;"
+		 " what follows misses them",
+		 fmt_count(b, sizeof b, o->dropped_blocks), ran ? 100.0 * (double)o->dropped_blocks / (double)ran : 0.0,
+		 fmt_count(all, sizeof all, ran), fmt_count(c, sizeof c, o->dropped_cupti),
+		 fmt_count(r, sizeof r, o->dropped_ring));
+	text_wrapped(out, 0, s); /* millions of blocks overrun the report's width */
 }
 
 int report_text(FILE *out, const struct findings *f, const struct report_options *o)

@@ -70,6 +70,9 @@ shot sm-all-torch-worst torch-sm-all.smtop w
 # the head-of-line demo under --sm entry: block ends are bounds, the
 # verdicts on them possible; w: its worst episode
 shot head-of-line-entry head-of-line-entry.smtop w
+# a training step under --sm entry (H100) whose launches outran the arena:
+# the SMs under its drop ranges read ? (not recorded)
+shot train-drops-entry drops/train-drops-entry.smtop
 # a branching CUDA graph beside low-priority work, its edges read (--sm marked);
 # w: its worst episode
 shot graph-branch graph-branch.smtop w

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Sessions recorded with --sm entry on the H200 (tests/fixtures/head-of-line-entry.smtop,
-# and head-of-line-windows.smtop with exact windows):
+# and head-of-line-windows.smtop with exact windows) and on an H100
+# (drops/train-drops-entry.smtop, blocks dropped):
 # every block's start and SM exact, its end an upper bound.  Through the
 # product: info says how it was recorded, export carries the bound flag, the
 # report finds the head-of-line wait and calls it possible, the viewer says
@@ -89,6 +90,7 @@ check "windows: the viewer draws the window on the NVTX lane" contains "$s" "exa
 sm_rows() { printf '%s\n' "$1" | grep -E '^│[> ] *[0-9]+-[0-9]+ '; }
 check "windows: SM rows drawn ($(sm_rows "$s" | wc -l))" [ "$(sm_rows "$s" | wc -l)" -gt 20 ]
 check "windows: no SM cell unknown without dropped launches" sh -c '! printf "%s\n" "$1" | grep -q "?"' _ "$(sm_rows "$s")"
+check "windows: the details call the SMs' fullness a bound" contains "$s" "at most 99% full"
 tui_end
 
 # Launches dropped for want of room (an NVTX range of smtop's, as the
@@ -109,5 +111,23 @@ s=$(tui_cap)
 check "dropped: the legend says what ? means" contains "$s" "? not recorded"
 n=$(sm_rows "$s" | grep -c '^│[> ] *[0-9]*-[0-9]* *????????????·')
 check "dropped: each SM row's empty cells under the range are unknown ($n rows)" [ "$n" -eq "$(sm_rows "$s" | wc -l)" ]
+tui_end
+
+# A training step recorded on an H100 whose launches outran the arena: its
+# own drop ranges, as the collector stored them, read ? on every SM row;
+# bounds stretched over the dropped launches overlap past the SMs' room,
+# so the details give no fullness.
+cp tests/fixtures/drops/train-drops-entry.smtop "$FX"/
+D=$FX/train-drops-entry.smtop
+got=$("$SMTOP" info "$D" | sed -n 's/^dropped .* \([0-9]*\) blocks$/\1/p')
+check "train drops: info counts the dropped blocks ($got)" [ "$got" = 3413056 ]
+n=$("$SMTOP" report "$D" | awk 'length > 100' | wc -l)
+check "train drops: the report fits 100 columns ($n lines over)" [ "$n" -eq 0 ]
+tui_start 160 45 "$SMTOP" open "$D"
+s=$(tui_cap)
+check "train drops: the NVTX row names a drop range" contains "$s" "blocks dropped: 362 launches"
+n=$(sm_rows "$s" | grep -c '??????????')
+check "train drops: SM rows with unknown cells ($n of $(sm_rows "$s" | wc -l))" [ "$n" -ge 25 ]
+check "train drops: no fullness from overlapping bounds" contains "$s" "bounded ends overlap past the room"
 tui_end
 e2e_done

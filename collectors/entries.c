@@ -153,9 +153,7 @@ struct entries_ctx {
 	uint64_t team_from;             /* blocks a pass takes that wake the team */
 	uint64_t team_passes;           /* passes the team worked on */
 	uint64_t look_passes;           /* passes whose launches the team looked at side by side */
-	uint64_t look_b, look_e, look_now; /* the launches of that look, the pass's time */
-	int look_last, look_team;
-	size_t look_tasks;
+	int look_team;                  /* SMTOP_ENTRY_LOOK_TEAM */
 	struct entries_taking *taking;  /* ENTRIES_QUEUE */
 	struct entries_share_launch *blocks; /* ENTRIES_QUEUE, the taking launches' blocks */
 	size_t n_taking;
@@ -756,23 +754,31 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
 	return p->ends_fresh;
 }
 
+/* One pass's look by the team: launches b..e in tasks, the pass's time. */
+struct entries_look_job {
+	struct entries_ctx *c;
+	uint64_t b, e, now, pass;
+	int last;
+	size_t tasks;
+};
+
 /* Task t of the team's look: its share of the pass's launches, each
  * looked at as the drain thread would (entries_look) and marked so. */
 static void entries_look_work(void *arg, size_t t, int worker)
 {
-	struct entries_ctx *c = arg;
-	uint64_t span = c->look_e - c->look_b, pass = atomic_load(&c->drains);
-	uint64_t from = c->look_b + span * t / c->look_tasks, to = c->look_b + span * (t + 1) / c->look_tasks;
+	const struct entries_look_job *j = arg;
+	uint64_t span = j->e - j->b;
+	uint64_t from = j->b + span * t / j->tasks, to = j->b + span * (t + 1) / j->tasks;
 
 	(void)worker;
 	for (uint64_t i = from; i < to; i++) {
-		struct entries_pending *p = entries_at(c, i);
+		struct entries_pending *p = entries_at(j->c, i);
 
 		if (entries_done(p) || atomic_load(&p->dead))
 			continue;
 		p->seen_before = p->seen;
-		entries_look(c, p, c->look_now, c->look_last);
-		p->looked_pass = pass;
+		entries_look(j->c, p, j->now, j->last);
+		p->looked_pass = j->pass;
 	}
 }
 
@@ -785,12 +791,10 @@ static void entries_look_team(struct entries_ctx *c, uint64_t b, uint64_t e, uin
 {
 	if (!c->look_team || c->n_threads < 2 || !c->team || e - b < 2 || c->copied < c->team_from)
 		return;
-	c->look_b = b;
-	c->look_e = e;
-	c->look_now = now;
-	c->look_last = last;
-	c->look_tasks = e - b < 8u * c->n_threads ? e - b : 8u * c->n_threads;
-	pool_run(c->team, c->look_tasks, entries_look_work, c);
+	struct entries_look_job j = { .c = c, .b = b, .e = e, .now = now, .pass = atomic_load(&c->drains),
+				      .last = last, .tasks = e - b < 8u * c->n_threads ? e - b : 8u * c->n_threads };
+
+	pool_run(c->team, j.tasks, entries_look_work, &j);
 	c->look_passes++;
 }
 

@@ -191,15 +191,16 @@ static void busy_lines(struct canvas *c, struct canvas_rect r, int *row, int bus
 		       int bounded)
 {
 	char t[96];
+	int overlap = full_pct > 100.5; /* past what prints as 100% */
 
 	if (!bounded)
 		snprintf(t, sizeof t, "busy %d%% of columns, %.0f%% full when busy", busy_pct, full_pct);
-	else if (full_pct <= 100.5)
+	else if (!overlap)
 		snprintf(t, sizeof t, "busy %d%% of columns, at most %.0f%% full", busy_pct, full_pct);
 	else
 		snprintf(t, sizeof t, "busy %d%% of columns, fullness N/A:", busy_pct);
 	line(c, r, row, t);
-	if (bounded && full_pct > 100.5)
+	if (bounded && overlap)
 		line(c, r, row, "  bounded ends overlap past the room");
 }
 

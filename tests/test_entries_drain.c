@@ -483,11 +483,11 @@ static uint64_t storm_end(uint64_t k, uint64_t i)
 	return gpu_clock(0, 0);
 }
 
+static long looked_side_by_side = -1; /* passes the team looked at, read by team_log */
+
 /* The drain's count of its passes taken by the team, and the team's size,
  * from its debug lines at the end; -1 when it has none.  shares and rounds
  * (may be NULL): the shares it took them in, the team's rounds. */
-static long looked_side_by_side = -1; /* passes the team looked at, from the same line */
-
 static long team_log(unsigned *size, unsigned *shares, long *rounds)
 {
 	FILE *f = cr_get_redirected_stderr();

@@ -1683,6 +1683,68 @@ Test(ready, untimed_copy_makes_the_wait_unknown)
 	trace_free(t);
 }
 
+/* The unknown waits of stream `stream`, and the kernels left undecided. */
+static size_t waits_unknown_on(struct analysis *a, uint32_t stream, size_t *pending)
+{
+	struct analysis_stream_summary s;
+	struct analysis_totals tot;
+	size_t unknown = 0;
+	for (size_t i = 0; i < analysis_stream_count(a); i++) {
+		cr_assert_eq(analysis_stream_summary(a, i, &s), 0);
+		if (s.stream_id == stream)
+			unknown = s.waits_unknown;
+	}
+	analysis_totals(a, &tot);
+	*pending = tot.kernels_pending;
+	return unknown;
+}
+
+/* A launch called between grid 2 and grid 4 that never started (--sm
+ * entry dropped its blocks): grid 4 may have waited for it, so its wait is
+ * unknown, not an inversion from grid 2's end.  While the session may
+ * still bring its start, both wait; once it is whole, neither does. */
+Test(ready, kernel_that_never_started_makes_the_next_wait_unknown)
+{
+	struct trace *t = trace_new();
+	bounded_victim_trace(t, 0);
+	trace_kernel(t, 1, 0, 2, 3, 0, 0, 0);
+	struct analysis *a = analysis_of(t);
+	size_t pending;
+	cr_assert_eq(analysis_update(a, 200000), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	waits_unknown_on(a, 2, &pending);
+	cr_expect_eq(pending, 2);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	cr_expect_eq(waits_unknown_on(a, 2, &pending), 2);
+	cr_expect_eq(pending, 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* Stream 2 waits on an event recorded on stream 1 at call 5; the last
+ * kernel called there before it (call 3) never started, so what the wait
+ * held grid 4 back for is unknown (grid 1's end would explain it). */
+Test(ready, event_recorded_after_a_kernel_that_never_started)
+{
+	struct trace *t = trace_new();
+	bounded_victim_trace(t, 0);
+	victim_called_later(t);
+	trace_kernel(t, 1, 0, 1, 3, 0, 0, 0);
+	struct analysis *a = analysis_of(t);
+	struct smtop_cuda_event r = record_on(1, 5, 7, 0);
+	struct smtop_sync w = wait_for(2, 6, 7000, 7);
+	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	size_t pending;
+	cr_expect_eq(waits_unknown_on(a, 2, &pending), 1);
+	cr_expect_eq(pending, 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
 /* ---- each kernel's most blocks on one SM against its occupancy limit ---- */
 
 static const struct smtop_device occ_h200 = {

@@ -490,7 +490,9 @@ const struct grid *analysis_grids_kern_grid(const struct grid_table *gt, const s
 
 int analysis_grids_kern_running(const struct kern *k, uint64_t w)
 {
-	return !k->end || k->end > w;
+	if (!k->end)
+		return k->start || w != ANALYSIS_WATERMARK_ALL;
+	return k->end > w;
 }
 
 /* Resident extent: blocks when known, else the kernel's own interval. */

@@ -77,6 +77,10 @@ const struct activity *analysis_grids_activity_find(const struct device *d, uint
 
 const struct grid *analysis_grids_kern_grid(const struct grid_table *gt, const struct kern *k);
 
+/* 1 while kernel k may still be running at watermark w: no end yet, or one
+ * past w.  Once the whole session is in (ANALYSIS_WATERMARK_ALL), a kernel
+ * that never started is not running: its blocks were all dropped (or the
+ * recording stopped first), and its times stay unknown. */
 int analysis_grids_kern_running(const struct kern *k, uint64_t w);
 
 /* Resident extent: blocks when known, else the kernel's own interval. */

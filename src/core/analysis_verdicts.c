@@ -183,24 +183,71 @@ static int32_t stream_index(const struct kernel_table *kt, uint32_t pid, uint32_
 				      (uint64_t)dev << 32 | sid);
 }
 
-/* The last kernel of stream si (-1: none) called before `before`. */
+/* Kernels that never started sort last on their stream, in call order
+ * (cmp_stream_kernel): where they begin in s's kernels. */
+static size_t first_unstarted(const struct analysis *a, const struct stream *s)
+{
+	size_t lo = 0, hi = s->n_kernels;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (a->kt.kerns[s->kernels[m]].start)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* The first of s's kernels [lo, hi), in call order, not called before `corr`. */
+static size_t first_called_from(const struct analysis *a, const struct stream *s, size_t lo, size_t hi,
+				uint32_t corr)
+{
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (a->kt.kerns[s->kernels[m]].correlation_id < corr)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/* What a kernel that never started tells of a ready time that waits for
+ * it: -1 while it may yet run, else 1 (its end is not known; --sm entry
+ * drops whole launches when its buffers are full). */
+static int unstarted_dep(const struct analysis *a, const struct kern *p)
+{
+	return analysis_grids_kern_running(p, a->watermark) ? -1 : 1;
+}
+
+/* A kernel that never started, called on k's stream after correlation id
+ * `after` and before k (stream order waits for it), or NULL. */
+static const struct kern *unstarted_before(const struct analysis *a, const struct kern *k, uint32_t after)
+{
+	const struct stream *s = &a->kt.streams[k->stream];
+	size_t i = first_called_from(a, s, first_unstarted(a, s), s->n_kernels, after + 1);
+	const struct kern *q = i < s->n_kernels ? &a->kt.kerns[s->kernels[i]] : NULL;
+	return q && q->correlation_id < k->correlation_id ? q : NULL;
+}
+
+/* The last kernel of stream si (-1: none) called before `before`.  Returns
+ * -1 when it is still running, 1 when it never started (unstarted_dep),
+ * else 0. */
 static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t before,
 			     enum smtop_ready_bound kb, struct ready *r)
 {
 	if (si < 0)
 		return 0;
 	const struct stream *s = &a->kt.streams[si];
-	size_t lo = 0, hi = s->n_kernels;
-	while (lo < hi) { /* first kernel not called before */
-		size_t m = (lo + hi) / 2;
-		if (a->kt.kerns[s->kernels[m]].correlation_id < before)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (!lo)
+	size_t u = first_unstarted(a, s);
+	size_t lo = first_called_from(a, s, 0, u, before);
+	size_t hi = first_called_from(a, s, u, s->n_kernels, before);
+	const struct kern *p = lo ? &a->kt.kerns[s->kernels[lo - 1]] : NULL;
+	const struct kern *q = hi > u ? &a->kt.kerns[s->kernels[hi - 1]] : NULL;
+	if (q && (!p || q->correlation_id > p->correlation_id))
+		return unstarted_dep(a, q);
+	if (!p)
 		return 0;
-	const struct kern *p = &a->kt.kerns[s->kernels[lo - 1]];
 	if (analysis_grids_kern_running(p, a->watermark))
 		return -1;
 	raise_kernel_end(a, p, kb, p->correlation_id, r);
@@ -211,12 +258,14 @@ static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t befo
  * correlation id `before` raises r (the kernel, copy or memset variant of
  * bound `kb`).  On a stream operations run in the order they were called,
  * so (start, correlation id) order is call order.  Returns -1 when that
- * operation is a kernel still running, else 0. */
+ * operation is a kernel still running, 1 when it is one that never
+ * started, else 0. */
 static int raise_last_op(const struct analysis *a, uint32_t pid, uint32_t ctx, uint32_t dev,
 			 uint32_t sid, uint32_t before, enum smtop_ready_bound kb, struct ready *r)
 {
-	if (raise_last_kernel(a, stream_index(&a->kt, pid, ctx, dev, sid), before, kb, r))
-		return -1;
+	int got = raise_last_kernel(a, stream_index(&a->kt, pid, ctx, dev, sid), before, kb, r);
+	if (got)
+		return got;
 	struct memop key = { 0, 0, pid, ctx, dev, sid, 0, 0, 0 };
 	const struct memop *last = NULL;
 	/* from the stream's first copy or memset */
@@ -240,21 +289,23 @@ static const struct cevent *event_recorded(const struct ready_inputs *ri, const 
 }
 
 /* A wait holds its stream back until its call returned and until the work
- * before the event's record ended (or the GPU reached the record). */
+ * before the event's record ended (or the GPU reached the record).  As
+ * raise_last_op returns. */
 static int raise_event_wait(const struct analysis *a, const struct swait *w, struct ready *r)
 {
 	ready_raise(r, w->end, SMTOP_READY_EVENT_WAIT, w->corr);
 	const struct cevent *e = event_recorded(&a->ri, w);
 	if (!e)
 		return 0;
-	if (raise_last_op(a, e->pid, e->ctx, e->dev, e->sid, e->corr, SMTOP_READY_EVENT_KERNEL, r))
-		return -1;
+	int got = raise_last_op(a, e->pid, e->ctx, e->dev, e->sid, e->corr, SMTOP_READY_EVENT_KERNEL, r);
+	if (got)
+		return got;
 	ready_raise(r, e->device_ts, SMTOP_READY_EVENT_DEVICE, e->corr);
 	return 0;
 }
 
 /* Waits of k's stream called after its previous operation's call (after
- * correlation id `after`) and before k's own. */
+ * correlation id `after`) and before k's own.  As raise_last_op returns. */
 static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t after,
 		       struct ready *r)
 {
@@ -265,15 +316,17 @@ static int ready_waits(const struct analysis *a, const struct kern *k, uint32_t 
 		if (w->pid != key.pid || w->ctx != key.ctx || w->sid != key.sid ||
 		    w->corr >= k->correlation_id)
 			break;
-		if (raise_event_wait(a, w, r))
-			return -1;
+		int got = raise_event_wait(a, w, r);
+		if (got)
+			return got;
 	}
 	return 0;
 }
 
 /* The legacy default stream waits for the work called before on every
  * blocking stream of its context, and they wait for its work (stream flags
- * as CUPTI gives them; streams of unknown kind take no part). */
+ * as CUPTI gives them; streams of unknown kind take no part).  As
+ * raise_last_op returns. */
 static int ready_legacy(const struct analysis *a, const struct kern *k, struct ready *r)
 {
 	const struct smtop_stream *mine = &a->kt.streams[k->stream].s;
@@ -289,9 +342,10 @@ static int ready_legacy(const struct analysis *a, const struct kern *k, struct r
 		if (t->flags != wants || t->pid != mine->pid || t->context_id != mine->context_id ||
 		    t->device_id != mine->device_id)
 			continue;
-		if (raise_last_op(a, t->pid, t->context_id, t->device_id, t->stream_id,
-				  k->correlation_id, SMTOP_READY_LEGACY_KERNEL, r))
-			return -1;
+		int got = raise_last_op(a, t->pid, t->context_id, t->device_id, t->stream_id,
+					k->correlation_id, SMTOP_READY_LEGACY_KERNEL, r);
+		if (got)
+			return got;
 	}
 	return 0;
 }
@@ -357,6 +411,8 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
 		const struct kern *p = &a->kt.kerns[ki];
 		if (analysis_grids_kern_running(p, a->watermark))
 			return EDGES_RUNNING;
+		if (!p->start)
+			return EDGES_UNKNOWN; /* its end is not known */
 		raise_kernel_end(a, p, SMTOP_READY_GRAPH_EDGE_KERNEL, corr, r);
 		return EDGES_USED;
 	}
@@ -445,7 +501,8 @@ static const struct memop *memop_before_launch(const struct analysis *a, const s
 }
 
 /* 1 when a copy or memset without times was called on k's stream after
- * correlation id `after` and before k: k's ready time is not known. */
+ * correlation id `after` and before k: k's ready time is not known (as
+ * with a kernel that never started: unstarted_before). */
 static int untimed_before(const struct analysis *a, const struct kern *k, uint32_t after)
 {
 	struct memop key = { 0, 0, analysis_grids_kern_pid(&a->kt, k), analysis_grids_kern_ctx(&a->kt, k),
@@ -475,6 +532,8 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	if (p && !(far && e == EDGES_USED)) {
 		if (analysis_grids_kern_running(p, a->watermark))
 			return -1;
+		if (!p->start)
+			return 0;
 		raise_kernel_end(a, p, SMTOP_READY_AFTER_KERNEL, p->correlation_id, r);
 	}
 	if (p)
@@ -486,8 +545,12 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	}
 	if (untimed_before(a, k, after))
 		return 0;
-	if (ready_waits(a, k, after, r) || ready_legacy(a, k, r))
-		return -1;
+	const struct kern *q = unstarted_before(a, k, after);
+	int got = q ? unstarted_dep(a, q) : ready_waits(a, k, after, r);
+	if (!got)
+		got = ready_legacy(a, k, r);
+	if (got)
+		return got < 0 ? -1 : 0;
 	if (e == EDGES_UNKNOWN)
 		ready_graph(a, k, r);
 	else

@@ -12,8 +12,9 @@
  * graph's edges; 6, a green context's kernels weigh culprits on its SMs
  * only; 7, a time slice of the other process need not stamp a block event;
  * 8, a bounded block end (--sm entry) sets ready times at its kernel's last
- * block start, and verdicts on bounded ends are possible (rows before 2
+ * block start, and verdicts on bounded ends are possible; 9, a kernel that
+ * never started makes the waits that depend on it unknown (rows before 2
  * carry no version). */
-#define ANALYSIS_VERSION 8
+#define ANALYSIS_VERSION 9
 
 #endif

@@ -29,8 +29,11 @@ For each kernel: ready = the latest of
     the 64 kernels before it on its stream that ended before it started;
   - the host: CUPTI's submitted, else the end of its launch call (the API
     call with its pid and correlation id), else CUPTI's queued;
-unknown when a copy or memset without times (--sm all) was called on its
-stream after its previous operations.
+unknown when a copy or memset without times (--sm all), or a kernel that
+never started (its launch's blocks all dropped), was called on its stream
+after its previous operations, or when the last kernel called before an
+event's record or on the other kind of stream (the legacy rule), or a graph
+node it depends on, is one that never started.
 Its start is its first block on CUPTI time (the session clock of its GPU)
 when it has blocks, else its CUPTI start.
 
@@ -102,7 +105,8 @@ def read(db):
     nodes = {}  # (pid, correlation id, graphNodeId): (end, op)
     for k in ks:
         if k["graphNodeId"]:
-            nodes[(pid_of(k["globalPid"]), k["correlationId"] or 0, k["graphNodeId"])] = (k["end"], "kernel")
+            nodes[(pid_of(k["globalPid"]), k["correlationId"] or 0, k["graphNodeId"])] = (
+                k["end"] if k["start"] else None, "kernel")
     for table, bound in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"),
                          ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
         for r in rows(db, table, place, ("deviceId", "graphNodeId")):
@@ -169,6 +173,8 @@ def graph_edges(graphs, pid, corr, node):
             if typ not in (KERNEL_NODE, MEMCPY_NODE, MEMSET_NODE) or (pid, corr, dep) not in nodes:
                 return "unknown", []
             end, op = nodes[(pid, corr, dep)]
+            if end is None:  # a kernel that never started
+                return "unknown", []
             out.append((end, "graph_edge/" + op))
             state = "used"
     return state, out
@@ -225,11 +231,16 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
 
     def last_before(key, corr):
         """[(end, op, corr)] of the last kernel and the last copy or memset
-        called before corr on stream key."""
+        called before corr on stream key; None when that kernel never
+        started."""
         out = []
         called = [i for i in streams.get(key, []) if (ks[i]["correlationId"] or 0) < corr]
-        if called:
-            p = ks[called[-1]]
+        started = [i for i in called if ks[i]["start"]]
+        last = max((ks[i]["correlationId"] or 0 for i in called if not ks[i]["start"]), default=None)
+        if last is not None and (not started or last > (ks[started[-1]]["correlationId"] or 0)):
+            return None
+        if started:
+            p = ks[started[-1]]
             out.append((p["end"], "kernel", p["correlationId"]))
         mine = [o for o in by_stream.get(key, []) if o[1] < corr]
         if mine:
@@ -275,9 +286,14 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
                 s, c, end, bound = before[-1]
                 raise_to(end, "stream_order/" + bound)
                 after = max(after, c)
-            if any(after < c < corr for c in untimed.get((pid, dev, ctx, sid), [])):
+            if prev and not ks[prev[-1]]["start"]:
                 res[i] = (0, "unknown")
                 continue
+            unstarted = [ks[j]["correlationId"] or 0 for j in idx if not ks[j]["start"]]
+            if any(after < c < corr for c in untimed.get((pid, dev, ctx, sid), []) + unstarted):
+                res[i] = (0, "unknown")
+                continue
+            known = True
             for wc, wend, ev in sorted(waits.get((pid, ctx, sid), [])):
                 if not after < wc < corr:
                     continue
@@ -285,15 +301,26 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
                 recs = [r for r in records.get((pid, ctx, ev), []) if r[0] < wc]
                 if recs:
                     rc, rdev, rsid, ts = max(recs)
-                    for end, op, _ in last_before((pid, rdev, ctx, rsid), rc):
+                    ops_before = last_before((pid, rdev, ctx, rsid), rc)
+                    if ops_before is None:
+                        known = False
+                        break
+                    for end, op, _ in ops_before:
                         raise_to(end, "event_wait/" + op)
                     raise_to(ts, "event_wait/event")
             mine_flag = flags.get((pid, dev, ctx, sid))
             other = {LEGACY: BLOCKING, BLOCKING: LEGACY}.get(mine_flag)
             for (fp, fd, fc, fs), f in sorted(flags.items()):
-                if other is not None and f == other and (fp, fd, fc) == (pid, dev, ctx):
-                    for end, op, _ in last_before((fp, fd, fc, fs), corr):
+                if known and other is not None and f == other and (fp, fd, fc) == (pid, dev, ctx):
+                    ops_before = last_before((fp, fd, fc, fs), corr)
+                    if ops_before is None:
+                        known = False
+                        break
+                    for end, op, _ in ops_before:
                         raise_to(end, "legacy_stream/" + op)
+            if not known:
+                res[i] = (0, "unknown")
+                continue
             first = start_of(k)
             for end, b in edges:
                 raise_to(end, b)

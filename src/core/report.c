@@ -164,6 +164,32 @@ static void text_streams(FILE *out, const struct findings *f)
 		fprintf(out, "  (~: SM share estimated from kernel busy time)\n");
 }
 
+/* The waits no record bounds (docs/analysis.md), which the quantiles
+ * leave out: how many on each stream that has any, the first 8 named. */
+static void text_unknown_waits(FILE *out, const struct findings *f)
+{
+	char buf[512];
+	size_t listed = 0, more = 0;
+	int len = snprintf(buf, sizeof buf, "unknown waits, not in the quantiles (no record bounds the ready"
+			   " time, or the kernel never started):");
+	for (size_t i = 0; i < f->n_streams; i++) {
+		const struct analysis_stream_summary *s = &f->streams[i];
+		if (!stream_listed(s) || !s->waits_unknown)
+			continue;
+		if (listed++ == 8) {
+			more++;
+			continue;
+		}
+		len += snprintf(buf + len, sizeof buf - (size_t)len, "%s pid %" PRIu32 " stream %" PRIu32 " %zu",
+				listed > 1 ? ";" : "", s->pid, s->stream_id, s->waits_unknown);
+	}
+	if (!listed)
+		return;
+	if (more)
+		snprintf(buf + len, sizeof buf - (size_t)len, "; %zu more streams", more);
+	text_wrapped(out, 2, buf);
+}
+
 static void text_waits(FILE *out, const struct findings *f)
 {
 	char w[48], t[48];
@@ -178,6 +204,7 @@ static void text_waits(FILE *out, const struct findings *f)
 		fprintf(out, "  %3" PRIu32 " %7" PRIu32 " %6" PRIu32 "  %-35s %s\n", s->device_id,
 			s->pid, s->stream_id, w, t);
 	}
+	text_unknown_waits(out, f);
 }
 
 /* Where a kernel's submission time came from, by who recorded the session:

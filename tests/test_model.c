@@ -86,6 +86,31 @@ Test(model, ready_from_submission_and_previous_end)
 	cr_expect_eq(model_kernel_wait(&m, model_stream_kernel(&m, si, 1)), 30000);
 }
 
+/* A launch between b and d that never started (its blocks all dropped):
+ * d may have waited for it, so its ready time is not known; c, launched
+ * before it, keeps its own. */
+Test(model, a_launch_that_never_started_hides_the_next_ready_time)
+{
+	dev(2048);
+	struct smtop_kernel never = { .pid = 1, .context_id = 1, .stream_id = 5, .grid = { 1, 1, 1 },
+				      .block = { 128, 1, 1 }, .name = "dropped" }; /* no times */
+	kern(1, 5, 128, 10, 20, 100, "a");
+	kern(2, 5, 128, 50, 130, 200, "b");
+	never.grid_id = 4;
+	cr_assert_eq(model_add_kernel(&m, &never), 0);
+	kern(5, 5, 128, 210, 400, 420, "d");
+	never.grid_id = 3;
+	cr_assert_eq(model_add_kernel(&m, &never), 0);
+	model_flush(&m);
+	uint32_t si = 0;
+	cr_assert_eq(m.streams[si].n_kernels, 5);
+	const struct model_kernel *d = model_stream_kernel(&m, si, 4);
+	cr_assert_eq(d->start, US(400));
+	cr_expect_eq(model_kernel_ready(&m, d), 0);
+	cr_expect_eq(model_kernel_ready(&m, model_stream_kernel(&m, si, 3)), US(100), "b: after a");
+	cr_expect_eq(model_kernel_ready(&m, model_stream_kernel(&m, si, 2)), US(10), "a: from its submission");
+}
+
 Test(model, out_of_order_kernels_sorted_on_flush)
 {
 	dev(2048);

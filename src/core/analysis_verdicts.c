@@ -212,27 +212,27 @@ static size_t first_called_from(const struct analysis *a, const struct stream *s
 	return lo;
 }
 
-/* What a kernel that never started tells of a ready time that waits for
- * it: -1 while it may yet run, else 1 (its end is not known; --sm entry
- * drops whole launches when its buffers are full). */
-static int unstarted_dep(const struct analysis *a, const struct kern *p)
+/* Whether the kernels k waits for that never started never will (--sm
+ * entry drops whole launches when its buffers are full): k started, so
+ * what it waited for started before it and, by the watermark's promise,
+ * came with its start; or the session is whole.  Else they may yet. */
+static int unstarted_final(const struct analysis *a, const struct kern *k)
 {
-	return analysis_grids_kern_running(p, a->watermark) ? -1 : 1;
+	return (k->start && k->start <= a->watermark) || a->watermark == ANALYSIS_WATERMARK_ALL;
 }
 
-/* A kernel that never started, called on k's stream after correlation id
- * `after` and before k (stream order waits for it), or NULL. */
-static const struct kern *unstarted_before(const struct analysis *a, const struct kern *k, uint32_t after)
+/* 1 when a kernel that never started was called on k's stream after
+ * correlation id `after` and before k: stream order waits for it. */
+static int unstarted_before(const struct analysis *a, const struct kern *k, uint32_t after)
 {
 	const struct stream *s = &a->kt.streams[k->stream];
 	size_t i = first_called_from(a, s, first_unstarted(a, s), s->n_kernels, after + 1);
-	const struct kern *q = i < s->n_kernels ? &a->kt.kerns[s->kernels[i]] : NULL;
-	return q && q->correlation_id < k->correlation_id ? q : NULL;
+	return i < s->n_kernels && a->kt.kerns[s->kernels[i]].correlation_id < k->correlation_id;
 }
 
 /* The last kernel of stream si (-1: none) called before `before`.  Returns
- * -1 when it is still running, 1 when it never started (unstarted_dep),
- * else 0. */
+ * -1 when it is still running, 1 when it never started (its end is not
+ * known), else 0. */
 static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t before,
 			     enum smtop_ready_bound kb, struct ready *r)
 {
@@ -245,7 +245,7 @@ static int raise_last_kernel(const struct analysis *a, int32_t si, uint32_t befo
 	const struct kern *p = lo ? &a->kt.kerns[s->kernels[lo - 1]] : NULL;
 	const struct kern *q = hi > u ? &a->kt.kerns[s->kernels[hi - 1]] : NULL;
 	if (q && (!p || q->correlation_id > p->correlation_id))
-		return unstarted_dep(a, q);
+		return 1;
 	if (!p)
 		return 0;
 	if (analysis_grids_kern_running(p, a->watermark))
@@ -399,9 +399,10 @@ static size_t gdeps_of(const struct ready_inputs *ri, uint32_t pid, uint64_t nod
 }
 
 /* The end of dependency node `dep` (a kernel, copy or memset) in graph
- * launch corr raises r; EDGES_UNKNOWN when it has no record. */
+ * launch corr raises r; EDGES_UNKNOWN when it has no record, or is a
+ * kernel that never started and never will (`final`, unstarted_final). */
 static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint32_t corr,
-				   const struct gdep *d, struct ready *r)
+				   const struct gdep *d, int final, struct ready *r)
 {
 	if (d->dep_type == GRAPH_NODE_KERNEL) {
 		int32_t ki = analysis_state_imap_get(&a->kt, &a->kt.gnode_map, analysis_grids_gnode_key,
@@ -409,10 +410,10 @@ static enum edges raise_graph_node(const struct analysis *a, uint32_t pid, uint3
 		if (ki < 0)
 			return EDGES_UNKNOWN;
 		const struct kern *p = &a->kt.kerns[ki];
+		if (!p->start)
+			return final ? EDGES_UNKNOWN : EDGES_RUNNING;
 		if (analysis_grids_kern_running(p, a->watermark))
 			return EDGES_RUNNING;
-		if (!p->start)
-			return EDGES_UNKNOWN; /* its end is not known */
 		raise_kernel_end(a, p, SMTOP_READY_GRAPH_EDGE_KERNEL, corr, r);
 		return EDGES_USED;
 	}
@@ -456,7 +457,7 @@ static enum edges ready_edges(const struct analysis *a, const struct kern *k, st
 			if (d->dep_type != GRAPH_NODE_KERNEL && d->dep_type != GRAPH_NODE_MEMCPY &&
 			    d->dep_type != GRAPH_NODE_MEMSET)
 				return EDGES_UNKNOWN;
-			got = raise_graph_node(a, pid, corr, d, r);
+			got = raise_graph_node(a, pid, corr, d, unstarted_final(a, k), r);
 			if (got != EDGES_USED)
 				return got;
 			e = EDGES_USED;
@@ -530,10 +531,10 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 			       : k->pos > 0 ? &a->kt.kerns[s->kernels[k->pos - 1]] : NULL;
 	/* a node with dependencies needs no kernel before its launch: they imply it */
 	if (p && !(far && e == EDGES_USED)) {
+		if (!p->start)
+			return unstarted_final(a, k) ? 0 : -1;
 		if (analysis_grids_kern_running(p, a->watermark))
 			return -1;
-		if (!p->start)
-			return 0;
 		raise_kernel_end(a, p, SMTOP_READY_AFTER_KERNEL, p->correlation_id, r);
 	}
 	if (p)
@@ -545,12 +546,11 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	}
 	if (untimed_before(a, k, after))
 		return 0;
-	const struct kern *q = unstarted_before(a, k, after);
-	int got = q ? unstarted_dep(a, q) : ready_waits(a, k, after, r);
+	int got = unstarted_before(a, k, after) ? 1 : ready_waits(a, k, after, r);
 	if (!got)
 		got = ready_legacy(a, k, r);
-	if (got)
-		return got < 0 ? -1 : 0;
+	if (got) /* 1: it waits for a kernel that never started */
+		return got < 0 || !unstarted_final(a, k) ? -1 : 0;
 	if (e == EDGES_UNKNOWN)
 		ready_graph(a, k, r);
 	else

@@ -1312,17 +1312,24 @@ static struct smtop_sync wait_for(uint32_t stream, uint32_t corr, uint64_t end, 
 	return w;
 }
 
+/* Stream 2 waits (call 6) on event 7, recorded on stream 1 at call 5; the
+ * whole session analysed. */
+static void wait_on_recorded_event(struct analysis *a)
+{
+	struct smtop_cuda_event r = record_on(1, 5, 7, 0);
+	struct smtop_sync w = wait_for(2, 6, 7000, 7);
+	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
+	cr_assert_eq(analysis_add_sync(a, &w), 0);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+}
+
 /* PyTorch's wait_stream: stream 2 waits on an event recorded on stream 1
  * after grid 1, so grid 4 waited for grid 1 itself, not for the SMs. */
 Test(ready, event_wait_waits_for_the_recorded_work)
 {
 	struct trace *t = trace_new();
 	struct analysis *a = bounded_victim_edited(t, victim_called_later);
-	struct smtop_cuda_event r = record_on(1, 5, 7, 0);
-	struct smtop_sync w = wait_for(2, 6, 7000, 7);
-	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
-	cr_assert_eq(analysis_add_sync(a, &w), 0);
-	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	wait_on_recorded_event(a);
 	cr_expect_eq(analysis_event_count(a), 0);
 	analysis_free(a);
 	trace_free(t);
@@ -1330,7 +1337,8 @@ Test(ready, event_wait_waits_for_the_recorded_work)
 	/* a wait on another event: only the wait call bounds it */
 	t = trace_new();
 	a = bounded_victim_edited(t, victim_called_later);
-	w = wait_for(2, 6, 7000, 9);
+	struct smtop_cuda_event r = record_on(1, 5, 7, 0);
+	struct smtop_sync w = wait_for(2, 6, 7000, 9);
 	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
 	cr_assert_eq(analysis_add_sync(a, &w), 0);
 	const struct smtop_event *e = sole_event(a);
@@ -1733,11 +1741,7 @@ Test(ready, event_recorded_after_a_kernel_that_never_started)
 	victim_called_later(t);
 	trace_kernel(t, 1, 0, 1, 3, 0, 0, 0);
 	struct analysis *a = analysis_of(t);
-	struct smtop_cuda_event r = record_on(1, 5, 7, 0);
-	struct smtop_sync w = wait_for(2, 6, 7000, 7);
-	cr_assert_eq(analysis_add_cuda_event(a, &r), 0);
-	cr_assert_eq(analysis_add_sync(a, &w), 0);
-	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	wait_on_recorded_event(a);
 	cr_expect_eq(analysis_event_count(a), 0);
 	size_t pending;
 	cr_expect_eq(waits_unknown_on(a, 2, &pending), 1);

@@ -218,18 +218,16 @@ static size_t entries_taken_first(struct entries_pending *p, const struct smtop_
 	return i - from;
 }
 
-/* The arena is pinned host memory that the patch writes across the bus,
- * and the drain reads it where it lies: no copy, so no driver call of the
- * drain's meets the workload's launch calls (docs/performance.md, "The
- * lean entry mode").  SMTOP_ENTRY_ARENA=device puts it on the GPU, with a
- * host image the drain copies into. */
+/* SMTOP_ENTRY_ARENA=host: the arena is pinned host memory that the patch
+ * writes across the bus, and the drain reads it where it lies: no copy,
+ * so no driver call of the drain's meets the workload's launch calls. */
 static int entries_in_host;
 
 void entries_start(const struct blocks_host *mem, const struct entries_hooks *hooks, int per_warp)
 {
 	const char *arena = getenv("SMTOP_ENTRY_ARENA");
 
-	entries_in_host = !(arena && strcmp(arena, "device") == 0);
+	entries_in_host = arena && strcmp(arena, "host") == 0;
 	entries_per_warp = per_warp;
 	entries_mem = *mem;
 	entries_hook = *hooks;

@@ -581,23 +581,10 @@ static void sz_enable_callback(int on, Sanitizer_CallbackDomain domain, Sanitize
 			  on ? "on" : "off", sz_error(r));
 }
 
-/* Only the callback ids sz_callback handles, not whole domains (a launch
- * fires three launch callbacks, of which smtop reads the first): under
- * --sm entry and exact by default, since the lean entry mode measured no
- * worse (docs/performance.md); whole domains under --sm all.
- * SMTOP_CALLBACKS=handled or all chooses. */
+/* SMTOP_CALLBACKS=handled: only the callback ids sz_callback handles,
+ * not whole domains (a launch fires three launch callbacks, of which smtop
+ * reads the first), to measure what the others cost the workload. */
 static int sz_handled_only;
-
-static int sz_handled_by_default(void)
-{
-	const char *v = getenv("SMTOP_CALLBACKS");
-
-	if (v && !strcmp(v, "handled"))
-		return 1;
-	if (v && !strcmp(v, "all"))
-		return 0;
-	return sz_entries;
-}
 
 /* A domain's callbacks on or off: all of them, or the handled ones. */
 static SanitizerResult sz_enable_domain(int on, Sanitizer_CallbackDomain d)
@@ -662,9 +649,10 @@ static int sz_subscribe(char *reason, size_t len)
 		SANITIZER_CB_DOMAIN_MEMCPY,
 		SANITIZER_CB_DOMAIN_MEMSET,
 	};
+	const char *handled = getenv("SMTOP_CALLBACKS");
 	SanitizerResult r = sz.subscribe(&sz_subscriber, sz_callback, NULL);
 
-	sz_handled_only = sz_handled_by_default();
+	sz_handled_only = handled && !strcmp(handled, "handled");
 	if (r != SANITIZER_SUCCESS) {
 		snprintf(reason, len, "the Compute Sanitizer refused to subscribe: %s", sz_error(r));
 		return -1;

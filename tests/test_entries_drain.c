@@ -72,13 +72,6 @@ static void *copy_stream(CUcontext ctx)
 	return (void *)&fake_device_mem;
 }
 
-/* These tests play a device arena and its copies (fake_device_mem); the
- * host arena's test asks for its own. */
-__attribute__((constructor)) static void arena_on_the_device(void)
-{
-	setenv("SMTOP_ENTRY_ARENA", "device", 0);
-}
-
 static void start_as(int per_warp)
 {
 	static const struct entries_hooks hooks = {

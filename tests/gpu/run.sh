@@ -220,10 +220,8 @@ print(" ".join(str(p) for p in sorted({s["priority"] for s in json.load(sys.stdi
 # traced_run MODE SESSION CMD...: CMD as one mode of the overhead
 # comparisons runs it, pinned by $PIN: plain; recorded into SESSION (marked,
 # entry and its variants, exact, all, and the sanitizer's own costs: off,
-# empty, empty-entry, all-entry; entry is the host arena with the handled
-# callbacks alone, entry-device the device arena with whole callback
-# domains, as before, and entry-host and entry-handled each one of the
-# two); dormant-SM: started by smtop launch
+# empty, empty-entry, all-entry; entry-lean: host arena and the handled
+# callbacks alone); dormant-SM: started by smtop launch
 # --sm SM, nothing recorded.  1 for a mode it does not know.  EMPTY: the
 # patches that return at once.
 traced_run() {
@@ -238,9 +236,9 @@ traced_run() {
 	all-entry) SMTOP_PATCH=entry traced_record all "" "$@" ;;
 	entry) traced_record entry "" "$@" ;;
 	entry-nomarks) SMTOP_ENTRY_MARKS=0 traced_record entry "" "$@" ;;
-	entry-device) SMTOP_ENTRY_ARENA=device SMTOP_CALLBACKS=all traced_record entry "" "$@" ;;
-	entry-host) SMTOP_CALLBACKS=all traced_record entry "" "$@" ;;
-	entry-handled) SMTOP_ENTRY_ARENA=device traced_record entry "" "$@" ;;
+	entry-host) SMTOP_ENTRY_ARENA=host traced_record entry "" "$@" ;;
+	entry-handled) SMTOP_CALLBACKS=handled traced_record entry "" "$@" ;;
+	entry-lean) SMTOP_ENTRY_ARENA=host SMTOP_CALLBACKS=handled traced_record entry "" "$@" ;;
 	entry-w1) SMTOP_ENTRY_WORKERS=1 traced_record entry "" "$@" ;;
 	entry-nowin) traced_record entry "--exact-every 0" "$@" ;;
 	entry-warp) SMTOP_ENTRY_PER=warp traced_record entry "--exact-every 0" "$@" ;;
@@ -340,7 +338,7 @@ section_launch_cost() {
 	lr="build/gpu/launch_rate 20000 64"
 	i=0
 	while [ $i -lt "$rounds" ]; do
-		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-device entry-host entry-handled marked dormant-entry}; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host entry-handled entry-lean marked dormant-entry}; do
 			rm -f "$OUT_DIR/lr.smtop"
 			PIN= traced_run "$mode" "$OUT_DIR/lr.smtop" $lr 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"
 		done

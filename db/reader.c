@@ -609,6 +609,23 @@ int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_f
 	return reader_walk_kernels(r, st, NULL, fn, ud);
 }
 
+int db_reader_unstarted_kernels(struct db_reader *r, db_kernel_fn fn, void *ud)
+{
+	char sql[1600];
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!r->has_kernel)
+		return 0;
+	snprintf(sql, sizeof sql, "SELECT %s FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start = 0 ORDER BY rowid",
+		 r->kernel_cols);
+	if (reader_prepare(r, sql, &st) != 0)
+		return -1;
+	rc = reader_walk_kernels(r, st, NULL, fn, ud);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int db_reader_new_kernels(struct db_reader *r, int64_t *watermark, db_kernel_fn fn, void *ud)
 {
 	return db_reader_new_kernels_max(r, watermark, -1, fn, ud);

@@ -125,6 +125,10 @@ unsigned db_reader_offset_estimates(const struct db_reader *r);
  * non-zero stops the walk.  Returns -1 on error, else 0. */
 int db_reader_kernels(struct db_reader *r, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud);
 
+/* Kernels that never started (start 0: under --sm entry, launches whose
+ * blocks were all dropped), which no window holds; in the order stored. */
+int db_reader_unstarted_kernels(struct db_reader *r, db_kernel_fn fn, void *ud);
+
 /* Kernels stored after *watermark (a rowid); advances it.  For live sessions. */
 int db_reader_new_kernels(struct db_reader *r, int64_t *watermark, db_kernel_fn fn, void *ud);
 /* The same, at most max of them (negative: all). */

@@ -581,6 +581,7 @@ int export_window(const struct session *s, uint64_t from_ns, int has_to, uint64_
 	}
 	w->t0 = first + from_ns;
 	w->t1 = has_to && first + to_ns < last + 1 ? first + to_ns : last + 1;
+	w->whole = !from_ns && !has_to;
 	if (w->t0 >= w->t1) {
 		snprintf(err, errlen, "%s: the window starts after the session's end (%.3f ms)",
 			 s->path, (double)(last - first) / 1e6);
@@ -687,7 +688,9 @@ static int csv_kernel(void *ud, const struct smtop_kernel *k)
 	fprintf(o, "%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",", k->pid, k->device_id,
 		k->context_id, k->stream_id);
 	csv_prio(o, si >= 0 ? c->x.streams[si].priority : SMTOP_PRIORITY_UNKNOWN);
-	fprintf(o, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",", k->correlation_id, k->grid_id, k->start);
+	fprintf(o, ",%" PRIu32 ",%" PRIu64 ",", k->correlation_id, k->grid_id);
+	csv_u64(o, k->start, k->start != 0);
+	fputc(',', o);
 	csv_u64(o, k->end, k->end != 0);
 	fputc(',', o);
 	csv_u64(o, k->queued, k->queued != 0);
@@ -828,6 +831,10 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 	     !(c.nvtx = csv_open(dir, "nvtx.csv", "start_ns,end_ns,pid,tid,domain,text", err, errlen))))
 		rc = -1;
 	if (rc == 0 && session_kernels(s, w->t0, w->t1, csv_kernel, &c) != 0)
+		rc = fail(&c.x, "cannot read kernels");
+	/* launches whose blocks were all dropped have no time for a window to
+	 * hold; the whole session's kernels.csv lists them last, times empty */
+	if (rc == 0 && w->whole && session_unstarted_kernels(s, csv_kernel, &c) != 0)
 		rc = fail(&c.x, "cannot read kernels");
 	if (rc == 0 && session_blocks(s, w->t0, w->t1, csv_block, &c) != 0)
 		rc = fail(&c.x, "cannot read blocks");

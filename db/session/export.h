@@ -20,6 +20,7 @@ struct session;
 /* Absolute CUPTI times [t0, t1) to export. */
 struct export_window {
 	uint64_t t0, t1;
+	int whole;              /* the whole session: no --from, no --to */
 };
 
 /* The window of a session: from/to are offsets from its first record;

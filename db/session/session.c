@@ -819,6 +819,14 @@ int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn
 	return 0;
 }
 
+int session_unstarted_kernels(struct session *s, db_kernel_fn fn, void *ud)
+{
+	for (size_t i = 0; i < s->n_src; i++)
+		if (db_reader_unstarted_kernels(s->src[i].reader, fn, ud) != 0)
+			return -1;
+	return 0;
+}
+
 int session_nvtx(struct session *s, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud)
 {
 	for (size_t i = 0; i < s->n_src; i++)

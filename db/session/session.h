@@ -154,6 +154,8 @@ int session_blocks(struct session *s, uint64_t t0, uint64_t t1, db_block_fn fn, 
 
 /* Kernels of every file overlapping [t0, t1), file by file (db_reader_kernels). */
 int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn, void *ud);
+/* Kernels of every file that never started (db_reader_unstarted_kernels). */
+int session_unstarted_kernels(struct session *s, db_kernel_fn fn, void *ud);
 /* The NVTX ranges and marks of every source that overlap [t0, t1). */
 int session_nvtx(struct session *s, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
 

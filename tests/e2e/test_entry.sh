@@ -138,6 +138,15 @@ check "train drops: none pending, 695 waits unknown, 99 known ($got)" [ "$got" =
 s=$("$SMTOP" report "$D")
 check "train drops: the report leaves no kernel undecided" lacks "$s" "not yet decided"
 check "train drops: the report counts the unknown waits apart" contains "$s" "started): pid 1994 stream 1 695"
+# The whole session's kernels.csv lists its 626 kernels that never started,
+# times empty; a window's holds none of them.
+rm -rf "$FX/drops-csv" "$FX/drops-win"
+"$SMTOP" export "$D" --csv "$FX/drops-csv" -q
+"$SMTOP" export "$D" --csv "$FX/drops-win" --to 20ms -q
+n=$(tr -d '\r' < "$FX/drops-csv/kernels.csv" | awk -F, 'NR > 1 && $8 == "" && $9 == ""' | wc -l)
+check "train drops: kernels.csv lists the 626 that never started ($n)" [ "$n" -eq 626 ]
+n=$(tr -d '\r' < "$FX/drops-win/kernels.csv" | awk -F, 'NR > 1 && $8 == ""' | wc -l)
+check "train drops: a window's kernels.csv holds none of them ($n)" [ "$n" -eq 0 ]
 # nll_loss_forward comes after 8 launches of its stream that never started:
 # the viewer, like the report, does not know how long it waited.
 tui_keys /

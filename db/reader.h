@@ -68,6 +68,8 @@ struct db_session_info {
 				      * view merged from several files) */
 	const struct db_device_clock *clocks;
 	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
+	uint64_t kernels_unstarted;     /* of them, with no start: their launches' blocks all
+					 * dropped (--sm entry); 0 in Nsight Systems exports */
 	uint64_t syncs;                 /* synchronisation, CUDA event and graph edge records */
 	/* synchronisation records by CUpti_ActivitySynchronizationType (0:
 	 * another); filled by db_reader_sync_types alone */

@@ -121,6 +121,8 @@ cp tests/fixtures/drops/train-drops-entry.smtop "$FX"/
 D=$FX/train-drops-entry.smtop
 got=$("$SMTOP" info "$D" | sed -n 's/^dropped .* \([0-9]*\) blocks$/\1/p')
 check "train drops: info counts the dropped blocks ($got)" [ "$got" = 3413056 ]
+got=$("$SMTOP" info "$D" | sed -n 's/^never started  *\([0-9,]*\) kernels: .*/\1/p')
+check "train drops: info says 626 kernels never started ($got)" [ "$got" = 626 ]
 n=$("$SMTOP" report "$D" | awk 'length > 100' | wc -l)
 check "train drops: the report fits 100 columns ($n lines over)" [ "$n" -eq 0 ]
 tui_start 160 45 "$SMTOP" open "$D"

@@ -188,6 +188,9 @@ void info_print(FILE *out, const struct db_session_info *si)
 		print_trimmed(out, si->trimmed);
 	char n[32];
 	fprintf(out, "%-14s %s\n", "kernels", fmt_count_exact(n, sizeof n, si->kernels));
+	if (si->kernels_unstarted)
+		fprintf(out, "%-14s %s kernels: their launches' blocks were all dropped, so they have no times\n",
+			"never started", fmt_count_exact(n, sizeof n, si->kernels_unstarted));
 	fprintf(out, "%-14s %s\n", "blocks", fmt_count_exact(n, sizeof n, si->blocks));
 	fprintf(out, "%-14s %s\n", "streams", fmt_count_exact(n, sizeof n, si->streams));
 	fprintf(out, "%-14s %" PRIu64 " memcpy, %" PRIu64 " memset, %" PRIu64 " API calls, %" PRIu64 " NVTX, %" PRIu64 " requests\n",

@@ -769,47 +769,28 @@ static size_t lane_pos(const struct model *m, const struct model_kernel *k)
 	return i;
 }
 
-/* The first of lane positions [lo, hi) whose kernel satisfies
- * below(kernel, key) no more (the lane is sorted so that it holds for a
- * prefix). */
-static size_t lane_bisect(const struct model *m, const struct model_stream *s, size_t lo, size_t hi,
-			  int (*below)(const struct model *, const struct model_kernel *, uint64_t), uint64_t key)
+/* 1 when a kernel that never started (a launch whose blocks were all
+ * dropped) was launched on the stream between the started kernel before
+ * lane position i and the one there: grid ids count up in launch order,
+ * and what the kernel at i waited for is not known (docs/analysis.md).
+ * Such kernels (start 0) are the lane's first n0, by grid id. */
+static int unstarted_between(const struct model *m, uint32_t stream, size_t i)
 {
+	const struct model_stream *s = &m->streams[stream];
+	const struct model_kernel *k = &m->kernels[s->kernels[i]];
+	size_t n0 = (size_t)(model_stream_kernel_before(m, stream, 1) + 1);
+	if (!k->start || !n0)
+		return 0;
+	uint64_t after = i > n0 ? model_kernel_grid(m, &m->kernels[s->kernels[i - 1]]) : 0;
+	size_t lo = 0, hi = n0; /* the first launched after `after` */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (below(m, &m->kernels[s->kernels[mid]], key))
+		if (model_kernel_grid(m, &m->kernels[s->kernels[mid]]) <= after)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
-}
-
-static int never_started(const struct model *m, const struct model_kernel *k, uint64_t unused)
-{
-	(void)m;
-	(void)unused;
-	return !k->start;
-}
-
-static int grid_at_most(const struct model *m, const struct model_kernel *k, uint64_t grid)
-{
-	return model_kernel_grid(m, k) <= grid;
-}
-
-/* 1 when a kernel that never started (a launch whose blocks were all
- * dropped) was launched on the stream between the started kernel before
- * lane position i and the one there: grid ids count up in launch order,
- * and what the kernel at i waited for is not known (docs/analysis.md). */
-static int unstarted_between(const struct model *m, const struct model_stream *s, size_t i)
-{
-	const struct model_kernel *k = &m->kernels[s->kernels[i]];
-	size_t n0 = lane_bisect(m, s, 0, s->n_kernels, never_started, 0);
-	if (!k->start || !n0)
-		return 0;
-	uint64_t after = i > n0 ? model_kernel_grid(m, &m->kernels[s->kernels[i - 1]]) : 0;
-	size_t u = lane_bisect(m, s, 0, n0, grid_at_most, after);
-	return u < n0 && model_kernel_grid(m, &m->kernels[s->kernels[u]]) < model_kernel_grid(m, k);
+	return lo < n0 && model_kernel_grid(m, &m->kernels[s->kernels[lo]]) < model_kernel_grid(m, k);
 }
 
 uint64_t model_stream_kernel_ready(const struct model *m, uint32_t stream, size_t i)
@@ -821,7 +802,7 @@ uint64_t model_stream_kernel_ready(const struct model *m, uint32_t stream, size_
 	long e = model_kernel_event(m, k);
 	if (e >= 0 && m->events[e].ev.ready)
 		return m->events[e].ev.ready; /* the analysis said when it became ready */
-	if (!s->unsorted && unstarted_between(m, s, i))
+	if (!s->unsorted && unstarted_between(m, stream, i))
 		return 0;
 	uint64_t r = model_kernel_submitted(m, k);
 	if (r && i > 0 && !s->unsorted) {

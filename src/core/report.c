@@ -168,7 +168,7 @@ static void text_streams(FILE *out, const struct findings *f)
  * leave out: how many on each stream that has any, the first 8 named. */
 static void text_unknown_waits(FILE *out, const struct findings *f)
 {
-	char buf[512];
+	char buf[1024]; /* the text, 8 entries of at most 56 characters and the rest */
 	size_t listed = 0, more = 0;
 	int len = snprintf(buf, sizeof buf, "unknown waits, not in the quantiles (no record bounds the ready"
 			   " time, or the kernel never started):");

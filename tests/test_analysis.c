@@ -1661,6 +1661,22 @@ Test(ready, graph_kernels_run_at_their_launch_streams_priority)
 	trace_free(t);
 }
 
+/* The unknown waits of stream `stream`, and the kernels left undecided. */
+static size_t waits_unknown_on(struct analysis *a, uint32_t stream, size_t *pending)
+{
+	struct analysis_stream_summary s;
+	struct analysis_totals tot;
+	size_t unknown = 0;
+	for (size_t i = 0; i < analysis_stream_count(a); i++) {
+		cr_assert_eq(analysis_stream_summary(a, i, &s), 0);
+		if (s.stream_id == stream)
+			unknown = s.waits_unknown;
+	}
+	analysis_totals(a, &tot);
+	*pending = tot.kernels_pending;
+	return unknown;
+}
+
 /* A copy whose times are not known (--sm all) between grid 2 and grid 4:
  * grid 4 may have waited for it, so its wait is unknown, not blocking. */
 Test(ready, untimed_copy_makes_the_wait_unknown)
@@ -1679,32 +1695,10 @@ Test(ready, untimed_copy_makes_the_wait_unknown)
 	cr_assert_eq(analysis_add_memcpy(a, &c), 0);
 	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
 	cr_expect_eq(analysis_event_count(a), 0);
-	struct analysis_stream_summary s;
-	size_t unknown = 0;
-	for (size_t i = 0; i < analysis_stream_count(a); i++) {
-		cr_assert_eq(analysis_stream_summary(a, i, &s), 0);
-		if (s.stream_id == 2)
-			unknown = s.waits_unknown;
-	}
-	cr_expect_eq(unknown, 1);
+	size_t pending;
+	cr_expect_eq(waits_unknown_on(a, 2, &pending), 1);
 	analysis_free(a);
 	trace_free(t);
-}
-
-/* The unknown waits of stream `stream`, and the kernels left undecided. */
-static size_t waits_unknown_on(struct analysis *a, uint32_t stream, size_t *pending)
-{
-	struct analysis_stream_summary s;
-	struct analysis_totals tot;
-	size_t unknown = 0;
-	for (size_t i = 0; i < analysis_stream_count(a); i++) {
-		cr_assert_eq(analysis_stream_summary(a, i, &s), 0);
-		if (s.stream_id == stream)
-			unknown = s.waits_unknown;
-	}
-	analysis_totals(a, &tot);
-	*pending = tot.kernels_pending;
-	return unknown;
 }
 
 /* A launch called between grid 2 and grid 4 that never started (--sm

@@ -254,6 +254,7 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
     res = {}
     for (pid, dev, ctx, sid), idx in streams.items():
         mine = by_stream.get((pid, dev, ctx, sid), [])
+        unstarted = [ks[j]["correlationId"] or 0 for j in idx if not ks[j]["start"]]
         for n, i in enumerate(idx):
             k = ks[i]
             corr = k["correlationId"] or 0
@@ -289,7 +290,6 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
             if prev and not ks[prev[-1]]["start"]:
                 res[i] = (0, "unknown")
                 continue
-            unstarted = [ks[j]["correlationId"] or 0 for j in idx if not ks[j]["start"]]
             if any(after < c < corr for c in untimed.get((pid, dev, ctx, sid), []) + unstarted):
                 res[i] = (0, "unknown")
                 continue

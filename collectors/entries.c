@@ -233,6 +233,11 @@ void entries_start(const struct blocks_host *mem, const struct entries_hooks *ho
 	entries_hook = *hooks;
 }
 
+int entries_arena_in_host(void)
+{
+	return entries_in_host;
+}
+
 /* ---- the drain ------------------------------------------------------------ */
 
 /* The closed blocks to the observer (kernel records) and their SMs'

@@ -56,6 +56,10 @@ struct entries_hooks {
  * per block. */
 void entries_start(const struct blocks_host *mem, const struct entries_hooks *hooks, int per_warp);
 
+/* Whether the arena lies in pinned host memory (SMTOP_ENTRY_ARENA=host),
+ * which the exits of a window must then reach with the system's atomics. */
+int entries_arena_in_host(void);
+
 /* From a launch callback: reserves the launch's entries and hands their
  * address to it.  stream_id 0: no stream order bounds its blocks (graph
  * nodes).  0, or -1 when it could not (its blocks count as dropped). */

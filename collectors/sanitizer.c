@@ -49,6 +49,7 @@
 #define SZ_ENTRY_PATCH "smtop_sz_entry" /* --sm entry */
 #define SZ_ENTRY_WARP_PATCH "smtop_sz_entry_warp" /* the same, SMTOP_ENTRY_PER=warp */
 #define SZ_ENTRY_EXIT_PATCH "smtop_sz_entry_exit" /* its exact windows, --sm exact */
+#define SZ_ENTRY_EXIT_HOST_PATCH "smtop_sz_entry_exit_host" /* the same, arena in host memory */
 
 static Sanitizer_SubscriberHandle sz_subscriber;
 static _Atomic int sz_active;
@@ -226,10 +227,11 @@ int sz_patch_as(CUmodule mod, enum patch_mode mode)
 	SanitizerResult r;
 
 	const char *entry = sz_entry_warps ? SZ_ENTRY_WARP_PATCH : SZ_ENTRY_PATCH;
+	const char *exit = entries_arena_in_host() ? SZ_ENTRY_EXIT_HOST_PATCH : SZ_ENTRY_EXIT_PATCH;
 
 	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, entry)) != SANITIZER_SUCCESS ||
 	    (mode == PATCH_EXACT &&
-	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_ENTRY_EXIT_PATCH)) !=
+	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, exit)) !=
 		     SANITIZER_SUCCESS) ||
 	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
 		atomic_fetch_add(&sz_patch_failures, 1);

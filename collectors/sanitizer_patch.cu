@@ -243,3 +243,27 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit(void
 		smtop_entry_exited(userdata, (unsigned int)__popc(mask));
 	return SANITIZER_PATCH_SUCCESS;
 }
+
+/* The same for an arena in pinned host memory (SMTOP_ENTRY_ARENA=host),
+ * which the drain reads in place across the bus: device-scope atomics and
+ * fence order nothing for that reader, so these are the system's. */
+static __device__ __noinline__ void smtop_entry_exited_host(void *buffer, unsigned int threads)
+{
+	struct smtop_entry_end *e =
+		(struct smtop_entry_end *)((char *)buffer + SMTOP_ENTRIES_ENDS) + smtop_linear_block();
+
+	*(volatile uint32_t *)&e->grid = (uint32_t)smtop_gridid();
+	atomicMax_system((unsigned long long *)&e->end, smtop_globaltimer());
+	__threadfence_system();
+	atomicAdd_system((unsigned int *)&e->threads, threads);
+}
+
+extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit_host(void *userdata, uint64_t pc)
+{
+	unsigned int mask = __activemask();
+
+	(void)pc;
+	if (userdata && smtop_laneid() == (unsigned int)(__ffs(mask) - 1))
+		smtop_entry_exited_host(userdata, (unsigned int)__popc(mask));
+	return SANITIZER_PATCH_SUCCESS;
+}

@@ -874,12 +874,11 @@ static void entries_apply_syncs(struct entries_ctx *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* By the GPU on either arena: in host memory too, the counts the exit
+ * patch adds to must be zero as the GPU sees them, not only as the host
+ * does. */
 static int entries_zero_ends(struct entries_ctx *c, uint64_t from, uint64_t n)
 {
-	if (entries_in_host) {
-		memset(&c->host_ends[from], 0, n * sizeof(struct smtop_entry_end));
-		return 0;
-	}
 	return entries_mem.memset((char *)c->dev + SMTOP_ENTRIES_ENDS + from * sizeof(struct smtop_entry_end), 0,
 				  n * sizeof(struct smtop_entry_end), c->copy_stream);
 }

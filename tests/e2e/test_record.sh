@@ -53,7 +53,9 @@ tui_wait 'workload ended' 30
 tui_keys q
 tui_wait 'EXIT=' 30
 check "run: the workload's status 7 passed on" contains "$(tui_cap)" "EXIT=7"
-check "run: the session kept" contains "$("$SMTOP" info "$S/run7.smtop")" "complete (exited with status 7)"
+# on failure, what the workload said (its log stays when its session goes)
+check "run: the session kept ($(tail -2 "$S/run7.smtop.log" 2>/dev/null))" \
+	contains "$("$SMTOP" info "$S/run7.smtop")" "complete (exited with status 7)"
 tui_end
 # nothing recorded: the view closes by itself, says why, keeps no session
 printf 'echo giving up\nexit 7\n' > "$S/empty7.sh"

@@ -222,16 +222,43 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_warp(void
 
 /* Exact windows of --sm entry: the exits too, into the ends half of the
  * launch's buffer (struct smtop_entry_end).  The fence orders the end
- * before the count, so a complete count comes with the block's last end. */
-static __device__ __noinline__ void smtop_entry_exited(void *buffer, unsigned int threads)
+ * before the count, so a complete count comes with the block's last end.
+ * An arena in pinned host memory (SMTOP_ENTRY_ARENA=host) is read by the
+ * drain in place across the bus, for which device-scope atomics and fence
+ * order nothing: there they are the system's. */
+static __device__ __forceinline__ void smtop_entry_exited(void *buffer, unsigned int threads, bool system)
 {
 	struct smtop_entry_end *e =
 		(struct smtop_entry_end *)((char *)buffer + SMTOP_ENTRIES_ENDS) + smtop_linear_block();
+	unsigned long long *end = (unsigned long long *)&e->end;
+	unsigned int *count = (unsigned int *)&e->threads;
 
 	*(volatile uint32_t *)&e->grid = (uint32_t)smtop_gridid();
-	atomicMax((unsigned long long *)&e->end, smtop_globaltimer());
-	__threadfence();
-	atomicAdd((unsigned int *)&e->threads, threads);
+	if (system) {
+		atomicMax_system(end, smtop_globaltimer());
+		__threadfence_system();
+		atomicAdd_system(count, threads);
+	} else {
+		atomicMax(end, smtop_globaltimer());
+		__threadfence();
+		atomicAdd(count, threads);
+	}
+}
+
+/* The exit patches' one lane of each group of threads that exit together. */
+static __device__ __noinline__ void smtop_entry_exited_device(void *buffer, unsigned int threads)
+{
+	smtop_entry_exited(buffer, threads, false);
+}
+
+static __device__ __noinline__ void smtop_entry_exited_host(void *buffer, unsigned int threads)
+{
+	smtop_entry_exited(buffer, threads, true);
+}
+
+static __device__ __forceinline__ bool smtop_exit_lane(unsigned int mask)
+{
+	return smtop_laneid() == (unsigned int)(__ffs(mask) - 1);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit(void *userdata, uint64_t pc)
@@ -239,23 +266,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit(void
 	unsigned int mask = __activemask();
 
 	(void)pc;
-	if (userdata && smtop_laneid() == (unsigned int)(__ffs(mask) - 1))
-		smtop_entry_exited(userdata, (unsigned int)__popc(mask));
+	if (userdata && smtop_exit_lane(mask))
+		smtop_entry_exited_device(userdata, (unsigned int)__popc(mask));
 	return SANITIZER_PATCH_SUCCESS;
-}
-
-/* The same for an arena in pinned host memory (SMTOP_ENTRY_ARENA=host),
- * which the drain reads in place across the bus: device-scope atomics and
- * fence order nothing for that reader, so these are the system's. */
-static __device__ __noinline__ void smtop_entry_exited_host(void *buffer, unsigned int threads)
-{
-	struct smtop_entry_end *e =
-		(struct smtop_entry_end *)((char *)buffer + SMTOP_ENTRIES_ENDS) + smtop_linear_block();
-
-	*(volatile uint32_t *)&e->grid = (uint32_t)smtop_gridid();
-	atomicMax_system((unsigned long long *)&e->end, smtop_globaltimer());
-	__threadfence_system();
-	atomicAdd_system((unsigned int *)&e->threads, threads);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit_host(void *userdata, uint64_t pc)
@@ -263,7 +276,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit_host
 	unsigned int mask = __activemask();
 
 	(void)pc;
-	if (userdata && smtop_laneid() == (unsigned int)(__ffs(mask) - 1))
+	if (userdata && smtop_exit_lane(mask))
 		smtop_entry_exited_host(userdata, (unsigned int)__popc(mask));
 	return SANITIZER_PATCH_SUCCESS;
 }

@@ -220,7 +220,8 @@ static size_t entries_taken_first(struct entries_pending *p, const struct smtop_
 
 /* SMTOP_ENTRY_ARENA=host: the arena is pinned host memory that the patch
  * writes across the bus, and the drain reads it where it lies: no copy,
- * so no driver call of the drain's meets the workload's launch calls. */
+ * so outside exact windows no driver call of the drain's meets the
+ * workload's launch calls (a window's ends are zeroed by the GPU). */
 static int entries_in_host;
 
 void entries_start(const struct blocks_host *mem, const struct entries_hooks *hooks, int per_warp)

@@ -79,6 +79,18 @@ ends=$(awk -F, 'NR > 1 { n[$NF]++ } END { print n[0] + 0, n[1] + 0 }' "$E2E_TMP/
 check "windows: export has exact and inferred ends ($ends)" [ "$ends" = "1980 1584" ]
 n=$(awk -F, 'NR > 1 && $8 < $7' "$E2E_TMP/wblocks.csv" | wc -l)
 check "windows: no end before its block's start" [ "$n" -eq 0 ]
+# tests/gpu/window_ends.py, which make test-gpu runs on PyTorch's windows:
+# the window's kernels have every end exact, and with none it fails
+v=$(python3 tests/gpu/window_ends.py "$E2E_TMP/wcsv")
+check "window_ends: the window's kernels ($(printf "%s" "$v" | head -1))" contains "$v" "kernels submitted in them 10, 2 names"
+check "window_ends: their blocks all exact" contains "$v" "their blocks: 1980 exact, 0 without an exact end"
+mkdir -p "$E2E_TMP/wcsv-none"
+cp "$E2E_TMP/wcsv/kernels.csv" "$E2E_TMP/wcsv/nvtx.csv" "$E2E_TMP/wcsv-none/"
+awk -F, 'BEGIN { OFS = "," } NR > 1 { $NF = 1 } { print }' "$E2E_TMP/wblocks.csv" > "$E2E_TMP/wcsv-none/blocks.csv"
+v=$(python3 tests/gpu/window_ends.py "$E2E_TMP/wcsv-none")
+rc=$?
+check "window_ends: no exact end fails ($rc)" [ $rc -eq 1 ]
+check "window_ends: and names the kernels left without" contains "$v" "without:       1320 exact:          0  hol_long_kernel"
 got=$("$SMTOP" report "$W" --json -q | python3 -c 'import json,sys
 e = [x for x in json.load(sys.stdin)["episodes"] if x["kind"] == "inversion_resident"]
 print(sum(x["possible"] for x in e), sum(not x["possible"] for x in e), min(x["wait_ns"] for x in e) // 100000)')

@@ -227,11 +227,11 @@ int sz_patch_as(CUmodule mod, enum patch_mode mode)
 	SanitizerResult r;
 
 	const char *entry = sz_entry_warps ? SZ_ENTRY_WARP_PATCH : SZ_ENTRY_PATCH;
-	const char *exit = entries_arena_in_host() ? SZ_ENTRY_EXIT_HOST_PATCH : SZ_ENTRY_EXIT_PATCH;
+	const char *exits = entries_arena_in_host() ? SZ_ENTRY_EXIT_HOST_PATCH : SZ_ENTRY_EXIT_PATCH;
 
 	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, entry)) != SANITIZER_SUCCESS ||
 	    (mode == PATCH_EXACT &&
-	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, exit)) !=
+	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, exits)) !=
 		     SANITIZER_SUCCESS) ||
 	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
 		atomic_fetch_add(&sz_patch_failures, 1);

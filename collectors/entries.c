@@ -165,6 +165,7 @@ struct entries_ctx {
 	struct entries_order order[ENTRIES_STREAMS];
 	struct entries_waiting waiting[ENTRIES_STREAMS];
 	uint64_t lost[ENTRIES_LOSSES];
+	_Atomic uint64_t missed[ENTRIES_END_STATES]; /* window blocks given up without their ends */
 	_Atomic uint64_t drains;        /* passes */
 	uint64_t busiest;               /* most entries copied in one pass */
 	/* the drain thread's wall time: copying and listing (its own work),
@@ -732,6 +733,25 @@ static void entries_look(struct entries_ctx *c, struct entries_pending *p, uint6
 		p->progress = now;
 }
 
+/* Why e, which is not p's block's exact end, is not. */
+static enum entries_end_state entries_end_state(const struct entries_pending *p, const struct smtop_entry_end *e)
+{
+	if (!e->grid && !e->threads)
+		return ENTRIES_END_NONE;
+	return e->grid == (uint32_t)p->grid_id && e->threads < p->threads ? ENTRIES_END_PARTIAL : ENTRIES_END_STALE;
+}
+
+/* p, a launch of a window, is given up: why its blocks lack their ends,
+ * for the debug log (a window whose launches mostly end here measures few
+ * blocks). */
+static void entries_note_missed(struct entries_ctx *c, const struct entries_pending *p,
+				const struct smtop_entry_end *ends, const struct smtop_entry *e)
+{
+	for (uint64_t i = 0; i < p->blocks; i++)
+		if (!entries_exact_end(p, &ends[i], e[i * p->warps].start))
+			atomic_fetch_add_explicit(&c->missed[entries_end_state(p, &ends[i])], 1, memory_order_relaxed);
+}
+
 /* Whether every block of p, which has entered whole, has its exact end
  * (seen so in the copies of two passes: a copy may read a block's count
  * before its end), or will never get it; 1 at once for a launch outside
@@ -748,6 +768,7 @@ static int entries_ends_ready(struct entries_ctx *c, struct entries_pending *p, 
 		p->whole_at = now;
 	if (now - p->whole_at > ENTRIES_ENDS_WAIT_NS || entries_passed(c, p, now)) {
 		p->ends_fresh = 1; /* entries_copy_ends_pass copied its ends in this pass */
+		entries_note_missed(c, p, ends, e);
 		return 1;
 	}
 	for (i = 0; i < p->blocks && entries_exact_end(p, &ends[i], e[i * p->warps].start); i++)
@@ -1223,6 +1244,14 @@ void entries_passes(CUcontext ctx, uint64_t *passes, uint64_t *copies)
 	*copies = c ? atomic_load(&c->copies) : 0;
 }
 
+void entries_window_misses(CUcontext ctx, uint64_t out[ENTRIES_END_STATES])
+{
+	struct entries_ctx *c = entries_find(ctx);
+
+	for (int k = 0; k < ENTRIES_END_STATES; k++)
+		out[k] = c ? atomic_load(&c->missed[k]) : 0;
+}
+
 uint64_t entries_launched(CUcontext ctx)
 {
 	struct entries_ctx *c = entries_find(ctx);
@@ -1371,11 +1400,14 @@ void entries_shutdown(void)
 			  " %" PRIu64 " drains (%" PRIu64 " by a team of %u in %u shares, %" PRIu64
 			  " looked at side by side), at most %" PRIu64
 			  " entries copied in one, %" PRIu64 " copies, %.1f ms copying and listing (%.1f ms in the"
-			  " copies), %.1f ms taking; lost: %" PRIu64 " without data, %" PRIu64 " never entered",
+			  " copies), %.1f ms taking; lost: %" PRIu64 " without data, %" PRIu64 " never entered;"
+			  " window blocks given up without their ends: %" PRIu64 " never exited, %" PRIu64
+			  " partly, %" PRIu64 " stale",
 			  c->context_id, c->seq, c->head, c->failed ? "drain failed" : "drained", (uint64_t)c->drains,
 			  c->team_passes, c->n_threads, c->n_shards, c->look_passes, c->busiest, (uint64_t)c->copies, c->scan_ns / 1e6,
 			  c->copy_ns / 1e6, c->take_ns / 1e6,
-			  c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED]);
+			  c->lost[ENTRIES_NO_DATA], c->lost[ENTRIES_NEVER_ENTERED], (uint64_t)c->missed[ENTRIES_END_NONE],
+			  (uint64_t)c->missed[ENTRIES_END_PARTIAL], (uint64_t)c->missed[ENTRIES_END_STALE]);
 	}
 	entries_note_accuracy();
 	pthread_mutex_unlock(&entries_lock);

@@ -83,6 +83,18 @@ uint64_t entries_launched(CUcontext ctx);
  * they made (0 and 0 before its first launch). */
 void entries_passes(CUcontext ctx, uint64_t *passes, uint64_t *copies);
 
+/* The ends of blocks of launches made in exact windows that were given up
+ * without all their ends, as the drain last saw them. */
+enum entries_end_state {
+	ENTRIES_END_NONE,       /* no exit wrote it: grid and count 0 */
+	ENTRIES_END_PARTIAL,    /* its grid, fewer threads than the block's */
+	ENTRIES_END_STALE,      /* another grid's, more threads, or an end before its start */
+	ENTRIES_END_STATES
+};
+
+/* ctx's counts of those ends, by state (all 0 before its first launch). */
+void entries_window_misses(CUcontext ctx, uint64_t out[ENTRIES_END_STATES]);
+
 /* A synchronize call on ctx returned at host_ns (CLOCK_REALTIME): the
  * launches up to seq (entries_launched at its entry) of stream (0: of
  * every stream) had all ended. */

@@ -330,6 +330,40 @@ Test(entries_drain, blocks_of_an_exact_window_keep_their_measured_ends)
 	cr_expect_eq(bounded, 1);
 }
 
+/* A window's launch whose ends never all come is given up after its wait,
+ * and its blocks' ends are counted by why they were missing: no exit wrote
+ * one, a block's threads partly counted, another grid's left there. */
+Test(entries_drain, a_window_launch_given_up_counts_why_its_ends_were_missing)
+{
+	struct smtop_entry_end *ends;
+	uint64_t missed[ENTRIES_END_STATES];
+
+	start();
+	entries_exits(1);
+	launch_on(1, 1, 4, 128);
+	ends = (struct smtop_entry_end *)((char *)fake_device_launch_data + SMTOP_ENTRIES_ENDS);
+	for (uint64_t i = 0; i < 4; i++)
+		enter(i, 1, 10 + i, (uint16_t)i, 0);
+	ends[0] = (struct smtop_entry_end){ .end = T0 + 50, .threads = 128, .grid = 1 };
+	ends[2] = (struct smtop_entry_end){ .end = T0 + 9, .threads = 128, .grid = 7 };
+	ends[3] = (struct smtop_entry_end){ .end = T0 + 60, .threads = 64, .grid = 1 };
+	entries_exits(0);
+	for (int ms = 0; ms < 2000; ms++) { /* its wait for the ends is 500 ms */
+		struct timespec tick = { 0, 1000000 };
+
+		entries_window_misses(CTX, missed);
+		if (missed[ENTRIES_END_NONE] + missed[ENTRIES_END_PARTIAL] + missed[ENTRIES_END_STALE] == 3)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	entries_shutdown();
+	cr_expect_eq(missed[ENTRIES_END_NONE], 1);
+	cr_expect_eq(missed[ENTRIES_END_PARTIAL], 1);
+	cr_expect_eq(missed[ENTRIES_END_STALE], 1);
+	cr_expect_eq(kept_block(1, 0)->end, T0 + 50, "the one whole end is kept");
+	cr_expect(kept_block(1, 1)->flags & SMTOP_BLOCK_END_BOUND);
+}
+
 Test(entries_drain, the_ends_a_window_waits_for_come_in_one_copy_a_pass)
 {
 	/* 50 launches of a window (each on a stream of its own, so that none

@@ -379,6 +379,7 @@ section_sm_windows() {
 		SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--sm entry --exact-every 1s" record win-torch python3 tests/gpu/torch_two_streams.py --iters 10 \
 			> "$OUT_DIR/win-torch.debug" 2>&1 || bad "torch, windows every 1s: exit status"
 		grep -E "patches:|lazily|Error|error" "$OUT_DIR/win-torch.debug" | head -4
+		sed -n 's/.*\(window blocks given up without their ends: .*\)/\1/p' "$OUT_DIR/win-torch.debug"
 		$SMTOP info "$OUT_DIR/win-torch.smtop" | grep -E "recorded with|inferred ends|blocks|dropped"
 		echo "observer --sm entry, windows every 1s ($run): $(cat "$OUT_DIR/win-torch.out") $(episodes "$OUT_DIR/win-torch.smtop")"
 		# which kernels launched in a window got their exact ends: runs

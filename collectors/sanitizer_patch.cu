@@ -25,6 +25,13 @@ static __device__ __forceinline__ unsigned int smtop_laneid(void)
 	return l;
 }
 
+/* Whether this thread is the first of those in mask (the threads that
+ * arrived at a patch together), the one that works for them all. */
+static __device__ __forceinline__ bool smtop_first_active_lane(unsigned int mask)
+{
+	return smtop_laneid() == (unsigned int)(__ffs(mask) - 1);
+}
+
 static __device__ __forceinline__ uint32_t smtop_linear_block(void)
 {
 	return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
@@ -171,7 +178,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_block_exit(void
 	unsigned int mask = __activemask();
 
 	(void)pc;
-	if (userdata && smtop_laneid() == (unsigned int)(__ffs(mask) - 1))
+	if (userdata && smtop_first_active_lane(mask))
 		smtop_warp_exited((struct smtop_trace_ring *)userdata, __popc(mask));
 	return SANITIZER_PATCH_SUCCESS;
 }
@@ -213,7 +220,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_warp(void
 	unsigned int mask = __activemask();
 
 	(void)pc;
-	if (userdata && smtop_laneid() == (unsigned int)(__ffs(mask) - 1)) {
+	if (userdata && smtop_first_active_lane(mask)) {
 		uint32_t warps = (blockDim.x * blockDim.y * blockDim.z + 31u) / 32u;
 		smtop_entry_write(userdata, smtop_linear_block() * warps + smtop_linear_thread() / 32u);
 	}
@@ -256,17 +263,12 @@ static __device__ __noinline__ void smtop_entry_exited_host(void *buffer, unsign
 	smtop_entry_exited(buffer, threads, true);
 }
 
-static __device__ __forceinline__ bool smtop_exit_lane(unsigned int mask)
-{
-	return smtop_laneid() == (unsigned int)(__ffs(mask) - 1);
-}
-
 extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit(void *userdata, uint64_t pc)
 {
 	unsigned int mask = __activemask();
 
 	(void)pc;
-	if (userdata && smtop_exit_lane(mask))
+	if (userdata && smtop_first_active_lane(mask))
 		smtop_entry_exited_device(userdata, (unsigned int)__popc(mask));
 	return SANITIZER_PATCH_SUCCESS;
 }
@@ -276,7 +278,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult smtop_sz_entry_exit_host
 	unsigned int mask = __activemask();
 
 	(void)pc;
-	if (userdata && smtop_exit_lane(mask))
+	if (userdata && smtop_first_active_lane(mask))
 		smtop_entry_exited_host(userdata, (unsigned int)__popc(mask));
 	return SANITIZER_PATCH_SUCCESS;
 }

@@ -1,6 +1,7 @@
 #include "collectors/patch_switch.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -20,6 +21,13 @@
 /* Not before the program is under way: its start loads modules and makes
  * the entries' arena inside its first launch call. */
 #define PATCH_SWITCH_FIRST_NS 1000000000ull
+/* Periodic windows' switches take at most 1 / PATCH_SWITCH_DUTY of the
+ * time: each one held the program's launches back for its length. */
+#define PATCH_SWITCH_DUTY 20
+/* A switch this long is told under SMTOP_DEBUG. */
+#define PATCH_SWITCH_SLOW_NS 250000000ull
+/* How often a window that fell due looks for the program's next launch. */
+#define PATCH_SWITCH_IDLE_POLL_NS 5000000ull
 
 /* A module's state: who may call the sanitizer on it now. */
 enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE };
@@ -49,10 +57,11 @@ static int ps_stop, ps_started;
 static pthread_t ps_thread;
 
 static _Atomic uint64_t ps_switches, ps_windows, ps_failures, ps_switch_ns_total, ps_switch_ns_max,
-	ps_window_ns_total, ps_given_up;
+	ps_window_ns_total, ps_given_up, ps_loaded_ungated;
+static _Atomic uint64_t ps_launches;    /* launch calls entered, for the window thread */
 
-/* The launch gate: closed during a switch; inside counts the launch calls
- * in the driver. */
+/* The gate: closed during a switch; inside counts the launch and load
+ * calls in the driver. */
 static pthread_mutex_t ps_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ps_gate = PTHREAD_COND_INITIALIZER;
 static int ps_gate_closed, ps_inside;
@@ -95,6 +104,8 @@ void patch_switch_module_loaded(CUmodule mod)
 	struct patch_module *m;
 	size_t i;
 
+	if (!ps_tls_inside)
+		atomic_fetch_add(&ps_loaded_ungated, 1);
 	pthread_mutex_lock(&ps_list_lock);
 	i = atomic_load(&ps_n_modules);
 	if (i == PATCH_SWITCH_MODULES) {
@@ -175,19 +186,21 @@ static struct timespec ps_deadline(uint64_t ns)
 	return (struct timespec){ (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
 }
 
-void patch_switch_launch_enter(void)
+void patch_switch_call_enter(enum patch_call kind)
 {
 	pthread_mutex_lock(&ps_gate_lock);
-	/* a launch made from inside a launch call (none known) must not wait
+	/* a call made from inside a gated call (none known) must not wait
 	 * for a switch that waits for the call */
 	while (ps_gate_closed && !ps_tls_inside)
 		pthread_cond_wait(&ps_gate, &ps_gate_lock);
 	ps_inside++;
 	ps_tls_inside++;
 	pthread_mutex_unlock(&ps_gate_lock);
+	if (kind == PATCH_CALL_LAUNCH)
+		atomic_fetch_add_explicit(&ps_launches, 1, memory_order_relaxed);
 }
 
-void patch_switch_launch_exit(void)
+void patch_switch_call_exit(void)
 {
 	if (!ps_tls_inside)
 		return;
@@ -206,8 +219,8 @@ static void ps_open_gate(void)
 	pthread_mutex_unlock(&ps_gate_lock);
 }
 
-/* Closes the gate and waits until no launch call is inside; -1 (the gate
- * open again) when one stays. */
+/* Closes the gate and waits until no launch or load call is inside; -1
+ * (the gate open again) when one stays. */
 static int ps_close_gate(void)
 {
 	struct timespec at = ps_deadline(PATCH_SWITCH_GATE_NS);
@@ -246,7 +259,12 @@ static int ps_switch_to(enum patch_mode mode)
 	if (mode != PATCH_EXACT && ps_ops.exits)
 		ps_ops.exits(0);
 	ps_open_gate();
-	ps_count_switch(clock_mono_ns() - t0);
+	t0 = clock_mono_ns() - t0;
+	ps_count_switch(t0);
+	if (t0 > PATCH_SWITCH_SLOW_NS)
+		log_debug("patch switch to %s took %" PRIu64 " ms over %zu modules",
+			  mode == PATCH_EXACT ? "entry and exit" : mode == PATCH_ENTRY ? "entry" : "none",
+			  t0 / 1000000, atomic_load(&ps_n_modules));
 	return 0;
 }
 
@@ -296,14 +314,15 @@ static int ps_wait_until(uint64_t until, int for_order)
 	return stopped;
 }
 
-static void ps_run_window(uint64_t ns)
+/* An exact window of ns; how long its switches held launches back. */
+static uint64_t ps_run_window(uint64_t ns)
 {
-	uint64_t start, end;
+	uint64_t start, end, t0 = clock_mono_ns();
 
 	pthread_mutex_lock(&ps_switch_lock);
 	if (ps_switch_to(PATCH_EXACT) != 0) {
 		pthread_mutex_unlock(&ps_switch_lock);
-		return;
+		return clock_mono_ns() - t0;
 	}
 	start = clock_real_ns();
 	ps_wait_until(clock_mono_ns() + ns, 0);
@@ -317,6 +336,26 @@ static void ps_run_window(uint64_t ns)
 	atomic_fetch_add(&ps_window_ns_total, end - start);
 	if (ps_ops.window)
 		ps_ops.window(start, end);
+	t0 = clock_mono_ns() - t0;
+	return t0 > ns ? t0 - ns : 0;
+}
+
+/* Sleeps until the program's next launch call, an order or a stop; 1 when
+ * stopped. */
+static int ps_wait_for_launch(void)
+{
+	uint64_t seen = atomic_load_explicit(&ps_launches, memory_order_relaxed);
+
+	while (atomic_load_explicit(&ps_launches, memory_order_relaxed) == seen) {
+		if (ps_wait_until(clock_mono_ns() + PATCH_SWITCH_IDLE_POLL_NS, 1))
+			return 1;
+		pthread_mutex_lock(&ps_order_lock);
+		int asked = ps_asked_ns != 0;
+		pthread_mutex_unlock(&ps_order_lock);
+		if (asked)
+			return 0;
+	}
+	return 0;
 }
 
 static void *ps_main(void *arg)
@@ -339,10 +378,17 @@ static void *ps_main(void *arg)
 				continue;
 			ns = ps_for_ns;
 			next += ps_every_ns;
+			if (ps_wait_for_launch())
+				break;
 		}
-		ps_run_window(ns);
-		if (ps_every_ns && next < clock_mono_ns())
-			next = clock_mono_ns() + ps_every_ns;
+		uint64_t held = ps_run_window(ns), now = clock_mono_ns();
+
+		if (ps_every_ns && next < now)
+			next = now + ps_every_ns;
+		/* switches slow to make (thousands of modules loaded eagerly)
+		 * space the windows out rather than stall the program */
+		if (ps_every_ns && next < now + held * PATCH_SWITCH_DUTY)
+			next = now + held * PATCH_SWITCH_DUTY;
 	}
 	return NULL;
 }
@@ -394,6 +440,7 @@ void patch_switch_stats(struct patch_switch_stats *out)
 	out->modules = atomic_load(&ps_n_modules);
 	out->failures = atomic_load(&ps_failures);
 	out->given_up = atomic_load(&ps_given_up);
+	out->loaded_ungated = atomic_load(&ps_loaded_ungated);
 	out->switch_ns_total = atomic_load(&ps_switch_ns_total);
 	out->switch_ns_max = atomic_load(&ps_switch_ns_max);
 	out->window_ns_total = atomic_load(&ps_window_ns_total);

@@ -8,11 +8,15 @@
  * kernel launched while its module is being rewritten runs half-patched
  * code (an illegal instruction, seen on the H200).  So switches run on the
  * collector's own threads, one at a time, holding no lock a CUDA or
- * sanitizer callback takes, behind a gate: launch calls entering meanwhile
- * wait at their API-enter callback, before the driver does anything, and a
- * switch starts only once no launch call is inside the driver.  A module
- * that loads meanwhile is patched by its loading thread in the mode it
- * finds, and the switch goes over it again if that mode is stale. */
+ * sanitizer callback takes, behind a gate: launch and load calls entering
+ * meanwhile wait at their API-enter callback, before the driver does
+ * anything, and a switch starts only once no such call is inside the
+ * driver.  A load call patches its modules inside the driver, holding its
+ * locks: a switch beside it could wait for them while the loading thread
+ * waits for the sanitizer (docs/collector.md).
+ * A module loaded by no gated call is patched by its loading thread in the
+ * mode it finds, and the switch goes over it again if that mode is
+ * stale. */
 #ifndef SMTOP_COLLECTORS_PATCH_SWITCH_H
 #define SMTOP_COLLECTORS_PATCH_SWITCH_H
 
@@ -50,10 +54,13 @@ void patch_switch_module_unloading(CUmodule mod);
  * process whose recording is off carry no entries. */
 int patch_switch_recording(void);
 
-/* A launch call (kernel or graph) enters, from its API-enter callback:
- * waits while a switch is on; and leaves, from its API-exit callback. */
-void patch_switch_launch_enter(void);
-void patch_switch_launch_exit(void);
+/* A launch call (kernel or graph) or a call that loads code (a module, a
+ * library, a function) enters, from its API-enter callback: waits while a
+ * switch is on; and leaves, from its API-exit callback.  Launches also
+ * tell the window thread that the program is at work. */
+enum patch_call { PATCH_CALL_LAUNCH, PATCH_CALL_LOAD };
+void patch_switch_call_enter(enum patch_call kind);
+void patch_switch_call_exit(void);
 
 /* The mode between windows: PATCH_OFF to stop recording blocks, PATCH_ENTRY
  * to record them again.  From the collector's own threads only. */
@@ -63,9 +70,11 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len);
 int patch_switch_window(uint64_t ns, char *reason, size_t len);
 
 /* A window of for_ns every every_ns, the first one every_ns / 5 (at least
- * a second) from now
- * (the kernels' block durations are learned early); starts the thread that
- * runs windows.  every_ns 0: windows only on request. */
+ * a second) from now (the kernels' block durations are learned early);
+ * starts the thread that runs windows.  A window that falls due opens at
+ * the program's next launch: one opened while it launches nothing would
+ * measure nothing.  every_ns 0: windows only on request, which open at
+ * once. */
 int patch_switch_start(uint64_t every_ns, uint64_t for_ns);
 
 /* Ends the running window (back to the base mode) and the thread. */
@@ -75,6 +84,7 @@ void patch_switch_stop(void);
 struct patch_switch_stats {
 	uint64_t switches, windows, modules, failures;
 	uint64_t given_up;              /* switches not made: a launch call stayed inside */
+	uint64_t loaded_ungated;        /* modules loaded by no gated call */
 	uint64_t switch_ns_total, switch_ns_max;
 	uint64_t window_ns_total;
 };

@@ -500,7 +500,7 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 {
 	if (d->callbackSite == SANITIZER_API_ENTER) {
 		if (sz_entries)
-			patch_switch_launch_enter();
+			patch_switch_call_enter(PATCH_CALL_LAUNCH);
 		/* at the call's entry the driver holds nothing a driver call of
 		 * ours could wait for, as at CUPTI's (--sm marked); a context is
 		 * handed a ring once its launches showed they are its own
@@ -516,7 +516,7 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 		sz_tls_marked = 0;
 		sz_tls_call_ctx = NULL;
 		if (sz_entries)
-			patch_switch_launch_exit();
+			patch_switch_call_exit();
 	}
 }
 
@@ -679,6 +679,9 @@ static int sz_subscribe(char *reason, size_t len)
 	 * shared memory is N/A and no synchronization is recorded */
 	for (size_t i = 0; sanitizer_launch_calls[i]; i++)
 		sz_enable_callback(1, SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
+	/* the patch switch's gate holds the calls that load code too */
+	for (size_t i = 0; sz_entries && sz_ids->load_calls[i]; i++)
+		sz_enable_callback(1, SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->load_calls[i]);
 	sz_sync_callbacks(1);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "collectors/entries.h"
+#include "collectors/patch_switch.h"
 #include "collectors/sanitizer_convert.h"
 #include "collectors/sanitizer_state.h"
 #include "src/core/clock.h"
@@ -191,13 +192,29 @@ void sz_on_stream_synchronized(const Sanitizer_SynchronizeData *d)
 		sz_tls_sync_stream = d->stream;
 }
 
-/* A driver API callback: a synchronize call, or a launch call. */
+/* A call that loads code waits at the patch switch's gate as a launch
+ * does: inside the driver it patches its modules, holding the driver's
+ * locks, which a switch beside it could wait for. */
+static void sz_on_load_call(const Sanitizer_CallbackData *d)
+{
+	if (!sz_entries)
+		return;
+	if (d->callbackSite == SANITIZER_API_ENTER)
+		patch_switch_call_enter(PATCH_CALL_LOAD);
+	else
+		patch_switch_call_exit();
+}
+
+/* A driver API callback: a synchronize call, a load call, or a launch
+ * call. */
 void sz_on_driver_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d)
 {
 	void *handle;
 	int32_t type = sanitizer_sync_call_type(sz_ids, cbid, d->functionParams, &handle);
 
-	if (type)
+	if (sanitizer_is_load_call(sz_ids, cbid))
+		sz_on_load_call(d);
+	else if (type)
 		sz_on_sync_call(type, handle, d);
 	else
 		sz_on_launch_call(cbid, d);

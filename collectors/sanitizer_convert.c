@@ -13,6 +13,11 @@
  * launch callbacks; the struct fields smtop reads kept their places (new
  * fields came at the ends).  CUDA 12 is not known: its numbering was not
  * checked. */
+#define SZ_MODULE_LOAD_CALLS                                                                              \
+	SANITIZER_CBID_DRIVER_API_cuModuleLoad, SANITIZER_CBID_DRIVER_API_cuModuleLoadData,                 \
+		SANITIZER_CBID_DRIVER_API_cuModuleLoadDataEx, SANITIZER_CBID_DRIVER_API_cuModuleLoadFatBinary, \
+		SANITIZER_CBID_DRIVER_API_cuModuleGetFunction
+
 static const struct sanitizer_numbering sanitizer_numberings[] = {
 	{
 		.major = 11,
@@ -36,6 +41,7 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 				SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz,
 				SANITIZER_CBID_DRIVER_API_cuCtxSynchronize,
 				SANITIZER_CBID_DRIVER_API_cuEventSynchronize, 0 },
+		.load_calls = { SZ_MODULE_LOAD_CALLS, 0 },
 	},
 	{
 		.major = 13,
@@ -67,6 +73,11 @@ static const struct sanitizer_numbering sanitizer_numberings[] = {
 				SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz,
 				SANITIZER_CBID_DRIVER_API_cuCtxSynchronize, 800,
 				SANITIZER_CBID_DRIVER_API_cuEventSynchronize, 0 },
+		/* and the library calls of CUDA 12 on: cuLibraryLoadData 678,
+		 * cuLibraryLoadFromFile 679, cuLibraryGetKernel 681,
+		 * cuLibraryGetModule 682, cuKernelGetFunction 683 (CUPTI's
+		 * driver ids, which the sanitizer's follow) */
+		.load_calls = { SZ_MODULE_LOAD_CALLS, 678, 679, 681, 682, 683, 0 },
 	},
 };
 
@@ -84,6 +95,14 @@ static size_t handled_put(Sanitizer_CallbackId *out, size_t k, Sanitizer_Callbac
 	if (id)
 		out[k++] = id;
 	return k;
+}
+
+int sanitizer_is_load_call(const struct sanitizer_numbering *n, Sanitizer_CallbackId cbid)
+{
+	for (size_t i = 0; n->load_calls[i]; i++)
+		if (n->load_calls[i] == cbid)
+			return 1;
+	return 0;
 }
 
 size_t sanitizer_handled_ids(const struct sanitizer_numbering *n, Sanitizer_CallbackDomain d,

@@ -29,6 +29,10 @@ struct sanitizer_numbering {
 	/* the driver's synchronize calls (driver API domain), ending with 0:
 	 * 13.0 adds cuCtxSynchronize_v2 */
 	Sanitizer_CallbackId sync_calls[6];
+	/* the driver's calls that load code (a module, a library, or a
+	 * function, which lazy loading loads on first use), ending with 0:
+	 * the patch switch's gate holds them as it holds launches */
+	Sanitizer_CallbackId load_calls[12];
 };
 
 /* The callback ids of domain d that smtop handles in numbering n, into out
@@ -73,6 +77,9 @@ CUfunction sanitizer_launch_function(Sanitizer_CallbackId cbid, const void *para
 
 /* 1 when ld was launched with shape. */
 int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sanitizer_launch_shape *shape);
+
+/* 1 when driver API call cbid is one of n's load calls. */
+int sanitizer_is_load_call(const struct sanitizer_numbering *n, Sanitizer_CallbackId cbid);
 
 /* The driver launch calls sanitizer_launch_dynamic_smem reads (their ids
  * are the same in 11.8 and 13.0), ending with 0. */

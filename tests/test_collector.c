@@ -1400,6 +1400,26 @@ Test(sanitizer, a_graph_launch_call_is_an_api_record_with_its_stream)
 }
 #endif
 
+/* The calls that load code wait at the patch switch's gate: the module
+ * calls in both numberings, the library calls (CUDA 12 on) in 13's alone;
+ * a launch or synchronize call is none of them. */
+#ifdef SMTOP_HAVE_SANITIZER
+Test(sanitizer, the_calls_that_load_code_are_known_by_numbering)
+{
+	const struct sanitizer_numbering *n13 = sanitizer_numbering_of(13), *n11 = sanitizer_numbering_of(11);
+
+	cr_expect(sanitizer_is_load_call(n13, SANITIZER_CBID_DRIVER_API_cuModuleLoadData));
+	cr_expect(sanitizer_is_load_call(n11, SANITIZER_CBID_DRIVER_API_cuModuleLoadDataEx));
+	cr_expect(sanitizer_is_load_call(n13, SANITIZER_CBID_DRIVER_API_cuModuleGetFunction));
+	cr_expect(sanitizer_is_load_call(n13, 678), "cuLibraryLoadData");
+	cr_expect(sanitizer_is_load_call(n13, 681), "cuLibraryGetKernel");
+	cr_expect_not(sanitizer_is_load_call(n11, 678), "11.8 has no library calls");
+	cr_expect_not(sanitizer_is_load_call(n13, SANITIZER_CBID_DRIVER_API_cuLaunchKernel));
+	cr_expect_not(sanitizer_is_load_call(n13, SANITIZER_CBID_DRIVER_API_cuStreamSynchronize));
+	cr_expect_not(sanitizer_is_load_call(n13, 0));
+}
+#endif
+
 /* SMTOP_CALLBACKS=handled enables, domain by domain, the callbacks smtop
  * reads and no other: a launch's begin alone of its three. */
 #ifdef SMTOP_HAVE_SANITIZER

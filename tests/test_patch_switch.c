@@ -2,6 +2,7 @@
  * sanitizer that records which module went into which mode when. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <string.h>
 #include <time.h>
@@ -18,8 +19,14 @@ static int fake_index(CUmodule m)
 	return (int)(uintptr_t)m;
 }
 
+static long patch_sleep_ns; /* how long a fake patch call takes */
+
 static int fake_patch(CUmodule m, enum patch_mode mode)
 {
+	struct timespec t = { patch_sleep_ns / 1000000000L, patch_sleep_ns % 1000000000L };
+
+	if (patch_sleep_ns)
+		nanosleep(&t, NULL);
 	cr_expect_eq(mode_of[fake_index(m)], 0, "a module is unpatched before it is patched again");
 	patched_while_exits_off += mode == PATCH_EXACT && !exits_on;
 	mode_of[fake_index(m)] = (int)mode;
@@ -93,15 +100,101 @@ Test(patch_switch, a_window_patches_the_exits_and_puts_entry_back)
 	cr_expect_eq(st.modules, 2);
 }
 
+/* A program at work: a launch call every millisecond until stopped. */
+static _Atomic int launching;
+
+static void *launch_loop(void *arg)
+{
+	struct timespec ms = { 0, 1000000L };
+
+	(void)arg;
+	while (atomic_load(&launching)) {
+		patch_switch_call_enter(PATCH_CALL_LAUNCH);
+		patch_switch_call_exit();
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
 Test(patch_switch, windows_come_every_period)
 {
+	pthread_t t;
+
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
+	atomic_store(&launching, 1);
+	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);
 	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
 	wait_for_windows(3);
 	patch_switch_stop();
+	atomic_store(&launching, 0);
+	pthread_join(t, NULL);
 	cr_expect_geq(windows_seen, 3);
 	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+}
+
+Test(patch_switch, a_due_window_waits_for_the_programs_next_launch)
+{
+	struct timespec ms = { 0, 1000000L }, s13 = { 1, 300000000L };
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
+	/* the first window falls due after a second; calls that only load
+	 * code are no sign of work */
+	for (int i = 0; i < 1300; i++) {
+		patch_switch_call_enter(PATCH_CALL_LOAD);
+		patch_switch_call_exit();
+		nanosleep(&ms, NULL);
+	}
+	cr_expect_eq(windows_seen, 0, "no window while nothing is launched");
+	nanosleep(&s13, NULL);
+	cr_expect_eq(windows_seen, 0);
+	patch_switch_call_enter(PATCH_CALL_LAUNCH);
+	patch_switch_call_exit();
+	wait_for_windows(1);
+	patch_switch_stop();
+	cr_expect_eq(windows_seen, 1, "the launch opened the window that was due, and one only");
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+}
+
+/* Switches that take long (thousands of modules) space the periodic
+ * windows out: their switching stays a twentieth of the time. */
+Test(patch_switch, slow_switches_space_the_windows_out)
+{
+	struct timespec s2 = { 2, 0 };
+	pthread_t t;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_sleep_ns = 15000000L; /* 30 ms a window in its two switches */
+	atomic_store(&launching, 1);
+	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);
+	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
+	wait_for_windows(1);
+	nanosleep(&s2, NULL);
+	patch_switch_stop();
+	atomic_store(&launching, 0);
+	pthread_join(t, NULL);
+	/* every 20 ms, 2 s would hold 40; 600 ms apart, at most 5 */
+	cr_expect_geq(windows_seen, 2);
+	cr_expect_leq(windows_seen, 5, "%d windows in 2 s of 30 ms switches", windows_seen);
+}
+
+Test(patch_switch, a_module_loaded_outside_a_gated_call_is_counted)
+{
+	struct patch_switch_stats st;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_call_enter(PATCH_CALL_LOAD);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_call_exit();
+	patch_switch_module_loaded((CUmodule)2);
+	patch_switch_stats(&st);
+	cr_expect_eq(st.modules, 2);
+	cr_expect_eq(st.loaded_ungated, 1);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+	cr_expect_eq(mode_of[2], PATCH_ENTRY);
 }
 
 Test(patch_switch, recording_off_unpatches_and_new_modules_stay_unpatched)
@@ -171,14 +264,34 @@ Test(patch_switch, a_switch_waits_for_the_launch_call_inside_the_driver)
 
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
-	patch_switch_launch_enter();
+	patch_switch_call_enter(PATCH_CALL_LAUNCH);
 	cr_assert_eq(pthread_create(&t, NULL, switch_off, &rc), 0);
 	nanosleep(&ms20, NULL);
 	cr_expect_eq(mode_of[1], PATCH_ENTRY, "not rewritten under a launch");
-	patch_switch_launch_exit();
+	patch_switch_call_exit();
 	pthread_join(t, NULL);
 	cr_expect_eq(rc, 0);
 	cr_expect_eq(mode_of[1], 0);
+}
+
+Test(patch_switch, a_switch_waits_for_the_load_call_inside_the_driver)
+{
+	struct timespec ms20 = { 0, 20000000L };
+	pthread_t t;
+	int rc = 99;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_call_enter(PATCH_CALL_LOAD);
+	patch_switch_module_loaded((CUmodule)2);
+	cr_assert_eq(pthread_create(&t, NULL, switch_off, &rc), 0);
+	nanosleep(&ms20, NULL);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY, "not rewritten while a load call patches");
+	patch_switch_call_exit();
+	pthread_join(t, NULL);
+	cr_expect_eq(rc, 0);
+	cr_expect_eq(mode_of[1], 0);
+	cr_expect_eq(mode_of[2], 0);
 }
 
 Test(patch_switch, a_launch_call_that_never_leaves_makes_the_switch_give_up)
@@ -187,11 +300,11 @@ Test(patch_switch, a_launch_call_that_never_leaves_makes_the_switch_give_up)
 
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
-	patch_switch_launch_enter();
+	patch_switch_call_enter(PATCH_CALL_LAUNCH);
 	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), -1);
 	cr_expect(strstr(why, "launch call"), "%s", why);
 	cr_expect_eq(mode_of[1], PATCH_ENTRY);
-	patch_switch_launch_exit();
+	patch_switch_call_exit();
 	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "the gate opened again");
 }
 

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers dormant_overhead sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers dormant_overhead dormant_graph sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost launch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -316,6 +316,20 @@ section_dormant_overhead() {
 		"${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry dormant-entry-quiet}"
 }
 
+# The dormant collector on the ResNet-18 loop launched eagerly and replayed
+# as one CUDA graph, against plain (tests/gpu/torch_graph_loop.py):
+# SMTOP_OVERHEAD_ROUNDS rounds (3).
+section_dormant_graph() {
+	echo "== dormant_graph: ResNet-18 batch 16, eager and replayed, ms/step"
+	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
+	i=0
+	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-3}" ]; do
+		echo "plain $($PIN python3 tests/gpu/torch_graph_loop.py)"
+		echo "dormant $(SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q -- python3 tests/gpu/torch_graph_loop.py)"
+		i=$((i + 1))
+	done
+}
+
 # What the sanitizer's patching costs beside smtop's patches and
 # torch.profiler: plain; the callbacks alone (SMTOP_PATCH=off); patches that
 # return at once, at entry and exit and at entry only; smtop's entry-only
@@ -388,6 +402,17 @@ section_sm_windows() {
 		python3 tests/gpu/window_ends.py "$OUT_DIR/ends-csv" ||
 			bad "torch, windows ($run): no kernel launched in a window got an exact end"
 	done
+	# eager loading patches thousands of modules, and every switch goes over
+	# them all: the windows must space out and the program finish
+	CUDA_MODULE_LOADING=EAGER SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--sm entry --exact-every 1s" \
+		record win-eager python3 tests/gpu/torch_two_streams.py --iters 3 > "$OUT_DIR/win-eager.debug" 2>&1 ||
+		bad "torch, eager loading, windows every 1s: exit status"
+	grep -E "patch switch|patches:" "$OUT_DIR/win-eager.debug" | head -8
+	if grep -q "^two-streams" "$OUT_DIR/win-eager.out"; then
+		ok "eager loading with windows: the program finished"
+	else
+		bad "eager loading with windows: the program did not finish"
+	fi
 	SMTOP_RECORD_ARGS="--sm entry --exact-every 0" record obs-entry python3 tests/gpu/torch_two_streams.py --iters 10 ||
 		bad "torch --sm entry exit status"
 	echo "observer --sm entry, no windows: $(cat "$OUT_DIR/obs-entry.out") $(episodes "$OUT_DIR/obs-entry.smtop")"

@@ -137,8 +137,9 @@ void cli_usage(FILE *out)
 	cli_usage_sm(out);
 	fputs("  --exact-every T, --exact-for T\n"
 	      "                             --sm entry: an exact window (entry and exit patched)\n"
-	      "                             of T every T: 2s, 500ms (default: none, only when\n"
-	      "                             asked: the live view's x key; --exact-for 20ms)\n"
+	      "                             of T every T (2s, 500ms), each at the program's next\n"
+	      "                             launch (default: none, only when asked: the live\n"
+	      "                             view's x key; --exact-for 20ms)\n"
 	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
 	      "                             out (recorded by default, in every --sm mode)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"

@@ -36,6 +36,7 @@ struct patch_module {
 	CUmodule mod;
 	_Atomic int state;
 	enum patch_mode mode;           /* what it is patched in; written while BUSY */
+	_Atomic int used;               /* a function of it was launched */
 };
 
 static struct patch_switch_ops ps_ops;
@@ -59,6 +60,8 @@ static pthread_t ps_thread;
 static _Atomic uint64_t ps_switches, ps_windows, ps_failures, ps_switch_ns_total, ps_switch_ns_max,
 	ps_window_ns_total, ps_given_up, ps_loaded_ungated;
 static _Atomic uint64_t ps_launches;    /* launch calls entered, for the window thread */
+static _Atomic uint64_t ps_used;        /* modules launched from */
+static _Atomic int ps_used_unknown;     /* a launch from a module not listed: windows patch all */
 
 /* The gate: closed during a switch; inside counts the launch and load
  * calls in the driver. */
@@ -117,6 +120,7 @@ void patch_switch_module_loaded(CUmodule mod)
 	m = &ps_modules[i];
 	m->mod = mod;
 	m->mode = PATCH_OFF;
+	atomic_store(&m->used, 0);
 	atomic_store(&m->state, MOD_BUSY);
 	atomic_store(&ps_n_modules, i + 1);
 	pthread_mutex_unlock(&ps_list_lock);
@@ -148,6 +152,37 @@ void patch_switch_module_unloading(CUmodule mod)
 	}
 }
 
+void patch_switch_module_used(CUmodule mod)
+{
+	/* a full table of functions calls at every launch */
+	static _Thread_local CUmodule last;
+	size_t n = atomic_load(&ps_n_modules);
+
+	if (mod && mod == last)
+		return;
+	last = mod;
+	for (size_t i = 0; mod && i < n; i++) {
+		struct patch_module *m = &ps_modules[i];
+
+		if (m->mod != mod || atomic_load(&m->state) == MOD_GONE)
+			continue;
+		if (atomic_exchange(&m->used, 1) == 0)
+			atomic_fetch_add(&ps_used, 1);
+		return;
+	}
+	if (atomic_exchange(&ps_used_unknown, 1) == 0)
+		log_debug("a launch from a module the patch switch does not know: windows patch every module");
+}
+
+/* The mode m goes into when the process goes into mode: a window's exits
+ * only where the program has launched from.  Under ps_switch_lock. */
+static enum patch_mode ps_mode_for(struct patch_module *m, enum patch_mode mode)
+{
+	if (mode != PATCH_EXACT || atomic_load(&m->used) || atomic_load(&ps_used_unknown))
+		return mode;
+	return ps_base;
+}
+
 /* One pass over the modules; how many a loading thread still holds. */
 static size_t ps_pass(enum patch_mode mode)
 {
@@ -161,8 +196,8 @@ static size_t ps_pass(enum patch_mode mode)
 			busy += idle == MOD_BUSY;
 			continue;
 		}
-		if (m->mode != mode)
-			ps_apply(m, mode);
+		if (m->mode != ps_mode_for(m, mode))
+			ps_apply(m, ps_mode_for(m, mode));
 		atomic_store(&m->state, MOD_IDLE);
 	}
 	return busy;
@@ -441,6 +476,8 @@ void patch_switch_stats(struct patch_switch_stats *out)
 	out->failures = atomic_load(&ps_failures);
 	out->given_up = atomic_load(&ps_given_up);
 	out->loaded_ungated = atomic_load(&ps_loaded_ungated);
+	out->used = atomic_load(&ps_used);
+	out->used_unknown = atomic_load(&ps_used_unknown);
 	out->switch_ns_total = atomic_load(&ps_switch_ns_total);
 	out->switch_ns_max = atomic_load(&ps_switch_ns_max);
 	out->window_ns_total = atomic_load(&ps_window_ns_total);

@@ -50,6 +50,13 @@ void patch_switch_init(const struct patch_switch_ops *ops, enum patch_mode mode,
 void patch_switch_module_loaded(CUmodule mod);
 void patch_switch_module_unloading(CUmodule mod);
 
+/* A function of mod is launched (at its first launch, from the launch
+ * callback): a window patches the exits of the modules launched from
+ * alone, so that its switches go over tens of modules, not the thousands
+ * that eager loading loads.  A module not known here (NULL, or not
+ * loaded through the module callback) makes windows patch every one. */
+void patch_switch_module_used(CUmodule mod);
+
 /* Whether modules are being patched now (not PATCH_OFF): launches of a
  * process whose recording is off carry no entries. */
 int patch_switch_recording(void);
@@ -85,6 +92,8 @@ struct patch_switch_stats {
 	uint64_t switches, windows, modules, failures;
 	uint64_t given_up;              /* switches not made: a launch call stayed inside */
 	uint64_t loaded_ungated;        /* modules loaded by no gated call */
+	uint64_t used;                  /* modules launched from */
+	int used_unknown;               /* a launch from a module not listed */
 	uint64_t switch_ns_total, switch_ns_max;
 	uint64_t window_ns_total;
 };

@@ -411,6 +411,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	uint64_t ring;
 	SanitizerResult r;
 	uint32_t exec_seq;
+	int first;
 
 	atomic_fetch_add_explicit(&sz_launches, 1, memory_order_relaxed);
 	if (sz_marks && !g)
@@ -432,8 +433,10 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	info.correlation_id = sz_launch_correlation(g);
 	exec_seq = g ? sz_exec_seq(g->graphExec) : 0;
 	info.function = ld->function;
-	sz_func_attributes(ld->function, &info);
+	first = sz_func_attributes(ld->function, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
+	if (first && sz_entries)
+		patch_switch_module_used(ld->module);
 	if (g) {
 		info.graph_node_id = sanitizer_graph_node_id(exec_seq, g->node);
 		info.dynamic_smem = sz_on_graph_node(g, info.graph_node_id, exec_seq);

@@ -115,8 +115,9 @@ uint32_t sz_stream_id(void *stream)
 }
 
 /* The attributes a launch record carries, when the host thread knew them
- * (an open-addressing table by function: this runs at every launch). */
-void sz_func_attributes(CUfunction f, struct launch_info *info)
+ * (an open-addressing table by function: this runs at every launch); 1
+ * when f was not in the table (its first launch, or one of a full table). */
+int sz_func_attributes(CUfunction f, struct launch_info *info)
 {
 	uint64_t x = (uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull;
 	size_t i = (size_t)(x >> 40) & (SZ_MAX_FUNCS - 1);
@@ -128,16 +129,17 @@ void sz_func_attributes(CUfunction f, struct launch_info *info)
 			info->registers = e->registers;
 			info->static_smem = e->static_smem;
 			info->local_mem = e->local_mem;
-			return;
+			return 0;
 		}
 		if (!e->f) {
 			if (sz_n_funcs * 2 < SZ_MAX_FUNCS) { /* past half full, new ones go without */
 				*e = (struct sz_func){ .f = f };
 				sz_n_funcs++;
 			}
-			return;
+			return 1;
 		}
 	}
+	return 1;
 }
 
 /* The context a launch's record names, once the host thread has asked

@@ -169,7 +169,7 @@ uint32_t sz_stream_id(void *stream);
 /* blocks_host.context_ids: ctx's numbers as the records give them (its
  * resource callback named it before any launch in it). */
 void sz_context_ids(CUcontext ctx, uint32_t *context_id, uint32_t *device_id);
-void sz_func_attributes(CUfunction f, struct launch_info *info);
+int sz_func_attributes(CUfunction f, struct launch_info *info);
 void sz_fill_attributes(struct launch_info *info);
 void sz_unpark(uint32_t stream_id, uint32_t context_id);
 void sz_describe_new(void);

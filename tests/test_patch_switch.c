@@ -82,6 +82,8 @@ Test(patch_switch, a_window_patches_the_exits_and_puts_entry_back)
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
 	patch_switch_module_loaded((CUmodule)2);
+	patch_switch_module_used((CUmodule)1);
+	patch_switch_module_used((CUmodule)2);
 	cr_assert_eq(patch_switch_start(0, 0), 0);
 	cr_assert_eq(patch_switch_window(3000000, why, sizeof why), 0, "%s", why);
 	wait_for_windows(1);
@@ -114,6 +116,51 @@ static void *launch_loop(void *arg)
 		nanosleep(&ms, NULL);
 	}
 	return NULL;
+}
+
+/* A window patches the exits of the modules the program launched from:
+ * with eager loading the others are thousands, each one a switch would
+ * go over twice. */
+Test(patch_switch, a_window_patches_the_exits_of_the_modules_launched_from)
+{
+	struct patch_switch_stats st;
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_module_loaded((CUmodule)2);
+	patch_switch_module_used((CUmodule)1);
+	patch_switch_module_used((CUmodule)1);
+	cr_assert_eq(patch_switch_start(0, 0), 0);
+	cr_assert_eq(patch_switch_window(100000000, why, sizeof why), 0, "%s", why);
+	for (int i = 0; i < 5000 && mode_of[1] != PATCH_EXACT; i++)
+		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+	cr_expect_eq(mode_of[1], PATCH_EXACT);
+	cr_expect_eq(mode_of[2], PATCH_ENTRY, "never launched from: its entries alone");
+	wait_for_windows(1);
+	patch_switch_stop();
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+	patch_switch_stats(&st);
+	cr_expect_eq(st.used, 1);
+	cr_expect_eq(st.used_unknown, 0);
+}
+
+Test(patch_switch, a_launch_from_a_module_not_listed_makes_windows_patch_all)
+{
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_module_loaded((CUmodule)2);
+	patch_switch_module_used((CUmodule)3);
+	cr_assert_eq(patch_switch_start(0, 0), 0);
+	cr_assert_eq(patch_switch_window(100000000, why, sizeof why), 0, "%s", why);
+	for (int i = 0; i < 5000 && mode_of[2] != PATCH_EXACT; i++)
+		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+	cr_expect_eq(mode_of[1], PATCH_EXACT);
+	cr_expect_eq(mode_of[2], PATCH_EXACT);
+	wait_for_windows(1);
+	patch_switch_stop();
 }
 
 Test(patch_switch, windows_come_every_period)
@@ -167,6 +214,7 @@ Test(patch_switch, slow_switches_space_the_windows_out)
 
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_module_used((CUmodule)1);
 	patch_sleep_ns = 15000000L; /* 30 ms a window in its two switches */
 	atomic_store(&launching, 1);
 	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);

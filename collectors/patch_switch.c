@@ -281,7 +281,7 @@ static int ps_switch_to(enum patch_mode mode)
 
 	if (ps_close_gate() != 0) {
 		atomic_fetch_add(&ps_given_up, 1);
-		log_debug("patch switch given up: a launch call stayed inside the driver");
+		log_debug("patch switch given up: a launch or load call stayed inside the driver");
 		return -1;
 	}
 	if (ps_ops.drain)
@@ -320,7 +320,7 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 		ps_base = mode;
 	pthread_mutex_unlock(&ps_switch_lock);
 	if (r)
-		snprintf(reason, len, "a launch call stayed inside the driver for a second: not switched");
+		snprintf(reason, len, "a launch or load call stayed inside the driver for a second: not switched");
 	return r;
 }
 

@@ -90,7 +90,7 @@ void patch_switch_stop(void);
 /* What the switches cost, for the session's meta and the debug log. */
 struct patch_switch_stats {
 	uint64_t switches, windows, modules, failures;
-	uint64_t given_up;              /* switches not made: a launch call stayed inside */
+	uint64_t given_up;              /* switches not made: a gated call stayed inside */
 	uint64_t loaded_ungated;        /* modules loaded by no gated call */
 	uint64_t used;                  /* modules launched from */
 	int used_unknown;               /* a launch from a module not listed */

@@ -154,13 +154,16 @@ void patch_switch_module_unloading(CUmodule mod)
 
 void patch_switch_module_used(CUmodule mod)
 {
-	/* a full table of functions calls at every launch */
+	/* a full table of functions calls at every launch; a module loaded
+	 * since may have taken the handle of one unloaded */
 	static _Thread_local CUmodule last;
+	static _Thread_local size_t last_n;
 	size_t n = atomic_load(&ps_n_modules);
 
-	if (mod && mod == last)
+	if (mod && mod == last && n == last_n)
 		return;
 	last = mod;
+	last_n = n;
 	for (size_t i = 0; mod && i < n; i++) {
 		struct patch_module *m = &ps_modules[i];
 

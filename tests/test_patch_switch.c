@@ -224,8 +224,8 @@ Test(patch_switch, slow_switches_space_the_windows_out)
 	patch_switch_stop();
 	atomic_store(&launching, 0);
 	pthread_join(t, NULL);
-	/* every 20 ms, 2 s would hold 40; 600 ms apart, at most 5 */
-	cr_expect_geq(windows_seen, 2);
+	/* every 20 ms, 2 s would hold 40; 600 ms apart or more, at most 5 */
+	cr_expect_geq(windows_seen, 1);
 	cr_expect_leq(windows_seen, 5, "%d windows in 2 s of 30 ms switches", windows_seen);
 }
 

@@ -26,8 +26,9 @@
 #define PATCH_SWITCH_DUTY 20
 /* A switch this long is told under SMTOP_DEBUG. */
 #define PATCH_SWITCH_SLOW_NS 250000000ull
-/* How often a window that fell due looks for the program's next launch. */
-#define PATCH_SWITCH_IDLE_POLL_NS 5000000ull
+/* How often a window waiting for the program's next launch looks for an
+ * order or a stop. */
+#define PATCH_SWITCH_IDLE_LOOK_NS 50000000ull
 
 /* A module's state: who may call the sanitizer on it now. */
 enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE };
@@ -59,7 +60,6 @@ static pthread_t ps_thread;
 
 static _Atomic uint64_t ps_switches, ps_windows, ps_failures, ps_switch_ns_total, ps_switch_ns_max,
 	ps_window_ns_total, ps_given_up, ps_loaded_ungated;
-static _Atomic uint64_t ps_launches;    /* launch calls entered, for the window thread */
 static _Atomic uint64_t ps_used;        /* modules launched from */
 static _Atomic int ps_used_unknown;     /* a launch from a module not listed: windows patch all */
 
@@ -69,6 +69,10 @@ static pthread_mutex_t ps_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ps_gate = PTHREAD_COND_INITIALIZER;
 static int ps_gate_closed, ps_inside;
 static _Thread_local int ps_tls_inside;
+/* A window that fell due waits for the next launch call (under
+ * ps_gate_lock). */
+static pthread_cond_t ps_launched = PTHREAD_COND_INITIALIZER;
+static int ps_awaiting_launch;
 
 void patch_switch_init(const struct patch_switch_ops *ops, enum patch_mode mode, int can_unpatch)
 {
@@ -233,9 +237,11 @@ void patch_switch_call_enter(enum patch_call kind)
 		pthread_cond_wait(&ps_gate, &ps_gate_lock);
 	ps_inside++;
 	ps_tls_inside++;
+	if (kind == PATCH_CALL_LAUNCH && ps_awaiting_launch) {
+		ps_awaiting_launch = 0;
+		pthread_cond_signal(&ps_launched);
+	}
 	pthread_mutex_unlock(&ps_gate_lock);
-	if (kind == PATCH_CALL_LAUNCH)
-		atomic_fetch_add_explicit(&ps_launches, 1, memory_order_relaxed);
 }
 
 void patch_switch_call_exit(void)
@@ -378,22 +384,44 @@ static uint64_t ps_run_window(uint64_t ns)
 	return t0 > ns ? t0 - ns : 0;
 }
 
+/* An order or a stop for a window thread that waits for a launch.  Not
+ * under the orders' lock: the waiting thread takes that one inside the
+ * gate's. */
+static void ps_wake_from_launch_wait(void)
+{
+	pthread_mutex_lock(&ps_gate_lock);
+	pthread_cond_signal(&ps_launched);
+	pthread_mutex_unlock(&ps_gate_lock);
+}
+
+/* Whether the window thread was stopped, or asked for a window. */
+static int ps_stopped_or_asked(void)
+{
+	int r;
+
+	pthread_mutex_lock(&ps_order_lock);
+	r = ps_stop || ps_asked_ns;
+	pthread_mutex_unlock(&ps_order_lock);
+	return r;
+}
+
 /* Sleeps until the program's next launch call, an order or a stop; 1 when
  * stopped. */
 static int ps_wait_for_launch(void)
 {
-	uint64_t seen = atomic_load_explicit(&ps_launches, memory_order_relaxed);
+	pthread_mutex_lock(&ps_gate_lock);
+	ps_awaiting_launch = 1;
+	while (ps_awaiting_launch && !ps_stopped_or_asked()) {
+		struct timespec at = ps_deadline(PATCH_SWITCH_IDLE_LOOK_NS);
 
-	while (atomic_load_explicit(&ps_launches, memory_order_relaxed) == seen) {
-		if (ps_wait_until(clock_mono_ns() + PATCH_SWITCH_IDLE_POLL_NS, 1))
-			return 1;
-		pthread_mutex_lock(&ps_order_lock);
-		int asked = ps_asked_ns != 0;
-		pthread_mutex_unlock(&ps_order_lock);
-		if (asked)
-			return 0;
+		pthread_cond_timedwait(&ps_launched, &ps_gate_lock, &at);
 	}
-	return 0;
+	ps_awaiting_launch = 0;
+	pthread_mutex_unlock(&ps_gate_lock);
+	pthread_mutex_lock(&ps_order_lock);
+	int stopped = ps_stop;
+	pthread_mutex_unlock(&ps_order_lock);
+	return stopped;
 }
 
 static void *ps_main(void *arg)
@@ -443,6 +471,7 @@ int patch_switch_window(uint64_t ns, char *reason, size_t len)
 	ps_asked_ns = ns ? ns : 1;
 	pthread_cond_signal(&ps_order);
 	pthread_mutex_unlock(&ps_order_lock);
+	ps_wake_from_launch_wait();
 	return 0;
 }
 
@@ -467,6 +496,7 @@ void patch_switch_stop(void)
 	ps_stop = 1;
 	pthread_cond_signal(&ps_order);
 	pthread_mutex_unlock(&ps_order_lock);
+	ps_wake_from_launch_wait();
 	pthread_join(ps_thread, NULL);
 	ps_started = 0;
 }

@@ -75,17 +75,30 @@ Test(patch_switch, a_module_loads_patched_in_the_current_mode)
 	cr_expect(patch_switch_recording());
 }
 
-Test(patch_switch, a_window_patches_the_exits_and_puts_entry_back)
+/* Modules 1 and 2 loaded, those in used[] launched from (a 0 ends it),
+ * and a window of ns asked for. */
+static void window_over_two_modules(const uintptr_t *used, uint64_t ns)
 {
 	char why[128];
 
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
 	patch_switch_module_loaded((CUmodule)2);
-	patch_switch_module_used((CUmodule)1);
-	patch_switch_module_used((CUmodule)2);
+	for (size_t i = 0; used[i]; i++)
+		patch_switch_module_used((CUmodule)used[i]);
 	cr_assert_eq(patch_switch_start(0, 0), 0);
-	cr_assert_eq(patch_switch_window(3000000, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(patch_switch_window(ns, why, sizeof why), 0, "%s", why);
+}
+
+static void wait_for_mode(int k, int mode)
+{
+	for (int i = 0; i < 5000 && mode_of[k] != mode; i++)
+		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+}
+
+Test(patch_switch, a_window_patches_the_exits_and_puts_entry_back)
+{
+	window_over_two_modules((const uintptr_t[]){ 1, 2, 0 }, 3000000);
 	wait_for_windows(1);
 	patch_switch_stop();
 	cr_assert_eq(windows_seen, 1);
@@ -124,17 +137,9 @@ static void *launch_loop(void *arg)
 Test(patch_switch, a_window_patches_the_exits_of_the_modules_launched_from)
 {
 	struct patch_switch_stats st;
-	char why[128];
 
-	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
-	patch_switch_module_loaded((CUmodule)1);
-	patch_switch_module_loaded((CUmodule)2);
-	patch_switch_module_used((CUmodule)1);
-	patch_switch_module_used((CUmodule)1);
-	cr_assert_eq(patch_switch_start(0, 0), 0);
-	cr_assert_eq(patch_switch_window(100000000, why, sizeof why), 0, "%s", why);
-	for (int i = 0; i < 5000 && mode_of[1] != PATCH_EXACT; i++)
-		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+	window_over_two_modules((const uintptr_t[]){ 1, 1, 0 }, 100000000);
+	wait_for_mode(1, PATCH_EXACT);
 	cr_expect_eq(mode_of[1], PATCH_EXACT);
 	cr_expect_eq(mode_of[2], PATCH_ENTRY, "never launched from: its entries alone");
 	wait_for_windows(1);
@@ -147,16 +152,8 @@ Test(patch_switch, a_window_patches_the_exits_of_the_modules_launched_from)
 
 Test(patch_switch, a_launch_from_a_module_not_listed_makes_windows_patch_all)
 {
-	char why[128];
-
-	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
-	patch_switch_module_loaded((CUmodule)1);
-	patch_switch_module_loaded((CUmodule)2);
-	patch_switch_module_used((CUmodule)3);
-	cr_assert_eq(patch_switch_start(0, 0), 0);
-	cr_assert_eq(patch_switch_window(100000000, why, sizeof why), 0, "%s", why);
-	for (int i = 0; i < 5000 && mode_of[2] != PATCH_EXACT; i++)
-		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+	window_over_two_modules((const uintptr_t[]){ 3, 0 }, 100000000);
+	wait_for_mode(2, PATCH_EXACT);
 	cr_expect_eq(mode_of[1], PATCH_EXACT);
 	cr_expect_eq(mode_of[2], PATCH_EXACT);
 	wait_for_windows(1);
@@ -304,7 +301,9 @@ static void *switch_off(void *arg)
 	return NULL;
 }
 
-Test(patch_switch, a_switch_waits_for_the_launch_call_inside_the_driver)
+/* A switch off, made while a call of kind is inside the driver (a module
+ * loading in it), waits until the call leaves. */
+static void switch_waits_for_call(enum patch_call kind)
 {
 	struct timespec ms20 = { 0, 20000000L };
 	pthread_t t;
@@ -312,34 +311,26 @@ Test(patch_switch, a_switch_waits_for_the_launch_call_inside_the_driver)
 
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
-	patch_switch_call_enter(PATCH_CALL_LAUNCH);
-	cr_assert_eq(pthread_create(&t, NULL, switch_off, &rc), 0);
-	nanosleep(&ms20, NULL);
-	cr_expect_eq(mode_of[1], PATCH_ENTRY, "not rewritten under a launch");
-	patch_switch_call_exit();
-	pthread_join(t, NULL);
-	cr_expect_eq(rc, 0);
-	cr_expect_eq(mode_of[1], 0);
-}
-
-Test(patch_switch, a_switch_waits_for_the_load_call_inside_the_driver)
-{
-	struct timespec ms20 = { 0, 20000000L };
-	pthread_t t;
-	int rc = 99;
-
-	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
-	patch_switch_module_loaded((CUmodule)1);
-	patch_switch_call_enter(PATCH_CALL_LOAD);
+	patch_switch_call_enter(kind);
 	patch_switch_module_loaded((CUmodule)2);
 	cr_assert_eq(pthread_create(&t, NULL, switch_off, &rc), 0);
 	nanosleep(&ms20, NULL);
-	cr_expect_eq(mode_of[1], PATCH_ENTRY, "not rewritten while a load call patches");
+	cr_expect_eq(mode_of[1], PATCH_ENTRY, "not rewritten while the call is inside");
 	patch_switch_call_exit();
 	pthread_join(t, NULL);
 	cr_expect_eq(rc, 0);
 	cr_expect_eq(mode_of[1], 0);
 	cr_expect_eq(mode_of[2], 0);
+}
+
+Test(patch_switch, a_switch_waits_for_the_launch_call_inside_the_driver)
+{
+	switch_waits_for_call(PATCH_CALL_LAUNCH);
+}
+
+Test(patch_switch, a_switch_waits_for_the_load_call_inside_the_driver)
+{
+	switch_waits_for_call(PATCH_CALL_LOAD);
 }
 
 Test(patch_switch, a_launch_call_that_never_leaves_makes_the_switch_give_up)

@@ -317,7 +317,8 @@ section_dormant_overhead() {
 }
 
 # The dormant collector on the ResNet-18 loop launched eagerly and replayed
-# as one CUDA graph, against plain (tests/gpu/torch_graph_loop.py):
+# as one CUDA graph, against plain, and with its recording callbacks off
+# too (SMTOP_DORMANT_QUIET=1) (tests/gpu/torch_graph_loop.py):
 # SMTOP_OVERHEAD_ROUNDS rounds (3).
 section_dormant_graph() {
 	echo "== dormant_graph: ResNet-18 batch 16, eager and replayed, ms/step"
@@ -326,6 +327,9 @@ section_dormant_graph() {
 	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-3}" ]; do
 		echo "plain $($PIN python3 tests/gpu/torch_graph_loop.py)"
 		echo "dormant $(SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q -- python3 tests/gpu/torch_graph_loop.py)"
+		# the graph callbacks off too: is a replay's cost theirs?
+		echo "dormant-quiet $(SMTOP_DORMANT_QUIET=1 SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q -- \
+			python3 tests/gpu/torch_graph_loop.py)"
 		i=$((i + 1))
 	done
 }

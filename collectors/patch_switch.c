@@ -30,6 +30,11 @@
  * order or a stop. */
 #define PATCH_SWITCH_IDLE_LOOK_NS 50000000ull
 
+/* How long a loading thread waits for the sanitizer's patch calls to be
+ * free: a switch's call that waits for a lock the loading call holds
+ * in the driver would wait for ever. */
+#define PATCH_SWITCH_LOAD_WAIT_MS 2000
+
 /* A module's state: who may call the sanitizer on it now. */
 enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE };
 
@@ -48,6 +53,9 @@ static _Atomic size_t ps_n_modules;
 static _Atomic int ps_target;           /* the mode a module loading now is patched in */
 
 static pthread_mutex_t ps_switch_lock = PTHREAD_MUTEX_INITIALIZER; /* one switch at a time */
+/* The sanitizer's patch calls, on any module, one at a time: it leaves
+ * their results undefined otherwise (sanitizer_patching.h). */
+static pthread_mutex_t ps_patching_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum patch_mode ps_base = PATCH_ENTRY;                      /* under ps_switch_lock */
 
 /* The window thread's orders, under ps_order_lock. */
@@ -59,7 +67,7 @@ static int ps_stop, ps_started;
 static pthread_t ps_thread;
 
 static _Atomic uint64_t ps_switches, ps_windows, ps_failures, ps_switch_ns_total, ps_switch_ns_max,
-	ps_window_ns_total, ps_given_up, ps_loaded_ungated;
+	ps_window_ns_total, ps_given_up, ps_loaded_ungated, ps_load_timeouts;
 static _Atomic uint64_t ps_used;        /* modules launched from */
 static _Atomic int ps_used_unknown;     /* a launch from a module not listed: windows patch all */
 
@@ -106,6 +114,24 @@ static int ps_apply(struct patch_module *m, enum patch_mode mode)
 	return 0;
 }
 
+int patch_switch_lock_patching(void)
+{
+	struct timespec ms = { 0, 1000000L };
+
+	for (int i = 0; i < PATCH_SWITCH_LOAD_WAIT_MS; i++) {
+		if (pthread_mutex_trylock(&ps_patching_lock) == 0)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	atomic_fetch_add(&ps_load_timeouts, 1);
+	return -1;
+}
+
+void patch_switch_unlock_patching(void)
+{
+	pthread_mutex_unlock(&ps_patching_lock);
+}
+
 void patch_switch_module_loaded(CUmodule mod)
 {
 	struct patch_module *m;
@@ -129,8 +155,14 @@ void patch_switch_module_loaded(CUmodule mod)
 	atomic_store(&ps_n_modules, i + 1);
 	pthread_mutex_unlock(&ps_list_lock);
 	/* read after it is listed: a switch that set another mode before
-	 * listing it finds it BUSY and comes back to it */
-	ps_apply(m, (enum patch_mode)atomic_load(&ps_target));
+	 * listing it finds it BUSY and comes back to it; one that keeps the
+	 * patch calls past the wait goes over it once more at its end */
+	if (patch_switch_lock_patching() == 0) {
+		ps_apply(m, (enum patch_mode)atomic_load(&ps_target));
+		patch_switch_unlock_patching();
+	} else {
+		log_debug("module %p loaded unpatched: the patch calls stayed taken", (void *)mod);
+	}
 	atomic_store(&m->state, MOD_IDLE);
 }
 
@@ -203,8 +235,11 @@ static size_t ps_pass(enum patch_mode mode)
 			busy += idle == MOD_BUSY;
 			continue;
 		}
-		if (m->mode != ps_mode_for(m, mode))
+		if (m->mode != ps_mode_for(m, mode)) {
+			pthread_mutex_lock(&ps_patching_lock);
 			ps_apply(m, ps_mode_for(m, mode));
+			pthread_mutex_unlock(&ps_patching_lock);
+		}
 		atomic_store(&m->state, MOD_IDLE);
 	}
 	return busy;
@@ -300,6 +335,7 @@ static int ps_switch_to(enum patch_mode mode)
 	atomic_store(&ps_target, (int)mode);
 	for (int round = 0; round < PATCH_SWITCH_ROUNDS && ps_pass(mode); round++)
 		nanosleep(&ms, NULL);
+	ps_pass(mode); /* modules listed meanwhile */
 	if (mode != PATCH_EXACT && ps_ops.exits)
 		ps_ops.exits(0);
 	ps_open_gate();
@@ -509,6 +545,7 @@ void patch_switch_stats(struct patch_switch_stats *out)
 	out->failures = atomic_load(&ps_failures);
 	out->given_up = atomic_load(&ps_given_up);
 	out->loaded_ungated = atomic_load(&ps_loaded_ungated);
+	out->load_timeouts = atomic_load(&ps_load_timeouts);
 	out->used = atomic_load(&ps_used);
 	out->used_unknown = atomic_load(&ps_used_unknown);
 	out->switch_ns_total = atomic_load(&ps_switch_ns_total);

@@ -4,7 +4,7 @@
  * a switch to entry and exit and, some milliseconds later, back.
  *
  * The sanitizer's patch and unpatch calls return only once the GPU has
- * drained, and must not run on one module from two threads at once.  A
+ * drained, and must not run from two threads at once, on any modules.  A
  * kernel launched while its module is being rewritten runs half-patched
  * code (an illegal instruction, seen on the H200).  So switches run on the
  * collector's own threads, one at a time, holding no lock a CUDA or
@@ -48,6 +48,13 @@ void patch_switch_init(const struct patch_switch_ops *ops, enum patch_mode mode,
 
 /* From the module callbacks. */
 void patch_switch_module_loaded(CUmodule mod);
+
+/* The sanitizer's patch calls taken by a loading thread (the switch and
+ * every other loading thread wait): 0, or -1 when they stayed taken for
+ * two seconds and the module is left unpatched (its loading call may hold
+ * what the holder waits for).  Unlock after the calls. */
+int patch_switch_lock_patching(void);
+void patch_switch_unlock_patching(void);
 void patch_switch_module_unloading(CUmodule mod);
 
 /* A function of mod is launched (at its first launch, from the launch
@@ -92,6 +99,7 @@ struct patch_switch_stats {
 	uint64_t switches, windows, modules, failures;
 	uint64_t given_up;              /* switches not made: a gated call stayed inside */
 	uint64_t loaded_ungated;        /* modules loaded by no gated call */
+	uint64_t load_timeouts;         /* modules left unpatched: the patch calls stayed taken */
 	uint64_t used;                  /* modules launched from */
 	int used_unknown;               /* a launch from a module not listed */
 	uint64_t switch_ns_total, switch_ns_max;

@@ -268,11 +268,20 @@ static void sz_on_module(const Sanitizer_ResourceModuleData *d)
 	}
 
 	/* An exit patch that would return at once still costs its call in
-	 * every thread (docs/performance.md): entry only patches no exit. */
-	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTER_PATCH)) != SANITIZER_SUCCESS ||
-	    (!sz_entry_only &&
-	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_EXIT_PATCH)) != SANITIZER_SUCCESS) ||
-	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
+	 * every thread (docs/performance.md): entry only patches no exit.
+	 * Threads loading modules at once take turns. */
+	if (patch_switch_lock_patching() != 0) {
+		atomic_fetch_add(&sz_patch_failures, 1);
+		log_debug("module %p left unpatched: the patch calls stayed taken", (void *)mod);
+		return;
+	}
+	r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTER_PATCH);
+	if (r == SANITIZER_SUCCESS && !sz_entry_only)
+		r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_EXIT_PATCH);
+	if (r == SANITIZER_SUCCESS)
+		r = sz.patch_module(mod);
+	patch_switch_unlock_patching();
+	if (r != SANITIZER_SUCCESS) {
 		atomic_fetch_add(&sz_patch_failures, 1);
 		log_debug("module %p left unpatched: %s", (void *)mod, sz_error(r));
 		return;

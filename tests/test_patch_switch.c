@@ -9,7 +9,7 @@
 
 #include "collectors/patch_switch.h"
 
-#define MODS 4
+#define MODS 16
 static int mode_of[MODS];               /* 0 unpatched, else the enum patch_mode */
 static int exits_on, exits_calls, windows_seen, patched_while_exits_off;
 static uint64_t window_start, window_end;
@@ -20,13 +20,17 @@ static int fake_index(CUmodule m)
 }
 
 static long patch_sleep_ns; /* how long a fake patch call takes */
+static _Atomic int in_patch, patch_overlaps; /* calls running at once */
 
 static int fake_patch(CUmodule m, enum patch_mode mode)
 {
 	struct timespec t = { patch_sleep_ns / 1000000000L, patch_sleep_ns % 1000000000L };
 
+	if (atomic_fetch_add(&in_patch, 1) != 0)
+		atomic_fetch_add(&patch_overlaps, 1);
 	if (patch_sleep_ns)
 		nanosleep(&t, NULL);
+	atomic_fetch_sub(&in_patch, 1);
 	cr_expect_eq(mode_of[fake_index(m)], 0, "a module is unpatched before it is patched again");
 	patched_while_exits_off += mode == PATCH_EXACT && !exits_on;
 	mode_of[fake_index(m)] = (int)mode;
@@ -224,6 +228,55 @@ Test(patch_switch, slow_switches_space_the_windows_out)
 	/* every 20 ms, 2 s would hold 40; 600 ms apart or more, at most 5 */
 	cr_expect_geq(windows_seen, 1);
 	cr_expect_leq(windows_seen, 5, "%d windows in 2 s of 30 ms switches", windows_seen);
+}
+
+/* Modules loading on a thread of the program's, outside any gated call,
+ * while a switch patches. */
+static void *load_modules(void *arg)
+{
+	(void)arg;
+	for (uintptr_t k = 4; k < 4 + 6; k++)
+		patch_switch_module_loaded((CUmodule)k);
+	return NULL;
+}
+
+Test(patch_switch, patch_calls_never_run_at_once)
+{
+	pthread_t t;
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_sleep_ns = 5000000L;
+	for (uintptr_t k = 1; k < 4; k++) {
+		patch_switch_module_loaded((CUmodule)k);
+		patch_switch_module_used((CUmodule)k);
+	}
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(pthread_create(&t, NULL, load_modules, NULL), 0);
+	cr_assert_eq(patch_switch_set_base(PATCH_ENTRY, why, sizeof why), 0, "%s", why);
+	pthread_join(t, NULL);
+	cr_expect_eq(patch_overlaps, 0, "the sanitizer's patch calls overlapped");
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(patch_switch_set_base(PATCH_ENTRY, why, sizeof why), 0, "%s", why);
+	for (int k = 1; k < 4 + 6; k++)
+		cr_expect_eq(mode_of[k], PATCH_ENTRY, "module %d", k);
+}
+
+Test(patch_switch, a_load_that_cannot_take_the_patch_calls_leaves_its_module_for_the_next_switch)
+{
+	struct patch_switch_stats st;
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	cr_assert_eq(patch_switch_lock_patching(), 0);
+	patch_switch_module_loaded((CUmodule)3);
+	patch_switch_unlock_patching();
+	cr_expect_eq(mode_of[3], 0, "given up after the wait, not hung");
+	patch_switch_stats(&st);
+	cr_expect_eq(st.load_timeouts, 1);
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(patch_switch_set_base(PATCH_ENTRY, why, sizeof why), 0, "%s", why);
+	cr_expect_eq(mode_of[3], PATCH_ENTRY);
 }
 
 Test(patch_switch, a_module_loaded_outside_a_gated_call_is_counted)

@@ -220,26 +220,34 @@ static void sz_on_context(const Sanitizer_ResourceContextData *d)
 	}
 }
 
-/* --sm entry and exact: block entry, with the patch that writes the
- * launch's own entries, and in exact windows the exits (patch_switch.h). */
-int sz_patch_as(CUmodule mod, enum patch_mode mode)
+/* mod's block entries patched with enter, its exits with exit_patch
+ * (NULL: none), then the module itself; counted and told on failure.  The
+ * caller holds the sanitizer's patch calls (patch_switch_lock_patching). */
+static int sz_patch_with(CUmodule mod, const char *enter, const char *exit_patch)
 {
-	SanitizerResult r;
+	SanitizerResult r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, enter);
 
-	const char *entry = sz_entry_warps ? SZ_ENTRY_WARP_PATCH : SZ_ENTRY_PATCH;
-	const char *exits = entries_arena_in_host() ? SZ_ENTRY_EXIT_HOST_PATCH : SZ_ENTRY_EXIT_PATCH;
-
-	if ((r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, entry)) != SANITIZER_SUCCESS ||
-	    (mode == PATCH_EXACT &&
-	     (r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, exits)) !=
-		     SANITIZER_SUCCESS) ||
-	    (r = sz.patch_module(mod)) != SANITIZER_SUCCESS) {
+	if (r == SANITIZER_SUCCESS && exit_patch)
+		r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, exit_patch);
+	if (r == SANITIZER_SUCCESS)
+		r = sz.patch_module(mod);
+	if (r != SANITIZER_SUCCESS) {
 		atomic_fetch_add(&sz_patch_failures, 1);
 		log_debug("module %p left unpatched: %s", (void *)mod, sz_error(r));
 		return -1;
 	}
 	atomic_fetch_add(&sz_modules_patched, 1);
 	return 0;
+}
+
+/* --sm entry and exact: block entry, with the patch that writes the
+ * launch's own entries, and in exact windows the exits (patch_switch.h). */
+int sz_patch_as(CUmodule mod, enum patch_mode mode)
+{
+	const char *entry = sz_entry_warps ? SZ_ENTRY_WARP_PATCH : SZ_ENTRY_PATCH;
+	const char *exits = entries_arena_in_host() ? SZ_ENTRY_EXIT_HOST_PATCH : SZ_ENTRY_EXIT_PATCH;
+
+	return sz_patch_with(mod, entry, mode == PATCH_EXACT ? exits : NULL);
 }
 
 int sz_unpatch(CUmodule mod)
@@ -256,7 +264,6 @@ int sz_unpatch(CUmodule mod)
 static void sz_on_module(const Sanitizer_ResourceModuleData *d)
 {
 	CUmodule mod = d->module;
-	SanitizerResult r;
 
 	if (sz_marks && blocks_image_may_hold_ring(d->pCubin, d->cubinSize))
 		atomic_fetch_add(&sz_markable_modules, 1);
@@ -275,18 +282,8 @@ static void sz_on_module(const Sanitizer_ResourceModuleData *d)
 		log_debug("module %p left unpatched: the patch calls stayed taken", (void *)mod);
 		return;
 	}
-	r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, mod, SZ_ENTER_PATCH);
-	if (r == SANITIZER_SUCCESS && !sz_entry_only)
-		r = sz.patch_instructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, mod, SZ_EXIT_PATCH);
-	if (r == SANITIZER_SUCCESS)
-		r = sz.patch_module(mod);
+	sz_patch_with(mod, SZ_ENTER_PATCH, sz_entry_only ? NULL : SZ_EXIT_PATCH);
 	patch_switch_unlock_patching();
-	if (r != SANITIZER_SUCCESS) {
-		atomic_fetch_add(&sz_patch_failures, 1);
-		log_debug("module %p left unpatched: %s", (void *)mod, sz_error(r));
-		return;
-	}
-	atomic_fetch_add(&sz_modules_patched, 1);
 }
 
 static void sz_on_stream(const Sanitizer_ResourceStreamData *d, int created)

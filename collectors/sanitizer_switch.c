@@ -149,11 +149,13 @@ void sz_stop_switching(void)
 		writer_thread_set_meta("patch_switch_ns", v);
 	}
 	log_debug("patches: %" PRIu64 " modules (%" PRIu64 " loaded by no gated call, %" PRIu64
-		  " loaded unpatched after waiting, %" PRIu64 " launched from%s), %" PRIu64 " switches (%" PRIu64 " ns mean, %" PRIu64 " ns at most, %" PRIu64
-		  " given up), %" PRIu64 " exact windows of %" PRIu64 " ns in all, %" PRIu64 " failures",
-		  st.modules, st.loaded_ungated, st.load_timeouts, st.used, st.used_unknown ? ", and one not listed" : "",
-		  st.switches, st.switches ? st.switch_ns_total / st.switches : 0, st.switch_ns_max,
-		  st.given_up, st.windows, st.window_ns_total, st.failures);
+		  " loaded unpatched after waiting, %" PRIu64 " launched from%s), %" PRIu64 " switches (%" PRIu64
+		  " ns mean, %" PRIu64 " ns at most, %" PRIu64 " given up), %" PRIu64 " exact windows of %" PRIu64
+		  " ns in all, %" PRIu64 " failures",
+		  st.modules, st.loaded_ungated, st.load_timeouts, st.used,
+		  st.used_unknown ? ", and one not listed" : "", st.switches,
+		  st.switches ? st.switch_ns_total / st.switches : 0, st.switch_ns_max, st.given_up, st.windows,
+		  st.window_ns_total, st.failures);
 }
 
 /* SMTOP_DORMANT_QUIET=1: while nothing is recorded, the callbacks that

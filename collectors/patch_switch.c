@@ -26,9 +26,6 @@
 #define PATCH_SWITCH_DUTY 20
 /* A switch this long is told under SMTOP_DEBUG. */
 #define PATCH_SWITCH_SLOW_NS 250000000ull
-/* How often a window waiting for the program's next launch looks for an
- * order or a stop. */
-#define PATCH_SWITCH_IDLE_LOOK_NS 50000000ull
 
 /* How long a loading thread waits for the sanitizer's patch calls to be
  * free: a switch's call that waits for a lock the loading call holds
@@ -447,11 +444,9 @@ static int ps_wait_for_launch(void)
 {
 	pthread_mutex_lock(&ps_gate_lock);
 	ps_awaiting_launch = 1;
-	while (ps_awaiting_launch && !ps_stopped_or_asked()) {
-		struct timespec at = ps_deadline(PATCH_SWITCH_IDLE_LOOK_NS);
-
-		pthread_cond_timedwait(&ps_launched, &ps_gate_lock, &at);
-	}
+	/* an order or a stop signals under this lock too: none is missed */
+	while (ps_awaiting_launch && !ps_stopped_or_asked())
+		pthread_cond_wait(&ps_launched, &ps_gate_lock);
 	ps_awaiting_launch = 0;
 	pthread_mutex_unlock(&ps_gate_lock);
 	pthread_mutex_lock(&ps_order_lock);

@@ -24,6 +24,11 @@
 /* Periodic windows' switches take at most 1 / PATCH_SWITCH_DUTY of the
  * time: each one held the program's launches back for its length. */
 #define PATCH_SWITCH_DUTY 20
+/* A window that saw fewer launch calls than this in its length stays open
+ * until it has, up to PATCH_WINDOW_STRETCH times its length: one that fell
+ * on a sparse phase (compiling, loading) measured next to nothing. */
+#define PATCH_WINDOW_MIN_LAUNCHES 64
+#define PATCH_WINDOW_STRETCH 10
 /* A switch this long is told under SMTOP_DEBUG. */
 #define PATCH_SWITCH_SLOW_NS 250000000ull
 
@@ -74,10 +79,10 @@ static pthread_mutex_t ps_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ps_gate = PTHREAD_COND_INITIALIZER;
 static int ps_gate_closed, ps_inside;
 static _Thread_local int ps_tls_inside;
-/* A window that fell due waits for the next launch call (under
- * ps_gate_lock). */
+/* Launch calls the window thread waits for, counted down by them (under
+ * ps_gate_lock): one for a window that fell due, a window's least. */
 static pthread_cond_t ps_launched = PTHREAD_COND_INITIALIZER;
-static int ps_awaiting_launch;
+static uint64_t ps_launches_awaited;
 
 void patch_switch_init(const struct patch_switch_ops *ops, enum patch_mode mode, int can_unpatch)
 {
@@ -219,6 +224,9 @@ static enum patch_mode ps_mode_for(struct patch_module *m, enum patch_mode mode)
 	return ps_base;
 }
 
+/* Modules the running switch patched anew (under ps_switch_lock). */
+static size_t ps_repatched;
+
 /* One pass over the modules; how many a loading thread still holds. */
 static size_t ps_pass(enum patch_mode mode)
 {
@@ -236,6 +244,7 @@ static size_t ps_pass(enum patch_mode mode)
 			pthread_mutex_lock(&ps_patching_lock);
 			ps_apply(m, ps_mode_for(m, mode));
 			pthread_mutex_unlock(&ps_patching_lock);
+			ps_repatched++;
 		}
 		atomic_store(&m->state, MOD_IDLE);
 	}
@@ -269,10 +278,8 @@ void patch_switch_call_enter(enum patch_call kind)
 		pthread_cond_wait(&ps_gate, &ps_gate_lock);
 	ps_inside++;
 	ps_tls_inside++;
-	if (kind == PATCH_CALL_LAUNCH && ps_awaiting_launch) {
-		ps_awaiting_launch = 0;
+	if (kind == PATCH_CALL_LAUNCH && ps_launches_awaited && --ps_launches_awaited == 0)
 		pthread_cond_signal(&ps_launched);
-	}
 	pthread_mutex_unlock(&ps_gate_lock);
 }
 
@@ -313,20 +320,32 @@ static int ps_close_gate(void)
 	return r;
 }
 
+/* A slow switch, under SMTOP_DEBUG: whether the drain or the patch calls
+ * took the time, and over how many modules. */
+static void ps_tell_slow(enum patch_mode mode, uint64_t ns, uint64_t drained_ns)
+{
+	log_debug("patch switch to %s took %" PRIu64 " ms (%" PRIu64 " ms until the GPU drained):"
+		  " %zu of %zu modules patched anew",
+		  mode == PATCH_EXACT ? "entry and exit" : mode == PATCH_ENTRY ? "entry" : "none",
+		  ns / 1000000, drained_ns / 1000000, ps_repatched, atomic_load(&ps_n_modules));
+}
+
 /* Every module into mode; under ps_switch_lock.  -1 when no switch could
  * be made. */
 static int ps_switch_to(enum patch_mode mode)
 {
 	struct timespec ms = { 0, 1000000L };
-	uint64_t t0 = clock_mono_ns();
+	uint64_t t0 = clock_mono_ns(), drained;
 
 	if (ps_close_gate() != 0) {
 		atomic_fetch_add(&ps_given_up, 1);
 		log_debug("patch switch given up: a launch or load call stayed inside the driver");
 		return -1;
 	}
+	ps_repatched = 0;
 	if (ps_ops.drain)
 		ps_ops.drain();
+	drained = clock_mono_ns() - t0;
 	if (mode == PATCH_EXACT && ps_ops.exits)
 		ps_ops.exits(1);
 	atomic_store(&ps_target, (int)mode);
@@ -339,9 +358,7 @@ static int ps_switch_to(enum patch_mode mode)
 	t0 = clock_mono_ns() - t0;
 	ps_count_switch(t0);
 	if (t0 > PATCH_SWITCH_SLOW_NS)
-		log_debug("patch switch to %s took %" PRIu64 " ms over %zu modules",
-			  mode == PATCH_EXACT ? "entry and exit" : mode == PATCH_ENTRY ? "entry" : "none",
-			  t0 / 1000000, atomic_load(&ps_n_modules));
+		ps_tell_slow(mode, t0, drained);
 	return 0;
 }
 
@@ -391,18 +408,26 @@ static int ps_wait_until(uint64_t until, int for_order)
 	return stopped;
 }
 
-/* An exact window of ns; how long its switches held launches back. */
+static void ps_await_launches(uint64_t n);
+static int ps_wait_for_launches(uint64_t until, int for_order);
+
+/* An exact window of ns at least; how long its switches held launches
+ * back. */
 static uint64_t ps_run_window(uint64_t ns)
 {
-	uint64_t start, end, t0 = clock_mono_ns();
+	uint64_t start, end, t0 = clock_mono_ns(), open;
 
 	pthread_mutex_lock(&ps_switch_lock);
+	ps_await_launches(PATCH_WINDOW_MIN_LAUNCHES);
 	if (ps_switch_to(PATCH_EXACT) != 0) {
+		ps_await_launches(0);
 		pthread_mutex_unlock(&ps_switch_lock);
 		return clock_mono_ns() - t0;
 	}
 	start = clock_real_ns();
-	ps_wait_until(clock_mono_ns() + ns, 0);
+	open = clock_mono_ns();
+	ps_wait_until(open + ns, 0);
+	ps_wait_for_launches(open + ns * PATCH_WINDOW_STRETCH, 0);
 	end = clock_real_ns();
 	/* back, at a second a try: the exits cost 3 times the work; but a
 	 * launch call that never leaves must not hang the process's exit */
@@ -414,7 +439,7 @@ static uint64_t ps_run_window(uint64_t ns)
 	if (ps_ops.window)
 		ps_ops.window(start, end);
 	t0 = clock_mono_ns() - t0;
-	return t0 > ns ? t0 - ns : 0;
+	return t0 > end - start ? t0 - (end - start) : 0;
 }
 
 /* An order or a stop for a window thread that waits for a launch.  Not
@@ -427,32 +452,47 @@ static void ps_wake_from_launch_wait(void)
 	pthread_mutex_unlock(&ps_gate_lock);
 }
 
-/* Whether the window thread was stopped, or asked for a window. */
-static int ps_stopped_or_asked(void)
+/* Whether the window thread was stopped, or (for_order) asked for a
+ * window. */
+static int ps_interrupted(int for_order)
 {
 	int r;
 
 	pthread_mutex_lock(&ps_order_lock);
-	r = ps_stop || ps_asked_ns;
+	r = ps_stop || (for_order && ps_asked_ns);
 	pthread_mutex_unlock(&ps_order_lock);
 	return r;
 }
 
-/* Sleeps until the program's next launch call, an order or a stop; 1 when
- * stopped. */
-static int ps_wait_for_launch(void)
+/* The next n launch calls are counted down for ps_wait_for_launches. */
+static void ps_await_launches(uint64_t n)
 {
 	pthread_mutex_lock(&ps_gate_lock);
-	ps_awaiting_launch = 1;
-	/* an order or a stop signals under this lock too: none is missed */
-	while (ps_awaiting_launch && !ps_stopped_or_asked())
-		pthread_cond_wait(&ps_launched, &ps_gate_lock);
-	ps_awaiting_launch = 0;
+	ps_launches_awaited = n;
 	pthread_mutex_unlock(&ps_gate_lock);
-	pthread_mutex_lock(&ps_order_lock);
-	int stopped = ps_stop;
-	pthread_mutex_unlock(&ps_order_lock);
-	return stopped;
+}
+
+/* Sleeps until the launch calls awaited have been made, until (monotonic
+ * ns; UINT64_MAX: no limit), a stop or, for_order, an order; 1 when
+ * stopped. */
+static int ps_wait_for_launches(uint64_t until, int for_order)
+{
+	struct timespec at = { 0 };
+	uint64_t now = clock_mono_ns();
+
+	if (until != UINT64_MAX)
+		at = ps_deadline(until > now ? until - now : 0);
+	pthread_mutex_lock(&ps_gate_lock);
+	/* an order or a stop signals under this lock too: none is missed */
+	while (ps_launches_awaited && !ps_interrupted(for_order) && clock_mono_ns() < until) {
+		if (until == UINT64_MAX)
+			pthread_cond_wait(&ps_launched, &ps_gate_lock);
+		else if (pthread_cond_timedwait(&ps_launched, &ps_gate_lock, &at) == ETIMEDOUT)
+			break;
+	}
+	ps_launches_awaited = 0;
+	pthread_mutex_unlock(&ps_gate_lock);
+	return ps_interrupted(0);
 }
 
 static void *ps_main(void *arg)
@@ -475,7 +515,8 @@ static void *ps_main(void *arg)
 				continue;
 			ns = ps_for_ns;
 			next += ps_every_ns;
-			if (ps_wait_for_launch())
+			ps_await_launches(1);
+			if (ps_wait_for_launches(UINT64_MAX, 1))
 				break;
 		}
 		uint64_t held = ps_run_window(ns), now = clock_mono_ns();

@@ -87,8 +87,9 @@ int patch_switch_window(uint64_t ns, char *reason, size_t len);
  * a second) from now (the kernels' block durations are learned early);
  * starts the thread that runs windows.  A window that falls due opens at
  * the program's next launch: one opened while it launches nothing would
- * measure nothing.  every_ns 0: windows only on request, which open at
- * once. */
+ * measure nothing, and one that saw few launches in for_ns stays open
+ * longer (PATCH_WINDOW_MIN_LAUNCHES).  every_ns 0: windows only on
+ * request, which open at once. */
 int patch_switch_start(uint64_t every_ns, uint64_t for_ns);
 
 /* Ends the running window (back to the base mode) and the thread. */

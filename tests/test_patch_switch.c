@@ -119,12 +119,14 @@ Test(patch_switch, a_window_patches_the_exits_and_puts_entry_back)
 	cr_expect_eq(st.modules, 2);
 }
 
-/* A program at work: a launch call every millisecond until stopped. */
+/* A program at work: a launch call every launch_gap_ns (a millisecond)
+ * until stopped. */
 static _Atomic int launching;
+static long launch_gap_ns = 1000000L;
 
 static void *launch_loop(void *arg)
 {
-	struct timespec ms = { 0, 1000000L };
+	struct timespec ms = { 0, launch_gap_ns };
 
 	(void)arg;
 	while (atomic_load(&launching)) {
@@ -162,6 +164,42 @@ Test(patch_switch, a_launch_from_a_module_not_listed_makes_windows_patch_all)
 	cr_expect_eq(mode_of[2], PATCH_EXACT);
 	wait_for_windows(1);
 	patch_switch_stop();
+}
+
+/* A window of ns asked for; how long it was open. */
+static uint64_t one_window(uint64_t ns)
+{
+	window_over_two_modules((const uintptr_t[]){ 1, 0 }, ns);
+	wait_for_windows(1);
+	patch_switch_stop();
+	cr_assert_eq(windows_seen, 1);
+	return window_end - window_start;
+}
+
+/* One that falls on a phase that launches little (compiling, loading)
+ * would measure next to nothing in its length. */
+Test(patch_switch, a_window_that_sees_few_launches_stays_open_up_to_ten_times_longer)
+{
+	uint64_t ns = one_window(20000000);
+
+	cr_expect_geq(ns, 200000000ull, "open %llu ns", (unsigned long long)ns);
+	cr_expect_lt(ns, 600000000ull, "but no longer than ten times: %llu ns", (unsigned long long)ns);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY);
+}
+
+Test(patch_switch, a_window_that_sees_launches_enough_ends_after_its_length)
+{
+	pthread_t t;
+
+	launch_gap_ns = 50000L; /* 64 launches in about 3 ms */
+	atomic_store(&launching, 1);
+	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);
+	uint64_t ns = one_window(20000000);
+
+	atomic_store(&launching, 0);
+	pthread_join(t, NULL);
+	cr_expect_geq(ns, 20000000ull);
+	cr_expect_lt(ns, 150000000ull, "open %llu ns", (unsigned long long)ns);
 }
 
 Test(patch_switch, windows_come_every_period)

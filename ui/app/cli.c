@@ -135,11 +135,12 @@ void cli_usage(FILE *out)
 	      "  -o, --output FILE          session file (default: $XDG_DATA_HOME/smtop/sessions/)\n",
 	      out);
 	cli_usage_sm(out);
-	fputs("  --exact-every T, --exact-for T\n"
+	fputs("  --exact-every T, --exact-for D\n"
 	      "                             --sm entry: an exact window (entry and exit patched)\n"
-	      "                             of T every T (2s, 500ms), each at the program's next\n"
-	      "                             launch (default: none, only when asked: the live\n"
-	      "                             view's x key; --exact-for 20ms)\n"
+	      "                             of D every T (2s, 500ms), each at the program's next\n"
+	      "                             launch, longer (up to 10 D) until it saw 64 launches\n"
+	      "                             (default: none, only when asked: the live view's x\n"
+	      "                             key; --exact-for 20ms)\n"
 	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"
 	      "                             out (recorded by default, in every --sm mode)\n"
 	      "  --threshold-us N           a wait longer than N us is blocking (default 20)\n"

@@ -135,8 +135,8 @@ int sz_unpatch(CUmodule mod);
 int sz_set_launch_data(void *launch, CUfunction f, void *stream, const void *data);
 uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns);
 void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d);
-/* The callbacks that only feed a recording, on or off (SMTOP_DORMANT_QUIET=1
- * turns them off while recording is). */
+/* The callbacks that only feed a recording, on or off (off while recording
+ * is, unless SMTOP_DORMANT_QUIET=0). */
 void sz_recording_callbacks(int on);
 
 /* collectors/sanitizer_lib.c */

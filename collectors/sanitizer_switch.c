@@ -158,14 +158,14 @@ void sz_stop_switching(void)
 		  st.window_ns_total, st.failures);
 }
 
-/* SMTOP_DORMANT_QUIET=1: while nothing is recorded, the callbacks that
- * only feed a recording are off too, so that a dormant program pays for
- * fewer of them (off by default: docs/performance.md found no saving). */
+/* While nothing is recorded, the callbacks that only feed a recording are
+ * off too (SMTOP_DORMANT_QUIET=0 keeps them): a dormant CUDA graph replay
+ * paid for them alone (docs/performance.md). */
 static int sz_quiet_dormant(void)
 {
 	const char *v = getenv("SMTOP_DORMANT_QUIET");
 
-	return v && !strcmp(v, "1");
+	return !(v && !strcmp(v, "0"));
 }
 
 /* --sm entry only: the exact backend has neither hook.  Off: the patches

@@ -313,12 +313,12 @@ section_sm_all_overhead() {
 # ResNet-50 workloads of sm_all_overhead, against plain.
 section_dormant_overhead() {
 	overhead_rounds dormant_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
-		"${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry dormant-entry-quiet}"
+		"${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry dormant-entry-callbacks}"
 }
 
 # The dormant collector on the ResNet-18 loop launched eagerly and replayed
-# as one CUDA graph, against plain, and with its recording callbacks off
-# too (SMTOP_DORMANT_QUIET=1) (tests/gpu/torch_graph_loop.py):
+# as one CUDA graph, against plain, and with its recording callbacks kept
+# on (SMTOP_DORMANT_QUIET=0) (tests/gpu/torch_graph_loop.py):
 # SMTOP_OVERHEAD_ROUNDS rounds (3).
 section_dormant_graph() {
 	echo "== dormant_graph: ResNet-18 batch 16, eager and replayed, ms/step"
@@ -327,8 +327,8 @@ section_dormant_graph() {
 	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-3}" ]; do
 		echo "plain $($PIN python3 tests/gpu/torch_graph_loop.py)"
 		echo "dormant $(SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q -- python3 tests/gpu/torch_graph_loop.py)"
-		# the graph callbacks off too: is a replay's cost theirs?
-		echo "dormant-quiet $(SMTOP_DORMANT_QUIET=1 SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q -- \
+		# the graph callbacks on too: a replay paid for them
+		echo "dormant-callbacks $(SMTOP_DORMANT_QUIET=0 SMTOP_CONTROL_DIR=$(mktemp -d) $PIN $SMTOP launch -q -- \
 			python3 tests/gpu/torch_graph_loop.py)"
 		i=$((i + 1))
 	done
@@ -938,15 +938,15 @@ section_compile_count() {
 }
 
 # alongside_exec MODE CMD...: the shell becomes smtop launch --sm MODE --
-# CMD; MODE entry-quiet is --sm entry with SMTOP_DORMANT_QUIET=1 (the
-# callbacks that only feed a recording off while dormant).  In a subshell:
+# CMD; MODE entry-callbacks is --sm entry with SMTOP_DORMANT_QUIET=0 (the
+# callbacks that only feed a recording kept on while dormant).  In a subshell:
 # `( alongside_exec ... ) &` leaves the program's pid, which names its
 # control socket, in $!.
 alongside_exec() {
 	sm=$1
 	shift
-	case $sm in *-quiet) export SMTOP_DORMANT_QUIET=1 ;; esac
-	exec $PIN $SMTOP launch -q --sm "${sm%-quiet}" -- "$@"
+	case $sm in *-callbacks) export SMTOP_DORMANT_QUIET=0 ;; esac
+	exec $PIN $SMTOP launch -q --sm "${sm%-callbacks}" -- "$@"
 }
 
 # alongside_launch MODE CMD...: the same, waited for.
@@ -1073,7 +1073,7 @@ section_alongside() {
 	export SMTOP_CONTROL_DIR
 	python3 tests/gpu/torch_alongside.py > "$OUT_DIR/alongside-plain.out" 2>&1 || bad "plain run"
 	plain_sum=$(alongside_field checksum "$OUT_DIR/alongside-plain.out")
-	for mode in ${SMTOP_ALONGSIDE_MODES:-marked entry entry-quiet}; do
+	for mode in ${SMTOP_ALONGSIDE_MODES:-marked entry entry-callbacks}; do
 		alongside_attach "$mode"
 	done
 	alongside_two
@@ -1082,7 +1082,7 @@ section_alongside() {
 	: > "$OUT_DIR/alongside-cost.txt"
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	for round in $(seq "${SMTOP_ALONGSIDE_ROUNDS:-5}"); do
-		for mode in plain ${SMTOP_ALONGSIDE_MODES:-marked entry entry-quiet}; do
+		for mode in plain ${SMTOP_ALONGSIDE_MODES:-marked entry entry-callbacks}; do
 			f=$OUT_DIR/alongside-cost-$mode-$round.out
 			if [ "$mode" = plain ]; then
 				$PIN python3 tests/gpu/torch_alongside.py > "$f" 2>&1

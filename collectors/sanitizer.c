@@ -648,6 +648,18 @@ void sz_recording_callbacks(int on)
 	}
 }
 
+/* The calls the patch switch's gate counts, on or off; with_modules: the
+ * module, context and stream callbacks too (SMTOP_DORMANT_BARE). */
+void sz_gate_callbacks(int on, int with_modules)
+{
+	for (size_t i = 0; sanitizer_launch_calls[i]; i++)
+		sz_enable_callback(on, SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
+	for (size_t i = 0; sz_entries && sz_ids->load_calls[i]; i++)
+		sz_enable_callback(on, SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->load_calls[i]);
+	if (with_modules && sz_enable_domain(on, SANITIZER_CB_DOMAIN_RESOURCE) != SANITIZER_SUCCESS)
+		log_debug("resource callbacks not switched %s", on ? "on" : "off");
+}
+
 static int sz_subscribe(char *reason, size_t len)
 {
 	static const Sanitizer_CallbackDomain domains[] = {
@@ -686,11 +698,7 @@ static int sz_subscribe(char *reason, size_t len)
 	/* the launch and synchronize calls alone, not the whole driver API
 	 * (frameworks make millions of other calls): without them dynamic
 	 * shared memory is N/A and no synchronization is recorded */
-	for (size_t i = 0; sanitizer_launch_calls[i]; i++)
-		sz_enable_callback(1, SANITIZER_CB_DOMAIN_DRIVER_API, sanitizer_launch_calls[i]);
-	/* the patch switch's gate holds the calls that load code too */
-	for (size_t i = 0; sz_entries && sz_ids->load_calls[i]; i++)
-		sz_enable_callback(1, SANITIZER_CB_DOMAIN_DRIVER_API, sz_ids->load_calls[i]);
+	sz_gate_callbacks(1, 0); /* the launch calls, and the calls that load code */
 	sz_sync_callbacks(1);
 	return 0;
 }

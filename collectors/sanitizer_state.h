@@ -138,6 +138,7 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 /* The callbacks that only feed a recording, on or off (off while recording
  * is, unless SMTOP_DORMANT_QUIET=0). */
 void sz_recording_callbacks(int on);
+void sz_gate_callbacks(int on, int with_modules);
 
 /* collectors/sanitizer_lib.c */
 extern struct sz_api sz;

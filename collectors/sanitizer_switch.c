@@ -168,6 +168,17 @@ static int sz_quiet_dormant(void)
 	return !(v && !strcmp(v, "0"));
 }
 
+/* SMTOP_DORMANT_BARE, a measurement aid: 1 turns the calls the gate counts
+ * off too while dormant, 2 the module callbacks as well, to tell smtop's
+ * callbacks' cost from the dormant sanitizer's own.  Such a process never
+ * records: its gate no longer knows which calls are inside the driver. */
+static int sz_bare_dormant(void)
+{
+	const char *v = getenv("SMTOP_DORMANT_BARE");
+
+	return v ? atoi(v) : 0;
+}
+
 /* --sm entry only: the exact backend has neither hook.  Off: the patches
  * go first, through the gate, then the callbacks; on: the callbacks come
  * back before the patches, so that no launch patched goes unseen. */
@@ -177,9 +188,15 @@ int sz_set_recording(int on, char *reason, size_t len)
 
 	if (!on) {
 		r = patch_switch_set_base(PATCH_OFF, reason, len);
-		if (r == 0 && sz_quiet_dormant())
+		if (r == 0 && (sz_quiet_dormant() || sz_bare_dormant()))
 			sz_recording_callbacks(0);
+		if (r == 0 && sz_bare_dormant())
+			sz_gate_callbacks(0, sz_bare_dormant() > 1);
 		return r;
+	}
+	if (sz_bare_dormant()) {
+		snprintf(reason, len, "SMTOP_DORMANT_BARE is set: this process measures the dormant cost and cannot record");
+		return -1;
 	}
 	if (sz_quiet_dormant())
 		sz_recording_callbacks(1);

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers dormant_overhead dormant_graph sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost launch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -314,6 +314,30 @@ section_sm_all_overhead() {
 section_dormant_overhead() {
 	overhead_rounds dormant_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
 		"${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry dormant-entry-callbacks}"
+}
+
+# Where the dormant --sm entry collector's cost on ResNet-50 batch-16
+# inference lies: plain; dormant --sm marked (CUPTI's); dormant --sm entry
+# as it is (the recording callbacks off), with them on, with the gate's
+# calls off too (bare) and with no callback at all (none: the sanitizer's
+# own presence).  SMTOP_OVERHEAD_ROUNDS interleaved rounds (3); medians of
+# the iteration and of the host's submitting it (a cost there is the
+# host's, one beyond it the GPU's).
+section_dormant_parts() {
+	echo "== dormant_parts: ResNet-50 batch-16 inference, median ms/iter and ms to submit it"
+	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
+	: > "$OUT_DIR/dormant-parts.txt"
+	i=0
+	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-3}" ]; do
+		for mode in ${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry dormant-entry-callbacks \
+			dormant-entry-bare dormant-entry-none}; do
+			traced_run "$mode" "" python3 tests/gpu/torch_resnet.py --iters 40 2>/dev/null | sed -n \
+				"s/.*ms_per_iter_median=\([0-9.]*\) submit_ms_median=\([0-9.]*\).*/$mode ms_per_iter \1\n$mode submit_ms \2/p" \
+				>> "$OUT_DIR/dormant-parts.txt"
+		done
+		i=$((i + 1))
+	done
+	python3 tests/gpu/overhead_table.py "$OUT_DIR/dormant-parts.txt"
 }
 
 # The dormant collector on the ResNet-18 loop launched eagerly and replayed
@@ -939,14 +963,20 @@ section_compile_count() {
 
 # alongside_exec MODE CMD...: the shell becomes smtop launch --sm MODE --
 # CMD; MODE entry-callbacks is --sm entry with SMTOP_DORMANT_QUIET=0 (the
-# callbacks that only feed a recording kept on while dormant).  In a subshell:
+# callbacks that only feed a recording kept on while dormant), entry-bare
+# and entry-none with SMTOP_DORMANT_BARE=1 and 2 (those the gate counts
+# off too, and every one: such a process cannot record).  In a subshell:
 # `( alongside_exec ... ) &` leaves the program's pid, which names its
 # control socket, in $!.
 alongside_exec() {
 	sm=$1
 	shift
-	case $sm in *-callbacks) export SMTOP_DORMANT_QUIET=0 ;; esac
-	exec $PIN $SMTOP launch -q --sm "${sm%-callbacks}" -- "$@"
+	case $sm in
+	*-callbacks) export SMTOP_DORMANT_QUIET=0 ;;
+	*-bare) export SMTOP_DORMANT_BARE=1 ;;
+	*-none) export SMTOP_DORMANT_BARE=2 ;;
+	esac
+	exec $PIN $SMTOP launch -q --sm "${sm%-*}" -- "$@"
 }
 
 # alongside_launch MODE CMD...: the same, waited for.

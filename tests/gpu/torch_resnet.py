@@ -7,7 +7,9 @@
                   kernel count, to cross-check smtop's count for the same loop
   --train       : time training steps (forward, backward, SGD step) instead
 
-Prints one line: ms/iter median over the timed iterations, and kernel counts.
+Prints one line: ms/iter median over the timed iterations, the median time
+the host took to submit an iteration's work (before waiting for the GPU: a
+cost there is the host's), and kernel counts.
 """
 import argparse
 import statistics
@@ -34,7 +36,7 @@ def build(batch):
     return model.cuda(), x.cuda()
 
 
-def train_loop(model, x, iters):
+def train_loop(model, x, iters, submits):
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     y = torch.zeros(x.shape[0], dtype=torch.long, device=x.device)
     times = []
@@ -43,12 +45,13 @@ def train_loop(model, x, iters):
         opt.zero_grad(set_to_none=True)
         torch.nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
+        submits.append((time.perf_counter() - t0) * 1e3)
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
     return times
 
 
-def run_loop(model, x, iters, streams, nvtx=False):
+def run_loop(model, x, iters, streams, submits, nvtx=False):
     times = []
     with torch.no_grad():
         for i in range(iters):
@@ -60,6 +63,7 @@ def run_loop(model, x, iters, streams, nvtx=False):
                 model(x)
             if nvtx:
                 torch.cuda.nvtx.range_pop()
+            submits.append((time.perf_counter() - t0) * 1e3)
             s.synchronize()
             times.append((time.perf_counter() - t0) * 1e3)
     return times
@@ -81,16 +85,17 @@ def main():
     else:
         streams = [torch.cuda.Stream()]
     kernels = -1
+    submits = []
 
     def whole_run():
         model, x = build(a.batch)
         if a.train:
             model.train()
-            train_loop(model, x, a.warmup)
-            return train_loop(model, x, a.iters)
-        run_loop(model, x, a.warmup, streams)
+            train_loop(model, x, a.warmup, [])
+            return train_loop(model, x, a.iters, submits)
+        run_loop(model, x, a.warmup, streams, [])
         torch.cuda.synchronize()
-        t = run_loop(model, x, a.iters, streams, a.nvtx)
+        t = run_loop(model, x, a.iters, streams, submits, a.nvtx)
         torch.cuda.synchronize()
         return t
 
@@ -105,7 +110,8 @@ def main():
     else:
         times = whole_run()
     print(f"resnet50 batch={a.batch} streams={a.streams} iters={a.iters} "
-          f"ms_per_iter_median={statistics.median(times):.3f} profiler_kernels={kernels}")
+          f"ms_per_iter_median={statistics.median(times):.3f} "
+          f"submit_ms_median={statistics.median(submits):.3f} profiler_kernels={kernels}")
     return 0
 
 

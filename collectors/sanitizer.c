@@ -631,6 +631,8 @@ static const Sanitizer_CallbackDomain sz_recording_domains[] = {
 	SANITIZER_CB_DOMAIN_MEMCPY, SANITIZER_CB_DOMAIN_MEMSET,
 };
 
+_Atomic uint64_t sz_callbacks_epoch;
+
 void sz_recording_callbacks(int on)
 {
 	for (size_t i = 0; i < sizeof(sz_recording_domains) / sizeof(sz_recording_domains[0]); i++) {
@@ -642,6 +644,7 @@ void sz_recording_callbacks(int on)
 	}
 	sz_sync_callbacks(on);
 	if (on) { /* graphs made and destroyed meanwhile went unseen */
+		atomic_fetch_add(&sz_callbacks_epoch, 1);
 		pthread_mutex_lock(&sz_ids_lock);
 		memset(sz_execs, 0, sizeof(sz_execs));
 		pthread_mutex_unlock(&sz_ids_lock);

@@ -16,6 +16,7 @@
 static _Thread_local uint64_t sz_tls_sync_start;
 static _Thread_local void *sz_tls_sync_stream;
 static _Thread_local uint64_t sz_tls_sync_seq; /* --sm entry: launches before it */
+static _Thread_local uint64_t sz_tls_sync_epoch; /* sz_callbacks_epoch at its start */
 
 static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
 {
@@ -170,11 +171,16 @@ static void sz_on_sync_call(int32_t type, void *handle, const Sanitizer_Callback
 		sz_tls_sync_start = clock_real_ns();
 		sz_tls_sync_stream = handle;
 		sz_tls_sync_seq = sz_entries ? entries_launched(d->context) : 0;
+		sz_tls_sync_epoch = atomic_load(&sz_callbacks_epoch);
 		return;
 	}
 	end = clock_real_ns();
-	if (!sz_tls_sync_start)
+	/* a call that began before the callbacks went off and on again
+	 * began in another recording */
+	if (!sz_tls_sync_start || sz_tls_sync_epoch != atomic_load(&sz_callbacks_epoch)) {
+		sz_tls_sync_start = 0;
 		return;
+	}
 	k = sz_call_of(d->context, sz_tls_sync_stream, type == SANITIZER_SYNC_STREAM);
 	sanitizer_synchronization(type, sz_pid, k.ctx_id, k.stream_id, handle, k.corr, sz_tls_sync_start, end,
 				  &rec);

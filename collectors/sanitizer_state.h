@@ -16,6 +16,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -138,6 +139,9 @@ void sz_on_launch_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 /* The callbacks that only feed a recording, on or off (off while recording
  * is, unless SMTOP_DORMANT_QUIET=0). */
 void sz_recording_callbacks(int on);
+/* Counts the times they came back on: a call whose enter callback came
+ * before is not paired with its exit after. */
+extern _Atomic uint64_t sz_callbacks_epoch;
 void sz_gate_callbacks(int on, int with_modules);
 
 /* collectors/sanitizer_lib.c */

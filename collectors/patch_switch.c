@@ -27,7 +27,7 @@
 /* A window that saw fewer launch calls than this in its length stays open
  * until it has, up to PATCH_WINDOW_STRETCH times its length: one that fell
  * on a sparse phase (compiling, loading) measured next to nothing. */
-#define PATCH_WINDOW_MIN_LAUNCHES 64
+#define PATCH_WINDOW_MIN_LAUNCHES 16
 #define PATCH_WINDOW_STRETCH 10
 /* A switch this long is told under SMTOP_DEBUG. */
 #define PATCH_SWITCH_SLOW_NS 250000000ull

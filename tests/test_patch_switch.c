@@ -191,7 +191,7 @@ Test(patch_switch, a_window_that_sees_launches_enough_ends_after_its_length)
 {
 	pthread_t t;
 
-	launch_gap_ns = 50000L; /* 64 launches in about 3 ms */
+	launch_gap_ns = 50000L; /* 16 launches in about 1 ms */
 	atomic_store(&launching, 1);
 	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);
 	uint64_t ns = one_window(20000000);

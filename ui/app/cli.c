@@ -138,7 +138,7 @@ void cli_usage(FILE *out)
 	fputs("  --exact-every T, --exact-for D\n"
 	      "                             --sm entry: an exact window (entry and exit patched)\n"
 	      "                             of D every T (2s, 500ms), each at the program's next\n"
-	      "                             launch, longer (up to 10 D) until it saw 64 launches\n"
+	      "                             launch, longer (up to 10 D) until it saw 16 launches\n"
 	      "                             (default: none, only when asked: the live view's x\n"
 	      "                             key; --exact-for 20ms)\n"
 	      "  --no-nvtx                  record, run, demo: leave the workload's NVTX ranges\n"

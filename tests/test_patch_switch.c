@@ -137,6 +137,18 @@ static void *launch_loop(void *arg)
 	return NULL;
 }
 
+static void start_launching(pthread_t *t)
+{
+	atomic_store(&launching, 1);
+	cr_assert_eq(pthread_create(t, NULL, launch_loop, NULL), 0);
+}
+
+static void stop_launching(pthread_t t)
+{
+	atomic_store(&launching, 0);
+	pthread_join(t, NULL);
+}
+
 /* A window patches the exits of the modules the program launched from:
  * with eager loading the others are thousands, each one a switch would
  * go over twice. */
@@ -192,12 +204,10 @@ Test(patch_switch, a_window_that_sees_launches_enough_ends_after_its_length)
 	pthread_t t;
 
 	launch_gap_ns = 50000L; /* 16 launches in about 1 ms */
-	atomic_store(&launching, 1);
-	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);
+	start_launching(&t);
 	uint64_t ns = one_window(20000000);
 
-	atomic_store(&launching, 0);
-	pthread_join(t, NULL);
+	stop_launching(t);
 	cr_expect_geq(ns, 20000000ull);
 	cr_expect_lt(ns, 150000000ull, "open %llu ns", (unsigned long long)ns);
 }
@@ -208,13 +218,11 @@ Test(patch_switch, windows_come_every_period)
 
 	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
 	patch_switch_module_loaded((CUmodule)1);
-	atomic_store(&launching, 1);
-	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);
+	start_launching(&t);
 	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
 	wait_for_windows(3);
 	patch_switch_stop();
-	atomic_store(&launching, 0);
-	pthread_join(t, NULL);
+	stop_launching(t);
 	cr_expect_geq(windows_seen, 3);
 	cr_expect_eq(mode_of[1], PATCH_ENTRY);
 }
@@ -255,14 +263,12 @@ Test(patch_switch, slow_switches_space_the_windows_out)
 	patch_switch_module_loaded((CUmodule)1);
 	patch_switch_module_used((CUmodule)1);
 	patch_sleep_ns = 15000000L; /* 30 ms a window in its two switches */
-	atomic_store(&launching, 1);
-	cr_assert_eq(pthread_create(&t, NULL, launch_loop, NULL), 0);
+	start_launching(&t);
 	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
 	wait_for_windows(1);
 	nanosleep(&s2, NULL);
 	patch_switch_stop();
-	atomic_store(&launching, 0);
-	pthread_join(t, NULL);
+	stop_launching(t);
 	/* every 20 ms, 2 s would hold 40; 600 ms apart or more, at most 5 */
 	cr_expect_geq(windows_seen, 1);
 	cr_expect_leq(windows_seen, 5, "%d windows in 2 s of 30 ms switches", windows_seen);

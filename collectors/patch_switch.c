@@ -235,14 +235,16 @@ static size_t ps_pass(enum patch_mode mode)
 	for (size_t i = 0; i < n; i++) {
 		struct patch_module *m = &ps_modules[i];
 		int idle = MOD_IDLE;
+		enum patch_mode want;
 
 		if (!atomic_compare_exchange_strong(&m->state, &idle, MOD_BUSY)) {
 			busy += idle == MOD_BUSY;
 			continue;
 		}
-		if (m->mode != ps_mode_for(m, mode)) {
+		want = ps_mode_for(m, mode);
+		if (m->mode != want) {
 			pthread_mutex_lock(&ps_patching_lock);
-			ps_apply(m, ps_mode_for(m, mode));
+			ps_apply(m, want);
 			pthread_mutex_unlock(&ps_patching_lock);
 			ps_repatched++;
 		}

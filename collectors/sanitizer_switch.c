@@ -184,17 +184,17 @@ static int sz_bare_dormant(void)
  * back before the patches, so that no launch patched goes unseen. */
 int sz_set_recording(int on, char *reason, size_t len)
 {
-	int r;
+	int r, bare = sz_bare_dormant();
 
 	if (!on) {
 		r = patch_switch_set_base(PATCH_OFF, reason, len);
-		if (r == 0 && (sz_quiet_dormant() || sz_bare_dormant()))
+		if (r == 0 && (sz_quiet_dormant() || bare))
 			sz_recording_callbacks(0);
-		if (r == 0 && sz_bare_dormant())
-			sz_gate_callbacks(0, sz_bare_dormant() > 1);
+		if (r == 0 && bare)
+			sz_gate_callbacks(0, bare > 1);
 		return r;
 	}
-	if (sz_bare_dormant()) {
+	if (bare) {
 		snprintf(reason, len, "SMTOP_DORMANT_BARE is set: this process measures the dormant cost and cannot record");
 		return -1;
 	}

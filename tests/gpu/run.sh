@@ -261,7 +261,8 @@ traced_record() {
 # overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16
 # inference, train: a batch-64 training step) in each mode in turn,
 # SMTOP_OVERHEAD_ROUNDS interleaved rounds, each process pinned alike
-# (SMTOP_CPUS, e.g. the GPU's NUMA-local cores); a table per workload.
+# (SMTOP_CPUS, e.g. the GPU's NUMA-local cores); per workload, a table of
+# the iterations and one of the host's time to submit them.
 # nsys: on PATH, else NSYS (the H200 machine's comes with Nsight Compute).
 # empty and empty-entry load patches that return at once.  The -half modes
 # pin the program to SMTOP_PROGRAM_CPUS (0-7), and entry-apart keeps the
@@ -291,7 +292,9 @@ overhead_rounds() {
 				nsys) [ -x "$NSYS" ] && LD_LIBRARY_PATH=$PWD/build/nsys-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 					$PIN "$NSYS" profile -t cuda,nvtx -o "$OUT_DIR/ovh-nsys" python3 tests/gpu/torch_resnet.py $args ;;
 				*) traced_run "$mode" "$OUT_DIR/ovh.smtop" python3 tests/gpu/torch_resnet.py $args ;;
-				esac 2>/dev/null | sed -n "s/.*ms_per_iter_median=\([0-9.]*\).*/$mode \1/p" >> "$OUT_DIR/ovh-$w.txt"
+				esac 2>/dev/null | sed -n \
+					"s/.*ms_per_iter_median=\([0-9.]*\) submit_ms_median=\([0-9.]*\).*/$mode ms_per_iter \1\n$mode submit_ms \2/p" \
+					>> "$OUT_DIR/ovh-$w.txt"
 				# what a recorded mode kept: a drain that fell behind drops blocks
 				[ -f "$OUT_DIR/ovh.smtop" ] &&
 					echo "$mode: $($SMTOP info "$OUT_DIR/ovh.smtop" | grep -E '^(blocks|dropped) ' | tr -s ' \n' ' ')"
@@ -324,20 +327,8 @@ section_dormant_overhead() {
 # the iteration and of the host's submitting it (a cost there is the
 # host's, one beyond it the GPU's).
 section_dormant_parts() {
-	echo "== dormant_parts: ResNet-50 batch-16 inference, median ms/iter and ms to submit it"
-	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
-	: > "$OUT_DIR/dormant-parts.txt"
-	i=0
-	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-3}" ]; do
-		for mode in ${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry dormant-entry-callbacks \
-			dormant-entry-bare dormant-entry-none}; do
-			traced_run "$mode" "" python3 tests/gpu/torch_resnet.py --iters 40 2>/dev/null | sed -n \
-				"s/.*ms_per_iter_median=\([0-9.]*\) submit_ms_median=\([0-9.]*\).*/$mode ms_per_iter \1\n$mode submit_ms \2/p" \
-				>> "$OUT_DIR/dormant-parts.txt"
-		done
-		i=$((i + 1))
-	done
-	python3 tests/gpu/overhead_table.py "$OUT_DIR/dormant-parts.txt"
+	overhead_rounds dormant_parts infer "${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry \
+		dormant-entry-callbacks dormant-entry-bare dormant-entry-none}"
 }
 
 # The dormant collector on the ResNet-18 loop launched eagerly and replayed

@@ -395,12 +395,11 @@ episodes() {
 	$SMTOP report "$1" --json --top 1000000 | python3 tests/gpu/episodes_by_kind.py
 }
 
-# Exact windows of --sm entry (collectors/patch_switch.c): the windows run
-# and measure the inferred ends against exact ones, --sm exact records
-# every end, the default (entry, a window every 5 s) keeps every block, the
-# demos' verdicts, the PyTorch two-stream program's episodes under marked,
-# entry and exact (the observer effect), and what a switch costs a
-# latency-sensitive stream.
+# Exact windows of --sm entry (collectors/patch_switch.c): --sm exact
+# measures a program's inferred ends against its exact ones, the windows do
+# so on the PyTorch two-stream program (twice: their yield varies) and
+# let it finish under eager loading, its episodes with windows and without
+# (the observer effect), and what a switch costs a latency-sensitive stream.
 section_sm_windows() {
 	echo "== sm_windows: exact windows of --sm entry, and --sm exact"
 	# build/gpu/unmarked launches all its kernels before a periodic window

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost launch_cost sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -396,10 +396,9 @@ episodes() {
 }
 
 # Exact windows of --sm entry (collectors/patch_switch.c): --sm exact
-# measures a program's inferred ends against its exact ones, the windows do
-# so on the PyTorch two-stream program (twice: their yield varies) and
-# let it finish under eager loading, its episodes with windows and without
-# (the observer effect), and what a switch costs a latency-sensitive stream.
+# measures a program's inferred ends against its exact ones, and the windows
+# do so on the PyTorch two-stream program (twice: their yield varies), with
+# its episodes (window_cost has them without windows).
 section_sm_windows() {
 	echo "== sm_windows: exact windows of --sm entry, and --sm exact"
 	# build/gpu/unmarked launches all its kernels before a periodic window
@@ -426,6 +425,14 @@ section_sm_windows() {
 		python3 tests/gpu/window_ends.py "$OUT_DIR/ends-csv" ||
 			bad "torch, windows ($run): no kernel launched in a window got an exact end"
 	done
+}
+
+# What the windows cost, apart from sm_windows (together they run past ten
+# minutes): the program under eager loading with windows must finish, its
+# episodes without windows (the observer effect), and a latency-sensitive
+# stream's requests without windows and with a window every 500 ms.
+section_window_cost() {
+	echo "== window_cost: the windows under eager loading, and their cost to latency"
 	# eager loading loads thousands of modules: the windows' switches must
 	# not stall the program, which must finish
 	CUDA_MODULE_LOADING=EAGER SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--sm entry --exact-every 1s" \
@@ -444,7 +451,7 @@ section_sm_windows() {
 		SMTOP_ENTRY_MARKS=0 timeout -s INT 150 $SMTOP record --sm entry --exact-every $w --exact-for 20ms -q -o "$OUT_DIR/lat-$w.smtop" -- \
 			build/smtop-demo priority-vs-training --seconds 6 > "$OUT_DIR/lat-$w.out" 2>&1
 		echo "latency, windows every $w: $(grep -E "summary|rror" "$OUT_DIR/lat-$w.out")"
-		python3 -c 'import sqlite3,sys; print(dict(sqlite3.connect(sys.argv[1]).execute("select key, value from smtop_meta where key in (\"patch_switch_ns\",\"exact_windows\",\"inferred_end_error_ns\")").fetchall()))' "$OUT_DIR/lat-$w.smtop"
+		$SMTOP info "$OUT_DIR/lat-$w.smtop" | grep -E "^(recorded with|inferred ends)"
 	done
 }
 

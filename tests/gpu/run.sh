@@ -362,8 +362,10 @@ section_patch_cost() {
 # The host's part of a launch call under each way to trace: a loop of tiny
 # launches (build/gpu/launch_rate, 64 blocks each, a synchronize every
 # 100), SMTOP_OVERHEAD_ROUNDS interleaved rounds; p50 and p99 of the calls
-# and the loop's time per launch; dormant is smtop launch (--sm entry, not
-# recording).  SMTOP_LAUNCH_MODES picks some.
+# and the loop's time per launch, and the median of an event record, a
+# stream query and a device query; dormant-SM is smtop launch --sm SM, not
+# recording (-bare and -none: with fewer callbacks, as in dormant_parts).
+# SMTOP_LAUNCH_MODES picks some.
 section_launch_cost() {
 	echo "== launch_cost: the launch call's host part, us"
 	rounds=${SMTOP_OVERHEAD_ROUNDS:-2}
@@ -371,7 +373,8 @@ section_launch_cost() {
 	lr="build/gpu/launch_rate 20000 64"
 	i=0
 	while [ $i -lt "$rounds" ]; do
-		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host entry-handled entry-lean marked dormant-entry}; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host entry-handled entry-lean marked \
+			dormant-marked dormant-entry dormant-entry-bare dormant-entry-none}; do
 			rm -f "$OUT_DIR/lr.smtop"
 			PIN= traced_run "$mode" "$OUT_DIR/lr.smtop" $lr 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"
 		done

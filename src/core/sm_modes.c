@@ -36,7 +36,7 @@ const struct sm_mode sm_modes[] = {
 	{ "entry", "every block's start, ends exact in windows, Compute Sanitizer",
 	  "every block of every kernel, its start and SM exact, its end inferred from what came after "
 	  "it, exact in windows and in kernels built with the header (Compute Sanitizer, block entry "
-	  "alone; the default where it is installed, 4-25% slower on a training step)", &sm_setup_sanitizer },
+	  "alone; the default where it is installed, 3-25% slower on a training step)", &sm_setup_sanitizer },
 	{ "exact", "every block's start and end, Compute Sanitizer",
 	  "every block, start and end exact (Compute Sanitizer, entry and exit; about 3 times slower)",
 	  &sm_setup_sanitizer },

@@ -272,6 +272,10 @@ overhead_rounds() {
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
 	NSYS=${NSYS:-$(command -v nsys || echo /opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys)}
 	EMPTY=$PWD/build/gpu/empty-patches.fatbin
+	# which host: a noisy one (other tenants, a busy sibling thread)
+	# spreads plain's own runs widely
+	echo "host: $(nproc) CPUs, $(lscpu 2>/dev/null | sed -n 's/^Thread(s) per core: *//p') a core," \
+		"$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	for w in $2; do
 		case $w in
 		infer) echo "== $1: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;

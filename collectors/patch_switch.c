@@ -420,6 +420,12 @@ static uint64_t ps_run_window(uint64_t ns)
 	uint64_t start, end, t0 = clock_mono_ns(), open;
 
 	pthread_mutex_lock(&ps_switch_lock);
+	/* recording went off since the window was asked for or fell due: a
+	 * dormant process's launches must not be recorded */
+	if (ps_base == PATCH_OFF) {
+		pthread_mutex_unlock(&ps_switch_lock);
+		return 0;
+	}
 	ps_await_launches(PATCH_WINDOW_MIN_LAUNCHES);
 	if (ps_switch_to(PATCH_EXACT) != 0) {
 		ps_await_launches(0);
@@ -539,6 +545,10 @@ int patch_switch_window(uint64_t ns, char *reason, size_t len)
 		return ps_refuse(reason, len);
 	if (!ps_started) {
 		snprintf(reason, len, "exact windows are not running in this process");
+		return -1;
+	}
+	if (!patch_switch_recording()) {
+		snprintf(reason, len, "not recording");
 		return -1;
 	}
 	pthread_mutex_lock(&ps_order_lock);

@@ -80,7 +80,9 @@ void patch_switch_call_exit(void);
  * to record them again.  From the collector's own threads only. */
 int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len);
 
-/* An exact window of ns as soon as the running one (if any) ends. */
+/* An exact window of ns as soon as the running one (if any) ends; refused
+ * while recording is off, and one asked for or due that finds it off when
+ * its turn comes does not run. */
 int patch_switch_window(uint64_t ns, char *reason, size_t len);
 
 /* A window of for_ns every every_ns, the first one every_ns / 5 (at least

@@ -355,6 +355,44 @@ Test(patch_switch, recording_off_unpatches_and_new_modules_stay_unpatched)
 	cr_expect_eq(mode_of[2], PATCH_ENTRY);
 }
 
+/* A dormant process (smtop launch) records nothing: a window would patch
+ * exits into kernels whose launches no session takes. */
+Test(patch_switch, no_window_is_asked_for_while_recording_is_off)
+{
+	char why[128];
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_module_used((CUmodule)1);
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+	cr_assert_eq(patch_switch_start(0, 0), 0);
+	cr_expect_eq(patch_switch_window(1000000, why, sizeof why), -1);
+	cr_expect_str_eq(why, "not recording");
+	patch_switch_stop();
+	cr_expect_eq(windows_seen, 0);
+}
+
+Test(patch_switch, a_window_due_while_recording_is_off_does_not_run)
+{
+	struct timespec s13 = { 1, 300000000L };
+	char why[128];
+	pthread_t t;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	patch_switch_module_used((CUmodule)1);
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+	start_launching(&t);
+	/* the first window falls due after a second, at a launch */
+	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
+	nanosleep(&s13, NULL);
+	patch_switch_stop();
+	stop_launching(t);
+	cr_expect_eq(windows_seen, 0);
+	cr_expect_eq(mode_of[1], 0, "its exits never patched");
+	cr_expect_eq(exits_on, 0);
+}
+
 Test(patch_switch, an_unloaded_module_is_left_alone)
 {
 	char why[128];

@@ -258,6 +258,17 @@ traced_record() {
 	$PIN $SMTOP record -q -o "$tr_session" --sm "$tr_sm" $tr_opts -- "$@"
 }
 
+# plain_spread ARGS...: two plain runs of torch_resnet.py ARGS, pinned by
+# $PIN; prints their ms per iteration and fails when they differ by more
+# than 10%, a machine too noisy to tell the modes apart.
+plain_spread() {
+	ps_a=$($PIN python3 tests/gpu/torch_resnet.py "$@" 2>/dev/null | sed -n 's/.*ms_per_iter_median=\([0-9.]*\).*/\1/p')
+	ps_b=$($PIN python3 tests/gpu/torch_resnet.py "$@" 2>/dev/null | sed -n 's/.*ms_per_iter_median=\([0-9.]*\).*/\1/p')
+	echo "${ps_a:-?} and ${ps_b:-?} ms"
+	python3 -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(max(a, b) / min(a, b) - 1 > 0.10)' \
+		"${ps_a:-0}" "${ps_b:-0}" 2>/dev/null
+}
+
 # overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16
 # inference, train: a batch-64 training step) in each mode in turn,
 # SMTOP_OVERHEAD_ROUNDS interleaved rounds, each process pinned alike
@@ -267,6 +278,8 @@ traced_record() {
 # empty and empty-entry load patches that return at once.  The -half modes
 # pin the program to SMTOP_PROGRAM_CPUS (0-7), and entry-apart keeps the
 # collector's threads on SMTOP_APART_CPUS (8-15) beside it.
+# SMTOP_QUIET_CHECK=1: a workload whose two plain runs first differ by more
+# than 10% gets no table (the machine is too noisy for one).
 overhead_rounds() {
 	rounds=${SMTOP_OVERHEAD_ROUNDS:-3}
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
@@ -281,6 +294,10 @@ overhead_rounds() {
 		infer) echo "== $1: ResNet-50 batch-16 inference, median ms/iter"; args="--iters 40" ;;
 		train) echo "== $1: ResNet-50 batch-64 training step, median ms/step"; args="--train --batch 64 --iters 15 --warmup 3" ;;
 		esac
+		if [ "${SMTOP_QUIET_CHECK:-0}" = 1 ] && ! spread=$(plain_spread $args); then
+			echo "noisy: two plain runs read $spread, more than 10% apart; no table"
+			continue
+		fi
 		: > "$OUT_DIR/ovh-$w.txt"
 		i=0
 		while [ $i -lt "$rounds" ]; do

@@ -18,6 +18,7 @@
  * may wait for a thread the gate holds: the switch is given up. */
 #define PATCH_SWITCH_GATE_NS 1000000000ull
 #define PATCH_SWITCH_BACK_TRIES 30
+#define PATCH_SWITCH_BACK_PAUSE_NS 100000000ull /* the gate open between them, at most */
 /* Not before the program is under way: its start loads modules and makes
  * the entries' arena inside its first launch call. */
 #define PATCH_SWITCH_FIRST_NS 1000000000ull
@@ -134,6 +135,16 @@ void patch_switch_unlock_patching(void)
 	pthread_mutex_unlock(&ps_patching_lock);
 }
 
+/* m, which this thread held BUSY, free again; one whose unload gave up
+ * waiting for it (MOD_GONE) stays gone: no later switch may call the
+ * sanitizer on a module the driver has freed. */
+static void ps_release(struct patch_module *m)
+{
+	int busy = MOD_BUSY;
+
+	atomic_compare_exchange_strong(&m->state, &busy, MOD_IDLE);
+}
+
 void patch_switch_module_loaded(CUmodule mod)
 {
 	struct patch_module *m;
@@ -165,7 +176,7 @@ void patch_switch_module_loaded(CUmodule mod)
 	} else {
 		log_debug("module %p loaded unpatched: the patch calls stayed taken", (void *)mod);
 	}
-	atomic_store(&m->state, MOD_IDLE);
+	ps_release(m);
 }
 
 void patch_switch_module_unloading(CUmodule mod)
@@ -248,7 +259,7 @@ static size_t ps_pass(enum patch_mode mode)
 			pthread_mutex_unlock(&ps_patching_lock);
 			ps_repatched++;
 		}
-		atomic_store(&m->state, MOD_IDLE);
+		ps_release(m);
 	}
 	return busy;
 }
@@ -410,6 +421,21 @@ static int ps_wait_until(uint64_t until, int for_order)
 	return stopped;
 }
 
+/* After a switch given up, with the gate open: until no launch or load
+ * call is inside, at most ns.  A call inside may wait for one the gate
+ * held (a collective launched from two threads); closing the gate again
+ * at once kept that one out, try after try. */
+static void ps_let_calls_out(uint64_t ns)
+{
+	struct timespec at = ps_deadline(ns);
+	int r = 0;
+
+	pthread_mutex_lock(&ps_gate_lock);
+	while (ps_inside && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&ps_gate, &ps_gate_lock, &at);
+	pthread_mutex_unlock(&ps_gate_lock);
+}
+
 static void ps_await_launches(uint64_t n);
 static int ps_wait_for_launches(uint64_t until, int for_order);
 
@@ -440,12 +466,13 @@ static uint64_t ps_run_window(uint64_t ns)
 	/* back, at a second a try: the exits cost 3 times the work; but a
 	 * launch call that never leaves must not hang the process's exit */
 	for (int i = 0; i < PATCH_SWITCH_BACK_TRIES && ps_switch_to(ps_base) != 0; i++)
-		;
-	pthread_mutex_unlock(&ps_switch_lock);
+		ps_let_calls_out(PATCH_SWITCH_BACK_PAUSE_NS);
 	atomic_fetch_add(&ps_windows, 1);
 	atomic_fetch_add(&ps_window_ns_total, end - start);
+	/* before a switch off that waits for this lock ends the session */
 	if (ps_ops.window)
 		ps_ops.window(start, end);
+	pthread_mutex_unlock(&ps_switch_lock);
 	t0 = clock_mono_ns() - t0;
 	return t0 > end - start ? t0 - (end - start) : 0;
 }

@@ -406,6 +406,38 @@ Test(patch_switch, an_unloaded_module_is_left_alone)
 	cr_expect_eq(mode_of[2], 0);
 }
 
+static void *switch_on(void *arg)
+{
+	char why[128];
+
+	*(int *)arg = patch_switch_set_base(PATCH_ENTRY, why, sizeof why);
+	return NULL;
+}
+
+/* An unload that gave up waiting for a switch busy on its module (a
+ * patch call that takes seconds): the driver frees the module, so no
+ * later switch may call the sanitizer on it. */
+Test(patch_switch, a_module_unloaded_during_a_long_patch_call_stays_gone)
+{
+	struct timespec ms100 = { 0, 100000000L };
+	char why[128];
+	pthread_t t;
+	int rc = -1;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+	patch_sleep_ns = 2500000000L; /* past the unload's 2 s wait */
+	cr_assert_eq(pthread_create(&t, NULL, switch_on, &rc), 0);
+	nanosleep(&ms100, NULL);
+	patch_switch_module_unloading((CUmodule)1);
+	pthread_join(t, NULL);
+	cr_assert_eq(rc, 0);
+	patch_sleep_ns = 0;
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY, "the freed module was not unpatched");
+}
+
 Test(patch_switch, without_unpatch_nothing_switches_and_it_says_why)
 {
 	char why[128] = "";
@@ -488,6 +520,59 @@ static double cpu_seconds(void)
 
 	getrusage(RUSAGE_SELF, &u);
 	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/* A launch call inside the driver that waits for another thread's launch,
+ * which the gate holds (a collective over two GPUs from two threads). */
+static _Atomic int held_passed, held_stop;
+
+static void *launch_waiting_for_another(void *arg)
+{
+	struct timespec ms = { 0, 1000000L };
+
+	(void)arg;
+	patch_switch_call_enter(PATCH_CALL_LAUNCH);
+	while (!atomic_load(&held_passed))
+		nanosleep(&ms, NULL);
+	patch_switch_call_exit();
+	return NULL;
+}
+
+static void *launch_after_a_while(void *arg)
+{
+	struct timespec ms = { 0, 1000000L }, ms700 = { 0, 700000000L };
+
+	(void)arg;
+	nanosleep(&ms700, NULL); /* the window's switch back has closed the gate */
+	patch_switch_call_enter(PATCH_CALL_LAUNCH);
+	atomic_store(&held_passed, 1);
+	patch_switch_call_exit();
+	while (!atomic_load(&held_stop))
+		nanosleep(&ms, NULL);
+	return NULL;
+}
+
+/* The switch back gives up after a second and must then let the held
+ * launch through, not close the gate again at once. */
+Test(patch_switch, a_switch_back_that_gives_up_lets_the_held_launch_through)
+{
+	pthread_t a, b;
+
+	/* open 200 ms at most: it sees two launch calls */
+	window_over_two_modules((const uintptr_t[]){ 1, 0 }, 20000000);
+	wait_for_mode(1, PATCH_EXACT);
+	cr_assert_eq(pthread_create(&a, NULL, launch_waiting_for_another, NULL), 0);
+	cr_assert_eq(pthread_create(&b, NULL, launch_after_a_while, NULL), 0);
+	wait_for_windows(1);
+	pthread_join(a, NULL);
+	atomic_store(&held_stop, 1);
+	pthread_join(b, NULL);
+	patch_switch_stop();
+	cr_expect_eq(windows_seen, 1);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY, "back after one try given up");
+	struct patch_switch_stats st;
+	patch_switch_stats(&st);
+	cr_expect_eq(st.given_up, 1, "%llu tries given up", (unsigned long long)st.given_up);
 }
 
 Test(patch_switch, without_a_period_the_window_thread_sleeps_until_asked)

@@ -1,5 +1,7 @@
 #include "collectors/backend.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/core/sm_modes.h"
@@ -27,12 +29,19 @@ static void stub_nothing(void)
 }
 
 /* Nothing to switch: what the stub records (NVTX ranges) the collector
- * keeps or drops itself. */
+ * keeps or drops itself.  SMTOP_STUB_OFF_FAILS=N fails the first N
+ * switches off, as a backend whose switch gave up does (the end-to-end
+ * tests' way to one). */
 static int stub_set_recording(int on, char *reason, size_t len)
 {
-	(void)on;
-	(void)reason;
-	(void)len;
+	static int was_on, off_tries;
+	const char *fails = getenv("SMTOP_STUB_OFF_FAILS");
+
+	was_on |= on;
+	if (!on && was_on && fails && off_tries++ < atoi(fails)) {
+		snprintf(reason, len, "the stub was told to fail %s switches off", fails);
+		return -1;
+	}
 	return 0;
 }
 

@@ -498,10 +498,15 @@ static int inject_off(char *reason, size_t len)
 	if (!atomic_load(&inject_recording)) {
 		snprintf(reason, len, "not recording");
 		rc = -1;
+	} else if ((rc = inject_backend->set_recording(0, reason, len)) != 0) {
+		/* still recording, the session and the backend alike: ending
+		 * the session here would leave the backend recording for none */
+		size_t n = strlen(reason);
+
+		snprintf(reason + n, len - n, CONTROL_PROTO_STILL_RECORDING "%s", inject_path);
 	} else {
-		/* the backend hands over what it holds before the writer stops */
-		rc = inject_backend->set_recording(0, reason, len);
-		inject_end_session(rc == 0, "detached", rc == 0 ? "recording switched off" : reason);
+		/* the backend handed over what it held before the writer stops */
+		inject_end_session(1, "detached", "recording switched off");
 		snprintf(reason, len, "%s", inject_path);
 	}
 	pthread_mutex_unlock(&inject_switch_lock);

@@ -201,7 +201,10 @@ int sz_set_recording(int on, char *reason, size_t len)
 	if (sz_quiet_dormant())
 		sz_recording_callbacks(1);
 	sz_describe_again();
-	return patch_switch_set_base(PATCH_ENTRY, reason, len);
+	r = patch_switch_set_base(PATCH_ENTRY, reason, len);
+	if (r != 0 && sz_quiet_dormant()) /* dormant still: as cheap as before */
+		sz_recording_callbacks(0);
+	return r;
 }
 
 #endif

@@ -12,6 +12,9 @@
 /* A request or an answer is one line of at most this many bytes. */
 #define CONTROL_PROTO_LINE_MAX 8192
 #define CONTROL_PROTO_DIRS 2
+/* An `off` the backend could not carry out ends its `err` answer so: the
+ * process records on, and `off` may be asked again. */
+#define CONTROL_PROTO_STILL_RECORDING "; still recording into "
 
 /* The folders a user's sockets may be in, most likely first: SMTOP_CONTROL_DIR
  * alone when set, else $XDG_RUNTIME_DIR/smtop (when set and absolute) and

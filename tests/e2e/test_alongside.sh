@@ -151,6 +151,40 @@ i=$("$SMTOP" info "$S/term.smtop")
 check "SIGTERM: the session is ended, incomplete" contains "$i" "state *incomplete"
 check "SIGTERM: the process crashed by it" contains "$i" "crashed (killed by signal 15"
 
+# a switch off the backend could not make (a call stayed inside the
+# driver): the process records on, into the same session, until an off
+# succeeds; record --attach asks again before it gives up
+SMTOP_STUB_OFF_FAILS=2 launch f
+SOCK=$SMTOP_CONTROL_DIR/$PID.sock
+r=$($CTL "$SOCK" "on $S/off-fails.smtop")
+r=$($CTL "$SOCK" "off")
+check "off that fails: says why and that it records on ($r)" contains "$r" \
+	"^err the stub was told to fail 2 switches off; still recording into $S/off-fails.smtop$"
+st=$($CTL "$SOCK" status)
+check "off that fails: still recording into its session" contains "$st" "recording=on	blocks=0	session=$S/off-fails.smtop"
+check "off that fails: the session is not ended" contains "$("$SMTOP" info "$S/off-fails.smtop")" "state *recording"
+p=$("$SMTOP" record --attach "$PID" --for 0.3s 2> "$S/off-retry.err")
+check "attach while recording: refused" [ -z "$p" ]
+r=$($CTL "$SOCK" "off")
+r=$($CTL "$SOCK" "off")
+check "off asked again: the session ($r)" [ "$r" = "ok $S/off-fails.smtop" ]
+check "off asked again: a complete session" contains "$("$SMTOP" info "$S/off-fails.smtop")" "state *complete (recording switched off)"
+finish f
+SMTOP_STUB_OFF_FAILS=2 launch g
+p=$("$SMTOP" record --attach "$PID" --for 0.3s 2> "$S/off-retry.err")
+rc=$?
+check "attach: an off that fails twice is asked again (status $rc)" [ $rc -eq 0 ]
+check "attach: then a complete session" contains "$("$SMTOP" info "$p")" "state *complete (recording switched off)"
+finish g
+SMTOP_STUB_OFF_FAILS=9 launch h
+SOCK=$SMTOP_CONTROL_DIR/$PID.sock
+out=$("$SMTOP" record --attach "$PID" -o "$S/off-never.smtop" --for 0.3s 2>&1 >/dev/null)
+rc=$?
+check "attach: an off that keeps failing, status 1" [ $rc -eq 1 ]
+check "attach: says it records on ($out)" contains "$out" "still recording into $S/off-never.smtop$"
+check "attach: the process records on" contains "$($CTL "$SOCK" status)" "recording=on"
+finish h
+
 # SIGKILL leaves the socket; the next smtop that finds it removes it
 launch c
 SOCK=$SMTOP_CONTROL_DIR/$PID.sock

@@ -20,6 +20,9 @@
 #define LAUNCH_ARGS_MAX 64
 /* How often a recording --attach started checks on the process. */
 #define LAUNCH_POLL_NS 50000000L
+/* A switch off that gave up (a call stayed inside the driver for a second)
+ * leaves the process recording: asked again this many times, 0.5 s apart. */
+#define LAUNCH_OFF_TRIES 5
 
 struct launch_env {
 	char injector[PATH_MAX];
@@ -198,6 +201,29 @@ static int launch_ask(pid_t pid, const char *line, char *reply, size_t len)
 	return 0;
 }
 
+/* Recording off, asked again while the process answers that it could not
+ * switch (it still records then); the last answer is told. */
+static int launch_switch_off(pid_t pid, char *reply, size_t len)
+{
+	struct timespec pause = { 0, 500000000L };
+	char err[512];
+
+	for (int i = 1;; i++) {
+		if (control_client_request(pid, "off", reply, len, err, sizeof err) != 0) {
+			fprintf(stderr, "smtop: %s\n", err);
+			return -1;
+		}
+		if (strncmp(reply, "ok", 2) == 0)
+			return 0;
+		if (i == LAUNCH_OFF_TRIES || !strstr(reply, CONTROL_PROTO_STILL_RECORDING)) {
+			fprintf(stderr, "smtop: process %d: %s\n", (int)pid,
+				strncmp(reply, "err ", 4) == 0 ? reply + 4 : reply);
+			return -1;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
 /* Until the duration is over, a signal came, or the process ended (its
  * collector then ended the session).  1 when the process is gone. */
 static int launch_wait(pid_t pid, uint64_t for_ns)
@@ -261,7 +287,7 @@ int launch_attach_main(const struct cli *c)
 	gone = launch_wait(pid, c->attach_for_ns);
 	if (gone) {
 		fprintf(stderr, "smtop: process %d ended; its collector ended the session\n", (int)pid);
-	} else if (launch_ask(pid, "off", reply, sizeof reply) != 0) {
+	} else if (launch_switch_off(pid, reply, sizeof reply) != 0) {
 		return 1;
 	}
 	if (!c->quiet)

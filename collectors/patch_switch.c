@@ -18,7 +18,7 @@
  * may wait for a thread the gate holds: the switch is given up. */
 #define PATCH_SWITCH_GATE_NS 1000000000ull
 #define PATCH_SWITCH_BACK_TRIES 30
-#define PATCH_SWITCH_BACK_PAUSE_NS 100000000ull /* the gate open between them, at most */
+#define PATCH_SWITCH_BACK_PAUSE_NS 500000000ull /* the gate open between them, at most */
 /* Not before the program is under way: its start loads modules and makes
  * the entries' arena inside its first launch call. */
 #define PATCH_SWITCH_FIRST_NS 1000000000ull
@@ -65,6 +65,10 @@ static enum patch_mode ps_base = PATCH_ENTRY;                      /* under ps_s
 static pthread_mutex_t ps_order_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ps_order = PTHREAD_COND_INITIALIZER;
 static uint64_t ps_asked_ns;            /* a window asked for, of this long */
+/* Switches off (recording off) waiting for the switch lock: an open
+ * window ends at once, one not yet open does not open (the switch waits
+ * for the window, and the process's exit for the switch). */
+static int ps_off_pending;
 static uint64_t ps_every_ns, ps_for_ns;
 static int ps_stop, ps_started;
 static pthread_t ps_thread;
@@ -375,6 +379,9 @@ static int ps_switch_to(enum patch_mode mode)
 	return 0;
 }
 
+static void ps_note_off(int d);
+static int ps_off_waits(void);
+
 static int ps_refuse(char *reason, size_t len)
 {
 	snprintf(reason, len, "this Compute Sanitizer cannot remove patches (no sanitizerUnpatchModule)");
@@ -387,10 +394,14 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 		return ps_refuse(reason, len);
 	int r = 0;
 
+	if (mode == PATCH_OFF)
+		ps_note_off(1);
 	pthread_mutex_lock(&ps_switch_lock);
 	if (ps_base != mode && (r = ps_switch_to(mode)) == 0)
 		ps_base = mode;
 	pthread_mutex_unlock(&ps_switch_lock);
+	if (mode == PATCH_OFF)
+		ps_note_off(-1);
 	if (r)
 		snprintf(reason, len, "a launch or load call stayed inside the driver for a second: not switched");
 	return r;
@@ -409,7 +420,9 @@ static int ps_wait_until(uint64_t until, int for_order)
 		at = ps_deadline(until > now ? until - now : 0);
 	}
 	pthread_mutex_lock(&ps_order_lock);
-	while (!ps_stop && !(for_order && ps_asked_ns) && clock_mono_ns() < until) {
+	/* for_order 0: a window's wait, which a switch off ends */
+	while (!ps_stop && !(!for_order && ps_off_pending) && !(for_order && ps_asked_ns) &&
+	       clock_mono_ns() < until) {
 		/* no period: only an order or a stop wakes the thread */
 		if (until == UINT64_MAX)
 			pthread_cond_wait(&ps_order, &ps_order_lock);
@@ -448,7 +461,7 @@ static uint64_t ps_run_window(uint64_t ns)
 	pthread_mutex_lock(&ps_switch_lock);
 	/* recording went off since the window was asked for or fell due: a
 	 * dormant process's launches must not be recorded */
-	if (ps_base == PATCH_OFF) {
+	if (ps_base == PATCH_OFF || ps_off_waits()) {
 		pthread_mutex_unlock(&ps_switch_lock);
 		return 0;
 	}
@@ -499,6 +512,29 @@ static int ps_interrupted(int for_order)
 	return r;
 }
 
+/* Whether a switch off waits for the switch lock. */
+static int ps_off_waits(void)
+{
+	int r;
+
+	pthread_mutex_lock(&ps_order_lock);
+	r = ps_off_pending;
+	pthread_mutex_unlock(&ps_order_lock);
+	return r;
+}
+
+/* A switch off begins (1) or is done (-1): while one waits, a window
+ * ends or does not open. */
+static void ps_note_off(int d)
+{
+	pthread_mutex_lock(&ps_order_lock);
+	ps_off_pending += d;
+	pthread_cond_signal(&ps_order);
+	pthread_mutex_unlock(&ps_order_lock);
+	if (d > 0)
+		ps_wake_from_launch_wait();
+}
+
 /* The next n launch calls are counted down for ps_wait_for_launches. */
 static void ps_await_launches(uint64_t n)
 {
@@ -519,7 +555,8 @@ static int ps_wait_for_launches(uint64_t until, int for_order)
 		at = ps_deadline(until > now ? until - now : 0);
 	pthread_mutex_lock(&ps_gate_lock);
 	/* an order or a stop signals under this lock too: none is missed */
-	while (ps_launches_awaited && !ps_interrupted(for_order) && clock_mono_ns() < until) {
+	while (ps_launches_awaited && !ps_interrupted(for_order) && !(!for_order && ps_off_waits()) &&
+	       clock_mono_ns() < until) {
 		if (until == UINT64_MAX)
 			pthread_cond_wait(&ps_launched, &ps_gate_lock);
 		else if (pthread_cond_timedwait(&ps_launched, &ps_gate_lock, &at) == ETIMEDOUT)

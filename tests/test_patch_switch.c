@@ -372,6 +372,34 @@ Test(patch_switch, no_window_is_asked_for_while_recording_is_off)
 	cr_expect_eq(windows_seen, 0);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Recording off ends an open window rather than wait for it: a window
+ * that sees few launches may stay open ten times its length, and the
+ * process's exit waits for the switch off. */
+Test(patch_switch, recording_off_ends_an_open_window)
+{
+	char why[128];
+	uint64_t t0;
+
+	window_over_two_modules((const uintptr_t[]){ 1, 0 }, 2000000000ull);
+	wait_for_mode(1, PATCH_EXACT);
+	t0 = mono_ns();
+	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "%s", why);
+	cr_expect_lt(mono_ns() - t0, 500000000ull, "the switch off waited %.2f s", (mono_ns() - t0) / 1e9);
+	wait_for_windows(1);
+	patch_switch_stop();
+	cr_expect_eq(windows_seen, 1);
+	cr_expect_eq(mode_of[1], 0, "off, not back to entry");
+	cr_expect_eq(mode_of[2], 0);
+}
+
 Test(patch_switch, a_window_due_while_recording_is_off_does_not_run)
 {
 	struct timespec s13 = { 1, 300000000L };

@@ -17,6 +17,7 @@
 /* A launch call still inside the driver this long after the gate closed
  * may wait for a thread the gate holds: the switch is given up. */
 #define PATCH_SWITCH_GATE_NS 1000000000ull
+#define PATCH_SWITCH_DRAIN_NS 5000000000ull /* ops.drain_limit_ns's default */
 #define PATCH_SWITCH_BACK_TRIES 30
 #define PATCH_SWITCH_BACK_PAUSE_NS 500000000ull /* the gate open between them, at most */
 /* Not before the program is under way: its start loads modules and makes
@@ -337,6 +338,53 @@ static int ps_close_gate(void)
 	return r;
 }
 
+/* The drain on a thread of its own, so that a switch can give up on it;
+ * one at a time: a drain given up still waits for the GPU, and the next
+ * switch is given up until it has returned. */
+static pthread_mutex_t ps_drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ps_drain_done = PTHREAD_COND_INITIALIZER;
+static int ps_draining;
+
+static void *ps_drain_main(void *arg)
+{
+	(void)arg;
+	ps_ops.drain();
+	pthread_mutex_lock(&ps_drain_lock);
+	ps_draining = 0;
+	pthread_cond_broadcast(&ps_drain_done);
+	pthread_mutex_unlock(&ps_drain_lock);
+	return NULL;
+}
+
+/* 0 once the GPU has drained, -1 when it did not within the limit (or a
+ * drain given up before still runs). */
+static int ps_drain(void)
+{
+	uint64_t limit = ps_ops.drain_limit_ns ? ps_ops.drain_limit_ns : PATCH_SWITCH_DRAIN_NS;
+	struct timespec at = ps_deadline(limit);
+	pthread_t t;
+	int r = 0;
+
+	pthread_mutex_lock(&ps_drain_lock);
+	if (ps_draining) {
+		pthread_mutex_unlock(&ps_drain_lock);
+		return -1;
+	}
+	ps_draining = 1;
+	pthread_mutex_unlock(&ps_drain_lock);
+	if (thread_start(&t, "smtop-drain", ps_drain_main, NULL) != 0) {
+		ps_drain_main(NULL); /* no thread: waited for here, as before */
+		return 0;
+	}
+	pthread_detach(t);
+	pthread_mutex_lock(&ps_drain_lock);
+	while (ps_draining && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&ps_drain_done, &ps_drain_lock, &at);
+	r = ps_draining ? -1 : 0;
+	pthread_mutex_unlock(&ps_drain_lock);
+	return r;
+}
+
 /* A slow switch, under SMTOP_DEBUG: whether the drain or the patch calls
  * took the time, and over how many modules. */
 static void ps_tell_slow(enum patch_mode mode, uint64_t ns, uint64_t drained_ns)
@@ -360,8 +408,12 @@ static int ps_switch_to(enum patch_mode mode)
 		return -1;
 	}
 	ps_repatched = 0;
-	if (ps_ops.drain)
-		ps_ops.drain();
+	if (ps_ops.drain && ps_drain() != 0) {
+		ps_open_gate();
+		atomic_fetch_add(&ps_given_up, 1);
+		log_debug("patch switch given up: the GPU did not drain (a kernel may wait for a launch the gate held)");
+		return -1;
+	}
 	drained = clock_mono_ns() - t0;
 	if (mode == PATCH_EXACT && ps_ops.exits)
 		ps_ops.exits(1);
@@ -403,7 +455,8 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 	if (mode == PATCH_OFF)
 		ps_note_off(-1);
 	if (r)
-		snprintf(reason, len, "a launch or load call stayed inside the driver for a second: not switched");
+		snprintf(reason, len, "a launch or load call stayed inside the driver for a second, or the GPU"
+			 " did not drain: not switched");
 	return r;
 }
 

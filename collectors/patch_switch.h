@@ -30,8 +30,12 @@
 enum patch_mode { PATCH_OFF, PATCH_ENTRY, PATCH_EXACT };
 
 struct patch_switch_ops {
-	/* Waits until the GPU has run what was launched; may be NULL. */
+	/* Waits until the GPU has run what was launched; may be NULL.  It
+	 * runs on a thread of its own, waited for drain_limit_ns (0: five
+	 * seconds): a kernel that waits for a launch the gate holds (a
+	 * collective over two GPUs) never ends, and the switch is given up. */
 	void (*drain)(void);
+	uint64_t drain_limit_ns;
 	/* Patches mod, unpatched now, in mode (not PATCH_OFF); 0 or -1. */
 	int (*patch)(CUmodule mod, enum patch_mode mode);
 	/* Removes mod's patches; 0 or -1. */

@@ -603,6 +603,53 @@ Test(patch_switch, a_switch_back_that_gives_up_lets_the_held_launch_through)
 	cr_expect_eq(st.given_up, 1, "%llu tries given up", (unsigned long long)st.given_up);
 }
 
+/* A kernel that waits for another launch (a collective over two GPUs
+ * launched from one thread): the drain waits for it, and it for a launch
+ * the gate holds. */
+static _Atomic int kernel_released;
+
+static void drain_until_released(void)
+{
+	while (!atomic_load(&kernel_released))
+		nanosleep(&(struct timespec){ 0, 1000000L }, NULL);
+}
+
+static void *launch_the_awaited_kernel(void *arg)
+{
+	(void)arg;
+	nanosleep(&(struct timespec){ 0, 50000000L }, NULL); /* the gate is closed by then */
+	patch_switch_call_enter(PATCH_CALL_LAUNCH);
+	atomic_store(&kernel_released, 1);
+	patch_switch_call_exit();
+	return NULL;
+}
+
+Test(patch_switch, a_drain_that_waits_for_a_held_launch_gives_the_switch_up)
+{
+	struct patch_switch_ops ops = fake_ops;
+	struct patch_switch_stats st;
+	char why[256];
+	pthread_t t;
+	uint64_t t0;
+
+	ops.drain = drain_until_released;
+	ops.drain_limit_ns = 300000000ull;
+	patch_switch_init(&ops, PATCH_ENTRY, 1);
+	patch_switch_module_loaded((CUmodule)1);
+	cr_assert_eq(pthread_create(&t, NULL, launch_the_awaited_kernel, NULL), 0);
+	t0 = mono_ns();
+	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), -1);
+	cr_expect_lt(mono_ns() - t0, 1000000000ull, "given up after %.2f s", (mono_ns() - t0) / 1e9);
+	cr_expect(strstr(why, "did not drain"), "%s", why);
+	pthread_join(t, NULL);
+	cr_expect_eq(mode_of[1], PATCH_ENTRY, "untouched");
+	nanosleep(&(struct timespec){ 0, 50000000L }, NULL); /* the drain's thread returns */
+	cr_expect_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "%s", why);
+	cr_expect_eq(mode_of[1], 0);
+	patch_switch_stats(&st);
+	cr_expect_eq(st.given_up, 1);
+}
+
 Test(patch_switch, without_a_period_the_window_thread_sleeps_until_asked)
 {
 	struct timespec ms300 = { 0, 300000000L };

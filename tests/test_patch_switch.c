@@ -357,7 +357,9 @@ Test(patch_switch, recording_off_unpatches_and_new_modules_stay_unpatched)
 
 /* A dormant process (smtop launch) records nothing: a window would patch
  * exits into kernels whose launches no session takes. */
-Test(patch_switch, no_window_is_asked_for_while_recording_is_off)
+/* Module 1 launched from, then recording off, as `record --attach` leaves
+ * a process. */
+static void dormant_after_a_launch(void)
 {
 	char why[128];
 
@@ -365,6 +367,13 @@ Test(patch_switch, no_window_is_asked_for_while_recording_is_off)
 	patch_switch_module_loaded((CUmodule)1);
 	patch_switch_module_used((CUmodule)1);
 	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+}
+
+Test(patch_switch, no_window_is_asked_for_while_recording_is_off)
+{
+	char why[128];
+
+	dormant_after_a_launch();
 	cr_assert_eq(patch_switch_start(0, 0), 0);
 	cr_expect_eq(patch_switch_window(1000000, why, sizeof why), -1);
 	cr_expect_str_eq(why, "not recording");
@@ -403,13 +412,9 @@ Test(patch_switch, recording_off_ends_an_open_window)
 Test(patch_switch, a_window_due_while_recording_is_off_does_not_run)
 {
 	struct timespec s13 = { 1, 300000000L };
-	char why[128];
 	pthread_t t;
 
-	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
-	patch_switch_module_loaded((CUmodule)1);
-	patch_switch_module_used((CUmodule)1);
-	cr_assert_eq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0);
+	dormant_after_a_launch();
 	start_launching(&t);
 	/* the first window falls due after a second, at a launch */
 	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);

@@ -356,30 +356,39 @@ static void *ps_drain_main(void *arg)
 	return NULL;
 }
 
-/* 0 once the GPU has drained, -1 when it did not within the limit (or a
- * drain given up before still runs). */
+/* Until no drain runs or the deadline; under ps_drain_lock. */
+static void ps_wait_drained(const struct timespec *at)
+{
+	int r = 0;
+
+	while (ps_draining && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&ps_drain_done, &ps_drain_lock, at);
+}
+
+/* 0 once the GPU has drained, -1 when it did not within the limit.  A
+ * drain given up before is waited for first, in the same limit: it began
+ * before the gate closed, so a new one follows it. */
 static int ps_drain(void)
 {
 	uint64_t limit = ps_ops.drain_limit_ns ? ps_ops.drain_limit_ns : PATCH_SWITCH_DRAIN_NS;
 	struct timespec at = ps_deadline(limit);
 	pthread_t t;
-	int r = 0;
+	int r;
 
 	pthread_mutex_lock(&ps_drain_lock);
+	ps_wait_drained(&at);
 	if (ps_draining) {
 		pthread_mutex_unlock(&ps_drain_lock);
 		return -1;
 	}
 	ps_draining = 1;
-	pthread_mutex_unlock(&ps_drain_lock);
 	if (thread_start(&t, "smtop-drain", ps_drain_main, NULL) != 0) {
+		pthread_mutex_unlock(&ps_drain_lock);
 		ps_drain_main(NULL); /* no thread: waited for here, as before */
 		return 0;
 	}
 	pthread_detach(t);
-	pthread_mutex_lock(&ps_drain_lock);
-	while (ps_draining && r != ETIMEDOUT)
-		r = pthread_cond_timedwait(&ps_drain_done, &ps_drain_lock, &at);
+	ps_wait_drained(&at);
 	r = ps_draining ? -1 : 0;
 	pthread_mutex_unlock(&ps_drain_lock);
 	return r;

@@ -145,6 +145,8 @@ struct entries_ctx {
 	pthread_t thread;
 	int started, failed;
 	_Atomic int stop;
+	/* entries_settle's asks, and the last one the drain thread carried out */
+	_Atomic uint64_t settle_asked, settle_done;
 	void *copy_stream;
 	struct entries_shard *shard;
 	unsigned n_shards;
@@ -1002,13 +1004,23 @@ static void *entries_main(void *arg)
 		return NULL;
 	}
 	while (!atomic_load(&c->stop)) {
+		uint64_t asked = atomic_load(&c->settle_asked);
+		int settle = asked != atomic_load(&c->settle_done);
+
 		/* half a window copied means a burst: drain again at once */
-		if (c->copied < ENTRIES_WINDOW / 2)
+		if (c->copied < ENTRIES_WINDOW / 2 && !settle)
 			nanosleep(&period, NULL);
-		if (entries_drain(c, 0) != 0) {
+		if (entries_drain(c, settle) != 0) {
 			log_debug("entry drain for context %u stopped after a CUDA error", c->context_id);
 			c->failed = 1;
 			break;
+		}
+		if (settle) {
+			entries_close_all(c);
+			/* every staged chunk packed: the writer stops next */
+			for (unsigned i = 0; i < c->n_shards; i++)
+				entries_packer_tick(c->shard[i].packer, UINT64_MAX);
+			atomic_store(&c->settle_done, asked);
 		}
 	}
 	return NULL;
@@ -1376,6 +1388,40 @@ static void entries_log_team(const struct entries_ctx *c)
 		  " kernel table, %.1f ms packing",
 		  c->context_id, c->rounds, list / 1e6, take / 1e6,
 		  c->team_ns > list + take ? (c->team_ns - list - take) / 1e6 : 0.0, observe / 1e6, pack / 1e6);
+}
+
+/* Whether every context asked to settle has, or cannot (stopped, failed). */
+static int entries_settled(struct entries_ctx *const *cs, const uint64_t *asked, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct entries_ctx *c = cs[i];
+
+		if (c->started && !c->failed && !atomic_load(&c->stop) && atomic_load(&c->settle_done) < asked[i])
+			return 0;
+	}
+	return 1;
+}
+
+int entries_settle(uint64_t wait_ns)
+{
+	struct entries_ctx *cs[ENTRIES_MAX_CONTEXTS];
+	uint64_t asked[ENTRIES_MAX_CONTEXTS], until = clock_mono_ns() + wait_ns;
+	struct timespec ms = { 0, 1000000L };
+	size_t n;
+	int done;
+
+	/* contexts live until entries_shutdown; the lock is not held while
+	 * waiting: the program's synchronize callbacks take it */
+	pthread_mutex_lock(&entries_lock);
+	n = entries_n_ctxs;
+	for (size_t i = 0; i < n; i++) {
+		cs[i] = entries_ctxs[i];
+		asked[i] = atomic_fetch_add(&cs[i]->settle_asked, 1) + 1;
+	}
+	pthread_mutex_unlock(&entries_lock);
+	while (!(done = entries_settled(cs, asked, n)) && clock_mono_ns() < until)
+		nanosleep(&ms, NULL);
+	return done ? 0 : -1;
 }
 
 void entries_shutdown(void)

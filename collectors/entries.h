@@ -105,6 +105,12 @@ void entries_synced(CUcontext ctx, uint32_t stream, uint64_t seq, uint64_t host_
  * the two wait for their blocks' exact ends. */
 void entries_exits(int on);
 
+/* Recording goes off (the GPU drained, nothing launched since): each
+ * context's drain thread takes every launch listed and closes every open
+ * block (its end bounded by the GPU's clock now), so that the session
+ * ending holds them.  0, or -1 when a drain had not done so in wait_ns. */
+int entries_settle(uint64_t wait_ns);
+
 /* At the end: a last drain of every context, every block closed. */
 void entries_shutdown(void);
 

@@ -20,6 +20,9 @@
 
 /* ---- patches switched at run time (--sm entry and exact) ------------------------ */
 
+/* How long recording off waits for the entry drains to take what is left. */
+#define SZ_SETTLE_NS 5000000000ull
+
 /* A range of smtop's own on the session's NVTX row (text copied), from
  * this thread. */
 static struct smtop_record sz_own_range(uint64_t start, uint64_t end, const char *text)
@@ -179,6 +182,19 @@ static int sz_bare_dormant(void)
 	return v ? atoi(v) : 0;
 }
 
+/* Recording went off (the GPU drained, the patches removed): what the
+ * entry drains and the kernel table still hold goes to the session that
+ * ends, not to the next one or nowhere: the last block on each warp slot,
+ * the launches of the drain's last period, and kernels short of them. */
+static void sz_hand_over(void)
+{
+	if (entries_settle(SZ_SETTLE_NS) != 0)
+		log_debug("recording off: an entry drain did not settle in %llu ms",
+			  (unsigned long long)(SZ_SETTLE_NS / 1000000));
+	if (sz_table)
+		sz_flush_stale(0);
+}
+
 /* --sm entry only: the exact backend has neither hook.  Off: the patches
  * go first, through the gate, then the callbacks; on: the callbacks come
  * back before the patches, so that no launch patched goes unseen. */
@@ -188,6 +204,8 @@ int sz_set_recording(int on, char *reason, size_t len)
 
 	if (!on) {
 		r = patch_switch_set_base(PATCH_OFF, reason, len);
+		if (r == 0)
+			sz_hand_over();
 		if (r == 0 && (sz_quiet_dormant() || bare))
 			sz_recording_callbacks(0);
 		if (r == 0 && bare)

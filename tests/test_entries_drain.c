@@ -150,6 +150,40 @@ Test(entries_drain, every_block_of_a_whole_launch_comes_out_bounded)
 	two_whole_launches();
 }
 
+/* Recording off: the last block on each slot, which only a later launch
+ * would close, goes out with the session that ends; the drain goes on. */
+static void settle_after_two_launches(void)
+{
+	start();
+	launch(1, 1000, 1000);
+	launch(2, 1000, 1000);
+	/* 512 slots (8 SMs, 64 each): launch 2's last 512 blocks hold them */
+	wait_for(&packed, 1488, 2000);
+	nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
+	cr_assert_eq(packed, 1488, "the last block on each slot stays open");
+	cr_expect_eq(entries_settle(2000000000ull), 0);
+	cr_expect_eq(packed, 2000, "and settling closes them");
+	cr_expect_eq(bounded, 2000);
+	launch(3, 1000, 1000);
+	launch(4, 1000, 1000);
+	wait_for(&packed, 3000, 2000);
+	entries_shutdown();
+	cr_expect_eq(packed, 4000);
+	cr_expect_eq(drops_take(DROPS_BLOCKS), 0);
+}
+
+Test(entries_drain, settling_hands_over_every_open_block)
+{
+	settle_after_two_launches();
+}
+
+Test(entries_drain, settling_by_a_team_hands_over_every_open_block)
+{
+	setenv("SMTOP_ENTRY_WORKERS", "3", 1);
+	setenv("SMTOP_ENTRY_TEAM_FROM", "0", 1);
+	settle_after_two_launches();
+}
+
 Test(entries_drain, a_team_of_workers_gives_the_same_blocks)
 {
 	setenv("SMTOP_ENTRY_WORKERS", "3", 1);

@@ -322,15 +322,24 @@ static void ps_open_gate(void)
 
 /* Closes the gate and waits until no launch or load call is inside; -1
  * (the gate open again) when one stays. */
+/* Until no launch or load call is inside the driver, at most ns; under
+ * ps_gate_lock. */
+static void ps_wait_none_inside(uint64_t ns)
+{
+	struct timespec at = ps_deadline(ns);
+	int r = 0;
+
+	while (ps_inside && r != ETIMEDOUT)
+		r = pthread_cond_timedwait(&ps_gate, &ps_gate_lock, &at);
+}
+
 static int ps_close_gate(void)
 {
-	struct timespec at = ps_deadline(PATCH_SWITCH_GATE_NS);
-	int r = 0;
+	int r;
 
 	pthread_mutex_lock(&ps_gate_lock);
 	ps_gate_closed = 1;
-	while (ps_inside && r != ETIMEDOUT)
-		r = pthread_cond_timedwait(&ps_gate, &ps_gate_lock, &at);
+	ps_wait_none_inside(PATCH_SWITCH_GATE_NS);
 	r = ps_inside ? -1 : 0;
 	pthread_mutex_unlock(&ps_gate_lock);
 	if (r)
@@ -469,8 +478,16 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 	return r;
 }
 
-/* Sleeps until `until` (monotonic ns; UINT64_MAX: until woken) or a stop;
- * 1 when stopped. */
+/* Whether a wait of the window thread is over: a stop ends any; an order
+ * the wait for the next window (for_order); a switch off pending a
+ * window's own waits.  Under ps_order_lock. */
+static int ps_wait_over(int for_order)
+{
+	return ps_stop || (for_order ? ps_asked_ns != 0 : ps_off_pending != 0);
+}
+
+/* Sleeps until `until` (monotonic ns; UINT64_MAX: until woken) or the wait
+ * is over; 1 when stopped. */
 static int ps_wait_until(uint64_t until, int for_order)
 {
 	struct timespec at;
@@ -482,9 +499,7 @@ static int ps_wait_until(uint64_t until, int for_order)
 		at = ps_deadline(until > now ? until - now : 0);
 	}
 	pthread_mutex_lock(&ps_order_lock);
-	/* for_order 0: a window's wait, which a switch off ends */
-	while (!ps_stop && !(!for_order && ps_off_pending) && !(for_order && ps_asked_ns) &&
-	       clock_mono_ns() < until) {
+	while (!ps_wait_over(for_order) && clock_mono_ns() < until) {
 		/* no period: only an order or a stop wakes the thread */
 		if (until == UINT64_MAX)
 			pthread_cond_wait(&ps_order, &ps_order_lock);
@@ -502,12 +517,8 @@ static int ps_wait_until(uint64_t until, int for_order)
  * at once kept that one out, try after try. */
 static void ps_let_calls_out(uint64_t ns)
 {
-	struct timespec at = ps_deadline(ns);
-	int r = 0;
-
 	pthread_mutex_lock(&ps_gate_lock);
-	while (ps_inside && r != ETIMEDOUT)
-		r = pthread_cond_timedwait(&ps_gate, &ps_gate_lock, &at);
+	ps_wait_none_inside(ns);
 	pthread_mutex_unlock(&ps_gate_lock);
 }
 
@@ -562,14 +573,23 @@ static void ps_wake_from_launch_wait(void)
 	pthread_mutex_unlock(&ps_gate_lock);
 }
 
-/* Whether the window thread was stopped, or (for_order) asked for a
- * window. */
+/* ps_wait_over, from a thread that does not hold ps_order_lock. */
 static int ps_interrupted(int for_order)
 {
 	int r;
 
 	pthread_mutex_lock(&ps_order_lock);
-	r = ps_stop || (for_order && ps_asked_ns);
+	r = ps_wait_over(for_order);
+	pthread_mutex_unlock(&ps_order_lock);
+	return r;
+}
+
+static int ps_stopped(void)
+{
+	int r;
+
+	pthread_mutex_lock(&ps_order_lock);
+	r = ps_stop;
 	pthread_mutex_unlock(&ps_order_lock);
 	return r;
 }
@@ -606,7 +626,7 @@ static void ps_await_launches(uint64_t n)
 }
 
 /* Sleeps until the launch calls awaited have been made, until (monotonic
- * ns; UINT64_MAX: no limit), a stop or, for_order, an order; 1 when
+ * ns; UINT64_MAX: no limit) or the wait is over (ps_wait_over); 1 when
  * stopped. */
 static int ps_wait_for_launches(uint64_t until, int for_order)
 {
@@ -617,8 +637,7 @@ static int ps_wait_for_launches(uint64_t until, int for_order)
 		at = ps_deadline(until > now ? until - now : 0);
 	pthread_mutex_lock(&ps_gate_lock);
 	/* an order or a stop signals under this lock too: none is missed */
-	while (ps_launches_awaited && !ps_interrupted(for_order) && !(!for_order && ps_off_waits()) &&
-	       clock_mono_ns() < until) {
+	while (ps_launches_awaited && !ps_interrupted(for_order) && clock_mono_ns() < until) {
 		if (until == UINT64_MAX)
 			pthread_cond_wait(&ps_launched, &ps_gate_lock);
 		else if (pthread_cond_timedwait(&ps_launched, &ps_gate_lock, &at) == ETIMEDOUT)
@@ -626,7 +645,7 @@ static int ps_wait_for_launches(uint64_t until, int for_order)
 	}
 	ps_launches_awaited = 0;
 	pthread_mutex_unlock(&ps_gate_lock);
-	return ps_interrupted(0);
+	return ps_stopped();
 }
 
 static void *ps_main(void *arg)

@@ -203,14 +203,14 @@ int sz_set_recording(int on, char *reason, size_t len)
 	int r, bare = sz_bare_dormant();
 
 	if (!on) {
-		r = patch_switch_set_base(PATCH_OFF, reason, len);
-		if (r == 0)
-			sz_hand_over();
-		if (r == 0 && (sz_quiet_dormant() || bare))
+		if ((r = patch_switch_set_base(PATCH_OFF, reason, len)) != 0)
+			return r;
+		sz_hand_over();
+		if (sz_quiet_dormant() || bare)
 			sz_recording_callbacks(0);
-		if (r == 0 && bare)
+		if (bare)
 			sz_gate_callbacks(0, bare > 1);
-		return r;
+		return 0;
 	}
 	if (bare) {
 		snprintf(reason, len, "SMTOP_DORMANT_BARE is set: this process measures the dormant cost and cannot record");

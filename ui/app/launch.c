@@ -185,7 +185,10 @@ static void launch_catch_signals(void)
 }
 
 /* Sends line; an "err" answer is said as the collector put it. */
-static int launch_ask(pid_t pid, const char *line, char *reply, size_t len)
+/* line asked of pid: 0 when it answered ok, 1 when it answered otherwise
+ * (reply holds the answer, not told), -1 when it could not be asked (told
+ * on stderr). */
+static int launch_request(pid_t pid, const char *line, char *reply, size_t len)
 {
 	char err[512];
 
@@ -193,12 +196,22 @@ static int launch_ask(pid_t pid, const char *line, char *reply, size_t len)
 		fprintf(stderr, "smtop: %s\n", err);
 		return -1;
 	}
-	if (strncmp(reply, "ok", 2) != 0) {
-		fprintf(stderr, "smtop: process %d: %s\n", (int)pid,
-			strncmp(reply, "err ", 4) == 0 ? reply + 4 : reply);
-		return -1;
-	}
-	return 0;
+	return strncmp(reply, "ok", 2) != 0;
+}
+
+/* An answer other than ok, on stderr. */
+static void launch_tell_refusal(pid_t pid, const char *reply)
+{
+	fprintf(stderr, "smtop: process %d: %s\n", (int)pid, strncmp(reply, "err ", 4) == 0 ? reply + 4 : reply);
+}
+
+static int launch_ask(pid_t pid, const char *line, char *reply, size_t len)
+{
+	int r = launch_request(pid, line, reply, len);
+
+	if (r > 0)
+		launch_tell_refusal(pid, reply);
+	return r ? -1 : 0;
 }
 
 /* Recording off, asked again while the process answers that it could not
@@ -206,18 +219,14 @@ static int launch_ask(pid_t pid, const char *line, char *reply, size_t len)
 static int launch_switch_off(pid_t pid, char *reply, size_t len)
 {
 	struct timespec pause = { 0, 500000000L };
-	char err[512];
 
 	for (int i = 1;; i++) {
-		if (control_client_request(pid, "off", reply, len, err, sizeof err) != 0) {
-			fprintf(stderr, "smtop: %s\n", err);
-			return -1;
-		}
-		if (strncmp(reply, "ok", 2) == 0)
-			return 0;
+		int r = launch_request(pid, "off", reply, len);
+
+		if (r <= 0)
+			return r;
 		if (i == LAUNCH_OFF_TRIES || !strstr(reply, CONTROL_PROTO_STILL_RECORDING)) {
-			fprintf(stderr, "smtop: process %d: %s\n", (int)pid,
-				strncmp(reply, "err ", 4) == 0 ? reply + 4 : reply);
+			launch_tell_refusal(pid, reply);
 			return -1;
 		}
 		nanosleep(&pause, NULL);

@@ -262,11 +262,12 @@ traced_record() {
 # $PIN; prints their ms per iteration and fails when they differ by more
 # than 10%, a machine too noisy to tell the modes apart.
 plain_spread() {
-	ps_a=$($PIN python3 tests/gpu/torch_resnet.py "$@" 2>/dev/null | sed -n 's/.*ms_per_iter_median=\([0-9.]*\).*/\1/p')
-	ps_b=$($PIN python3 tests/gpu/torch_resnet.py "$@" 2>/dev/null | sed -n 's/.*ms_per_iter_median=\([0-9.]*\).*/\1/p')
-	echo "${ps_a:-?} and ${ps_b:-?} ms"
+	set -- $(for _ in 1 2; do
+		$PIN python3 tests/gpu/torch_resnet.py "$@" 2>/dev/null | sed -n 's/.*ms_per_iter_median=\([0-9.]*\).*/\1/p'
+	done)
+	echo "${1:-?} and ${2:-?} ms"
 	python3 -c 'import sys; a, b = map(float, sys.argv[1:]); sys.exit(max(a, b) / min(a, b) - 1 > 0.10)' \
-		"${ps_a:-0}" "${ps_b:-0}" 2>/dev/null
+		"${1:-0}" "${2:-0}" 2>/dev/null
 }
 
 # overhead_rounds SECTION WORKLOADS MODES: ResNet-50 (infer: batch-16

@@ -279,12 +279,19 @@ static void ps_count_switch(uint64_t ns)
 		;
 }
 
-/* CLOCK_REALTIME ns from now, for the condition variables' waits. */
+/* CLOCK_MONOTONIC ns from now, for the condition variables' waits: a step
+ * of the wall clock must not lengthen or cut short the gate's and the
+ * drain's limits. */
 static struct timespec ps_deadline(uint64_t ns)
 {
-	uint64_t at = clock_real_ns() + ns;
+	uint64_t at = clock_mono_ns() + ns;
 
 	return (struct timespec){ (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
+}
+
+static int ps_timedwait(pthread_cond_t *cond, pthread_mutex_t *lock, const struct timespec *at)
+{
+	return pthread_cond_clockwait(cond, lock, CLOCK_MONOTONIC, at);
 }
 
 void patch_switch_call_enter(enum patch_call kind)
@@ -320,8 +327,6 @@ static void ps_open_gate(void)
 	pthread_mutex_unlock(&ps_gate_lock);
 }
 
-/* Closes the gate and waits until no launch or load call is inside; -1
- * (the gate open again) when one stays. */
 /* Until no launch or load call is inside the driver, at most ns; under
  * ps_gate_lock. */
 static void ps_wait_none_inside(uint64_t ns)
@@ -330,9 +335,11 @@ static void ps_wait_none_inside(uint64_t ns)
 	int r = 0;
 
 	while (ps_inside && r != ETIMEDOUT)
-		r = pthread_cond_timedwait(&ps_gate, &ps_gate_lock, &at);
+		r = ps_timedwait(&ps_gate, &ps_gate_lock, &at);
 }
 
+/* Closes the gate and waits until no launch or load call is inside; -1
+ * (the gate open again) when one stays. */
 static int ps_close_gate(void)
 {
 	int r;
@@ -371,7 +378,7 @@ static void ps_wait_drained(const struct timespec *at)
 	int r = 0;
 
 	while (ps_draining && r != ETIMEDOUT)
-		r = pthread_cond_timedwait(&ps_drain_done, &ps_drain_lock, at);
+		r = ps_timedwait(&ps_drain_done, &ps_drain_lock, at);
 }
 
 /* 0 once the GPU has drained, -1 when it did not within the limit.  A
@@ -503,7 +510,7 @@ static int ps_wait_until(uint64_t until, int for_order)
 		/* no period: only an order or a stop wakes the thread */
 		if (until == UINT64_MAX)
 			pthread_cond_wait(&ps_order, &ps_order_lock);
-		else if (pthread_cond_timedwait(&ps_order, &ps_order_lock, &at) == ETIMEDOUT)
+		else if (ps_timedwait(&ps_order, &ps_order_lock, &at) == ETIMEDOUT)
 			break;
 	}
 	stopped = ps_stop;
@@ -640,7 +647,7 @@ static int ps_wait_for_launches(uint64_t until, int for_order)
 	while (ps_launches_awaited && !ps_interrupted(for_order) && clock_mono_ns() < until) {
 		if (until == UINT64_MAX)
 			pthread_cond_wait(&ps_launched, &ps_gate_lock);
-		else if (pthread_cond_timedwait(&ps_launched, &ps_gate_lock, &at) == ETIMEDOUT)
+		else if (ps_timedwait(&ps_launched, &ps_gate_lock, &at) == ETIMEDOUT)
 			break;
 	}
 	ps_launches_awaited = 0;

@@ -95,14 +95,16 @@ void sz_send_host_timed(struct smtop_record *rec, const struct sz_call *k, uint3
 }
 
 /* The held records whose device's bound is known; all of them at the end
- * (forced). */
+ * and when recording goes off (forced). */
 void sz_release_held(int forced)
 {
+	/* the host thread and a switch off may release at once: out is theirs
+	 * in turn, and records go out in the order they were held */
+	static pthread_mutex_t release_lock = PTHREAD_MUTEX_INITIALIZER;
 	static struct sz_held out[SZ_HELD_MAX];
 	size_t n = 0, keep = 0;
 
-	/* out is only used here, by the host thread or at the end after it
-	 * stopped */
+	pthread_mutex_lock(&release_lock);
 	pthread_mutex_lock(&sz_held_lock);
 	for (size_t i = 0; i < sz_n_held; i++) {
 		if (forced || sz_bound_known(sz_held[i].device))
@@ -114,6 +116,7 @@ void sz_release_held(int forced)
 	pthread_mutex_unlock(&sz_held_lock);
 	for (size_t i = 0; i < n; i++)
 		sz_send_mapped(&out[i]);
+	pthread_mutex_unlock(&release_lock);
 }
 
 /* NVTX ranges, as the other host-timed records. */

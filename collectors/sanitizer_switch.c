@@ -185,7 +185,9 @@ static int sz_bare_dormant(void)
 /* Recording went off (the GPU drained, the patches removed): what the
  * entry drains and the kernel table still hold goes to the session that
  * ends, not to the next one or nowhere: the last block on each warp slot,
- * the launches of the drain's last period, and kernels short of them. */
+ * the launches of the drain's last period, and kernels short of them; and
+ * the host-timed records (synchronize calls, NVTX ranges) still held for a
+ * device whose first block has not run, mapped as at the end. */
 static void sz_hand_over(void)
 {
 	if (entries_settle(SZ_SETTLE_NS) != 0)
@@ -193,6 +195,7 @@ static void sz_hand_over(void)
 			  (unsigned long long)(SZ_SETTLE_NS / 1000000));
 	if (sz_table)
 		sz_flush_stale(0);
+	sz_release_held(1);
 }
 
 /* --sm entry only: the exact backend has neither hook.  Off: the patches

@@ -39,8 +39,11 @@
  * in the driver would wait for ever. */
 #define PATCH_SWITCH_LOAD_WAIT_MS 2000
 
-/* A module's state: who may call the sanitizer on it now. */
-enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE };
+/* A module's state: who may call the sanitizer on it now.  GONE: unloaded
+ * while a thread held it BUSY, which frees the slot when it lets go; FREE:
+ * unloaded, the slot free for a module loaded later (a program that loads
+ * and unloads modules for its whole life must not run out of them). */
+enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE, MOD_FREE };
 
 struct patch_module {
 	CUmodule mod;
@@ -54,6 +57,7 @@ static int ps_can_unpatch;
 static pthread_mutex_t ps_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct patch_module ps_modules[PATCH_SWITCH_MODULES];
 static _Atomic size_t ps_n_modules;
+static size_t ps_n_free;                /* FREE slots, under ps_list_lock */
 static _Atomic int ps_target;           /* the mode a module loading now is patched in */
 
 static pthread_mutex_t ps_switch_lock = PTHREAD_MUTEX_INITIALIZER; /* one switch at a time */
@@ -77,6 +81,7 @@ static pthread_t ps_thread;
 static _Atomic uint64_t ps_switches, ps_windows, ps_failures, ps_switch_ns_total, ps_switch_ns_max,
 	ps_window_ns_total, ps_given_up, ps_loaded_ungated, ps_load_timeouts;
 static _Atomic uint64_t ps_used;        /* modules launched from */
+static _Atomic uint64_t ps_loaded;      /* modules loaded, slots freed since or not */
 static _Atomic int ps_used_unknown;     /* a launch from a module not listed: windows patch all */
 
 /* The gate: closed during a switch; inside counts the launch and load
@@ -140,37 +145,73 @@ void patch_switch_unlock_patching(void)
 	pthread_mutex_unlock(&ps_patching_lock);
 }
 
+static int ps_unloaded(int state)
+{
+	return state == MOD_GONE || state == MOD_FREE;
+}
+
+static void ps_free_slot(struct patch_module *m)
+{
+	pthread_mutex_lock(&ps_list_lock);
+	atomic_store(&m->state, MOD_FREE);
+	ps_n_free++;
+	pthread_mutex_unlock(&ps_list_lock);
+}
+
 /* m, which this thread held BUSY, free again; one whose unload gave up
- * waiting for it (MOD_GONE) stays gone: no later switch may call the
- * sanitizer on a module the driver has freed. */
+ * waiting for it (MOD_GONE) is never touched again (no later switch may
+ * call the sanitizer on a module the driver has freed): its slot is. */
 static void ps_release(struct patch_module *m)
 {
 	int busy = MOD_BUSY;
 
-	atomic_compare_exchange_strong(&m->state, &busy, MOD_IDLE);
+	if (!atomic_compare_exchange_strong(&m->state, &busy, MOD_IDLE) && busy == MOD_GONE)
+		ps_free_slot(m);
+}
+
+/* A slot for a module loading now, BUSY (under ps_list_lock): a freed one
+ * first; NULL when none is left. */
+static struct patch_module *ps_take_slot(void)
+{
+	size_t n = atomic_load(&ps_n_modules);
+	struct patch_module *m;
+
+	for (size_t i = 0; ps_n_free && i < n; i++) {
+		int spare = MOD_FREE;
+
+		if (atomic_compare_exchange_strong(&ps_modules[i].state, &spare, MOD_BUSY)) {
+			ps_n_free--;
+			return &ps_modules[i];
+		}
+	}
+	if (n == PATCH_SWITCH_MODULES)
+		return NULL;
+	m = &ps_modules[n];
+	atomic_store(&m->state, MOD_BUSY);
+	atomic_store(&ps_n_modules, n + 1);
+	return m;
 }
 
 void patch_switch_module_loaded(CUmodule mod)
 {
 	struct patch_module *m;
-	size_t i;
 
+	atomic_fetch_add(&ps_loaded, 1);
 	if (!ps_tls_inside)
 		atomic_fetch_add(&ps_loaded_ungated, 1);
 	pthread_mutex_lock(&ps_list_lock);
-	i = atomic_load(&ps_n_modules);
-	if (i == PATCH_SWITCH_MODULES) {
+	m = ps_take_slot();
+	if (!m) {
 		pthread_mutex_unlock(&ps_list_lock);
-		log_debug("more than %d modules: module %p left unpatched", PATCH_SWITCH_MODULES, (void *)mod);
+		log_debug("more than %d modules loaded at once: module %p left unpatched", PATCH_SWITCH_MODULES,
+			  (void *)mod);
 		atomic_fetch_add(&ps_failures, 1);
 		return;
 	}
-	m = &ps_modules[i];
+	/* BUSY already: the other threads pass over it until it is released */
 	m->mod = mod;
 	m->mode = PATCH_OFF;
 	atomic_store(&m->used, 0);
-	atomic_store(&m->state, MOD_BUSY);
-	atomic_store(&ps_n_modules, i + 1);
 	pthread_mutex_unlock(&ps_list_lock);
 	/* read after it is listed: a switch that set another mode before
 	 * listing it finds it BUSY and comes back to it; one that keeps the
@@ -184,25 +225,36 @@ void patch_switch_module_loaded(CUmodule mod)
 	ps_release(m);
 }
 
+/* m's module is being unloaded: its slot freed once no thread holds it;
+ * a switch on it is waited for, but never hangs the unload (GONE). */
+static void ps_forget(struct patch_module *m)
+{
+	struct timespec ms = { 0, 1000000L };
+
+	for (int w = 0;; w++) {
+		int seen = MOD_IDLE, busy = MOD_BUSY;
+
+		if (atomic_compare_exchange_strong(&m->state, &seen, MOD_GONE)) {
+			ps_free_slot(m);
+			return;
+		}
+		if (ps_unloaded(seen))
+			return;
+		if (w >= PATCH_SWITCH_UNLOAD_WAIT && atomic_compare_exchange_strong(&m->state, &busy, MOD_GONE))
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
 void patch_switch_module_unloading(CUmodule mod)
 {
 	size_t n = atomic_load(&ps_n_modules);
-	struct timespec ms = { 0, 1000000L };
 
 	for (size_t i = 0; i < n; i++) {
 		struct patch_module *m = &ps_modules[i];
 
-		if (m->mod != mod || atomic_load(&m->state) == MOD_GONE)
-			continue;
-		/* a switch is on it: let it finish, but never hang the unload */
-		for (int w = 0; w < PATCH_SWITCH_UNLOAD_WAIT; w++) {
-			int idle = MOD_IDLE;
-
-			if (atomic_compare_exchange_strong(&m->state, &idle, MOD_GONE))
-				break;
-			nanosleep(&ms, NULL);
-		}
-		atomic_store(&m->state, MOD_GONE);
+		if (m->mod == mod && !ps_unloaded(atomic_load(&m->state)))
+			ps_forget(m);
 	}
 }
 
@@ -221,7 +273,7 @@ void patch_switch_module_used(CUmodule mod)
 	for (size_t i = 0; mod && i < n; i++) {
 		struct patch_module *m = &ps_modules[i];
 
-		if (m->mod != mod || atomic_load(&m->state) == MOD_GONE)
+		if (m->mod != mod || ps_unloaded(atomic_load(&m->state)))
 			continue;
 		if (atomic_exchange(&m->used, 1) == 0)
 			atomic_fetch_add(&ps_used, 1);
@@ -741,7 +793,7 @@ void patch_switch_stats(struct patch_switch_stats *out)
 {
 	out->switches = atomic_load(&ps_switches);
 	out->windows = atomic_load(&ps_windows);
-	out->modules = atomic_load(&ps_n_modules);
+	out->modules = atomic_load(&ps_loaded);
 	out->failures = atomic_load(&ps_failures);
 	out->given_up = atomic_load(&ps_given_up);
 	out->loaded_ungated = atomic_load(&ps_loaded_ungated);

@@ -471,6 +471,29 @@ Test(patch_switch, a_module_unloaded_during_a_long_patch_call_stays_gone)
 	cr_expect_eq(mode_of[1], PATCH_ENTRY, "the freed module was not unpatched");
 }
 
+/* A program that loads and unloads modules all its life (a JIT, a
+ * plugin reloaded) outlives the table's size: freed slots serve again,
+ * and the last module loaded is patched like the first. */
+Test(patch_switch, unloaded_modules_free_their_slots_for_later_loads)
+{
+	struct patch_switch_stats st;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	for (int i = 0; i < 9000; i++) {
+		CUmodule h = (CUmodule)(uintptr_t)(i % (MODS - 2) + 1);
+
+		patch_switch_module_loaded(h);
+		cr_assert_eq(mode_of[fake_index(h)], PATCH_ENTRY, "load %d patched", i);
+		patch_switch_module_unloading(h);
+		mode_of[fake_index(h)] = 0; /* the driver freed it, patches and all */
+	}
+	patch_switch_module_loaded((CUmodule)(MODS - 1));
+	cr_expect_eq(mode_of[MODS - 1], PATCH_ENTRY);
+	patch_switch_stats(&st);
+	cr_expect_eq(st.failures, 0);
+	cr_expect_eq(st.modules, 9001);
+}
+
 Test(patch_switch, without_unpatch_nothing_switches_and_it_says_why)
 {
 	char why[128] = "";

@@ -1031,6 +1031,7 @@ alongside_attach() {
 	expect_eq "$mode: attach answered with its session" "$session" "$(realpath "$OUT_DIR/alongside-$mode.smtop")"
 	st=$(python3 tests/e2e/ctl.py "$SMTOP_CONTROL_DIR/$pid.sock" status 2>&1)
 	case $st in *recording=off*) ok "$mode: dormant again after --for" ;; *) bad "$mode: status after --for: $st" ;; esac
+	alongside_again "$mode" "$session"
 	touch "$stop"
 	wait $pid
 	expect_eq "$mode: program exit status" "$?" 0
@@ -1055,6 +1056,23 @@ alongside_attach() {
 		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT_DIR/alongside-$mode.json" &&
 		ok "$mode: report --json reads it" || bad "$mode: report --json"
 	expect_eq "$mode: the program's checksum as a plain run's" "$(alongside_field checksum "$out")" "$plain_sum"
+}
+
+# alongside_again MODE SESSION: after 3 s dormant, a second recording of
+# $pid for 1 s; each session spans its own recording alone: what the
+# first held at its off (the last block on each warp slot, kernels short
+# of blocks) went into it, not into the next one stretched back over the
+# dormant time.
+alongside_again() {
+	sleep 3
+	again=$(timeout 60 $SMTOP record --attach "$pid" --for 1s -o "$OUT_DIR/alongside-$1-again.smtop" \
+		2>> "$OUT_DIR/alongside-$1.attach.err")
+	for s in "$2:2" "$again:1"; do
+		span=$($SMTOP info "${s%:*}" | sed -n 's/^GPU span  *\([0-9.]*\) ms/\1/p')
+		python3 -c 'import sys; sys.exit(float(sys.argv[1]) > 1000 * (float(sys.argv[2]) + 1))' \
+			"${span:-1e9}" "${s##*:}" && ok "$1: GPU span $span ms of a ${s##*:} s recording" ||
+			bad "$1: GPU span '$span' ms of a ${s##*:} s recording, past it by over 1 s"
+	done
 }
 
 # alongside_drops_shown MODE SESSION DROPPED: what was dropped is said at

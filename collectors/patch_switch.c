@@ -46,7 +46,7 @@
 enum { MOD_IDLE = 1, MOD_BUSY, MOD_GONE, MOD_FREE };
 
 struct patch_module {
-	CUmodule mod;
+	_Atomic(CUmodule) mod;          /* a freed slot is taken again while others read it */
 	_Atomic int state;
 	enum patch_mode mode;           /* what it is patched in; written while BUSY */
 	_Atomic int used;               /* a function of it was launched */

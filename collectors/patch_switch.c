@@ -225,16 +225,22 @@ void patch_switch_module_loaded(CUmodule mod)
 	ps_release(m);
 }
 
-/* m's module is being unloaded: its slot freed once no thread holds it;
- * a switch on it is waited for, but never hangs the unload (GONE). */
-static void ps_forget(struct patch_module *m)
+/* mod, in m, is being unloaded: its slot freed once no thread holds it;
+ * a switch on it is waited for, but never hangs the unload (GONE).  A load
+ * may have taken m again since it was read as mod's, for another module:
+ * that one stays. */
+static void ps_forget(struct patch_module *m, CUmodule mod)
 {
 	struct timespec ms = { 0, 1000000L };
 
-	for (int w = 0;; w++) {
+	for (int w = 0; atomic_load(&m->mod) == mod; w++) {
 		int seen = MOD_IDLE, busy = MOD_BUSY;
 
 		if (atomic_compare_exchange_strong(&m->state, &seen, MOD_GONE)) {
+			if (atomic_load(&m->mod) != mod) {
+				atomic_store(&m->state, MOD_IDLE);
+				return;
+			}
 			ps_free_slot(m);
 			return;
 		}
@@ -254,7 +260,7 @@ void patch_switch_module_unloading(CUmodule mod)
 		struct patch_module *m = &ps_modules[i];
 
 		if (m->mod == mod && !ps_unloaded(atomic_load(&m->state)))
-			ps_forget(m);
+			ps_forget(m, mod);
 	}
 }
 

@@ -385,7 +385,9 @@ section_patch_cost() {
 # launches (build/gpu/launch_rate, 64 blocks each, a synchronize every
 # 100), SMTOP_OVERHEAD_ROUNDS interleaved rounds; p50 and p99 of the calls
 # and the loop's time per launch, and the median of an event record, a
-# stream query and a device query; dormant-SM is smtop launch --sm SM, not
+# stream query, a device query, a capture query, a launch round-robin over
+# 64 kernels and one with a 1 KiB parameter buffer (where a dormant
+# sanitizer's cost to PyTorch may lie); dormant-SM is smtop launch --sm SM, not
 # recording (-bare and -none: with fewer callbacks, as in dormant_parts).
 # SMTOP_LAUNCH_MODES picks some.
 section_launch_cost() {

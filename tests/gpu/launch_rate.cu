@@ -7,8 +7,8 @@
  * beside its launches (an event recorded, a stream queried, the device
  * asked, the stream asked whether it is capturing), which a collector's
  * presence may slow though it watches none, and of launches shaped as a
- * framework's are: round-robin over LR_KERNELS kernels, and with a
- * parameter buffer of LR_PARAM_BYTES (a tensor iterator's offsets):
+ * framework's: round-robin over LR_KERNELS kernels, and with a parameter
+ * buffer of LR_PARAM_BYTES (a tensor iterator's offsets):
  *   launch_us_p50=P launch_us_p99=Q per_launch_us=R launches=N blocks=B
  *   record_us_p50=E query_us_p50=S device_us_p50=D capturing_us_p50=C
  *   kernels_us_p50=K param_us_p50=M */

@@ -337,14 +337,18 @@ static void ps_count_switch(uint64_t ns)
 		;
 }
 
-/* CLOCK_MONOTONIC ns from now, for the condition variables' waits: a step
- * of the wall clock must not lengthen or cut short the gate's and the
- * drain's limits. */
+/* The condition variables' waits end at CLOCK_MONOTONIC times: a step of
+ * the wall clock must not lengthen or cut short the gate's and the drain's
+ * limits.  at: a clock_mono_ns() time. */
+static struct timespec ps_timespec(uint64_t at)
+{
+	return (struct timespec){ (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
+}
+
+/* ns from now. */
 static struct timespec ps_deadline(uint64_t ns)
 {
-	uint64_t at = clock_mono_ns() + ns;
-
-	return (struct timespec){ (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
+	return ps_timespec(clock_mono_ns() + ns);
 }
 
 static int ps_timedwait(pthread_cond_t *cond, pthread_mutex_t *lock, const struct timespec *at)
@@ -555,14 +559,9 @@ static int ps_wait_over(int for_order)
  * is over; 1 when stopped. */
 static int ps_wait_until(uint64_t until, int for_order)
 {
-	struct timespec at;
+	struct timespec at = ps_timespec(until);
 	int stopped;
 
-	if (until != UINT64_MAX) {
-		uint64_t now = clock_mono_ns();
-
-		at = ps_deadline(until > now ? until - now : 0);
-	}
 	pthread_mutex_lock(&ps_order_lock);
 	while (!ps_wait_over(for_order) && clock_mono_ns() < until) {
 		/* no period: only an order or a stop wakes the thread */
@@ -649,25 +648,26 @@ static int ps_interrupted(int for_order)
 	return r;
 }
 
-static int ps_stopped(void)
+/* *v, one of the window thread's order state, under ps_order_lock. */
+static int ps_order_read(const int *v)
 {
 	int r;
 
 	pthread_mutex_lock(&ps_order_lock);
-	r = ps_stop;
+	r = *v;
 	pthread_mutex_unlock(&ps_order_lock);
 	return r;
+}
+
+static int ps_stopped(void)
+{
+	return ps_order_read(&ps_stop);
 }
 
 /* Whether a switch off waits for the switch lock. */
 static int ps_off_waits(void)
 {
-	int r;
-
-	pthread_mutex_lock(&ps_order_lock);
-	r = ps_off_pending;
-	pthread_mutex_unlock(&ps_order_lock);
-	return r;
+	return ps_order_read(&ps_off_pending);
 }
 
 /* A switch off begins (1) or is done (-1): while one waits, a window
@@ -695,11 +695,8 @@ static void ps_await_launches(uint64_t n)
  * stopped. */
 static int ps_wait_for_launches(uint64_t until, int for_order)
 {
-	struct timespec at = { 0 };
-	uint64_t now = clock_mono_ns();
+	struct timespec at = ps_timespec(until);
 
-	if (until != UINT64_MAX)
-		at = ps_deadline(until > now ? until - now : 0);
 	pthread_mutex_lock(&ps_gate_lock);
 	/* an order or a stop signals under this lock too: none is missed */
 	while (ps_launches_awaited && !ps_interrupted(for_order) && clock_mono_ns() < until) {

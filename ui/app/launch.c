@@ -184,7 +184,6 @@ static void launch_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Sends line; an "err" answer is said as the collector put it. */
 /* line asked of pid: 0 when it answered ok, 1 when it answered otherwise
  * (reply holds the answer, not told), -1 when it could not be asked (told
  * on stderr). */
@@ -205,6 +204,7 @@ static void launch_tell_refusal(pid_t pid, const char *reply)
 	fprintf(stderr, "smtop: process %d: %s\n", (int)pid, strncmp(reply, "err ", 4) == 0 ? reply + 4 : reply);
 }
 
+/* Sends line; an "err" answer is said as the collector put it. */
 static int launch_ask(pid_t pid, const char *line, char *reply, size_t len)
 {
 	int r = launch_request(pid, line, reply, len);

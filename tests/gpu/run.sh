@@ -4,7 +4,7 @@
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
 # then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
-# sm_all_rate compile_count patch_cost launch_cost sm_all_torch and sm_all_syncs (parts
+# sm_all_rate compile_count patch_cost launch_cost dormant_ops sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
 # Sessions and logs go to $SMTOP_GPU_OUT (default build/gpu-out).
@@ -404,6 +404,39 @@ section_launch_cost() {
 		done
 		i=$((i + 1))
 	done
+}
+
+# Where the dormant collector's cost to a launch-bound PyTorch program lies:
+# the host's time per operator, by kind (tests/gpu/torch_op_cost.py), plain
+# and dormant, SMTOP_OVERHEAD_ROUNDS interleaved rounds (2), and each kind's
+# median against plain's.  SMTOP_LAUNCH_MODES picks the modes.
+section_dormant_ops() {
+	echo "== dormant_ops: the host's time per PyTorch operator, us"
+	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
+	: > "$OUT_DIR/ops.txt"
+	i=0
+	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-2}" ]; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain dormant-marked dormant-entry dormant-entry-none}; do
+			traced_run "$mode" "$OUT_DIR/ops.smtop" python3 tests/gpu/torch_op_cost.py 2>/dev/null |
+				sed -n "s/^\(.*_us=.*\)/$mode \1/p" | tee -a "$OUT_DIR/ops.txt"
+		done
+		i=$((i + 1))
+	done
+	python3 - "$OUT_DIR/ops.txt" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    mode, *kv = line.split()
+    for k, v in (x.split("=") for x in kv):
+        runs.setdefault(mode, {}).setdefault(k[:-3], []).append(float(v))
+base = runs.get("plain", {})
+for mode, kinds in runs.items():
+    cells = []
+    for k, v in kinds.items():
+        m, b = statistics.median(v), statistics.median(base.get(k, v))
+        cells.append(f"{k} {m:.2f} ({(m / b - 1) * 100:+.0f}%)")
+    print(f"{mode}: " + ", ".join(cells))
+PY
 }
 
 record_sm_entry() { SMTOP_RECORD_ARGS="--sm entry" record "$@"; }

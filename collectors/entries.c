@@ -1,5 +1,6 @@
 #include "collectors/entries.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -992,6 +993,20 @@ static void entries_close_all(struct entries_ctx *c)
 	}
 }
 
+/* entries_settle sleeps on this until a drain thread it waits for settles,
+ * stops or fails. */
+static pthread_mutex_t entries_settle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t entries_settled_cond = PTHREAD_COND_INITIALIZER;
+
+/* The predicate changed before the lock is taken: a waiter between its
+ * check and its wait holds the lock, so the broadcast comes after it waits. */
+static void entries_wake_settlers(void)
+{
+	pthread_mutex_lock(&entries_settle_lock);
+	pthread_cond_broadcast(&entries_settled_cond);
+	pthread_mutex_unlock(&entries_settle_lock);
+}
+
 static void *entries_main(void *arg)
 {
 	struct entries_ctx *c = arg;
@@ -1001,6 +1016,7 @@ static void *entries_main(void *arg)
 	if (!(c->copy_stream = entries_hook.copy_stream(c->ctx))) {
 		log_debug("entry tracing off for context %u: no stream for its copies", c->context_id);
 		c->failed = 1;
+		entries_wake_settlers();
 		return NULL;
 	}
 	while (!atomic_load(&c->stop)) {
@@ -1013,6 +1029,7 @@ static void *entries_main(void *arg)
 		if (entries_drain(c, settle) != 0) {
 			log_debug("entry drain for context %u stopped after a CUDA error", c->context_id);
 			c->failed = 1;
+			entries_wake_settlers();
 			break;
 		}
 		if (settle) {
@@ -1021,6 +1038,7 @@ static void *entries_main(void *arg)
 			for (unsigned i = 0; i < c->n_shards; i++)
 				entries_packer_tick(c->shard[i].packer, UINT64_MAX);
 			atomic_store(&c->settle_done, asked);
+			entries_wake_settlers();
 		}
 	}
 	return NULL;
@@ -1406,9 +1424,9 @@ int entries_settle(uint64_t wait_ns)
 {
 	struct entries_ctx *cs[ENTRIES_MAX_CONTEXTS];
 	uint64_t asked[ENTRIES_MAX_CONTEXTS], until = clock_mono_ns() + wait_ns;
-	struct timespec ms = { 0, 1000000L };
+	struct timespec at = { (time_t)(until / 1000000000ull), (long)(until % 1000000000ull) };
 	size_t n;
-	int done;
+	int done, r = 0;
 
 	/* contexts live until entries_shutdown; the lock is not held while
 	 * waiting: the program's synchronize callbacks take it */
@@ -1419,8 +1437,10 @@ int entries_settle(uint64_t wait_ns)
 		asked[i] = atomic_fetch_add(&cs[i]->settle_asked, 1) + 1;
 	}
 	pthread_mutex_unlock(&entries_lock);
-	while (!(done = entries_settled(cs, asked, n)) && clock_mono_ns() < until)
-		nanosleep(&ms, NULL);
+	pthread_mutex_lock(&entries_settle_lock);
+	while (!(done = entries_settled(cs, asked, n)) && r != ETIMEDOUT)
+		r = pthread_cond_clockwait(&entries_settled_cond, &entries_settle_lock, CLOCK_MONOTONIC, &at);
+	pthread_mutex_unlock(&entries_settle_lock);
 	return done ? 0 : -1;
 }
 
@@ -1433,6 +1453,7 @@ void entries_shutdown(void)
 		if (!c->started)
 			continue;
 		atomic_store(&c->stop, 1);
+		entries_wake_settlers();
 		pthread_join(c->thread, NULL);
 		c->started = 0;
 		blocks_set_own_code(1);

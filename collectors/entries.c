@@ -144,7 +144,8 @@ struct entries_ctx {
 	uint64_t q_begin, q_end;
 	struct entries_pending *q;
 	pthread_t thread;
-	int started, failed;
+	int started;
+	_Atomic int failed;             /* read by entries_settle and launches, off the drain thread */
 	_Atomic int stop;
 	/* entries_settle's asks, and the last one the drain thread carried out */
 	_Atomic uint64_t settle_asked, settle_done;

@@ -663,6 +663,14 @@ void sz_gate_callbacks(int on, int with_modules)
 		log_debug("resource callbacks not switched %s", on ? "on" : "off");
 }
 
+void sz_unsubscribe(void)
+{
+	SanitizerResult r = sz.unsubscribe(sz_subscriber);
+
+	if (r != SANITIZER_SUCCESS)
+		log_debug("the Compute Sanitizer refused to unsubscribe: %s", sz_error(r));
+}
+
 static int sz_subscribe(char *reason, size_t len)
 {
 	static const Sanitizer_CallbackDomain domains[] = {

@@ -143,6 +143,9 @@ void sz_recording_callbacks(int on);
  * before is not paired with its exit after. */
 extern _Atomic uint64_t sz_callbacks_epoch;
 void sz_gate_callbacks(int on, int with_modules);
+/* Leaves the sanitizer loaded with no subscriber (SMTOP_DORMANT_BARE=3):
+ * nothing of smtop's is called from then on. */
+void sz_unsubscribe(void);
 
 /* collectors/sanitizer_lib.c */
 extern struct sz_api sz;

@@ -172,8 +172,9 @@ static int sz_quiet_dormant(void)
 }
 
 /* SMTOP_DORMANT_BARE, a measurement aid: 1 turns the calls the gate counts
- * off too while dormant, 2 the module callbacks as well, to tell smtop's
- * callbacks' cost from the dormant sanitizer's own.  Such a process never
+ * off too while dormant, 2 the module callbacks as well, 3 unsubscribes
+ * smtop from the sanitizer, to tell smtop's callbacks' cost from the
+ * dormant sanitizer's own, and a subscriber's from a loaded sanitizer's.  Such a process never
  * records: its gate no longer knows which calls are inside the driver. */
 static int sz_bare_dormant(void)
 {
@@ -213,6 +214,8 @@ int sz_set_recording(int on, char *reason, size_t len)
 			sz_recording_callbacks(0);
 		if (bare)
 			sz_gate_callbacks(0, bare > 1);
+		if (bare > 2)
+			sz_unsubscribe();
 		return 0;
 	}
 	if (bare) {

@@ -344,13 +344,14 @@ section_dormant_overhead() {
 # Where the dormant --sm entry collector's cost on ResNet-50 batch-16
 # inference lies: plain; dormant --sm marked (CUPTI's); dormant --sm entry
 # as it is (the recording callbacks off), with them on, with the gate's
-# calls off too (bare) and with no callback at all (none: the sanitizer's
-# own presence).  SMTOP_OVERHEAD_ROUNDS interleaved rounds (3); medians of
+# calls off too (bare), with no callback at all (none: the sanitizer's
+# own presence) and with smtop unsubscribed from it (unsub: the sanitizer
+# loaded, no subscriber).  SMTOP_OVERHEAD_ROUNDS interleaved rounds (3); medians of
 # the iteration and of the host's submitting it (a cost there is the
 # host's, one beyond it the GPU's).
 section_dormant_parts() {
 	overhead_rounds dormant_parts infer "${SMTOP_OVERHEAD_MODES:-plain dormant-marked dormant-entry \
-		dormant-entry-callbacks dormant-entry-bare dormant-entry-none}"
+		dormant-entry-callbacks dormant-entry-bare dormant-entry-none dormant-entry-unsub}"
 }
 
 # The dormant collector on the ResNet-18 loop launched eagerly and replayed
@@ -388,7 +389,8 @@ section_patch_cost() {
 # stream query, a device query, a capture query, a launch round-robin over
 # 64 kernels and one with a 1 KiB parameter buffer (where a dormant
 # sanitizer's cost to PyTorch may lie); dormant-SM is smtop launch --sm SM, not
-# recording (-bare and -none: with fewer callbacks, as in dormant_parts).
+# recording (-bare, -none and -unsub: with fewer callbacks, as in
+# dormant_parts).
 # SMTOP_LAUNCH_MODES picks some.
 section_launch_cost() {
 	echo "== launch_cost: the launch call's host part, us"
@@ -398,7 +400,7 @@ section_launch_cost() {
 	i=0
 	while [ $i -lt "$rounds" ]; do
 		for mode in ${SMTOP_LAUNCH_MODES:-plain off empty-entry entry entry-host entry-handled entry-lean marked \
-			dormant-marked dormant-entry dormant-entry-bare dormant-entry-none}; do
+			dormant-marked dormant-entry dormant-entry-bare dormant-entry-none dormant-entry-unsub}; do
 			rm -f "$OUT_DIR/lr.smtop"
 			PIN= traced_run "$mode" "$OUT_DIR/lr.smtop" $lr 2>&1 | sed -n "s/^launch_us/$mode: launch_us/p"
 		done
@@ -416,7 +418,7 @@ section_dormant_ops() {
 	: > "$OUT_DIR/ops.txt"
 	i=0
 	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-2}" ]; do
-		for mode in ${SMTOP_LAUNCH_MODES:-plain dormant-marked dormant-entry dormant-entry-none}; do
+		for mode in ${SMTOP_LAUNCH_MODES:-plain dormant-marked dormant-entry dormant-entry-none dormant-entry-unsub}; do
 			traced_run "$mode" "$OUT_DIR/ops.smtop" python3 tests/gpu/torch_op_cost.py 2>/dev/null |
 				sed -n "s/^\(.*_us=.*\)/$mode \1/p" | tee -a "$OUT_DIR/ops.txt"
 		done
@@ -1027,8 +1029,9 @@ section_compile_count() {
 # alongside_exec MODE CMD...: the shell becomes smtop launch --sm MODE --
 # CMD; MODE entry-callbacks is --sm entry with SMTOP_DORMANT_QUIET=0 (the
 # callbacks that only feed a recording kept on while dormant), entry-bare
-# and entry-none with SMTOP_DORMANT_BARE=1 and 2 (those the gate counts
-# off too, and every one: such a process cannot record).  In a subshell:
+# entry-none and entry-unsub with SMTOP_DORMANT_BARE=1, 2 and 3 (those the
+# gate counts off too, every one, and smtop unsubscribed from the
+# sanitizer: such a process cannot record).  In a subshell:
 # `( alongside_exec ... ) &` leaves the program's pid, which names its
 # control socket, in $!.
 alongside_exec() {
@@ -1038,6 +1041,7 @@ alongside_exec() {
 	*-callbacks) export SMTOP_DORMANT_QUIET=0 ;;
 	*-bare) export SMTOP_DORMANT_BARE=1 ;;
 	*-none) export SMTOP_DORMANT_BARE=2 ;;
+	*-unsub) export SMTOP_DORMANT_BARE=3 ;;
 	esac
 	exec $PIN $SMTOP launch -q --sm "${sm%-*}" -- "$@"
 }

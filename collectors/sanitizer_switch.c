@@ -174,8 +174,9 @@ static int sz_quiet_dormant(void)
 /* SMTOP_DORMANT_BARE, a measurement aid: 1 turns the calls the gate counts
  * off too while dormant, 2 the module callbacks as well, 3 unsubscribes
  * smtop from the sanitizer, to tell smtop's callbacks' cost from the
- * dormant sanitizer's own, and a subscriber's from a loaded sanitizer's.  Such a process never
- * records: its gate no longer knows which calls are inside the driver. */
+ * dormant sanitizer's own, and a subscriber's from a loaded sanitizer's.
+ * Such a process never records: its gate no longer knows which calls are
+ * inside the driver. */
 static int sz_bare_dormant(void)
 {
 	const char *v = getenv("SMTOP_DORMANT_BARE");

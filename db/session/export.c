@@ -98,6 +98,22 @@ static int fail(struct exporter *x, const char *what)
 	return -1;
 }
 
+/* A session walk failed: the reader's message names the file and why. */
+static int fail_read(struct exporter *x, const char *what)
+{
+	char buf[512];
+
+	return fail(x, session_walk_error(x->s, what, buf, sizeof buf));
+}
+
+static int fail_oom(struct exporter *x)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof buf, "%s: out of memory", x->s->path);
+	return fail(x, buf);
+}
+
 static long stream_find(struct exporter *x, uint32_t pid, uint32_t dev, uint32_t ctx,
 			uint32_t id, int create)
 {
@@ -190,7 +206,7 @@ static int exporter_init(struct exporter *x, struct session *s, FILE *out,
 		if (db_reader_streams(s->src[i].reader, on_stream, x) != 0)
 			return fail(x, db_reader_error(s->src[i].reader));
 	if (session_kernels(s, 0, INT64_MAX, index_kernel, x) != 0)
-		return fail(x, "cannot read kernels");
+		return fail_read(x, "kernels");
 	return 0;
 }
 
@@ -334,7 +350,7 @@ static int write_kernel(void *ud, const struct smtop_kernel *k)
 		return 0;
 	long si = stream_of_kernel(x, k);
 	if (si < 0) {
-		fail(x, "out of memory");
+		fail_oom(x);
 		return 1;
 	}
 	int tid = stream_tid(x, (uint32_t)si);
@@ -364,7 +380,7 @@ static int collect_block(void *ud, const struct smtop_block *b, uint32_t pid, ui
 {
 	struct exporter *x = ud;
 	if (array_grow((void **)&x->buf, &x->cap_buf, x->n_buf + 1, sizeof *x->buf)) {
-		fail(x, "out of memory");
+		fail_oom(x);
 		return 1;
 	}
 	x->buf[x->n_buf++] = (struct block_ref){ *b, pid, ctx };
@@ -408,7 +424,7 @@ static int write_block(struct exporter *x, const struct block_ref *r)
 		return 0;
 	struct lanes *l = sm_lanes(x, b->device_id, b->sm);
 	if (!l)
-		return fail(x, "out of memory");
+		return fail_oom(x);
 	int pid = sm_pid(b->device_id, b->sm);
 	if (!l->named) {
 		char name[48];
@@ -422,7 +438,7 @@ static int write_block(struct exporter *x, const struct block_ref *r)
 	size_t before = l->n;
 	int lane = lane_take(l, a, e);
 	if (lane < 0)
-		return fail(x, "out of memory");
+		return fail_oom(x);
 	if (l->n != before) {
 		char name[32];
 		snprintf(name, sizeof name, "slot %d", lane);
@@ -451,7 +467,7 @@ static int write_block_window(struct exporter *x, uint64_t w0, uint64_t w1)
 	size_t n = 0;
 	x->n_buf = 0;
 	if (session_blocks(x->s, w0, w1, collect_block, x) != 0)
-		return fail(x, "cannot read blocks");
+		return fail_read(x, "blocks");
 	if (x->failed)
 		return -1;
 	for (size_t i = 0; i < x->n_buf; i++)
@@ -506,7 +522,7 @@ static int write_event(struct exporter *x, const struct smtop_event *e)
 		return 0;
 	int lane = lane_take(&x->event_lanes, a, b);
 	if (lane < 0)
-		return fail(x, "out of memory");
+		return fail_oom(x);
 	for (; x->event_lanes.named <= lane; x->event_lanes.named++) {
 		char label[48];
 		int i = x->event_lanes.named;
@@ -551,7 +567,7 @@ static int write_nvtx(void *ud, const struct smtop_nvtx *n)
 		return 0;
 	int lane = lane_take(&x->nvtx_lanes, a, b);
 	if (lane < 0) {
-		fail(x, "out of memory");
+		fail_oom(x);
 		return 1;
 	}
 	for (; x->nvtx_lanes.named <= lane; x->nvtx_lanes.named++) {
@@ -609,7 +625,7 @@ int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 		/* stream tracks in priority order, whether or not they ran */
 		uint32_t *order = malloc((x.n_streams ? x.n_streams : 1) * sizeof *order);
 		if (!order)
-			rc = fail(&x, "out of memory");
+			rc = fail_oom(&x);
 		for (size_t i = 0; order && i < x.n_streams; i++)
 			order[i] = (uint32_t)i;
 		if (order)
@@ -623,11 +639,11 @@ int export_perfetto(struct session *s, FILE *out, const struct export_window *w,
 		}
 		free(order);
 		if (rc == 0 && session_kernels(s, w->t0, w->t1, write_kernel, &x) != 0)
-			rc = fail(&x, "cannot read kernels");
+			rc = fail_read(&x, "kernels");
 		for (size_t i = 0; rc == 0 && !x.failed && i < session_event_count(s); i++)
 			write_event(&x, session_event(s, i));
 		if (rc == 0 && !x.failed && session_nvtx(s, w->t0, w->t1, write_nvtx, &x) != 0)
-			rc = fail(&x, "cannot read NVTX ranges");
+			rc = fail_read(&x, "NVTX ranges");
 		if (rc == 0 && !x.failed)
 			rc = write_blocks(&x);
 		fputs("\n]}\n", out);
@@ -831,18 +847,18 @@ int export_csv(struct session *s, const char *dir, const struct export_window *w
 	     !(c.nvtx = csv_open(dir, "nvtx.csv", "start_ns,end_ns,pid,tid,domain,text", err, errlen))))
 		rc = -1;
 	if (rc == 0 && session_kernels(s, w->t0, w->t1, csv_kernel, &c) != 0)
-		rc = fail(&c.x, "cannot read kernels");
+		rc = fail_read(&c.x, "kernels");
 	/* launches whose blocks were all dropped have no time for a window to
 	 * hold; the whole session's kernels.csv lists them last, times empty */
 	if (rc == 0 && w->whole && session_unstarted_kernels(s, csv_kernel, &c) != 0)
-		rc = fail(&c.x, "cannot read kernels");
+		rc = fail_read(&c.x, "kernels");
 	if (rc == 0 && session_blocks(s, w->t0, w->t1, csv_block, &c) != 0)
-		rc = fail(&c.x, "cannot read blocks");
+		rc = fail_read(&c.x, "blocks");
 	export_progress_end(&c.x);
 	for (size_t i = 0; rc == 0 && i < session_event_count(s); i++)
 		csv_event(&c, session_event(s, i));
 	if (rc == 0 && session_nvtx(s, w->t0, w->t1, csv_nvtx, &c) != 0)
-		rc = fail(&c.x, "cannot read NVTX ranges");
+		rc = fail_read(&c.x, "NVTX ranges");
 	rc = csv_close(c.kernels, dir, "kernels.csv", rc, err, errlen);
 	rc = csv_close(c.blocks, dir, "blocks.csv", rc, err, errlen);
 	rc = csv_close(c.events, dir, "events.csv", rc, err, errlen);

@@ -804,11 +804,18 @@ int session_poll(struct session *s, char *err, size_t errlen)
 	return changed;
 }
 
+/* A walk over source i failed: its reader's message says why. */
+static int session_walk_failed(struct session *s, size_t i)
+{
+	s->read_error = db_reader_error(s->src[i].reader);
+	return -1;
+}
+
 int session_blocks(struct session *s, uint64_t t0, uint64_t t1, db_block_fn fn, void *ud)
 {
 	for (size_t i = 0; i < s->n_src; i++)
 		if (db_reader_blocks(s->src[i].reader, t0, t1, fn, ud) != 0)
-			return -1;
+			return session_walk_failed(s, i);
 	return 0;
 }
 
@@ -816,7 +823,7 @@ int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn
 {
 	for (size_t i = 0; i < s->n_src; i++)
 		if (db_reader_kernels(s->src[i].reader, t0, t1, fn, ud) != 0)
-			return -1;
+			return session_walk_failed(s, i);
 	return 0;
 }
 
@@ -824,7 +831,7 @@ int session_unstarted_kernels(struct session *s, db_kernel_fn fn, void *ud)
 {
 	for (size_t i = 0; i < s->n_src; i++)
 		if (db_reader_unstarted_kernels(s->src[i].reader, fn, ud) != 0)
-			return -1;
+			return session_walk_failed(s, i);
 	return 0;
 }
 
@@ -832,8 +839,16 @@ int session_nvtx(struct session *s, uint64_t t0, uint64_t t1, db_nvtx_fn fn, voi
 {
 	for (size_t i = 0; i < s->n_src; i++)
 		if (db_reader_nvtx(s->src[i].reader, t0, t1, fn, ud) != 0)
-			return -1;
+			return session_walk_failed(s, i);
 	return 0;
+}
+
+const char *session_walk_error(struct session *s, const char *what, char *buf, size_t len)
+{
+	if (s->read_error && s->read_error[0])
+		return s->read_error;
+	snprintf(buf, len, "%s: cannot read %s", s->path, what);
+	return buf;
 }
 
 const char *session_short_name(struct session *s, const char *name)

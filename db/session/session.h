@@ -75,6 +75,7 @@ struct session {
 	uint64_t latest_end;            /* latest kernel or block end fed: the live edge */
 	size_t events_fed;              /* analysis events handed to the model */
 	int model_device_set;
+	const char *read_error;         /* the last failed walk's reader message, or NULL */
 	int view_device;                /* the GPU the model draws, by device id; -1: the
 					 * first recorded */
 	int ended;                      /* every file was finalised: nothing more comes */
@@ -158,6 +159,9 @@ int session_kernels(struct session *s, uint64_t t0, uint64_t t1, db_kernel_fn fn
 int session_unstarted_kernels(struct session *s, db_kernel_fn fn, void *ud);
 /* The NVTX ranges and marks of every source that overlap [t0, t1). */
 int session_nvtx(struct session *s, uint64_t t0, uint64_t t1, db_nvtx_fn fn, void *ud);
+/* Why the last of those walks failed, naming the file (the reader's
+ * message); "PATH: cannot read WHAT" when the reader gave none. */
+const char *session_walk_error(struct session *s, const char *what, char *buf, size_t len);
 
 /* Reads into m->focus the SMs that kernel k (m's kernel index) ran blocks
  * on (its grid's blocks from its first block to its last as the model has

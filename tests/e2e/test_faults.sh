@@ -130,6 +130,19 @@ for fx in smoke head-of-line equal-priority smoke head-of-line equal-priority sm
 	done
 	survives "noise in $fx copy $n" "$f"
 done
+# a session whose head reads but whose NVTX table is damaged (found by
+# fuzzing): export refuses it naming the session, not the trace it writes
+f=$(pwd)/tests/fuzz/regressions/session/nvtx-table-malformed.smtop
+err=$("$SMTOP" export "$f" --perfetto "$S/nvtx-damaged.json" 2>&1 >/dev/null)
+rc=$?
+check "NVTX table damaged: export --perfetto refuses it (status $rc)" sh -c "[ $rc -ge 1 ] && [ $rc -lt 128 ]"
+check "NVTX table damaged: export --perfetto names the session and why" one_line_naming "$err" "$f" "NVTX"
+check "NVTX table damaged: export --perfetto does not blame the trace" lacks "$err" "nvtx-damaged.json"
+err=$("$SMTOP" export "$f" --csv "$S/nvtx-damaged-csv" 2>&1 >/dev/null)
+rc=$?
+check "NVTX table damaged: export --csv refuses it (status $rc)" sh -c "[ $rc -ge 1 ] && [ $rc -lt 128 ]"
+check "NVTX table damaged: export --csv names the session and why" one_line_naming "$err" "$f" "NVTX"
+
 # the viewer on damaged copies: it loads them or refuses them, never crashes
 for n in 1 2 3 4; do
 	tty_start "$T" 120 40 "'$SMTOP' open '$S/noisy-$n.smtop'"

@@ -151,8 +151,12 @@ static int run_export(const struct cli *c)
 			fprintf(stderr, "smtop: %s: cannot write: %s\n", c->perfetto_path, strerror(errno));
 			rc = 1;
 		} else {
+			/* a write error names the trace; a read error the session */
 			if (export_perfetto(&s, f, &w, err, sizeof err) != 0) {
-				fprintf(stderr, "smtop: %s: %s\n", c->perfetto_path, err);
+				if (ferror(f))
+					fprintf(stderr, "smtop: %s: %s\n", c->perfetto_path, err);
+				else
+					fprintf(stderr, "smtop: %s\n", err);
 				rc = 1;
 			}
 			if ((std ? fflush(f) : fclose(f)) != 0 && rc == 0) {

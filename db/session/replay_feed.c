@@ -107,6 +107,15 @@ static const char *read_error(const struct replay_feed *p)
 	return "";
 }
 
+/* Why reading failed: the reader's message names the file. */
+static void feed_failed(const struct replay_feed *p, char *err, size_t errlen)
+{
+	if (read_error(p)[0])
+		snprintf(err, errlen, "%s", read_error(p));
+	else
+		snprintf(err, errlen, "%s: out of memory", p->s->path);
+}
+
 static int cmp_kernel_start(const void *x, const void *y)
 {
 	const struct smtop_kernel *a = x, *b = y;
@@ -155,7 +164,7 @@ int replay_feed_open(struct replay_feed *p, struct session *s, struct model *m,
 	p->s = s;
 	p->m = m;
 	if (read_records(p) != 0) {
-		snprintf(err, errlen, "%s: %s", s->path, read_error(p)[0] ? read_error(p) : "out of memory");
+		feed_failed(p, err, errlen);
 		replay_feed_close(p);
 		return -1;
 	}
@@ -184,8 +193,7 @@ int replay_feed_open(struct replay_feed *p, struct session *s, struct model *m,
 	p->whole = model_whole;
 	p->fed = REPLAY_ALL;
 	if (!model_whole && rebuild(p) != 0) {
-		snprintf(err, errlen, "%s: cannot start the replay (%s)", s->path,
-			 read_error(p)[0] ? read_error(p) : "out of memory");
+		feed_failed(p, err, errlen);
 		replay_feed_close(p);
 		return -1;
 	}
@@ -494,7 +502,7 @@ int replay_feed_to(struct replay_feed *p, uint64_t clock, char *err, size_t errl
 	p->fed = c;
 	return 1;
 fail:
-	snprintf(err, errlen, "%s: %s", p->s->path, read_error(p)[0] ? read_error(p) : "out of memory");
+	feed_failed(p, err, errlen);
 	/* start again from nothing at the next feed */
 	p->fed = REPLAY_ALL;
 	p->whole = 0;

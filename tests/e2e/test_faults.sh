@@ -142,6 +142,12 @@ err=$("$SMTOP" export "$f" --csv "$S/nvtx-damaged-csv" 2>&1 >/dev/null)
 rc=$?
 check "NVTX table damaged: export --csv refuses it (status $rc)" sh -c "[ $rc -ge 1 ] && [ $rc -lt 128 ]"
 check "NVTX table damaged: export --csv names the session and why" one_line_naming "$err" "$f" "NVTX"
+tty_start "$T" 100 30 "'$SMTOP' replay '$f'"
+ended "$T"
+rc=$(exit_of "$T")
+check "NVTX table damaged: replay refuses it, no crash (status $rc)" sh -c "[ '$rc' = 1 ]"
+check "NVTX table damaged: replay names the session once, and why" one_line_naming "$(cat "$S/$T.err")" "$f" "NVTX"
+check "NVTX table damaged: replay leaves the terminal restored" restored "$T"
 
 # the viewer on damaged copies: it loads them or refuses them, never crashes
 for n in 1 2 3 4; do

@@ -4,7 +4,7 @@
 #include <string.h>
 
 /* CUPTI is linked into the collector: nothing to find. */
-static const struct sm_mode_setup sm_setup_cupti = { NULL, NULL };
+static const struct sm_mode_setup sm_setup_cupti = { NULL, NULL, NULL };
 
 /* libsanitizer-public.so ships with the CUDA Toolkit, not the driver; its
  * API headers may be missing at build time (then the collector has no
@@ -26,6 +26,8 @@ static const struct sm_mode_setup sm_setup_sanitizer = {
 	.unbuilt = "the Compute Sanitizer backend (its API headers were missing; make deps fetches them)",
 #endif
 	.library = &sm_sanitizer_library,
+	/* loaded at the program's start, it stays for its whole life */
+	.dormant = "keeps the Compute Sanitizer loaded, which slows every CUDA call a little",
 };
 
 /* The first is the default. */

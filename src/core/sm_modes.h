@@ -26,6 +26,10 @@ struct sm_mode_setup {
 	 * when it can. */
 	const char *unbuilt;
 	const struct sm_mode_library *library;  /* NULL: nothing to find */
+	/* What a dormant collector of the mode costs, for smtop launch's
+	 * message (docs/performance.md has the figures); NULL: nothing
+	 * measurable. */
+	const char *dormant;
 };
 
 struct sm_mode {

@@ -216,6 +216,12 @@ out=$("$SMTOP" record --attach 1 --for 2x 2>&1)
 check "--for needs a duration ($out)" contains "$out" "^smtop: --for needs a duration"
 out=$("$SMTOP" launch 2>&1)
 check "launch without a command ($out)" [ "$out" = "smtop: no workload given: smtop launch [--sm MODE] -- CMD [ARGS...]" ]
+# what the dormant mode costs, in the same one line
+out=$("$SMTOP" launch --sm entry -- true 2>&1)
+says_loaded() { one_line "$1" && contains "$1" "dormant (--sm entry keeps the Compute Sanitizer loaded"; }
+check "launch --sm entry: says the sanitizer stays loaded, in one line" says_loaded "$out"
+out=$("$SMTOP" launch --sm marked -- true 2>&1)
+check "launch --sm marked: no cost to tell" lacks "$out" "Compute Sanitizer"
 out=$("$SMTOP" launch -q -- /no/such/program 2>&1)
 rc=$?
 check "launch of a missing program ($out)" [ "$out" = "smtop: /no/such/program: No such file or directory" ]

@@ -70,6 +70,18 @@ static void launch_env_apply(const struct launch_env *e)
 		setenv("NVTX_INJECTION64_PATH", e->injector, 0);
 }
 
+/* One line: the pid to attach to, and what the dormant mode costs. */
+static void launch_say_dormant(const struct cli *c, const struct launch_env *e)
+{
+	const struct sm_mode *mode = sm_mode_named(e->sm);
+	const char *cost = mode ? mode->setup->dormant : NULL;
+
+	fprintf(stderr, "smtop: pid %d runs %s with the collector dormant", (int)getpid(), c->argv[0]);
+	if (cost)
+		fprintf(stderr, " (--sm %s %s)", e->sm, cost);
+	fprintf(stderr, "; smtop record --attach %d records it\n", (int)getpid());
+}
+
 int launch_main(const struct cli *c)
 {
 	struct launch_env e;
@@ -78,8 +90,7 @@ int launch_main(const struct cli *c)
 		return 1;
 	launch_env_apply(&e);
 	if (!c->quiet)
-		fprintf(stderr, "smtop: pid %d runs %s with the collector dormant; smtop record --attach %d records it\n",
-			(int)getpid(), c->argv[0], (int)getpid());
+		launch_say_dormant(c, &e);
 	fflush(stderr);
 	/* the program takes smtop's place: its pid is the one printed */
 	execvp(c->argv[0], c->argv);

@@ -71,12 +71,20 @@ refused() {
 		check "$what: $cmd refuses it, no crash (status $rc)" sh -c "[ $rc -ge 1 ] && [ $rc -lt 128 ]"
 		check "$what: $cmd says so in one line naming it" one_line_naming "$err" "$f" "$words"
 	done
-	tty_start "$T" 100 30 "'$SMTOP' open '$f'"
+	tty_refused "$what" open "$f" "$words"
+}
+
+# tty_refused NAME CMD FILE [WORDS]: smtop CMD FILE in a terminal refuses it
+# with status 1 and one line naming it once (containing WORDS), and leaves
+# the terminal as it found it.
+tty_refused() {
+	what=$1 cmd=$2 f=$3 words=$4
+	tty_start "$T" 100 30 "'$SMTOP' $cmd '$f'"
 	ended "$T"
 	rc=$(exit_of "$T")
-	check "$what: open refuses it, no crash (status $rc)" sh -c "[ '$rc' = 1 ]"
-	check "$what: open says so in one line naming it" one_line_naming "$(cat "$S/$T.err")" "$f" "$words"
-	check "$what: open leaves the terminal restored" restored "$T"
+	check "$what: $cmd refuses it, no crash (status $rc)" sh -c "[ '$rc' = 1 ]"
+	check "$what: $cmd says so in one line naming it" one_line_naming "$(cat "$S/$T.err")" "$f" "$words"
+	check "$what: $cmd leaves the terminal restored" restored "$T"
 }
 
 # survives NAME FILE: info and report may accept or refuse FILE, but never
@@ -142,12 +150,7 @@ err=$("$SMTOP" export "$f" --csv "$S/nvtx-damaged-csv" 2>&1 >/dev/null)
 rc=$?
 check "NVTX table damaged: export --csv refuses it (status $rc)" sh -c "[ $rc -ge 1 ] && [ $rc -lt 128 ]"
 check "NVTX table damaged: export --csv names the session and why" one_line_naming "$err" "$f" "NVTX"
-tty_start "$T" 100 30 "'$SMTOP' replay '$f'"
-ended "$T"
-rc=$(exit_of "$T")
-check "NVTX table damaged: replay refuses it, no crash (status $rc)" sh -c "[ '$rc' = 1 ]"
-check "NVTX table damaged: replay names the session once, and why" one_line_naming "$(cat "$S/$T.err")" "$f" "NVTX"
-check "NVTX table damaged: replay leaves the terminal restored" restored "$T"
+tty_refused "NVTX table damaged" replay "$f" "NVTX"
 
 # the viewer on damaged copies: it loads them or refuses them, never crashes
 for n in 1 2 3 4; do

@@ -354,10 +354,7 @@ static int blocks_stop_group(struct blocks_group *g)
 
 	if (!g->thread_started)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_nsec += BLOCKS_JOIN_TIMEOUT_MS * 1000000L;
-	deadline.tv_sec += deadline.tv_nsec / 1000000000L;
-	deadline.tv_nsec %= 1000000000L;
+	deadline = clock_mono_timespec(clock_mono_ns() + BLOCKS_JOIN_TIMEOUT_MS * 1000000ull);
 	g->thread_started = 0;
 	if (pthread_clockjoin_np(g->thread, NULL, CLOCK_MONOTONIC, &deadline) != 0) {
 		pthread_detach(g->thread);

@@ -1425,7 +1425,7 @@ int entries_settle(uint64_t wait_ns)
 {
 	struct entries_ctx *cs[ENTRIES_MAX_CONTEXTS];
 	uint64_t asked[ENTRIES_MAX_CONTEXTS], until = clock_mono_ns() + wait_ns;
-	struct timespec at = { (time_t)(until / 1000000000ull), (long)(until % 1000000000ull) };
+	struct timespec at = clock_mono_timespec(until);
 	size_t n;
 	int done, r = 0;
 

@@ -337,18 +337,10 @@ static void ps_count_switch(uint64_t ns)
 		;
 }
 
-/* The condition variables' waits end at CLOCK_MONOTONIC times: a step of
- * the wall clock must not lengthen or cut short the gate's and the drain's
- * limits.  at: a clock_mono_ns() time. */
-static struct timespec ps_timespec(uint64_t at)
-{
-	return (struct timespec){ (time_t)(at / 1000000000ull), (long)(at % 1000000000ull) };
-}
-
-/* ns from now. */
+/* ns from now, on the clock of the condition variables' waits. */
 static struct timespec ps_deadline(uint64_t ns)
 {
-	return ps_timespec(clock_mono_ns() + ns);
+	return clock_mono_timespec(clock_mono_ns() + ns);
 }
 
 static int ps_timedwait(pthread_cond_t *cond, pthread_mutex_t *lock, const struct timespec *at)
@@ -559,7 +551,7 @@ static int ps_wait_over(int for_order)
  * is over; 1 when stopped. */
 static int ps_wait_until(uint64_t until, int for_order)
 {
-	struct timespec at = ps_timespec(until);
+	struct timespec at = clock_mono_timespec(until);
 	int stopped;
 
 	pthread_mutex_lock(&ps_order_lock);
@@ -695,7 +687,7 @@ static void ps_await_launches(uint64_t n)
  * stopped. */
 static int ps_wait_for_launches(uint64_t until, int for_order)
 {
-	struct timespec at = ps_timespec(until);
+	struct timespec at = clock_mono_timespec(until);
 
 	pthread_mutex_lock(&ps_gate_lock);
 	/* an order or a stop signals under this lock too: none is missed */

@@ -131,9 +131,8 @@ static int read_records(struct replay_feed *p)
 	struct session *s = p->s;
 	if (session_kernels(s, 0, INT64_MAX, keep_kernel, p) != 0)
 		return -1;
-	for (size_t i = 0; i < s->n_src; i++)
-		if (db_reader_nvtx(s->src[i].reader, 0, INT64_MAX, keep_nvtx, p) != 0)
-			return -1;
+	if (session_nvtx(s, 0, INT64_MAX, keep_nvtx, p) != 0)
+		return -1;
 	if (s->n_src > 1)
 		qsort(p->kernels, p->n_kernels, sizeof *p->kernels, cmp_kernel_start);
 	return 0;

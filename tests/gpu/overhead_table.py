@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Prints an overhead table from interleaved 'MODE [METRIC] ms' lines: the
-median per mode (and metric) and the added time relative to the first mode."""
+"""Prints an overhead table from interleaved 'MODE [METRIC] TIME' lines: the
+median per mode (and metric) and the added time relative to the first mode.
+  overhead_table.py FILE [UNIT]   (UNIT of the times: ms unless given)"""
 import statistics
 import sys
 from collections import OrderedDict
 
 SPREAD_NOTED = 0.10
+unit = sys.argv[2] if len(sys.argv) > 2 else "ms"
 runs = OrderedDict()
 for line in open(sys.argv[1]):
     f = line.split()
@@ -16,7 +18,7 @@ for line in open(sys.argv[1]):
 for metric, modes in runs.items():
     base_mode, base_runs = next(iter(modes.items()))
     base = statistics.median(base_runs)
-    print(f"{metric:16} {'mode':16} {'runs':>4} {'median ms':>10} {'added':>8}  every run")
+    print(f"{metric:16} {'mode':16} {'runs':>4} {'median ' + unit:>10} {'added':>8}  every run")
     for mode, v in modes.items():
         m = statistics.median(v)
         runs_ms = " ".join(f"{x:.2f}" for x in v)

@@ -410,8 +410,9 @@ section_launch_cost() {
 
 # Where the dormant collector's cost to a launch-bound PyTorch program lies:
 # the host's time per operator, by kind (tests/gpu/torch_op_cost.py), plain
-# and dormant, SMTOP_OVERHEAD_ROUNDS interleaved rounds (2), and each kind's
-# median against plain's.  SMTOP_LAUNCH_MODES picks the modes.
+# and dormant, SMTOP_OVERHEAD_ROUNDS interleaved rounds (2), and a table a
+# kind of each mode's median against the first mode's.  SMTOP_LAUNCH_MODES
+# picks the modes.
 section_dormant_ops() {
 	echo "== dormant_ops: the host's time per PyTorch operator, us"
 	PIN=${SMTOP_CPUS:+taskset -c $SMTOP_CPUS}
@@ -420,25 +421,11 @@ section_dormant_ops() {
 	while [ $i -lt "${SMTOP_OVERHEAD_ROUNDS:-2}" ]; do
 		for mode in ${SMTOP_LAUNCH_MODES:-plain dormant-marked dormant-entry dormant-entry-none dormant-entry-unsub}; do
 			traced_run "$mode" "$OUT_DIR/ops.smtop" python3 tests/gpu/torch_op_cost.py 2>/dev/null |
-				sed -n "s/^\(.*_us=.*\)/$mode \1/p" | tee -a "$OUT_DIR/ops.txt"
+				tr ' ' '\n' | sed -n "s/^\([a-z]*_us\)=\(.*\)/$mode \1 \2/p" | tee -a "$OUT_DIR/ops.txt"
 		done
 		i=$((i + 1))
 	done
-	python3 - "$OUT_DIR/ops.txt" <<'PY'
-import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    mode, *kv = line.split()
-    for k, v in (x.split("=") for x in kv):
-        runs.setdefault(mode, {}).setdefault(k[:-3], []).append(float(v))
-base = runs.get("plain", {})
-for mode, kinds in runs.items():
-    cells = []
-    for k, v in kinds.items():
-        m, b = statistics.median(v), statistics.median(base.get(k, v))
-        cells.append(f"{k} {m:.2f} ({(m / b - 1) * 100:+.0f}%)")
-    print(f"{mode}: " + ", ".join(cells))
-PY
+	python3 tests/gpu/overhead_table.py "$OUT_DIR/ops.txt" us
 }
 
 record_sm_entry() { SMTOP_RECORD_ARGS="--sm entry" record "$@"; }

@@ -242,7 +242,13 @@ $(B)/gpu/empty-patches.fatbin: tests/gpu/patches/empty.cu
 	$(say) NVCC $@
 	$(Q)$(PATCH_NVCC) -o $@ $<
 
-gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin
+# The module tests/gpu/module_churn.cu loads and unloads over and over.
+$(B)/gpu/churn-module.fatbin: tests/gpu/modules/churn.cu
+	@mkdir -p $(dir $@)
+	$(say) NVCC $@
+	$(Q)$(NVCC) $(NVCC_ARCH) --fatbin -o $@ $<
+
+gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin $(B)/gpu/churn-module.fatbin
 
 test-gpu: gpu-programs
 	@tests/gpu/run.sh

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows module_churn window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost launch_cost dormant_ops sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -474,6 +474,37 @@ section_sm_windows() {
 		python3 tests/gpu/window_ends.py "$OUT_DIR/ends-csv" ||
 			bad "torch, windows ($run): no kernel launched in a window got an exact end"
 	done
+}
+
+# A program that loads and unloads modules for its whole life
+# (build/gpu/module_churn: 10,000 loads, 8 live at once, more loads than the
+# patch switch has slots) under --sm entry with windows: every module is
+# patched, in a slot an unloaded one left, every block is stored or counted,
+# and the windows' kernels get their exact ends.
+section_module_churn() {
+	echo "== module_churn: modules loaded and unloaded for a program's whole life"
+	SMTOP_GPU_LIMIT=240 SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--sm entry --exact-every 200ms" \
+		record churn build/gpu/module_churn build/gpu/churn-module.fatbin 10000 8 \
+		> "$OUT_DIR/churn.debug" 2>&1 || bad "module_churn: exit status"
+	cat "$OUT_DIR/churn.out"
+	grep -E "^module_churn|patches:" "$OUT_DIR/churn.debug" | tail -3
+	expect_eq "module_churn: rounds checked" "$(sed -n 's/.*checked=\([0-9]*\).*/\1/p' "$OUT_DIR/churn.out")" 10000
+	patches=$(grep "patches:" "$OUT_DIR/churn.debug" | tail -1)
+	loaded=$(echo "$patches" | sed -n 's/.*patches: \([0-9]*\) modules.*/\1/p')
+	if [ -n "$loaded" ] && [ "$loaded" -ge 10000 ]; then
+		ok "module_churn: $loaded modules seen loading"
+	else
+		bad "module_churn: modules seen loading: '$loaded', expected 10000 or more"
+	fi
+	expect_eq "module_churn: modules loaded unpatched" "$(echo "$patches" | sed -n 's/.* \([0-9]*\) loaded unpatched after waiting.*/\1/p')" 0
+	expect_eq "module_churn: patch switch failures" "$(echo "$patches" | sed -n 's/.* \([0-9]*\) failures$/\1/p')" 0
+	read_block_counts "$OUT_DIR/churn.smtop"
+	expected=$(sed -n 's/.*expected_blocks=\([0-9]*\).*/\1/p' "$OUT_DIR/churn.out")
+	expect_eq "module_churn: blocks stored + dropped" "$((stored + dropped))" "$expected"
+	$SMTOP info "$OUT_DIR/churn.smtop" | grep -E "^kernels|^windows|exact windows|inferred ends"
+	echo "module_churn: $(ends_summary "$OUT_DIR/churn.smtop")"
+	python3 tests/gpu/window_ends.py "$OUT_DIR/ends-csv" ||
+		bad "module_churn: no kernel launched in a window got an exact end"
 }
 
 # What the windows cost, apart from sm_windows (together they run past ten

@@ -1221,7 +1221,7 @@ static int64_t entries_reserve(struct entries_ctx *c, const struct entries_launc
 		p->threads = l->threads;
 		p->warps = warps ? warps : 1u;
 		p->blocks = l->blocks;
-		p->kernel = (uint64_t)(uintptr_t)l->function;
+		p->kernel = l->kernel;
 		p->epoch = atomic_load(&entries_epoch);
 		p->whole_at = 0;
 		p->looked_pass = 0;

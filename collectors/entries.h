@@ -72,6 +72,7 @@ struct entries_launch_info {
 	uint32_t threads;              /* per block */
 	void *launch, *stream;         /* the sanitizer's handles */
 	CUfunction function;
+	uint64_t kernel;               /* its function's number, for the block lengths learned (0: none) */
 };
 int entries_on_launch(const struct entries_launch_info *l);
 

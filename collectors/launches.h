@@ -36,6 +36,7 @@ struct launch_info {
 	uint64_t launched;              /* host CLOCK_REALTIME ns at the launch callback */
 	const char *name;
 	const void *function;           /* the launched function, for launches_set_fill */
+	uint64_t function_key;          /* its backend's number for it: a handle may be reused */
 };
 
 struct launches *launches_create(uint32_t pid);

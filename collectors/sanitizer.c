@@ -299,6 +299,27 @@ static void sz_on_stream(const Sanitizer_ResourceStreamData *d, int created)
 	pthread_mutex_unlock(&sz_ids_lock);
 }
 
+/* The marks are on and some module loaded may hold the header's ring:
+ * until then a launch asks nothing about them. */
+static int sz_marks_may_apply(void)
+{
+	return sz_marks && atomic_load_explicit(&sz_markable_modules, memory_order_relaxed);
+}
+
+/* A later module's functions may take the handles of this one's: what
+ * was kept by handle goes, and no question about them reaches the driver
+ * once they are freed. */
+static void sz_on_module_unloading(const Sanitizer_ResourceModuleData *d)
+{
+	sz_forget_module(d->module);
+	if (sz_entries)
+		patch_switch_module_unloading(d->module);
+	else
+		sz_set_clear();
+	if (sz_marks_may_apply())
+		blocks_on_module_unload(d->context);
+}
+
 static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
 {
 	if (cbid == sz_ids->context_created)
@@ -307,10 +328,8 @@ static void sz_on_resource(Sanitizer_CallbackId cbid, const void *data)
 		sz_on_module(data);
 	else if (sz_ids->functions_lazy_patched && cbid == sz_ids->functions_lazy_patched)
 		atomic_fetch_add(&sz_lazy_patched, 1);
-	else if (cbid == sz_ids->module_unloading && sz_entries)
-		patch_switch_module_unloading(((const Sanitizer_ResourceModuleData *)data)->module);
 	else if (cbid == sz_ids->module_unloading)
-		sz_set_clear();
+		sz_on_module_unloading(data);
 	else if (cbid == sz_ids->stream_created)
 		sz_on_stream(data, 1);
 	else if (cbid == sz_ids->stream_destroying)
@@ -357,6 +376,7 @@ static void sz_launch_entries(const Sanitizer_LaunchData *ld, const struct launc
 		.launch = ld->hLaunch,
 		.stream = ld->hStream,
 		.function = ld->function,
+		.kernel = info->function_key,
 	};
 
 	entries_on_launch(&e);
@@ -378,13 +398,6 @@ uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns)
 	if (!sz_table || !launch_shards_bound_known(sz_table, device))
 		return 0;
 	return host_ns + (uint64_t)launch_shards_bound(sz_table, device);
-}
-
-/* The marks are on and some module loaded may hold the header's ring:
- * until then a launch asks nothing about them. */
-static int sz_marks_may_apply(void)
-{
-	return sz_marks && atomic_load_explicit(&sz_markable_modules, memory_order_relaxed);
 }
 
 /* Whether the launch's blocks come timed by the header's tracer, not by
@@ -439,7 +452,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	info.correlation_id = sz_launch_correlation(g);
 	exec_seq = g ? sz_exec_seq(g->graphExec) : 0;
 	info.function = ld->function;
-	first = sz_func_attributes(ld->function, &info);
+	first = sz_func_attributes(ld->function, ld->module, &info);
 	pthread_mutex_unlock(&sz_ids_lock);
 	if (first && sz_entries)
 		patch_switch_module_used(ld->module);

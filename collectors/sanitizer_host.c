@@ -3,6 +3,7 @@
  * outside any callback (collectors/sanitizer.c). */
 #ifdef SMTOP_HAVE_SANITIZER
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 #include "collectors/log.h"
 #include "collectors/ring.h"
 #include "collectors/sanitizer_convert.h"
+#include "collectors/sanitizer_funcs.h"
 #include "collectors/sanitizer_state.h"
+#include "src/core/clock.h"
 #include "src/core/threads.h"
 
 #define SZ_HOST_PERIOD_NS 20000000L
@@ -22,6 +25,9 @@
  * their end (collectors/slot_bounds.h), and its lost blocks are counted at
  * its launch: only a kernel whose launch died waits this long. */
 #define SZ_ENTRY_STALE_NS 30000000000ull
+/* How long an unloading module waits for the host thread's question about
+ * one of its functions: the driver frees them once the unload goes on. */
+#define SZ_FORGET_WAIT_NS 1000000000ull
 
 pthread_mutex_t sz_ids_lock = PTHREAD_MUTEX_INITIALIZER;
 struct sz_context sz_contexts[SZ_MAX_CONTEXTS];
@@ -29,8 +35,11 @@ size_t sz_n_contexts;
 static struct sz_stream sz_streams[SZ_MAX_STREAMS];
 static size_t sz_n_streams;
 static uint32_t sz_next_stream_id = 1;
-static struct sz_func sz_funcs[SZ_MAX_FUNCS];
-static size_t sz_n_funcs;
+static struct funcs sz_funcs;
+/* The module of the function the host thread is asking the driver about
+ * (NULL: none), and the signal that it is done (under sz_ids_lock). */
+static const void *sz_asking_module;
+static pthread_cond_t sz_asked = PTHREAD_COND_INITIALIZER;
 static uint32_t sz_devices_described; /* bit d: device d's record sent */
 
 /* Copies, memsets and events of streams not asked about yet (under
@@ -114,32 +123,54 @@ uint32_t sz_stream_id(void *stream)
 	return id;
 }
 
-/* The attributes a launch record carries, when the host thread knew them
- * (an open-addressing table by function: this runs at every launch); 1
- * when f was not in the table (its first launch, or one of a full table). */
-int sz_func_attributes(CUfunction f, struct launch_info *info)
+/* From a launch of f, of module: its record's attributes, when the host
+ * thread knew them, and its function's key; 1 when f was not listed (its
+ * first launch since its module loaded, or one of a full table). */
+int sz_func_attributes(CUfunction f, CUmodule module, struct launch_info *info)
 {
-	uint64_t x = (uint64_t)(uintptr_t)f * 0x9e3779b97f4a7c15ull;
-	size_t i = (size_t)(x >> 40) & (SZ_MAX_FUNCS - 1);
+	struct func_attrs a;
+	int first = funcs_launched(&sz_funcs, f, module, &info->function_key, &a);
 
-	for (size_t probes = 0; probes < SZ_MAX_FUNCS; probes++, i = (i + 1) & (SZ_MAX_FUNCS - 1)) {
-		struct sz_func *e = &sz_funcs[i];
+	info->registers = a.registers;
+	info->static_smem = a.static_smem;
+	info->local_mem = a.local_mem;
+	return first;
+}
 
-		if (e->f == f) {
-			info->registers = e->registers;
-			info->static_smem = e->static_smem;
-			info->local_mem = e->local_mem;
-			return 0;
-		}
-		if (!e->f) {
-			if (sz_n_funcs * 2 < SZ_MAX_FUNCS) { /* past half full, new ones go without */
-				*e = (struct sz_func){ .f = f };
-				sz_n_funcs++;
-			}
-			return 1;
-		}
+/* A held launch's function: its attributes once the driver answered; one
+ * forgotten with its module before that (or never listed) goes without. */
+static void sz_fill_function(struct launch_info *info)
+{
+	struct func_attrs a = { 0 };
+
+	switch (funcs_known(&sz_funcs, info->function, info->function_key, &a)) {
+	case FUNCS_WAITING:
+		return;
+	case FUNCS_KNOWN:
+		info->registers = a.registers;
+		info->static_smem = a.static_smem;
+		info->local_mem = a.local_mem;
+		if (a.registers)
+			return;
+		break;
+	case FUNCS_GONE:
+		break;
 	}
-	return 1;
+	info->function = NULL; /* nothing more to wait for */
+}
+
+/* Module mod unloads: its functions are forgotten, once a question about
+ * one of them under way has been answered. */
+void sz_forget_module(CUmodule mod)
+{
+	struct timespec at = clock_mono_timespec(clock_mono_ns() + SZ_FORGET_WAIT_NS);
+
+	pthread_mutex_lock(&sz_ids_lock);
+	while (mod && sz_asking_module == mod &&
+	       pthread_cond_clockwait(&sz_asked, &sz_ids_lock, CLOCK_MONOTONIC, &at) != ETIMEDOUT)
+		;
+	funcs_forget_module(&sz_funcs, mod);
+	pthread_mutex_unlock(&sz_ids_lock);
 }
 
 /* The context a launch's record names, once the host thread has asked
@@ -163,7 +194,7 @@ void sz_fill_attributes(struct launch_info *info)
 {
 	pthread_mutex_lock(&sz_ids_lock);
 	if (info->function && !info->registers)
-		sz_func_attributes((CUfunction)(uintptr_t)info->function, info);
+		sz_fill_function(info);
 	if (info->stream_pending)
 		sz_launch_stream_context(info);
 	pthread_mutex_unlock(&sz_ids_lock);
@@ -338,19 +369,33 @@ static void sz_describe_stream(size_t slot, const struct sz_stream *s)
 	sz_stream_answered(slot, s, green);
 }
 
-static void sz_describe_function(struct sz_func *f)
+static void sz_describe_function(const struct func_entry *f, struct func_attrs *a)
 {
+	CUfunction fn = (CUfunction)(uintptr_t)f->f;
 	int v;
 
-	f->asked = 1;
+	*a = (struct func_attrs){ 0 };
 	if (!sz_cu.func_get_attribute)
 		return;
-	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f->f) == CUDA_SUCCESS)
-		f->registers = (uint32_t)v;
-	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f->f) == CUDA_SUCCESS)
-		f->static_smem = (uint32_t)v;
-	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f->f) == CUDA_SUCCESS)
-		f->local_mem = (uint32_t)v;
+	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, fn) == CUDA_SUCCESS)
+		a->registers = (uint32_t)v;
+	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS)
+		a->static_smem = (uint32_t)v;
+	if (sz_cu.func_get_attribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn) == CUDA_SUCCESS)
+		a->local_mem = (uint32_t)v;
+}
+
+/* The driver's answer about f, which an unload of its module waits for. */
+static void sz_ask_function(const struct func_entry *f)
+{
+	struct func_attrs a;
+
+	sz_describe_function(f, &a);
+	pthread_mutex_lock(&sz_ids_lock);
+	funcs_answer(&sz_funcs, f->f, f->key, &a);
+	sz_asking_module = NULL;
+	pthread_cond_broadcast(&sz_asked);
+	pthread_mutex_unlock(&sz_ids_lock);
 }
 
 /* Asks the driver about what the callbacks saw, one item at a time under
@@ -361,7 +406,7 @@ void sz_describe_new(void)
 	for (;;) {
 		struct sz_context c = { 0 };
 		struct sz_stream s = { 0 };
-		struct sz_func *f = NULL;
+		struct func_entry f;
 		size_t slot = 0;
 		int what = 0;
 
@@ -379,12 +424,10 @@ void sz_describe_new(void)
 				slot = i;
 				what = 2;
 			}
-		for (size_t i = 0; !what && sz_n_funcs && i < SZ_MAX_FUNCS; i++)
-			if (sz_funcs[i].f && !sz_funcs[i].asked) {
-				sz_funcs[i].asked = 1;
-				f = &sz_funcs[i];
-				what = 3;
-			}
+		if (!what && funcs_take_question(&sz_funcs, &f)) {
+			sz_asking_module = f.module;
+			what = 3;
+		}
 		pthread_mutex_unlock(&sz_ids_lock);
 		if (what == 1) {
 			if (c.device < 32 && !(sz_devices_described & (1u << c.device))) {
@@ -395,14 +438,7 @@ void sz_describe_new(void)
 		} else if (what == 2) {
 			sz_describe_stream(slot, &s);
 		} else if (what == 3) {
-			struct sz_func copy = *f;
-
-			sz_describe_function(&copy);
-			pthread_mutex_lock(&sz_ids_lock);
-			f->registers = copy.registers;
-			f->static_smem = copy.static_smem;
-			f->local_mem = copy.local_mem;
-			pthread_mutex_unlock(&sz_ids_lock);
+			sz_ask_function(&f);
 		} else {
 			return;
 		}

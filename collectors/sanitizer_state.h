@@ -32,7 +32,6 @@
 
 #define SZ_MAX_CONTEXTS 64
 #define SZ_MAX_STREAMS 4096
-#define SZ_MAX_FUNCS 8192               /* functions whose attributes are known; a power of two */
 
 struct launch_info;
 struct launch_shards;
@@ -106,12 +105,6 @@ struct sz_stream {
 	int described, answered, gone;
 };
 
-struct sz_func {
-	CUfunction f;
-	int asked;
-	uint32_t registers, static_smem, local_mem;
-};
-
 /* The backend's numbers of an operation's context and stream (none when
  * !has_stream: a context or event synchronize), and its call number,
  * shared with the launches.  ctx_id is the context its records name
@@ -177,7 +170,8 @@ uint32_t sz_stream_id(void *stream);
 /* blocks_host.context_ids: ctx's numbers as the records give them (its
  * resource callback named it before any launch in it). */
 void sz_context_ids(CUcontext ctx, uint32_t *context_id, uint32_t *device_id);
-int sz_func_attributes(CUfunction f, struct launch_info *info);
+int sz_func_attributes(CUfunction f, CUmodule module, struct launch_info *info);
+void sz_forget_module(CUmodule mod);
 void sz_fill_attributes(struct launch_info *info);
 void sz_unpark(uint32_t stream_id, uint32_t context_id);
 void sz_describe_new(void);

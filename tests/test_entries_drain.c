@@ -93,7 +93,7 @@ static void launch_on(uint64_t grid, uint32_t stream, uint64_t blocks, uint32_t 
 {
 	struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = stream, .order_stream = stream,
 					 .correlation_id = (uint32_t)grid, .grid_id = grid, .blocks = blocks,
-					 .threads = threads, .function = (CUfunction)(uintptr_t)(0x2000 + grid) };
+					 .threads = threads, .function = (CUfunction)(uintptr_t)(0x2000 + grid), .kernel = 0x2000 + grid };
 
 	cr_assert_eq(entries_on_launch(&l), 0);
 }
@@ -110,7 +110,7 @@ static void launch(uint64_t grid, uint64_t n, uint64_t entered)
 {
 	struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = 1, .order_stream = 1,
 					 .correlation_id = (uint32_t)grid, .grid_id = grid, .blocks = n,
-					 .threads = 128, .function = (CUfunction)(uintptr_t)0x2000 };
+					 .threads = 128, .function = (CUfunction)(uintptr_t)0x2000, .kernel = 0x2000 };
 
 	cr_assert_eq(entries_on_launch(&l), 0);
 	for (uint64_t i = 0; i < entered; i++) {
@@ -460,7 +460,7 @@ Test(entries_drain, a_launch_reserved_during_a_pass_keeps_its_stretch)
 	};
 	struct entries_launch_info l3 = { .ctx = CTX, .context_id = 1, .stream_id = 3, .order_stream = 3,
 					  .correlation_id = 3, .grid_id = 3, .blocks = HELD_N1 + HELD_N2,
-					  .threads = 128, .function = (CUfunction)(uintptr_t)0x2003 };
+					  .threads = 128, .function = (CUfunction)(uintptr_t)0x2003, .kernel = 0x2003 };
 	struct timespec step = { 0, 50000 };
 	uint64_t refused = 0;
 
@@ -614,7 +614,7 @@ static void storm(const char *workers, const char *team_from)
 		struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = 0, .order_stream = 1,
 						 .correlation_id = (uint32_t)k + 1, .grid_id = k + 1,
 						 .blocks = storm_blocks(k), .threads = 32,
-						 .function = (CUfunction)(uintptr_t)0x2000 };
+						 .function = (CUfunction)(uintptr_t)0x2000, .kernel = 0x2000 };
 		struct timespec pause = { 0, storm_pause_ns };
 
 		if (storm_pause_ns)

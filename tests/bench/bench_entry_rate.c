@@ -87,7 +87,7 @@ static int rate_launch(size_t k, uint64_t *free_at, uint64_t *host_ns)
 	struct entries_launch_info l = { .ctx = CTX, .context_id = 1, .stream_id = info.stream_id,
 					 .order_stream = info.stream_id, .correlation_id = info.correlation_id,
 					 .grid_id = k + 1, .blocks = GRID, .threads = 32,
-					 .function = (CUfunction)(uintptr_t)(0x2000 + k % 16) };
+					 .function = (CUfunction)(uintptr_t)(0x2000 + k % 16), .kernel = 0x2000 + k % 16 };
 
 	uint64_t t0 = clock_mono_ns();
 	int rc;

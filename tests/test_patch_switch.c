@@ -494,6 +494,52 @@ Test(patch_switch, unloaded_modules_free_their_slots_for_later_loads)
 	cr_expect_eq(st.modules, 9001);
 }
 
+/* A program that loads a module, launches from it and unloads it, round
+ * after round, 8 modules live (build/gpu/module_churn on the GPU). */
+static void *churn_loop(void *arg)
+{
+	struct timespec gap = { 0, 500000L };
+	uintptr_t round = 0;
+
+	(void)arg;
+	while (atomic_load(&launching)) {
+		CUmodule h = (CUmodule)(uintptr_t)(round % (MODS - 2) + 1);
+		CUmodule old = (CUmodule)(uintptr_t)((round + MODS - 2 - 8) % (MODS - 2) + 1);
+
+		patch_switch_call_enter(PATCH_CALL_LOAD);
+		patch_switch_module_loaded(h);
+		patch_switch_call_exit();
+		patch_switch_call_enter(PATCH_CALL_LAUNCH);
+		patch_switch_module_used(h);
+		patch_switch_call_exit();
+		if (round >= 8) {
+			patch_switch_module_unloading(old);
+			mode_of[fake_index(old)] = 0;
+		}
+		round++;
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
+Test(patch_switch, windows_keep_coming_while_modules_come_and_go)
+{
+	struct patch_switch_stats st;
+	pthread_t t;
+
+	patch_switch_init(&fake_ops, PATCH_ENTRY, 1);
+	atomic_store(&launching, 1);
+	cr_assert_eq(pthread_create(&t, NULL, churn_loop, NULL), 0);
+	cr_assert_eq(patch_switch_start(20000000, 1000000), 0);
+	wait_for_windows(4);
+	patch_switch_stop();
+	stop_launching(t);
+	patch_switch_stats(&st);
+	cr_expect_geq(windows_seen, 4, "%d windows", windows_seen);
+	cr_expect_eq(st.failures, 0);
+	cr_expect_eq(st.given_up, 0);
+}
+
 Test(patch_switch, without_unpatch_nothing_switches_and_it_says_why)
 {
 	char why[128] = "";

@@ -7,11 +7,14 @@
  *
  *   module_churn FATBIN [ROUNDS [LIVE]]
  *
- * Prints `rounds=N live=L blocks_per_kernel=B expected_blocks=T checked=C`;
+ * Prints `rounds=N live=L blocks_per_kernel=B expected_blocks=T checked=C
+ * seconds=S` (the rounds' time);
  * exits 1 on a CUDA error or a wrong block. */
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include <time.h>
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -123,10 +126,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "module_churn: cannot find the driver's module calls in libcuda.so.1\n");
 		return 1;
 	}
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int round = 1; round <= rounds; round++, checked++)
 		if (churn_round(&d, image, live, (size_t)n_live, dev_out, host_out, round) != 0)
 			return 1;
-	printf("rounds=%d live=%d blocks_per_kernel=%d expected_blocks=%lld checked=%d\n", rounds, n_live,
-	       CHURN_BLOCKS, (long long)rounds * CHURN_BLOCKS, checked);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("rounds=%d live=%d blocks_per_kernel=%d expected_blocks=%lld checked=%d seconds=%.2f\n", rounds, n_live,
+	       CHURN_BLOCKS, (long long)rounds * CHURN_BLOCKS, checked,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
 }

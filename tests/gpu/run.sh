@@ -483,7 +483,7 @@ section_sm_windows() {
 # and the windows' kernels get their exact ends.
 section_module_churn() {
 	echo "== module_churn: modules loaded and unloaded for a program's whole life"
-	SMTOP_GPU_LIMIT=240 SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--sm entry --exact-every 200ms" \
+	SMTOP_GPU_LIMIT=240 SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--sm entry --exact-every 100ms" \
 		record churn build/gpu/module_churn build/gpu/churn-module.fatbin 10000 8 \
 		> "$OUT_DIR/churn.debug" 2>&1 || bad "module_churn: exit status"
 	cat "$OUT_DIR/churn.out"

@@ -501,7 +501,8 @@ section_module_churn() {
 	read_block_counts "$OUT_DIR/churn.smtop"
 	expected=$(sed -n 's/.*expected_blocks=\([0-9]*\).*/\1/p' "$OUT_DIR/churn.out")
 	expect_eq "module_churn: blocks stored + dropped" "$((stored + dropped))" "$expected"
-	$SMTOP info "$OUT_DIR/churn.smtop" | grep -E "^kernels|^windows|exact windows|inferred ends"
+	expect_eq "module_churn: kernels" "$(sed -n 's/^kernels  *//p' "$OUT_DIR/drops.info" | tr -d ,)" 10000
+	$SMTOP info "$OUT_DIR/churn.smtop" | grep -E "^windows|exact windows|inferred ends"
 	echo "module_churn: $(ends_summary "$OUT_DIR/churn.smtop")"
 	python3 tests/gpu/window_ends.py "$OUT_DIR/ends-csv" ||
 		bad "module_churn: no kernel launched in a window got an exact end"

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collectors/sanitizer_funcs.h"
 

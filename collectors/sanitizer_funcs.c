@@ -20,6 +20,15 @@ static size_t funcs_slot(const struct funcs *t, const void *f)
 	return i;
 }
 
+/* The entry of the function key names, with handle f; NULL when it was
+ * forgotten (or never listed). */
+static struct func_entry *funcs_find(const struct funcs *t, const void *f, uint64_t key)
+{
+	const struct func_entry *e = &t->e[funcs_slot(t, f)];
+
+	return f && e->f == f && e->key == key ? (struct func_entry *)e : NULL;
+}
+
 int funcs_launched(struct funcs *t, const void *f, const void *module, uint64_t *key, struct func_attrs *attrs)
 {
 	struct func_entry *e = &t->e[funcs_slot(t, f)];
@@ -38,15 +47,16 @@ int funcs_launched(struct funcs *t, const void *f, const void *module, uint64_t 
 		return 1;
 	*e = (struct func_entry){ .f = f, .module = module, .key = ++t->last_key };
 	t->n++;
+	t->unasked++;
 	*key = e->key;
 	return 1;
 }
 
 enum funcs_state funcs_known(const struct funcs *t, const void *f, uint64_t key, struct func_attrs *attrs)
 {
-	const struct func_entry *e = &t->e[funcs_slot(t, f)];
+	const struct func_entry *e = funcs_find(t, f, key);
 
-	if (!f || e->f != f || e->key != key)
+	if (!e)
 		return FUNCS_GONE;
 	if (!e->answered)
 		return FUNCS_WAITING;
@@ -56,9 +66,11 @@ enum funcs_state funcs_known(const struct funcs *t, const void *f, uint64_t key,
 
 int funcs_take_question(struct funcs *t, struct func_entry *out)
 {
-	for (size_t i = 0; t->n && i < FUNCS_MAX; i++) {
+	/* the host thread comes every few milliseconds: most times, none */
+	for (size_t i = 0; t->unasked && i < FUNCS_MAX; i++) {
 		if (t->e[i].f && !t->e[i].asked) {
 			t->e[i].asked = 1;
+			t->unasked--;
 			*out = t->e[i];
 			return 1;
 		}
@@ -68,9 +80,9 @@ int funcs_take_question(struct funcs *t, struct func_entry *out)
 
 void funcs_answer(struct funcs *t, const void *f, uint64_t key, const struct func_attrs *attrs)
 {
-	struct func_entry *e = &t->e[funcs_slot(t, f)];
+	struct func_entry *e = funcs_find(t, f, key);
 
-	if (f && e->f == f && e->key == key) {
+	if (e) {
 		e->attrs = *attrs;
 		e->answered = 1;
 	}
@@ -108,6 +120,7 @@ size_t funcs_forget_module(struct funcs *t, const void *module)
 	/* a removal may move a later entry into slot i: look at i again */
 	for (size_t i = 0; t->n && i < FUNCS_MAX;) {
 		if (t->e[i].f && t->e[i].module == module) {
+			t->unasked -= !t->e[i].asked;
 			funcs_remove(t, i);
 			gone++;
 		} else {

@@ -38,7 +38,7 @@ struct func_entry {
 /* All zero is an empty table. */
 struct funcs {
 	struct func_entry e[FUNCS_MAX];
-	size_t n;
+	size_t n, unasked;              /* listed; of them, not yet asked about */
 	uint64_t last_key;
 };
 

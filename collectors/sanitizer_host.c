@@ -123,6 +123,13 @@ uint32_t sz_stream_id(void *stream)
 	return id;
 }
 
+static void sz_put_attributes(struct launch_info *info, const struct func_attrs *a)
+{
+	info->registers = a->registers;
+	info->static_smem = a->static_smem;
+	info->local_mem = a->local_mem;
+}
+
 /* From a launch of f, of module: its record's attributes, when the host
  * thread knew them, and its function's key; 1 when f was not listed (its
  * first launch since its module loaded, or one of a full table). */
@@ -131,9 +138,7 @@ int sz_func_attributes(CUfunction f, CUmodule module, struct launch_info *info)
 	struct func_attrs a;
 	int first = funcs_launched(&sz_funcs, f, module, &info->function_key, &a);
 
-	info->registers = a.registers;
-	info->static_smem = a.static_smem;
-	info->local_mem = a.local_mem;
+	sz_put_attributes(info, &a);
 	return first;
 }
 
@@ -147,9 +152,7 @@ static void sz_fill_function(struct launch_info *info)
 	case FUNCS_WAITING:
 		return;
 	case FUNCS_KNOWN:
-		info->registers = a.registers;
-		info->static_smem = a.static_smem;
-		info->local_mem = a.local_mem;
+		sz_put_attributes(info, &a);
 		if (a.registers)
 			return;
 		break;

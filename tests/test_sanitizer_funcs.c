@@ -94,6 +94,20 @@ Test(sanitizer_funcs, an_answer_for_a_function_forgotten_meanwhile_is_dropped)
 	cr_expect_eq(funcs_known(&t, ptr(0x4040), again, &got), FUNCS_WAITING, "the new function waits for its own answer");
 }
 
+Test(sanitizer_funcs, a_function_forgotten_before_it_was_asked_about_is_never_asked)
+{
+	struct func_entry q;
+
+	launch(0x5050, 0x500, 1);
+	funcs_forget_module(&t, ptr(0x500));
+	cr_expect_not(funcs_take_question(&t, &q), "no question about a forgotten function");
+	cr_expect_eq(t.unasked, 0);
+	launch(0x6060, 0x600, 1);
+	cr_assert(funcs_take_question(&t, &q));
+	cr_expect_eq(q.f, ptr(0x6060));
+	cr_expect_not(funcs_take_question(&t, &q));
+}
+
 /* Random handles, which share home slots in runs, from modules unloaded
  * in turn: each function left is still found after the removals shifted
  * the entries behind them back. */

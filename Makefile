@@ -234,7 +234,9 @@ GPU_TEST_BIN := $(patsubst tests/gpu/%.cu,$(B)/gpu/%,$(GPU_TEST_SRC))
 $(B)/gpu/%: tests/gpu/%.cu $(wildcard kernels/*.cuh kernels/*.h tests/gpu/*.cuh) $(TRACE_HDR)
 	@mkdir -p $(dir $@)
 	$(say) NVCC $@
-	$(Q)$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. -o $@ $< -ldl -lpthread
+	$(Q)$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -I. $(GPU_NVCC_FLAGS) -o $@ $< -ldl -lpthread
+# The one that opens the sanitizer itself (section late_sanitizer).
+$(B)/gpu/late_sanitizer: GPU_NVCC_FLAGS = -isystem $(SANITIZER_INC)
 
 # Patches that do nothing, to measure the sanitizer's own cost (section patch_cost).
 $(B)/gpu/empty-patches.fatbin: tests/gpu/patches/empty.cu
@@ -248,7 +250,14 @@ $(B)/gpu/churn-module.fatbin: tests/gpu/modules/churn.cu
 	$(say) NVCC $@
 	$(Q)$(NVCC) $(NVCC_ARCH) --fatbin -o $@ $<
 
-gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin $(B)/gpu/churn-module.fatbin
+# A patch that counts its calls, for the sanitizer loaded late (section late_sanitizer).
+$(B)/gpu/count-patches.fatbin: tests/gpu/patches/count.cu
+	@mkdir -p $(dir $@)
+	$(say) NVCC $@
+	$(Q)$(PATCH_NVCC) -o $@ $<
+
+gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin $(B)/gpu/churn-module.fatbin \
+	$(B)/gpu/count-patches.fatbin
 
 test-gpu: gpu-programs
 	@tests/gpu/run.sh

@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows module_churn window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows module_churn late_sanitizer window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost launch_cost dormant_ops sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -506,6 +506,29 @@ section_module_churn() {
 	echo "module_churn: $(ends_summary "$OUT_DIR/churn.smtop")"
 	python3 tests/gpu/window_ends.py "$OUT_DIR/ends-csv" ||
 		bad "module_churn: no kernel launched in a window got an exact end"
+}
+
+# Whether the Compute Sanitizer can be loaded into a process already running
+# CUDA (build/gpu/late_sanitizer): early (before the first CUDA call, as the
+# collector loads it) must see every launch and run its patches, which
+# checks the probe; late prints what a sanitizer opened after the process's
+# first kernels sees and does, and what a launch costs before and after.
+section_late_sanitizer() {
+	echo "== late_sanitizer: the Compute Sanitizer opened after CUDA started"
+	lib=${SMTOP_SANITIZER_LIB:-$(ls /usr/local/cuda*/compute-sanitizer/libsanitizer-public.so 2>/dev/null | head -1)}
+	for when in early late; do
+		line=$(build/gpu/late_sanitizer $when "$lib" build/gpu/count-patches.fatbin build/gpu/churn-module.fatbin) ||
+			bad "late_sanitizer $when: exit status"
+		echo "$line"
+		eval "$(echo "$line" | tr ' ' '\n' | sed -n 's/^\([a-z_]*\)=\([-0-9./]*\)$/\1=\2/p' | sed "s/^/${when}_/")"
+	done
+	expect_eq "late_sanitizer early: subscribe" "$early_subscribe" 0
+	expect_eq "late_sanitizer early: launch callbacks" "$early_launch_callbacks" 20000/20000
+	if [ "${early_own_patch_calls:-0}" -gt 0 ] && [ "${early_loaded_patch_calls:-0}" -gt 0 ]; then
+		ok "late_sanitizer early: the patch ran ($early_own_patch_calls and $early_loaded_patch_calls calls)"
+	else
+		bad "late_sanitizer early: the patch did not run: $early_own_patch_calls, $early_loaded_patch_calls"
+	fi
 }
 
 # What the windows cost, apart from sm_windows (together they run past ten

@@ -13,6 +13,7 @@
  * (tests/gpu/patches/count.cu: counts its calls) and launched (did the
  * patch run?).  Launches timed before and after the subscription.
  * Prints one line of key=value; exits 1 on a CUDA error or a wrong block. */
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -159,16 +160,27 @@ static long long late_patched_run(CUfunction f, int *out, int v, unsigned long l
 	return (long long)n;
 }
 
+/* One key=value of the line, at once: a crash further on leaves those before. */
+static void late_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	int early = argc == 5 && argv[1][0] == 'e';
 	int *out;
-	unsigned long long *counter;
+	unsigned long long *counter, launches_before, resources_before;
 	int sub_result = 0, why_own = 0, why_new = 0;
+	long long own_calls, loaded_calls;
 	CUcontext ctx;
 	CUmodule mod;
 	CUfunction own, loaded;
-	double us_before, us_after;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: late_sanitizer early|late LIBSANITIZER PATCHES MODULE\n");
@@ -179,6 +191,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "late_sanitizer: %s: cannot read the module\n", argv[4]);
 		return 2;
 	}
+	late_say("mode=%s", early ? "early" : "late");
 	if (early && (sub_result = late_subscribe(argv[2])) < 0)
 		return 1;
 	CK(cudaMalloc(&out, LATE_BLOCKS * sizeof(int)));
@@ -187,28 +200,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "late_sanitizer: cannot find the driver's calls in libcuda.so.1\n");
 		return 1;
 	}
-	us_before = late_launch_us(out);
-	unsigned long long launches_before = late_launches;
+	late_say(" launch_us_before=%.2f", late_launch_us(out));
+	launches_before = late_launches;
 	if (!early && (sub_result = late_subscribe(argv[2])) < 0)
 		return 1;
-	us_after = late_launch_us(out);
-	unsigned long long launches_after = late_launches - launches_before;
-	unsigned long long resources_before = late_resources;
+	late_say(" subscribe=%d", sub_result);
+	late_say(" launch_us_after=%.2f", late_launch_us(out));
+	late_say(" launch_callbacks=%llu/%d", late_launches - launches_before, LATE_TIMED);
+	resources_before = late_resources;
 	CK(cudaGetFuncBySymbol(&own, (const void *)late_own));
 	if (api.ctx_current(&ctx) != CUDA_SUCCESS || api.load(&mod, image.data()) != CUDA_SUCCESS ||
 	    api.function(&loaded, mod, "churn_mark") != CUDA_SUCCESS) {
 		fprintf(stderr, "late_sanitizer: %s: cannot load its module\n", argv[4]);
 		return 1;
 	}
-	unsigned long long resources_load = late_resources - resources_before;
-	int add_result = (int)api.add_patches(argv[3], ctx);
-	long long own_entries = late_patched_run(own, out, 7, counter, &why_own);
-	long long new_entries = late_patched_run(loaded, out, 9, counter, &why_new);
-
-	printf("mode=%s subscribe=%d launch_us_before=%.2f launch_us_after=%.2f launch_callbacks=%llu/%d"
-	       " resource_callbacks_at_load=%llu add_patches=%d own_patch_calls=%lld own_result=%d"
-	       " loaded_patch_calls=%lld loaded_result=%d blocks=%d\n",
-	       early ? "early" : "late", sub_result, us_before, us_after, launches_after, LATE_TIMED, resources_load,
-	       add_result, own_entries, why_own, new_entries, why_new, LATE_BLOCKS);
-	return own_entries == -2 || new_entries == -2;
+	late_say(" resource_callbacks_at_load=%llu", late_resources - resources_before);
+	late_say(" add_patches=%d", (int)api.add_patches(argv[3], ctx));
+	own_calls = late_patched_run(own, out, 7, counter, &why_own);
+	late_say(" own_patch_calls=%lld own_result=%d", own_calls, why_own);
+	loaded_calls = late_patched_run(loaded, out, 9, counter, &why_new);
+	late_say(" loaded_patch_calls=%lld loaded_result=%d blocks=%d\n", loaded_calls, why_new, LATE_BLOCKS);
+	return own_calls == -2 || loaded_calls == -2;
 }

@@ -25,6 +25,7 @@
 #include <sanitizer.h>
 
 #include "kernels/cuda_check.cuh"
+#include "tests/gpu/read_image.cuh"
 
 #define LATE_BLOCKS 528
 #define LATE_THREADS 128
@@ -103,21 +104,6 @@ static int late_subscribe(const char *path)
 	return (int)r;
 }
 
-static std::vector<char> late_read(const char *path)
-{
-	std::vector<char> image;
-	FILE *f = fopen(path, "rb");
-	char buf[65536];
-	size_t n;
-
-	if (!f)
-		return image;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		image.insert(image.end(), buf, buf + n);
-	fclose(f);
-	return image;
-}
-
 /* Microseconds a launch of one block takes the host, over LATE_TIMED. */
 static double late_launch_us(int *out)
 {
@@ -186,7 +172,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: late_sanitizer early|late LIBSANITIZER PATCHES MODULE\n");
 		return 2;
 	}
-	std::vector<char> image = late_read(argv[4]);
+	std::vector<char> image = read_image(argv[4]);
 	if (image.empty()) {
 		fprintf(stderr, "late_sanitizer: %s: cannot read the module\n", argv[4]);
 		return 2;

@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 
 #include "kernels/cuda_check.cuh"
+#include "tests/gpu/read_image.cuh"
 
 #define CHURN_BLOCKS 264
 #define CHURN_THREADS 64
@@ -48,21 +49,6 @@ static int churn_open_driver(struct churn_driver *d)
 				  CUstream, void **, void **))dlsym(lib, "cuLaunchKernel");
 	d->unload = (CUresult (*)(CUmodule))dlsym(lib, "cuModuleUnload");
 	return d->load && d->function && d->launch && d->unload ? 0 : -1;
-}
-
-static std::vector<char> churn_read(const char *path)
-{
-	std::vector<char> image;
-	FILE *f = fopen(path, "rb");
-	char buf[65536];
-	size_t n;
-
-	if (!f)
-		return image;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		image.insert(image.end(), buf, buf + n);
-	fclose(f);
-	return image;
 }
 
 static int churn_failed(const char *what, int round, CUresult r)
@@ -116,7 +102,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: module_churn FATBIN [ROUNDS [LIVE]]\n");
 		return 2;
 	}
-	std::vector<char> image = churn_read(argv[1]);
+	std::vector<char> image = read_image(argv[1]);
 	if (image.empty()) {
 		fprintf(stderr, "module_churn: %s: cannot read the module\n", argv[1]);
 		return 2;

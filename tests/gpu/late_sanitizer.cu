@@ -15,7 +15,6 @@
  * Prints one line of key=value; exits 1 on a CUDA error or a wrong block. */
 #include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include <time.h>
@@ -25,7 +24,7 @@
 #include <sanitizer.h>
 
 #include "kernels/cuda_check.cuh"
-#include "tests/gpu/read_image.cuh"
+#include "tests/gpu/driver_modules.cuh"
 
 #define LATE_BLOCKS 528
 #define LATE_THREADS 128
@@ -66,15 +65,16 @@ static void SANITIZERAPI late_callback(void *userdata, Sanitizer_CallbackDomain 
 		__atomic_add_fetch(&late_resources, 1, __ATOMIC_RELAXED);
 }
 
-#define LATE_SYM(lib, field, name) ((*(void **)&api.field = dlsym(lib, name)) != NULL)
+/* Sets api.field to p: 0 when p is NULL. */
+#define LATE_SET(field, p) ((*(void **)&api.field = (p)) != NULL)
+#define LATE_SYM(lib, field, name) LATE_SET(field, dlsym(lib, name))
+#define LATE_DRIVER(field, name) LATE_SET(field, driver_symbol(name))
 
 static int late_open_driver(void)
 {
-	void *cu = dlopen("libcuda.so.1", RTLD_NOW);
-
-	return cu && LATE_SYM(cu, ctx_current, "cuCtxGetCurrent") && LATE_SYM(cu, func_module, "cuFuncGetModule") &&
-			       LATE_SYM(cu, load, "cuModuleLoadData") && LATE_SYM(cu, function, "cuModuleGetFunction") &&
-			       LATE_SYM(cu, launch, "cuLaunchKernel")
+	return LATE_DRIVER(ctx_current, "cuCtxGetCurrent") && LATE_DRIVER(func_module, "cuFuncGetModule") &&
+			       LATE_DRIVER(load, "cuModuleLoadData") && LATE_DRIVER(function, "cuModuleGetFunction") &&
+			       LATE_DRIVER(launch, "cuLaunchKernel")
 		       ? 0
 		       : -1;
 }

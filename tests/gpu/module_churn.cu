@@ -17,10 +17,9 @@
 #include <time.h>
 
 #include <cuda.h>
-#include <dlfcn.h>
 
 #include "kernels/cuda_check.cuh"
-#include "tests/gpu/read_image.cuh"
+#include "tests/gpu/driver_modules.cuh"
 
 #define CHURN_BLOCKS 264
 #define CHURN_THREADS 64
@@ -33,21 +32,14 @@ struct churn_driver {
 	CUresult (*unload)(CUmodule);
 };
 
-/* The driver's module calls, from the libcuda the runtime already loaded:
- * the tests link no driver library of their own. */
+/* The driver's module calls. */
 static int churn_open_driver(struct churn_driver *d)
 {
-	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-
-	if (!lib)
-		lib = dlopen("libcuda.so.1", RTLD_NOW);
-	if (!lib)
-		return -1;
-	d->load = (CUresult (*)(CUmodule *, const void *))dlsym(lib, "cuModuleLoadData");
-	d->function = (CUresult (*)(CUfunction *, CUmodule, const char *))dlsym(lib, "cuModuleGetFunction");
+	d->load = (CUresult (*)(CUmodule *, const void *))driver_symbol("cuModuleLoadData");
+	d->function = (CUresult (*)(CUfunction *, CUmodule, const char *))driver_symbol("cuModuleGetFunction");
 	d->launch = (CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-				  CUstream, void **, void **))dlsym(lib, "cuLaunchKernel");
-	d->unload = (CUresult (*)(CUmodule))dlsym(lib, "cuModuleUnload");
+				  CUstream, void **, void **))driver_symbol("cuLaunchKernel");
+	d->unload = (CUresult (*)(CUmodule))driver_symbol("cuModuleUnload");
 	return d->load && d->function && d->launch && d->unload ? 0 : -1;
 }
 

@@ -3,10 +3,12 @@
  * on every CUDA call (docs/performance.md), which loading it only when a
  * recording starts would avoid.
  *
- *   late_sanitizer early|late LIBSANITIZER PATCHES MODULE
+ *   late_sanitizer early|late|renewed LIBSANITIZER PATCHES MODULE
  *
  * early opens the sanitizer (LIBSANITIZER, libsanitizer-public.so) and
- * subscribes before the first CUDA call, late after its own kernel ran.
+ * subscribes before the first CUDA call, late after its own kernel ran;
+ * renewed as late, then resets the device, so that the context the rest
+ * runs in is made with the sanitizer attached.
  * Then, in both: its own kernel again (launch callbacks?), MODULE
  * (tests/gpu/modules/churn.cu's fatbin) loaded (resource callbacks?), and
  * both kernels patched at block entry with PATCHES
@@ -15,6 +17,7 @@
  * Prints one line of key=value; exits 1 on a CUDA error or a wrong block. */
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include <time.h>
@@ -159,7 +162,8 @@ static void late_say(const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
-	int early = argc == 5 && argv[1][0] == 'e';
+	const char *mode = argc == 5 ? argv[1] : "";
+	int early = !strcmp(mode, "early"), renewed = !strcmp(mode, "renewed");
 	int *out;
 	unsigned long long *counter, launches_before, resources_before;
 	int sub_result = 0, why_own = 0, why_new = 0;
@@ -168,8 +172,8 @@ int main(int argc, char **argv)
 	CUmodule mod;
 	CUfunction own, loaded;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: late_sanitizer early|late LIBSANITIZER PATCHES MODULE\n");
+	if (!early && !renewed && strcmp(mode, "late")) {
+		fprintf(stderr, "usage: late_sanitizer early|late|renewed LIBSANITIZER PATCHES MODULE\n");
 		return 2;
 	}
 	std::vector<char> image = read_image(argv[4]);
@@ -177,7 +181,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "late_sanitizer: %s: cannot read the module\n", argv[4]);
 		return 2;
 	}
-	late_say("mode=%s", early ? "early" : "late");
+	late_say("mode=%s", mode);
 	if (early && (sub_result = late_subscribe(argv[2])) < 0)
 		return 1;
 	CK(cudaMalloc(&out, LATE_BLOCKS * sizeof(int)));
@@ -193,6 +197,11 @@ int main(int argc, char **argv)
 	late_say(" subscribe=%d", sub_result);
 	late_say(" launch_us_after=%.2f", late_launch_us(out));
 	late_say(" launch_callbacks=%llu/%d", late_launches - launches_before, LATE_TIMED);
+	if (renewed) {
+		CK(cudaDeviceReset());
+		CK(cudaMalloc(&out, LATE_BLOCKS * sizeof(int)));
+		CK(cudaMalloc(&counter, sizeof *counter));
+	}
 	resources_before = late_resources;
 	CK(cudaGetFuncBySymbol(&own, (const void *)late_own));
 	if (api.ctx_current(&ctx) != CUDA_SUCCESS || api.load(&mod, image.data()) != CUDA_SUCCESS ||

@@ -9,7 +9,7 @@
  * subscribes before the first CUDA call, late after its own kernel ran;
  * renewed as late, then resets the device, so that the context the rest
  * runs in is made with the sanitizer attached.
- * Then, in both: its own kernel again (launch callbacks?), MODULE
+ * Then, in each: its own kernel again (launch callbacks?), MODULE
  * (tests/gpu/modules/churn.cu's fatbin) loaded (resource callbacks?), and
  * both kernels patched at block entry with PATCHES
  * (tests/gpu/patches/count.cu: counts its calls) and launched (did the

@@ -533,9 +533,9 @@ section_late_sanitizer() {
 	# A late sanitizer saw every launch but could not load its
 	# patches into the context made before it (docs/performance.md): say so
 	# if a driver changes that.
-	[ "${late_own_patch_calls:--1}" -gt 0 ] &&
+	if [ "${late_own_patch_calls:--1}" -gt 0 ]; then
 		echo "note: a sanitizer opened late patched a module; docs/performance.md says it could not"
-	return 0
+	fi
 }
 
 # What the windows cost, apart from sm_windows (together they run past ten

@@ -18,6 +18,17 @@ static _Thread_local void *sz_tls_sync_stream;
 static _Thread_local uint64_t sz_tls_sync_seq; /* --sm entry: launches before it */
 static _Thread_local uint64_t sz_tls_sync_epoch; /* sz_callbacks_epoch at its start */
 
+/* --sm entry: a synchronous copy to the host that this thread began.  It
+ * returns only once the copy, and so every launch before it on its stream,
+ * has ended; its return is not seen, so the thread's next call that smtop
+ * sees stands for it.  seq 0: none. */
+struct sz_copy_wait {
+	CUcontext ctx;
+	uint32_t stream;
+	uint64_t seq, epoch;
+};
+static _Thread_local struct sz_copy_wait sz_tls_copy;
+
 static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
 {
 	struct sz_call k;
@@ -59,18 +70,49 @@ void sz_send_call(struct smtop_record *rec, const struct sz_call *k)
 		sz_push(rec, 1);
 }
 
+/* The synchronous copy this thread began has returned by now: the
+ * launches before it on its stream had ended (unless the callbacks went
+ * off and on since, which began another recording). */
+static void sz_copy_returned(void)
+{
+	if (!sz_tls_copy.seq)
+		return;
+	if (sz_tls_copy.epoch == atomic_load(&sz_callbacks_epoch))
+		entries_synced(sz_tls_copy.ctx, sz_tls_copy.stream, sz_tls_copy.seq, clock_real_ns());
+	sz_tls_copy.seq = 0;
+}
+
+/* A synchronous copy to the host waits for its stream, as a synchronize
+ * call on it would (one from the host or between devices need not). */
+static void sz_copy_began(const Sanitizer_MemcpyData *d)
+{
+	CUcontext ctx = d->srcContext ? d->srcContext : d->dstContext;
+	struct sz_call k;
+
+	if (!sz_entries || d->direction != SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_HOST)
+		return;
+	k = sz_call_of(ctx, d->srcStream ? d->srcStream : d->dstStream, 1);
+	if (k.stream_id) /* 0 would bound every stream */
+		sz_tls_copy = (struct sz_copy_wait){ .ctx = ctx, .stream = k.stream_id,
+						     .seq = entries_launched(ctx),
+						     .epoch = atomic_load(&sz_callbacks_epoch) };
+}
+
 /* Asynchronous copies and memsets hold their stream back; a synchronous
- * one holds the host, whose next launch call bounds what follows. */
+ * copy to the host holds the host too. */
 void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
 {
 	struct smtop_record rec;
 	struct sz_call k;
 
+	sz_copy_returned();
 	if (domain == SANITIZER_CB_DOMAIN_MEMCPY) {
 		const Sanitizer_MemcpyData *d = data;
 
-		if (!d->isAsync)
+		if (!d->isAsync) {
+			sz_copy_began(d);
 			return;
+		}
 		k = sz_call_of(d->srcContext ? d->srcContext : d->dstContext,
 			       d->srcStream ? d->srcStream : d->dstStream, 1);
 		sanitizer_memcpy(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
@@ -142,8 +184,10 @@ static void sz_entries_synced(int32_t type, void *handle, const Sanitizer_Callba
 void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d)
 {
 	struct smtop_record rec;
-	struct sz_call k = sz_call_of(d->context, d->stream, 1);
+	struct sz_call k;
 
+	sz_copy_returned();
+	k = sz_call_of(d->context, d->stream, 1);
 	if (sz_entries && cbid == sz_ids->event_record)
 		sz_event_recorded(d->event, d->context, k.stream_id);
 	if (cbid == sz_ids->event_record) {
@@ -218,6 +262,7 @@ void sz_on_driver_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 	void *handle;
 	int32_t type = sanitizer_sync_call_type(sz_ids, cbid, d->functionParams, &handle);
 
+	sz_copy_returned();
 	if (sanitizer_is_load_call(sz_ids, cbid))
 		sz_on_load_call(d);
 	else if (type)

@@ -7,7 +7,8 @@
  *   - the first block of a later launch on the same stream (stream order;
  *     not for graph kernels, whose nodes follow the graph's edges);
  *   - the return of a host synchronize call that waited for its launch
- *     (its stream's, or the whole context's);
+ *     (its stream's, or the whole context's), or of a synchronous copy
+ *     to the host on its stream;
  *   - at the end of the process, the GPU clock then.
  * The bound is the least of those known when the block is closed, and
  * no later than the block's start plus its kernel's longest block measured

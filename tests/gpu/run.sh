@@ -486,7 +486,8 @@ section_module_churn() {
 	echo "== module_churn: modules loaded and unloaded for a program's whole life"
 	SMTOP_GPU_LIMIT=240 SMTOP_DEBUG=1 SMTOP_RECORD_ARGS="--sm entry --exact-every 100ms" \
 		record churn build/gpu/module_churn build/gpu/churn-module.fatbin 10000 8 \
-		> "$OUT_DIR/churn.debug" 2>&1 || bad "module_churn: exit status"
+		> "$OUT_DIR/churn.debug" 2>&1 ||
+		{ bad "module_churn: exit status $?"; tail -n 20 "$OUT_DIR/churn.debug"; }
 	cat "$OUT_DIR/churn.out"
 	grep -E "^module_churn|patches:" "$OUT_DIR/churn.debug" | tail -3
 	expect_eq "module_churn: rounds checked" "$(sed -n 's/.*checked=\([0-9]*\).*/\1/p' "$OUT_DIR/churn.out")" 10000

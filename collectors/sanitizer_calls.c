@@ -84,14 +84,13 @@ static void sz_copy_returned(void)
 
 /* A synchronous copy to the host waits for its stream, as a synchronize
  * call on it would (one from the host or between devices need not). */
-static void sz_copy_began(const Sanitizer_MemcpyData *d)
+static void sz_copy_began(const Sanitizer_MemcpyData *d, CUcontext ctx, CUstream stream)
 {
-	CUcontext ctx = d->srcContext ? d->srcContext : d->dstContext;
 	struct sz_call k;
 
 	if (!sz_entries || d->direction != SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_HOST)
 		return;
-	k = sz_call_of(ctx, d->srcStream ? d->srcStream : d->dstStream, 1);
+	k = sz_call_of(ctx, stream, 1);
 	if (k.stream_id) /* 0 would bound every stream */
 		sz_tls_copy = (struct sz_copy_wait){ .ctx = ctx, .stream = k.stream_id,
 						     .seq = entries_launched(ctx),
@@ -108,13 +107,14 @@ void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data)
 	sz_copy_returned();
 	if (domain == SANITIZER_CB_DOMAIN_MEMCPY) {
 		const Sanitizer_MemcpyData *d = data;
+		CUcontext ctx = d->srcContext ? d->srcContext : d->dstContext;
+		CUstream stream = d->srcStream ? d->srcStream : d->dstStream;
 
 		if (!d->isAsync) {
-			sz_copy_began(d);
+			sz_copy_began(d, ctx, stream);
 			return;
 		}
-		k = sz_call_of(d->srcContext ? d->srcContext : d->dstContext,
-			       d->srcStream ? d->srcStream : d->dstStream, 1);
+		k = sz_call_of(ctx, stream, 1);
 		sanitizer_memcpy(d, sz_pid, k.dev, k.ctx_id, k.stream_id, k.corr, &rec);
 	} else {
 		const Sanitizer_MemsetData *d = data;

@@ -797,7 +797,9 @@ static void sz_stop_threads(void)
 		pthread_join(sz_host_thread, NULL);
 		sz_host_started = 0;
 	}
-	log_debug("Compute Sanitizer: %llu lazily loaded function sets patched", (unsigned long long)atomic_load(&sz_lazy_patched));
+	log_debug("Compute Sanitizer: %llu lazily loaded function sets patched, %llu unloads waited for a question"
+		  " about their functions", (unsigned long long)atomic_load(&sz_lazy_patched),
+		  (unsigned long long)atomic_load(&sz_forget_waits));
 	log_debug("Compute Sanitizer: %llu modules patched, %llu refusals, %llu launches seen,"
 		  " %llu launch calls, %llu with their dynamic shared memory, %llu graph kernel nodes' from the driver",
 		  (unsigned long long)atomic_load(&sz_modules_patched),

@@ -47,6 +47,7 @@ static uint32_t sz_devices_described; /* bit d: device d's record sent */
 struct sanitizer_parked sz_parked;
 
 _Atomic int sz_host_stop;
+_Atomic uint64_t sz_forget_waits;
 
 /* ---- ids -------------------------------------------------------------------- */
 
@@ -167,13 +168,19 @@ static void sz_fill_function(struct launch_info *info)
 void sz_forget_module(CUmodule mod)
 {
 	struct timespec at = clock_mono_timespec(clock_mono_ns() + SZ_FORGET_WAIT_NS);
+	int waited = 0, gave_up = 0;
 
 	pthread_mutex_lock(&sz_ids_lock);
-	while (mod && sz_asking_module == mod &&
-	       pthread_cond_clockwait(&sz_asked, &sz_ids_lock, CLOCK_MONOTONIC, &at) != ETIMEDOUT)
-		;
+	while (mod && sz_asking_module == mod && !gave_up) {
+		waited = 1;
+		gave_up = pthread_cond_clockwait(&sz_asked, &sz_ids_lock, CLOCK_MONOTONIC, &at) == ETIMEDOUT;
+	}
 	funcs_forget_module(&sz_funcs, mod);
 	pthread_mutex_unlock(&sz_ids_lock);
+	if (waited)
+		atomic_fetch_add(&sz_forget_waits, 1);
+	if (gave_up)
+		log_debug("module %p unloads while the driver has not answered about one of its functions", (void *)mod);
 }
 
 /* The context a launch's record names, once the host thread has asked

@@ -162,6 +162,9 @@ extern struct sz_context sz_contexts[SZ_MAX_CONTEXTS];
 extern size_t sz_n_contexts;
 extern struct sanitizer_parked sz_parked;
 extern _Atomic int sz_host_stop;
+/* Unloads that waited for the host thread's question about one of their
+ * functions. */
+extern _Atomic uint64_t sz_forget_waits;
 struct sz_context *sz_context_of(CUcontext ctx, CUdevice device);
 struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c);
 struct sz_stream *sz_stream_by_id(uint32_t id);

@@ -173,7 +173,8 @@ void sz_forget_module(CUmodule mod)
 	pthread_mutex_lock(&sz_ids_lock);
 	while (mod && sz_asking_module == mod && !gave_up) {
 		waited = 1;
-		gave_up = pthread_cond_clockwait(&sz_asked, &sz_ids_lock, CLOCK_MONOTONIC, &at) == ETIMEDOUT;
+		gave_up = pthread_cond_clockwait(&sz_asked, &sz_ids_lock, CLOCK_MONOTONIC, &at) == ETIMEDOUT &&
+			  sz_asking_module == mod;
 	}
 	funcs_forget_module(&sz_funcs, mod);
 	pthread_mutex_unlock(&sz_ids_lock);

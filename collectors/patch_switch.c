@@ -59,6 +59,9 @@ static struct patch_module ps_modules[PATCH_SWITCH_MODULES];
 static _Atomic size_t ps_n_modules;
 static size_t ps_n_free;                /* FREE slots, under ps_list_lock */
 static _Atomic int ps_target;           /* the mode a module loading now is patched in */
+/* The process is exiting: no module is patched or unpatched any more.  The
+ * CUDA runtime's exit handlers free the modules of the context. */
+static _Atomic int ps_closed;
 
 static pthread_mutex_t ps_switch_lock = PTHREAD_MUTEX_INITIALIZER; /* one switch at a time */
 /* The sanitizer's patch calls, on any module, one at a time: it leaves
@@ -216,7 +219,9 @@ void patch_switch_module_loaded(CUmodule mod)
 	/* read after it is listed: a switch that set another mode before
 	 * listing it finds it BUSY and comes back to it; one that keeps the
 	 * patch calls past the wait goes over it once more at its end */
-	if (patch_switch_lock_patching() == 0) {
+	if (atomic_load(&ps_closed)) {
+		m->mode = PATCH_OFF;
+	} else if (patch_switch_lock_patching() == 0) {
 		ps_apply(m, (enum patch_mode)atomic_load(&ps_target));
 		patch_switch_unlock_patching();
 	} else {
@@ -481,6 +486,8 @@ static int ps_switch_to(enum patch_mode mode)
 	struct timespec ms = { 0, 1000000L };
 	uint64_t t0 = clock_mono_ns(), drained;
 
+	if (atomic_load(&ps_closed))
+		return -1;
 	if (ps_close_gate() != 0) {
 		atomic_fetch_add(&ps_given_up, 1);
 		log_debug("patch switch given up: a launch or load call stayed inside the driver");
@@ -606,8 +613,9 @@ static uint64_t ps_run_window(uint64_t ns)
 	ps_wait_for_launches(open + ns * PATCH_WINDOW_STRETCH, 0);
 	end = clock_real_ns();
 	/* back, at a second a try: the exits cost 3 times the work; but a
-	 * launch call that never leaves must not hang the process's exit */
-	for (int i = 0; i < PATCH_SWITCH_BACK_TRIES && ps_switch_to(ps_base) != 0; i++)
+	 * launch call that never leaves must not hang the process's exit.
+	 * At exit the window stays open: its modules may be freed. */
+	for (int i = 0; i < PATCH_SWITCH_BACK_TRIES && !atomic_load(&ps_closed) && ps_switch_to(ps_base) != 0; i++)
 		ps_let_calls_out(PATCH_SWITCH_BACK_PAUSE_NS);
 	atomic_fetch_add(&ps_windows, 1);
 	atomic_fetch_add(&ps_window_ns_total, end - start);
@@ -773,15 +781,19 @@ int patch_switch_start(uint64_t every_ns, uint64_t for_ns)
 
 void patch_switch_stop(void)
 {
-	if (!ps_started)
-		return;
-	pthread_mutex_lock(&ps_order_lock);
-	ps_stop = 1;
-	pthread_cond_signal(&ps_order);
-	pthread_mutex_unlock(&ps_order_lock);
-	ps_wake_from_launch_wait();
-	pthread_join(ps_thread, NULL);
-	ps_started = 0;
+	atomic_store(&ps_closed, 1);
+	if (ps_started) {
+		pthread_mutex_lock(&ps_order_lock);
+		ps_stop = 1;
+		pthread_cond_signal(&ps_order);
+		pthread_mutex_unlock(&ps_order_lock);
+		ps_wake_from_launch_wait();
+		pthread_join(ps_thread, NULL);
+		ps_started = 0;
+	}
+	/* a switch being made (recording switched on or off) ends first */
+	pthread_mutex_lock(&ps_switch_lock);
+	pthread_mutex_unlock(&ps_switch_lock);
 }
 
 void patch_switch_stats(struct patch_switch_stats *out)

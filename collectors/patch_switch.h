@@ -98,7 +98,9 @@ int patch_switch_window(uint64_t ns, char *reason, size_t len);
  * request, which open at once. */
 int patch_switch_start(uint64_t every_ns, uint64_t for_ns);
 
-/* Ends the running window (back to the base mode) and the thread. */
+/* The process is exiting: ends the thread, and with it a window (left
+ * open, its exits patched), after a switch being made; no module is patched
+ * or unpatched after it returns. */
 void patch_switch_stop(void);
 
 /* What the switches cost, for the session's meta and the debug log. */

@@ -422,6 +422,29 @@ static void sz_note_marked_launch(void)
 /* Registers the launch for its kernel record, and gives f's launches from
  * now on the ring, graph replays included (they fire no launch callback of
  * their own, but their kernel nodes do: g, NULL for a plain launch). */
+static void sz_stop_threads(void);
+static _Atomic int sz_exit_hooked;
+static pid_t sz_exit_pid;
+
+static void sz_at_exit(void)
+{
+	if (getpid() == sz_exit_pid)
+		sz_stop_threads();
+}
+
+/* The threads that call the sanitizer and the driver stop at exit before
+ * the CUDA runtime's exit handlers free the context's modules: atexit
+ * runs the last registered first, and the runtime registers its handlers
+ * before its first launch.  A window still switching at the process's
+ * atexit crashed the program in sanitizerUnpatchModule (docs/collector.md). */
+static void sz_hook_exit(void)
+{
+	if (atomic_load_explicit(&sz_exit_hooked, memory_order_relaxed) || atomic_exchange(&sz_exit_hooked, 1))
+		return;
+	sz_exit_pid = getpid();
+	atexit(sz_at_exit);
+}
+
 static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
 {
 	struct launch_info info;
@@ -433,6 +456,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	int first;
 
 	atomic_fetch_add_explicit(&sz_launches, 1, memory_order_relaxed);
+	sz_hook_exit();
 	if (sz_marks && !g)
 		launch_ctx_note(&sz_call_ctxs, sz_tls_call_ctx, ld->context);
 	if (sz_entries && !patch_switch_recording())
@@ -788,8 +812,14 @@ static int sz_start(struct ring *ring, uint32_t pid, char *reason, size_t len)
 	return 0;
 }
 
+/* Once: at the exit hook of the first launch, and at the collector's own. */
 static void sz_stop_threads(void)
 {
+	static int stopped;
+
+	if (stopped)
+		return;
+	stopped = 1;
 	if (sz_entries)
 		sz_stop_switching();
 	if (sz_host_started) {

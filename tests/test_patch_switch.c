@@ -178,6 +178,27 @@ Test(patch_switch, a_launch_from_a_module_not_listed_makes_windows_patch_all)
 	patch_switch_stop();
 }
 
+/* The process's exit: the CUDA runtime's exit handlers may have freed the
+ * modules already, so no call reaches the sanitizer after the stop. */
+Test(patch_switch, a_stop_at_exit_leaves_a_window_open_and_patches_nothing_more)
+{
+	struct timespec t0, t1;
+	char why[128];
+
+	window_over_two_modules((const uintptr_t[]){ 1, 0 }, 10000000000ull);
+	wait_for_mode(1, PATCH_EXACT);
+	cr_assert_eq(mode_of[1], PATCH_EXACT);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	patch_switch_stop();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr_expect_lt(t1.tv_sec - t0.tv_sec, 2, "the stop does not wait for the window's 10 s");
+	cr_expect_eq(mode_of[1], PATCH_EXACT, "no unpatch call at exit");
+	patch_switch_module_loaded((CUmodule)3);
+	cr_expect_eq(mode_of[3], 0, "a module loaded after the stop is not patched");
+	cr_expect_neq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "nor switched");
+	cr_expect_eq(mode_of[1], PATCH_EXACT);
+}
+
 /* A window of ns asked for; how long it was open. */
 static uint64_t one_window(uint64_t ns)
 {

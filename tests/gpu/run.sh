@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows module_churn late_sanitizer window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows module_churn exit_window late_sanitizer window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost launch_cost dormant_ops sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -518,6 +518,32 @@ section_module_churn() {
 	echo "module_churn: $(ends_summary "$OUT_DIR/churn.smtop")"
 	python3 tests/gpu/window_ends.py "$OUT_DIR/ends-csv" ||
 		bad "module_churn: no kernel launched in a window got an exact end"
+}
+
+# The program exits inside an exact window: one of 10 s falls due a second
+# in, and module_churn's 20,000 rounds take about 2 s.  The collector stops
+# its threads before the CUDA runtime's exit handlers and leaves the window
+# open; a stop that switched back over the modules the runtime had freed
+# crashed module_churn in 3 of 35 runs (docs/performance.md, "A crash at
+# exit").
+section_exit_window() {
+	echo "== exit_window: the program exits inside an exact window"
+	for run in 1 2 3; do
+		SMTOP_GPU_LIMIT=60 SMTOP_RECORD_ARGS="--sm entry --exact-every 100ms --exact-for 10s" \
+			record exit-window build/gpu/module_churn build/gpu/churn-module.fatbin 20000 8 ||
+			bad "exit_window ($run): exit status $?"
+		expect_eq "exit_window ($run): rounds checked" \
+			"$(sed -n 's/.*checked=\([0-9]*\).*/\1/p' "$OUT_DIR/exit-window.out")" 20000
+		info=$($SMTOP info "$OUT_DIR/exit-window.smtop")
+		echo "$info" | grep -E "^state|^recorded with|^kernels"
+		expect_eq "exit_window ($run): state" "$(echo "$info" | sed -n 's/^state  *//p')" \
+			"complete (exited with status 0)"
+		if echo "$info" | grep -q "exact in [1-9][0-9]* exact window"; then
+			ok "exit_window ($run): the window open at exit is in the session"
+		else
+			bad "exit_window ($run): no exact window in the session"
+		fi
+	done
 }
 
 # Whether the Compute Sanitizer can be loaded into a process already running

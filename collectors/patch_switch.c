@@ -530,6 +530,10 @@ int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 {
 	if (!ps_can_unpatch)
 		return ps_refuse(reason, len);
+	if (atomic_load(&ps_closed)) {
+		snprintf(reason, len, "the process is exiting: not switched");
+		return -1;
+	}
 	int r = 0;
 
 	if (mode == PATCH_OFF)

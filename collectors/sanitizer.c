@@ -419,9 +419,6 @@ static void sz_note_marked_launch(void)
 		writer_thread_set_meta("entry_marks", "on");
 }
 
-/* Registers the launch for its kernel record, and gives f's launches from
- * now on the ring, graph replays included (they fire no launch callback of
- * their own, but their kernel nodes do: g, NULL for a plain launch). */
 static void sz_stop_threads(void);
 static _Atomic int sz_exit_hooked;
 static pid_t sz_exit_pid;
@@ -445,6 +442,9 @@ static void sz_hook_exit(void)
 	atexit(sz_at_exit);
 }
 
+/* Registers the launch for its kernel record, and gives f's launches from
+ * now on the ring, graph replays included (they fire no launch callback of
+ * their own, but their kernel nodes do: g, NULL for a plain launch). */
 static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
 {
 	struct launch_info info;

@@ -196,6 +196,7 @@ Test(patch_switch, a_stop_at_exit_leaves_a_window_open_and_patches_nothing_more)
 	patch_switch_module_loaded((CUmodule)3);
 	cr_expect_eq(mode_of[3], 0, "a module loaded after the stop is not patched");
 	cr_expect_neq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "nor switched");
+	cr_expect(strstr(why, "exiting"), "and says why: %s", why);
 	cr_expect_eq(mode_of[1], PATCH_EXACT);
 }
 

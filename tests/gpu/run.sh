@@ -3,7 +3,7 @@
 # the H200).  Sections (default: those before "then"): collector torch
 # overhead overhead_parts demos demo_overhead storm storm_sweep busiest repeat
 # layers multi_gpu (skipped on one GPU) sm_all sm_entry sm_all_overhead mps graphs alongside,
-# then demos_entry entry_workers dormant_overhead dormant_parts dormant_graph sm_windows module_churn exit_window late_sanitizer window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
+# then demos_entry entry_workers overhead_table dormant_overhead dormant_parts dormant_graph sm_windows module_churn exit_window late_sanitizer window_cost request_timeline live_lag nvtx fixtures paper observer demos_sm_all
 # sm_all_rate compile_count patch_cost launch_cost dormant_ops sm_all_torch and sm_all_syncs (parts
 # of sm_all), and waits (in the default too);
 # `tests/gpu/run.sh SECTION...` runs some.
@@ -332,6 +332,14 @@ overhead_rounds() {
 section_sm_all_overhead() {
 	overhead_rounds sm_all_overhead "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
 		"${SMTOP_OVERHEAD_MODES:-plain marked entry all profiler nsys}"
+}
+
+# The seven ways to trace ResNet-50 of docs/performance.md's tables, side
+# by side: plain, --sm marked, --sm entry (the default: per block, no
+# windows), per warp, a window every second, --sm exact and torch.profiler.
+section_overhead_table() {
+	overhead_rounds overhead_table "${SMTOP_OVERHEAD_WORKLOADS:-infer train}" \
+		"plain marked entry entry-warp entry-win exact profiler"
 }
 
 # The dormant collector's cost (smtop launch, nothing recorded) on the

@@ -468,6 +468,10 @@ void *sz_host_main(void *arg)
 		sz_flush_stale(sz_entries ? SZ_ENTRY_STALE_NS : SZ_STALE_NS);
 		sz_release_held(0);
 	}
+	/* the last questions now: stopped at exit before the CUDA runtime's
+	 * exit handlers, while the driver still knows the functions (the
+	 * collector's final flush comes after those handlers) */
+	sz_describe_new();
 	return NULL;
 }
 

@@ -754,6 +754,10 @@ int patch_switch_window(uint64_t ns, char *reason, size_t len)
 {
 	if (!ps_can_unpatch)
 		return ps_refuse(reason, len);
+	if (atomic_load(&ps_closed)) {
+		snprintf(reason, len, "the process is exiting");
+		return -1;
+	}
 	if (!ps_started) {
 		snprintf(reason, len, "exact windows are not running in this process");
 		return -1;

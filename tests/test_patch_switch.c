@@ -197,6 +197,9 @@ Test(patch_switch, a_stop_at_exit_leaves_a_window_open_and_patches_nothing_more)
 	cr_expect_eq(mode_of[3], 0, "a module loaded after the stop is not patched");
 	cr_expect_neq(patch_switch_set_base(PATCH_OFF, why, sizeof why), 0, "nor switched");
 	cr_expect(strstr(why, "exiting"), "and says why: %s", why);
+	why[0] = '\0';
+	cr_expect_neq(patch_switch_window(1000000, why, sizeof why), 0, "no window is asked for");
+	cr_expect(strstr(why, "exiting"), "and says why: %s", why);
 	cr_expect_eq(mode_of[1], PATCH_EXACT);
 }
 

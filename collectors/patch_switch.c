@@ -520,20 +520,22 @@ static int ps_switch_to(enum patch_mode mode)
 static void ps_note_off(int d);
 static int ps_off_waits(void);
 
+/* Why no switch or window can be asked for (-1 with reason), or 0. */
 static int ps_refuse(char *reason, size_t len)
 {
-	snprintf(reason, len, "this Compute Sanitizer cannot remove patches (no sanitizerUnpatchModule)");
+	if (!ps_can_unpatch)
+		snprintf(reason, len, "this Compute Sanitizer cannot remove patches (no sanitizerUnpatchModule)");
+	else if (atomic_load(&ps_closed))
+		snprintf(reason, len, "the process is exiting");
+	else
+		return 0;
 	return -1;
 }
 
 int patch_switch_set_base(enum patch_mode mode, char *reason, size_t len)
 {
-	if (!ps_can_unpatch)
-		return ps_refuse(reason, len);
-	if (atomic_load(&ps_closed)) {
-		snprintf(reason, len, "the process is exiting: not switched");
+	if (ps_refuse(reason, len) != 0)
 		return -1;
-	}
 	int r = 0;
 
 	if (mode == PATCH_OFF)
@@ -752,12 +754,8 @@ static void *ps_main(void *arg)
 
 int patch_switch_window(uint64_t ns, char *reason, size_t len)
 {
-	if (!ps_can_unpatch)
-		return ps_refuse(reason, len);
-	if (atomic_load(&ps_closed)) {
-		snprintf(reason, len, "the process is exiting");
+	if (ps_refuse(reason, len) != 0)
 		return -1;
-	}
 	if (!ps_started) {
 		snprintf(reason, len, "exact windows are not running in this process");
 		return -1;

@@ -484,6 +484,12 @@ section_sm_windows() {
 	done
 }
 
+# churn_checked OUT: the rounds build/gpu/module_churn checked, from its
+# output.
+churn_checked() {
+	sed -n 's/.*checked=\([0-9]*\).*/\1/p' "$1"
+}
+
 # A program that loads and unloads modules for its whole life
 # (build/gpu/module_churn: 10,000 loads, 8 live at once, more loads than the
 # patch switch has slots) under --sm entry with windows: every module is
@@ -498,7 +504,7 @@ section_module_churn() {
 		{ bad "module_churn: exit status $?"; tail -n 20 "$OUT_DIR/churn.debug"; }
 	cat "$OUT_DIR/churn.out"
 	grep -E "^module_churn|patches:" "$OUT_DIR/churn.debug" | tail -3
-	expect_eq "module_churn: rounds checked" "$(sed -n 's/.*checked=\([0-9]*\).*/\1/p' "$OUT_DIR/churn.out")" 10000
+	expect_eq "module_churn: rounds checked" "$(churn_checked "$OUT_DIR/churn.out")" 10000
 	patches=$(grep "patches:" "$OUT_DIR/churn.debug" | tail -1)
 	loaded=$(echo "$patches" | sed -n 's/.*patches: \([0-9]*\) modules.*/\1/p')
 	if [ -n "$loaded" ] && [ "$loaded" -ge 10000 ]; then
@@ -541,7 +547,7 @@ section_exit_window() {
 			record exit-window build/gpu/module_churn build/gpu/churn-module.fatbin 20000 8 ||
 			bad "exit_window ($run): exit status $?"
 		expect_eq "exit_window ($run): rounds checked" \
-			"$(sed -n 's/.*checked=\([0-9]*\).*/\1/p' "$OUT_DIR/exit-window.out")" 20000
+			"$(churn_checked "$OUT_DIR/exit-window.out")" 20000
 		info=$($SMTOP info "$OUT_DIR/exit-window.smtop")
 		echo "$info" | grep -E "^state|^recorded with|^kernels"
 		expect_eq "exit_window ($run): state" "$(echo "$info" | sed -n 's/^state  *//p')" \

@@ -80,7 +80,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 SUPPORT_OBJ := $(call obj,$(wildcard tests/support/*.c))
 
-.PHONY: gpu-programs all deps test test-unit test-e2e test-gpu bench run clean screenshots
+.PHONY: gpu-programs cubin-fixtures all deps test test-unit test-e2e test-gpu bench run clean screenshots
 all: deps-check $(B)/smtop $(B)/libsmtop-inject.so $(B)/smtop-patches.fatbin $(KERNEL_BIN)
 
 deps-check:
@@ -261,6 +261,14 @@ gpu-programs: all $(GPU_TEST_BIN) $(B)/gpu/empty-patches.fatbin $(B)/gpu/churn-m
 
 test-gpu: gpu-programs
 	@tests/gpu/run.sh
+
+# The cubins tests/test_marked_funcs.c reads, committed: remade only by hand
+# (the separately compiled one as nvlink leaves it for the driver).
+CUBIN_FX := tests/fixtures/cubin
+cubin-fixtures: $(CUBIN_FX)/marks.cu $(TRACE_HDR)
+	$(NVCC) -I. -arch=sm_90 -cubin -o $(CUBIN_FX)/marks.cubin $<
+	$(NVCC) -I. -arch=sm_90 -rdc=true -DSMTOP_TRACE_DEFINE -cubin -o $(B)/marks-rdc-unlinked.cubin $<
+	$(CUDA_HOME)/bin/nvlink -arch=sm_90 -o $(CUBIN_FX)/marks-rdc.cubin $(B)/marks-rdc-unlinked.cubin
 
 # Session sizes of the bench table; 1G needs about 9 GB of disk and minutes.
 BENCH_SIZES ?= 10M 100M

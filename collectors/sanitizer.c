@@ -35,6 +35,7 @@
 #include "collectors/launch_shards.h"
 #include "collectors/launches.h"
 #include "collectors/log.h"
+#include "collectors/marked_funcs.h"
 #include "collectors/patch_switch.h"
 #include "collectors/ptrset.h"
 #include "collectors/sanitizer_convert.h"
@@ -87,6 +88,7 @@ static _Atomic uint64_t sz_marked_launches;
 /* Modules loaded whose image may hold the header's ring: none, and the
  * launch calls ask nothing (blocks_image_may_hold_ring). */
 static _Atomic uint64_t sz_markable_modules;
+static struct marked_modules sz_marked_modules; /* under sz_ids_lock */
 int sz_exact;      /* --sm exact: the same with the exits patched throughout */
 int sz_entry_warps; /* SMTOP_ENTRY_PER=warp: an entry for every warp */
 
@@ -265,8 +267,12 @@ static void sz_on_module(const Sanitizer_ResourceModuleData *d)
 {
 	CUmodule mod = d->module;
 
-	if (sz_marks && blocks_image_may_hold_ring(d->pCubin, d->cubinSize))
+	if (sz_marks && blocks_image_may_hold_ring(d->pCubin, d->cubinSize)) {
 		atomic_fetch_add(&sz_markable_modules, 1);
+		pthread_mutex_lock(&sz_ids_lock);
+		marked_modules_add(&sz_marked_modules, mod, d->pCubin, d->cubinSize);
+		pthread_mutex_unlock(&sz_ids_lock);
+	}
 	if (sz_no_patches)
 		return;
 	if (sz_entries) {
@@ -312,6 +318,9 @@ static int sz_marks_may_apply(void)
 static void sz_on_module_unloading(const Sanitizer_ResourceModuleData *d)
 {
 	sz_forget_module(d->module);
+	pthread_mutex_lock(&sz_ids_lock);
+	marked_modules_forget(&sz_marked_modules, d->module);
+	pthread_mutex_unlock(&sz_ids_lock);
 	if (sz_entries)
 		patch_switch_module_unloading(d->module);
 	else
@@ -403,10 +412,13 @@ uint64_t sz_gpu_clock_bound(uint32_t device, uint64_t host_ns)
 /* Whether the launch's blocks come timed by the header's tracer, not by
  * entries: a plain launch as its call's entry found, or (a graph's kernel
  * node, a call that entered before recording was switched on) as its
- * module holds the ring, which some plain launch gave it. */
-static int sz_launch_marked(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
+ * module holds the ring, which some plain launch gave it; and the kernel
+ * itself carries the marks (marks: what its module's cubin said), as a
+ * module may hold kernels without them. */
+static int sz_launch_marked(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g,
+			    enum marked_answer marks)
 {
-	if (!sz_marks_may_apply())
+	if (!sz_marks_may_apply() || marks == MARKED_NO)
 		return 0;
 	return (!g && sz_tls_marked) || blocks_module_traced(ld->context, ld->module);
 }
@@ -453,6 +465,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	uint64_t ring;
 	SanitizerResult r;
 	uint32_t exec_seq;
+	enum marked_answer marks;
 	int first;
 
 	atomic_fetch_add_explicit(&sz_launches, 1, memory_order_relaxed);
@@ -477,6 +490,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	exec_seq = g ? sz_exec_seq(g->graphExec) : 0;
 	info.function = ld->function;
 	first = sz_func_attributes(ld->function, ld->module, &info);
+	marks = marked_modules_kernel(&sz_marked_modules, ld->module, ld->functionName);
 	pthread_mutex_unlock(&sz_ids_lock);
 	if (first && sz_entries)
 		patch_switch_module_used(ld->module);
@@ -489,7 +503,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	}
 	sz_add_launch(&info);
 	if (sz_entries) {
-		if (sz_launch_marked(ld, g))
+		if (sz_launch_marked(ld, g, marks))
 			sz_note_marked_launch();
 		else
 			sz_launch_entries(ld, &info);

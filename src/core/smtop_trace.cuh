@@ -114,6 +114,8 @@ static __device__ __forceinline__ void smtop_trace_record_at(struct smtop_trace_
 	smtop_trace_store(&r->slots[(size_t)l * cap + (idx & (cap - 1))], grid | (tag << 48), start, end, hi1);
 }
 
+/* Not inlined: its symbol in a kernel's code tells the collector that the
+ * kernel times its own blocks (SMTOP_TRACE_RECORD_NAME). */
 static __device__ __noinline__ void smtop_trace_record(struct smtop_trace_ring *r, unsigned long long start)
 {
 	smtop_trace_record_at(r, start, smtop_globaltimer(), smtop_smid());

@@ -25,6 +25,9 @@
 
 #define SMTOP_TRACE_ABI_VERSION 2
 #define SMTOP_TRACE_SYMBOL "smtop_trace_ring"
+/* The header's record function: a kernel whose code calls it times its own
+ * blocks (collectors/marked_funcs.h finds them by this name). */
+#define SMTOP_TRACE_RECORD_NAME "smtop_trace_record"
 #define SMTOP_TRACE_LANES 256
 
 struct smtop_trace_slot {

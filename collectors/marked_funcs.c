@@ -182,7 +182,10 @@ void marked_modules_add(struct marked_modules *t, const void *module, const void
 	m = module_slot(t, NULL);
 	if (!m)
 		return; /* the table is full: this module stays unknown */
-	if (marked_funcs_scan(image, size, &m->names) != 0) {
+	/* a module that holds the ring and no kernel found marked was read
+	 * in some way this reader does not know: the module-wide answer,
+	 * which may lose blocks, is safer than recording them twice */
+	if (marked_funcs_scan(image, size, &m->names) != 0 || m->names.n == 0) {
 		strmap_clear(&m->names);
 		return;
 	}

@@ -43,7 +43,9 @@ struct marked_modules {
 	struct marked_module m[MARKED_MODULES_MAX];
 };
 
-/* module loaded with image: its marked kernels are read. */
+/* module loaded with image: its marked kernels are read.  An image not
+ * read, or one in which no kernel carries the marks, leaves the module
+ * unknown. */
 void marked_modules_add(struct marked_modules *t, const void *module, const void *image, size_t size);
 
 /* module unloads: a later module may take its handle. */

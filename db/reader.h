@@ -70,6 +70,7 @@ struct db_session_info {
 	uint64_t kernels, blocks, memcpys, memsets, api_calls, nvtx, streams, requests;
 	uint64_t kernels_unstarted;     /* of them, with no start: their launches' blocks all
 					 * dropped (--sm entry); 0 in Nsight Systems exports */
+	uint64_t kernels_unstarted_blocks; /* their grids' blocks, to set against the drops */
 	uint64_t syncs;                 /* synchronisation, CUDA event and graph edge records */
 	/* synchronisation records by CUpti_ActivitySynchronizationType (0:
 	 * another); filled by db_reader_sync_types alone */

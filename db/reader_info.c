@@ -199,6 +199,8 @@ static void info_counts(struct db_reader *r, struct db_session_info *info)
 	/* through smtop's index on start: an export has none, nor such kernels */
 	info->kernels_unstarted = r->has_kernel && !info->is_nsys ? (uint64_t)reader_int(r,
 		"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start = 0", 0) : 0;
+	info->kernels_unstarted_blocks = info->kernels_unstarted ? (uint64_t)reader_int(r,
+		"SELECT ifnull(sum(gridX * gridY * gridZ), 0) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start = 0", 0) : 0;
 	info->memcpys = reader_rows(r, r->has_memcpy, "CUPTI_ACTIVITY_KIND_MEMCPY", exact);
 	info->memsets = reader_rows(r, r->has_memset, "CUPTI_ACTIVITY_KIND_MEMSET", exact);
 	info->api_calls = reader_rows(r, r->has_runtime, "CUPTI_ACTIVITY_KIND_RUNTIME", exact);

@@ -534,6 +534,7 @@ static int merge_info(struct session *s, const struct db_session_info *f, size_t
 	struct db_session_info *m = &s->info;
 	m->kernels += f->kernels;
 	m->kernels_unstarted += f->kernels_unstarted;
+	m->kernels_unstarted_blocks += f->kernels_unstarted_blocks;
 	m->blocks += f->blocks;
 	m->memcpys += f->memcpys;
 	m->memsets += f->memsets;

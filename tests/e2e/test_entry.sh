@@ -135,6 +135,16 @@ got=$("$SMTOP" info "$D" | sed -n 's/^dropped .* \([0-9]*\) blocks$/\1/p')
 check "train drops: info counts the dropped blocks ($got)" [ "$got" = 3413056 ]
 got=$("$SMTOP" info "$D" | sed -n 's/^never started  *\([0-9,]*\) kernels: .*/\1/p')
 check "train drops: info says 626 kernels never started ($got)" [ "$got" = 626 ]
+check "train drops: info says their blocks were dropped" \
+	contains "$("$SMTOP" info "$D")" "their launches' blocks were all dropped"
+# The same kernels with no drop counted (a collector that lost their
+# blocks): info says so rather than call them dropped.
+cp "$D" "$FX/lost.smtop"
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE smtop_process SET drops_blocks = 0"); c.commit()' "$FX/lost.smtop"
+got=$("$SMTOP" info "$FX/lost.smtop" | grep '^never started')
+check "lost blocks: info does not call them dropped ($got)" contains "$got" "626 kernels: none of their 3,413,056 blocks was recorded"
+check "lost blocks: info says none was counted" contains "$got" "recorded and 0 were counted as dropped"
 n=$("$SMTOP" report "$D" | awk 'length > 100' | wc -l)
 check "train drops: the report fits 100 columns ($n lines over)" [ "$n" -eq 0 ]
 tui_start 160 45 "$SMTOP" open "$D"

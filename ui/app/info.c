@@ -162,6 +162,25 @@ static void print_entry_mode(FILE *out, const struct db_session_info *si)
 		"its end inferred%s; kernel times from their blocks\n", "recorded with", where);
 }
 
+/* Kernels without a block: dropped, as the drop count says, or (when it
+ * counts fewer blocks than their grids hold) lost by the collector that
+ * recorded them, which the session must not hide. */
+static void print_unstarted(FILE *out, const struct db_session_info *si)
+{
+	char n[32], b[32], d[32];
+
+	fmt_count_exact(n, sizeof n, si->kernels_unstarted);
+	if (si->drops_blocks >= si->kernels_unstarted_blocks) {
+		fprintf(out, "%-14s %s kernels: their launches' blocks were all dropped, so they have no times\n",
+			"never started", n);
+		return;
+	}
+	fmt_count_exact(b, sizeof b, si->kernels_unstarted_blocks);
+	fmt_count_exact(d, sizeof d, si->drops_blocks);
+	fprintf(out, "%-14s %s kernels: none of their %s blocks was recorded and %s were counted as "
+		"dropped, so they have no times\n", "never started", n, b, d);
+}
+
 void info_print(FILE *out, const struct db_session_info *si)
 {
 	fprintf(out, "%-14s %s\n", "session", si->path);
@@ -189,8 +208,7 @@ void info_print(FILE *out, const struct db_session_info *si)
 	char n[32];
 	fprintf(out, "%-14s %s\n", "kernels", fmt_count_exact(n, sizeof n, si->kernels));
 	if (si->kernels_unstarted)
-		fprintf(out, "%-14s %s kernels: their launches' blocks were all dropped, so they have no times\n",
-			"never started", fmt_count_exact(n, sizeof n, si->kernels_unstarted));
+		print_unstarted(out, si);
 	fprintf(out, "%-14s %s\n", "blocks", fmt_count_exact(n, sizeof n, si->blocks));
 	fprintf(out, "%-14s %s\n", "streams", fmt_count_exact(n, sizeof n, si->streams));
 	fprintf(out, "%-14s %" PRIu64 " memcpy, %" PRIu64 " memset, %" PRIu64 " API calls, %" PRIu64 " NVTX, %" PRIu64 " requests\n",

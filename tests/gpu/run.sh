@@ -632,6 +632,11 @@ demos_under() {
 		expect_no_block_drops "demo $d --sm $1" "$2/demo-$d.smtop"
 		$SMTOP report "$2/demo-$d.smtop" --json --top 1000000 > "$2/demo-$d.json"
 		echo "$d --sm $1: blocking resident dispatch = $(report_totals "$2/demo-$d.smtop")"
+		# --sm entry records the kernels without the header's marks too
+		# (the set-up kernels that share the marked kernels' module)
+		[ "$1" != entry ] || expect_eq "demo $d --sm entry: kernels with blocks (smtop report)" \
+			"$(python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels_with_blocks"])' < "$2/demo-$d.json")" \
+			"$(python3 -c 'import json,sys; print(json.load(sys.stdin)["kernels"])' < "$2/demo-$d.json")"
 	done
 	python3 tests/gpu/check_demos.py "$2" || fails=$((fails + 1))
 }

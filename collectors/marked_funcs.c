@@ -35,13 +35,23 @@ static const Elf64_Shdr *section(const struct cubin *c, uint64_t i)
 	return i < c->n_sh ? &c->sh[i] : NULL;
 }
 
+/* What follows prefix in name, or NULL when name lacks it or ends there. */
+static const char *after_prefix(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return name && !strncmp(name, prefix, n) && name[n] ? name + n : NULL;
+}
+
+static const char *section_name(const struct cubin *c, const Elf64_Shdr *s)
+{
+	return s ? string_at(c, c->shstr, s->sh_name) : NULL;
+}
+
 /* The kernel whose code section i is (".text.NAME"), or NULL. */
 static const char *kernel_of_section(const struct cubin *c, uint64_t i)
 {
-	const Elf64_Shdr *s = section(c, i);
-	const char *name = s ? string_at(c, c->shstr, s->sh_name) : NULL;
-
-	return name && !strncmp(name, ".text.", 6) && name[6] ? name + 6 : NULL;
+	return after_prefix(section_name(c, section(c, i)), ".text.");
 }
 
 static int cubin_open(struct cubin *c, const void *image, size_t size)
@@ -116,15 +126,9 @@ static int scan_symbols(const struct cubin *c, const struct symbols *y, struct s
 /* The code section a relocation section applies to (".rel(a).text.NAME"). */
 static const char *relocated_kernel(const struct cubin *c, const Elf64_Shdr *s)
 {
-	const char *name = string_at(c, c->shstr, s->sh_name);
+	const char *name = section_name(c, s);
 
-	if (!name)
-		return NULL;
-	if (!strncmp(name, ".rela.text.", 11))
-		return name[11] ? name + 11 : NULL;
-	if (!strncmp(name, ".rel.text.", 10))
-		return name[10] ? name + 10 : NULL;
-	return NULL;
+	return s->sh_type == SHT_RELA ? after_prefix(name, ".rela.text.") : after_prefix(name, ".rel.text.");
 }
 
 /* Separate compilation: a kernel's relocations name the record function. */

@@ -318,9 +318,11 @@ static int sz_marks_may_apply(void)
 static void sz_on_module_unloading(const Sanitizer_ResourceModuleData *d)
 {
 	sz_forget_module(d->module);
-	pthread_mutex_lock(&sz_ids_lock);
-	marked_modules_forget(&sz_marked_modules, d->module);
-	pthread_mutex_unlock(&sz_ids_lock);
+	if (sz_marks_may_apply()) {
+		pthread_mutex_lock(&sz_ids_lock);
+		marked_modules_forget(&sz_marked_modules, d->module);
+		pthread_mutex_unlock(&sz_ids_lock);
+	}
 	if (sz_entries)
 		patch_switch_module_unloading(d->module);
 	else
@@ -490,7 +492,8 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 	exec_seq = g ? sz_exec_seq(g->graphExec) : 0;
 	info.function = ld->function;
 	first = sz_func_attributes(ld->function, ld->module, &info);
-	marks = marked_modules_kernel(&sz_marked_modules, ld->module, ld->functionName);
+	marks = sz_marks_may_apply() ? marked_modules_kernel(&sz_marked_modules, ld->module, ld->functionName)
+				     : MARKED_UNKNOWN;
 	pthread_mutex_unlock(&sz_ids_lock);
 	if (first && sz_entries)
 		patch_switch_module_used(ld->module);

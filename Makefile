@@ -266,6 +266,7 @@ test-gpu: gpu-programs
 # (the separately compiled one as nvlink leaves it for the driver).
 CUBIN_FX := tests/fixtures/cubin
 cubin-fixtures: $(CUBIN_FX)/marks.cu $(TRACE_HDR)
+	@mkdir -p $(B)
 	$(NVCC) -I. -arch=sm_90 -cubin -o $(CUBIN_FX)/marks.cubin $<
 	$(NVCC) -I. -arch=sm_90 -rdc=true -DSMTOP_TRACE_DEFINE -cubin -o $(B)/marks-rdc-unlinked.cubin $<
 	$(CUDA_HOME)/bin/nvlink -arch=sm_90 -o $(CUBIN_FX)/marks-rdc.cubin $(B)/marks-rdc-unlinked.cubin

@@ -478,7 +478,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 		return; /* recording is off: its blocks run unpatched */
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ld->context, ld->device);
-	s = sz_stream_of(ld->stream, c);
+	s = sz_stream_in(ld->stream, c, &sz_tls_green);
 	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, clock_real_ns(), g != NULL, &info);
 	/* A new stream's first launches come before the host thread asked
 	 * the driver which context it is of (a green one's launches name the
@@ -533,7 +533,7 @@ static void sz_on_graph_launch_begin(const Sanitizer_GraphLaunchData *d)
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(d->context, 0);
-	s = sz_stream_of(d->stream, c);
+	s = sz_stream_in(d->stream, c, &sz_tls_green);
 	sz_tls_graph_corr = ++sz_correlation;
 	sz_tls_graph_stream = s ? s->id : 0;
 	sz_tls_graph_device = c ? (uint32_t)c->device : 0;

@@ -29,6 +29,23 @@ struct sz_copy_wait {
 };
 static _Thread_local struct sz_copy_wait sz_tls_copy;
 
+/* The green context current to this thread (none for a regular context),
+ * asked whenever its launch and synchronize calls name another context.
+ * Its work on a special handle (the NULL or legacy stream) runs on that
+ * green context's default stream, though the sanitizer's callbacks inside
+ * the calls name the primary context and the handle; a copy, memset or
+ * event in a domain callback takes the one of this thread's last call. */
+_Thread_local struct sz_green sz_tls_green;
+static _Thread_local const void *sz_tls_green_of;
+
+static void sz_note_call_context(const void *ctx)
+{
+	if (ctx == sz_tls_green_of)
+		return;
+	sz_tls_green_of = ctx;
+	sz_tls_green = sz_current_green();
+}
+
 static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
 {
 	struct sz_call k;
@@ -37,7 +54,7 @@ static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ctx, 0);
-	s = has_stream ? sz_stream_of(stream, c) : NULL;
+	s = has_stream ? sz_stream_in(stream, c, &sz_tls_green) : NULL;
 	k.corr = ++sz_correlation;
 	k.dev = c ? (uint32_t)c->device : 0;
 	k.ctx_id = s && s->record_ctx ? s->record_ctx : c ? c->id : 0;
@@ -263,9 +280,15 @@ void sz_on_driver_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 	int32_t type = sanitizer_sync_call_type(sz_ids, cbid, d->functionParams, &handle);
 
 	sz_copy_returned();
-	if (sanitizer_is_load_call(sz_ids, cbid))
+	if (sanitizer_is_load_call(sz_ids, cbid)) {
 		sz_on_load_call(d);
-	else if (type)
+		return;
+	}
+	/* at the entry of a launch or synchronize call the driver holds
+	 * nothing that asking it could wait for */
+	if (d->callbackSite == SANITIZER_API_ENTER)
+		sz_note_call_context(d->context);
+	if (type)
 		sz_on_sync_call(type, handle, d);
 	else
 		sz_on_launch_call(cbid, d);

@@ -64,12 +64,37 @@ struct sz_context *sz_context_of(CUcontext ctx, CUdevice device)
 	return &sz_contexts[sz_n_contexts++];
 }
 
-struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c)
+/* A special handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) names
+ * the default stream of the context current to the thread that uses it. */
+static int sz_special_stream(CUstream stream)
 {
+	return (uintptr_t)stream <= 2;
+}
+
+static int sz_stream_is(const struct sz_stream *s, CUstream stream, const struct sz_context *c,
+			const struct sz_green *g)
+{
+	if (s->stream != stream || s->gone)
+		return 0;
+	if (!sz_special_stream(stream))
+		return 1;
+	/* one default stream per context, and per green context in it */
+	return (!c || s->context_id == c->id) && s->green.green == g->green && s->green.uid == g->uid;
+}
+
+/* Stream's entry (a new one numbered after the streams seen so far), in
+ * context c; for a special handle, g names the green context current to
+ * the thread that used it.  NULL when the table is full of live streams.
+ * Callers hold sz_ids_lock. */
+struct sz_stream *sz_stream_in(CUstream stream, const struct sz_context *c, const struct sz_green *g)
+{
+	static const struct sz_green none;
 	struct sz_stream *slot = NULL;
 
+	if (!g || !sz_special_stream(stream))
+		g = &none;
 	for (size_t i = sz_n_streams; i-- > 0;)
-		if (sz_streams[i].stream == stream && !sz_streams[i].gone)
+		if (sz_stream_is(&sz_streams[i], stream, c, g))
 			return &sz_streams[i];
 	if (sz_n_streams < SZ_MAX_STREAMS) {
 		slot = &sz_streams[sz_n_streams++];
@@ -86,8 +111,16 @@ struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c)
 	*slot = (struct sz_stream){
 		.stream = stream, .id = sz_next_stream_id++,
 		.context_id = c ? c->id : 0, .device_id = c ? (uint32_t)c->device : 0,
+		.green = *g,
 	};
 	return slot;
+}
+
+/* Stream's entry where no green context is known: a special handle names
+ * the context's own default stream. */
+struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c)
+{
+	return sz_stream_in(stream, c, NULL);
 }
 
 void sz_context_ids(CUcontext ctx, uint32_t *context_id, uint32_t *device_id)
@@ -258,27 +291,45 @@ static void sz_describe_context(const struct sz_context *c)
 	ring_push(sz_ring, &rec);
 }
 
-/* What the driver says of a stream's context: its green context (NULL:
- * none, or not to be asked) and the driver's id of that one (0: unknown). */
-struct sz_green {
-	void *green;
-	unsigned long long uid;
-};
-
-static struct sz_green sz_stream_green(const struct sz_stream *s)
+/* What the driver says of handle's context on this thread: its green
+ * context, if it is one. */
+static struct sz_green sz_ask_green(CUstream handle)
 {
 	struct sz_green g = { 0 };
 	CUcontext ctx = NULL;
 
-	/* the special handles (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD)
-	 * would name this thread's context, not the launching thread's */
-	if (s->gone || !sz_cu.stream_get_ctx_v2 || (uintptr_t)s->stream <= 2)
-		return g;
-	if (sz_cu.stream_get_ctx_v2(s->stream, &ctx, &g.green) != CUDA_SUCCESS)
+	if (!sz_cu.stream_get_ctx_v2 || sz_cu.stream_get_ctx_v2(handle, &ctx, &g.green) != CUDA_SUCCESS)
 		g.green = NULL;
 	if (g.green && (!sz_cu.green_ctx_get_id || sz_cu.green_ctx_get_id(g.green, &g.uid) != CUDA_SUCCESS))
 		g.uid = 0;
 	return g;
+}
+
+/* Asked on a workload's thread at a launch call's entry, where the driver
+ * holds nothing this call could wait for; its own callbacks are ignored. */
+struct sz_green sz_current_green(void)
+{
+	struct sz_green g;
+	int own = sz_tls_own;
+
+	sz_tls_own = 1;
+	g = sz_ask_green((CUstream)CU_STREAM_LEGACY);
+	sz_tls_own = own;
+	return g;
+}
+
+/* Stream s's green context (NULL: none, or not to be asked).  A special
+ * handle would name this thread's context, not the launching thread's,
+ * which that thread told (sz_stream_in). */
+static struct sz_green sz_stream_green(const struct sz_stream *s)
+{
+	struct sz_green none = { 0 };
+
+	if (sz_special_stream(s->stream))
+		return s->green;
+	if (s->gone)
+		return none;
+	return sz_ask_green(s->stream);
 }
 
 /* The number of green context g, whose streams launch through context

@@ -295,7 +295,7 @@ static void sz_on_module(const Sanitizer_ResourceModuleData *d)
 static void sz_on_stream(const Sanitizer_ResourceStreamData *d, int created)
 {
 	struct sz_context *c;
-	struct sz_stream *s;
+	struct stream_entry *s;
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(d->context, 0);
@@ -463,7 +463,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 {
 	struct launch_info info;
 	struct sz_context *c;
-	struct sz_stream *s;
+	struct stream_entry *s;
 	uint64_t ring;
 	SanitizerResult r;
 	uint32_t exec_seq;
@@ -529,7 +529,7 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 static void sz_on_graph_launch_begin(const Sanitizer_GraphLaunchData *d)
 {
 	struct sz_context *c;
-	struct sz_stream *s;
+	struct stream_entry *s;
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(d->context, 0);

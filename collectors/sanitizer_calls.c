@@ -35,7 +35,7 @@ static _Thread_local struct sz_copy_wait sz_tls_copy;
  * green context's default stream, though the sanitizer's callbacks inside
  * the calls name the primary context and the handle; a copy, memset or
  * event in a domain callback takes the one of this thread's last call. */
-_Thread_local struct sz_green sz_tls_green;
+_Thread_local struct green_ref sz_tls_green;
 static _Thread_local const void *sz_tls_green_of;
 
 static void sz_note_call_context(const void *ctx)
@@ -50,7 +50,7 @@ static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
 {
 	struct sz_call k;
 	struct sz_context *c;
-	struct sz_stream *s;
+	struct stream_entry *s;
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ctx, 0);
@@ -71,7 +71,7 @@ static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
  * waited: nothing is left behind. */
 void sz_send_call(struct smtop_record *rec, const struct sz_call *k)
 {
-	const struct sz_stream *s;
+	const struct stream_entry *s;
 	int parked = 0;
 
 	if (k->pending) {

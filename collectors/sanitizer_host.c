@@ -32,9 +32,7 @@
 pthread_mutex_t sz_ids_lock = PTHREAD_MUTEX_INITIALIZER;
 struct sz_context sz_contexts[SZ_MAX_CONTEXTS];
 size_t sz_n_contexts;
-static struct sz_stream sz_streams[SZ_MAX_STREAMS];
-static size_t sz_n_streams;
-static uint32_t sz_next_stream_id = 1;
+static struct streams sz_streams;
 static struct funcs sz_funcs;
 /* The module of the function the host thread is asking the driver about
  * (NULL: none), and the signal that it is done (under sz_ids_lock). */
@@ -64,61 +62,16 @@ struct sz_context *sz_context_of(CUcontext ctx, CUdevice device)
 	return &sz_contexts[sz_n_contexts++];
 }
 
-/* A special handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) names
- * the default stream of the context current to the thread that uses it. */
-static int sz_special_stream(CUstream stream)
+/* Stream's entry in context c; for a special handle, g names the green
+ * context current to the thread that used it.  Callers hold sz_ids_lock. */
+struct stream_entry *sz_stream_in(CUstream stream, const struct sz_context *c, const struct green_ref *g)
 {
-	return (uintptr_t)stream <= 2;
-}
-
-static int sz_stream_is(const struct sz_stream *s, CUstream stream, const struct sz_context *c,
-			const struct sz_green *g)
-{
-	if (s->stream != stream || s->gone)
-		return 0;
-	if (!sz_special_stream(stream))
-		return 1;
-	/* one default stream per context, and per green context in it */
-	return (!c || s->context_id == c->id) && s->green.green == g->green && s->green.uid == g->uid;
-}
-
-/* Stream's entry (a new one numbered after the streams seen so far), in
- * context c; for a special handle, g names the green context current to
- * the thread that used it.  NULL when the table is full of live streams.
- * Callers hold sz_ids_lock. */
-struct sz_stream *sz_stream_in(CUstream stream, const struct sz_context *c, const struct sz_green *g)
-{
-	static const struct sz_green none;
-	struct sz_stream *slot = NULL;
-
-	if (!g || !sz_special_stream(stream))
-		g = &none;
-	for (size_t i = sz_n_streams; i-- > 0;)
-		if (sz_stream_is(&sz_streams[i], stream, c, g))
-			return &sz_streams[i];
-	if (sz_n_streams < SZ_MAX_STREAMS) {
-		slot = &sz_streams[sz_n_streams++];
-	} else {
-		/* a program that makes and destroys streams all along: reuse the
-		 * entry of one gone and already described (its context known,
-		 * which held launches and parked records look up by id) */
-		for (size_t i = 0; i < sz_n_streams && !slot; i++)
-			if (sz_streams[i].gone && sz_streams[i].answered)
-				slot = &sz_streams[i];
-		if (!slot)
-			return NULL;
-	}
-	*slot = (struct sz_stream){
-		.stream = stream, .id = sz_next_stream_id++,
-		.context_id = c ? c->id : 0, .device_id = c ? (uint32_t)c->device : 0,
-		.green = *g,
-	};
-	return slot;
+	return streams_of(&sz_streams, stream, c ? c->id : 0, c ? (uint32_t)c->device : 0, g);
 }
 
 /* Stream's entry where no green context is known: a special handle names
  * the context's own default stream. */
-struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c)
+struct stream_entry *sz_stream_of(CUstream stream, const struct sz_context *c)
 {
 	return sz_stream_in(stream, c, NULL);
 }
@@ -134,19 +87,16 @@ void sz_context_ids(CUcontext ctx, uint32_t *context_id, uint32_t *device_id)
 	pthread_mutex_unlock(&sz_ids_lock);
 }
 
-/* The stream numbered id, or NULL (its entry was reused).  Only for what
- * waits for a stream's context: the launches find theirs by handle. */
-struct sz_stream *sz_stream_by_id(uint32_t id)
+/* Only for what waits for a stream's context: the launches find theirs
+ * by handle. */
+struct stream_entry *sz_stream_by_id(uint32_t id)
 {
-	for (size_t i = sz_n_streams; i-- > 0;)
-		if (sz_streams[i].id == id)
-			return &sz_streams[i];
-	return NULL;
+	return streams_by_id(&sz_streams, id);
 }
 
 uint32_t sz_stream_id(void *stream)
 {
-	struct sz_stream *s;
+	struct stream_entry *s;
 	uint32_t id = 0;
 
 	pthread_mutex_lock(&sz_ids_lock);
@@ -222,7 +172,7 @@ void sz_forget_module(CUmodule mod)
  * entry is gone names the launch's.  Under sz_ids_lock. */
 static void sz_launch_stream_context(struct launch_info *info)
 {
-	const struct sz_stream *s = sz_stream_by_id(info->stream_id);
+	const struct stream_entry *s = sz_stream_by_id(info->stream_id);
 
 	if (s && !s->answered)
 		return;
@@ -293,9 +243,9 @@ static void sz_describe_context(const struct sz_context *c)
 
 /* What the driver says of handle's context on this thread: its green
  * context, if it is one. */
-static struct sz_green sz_ask_green(CUstream handle)
+static struct green_ref sz_ask_green(CUstream handle)
 {
-	struct sz_green g = { 0 };
+	struct green_ref g = { 0 };
 	CUcontext ctx = NULL;
 
 	if (!sz_cu.stream_get_ctx_v2 || sz_cu.stream_get_ctx_v2(handle, &ctx, &g.green) != CUDA_SUCCESS)
@@ -307,9 +257,9 @@ static struct sz_green sz_ask_green(CUstream handle)
 
 /* Asked on a workload's thread at a launch call's entry, where the driver
  * holds nothing this call could wait for; its own callbacks are ignored. */
-struct sz_green sz_current_green(void)
+struct green_ref sz_current_green(void)
 {
-	struct sz_green g;
+	struct green_ref g;
 	int own = sz_tls_own;
 
 	sz_tls_own = 1;
@@ -321,11 +271,11 @@ struct sz_green sz_current_green(void)
 /* Stream s's green context (NULL: none, or not to be asked).  A special
  * handle would name this thread's context, not the launching thread's,
  * which that thread told (sz_stream_in). */
-static struct sz_green sz_stream_green(const struct sz_stream *s)
+static struct green_ref sz_stream_green(const struct stream_entry *s)
 {
-	struct sz_green none = { 0 };
+	struct green_ref none = { 0 };
 
-	if (sz_special_stream(s->stream))
+	if (streams_special(s->stream))
 		return s->green;
 	if (s->gone)
 		return none;
@@ -336,7 +286,7 @@ static struct sz_green sz_stream_green(const struct sz_stream *s)
  * parent on device: a new one is numbered after the contexts seen so far,
  * as CUPTI numbers contexts as they come (*made set); 0 when the table is
  * full.  Under sz_ids_lock. */
-static uint32_t sz_green_context_of(const struct sz_green *g, uint32_t parent, uint32_t device, int *made)
+static uint32_t sz_green_context_of(const struct green_ref *g, uint32_t parent, uint32_t device, int *made)
 {
 	*made = 0;
 	for (size_t i = 0; i < sz_n_contexts; i++)
@@ -370,12 +320,12 @@ void sz_unpark(uint32_t stream_id, uint32_t context_id)
  * while the driver was asked), and what waited for it: the held kernels
  * ask at the next stale sweep, the parked copies and events go now, under
  * the lock (sz_send_call). */
-static void sz_stream_answered(size_t slot, const struct sz_stream *s, uint32_t record_ctx)
+static void sz_stream_answered(size_t slot, const struct stream_entry *s, uint32_t record_ctx)
 {
 	pthread_mutex_lock(&sz_ids_lock);
-	if (sz_streams[slot].id == s->id) {
-		sz_streams[slot].record_ctx = record_ctx;
-		sz_streams[slot].answered = 1;
+	if (sz_streams.e[slot].id == s->id) {
+		sz_streams.e[slot].record_ctx = record_ctx;
+		sz_streams.e[slot].answered = 1;
 	}
 	sz_unpark(s->id, record_ctx);
 	pthread_mutex_unlock(&sz_ids_lock);
@@ -383,9 +333,9 @@ static void sz_stream_answered(size_t slot, const struct sz_stream *s, uint32_t 
 
 /* The number of stream s's green context (0: none), whose record goes out
  * the first time one of its streams is seen. */
-static uint32_t sz_stream_green_id(const struct sz_stream *s)
+static uint32_t sz_stream_green_id(const struct stream_entry *s)
 {
-	struct sz_green g = sz_stream_green(s);
+	struct green_ref g = sz_stream_green(s);
 	struct smtop_record rec;
 	uint32_t id;
 	int made;
@@ -407,7 +357,7 @@ static uint32_t sz_stream_green_id(const struct sz_stream *s)
  * today and as CUPTI's stream record does; a green context's stream gets a
  * second one under the green context, which its kernels name (CUPTI's
  * backend adds the same, convert_stream_context). */
-static void sz_describe_stream(size_t slot, const struct sz_stream *s)
+static void sz_describe_stream(size_t slot, const struct stream_entry *s)
 {
 	struct smtop_record rec = { .kind = SMTOP_REC_STREAM };
 	uint32_t green = sz_stream_green_id(s);
@@ -467,7 +417,7 @@ void sz_describe_new(void)
 {
 	for (;;) {
 		struct sz_context c = { 0 };
-		struct sz_stream s = { 0 };
+		struct stream_entry s = { 0 };
 		struct func_entry f;
 		size_t slot = 0;
 		int what = 0;
@@ -479,10 +429,10 @@ void sz_describe_new(void)
 				c = sz_contexts[i];
 				what = 1;
 			}
-		for (size_t i = 0; !what && i < sz_n_streams; i++)
-			if (!sz_streams[i].described) {
-				sz_streams[i].described = 1;
-				s = sz_streams[i];
+		for (size_t i = 0; !what && i < sz_streams.n; i++)
+			if (!sz_streams.e[i].described) {
+				sz_streams.e[i].described = 1;
+				s = sz_streams.e[i];
 				slot = i;
 				what = 2;
 			}
@@ -534,8 +484,8 @@ void sz_describe_again(void)
 	pthread_mutex_lock(&sz_ids_lock);
 	for (size_t i = 0; i < sz_n_contexts; i++)
 		sz_contexts[i].described = 0;
-	for (size_t i = 0; i < sz_n_streams; i++)
-		sz_streams[i].described = sz_streams[i].gone;
+	for (size_t i = 0; i < sz_streams.n; i++)
+		sz_streams.e[i].described = sz_streams.e[i].gone;
 	sz_devices_described = 0;
 	pthread_mutex_unlock(&sz_ids_lock);
 }

@@ -26,12 +26,12 @@
 #include "collectors/blocks.h"
 #include "collectors/patch_switch.h"
 #include "collectors/sanitizer_convert.h"
+#include "collectors/sanitizer_streams.h"
 #include "src/core/records.h"
 
 #pragma GCC visibility push(hidden)
 
 #define SZ_MAX_CONTEXTS 64
-#define SZ_MAX_STREAMS 4096
 
 struct launch_info;
 struct launch_shards;
@@ -95,30 +95,10 @@ struct sz_context {
 	uint32_t parent;
 };
 
-/* A green context as the driver names it: its handle (NULL: none) and
- * its id (0: unknown). */
-struct sz_green {
-	void *green;
-	unsigned long long uid;
-};
-
-/* record_ctx: the context the stream's records name when it is not the
- * one their callbacks name: its green context's number (0: none);
- * answered once the host thread asked the driver.  green: for a special
- * handle (NULL, legacy, per-thread), the green context current to the
- * launching thread, whose own stream it then names. */
-struct sz_stream {
-	CUstream stream;
-	uint32_t id, context_id, device_id;
-	uint32_t record_ctx;
-	struct sz_green green;
-	int described, answered, gone;
-};
-
 /* The backend's numbers of an operation's context and stream (none when
  * !has_stream: a context or event synchronize), and its call number,
  * shared with the launches.  ctx_id is the context its records name
- * (the stream's green context's, see sz_stream); pending: the host thread
+ * (the stream's green context's, see stream_entry); pending: the host thread
  * has not asked about the stream yet (ctx_id is the callback's). */
 struct sz_call {
 	uint32_t corr, dev, ctx_id, stream_id;
@@ -176,11 +156,11 @@ extern _Atomic int sz_host_stop;
  * functions. */
 extern _Atomic uint64_t sz_forget_waits;
 struct sz_context *sz_context_of(CUcontext ctx, CUdevice device);
-struct sz_stream *sz_stream_of(CUstream stream, const struct sz_context *c);
-struct sz_stream *sz_stream_in(CUstream stream, const struct sz_context *c, const struct sz_green *g);
+struct stream_entry *sz_stream_of(CUstream stream, const struct sz_context *c);
+struct stream_entry *sz_stream_in(CUstream stream, const struct sz_context *c, const struct green_ref *g);
 /* The green context current to this thread (none for a regular one). */
-struct sz_green sz_current_green(void);
-struct sz_stream *sz_stream_by_id(uint32_t id);
+struct green_ref sz_current_green(void);
+struct stream_entry *sz_stream_by_id(uint32_t id);
 uint32_t sz_stream_id(void *stream);
 
 /* blocks_host.context_ids: ctx's numbers as the records give them (its
@@ -195,7 +175,7 @@ void *sz_host_main(void *arg);
 void sz_describe_again(void);
 
 /* collectors/sanitizer_calls.c */
-extern _Thread_local struct sz_green sz_tls_green;
+extern _Thread_local struct green_ref sz_tls_green;
 void sz_send_call(struct smtop_record *rec, const struct sz_call *k);
 void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data);
 void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d);

@@ -101,6 +101,10 @@ def green_contexts_apart(db, rep):
         "SELECT DISTINCT globalPid, contextId FROM CUPTI_ACTIVITY_KIND_KERNEL")}
     check("green-contexts: kernels name two green contexts", len(green & used) >= 2,
           f"(green {sorted(green)}, kernels' contexts {sorted(used)})")
+    # every kernel runs in a partition, the set-up kernels on a green
+    # context's default stream (the NULL stream while it is current)
+    check("green-contexts: every kernel names a green context", used <= green,
+          f"(kernels' contexts not green: {sorted(used - green)})")
     if not rep:
         return
     across = [e for e in rep["episodes"] if (e["pid"], e["context"]) in green and any(

@@ -462,6 +462,7 @@ static void sz_hook_exit(void)
 static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNodeLaunchData *g)
 {
 	struct launch_info info;
+	struct stream_user user;
 	struct sz_context *c;
 	struct stream_entry *s;
 	uint64_t ring;
@@ -476,9 +477,10 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
 		launch_ctx_note(&sz_call_ctxs, sz_tls_call_ctx, ld->context);
 	if (sz_entries && !patch_switch_recording())
 		return; /* recording is off: its blocks run unpatched */
+	user = sz_thread_user();
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ld->context, ld->device);
-	s = sz_stream_in(ld->stream, c, &sz_tls_green);
+	s = sz_stream_in(ld->stream, c, &user);
 	sanitizer_launch_info(ld, c ? c->id : 0, s ? s->id : 0, clock_real_ns(), g != NULL, &info);
 	/* A new stream's first launches come before the host thread asked
 	 * the driver which context it is of (a green one's launches name the
@@ -528,12 +530,13 @@ static void sz_on_launch(const Sanitizer_LaunchData *ld, const Sanitizer_GraphNo
  * its kernels run at (they run on streams of the graph's own). */
 static void sz_on_graph_launch_begin(const Sanitizer_GraphLaunchData *d)
 {
+	struct stream_user user = sz_thread_user();
 	struct sz_context *c;
 	struct stream_entry *s;
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(d->context, 0);
-	s = sz_stream_in(d->stream, c, &sz_tls_green);
+	s = sz_stream_in(d->stream, c, &user);
 	sz_tls_graph_corr = ++sz_correlation;
 	sz_tls_graph_stream = s ? s->id : 0;
 	sz_tls_graph_device = c ? (uint32_t)c->device : 0;

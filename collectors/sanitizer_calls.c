@@ -35,7 +35,7 @@ static _Thread_local struct sz_copy_wait sz_tls_copy;
  * green context's default stream, though the sanitizer's callbacks inside
  * the calls name the primary context and the handle; a copy, memset or
  * event in a domain callback takes the one of this thread's last call. */
-_Thread_local struct green_ref sz_tls_green;
+static _Thread_local struct green_ref sz_tls_green;
 static _Thread_local const void *sz_tls_green_of;
 
 static void sz_note_call_context(const void *ctx)
@@ -46,15 +46,25 @@ static void sz_note_call_context(const void *ctx)
 	sz_tls_green = sz_current_green();
 }
 
+/* This thread, as its special handles' streams are keyed: its green
+ * context, and a key unique among live threads (its variable's address)
+ * for its own per-thread stream. */
+struct stream_user sz_thread_user(void)
+{
+	return (struct stream_user){ .green = sz_tls_green, .thread = (uint64_t)(uintptr_t)&sz_tls_green };
+}
+
 static struct sz_call sz_call_of(CUcontext ctx, CUstream stream, int has_stream)
 {
+	struct stream_user user;
 	struct sz_call k;
 	struct sz_context *c;
 	struct stream_entry *s;
 
 	pthread_mutex_lock(&sz_ids_lock);
 	c = sz_context_of(ctx, 0);
-	s = has_stream ? sz_stream_in(stream, c, &sz_tls_green) : NULL;
+	user = sz_thread_user();
+	s = has_stream ? sz_stream_in(stream, c, &user) : NULL;
 	k.corr = ++sz_correlation;
 	k.dev = c ? (uint32_t)c->device : 0;
 	k.ctx_id = s && s->record_ctx ? s->record_ctx : c ? c->id : 0;

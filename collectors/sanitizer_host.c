@@ -62,11 +62,11 @@ struct sz_context *sz_context_of(CUcontext ctx, CUdevice device)
 	return &sz_contexts[sz_n_contexts++];
 }
 
-/* Stream's entry in context c; for a special handle, g names the green
- * context current to the thread that used it.  Callers hold sz_ids_lock. */
-struct stream_entry *sz_stream_in(CUstream stream, const struct sz_context *c, const struct green_ref *g)
+/* Stream's entry in context c; for a special handle, u is the thread that
+ * used it.  Callers hold sz_ids_lock. */
+struct stream_entry *sz_stream_in(CUstream stream, const struct sz_context *c, const struct stream_user *u)
 {
-	return streams_of(&sz_streams, stream, c ? c->id : 0, c ? (uint32_t)c->device : 0, g);
+	return streams_of(&sz_streams, stream, c ? c->id : 0, c ? (uint32_t)c->device : 0, u);
 }
 
 /* Stream's entry where no green context is known: a special handle names
@@ -276,7 +276,7 @@ static struct green_ref sz_stream_green(const struct stream_entry *s)
 	struct green_ref none = { 0 };
 
 	if (streams_special(s->stream))
-		return s->green;
+		return s->user.green;
 	if (s->gone)
 		return none;
 	return sz_ask_green(s->stream);

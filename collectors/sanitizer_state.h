@@ -157,7 +157,7 @@ extern _Atomic int sz_host_stop;
 extern _Atomic uint64_t sz_forget_waits;
 struct sz_context *sz_context_of(CUcontext ctx, CUdevice device);
 struct stream_entry *sz_stream_of(CUstream stream, const struct sz_context *c);
-struct stream_entry *sz_stream_in(CUstream stream, const struct sz_context *c, const struct green_ref *g);
+struct stream_entry *sz_stream_in(CUstream stream, const struct sz_context *c, const struct stream_user *u);
 /* The green context current to this thread (none for a regular one). */
 struct green_ref sz_current_green(void);
 struct stream_entry *sz_stream_by_id(uint32_t id);
@@ -175,7 +175,7 @@ void *sz_host_main(void *arg);
 void sz_describe_again(void);
 
 /* collectors/sanitizer_calls.c */
-extern _Thread_local struct green_ref sz_tls_green;
+struct stream_user sz_thread_user(void);
 void sz_send_call(struct smtop_record *rec, const struct sz_call *k);
 void sz_on_copy(Sanitizer_CallbackDomain domain, const void *data);
 void sz_on_event(Sanitizer_CallbackId cbid, const Sanitizer_EventData *d);

@@ -3,10 +3,11 @@
  * about each outside the callbacks).
  *
  * The callbacks name a stream by its handle.  A special handle (NULL,
- * CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) names the default stream of the
+ * CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) names a default stream of the
  * context current to the thread that used it: one stream per context, and
  * per green context made current in it, whose launches the callbacks
- * name by the primary context and the handle alone.  A handle the program
+ * name by the primary context and the handle alone; the per-thread one
+ * is, besides, each thread's own.  A handle the program
  * destroyed may come back for a new stream, which gets a number of its own.
  *
  * Linear, newest first; a full table reuses the entry of a stream gone and
@@ -28,15 +29,23 @@ struct green_ref {
 	unsigned long long uid;
 };
 
+/* What a special handle names depends on the thread that used it: the
+ * green context current to it, and for CU_STREAM_PER_THREAD the thread
+ * itself (thread: any key unique among live threads). */
+struct stream_user {
+	struct green_ref green;
+	uint64_t thread;
+};
+
 /* record_ctx: the context the stream's records name when it is not the
  * one their callbacks name: its green context's number (0: none);
- * answered once the host thread asked the driver.  green: for a special
- * handle, the green context current to the thread that used it. */
+ * answered once the host thread asked the driver.  user: for a special
+ * handle, the thread that used it. */
 struct stream_entry {
 	void *stream;
 	uint32_t id, context_id, device_id;
 	uint32_t record_ctx;
-	struct green_ref green;
+	struct stream_user user;
 	int described, answered, gone;
 };
 
@@ -51,11 +60,11 @@ struct streams {
 int streams_special(void *stream);
 
 /* The entry of stream in context context_id (on device_id), a new one if
- * it was not seen; g (NULL: none) is the green context current to the
- * thread that used a special handle, and is ignored for any other.  NULL
- * when the table is full of live streams. */
+ * it was not seen; u (NULL: no green context, no thread) is the thread
+ * that used a special handle, and is ignored for any other.  NULL when the
+ * table is full of live streams. */
 struct stream_entry *streams_of(struct streams *t, void *stream, uint32_t context_id, uint32_t device_id,
-				const struct green_ref *g);
+				const struct stream_user *u);
 
 /* The stream numbered id, or NULL (its entry was reused). */
 struct stream_entry *streams_by_id(struct streams *t, uint32_t id);

@@ -20,9 +20,9 @@ static void *handle(uintptr_t v)
 	return (void *)v;
 }
 
-static uint32_t id_of(uintptr_t stream, uint32_t ctx, const struct green_ref *g)
+static uint32_t id_of(uintptr_t stream, uint32_t ctx, const struct stream_user *u)
 {
-	struct stream_entry *s = streams_of(&t, handle(stream), ctx, 0, g);
+	struct stream_entry *s = streams_of(&t, handle(stream), ctx, 0, u);
 
 	cr_assert_not_null(s, "stream %#lx of context %u has no entry", (unsigned long)stream, ctx);
 	return s->id;
@@ -52,7 +52,7 @@ Test(sanitizer_streams, the_special_handles)
  * sanitizer's callbacks name by the primary context (1) and the handle. */
 Test(sanitizer_streams, each_green_context_has_its_default_stream)
 {
-	struct green_ref inference = { handle(0xa000), 7 }, training = { handle(0xb000), 8 };
+	struct stream_user inference = { { handle(0xa000), 7 }, 1 }, training = { { handle(0xb000), 8 }, 2 };
 	uint32_t primary = id_of(1, 1, NULL);
 	uint32_t a = id_of(1, 1, &inference), b = id_of(1, 1, &training);
 
@@ -61,18 +61,31 @@ Test(sanitizer_streams, each_green_context_has_its_default_stream)
 	cr_expect_neq(a, b);
 	cr_expect_eq(id_of(1, 1, &inference), a);
 	cr_expect_eq(id_of(1, 1, &training), b);
-	cr_expect_eq(streams_by_id(&t, a)->green.green, inference.green);
-	cr_expect_eq(streams_by_id(&t, a)->green.uid, 7);
-	cr_expect_null(streams_by_id(&t, primary)->green.green);
+	cr_expect_eq(streams_by_id(&t, a)->user.green.green, inference.green.green);
+	cr_expect_eq(streams_by_id(&t, a)->user.green.uid, 7);
+	cr_expect_null(streams_by_id(&t, primary)->user.green.green);
 }
 
 /* A green context's handle freed and taken by another: told apart by the
  * driver's id. */
 Test(sanitizer_streams, a_reused_green_handle_is_another_green_context)
 {
-	struct green_ref first = { handle(0xa000), 7 }, second = { handle(0xa000), 9 };
+	struct stream_user first = { { handle(0xa000), 7 }, 1 }, second = { { handle(0xa000), 9 }, 1 };
 
 	cr_expect_neq(id_of(0, 1, &first), id_of(0, 1, &second));
+}
+
+/* CU_STREAM_PER_THREAD is each thread's own stream; the legacy stream is
+ * one for all the threads of a context. */
+Test(sanitizer_streams, each_thread_has_its_per_thread_stream)
+{
+	struct stream_user one = { { NULL, 0 }, 0x100 }, two = { { NULL, 0 }, 0x200 };
+	uint32_t a = id_of(2, 1, &one), b = id_of(2, 1, &two);
+
+	cr_expect_neq(a, b);
+	cr_expect_eq(id_of(2, 1, &one), a);
+	cr_expect_eq(id_of(1, 1, &one), id_of(1, 1, &two), "the legacy stream is the context's");
+	cr_expect_eq(id_of(0, 1, &one), id_of(0, 1, &two), "so is the NULL stream");
 }
 
 Test(sanitizer_streams, two_contexts_have_two_null_streams)
@@ -88,12 +101,12 @@ Test(sanitizer_streams, two_contexts_have_two_null_streams)
  * current: its green context is asked of the driver by handle. */
 Test(sanitizer_streams, a_made_stream_ignores_the_thread_green_context)
 {
-	struct green_ref g = { handle(0xa000), 7 };
+	struct stream_user g = { { handle(0xa000), 7 }, 1 };
 	uint32_t s = id_of(0x1000, 1, NULL);
 
 	cr_expect_eq(id_of(0x1000, 1, &g), s);
 	cr_expect_eq(id_of(0x1000, 2, NULL), s, "a made stream is found by its handle alone");
-	cr_expect_null(streams_by_id(&t, s)->green.green);
+	cr_expect_null(streams_by_id(&t, s)->user.green.green);
 }
 
 Test(sanitizer_streams, a_destroyed_handle_made_again_is_a_new_stream)

@@ -5,10 +5,10 @@
  * The callbacks name a stream by its handle.  A special handle (NULL,
  * CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) names a default stream of the
  * context current to the thread that used it: one stream per context, and
- * per green context made current in it, whose launches the callbacks
- * name by the primary context and the handle alone; the per-thread one
- * is, besides, each thread's own.  A handle the program
- * destroyed may come back for a new stream, which gets a number of its own.
+ * per green context made current in it, whose launches the callbacks name
+ * by the primary context and the handle alone; the per-thread one is, in
+ * addition, each thread's own.  A handle the program destroyed may come
+ * back for a new stream, which gets a number of its own.
  *
  * Linear, newest first; a full table reuses the entry of a stream gone and
  * already answered.  Not thread-safe: the backend holds its ids lock. */

@@ -30,11 +30,12 @@ struct sz_copy_wait {
 static _Thread_local struct sz_copy_wait sz_tls_copy;
 
 /* The green context current to this thread (none for a regular context),
- * asked whenever its launch and synchronize calls name another context.
- * Its work on a special handle (the NULL or legacy stream) runs on that
- * green context's default stream, though the sanitizer's callbacks inside
- * the calls name the primary context and the handle; a copy, memset or
- * event in a domain callback takes the one of this thread's last call. */
+ * asked whenever its launch or stream synchronize call into a special
+ * handle names another context.  Its work on a special handle (the NULL or
+ * legacy stream) runs on that green context's default stream, though the
+ * sanitizer's callbacks inside the calls name the primary context and the
+ * handle; a copy, memset or event in a domain callback takes the one of
+ * this thread's last such call. */
 static _Thread_local struct green_ref sz_tls_green;
 static _Thread_local const void *sz_tls_green_of;
 
@@ -44,6 +45,20 @@ static void sz_note_call_context(const void *ctx)
 		return;
 	sz_tls_green_of = ctx;
 	sz_tls_green = sz_current_green();
+}
+
+/* A launch or stream synchronize call into a special handle, whose stream
+ * depends on the thread's current context.  Only these ask the driver: a
+ * thread whose calls name made streams alone (one capturing a graph, say)
+ * is never asked about. */
+static int sz_call_on_special_stream(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *d, int32_t type,
+				     void *handle)
+{
+	CUstream stream;
+
+	if (type)
+		return type == SANITIZER_SYNC_STREAM && streams_special(handle);
+	return sanitizer_launch_stream(cbid, d->functionParams, &stream) && streams_special(stream);
 }
 
 /* This thread, as its special handles' streams are keyed: its green
@@ -296,7 +311,7 @@ void sz_on_driver_call(Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *
 	}
 	/* at the entry of a launch or synchronize call the driver holds
 	 * nothing that asking it could wait for */
-	if (d->callbackSite == SANITIZER_API_ENTER)
+	if (d->callbackSite == SANITIZER_API_ENTER && sz_call_on_special_stream(cbid, d, type, handle))
 		sz_note_call_context(d->context);
 	if (type)
 		sz_on_sync_call(type, handle, d);

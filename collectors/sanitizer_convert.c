@@ -224,6 +224,37 @@ CUfunction sanitizer_launch_function(Sanitizer_CallbackId cbid, const void *para
 	}
 }
 
+int sanitizer_launch_stream(Sanitizer_CallbackId cbid, const void *params, CUstream *stream)
+{
+	*stream = NULL;
+	if (!params)
+		return 0;
+	switch (cbid) {
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
+		*stream = ((const cuLaunchKernel_params *)params)->hStream;
+		return 1;
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
+		*stream = ((const cuLaunchCooperativeKernel_params *)params)->hStream;
+		return 1;
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+		const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
+		if (!c)
+			return 0;
+		*stream = c->hStream;
+		return 1;
+	}
+	case SANITIZER_CBID_DRIVER_API_cuGraphLaunch:
+	case SANITIZER_CBID_DRIVER_API_cuGraphLaunch_ptsz:
+		*stream = ((const cuGraphLaunch_params *)params)->hStream;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int64_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
 				      struct sanitizer_launch_shape *shape)
 {

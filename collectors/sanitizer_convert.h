@@ -71,6 +71,11 @@ struct sanitizer_launch_shape {
 int64_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
 				      struct sanitizer_launch_shape *shape);
 
+/* The stream a driver launch call (graph launches too) launches into:
+ * 1 and *stream (a special handle such as NULL included), 0 for any other
+ * call or when it is not known. */
+int sanitizer_launch_stream(Sanitizer_CallbackId cbid, const void *params, CUstream *stream);
+
 /* The function (or CUkernel) a driver launch call launches, NULL for any
  * other call. */
 CUfunction sanitizer_launch_function(Sanitizer_CallbackId cbid, const void *params);

@@ -1189,6 +1189,37 @@ Test(sanitizer, launch_calls_give_the_dynamic_shared_memory)
 }
 #endif
 
+/* The stream a launch call names, which says whether the call's thread is
+ * asked which green context is current (a special handle's stream is that
+ * green context's default stream). */
+#ifdef SMTOP_HAVE_SANITIZER
+Test(sanitizer, launch_calls_name_their_stream)
+{
+	CUstream made = (CUstream)(uintptr_t)0x7000;
+	cuLaunchKernel_params plain = { .hStream = made };
+	CUlaunchConfig cfg = { .hStream = CU_STREAM_LEGACY };
+	cuLaunchKernelEx_params ex = { .config = &cfg };
+	cuLaunchCooperativeKernel_params coop = { .hStream = NULL };
+	cuGraphLaunch_params graph = { .hStream = CU_STREAM_PER_THREAD };
+	CUstream s;
+
+	cr_assert(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, &plain, &s));
+	cr_assert_eq(s, made);
+	cr_assert(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz, &plain, &s));
+	cr_assert_eq(s, made);
+	cr_assert(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &s));
+	cr_assert_eq(s, CU_STREAM_LEGACY);
+	cr_assert(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel, &coop, &s));
+	cr_assert_null(s, "the NULL stream is a stream too");
+	cr_assert(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuGraphLaunch, &graph, &s));
+	cr_assert_eq(s, CU_STREAM_PER_THREAD);
+	ex.config = NULL;
+	cr_assert_not(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx, &ex, &s));
+	cr_assert_not(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuMemAlloc_v2, &plain, &s));
+	cr_assert_not(sanitizer_launch_stream(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, NULL, &s));
+}
+#endif
+
 /* A graph node is its handle and its executable graph's number: a handle
  * reused by a later graph is another node. */
 #ifdef SMTOP_HAVE_SANITIZER

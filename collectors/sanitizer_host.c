@@ -69,8 +69,9 @@ struct stream_entry *sz_stream_in(CUstream stream, const struct sz_context *c, c
 	return streams_of(&sz_streams, stream, c ? c->id : 0, c ? (uint32_t)c->device : 0, u);
 }
 
-/* Stream's entry where no green context is known: a special handle names
- * the context's own default stream. */
+/* Stream's entry where the thread that used it does not matter (a stream
+ * created or destroyed, the lanes' own): a special handle names the
+ * context's own default stream. */
 struct stream_entry *sz_stream_of(CUstream stream, const struct sz_context *c)
 {
 	return sz_stream_in(stream, c, NULL);
@@ -255,8 +256,9 @@ static struct green_ref sz_ask_green(CUstream handle)
 	return g;
 }
 
-/* Asked on a workload's thread at a launch call's entry, where the driver
- * holds nothing this call could wait for; its own callbacks are ignored. */
+/* Asked on a workload's thread at a launch or synchronize call's entry,
+ * where the driver holds nothing this call could wait for; the callbacks
+ * of the call itself are ignored. */
 struct green_ref sz_current_green(void)
 {
 	struct green_ref g;

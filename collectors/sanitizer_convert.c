@@ -198,94 +198,86 @@ const Sanitizer_CallbackId sanitizer_launch_calls[] = {
 	SANITIZER_CBID_DRIVER_API_cuGraphLaunch, SANITIZER_CBID_DRIVER_API_cuGraphLaunch_ptsz, 0,
 };
 
-static int64_t launch_shape(struct sanitizer_launch_shape *s, unsigned gx, unsigned gy, unsigned gz,
-			    unsigned bx, unsigned by, unsigned bz, unsigned smem)
+/* What a driver launch call's parameters say, each form's own fields
+ * (each _ptsz form has its base form's): its function, stream and shape
+ * where it has them. */
+struct launch_call {
+	CUfunction f;
+	CUstream stream;
+	int has_stream, has_shape;
+	struct sanitizer_launch_shape shape;
+	unsigned smem;
+};
+
+#define LAUNCH_CALL_SHAPE(p)                                                                              \
+	((struct sanitizer_launch_shape){ { (p)->gridDimX, (p)->gridDimY, (p)->gridDimZ },                \
+					  { (p)->blockDimX, (p)->blockDimY, (p)->blockDimZ } })
+
+/* 0 for any other call, or no parameters. */
+static int launch_call_read(Sanitizer_CallbackId cbid, const void *params, struct launch_call *l)
 {
-	*s = (struct sanitizer_launch_shape){ { gx, gy, gz }, { bx, by, bz } };
-	return smem;
+	*l = (struct launch_call){ 0 };
+	if (!params)
+		return 0;
+	switch (cbid) {
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: {
+		const cuLaunchKernel_params *p = params;
+		*l = (struct launch_call){ .f = p->f, .stream = p->hStream, .has_stream = 1, .has_shape = 1,
+					   .shape = LAUNCH_CALL_SHAPE(p), .smem = p->sharedMemBytes };
+		return 1;
+	}
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
+		const cuLaunchCooperativeKernel_params *p = params;
+		*l = (struct launch_call){ .f = p->f, .stream = p->hStream, .has_stream = 1, .has_shape = 1,
+					   .shape = LAUNCH_CALL_SHAPE(p), .smem = p->sharedMemBytes };
+		return 1;
+	}
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
+	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
+		const cuLaunchKernelEx_params *p = params;
+		const CUlaunchConfig *c = p->config;
+		l->f = p->f;
+		if (c)
+			*l = (struct launch_call){ .f = p->f, .stream = c->hStream, .has_stream = 1, .has_shape = 1,
+						   .shape = LAUNCH_CALL_SHAPE(c), .smem = c->sharedMemBytes };
+		return 1;
+	}
+	case SANITIZER_CBID_DRIVER_API_cuGraphLaunch:
+	case SANITIZER_CBID_DRIVER_API_cuGraphLaunch_ptsz: /* no function or shape of its own */
+		*l = (struct launch_call){ .stream = ((const cuGraphLaunch_params *)params)->hStream, .has_stream = 1 };
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 CUfunction sanitizer_launch_function(Sanitizer_CallbackId cbid, const void *params)
 {
-	if (!params)
-		return NULL;
-	switch (cbid) {
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
-		return ((const cuLaunchKernel_params *)params)->f;
-	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
-		return ((const cuLaunchCooperativeKernel_params *)params)->f;
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz:
-		return ((const cuLaunchKernelEx_params *)params)->f;
-	default:
-		return NULL;
-	}
+	struct launch_call l;
+
+	launch_call_read(cbid, params, &l);
+	return l.f;
 }
 
 int sanitizer_launch_stream(Sanitizer_CallbackId cbid, const void *params, CUstream *stream)
 {
-	*stream = NULL;
-	if (!params)
-		return 0;
-	switch (cbid) {
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz:
-		*stream = ((const cuLaunchKernel_params *)params)->hStream;
-		return 1;
-	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz:
-		*stream = ((const cuLaunchCooperativeKernel_params *)params)->hStream;
-		return 1;
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
-		const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
-		if (!c)
-			return 0;
-		*stream = c->hStream;
-		return 1;
-	}
-	case SANITIZER_CBID_DRIVER_API_cuGraphLaunch:
-	case SANITIZER_CBID_DRIVER_API_cuGraphLaunch_ptsz:
-		*stream = ((const cuGraphLaunch_params *)params)->hStream;
-		return 1;
-	default:
-		return 0;
-	}
+	struct launch_call l;
+
+	launch_call_read(cbid, params, &l);
+	*stream = l.stream;
+	return l.has_stream;
 }
 
 int64_t sanitizer_launch_dynamic_smem(Sanitizer_CallbackId cbid, const void *params,
 				      struct sanitizer_launch_shape *shape)
 {
-	memset(shape, 0, sizeof *shape);
-	if (!params)
-		return -1;
-	switch (cbid) {
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernel_ptsz: {
-		/* each _ptsz form has its base form's fields */
-		const cuLaunchKernel_params *p = params;
-		return launch_shape(shape, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
-				    p->blockDimZ, p->sharedMemBytes);
-	}
-	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchCooperativeKernel_ptsz: {
-		const cuLaunchCooperativeKernel_params *p = params;
-		return launch_shape(shape, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
-				    p->blockDimZ, p->sharedMemBytes);
-	}
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx:
-	case SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz: {
-		const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
-		if (!c)
-			return -1;
-		return launch_shape(shape, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
-				    c->blockDimZ, c->sharedMemBytes);
-	}
-	default:
-		return -1;
-	}
+	struct launch_call l;
+
+	launch_call_read(cbid, params, &l);
+	*shape = l.shape;
+	return l.has_shape ? (int64_t)l.smem : -1;
 }
 
 int sanitizer_launch_has_shape(const Sanitizer_LaunchData *ld, const struct sanitizer_launch_shape *s)

@@ -1263,6 +1263,53 @@ Test(ready, explained_wait_is_no_episode)
 	trace_free(t);
 }
 
+/* A time-sliced context: process 2's kernel (grid 1) holds the 4 SMs over
+ * [1000, 101000); process 1's grid 4 is launched at 2000 but CUPTI's
+ * submitted time is 140500, when its slice came after a context switch;
+ * its first block 141000.  Grid 1 is of process `culprit_pid`. */
+static struct analysis *sliced_victim(struct trace *t, uint32_t culprit_pid)
+{
+	trace_device(t, 0, 4);
+	trace_stream(t, culprit_pid, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, culprit_pid, 0, 1, 1, 500, 1000, 101000);
+	trace_kernel(t, 1, 0, 2, 4, 140500, 141000, 151000);
+	trace_blocks(t, culprit_pid, 0, 1, 4, 1000, 101000);
+	trace_blocks(t, 1, 0, 4, 4, 141000, 151000);
+	struct analysis *a = analysis_of(t);
+	struct smtop_api l = launch_of(4, 2000, "cudaLaunchKernel");
+	cr_assert_eq(analysis_add_api(a, &l), 0);
+	return a;
+}
+
+/* The slice is the wait: submitted came only when process 2's slice ended,
+ * so grid 4 is ready when its launch call returned. */
+Test(ready, submitted_after_another_process_slice)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = sliced_victim(t, 2);
+	const struct smtop_event *e = sole_event(a);
+	cr_expect_eq(e->kind, SMTOP_EV_TIMESLICE, "kind %s", analysis_kind_name(e->kind));
+	cr_expect_eq(e->ready, 2000);
+	cr_expect_eq(e->ready_bound, SMTOP_READY_LAUNCH_CALL);
+	cr_expect_eq(e->wait_ns, 139000);
+	cr_expect_eq(e->culprits[0].pid, 2);
+	analysis_free(a);
+	trace_free(t);
+}
+
+/* The same gap with the victim's own process on the GPU is no slice: its
+ * context was running, so submitted stays the bound and 500 ns are left. */
+Test(ready, submitted_after_own_process_work_stays)
+{
+	struct trace *t = trace_new();
+	struct analysis *a = sliced_victim(t, 1);
+	cr_assert_eq(analysis_update(a, ANALYSIS_WATERMARK_ALL), 0);
+	cr_expect_eq(analysis_event_count(a), 0);
+	analysis_free(a);
+	trace_free(t);
+}
+
 /* Live: a kernel not started yet is held back by the copy queued before it
  * on its stream, as a provisional episode says. */
 Test(ready, copy_before_a_kernel_not_started_yet)

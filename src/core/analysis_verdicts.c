@@ -513,10 +513,36 @@ static int untimed_before(const struct analysis *a, const struct kern *k, uint32
 	       a->ri.untimed[lo].corr < k->correlation_id;
 }
 
+/* The host's bound: CUPTI's submitted time where recorded; else the end
+ * of the launch call, else CUPTI's queued time.  *called (when submitted
+ * decided r and the launch call was recorded) is r with the call's bound
+ * instead of submitted's: ready_past_slice reads it. */
+static void ready_host(const struct analysis *a, const struct kern *k, struct ready *r,
+		       struct ready *called)
+{
+	uint32_t pid = analysis_grids_kern_pid(&a->kt, k);
+	const struct launch *l = k->sub && !k->sub_queued ? NULL
+				 : analysis_state_launch_find(&a->ri, pid, k->correlation_id);
+	*called = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0, 0 };
+	if (l) {
+		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
+		return;
+	}
+	struct ready before = *r;
+	ready_raise(r, k->sub, SMTOP_READY_HOST_SUBMIT, k->correlation_id);
+	if (r->bound != SMTOP_READY_HOST_SUBMIT || k->sub_queued)
+		return;
+	l = analysis_state_launch_find(&a->ri, pid, k->correlation_id);
+	if (!l)
+		return;
+	*called = before;
+	ready_raise(called, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
+}
+
 /* Ready = the latest of stream order, event waits, the legacy default
  * stream, graph edges (else graph order) and the host (see docs/analysis.md).  Returns 0 if
- * unknown, -1 if it depends on a kernel still running. */
-static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
+ * unknown, -1 if it depends on a kernel still running.  *called: ready_host's. */
+static int ready_time(const struct analysis *a, int32_t ki, struct ready *r, struct ready *called)
 {
 	const struct kern *k = &a->kt.kerns[ki];
 	const struct stream *s = &a->kt.streams[k->stream];
@@ -525,6 +551,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 	uint32_t after = 0;
 	int far = 0;
 	*r = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0, 0 };
+	*called = *r;
 	if (e == EDGES_RUNNING)
 		return -1;
 	const struct kern *p = e != EDGES_UNKNOWN ? kernel_before_launch(a, k, &far)
@@ -555,12 +582,7 @@ static int ready_time(const struct analysis *a, int32_t ki, struct ready *r)
 		ready_graph(a, k, r);
 	else
 		ready_raise_range(r, graph.t, graph.hi, graph.bound, graph.corr);
-	const struct launch *l = k->sub && !k->sub_queued ? NULL
-				 : analysis_state_launch_find(&a->ri, analysis_grids_kern_pid(&a->kt, k), k->correlation_id);
-	if (l)
-		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
-	else
-		ready_raise(r, k->sub, SMTOP_READY_HOST_SUBMIT, k->correlation_id);
+	ready_host(a, k, r, called);
 	return r->t != 0;
 }
 
@@ -611,6 +633,30 @@ static int find_culprits(struct analysis *a, const struct kern *v, uint64_t lo, 
 	for (size_t i = 0; i < d->n_running; i++)
 		if (cand_consider(a, c, v, &d->running[i], lo, hi, use))
 			return -1;
+	return 0;
+}
+
+/* CUPTI's submitted time is when the GPU took the kernel in, and a
+ * time-sliced context takes nothing in while another process's slice runs:
+ * a wait for the slice would hide behind it.  So when only other processes'
+ * kernels ran between the launch call (called) and the submission, the
+ * kernel was ready at the call.  Returns 0 when decided (r perhaps moved),
+ * 1 when it must wait for more data, -1 on OOM. */
+static int ready_past_slice(struct analysis *a, const struct kern *v, struct ready *r,
+			    const struct ready *called, struct cands *c)
+{
+	if (!called->t || r->t <= called->t + a->p.blocking_threshold_ns)
+		return 0;
+	if (find_culprits(a, v, called->t, r->t, c))
+		return -1;
+	if (c->incomplete)
+		return 1;
+	uint32_t pid = analysis_grids_kern_pid(&a->kt, v);
+	for (size_t i = 0; i < c->n; i++)
+		if (analysis_grids_kern_pid(&a->kt, &a->kt.kerns[c->v[i].k]) == pid)
+			return 0;
+	if (c->n)
+		*r = *called;
 	return 0;
 }
 
@@ -754,18 +800,21 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 {
 	struct kern *v = &a->kt.kerns[ki];
 	struct stream *s = &a->kt.streams[v->stream];
-	struct ready r;
+	struct ready r, called;
 	uint64_t ready, first;
 	if (analysis_grids_kern_running(v, a->watermark))
 		return 0;
-	int rk = ready_time(a, ki, &r);
-	ready = r.t;
+	int rk = ready_time(a, ki, &r, &called);
 	if (rk < 0)
 		return 0;
 	if (rk == 0 || !first_start(&a->gt, v, &first)) {
 		s->waits_unknown++;
 		return 1;
 	}
+	int sliced = ready_past_slice(a, v, &r, &called, c);
+	if (sliced)
+		return sliced < 0 ? -1 : 0;
+	ready = r.t;
 	uint64_t wait = first > ready ? first - ready : 0;
 	if (wait > a->p.blocking_threshold_ns) {
 		if (find_culprits(a, v, ready, first, c))
@@ -793,10 +842,13 @@ static int decide(struct analysis *a, int32_t ki, struct cands *c)
 static int provisional(struct analysis *a, int32_t ki, struct cands *c)
 {
 	const struct kern *v = &a->kt.kerns[ki];
-	struct ready r;
+	struct ready r, called;
 	uint64_t ready, first;
-	if (ready_time(a, ki, &r) <= 0)
+	if (ready_time(a, ki, &r, &called) <= 0)
 		return 0;
+	int sliced = ready_past_slice(a, v, &r, &called, c);
+	if (sliced)
+		return sliced < 0 ? -1 : 0;
 	ready = r.t;
 	int started = first_start(&a->gt, v, &first) && first < a->watermark;
 	uint64_t end = started ? first : a->watermark;

@@ -13,8 +13,9 @@
  * only; 7, a time slice of the other process need not stamp a block event;
  * 8, a bounded block end (--sm entry) sets ready times at its kernel's last
  * block start, and verdicts on bounded ends are possible; 9, a kernel that
- * never started makes the waits that depend on it unknown (rows before 2
- * carry no version). */
-#define ANALYSIS_VERSION 9
+ * never started makes the waits that depend on it unknown; 10, a kernel
+ * whose CUPTI submitted time came after another process's slice is ready
+ * at its launch call (rows before 2 carry no version). */
+#define ANALYSIS_VERSION 10
 
 #endif

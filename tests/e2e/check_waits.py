@@ -28,7 +28,10 @@ For each kernel: ready = the latest of
   - for one launched from a graph without known edges, the end of each of
     the 64 kernels before it on its stream that ended before it started;
   - the host: CUPTI's submitted, else the end of its launch call (the API
-    call with its pid and correlation id), else CUPTI's queued;
+    call with its pid and correlation id), else CUPTI's queued; but the
+    launch call's end instead of submitted when submitted came more than the
+    threshold later while only other processes' kernels ran on its device
+    (a time slice);
 unknown when a copy or memset without times (--sm all), or a kernel that
 never started (its launch's blocks all dropped), was called on its stream
 after its previous operations, or when the last kernel called before an
@@ -251,7 +254,7 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
         f = firsts.get((k["globalPid"], k["deviceId"], k["gridId"]))
         return f if f is not None else k["start"]
 
-    res = {}
+    res, calls = {}, {}
     for (pid, dev, ctx, sid), idx in streams.items():
         mine = by_stream.get((pid, dev, ctx, sid), [])
         unstarted = [ks[j]["correlationId"] or 0 for j in idx if not ks[j]["start"]]
@@ -332,13 +335,34 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
             sub, queued = k["submitted"] or 0, k["queued"] or 0
             launch = None if sub else launches.get((pid, corr))
             if sub:
+                pre = best
                 raise_to(sub, "host_submit")
+                if best[1] == "host_submit" and (pid, corr) in launches:
+                    called = max(pre, (launches[(pid, corr)], "launch_call"), key=lambda x: x[0])
+                    calls[i] = called if called[0] > pre[0] else pre
             elif launch:
                 raise_to(launch, "launch_call")
             else:
                 raise_to(queued, "host_submit")
             res[i] = best
-    return res, streams
+    return res, streams, calls
+
+
+def past_slices(ks, ready, calls, start_of, th):
+    """CUPTI's submitted time comes when a time-sliced context's slice does:
+    a kernel whose submission came more than the threshold after its launch
+    call (and its other bounds), while only other processes' kernels ran on
+    its device, was ready at the call."""
+    for i, called in calls.items():
+        k = ks[i]
+        if ready[i][0] - called[0] <= th:
+            continue
+        key = (pid_of(k["globalPid"]), k["deviceId"], k["contextId"], k["streamId"])
+        ran = [o for o in ks if o["start"] and o["deviceId"] == k["deviceId"] and
+               (pid_of(o["globalPid"]), o["deviceId"], o["contextId"], o["streamId"]) != key and
+               start_of(o)[0] < ready[i][0] and o["end"] > called[0]]
+        if ran and all(pid_of(o["globalPid"]) != key[0] for o in ran):
+            ready[i] = called
 
 
 def bound_of(e):
@@ -358,13 +382,14 @@ def check(smtop, path):
     firsts = first_starts(db)
     read_bounded_ends(db, ks)
     db.close()
-    ready, streams = ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graphs)
+    ready, streams, calls = ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graphs)
     bad = []
     th = rep["threshold_ns"]
 
     def start_of(k):
         f = firsts.get((k["globalPid"], k["deviceId"], k["gridId"]))
         return (f, True) if f is not None else (k["start"], False)
+    past_slices(ks, ready, calls, start_of, th)
 
     # Sessions without CUPTI (--sm all) number no correlation ids, and a graph
     # replayed launches its kernel nodes with one grid id: among the kernels

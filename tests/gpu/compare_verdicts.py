@@ -2,7 +2,9 @@
 """Compares the demos' verdicts in two directories of `smtop report --json`
 outputs (DIR/demo-NAME.json, from --top with room for every episode), each
 demo recorded once with --sm marked and once with another mode: the kind of
-episode that dominates, the stream whose blocks the waits are blamed on, and
+episode that dominates, the stream whose blocks the waits are blamed on (the
+culprit with the most of that kind's waiting: each episode's wait shared by
+the culprits' weights), and
 the median wait of that kind, which must agree within 10% (or 20 us, for
 waits of a few microseconds).
 Prints one line per demo; exit status 1 if any disagree."""
@@ -26,7 +28,7 @@ def verdict(path):
     for e in eps:
         for c in e["culprits"]:
             key = (c["priority"], c["short_name"])
-            blamed[key] = blamed.get(key, 0) + c["weight"]
+            blamed[key] = blamed.get(key, 0) + c["weight"] * e["wait_ns"]
     culprit = max(blamed, key=blamed.get) if blamed else None
     # a report cut by --top may list none of a kind it counts
     waits = [e["wait_ns"] for e in eps]

@@ -64,11 +64,11 @@ def load_launches(db):
     """Kernel rows by (pid, device, grid id), each sorted by start."""
     launches = {}
     for row in db.execute("SELECT rowid, globalPid, deviceId, contextId, streamId, correlationId, gridId,"
-                          " start, end, blockX * blockY * blockZ, graphNodeId, queued FROM CUPTI_ACTIVITY_KIND_KERNEL"):
-        rid, pid, dev, ctx, sid, corr, grid, start, end, threads, node, queued = row
+                          " start, end, blockX * blockY * blockZ, graphNodeId, queued, submitted FROM CUPTI_ACTIVITY_KIND_KERNEL"):
+        rid, pid, dev, ctx, sid, corr, grid, start, end, threads, node, queued, submitted = row
         k = {"rid": rid, "pid": pid, "dev": dev, "ctx": ctx, "stream": sid, "corr": corr or 0,
              "start": start, "end": end, "warps": max(1, (threads + 31) // 32), "graph": node is not None,
-             "queued": queued, "blocks": [], "first": None, "bound": None}
+             "queued": queued, "submitted": submitted, "blocks": [], "first": None, "bound": None}
         launches.setdefault((pid, dev, grid), []).append(k)
     for v in launches.values():
         v.sort(key=lambda k: k["start"])
@@ -174,9 +174,14 @@ def least_lag(clock, launches):
     """The entry collector's submission time is its launch callback's host
     time plus the least lag of a first block behind its launch (CUPTI's
     `submitted` is when the GPU's front end took the launch, after the
-    stream's previous work: it would be no test of bounded ends)."""
-    lags = [clock.to_cupti(k["first"]) - k["queued"] for v in launches.values() for k in v
-            if k["queued"] and k["first"] is not None]
+    stream's previous work: it would be no test of bounded ends).  Over a
+    whole run the least comes from a launch the GPU took in at once; a
+    trimmed window may hold none (every launch queued behind others, or
+    behind another process's time slice), so the least lag of a first block
+    behind CUPTI's submission stands for it: never more than any launch's
+    lag behind its host time, as submitted never precedes queued."""
+    lags = [clock.to_cupti(k["first"]) - (k["submitted"] or k["queued"]) for v in launches.values()
+            for k in v if k["queued"] and k["first"] is not None]
     return max(0, min(lags)) if lags else 0
 
 

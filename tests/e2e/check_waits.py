@@ -338,8 +338,8 @@ def ready_times(ks, ops, waits, launches, records, flags, untimed, firsts, graph
                 pre = best
                 raise_to(sub, "host_submit")
                 if best[1] == "host_submit" and (pid, corr) in launches:
-                    called = max(pre, (launches[(pid, corr)], "launch_call"), key=lambda x: x[0])
-                    calls[i] = called if called[0] > pre[0] else pre
+                    # a tie keeps the bound found first, as the product does
+                    calls[i] = max(pre, (launches[(pid, corr)], "launch_call"), key=lambda x: x[0])
             elif launch:
                 raise_to(launch, "launch_call")
             else:

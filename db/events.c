@@ -116,6 +116,8 @@ static int store_event(sqlite3 *db, sqlite3_stmt *ev, sqlite3_stmt *cu, const st
 	bind_text(ev, 13, e->name);
 	sqlite3_bind_int64(ev, 14, e->possible);
 	sqlite3_bind_int64(ev, 15, (int64_t)e->wait_min_ns);
+	sqlite3_bind_int64(ev, 16, e->ready_bound);
+	sqlite3_bind_int64(ev, 17, e->ready_correlation_id);
 	if (sqlite3_step(ev) != SQLITE_DONE)
 		return -1;
 	sqlite3_reset(ev);
@@ -143,8 +145,9 @@ static int store_all(sqlite3 *db, const void *arg)
 			 NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO smtop_events(kind,basis,globalPid,deviceId,"
 			       "contextId,streamId,correlationId,gridId,priority,ready,start,waitNs,name,"
-			       "possible,waitMinNs)"
-			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)", -1, &ev, NULL) != SQLITE_OK ||
+			       "possible,waitMinNs,readyBound,readyCorrelationId)"
+			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)", -1, &ev,
+			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO smtop_event_culprits(eventId,rank,globalPid,deviceId,"
 			       "contextId,streamId,correlationId,gridId,priority,overlapNs,weight,blocks,name)"
 			       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)", -1, &cu, NULL) != SQLITE_OK ||
@@ -266,6 +269,15 @@ static int load_culprits(sqlite3 *db, struct smtop_event *ev, const int64_t *ids
 	return rc;
 }
 
+/* NULL (a file from before the column) or a code this smtop does not
+ * know: unknown, shown as N/A */
+static enum smtop_ready_bound ready_bound_col(sqlite3_stmt *st, int i)
+{
+	int64_t b = sqlite3_column_int64(st, i);
+
+	return b > 0 && b <= SMTOP_READY_MAX ? (enum smtop_ready_bound)b : SMTOP_READY_UNKNOWN;
+}
+
 static struct smtop_event event_row(sqlite3_stmt *st)
 {
 	return (struct smtop_event){
@@ -287,6 +299,8 @@ static struct smtop_event event_row(sqlite3_stmt *st)
 		.wait_min_ns = sqlite3_column_type(st, 15) == SQLITE_NULL
 				       ? (uint64_t)sqlite3_column_int64(st, 12)
 				       : (uint64_t)sqlite3_column_int64(st, 15),
+		.ready_bound = ready_bound_col(st, 16),
+		.ready_correlation_id = (uint32_t)sqlite3_column_int64(st, 17),
 	};
 }
 
@@ -336,13 +350,18 @@ static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n, int64_t
 	size_t cap = 0;
 	int64_t *ids = NULL;
 
-	/* files from before possible and waitMinNs read them as NULL */
+	/* files from before the later columns read them as NULL */
 	if (sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
-			       "correlationId,gridId,priority,ready,start,waitNs,name,possible,waitMinNs"
+			       "correlationId,gridId,priority,ready,start,waitNs,name,possible,waitMinNs,"
+			       "readyBound,readyCorrelationId"
 			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
 			       NULL) != SQLITE_OK &&
 	    sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
-			       "correlationId,gridId,priority,ready,start,waitNs,name,NULL,NULL"
+			       "correlationId,gridId,priority,ready,start,waitNs,name,possible,waitMinNs,NULL,NULL"
+			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
+			       NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
+			       "correlationId,gridId,priority,ready,start,waitNs,name,NULL,NULL,NULL,NULL"
 			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
 			       NULL) != SQLITE_OK)
 		return -1;

@@ -136,7 +136,7 @@ static const char schema_sql[] =
 	" globalPid INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER,"
 	" correlationId INTEGER, gridId INTEGER, priority INTEGER,"
 	" ready INTEGER, start INTEGER, waitNs INTEGER, name TEXT,"
-	" possible INTEGER, waitMinNs INTEGER);"
+	" possible INTEGER, waitMinNs INTEGER, readyBound INTEGER, readyCorrelationId INTEGER);"
 	"CREATE INDEX IF NOT EXISTS smtop_events_start ON smtop_events(start);"
 
 	"CREATE TABLE IF NOT EXISTS smtop_event_culprits("
@@ -159,6 +159,8 @@ static const char *const schema_added[][3] = {
 	{ "CUPTI_ACTIVITY_KIND_RUNTIME", "streamId", "INTEGER" },
 	{ "smtop_events", "possible", "INTEGER" },
 	{ "smtop_events", "waitMinNs", "INTEGER" },
+	{ "smtop_events", "readyBound", "INTEGER" },
+	{ "smtop_events", "readyCorrelationId", "INTEGER" },
 };
 
 static int schema_has_column(sqlite3 *db, const char *table, const char *col)

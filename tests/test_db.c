@@ -1030,6 +1030,56 @@ Test(db, events_keep_possible)
 	db_events_free(out, n);
 }
 
+/* What set an episode's ready time is kept with it, for the viewer's "why"
+ * line: a file without the columns, or with a code this smtop does not
+ * know, reads as unknown. */
+Test(db, events_keep_ready_bound)
+{
+	char path[256], err[512], params[64];
+	struct smtop_event ev[2] = {
+		{ .kind = SMTOP_EV_TIMESLICE, .pid = 1, .stream_id = 13, .grid_id = 10, .ready = T0,
+		  .start = T0 + 1000, .wait_ns = 1000, .name = "sliced",
+		  .ready_bound = SMTOP_READY_LAUNCH_CALL, .ready_correlation_id = 42 },
+		{ .kind = SMTOP_EV_BLOCKING, .pid = 1, .stream_id = 13, .grid_id = 11,
+		  .ready = T0 + 5000, .start = T0 + 9000, .wait_ns = 4000, .name = "after",
+		  .ready_bound = SMTOP_READY_GRAPH_EDGE_MEMSET, .ready_correlation_id = 7 },
+	};
+	struct smtop_event *out;
+	size_t n;
+
+	db_support_temp_path(path, sizeof path, "s.smtop");
+	db_writer_close(db_support_writer(path, 1, 1));
+	cr_assert_eq(db_events_store(path, ev, 2, "", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 2);
+	cr_expect_eq(out[0].ready_bound, SMTOP_READY_LAUNCH_CALL);
+	cr_expect_eq(out[0].ready_correlation_id, 42);
+	cr_expect_eq(out[1].ready_bound, SMTOP_READY_GRAPH_EDGE_MEMSET);
+	cr_expect_eq(out[1].ready_correlation_id, 7);
+	db_events_free(out, n);
+
+	sqlite3 *db;
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "UPDATE smtop_events SET readyBound = 999 WHERE name = 'after'",
+				  NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	cr_expect_eq(out[1].ready_bound, SMTOP_READY_UNKNOWN);
+	db_events_free(out, n);
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, "ALTER TABLE smtop_events DROP COLUMN readyCorrelationId;"
+				  "ALTER TABLE smtop_events DROP COLUMN readyBound;", NULL, NULL, NULL),
+		     SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(n, 2);
+	cr_expect_eq(out[0].ready_bound, SMTOP_READY_UNKNOWN);
+	cr_expect_eq(out[0].ready_correlation_id, 0);
+	cr_expect_eq(out[0].wait_ns, 1000);
+	db_events_free(out, n);
+}
+
 /* The viewer keeps an episode's heaviest culprit and reads the rest for the
  * episode it shows: all of them, in order, found by the victim alone. */
 Test(db, culprits_of_one_stored_episode)

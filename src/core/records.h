@@ -192,7 +192,8 @@ enum smtop_event_kind {
 };
 
 /* What set a kernel's ready time (docs/analysis.md): the latest of its
- * bounds.  Stored nowhere; the analysis finds it again from the records. */
+ * bounds.  Stored episodes keep it by these numbers (smtop_events.readyBound,
+ * docs/session-format.md): append, never renumber. */
 enum smtop_ready_bound {
 	SMTOP_READY_UNKNOWN = 0,
 	SMTOP_READY_AFTER_KERNEL,       /* stream order: the previous kernel's end */

@@ -86,6 +86,17 @@ check "--sm all PyTorch session: the -5 stream in the legend" contains "$s" "pri
 keys q
 tmux kill-session -t "$T" 2>/dev/null
 
+# Episodes kept by smtop report (in the cache, for a session it cannot
+# write) still say what set the victim's ready time.
+cp "$FX/timeslice.smtop" "$E2E_TMP/kept.smtop"
+"$SMTOP" report "$E2E_TMP/kept.smtop" -q > /dev/null
+start 160 50 "$SMTOP" open "$E2E_TMP/kept.smtop"
+tui_wait 'TIMESLICE' 10
+keys w
+check "kept episodes: the details say why it was ready" contains "$(cap)" "why: the host submitted it"
+keys q
+tmux kill-session -t "$T" 2>/dev/null
+
 err=$("$SMTOP" open "$FX/head-of-line.smtop" < /dev/null 2>&1 > /dev/null)
 check "not a terminal: clear error" contains "$err" "needs a terminal"
 check "not a terminal: one line" one_line "$err"

@@ -795,6 +795,53 @@ Test(analysis, timeslice_through_a_silent_slice)
 	trace_free(t);
 }
 
+/* A victim without block records (process 1's grid 3, a kernel the block
+ * tracer does not mark, run over [1100, 1300 us)) behind process 2's grid
+ * 1, whose blocks stay open across the victim's run (preempted: [100,
+ * 2000 us)).  The kernel intervals overlap; the block events do not come
+ * inside the victim's run, so it ran in a slice of its own.  With `shared`,
+ * process 2 starts and ends blocks of grid 5 inside that run: the two
+ * processes shared the device. */
+static void unblocked_victim(struct trace *t, int shared)
+{
+	const uint64_t us = 1000;
+	trace_device(t, 0, 4);
+	trace_stream(t, 2, 0, 1, LO);
+	trace_stream(t, 1, 0, 2, HI);
+	trace_kernel(t, 2, 0, 1, 1, 0, 100 * us, 2000 * us);
+	trace_blocks(t, 2, 0, 1, 4, 100 * us, 2000 * us);
+	trace_kernel(t, 1, 0, 2, 3, 150 * us, 1100 * us, 1300 * us);
+	if (shared) {
+		trace_stream(t, 2, 0, 4, LO);
+		trace_kernel(t, 2, 0, 4, 5, 1140 * us, 1150 * us, 1160 * us);
+		trace_blocks(t, 2, 0, 5, 4, 1150 * us, 1160 * us);
+	}
+}
+
+Test(analysis, timeslice_of_a_victim_without_blocks)
+{
+	struct trace *t = trace_new();
+	unblocked_victim(t, 0);
+	struct analysis *a = run_all(t, 0);
+	const struct smtop_event *e = only_event(a);
+	cr_expect_eq(e->kind, SMTOP_EV_TIMESLICE, "kind %s", analysis_kind_name(e->kind));
+	cr_expect_eq(e->wait_ns, 950000);
+	cr_expect_eq(e->culprits[0].pid, 2);
+	analysis_free(a);
+	trace_free(t);
+}
+
+Test(analysis, victim_without_blocks_on_a_shared_device)
+{
+	struct trace *t = trace_new();
+	unblocked_victim(t, 1);
+	struct analysis *a = run_all(t, 0);
+	const struct smtop_event *e = only_event(a);
+	cr_expect_eq(e->kind, SMTOP_EV_INVERSION_RESIDENT, "kind %s", analysis_kind_name(e->kind));
+	analysis_free(a);
+	trace_free(t);
+}
+
 Test(analysis, shared_device_is_not_timeslice)
 {
 	struct trace *t = trace_new();

@@ -44,12 +44,13 @@ static int activities_meet(const struct clusters *x, const struct clusters *y, u
 	return 0;
 }
 
-/* Could v's episode be time-slicing judged from block events: v and every
- * culprit have block records and every culprit is another process's. */
+/* Could v's episode be time-slicing judged from block events: every
+ * culprit has block records and is another process's, and v has block
+ * records or at least a known end (its run, from its kernel record). */
 static int slice_by_events(const struct kernel_table *kt, const struct grid_table *gt,
 			   const struct kern *v, const struct cands *c)
 {
-	if (!analysis_grids_kern_grid(gt, v) || !c->n)
+	if ((!analysis_grids_kern_grid(gt, v) && !(v->start && v->end > v->start)) || !c->n)
 		return 0;
 	for (size_t i = 0; i < c->n; i++)
 		if (analysis_grids_kern_pid(kt, &kt->kerns[c->v[i].k]) == analysis_grids_kern_pid(kt, v) ||
@@ -59,10 +60,22 @@ static int slice_by_events(const struct kernel_table *kt, const struct grid_tabl
 }
 
 /* The end of the window the time-slicing test reads: a gap past v's last
- * block end. */
+ * block end (its kernel's end without blocks). */
 static uint64_t slice_window_end(const struct grid_table *gt, const struct kern *v)
 {
-	return analysis_grids_kern_grid(gt, v)->last_end + ANALYSIS_SLICE_GAP_NS;
+	const struct grid *g = analysis_grids_kern_grid(gt, v);
+	return (g ? g->last_end : v->end) + ANALYSIS_SLICE_GAP_NS;
+}
+
+/* v without block records leaves no events of its own run; but its slice
+ * is its context's, so no culprit's process stamps an event inside it (a
+ * gap from either end).  1 when one does, or when that cannot be told. */
+static int culprit_inside_run(const struct clusters *x, const struct kern *v, uint64_t first)
+{
+	const uint64_t gap = ANALYSIS_SLICE_GAP_NS;
+	if (v->end <= first + 2 * gap)
+		return 0;
+	return clusters_any_between(x, first + gap, v->end - gap, gap) != 0;
 }
 
 /* Every block event before the window's end is in: blocks that ended before
@@ -77,7 +90,7 @@ int analysis_timeslice_data_complete(const struct analysis *a, const struct kern
 	uint64_t hi = slice_window_end(&a->gt, v) + ANALYSIS_SLICE_GAP_NS;
 	if (a->watermark < hi)
 		return 0;
-	const struct device *d = &a->dt.devs[analysis_grids_kern_grid(&a->gt, v)->dev];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_dev(&a->kt, v)];
 	for (size_t i = 0; i < d->n_running; i++) {
 		const struct kern *k = &a->kt.kerns[d->running[i].k];
 		if (d->running[i].s >= hi)
@@ -116,7 +129,7 @@ int analysis_timeslice_looks(const struct analysis *a, const struct kern *v, uin
 		return 1;
 	}
 	const struct grid *vg = analysis_grids_kern_grid(&a->gt, v);
-	const struct device *d = &a->dt.devs[vg->dev];
+	const struct device *d = &a->dt.devs[analysis_grids_kern_dev(&a->kt, v)];
 	const struct activity *own = analysis_grids_activity_find(d, analysis_grids_kern_pid(&a->kt, v));
 	uint64_t hi = slice_window_end(&a->gt, v);
 	uint32_t done = analysis_grids_kern_pid(&a->kt, v);
@@ -127,6 +140,8 @@ int analysis_timeslice_looks(const struct analysis *a, const struct kern *v, uin
 			continue;
 		done = pid;
 		if (own && activities_meet(&own->ev, &x->ev, ready, hi))
+			return 0;
+		if (!vg && culprit_inside_run(&x->ev, v, first))
 			return 0;
 	}
 	return 1;

@@ -15,7 +15,9 @@
  * block start, and verdicts on bounded ends are possible; 9, a kernel that
  * never started makes the waits that depend on it unknown; 10, a kernel
  * whose CUPTI submitted time came after another process's slice is ready
- * at its launch call (rows before 2 carry no version). */
-#define ANALYSIS_VERSION 10
+ * at its launch call; 11, a victim without block records can be judged
+ * time-slicing from the culprits' block events (rows before 2 carry no
+ * version). */
+#define ANALYSIS_VERSION 11
 
 #endif

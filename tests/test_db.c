@@ -983,12 +983,35 @@ Test(db, events_round_trip)
 	db_events_free(out, n);
 }
 
+/* Episodes stored into the session at path and read back; returns how many. */
+static size_t events_reload(const char *path, const struct smtop_event *ev, size_t n,
+			    struct smtop_event **out)
+{
+	char err[512], params[64];
+	size_t got;
+
+	if (ev)
+		cr_assert_eq(db_events_store(path, ev, n, "", err, sizeof err), 0, "%s", err);
+	cr_assert_eq(db_events_load(path, out, &got, params, sizeof params, err, sizeof err), 0, "%s", err);
+	return got;
+}
+
+/* Changes the session at path as an older smtop, or another tool, left it. */
+static void events_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+
+	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+}
+
 /* An episode on bounded block ends keeps possible and its least wait; a
  * file written before those columns gets them when events are stored, and
  * its rows read as certain, the least wait the wait. */
 Test(db, events_keep_possible)
 {
-	char path[256], err[512], params[64];
+	char path[256];
 	struct smtop_event ev[2] = {
 		{ .kind = SMTOP_EV_INVERSION_RESIDENT, .pid = 1, .stream_id = 13, .grid_id = 10,
 		  .ready = T0, .start = T0 + 1000, .wait_ns = 1000, .wait_min_ns = 200,
@@ -1002,8 +1025,7 @@ Test(db, events_keep_possible)
 
 	db_support_temp_path(path, sizeof path, "s.smtop");
 	db_writer_close(db_support_writer(path, 1, 1));
-	cr_assert_eq(db_events_store(path, ev, 2, "", err, sizeof err), 0, "%s", err);
-	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	n = events_reload(path, ev, 2, &out);
 	cr_assert_eq(n, 2);
 	cr_expect_eq(out[0].possible, SMTOP_POSSIBLE_READY | SMTOP_POSSIBLE_CULPRITS);
 	cr_expect_eq(out[0].wait_min_ns, 200);
@@ -1012,19 +1034,14 @@ Test(db, events_keep_possible)
 	db_events_free(out, n);
 
 	/* a file of an older smtop: smtop_events without the two columns */
-	sqlite3 *db;
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "ALTER TABLE smtop_events DROP COLUMN waitMinNs;"
-				  "ALTER TABLE smtop_events DROP COLUMN possible;", NULL, NULL, NULL),
-		     SQLITE_OK, "%s", sqlite3_errmsg(db));
-	sqlite3_close(db);
-	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	events_sql(path, "ALTER TABLE smtop_events DROP COLUMN waitMinNs;"
+		   "ALTER TABLE smtop_events DROP COLUMN possible;");
+	n = events_reload(path, NULL, 0, &out);
 	cr_assert_eq(n, 2);
 	cr_expect_eq(out[0].possible, 0);
 	cr_expect_eq(out[0].wait_min_ns, 1000);
 	db_events_free(out, n);
-	cr_assert_eq(db_events_store(path, ev, 1, "", err, sizeof err), 0, "%s", err);
-	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	n = events_reload(path, ev, 1, &out);
 	cr_assert_eq(n, 1);
 	cr_expect_eq(out[0].possible, SMTOP_POSSIBLE_READY | SMTOP_POSSIBLE_CULPRITS);
 	db_events_free(out, n);
@@ -1035,7 +1052,7 @@ Test(db, events_keep_possible)
  * know, reads as unknown. */
 Test(db, events_keep_ready_bound)
 {
-	char path[256], err[512], params[64];
+	char path[256];
 	struct smtop_event ev[2] = {
 		{ .kind = SMTOP_EV_TIMESLICE, .pid = 1, .stream_id = 13, .grid_id = 10, .ready = T0,
 		  .start = T0 + 1000, .wait_ns = 1000, .name = "sliced",
@@ -1049,8 +1066,7 @@ Test(db, events_keep_ready_bound)
 
 	db_support_temp_path(path, sizeof path, "s.smtop");
 	db_writer_close(db_support_writer(path, 1, 1));
-	cr_assert_eq(db_events_store(path, ev, 2, "", err, sizeof err), 0, "%s", err);
-	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	n = events_reload(path, ev, 2, &out);
 	cr_assert_eq(n, 2);
 	cr_expect_eq(out[0].ready_bound, SMTOP_READY_LAUNCH_CALL);
 	cr_expect_eq(out[0].ready_correlation_id, 42);
@@ -1058,21 +1074,14 @@ Test(db, events_keep_ready_bound)
 	cr_expect_eq(out[1].ready_correlation_id, 7);
 	db_events_free(out, n);
 
-	sqlite3 *db;
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "UPDATE smtop_events SET readyBound = 999 WHERE name = 'after'",
-				  NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-	sqlite3_close(db);
-	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	events_sql(path, "UPDATE smtop_events SET readyBound = 999 WHERE name = 'after'");
+	n = events_reload(path, NULL, 0, &out);
 	cr_expect_eq(out[1].ready_bound, SMTOP_READY_UNKNOWN);
 	db_events_free(out, n);
 
-	cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-	cr_assert_eq(sqlite3_exec(db, "ALTER TABLE smtop_events DROP COLUMN readyCorrelationId;"
-				  "ALTER TABLE smtop_events DROP COLUMN readyBound;", NULL, NULL, NULL),
-		     SQLITE_OK, "%s", sqlite3_errmsg(db));
-	sqlite3_close(db);
-	cr_assert_eq(db_events_load(path, &out, &n, params, sizeof params, err, sizeof err), 0, "%s", err);
+	events_sql(path, "ALTER TABLE smtop_events DROP COLUMN readyCorrelationId;"
+		   "ALTER TABLE smtop_events DROP COLUMN readyBound;");
+	n = events_reload(path, NULL, 0, &out);
 	cr_assert_eq(n, 2);
 	cr_expect_eq(out[0].ready_bound, SMTOP_READY_UNKNOWN);
 	cr_expect_eq(out[0].ready_correlation_id, 0);

@@ -515,24 +515,28 @@ static int untimed_before(const struct analysis *a, const struct kern *k, uint32
 
 /* The host's bound: CUPTI's submitted time where recorded; else the end
  * of the launch call, else CUPTI's queued time.  *called (when submitted
- * decided r and the launch call was recorded) is r with the call's bound
- * instead of submitted's: ready_past_slice reads it. */
+ * decided r, more than the threshold past the other bounds, and the launch
+ * call was recorded) is r with the call's bound instead of submitted's:
+ * ready_past_slice reads it.  Most submissions follow the other bounds
+ * within microseconds, and need no look for their call. */
 static void ready_host(const struct analysis *a, const struct kern *k, struct ready *r,
 		       struct ready *called)
 {
 	uint32_t pid = analysis_grids_kern_pid(&a->kt, k);
-	const struct launch *l = k->sub && !k->sub_queued ? NULL
-				 : analysis_state_launch_find(&a->ri, pid, k->correlation_id);
 	*called = (struct ready){ 0, SMTOP_READY_UNKNOWN, 0, 0 };
-	if (l) {
-		ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
+	if (!k->sub || k->sub_queued) {
+		const struct launch *l = analysis_state_launch_find(&a->ri, pid, k->correlation_id);
+		if (l)
+			ready_raise(r, l->end, SMTOP_READY_LAUNCH_CALL, k->correlation_id);
+		else
+			ready_raise(r, k->sub, SMTOP_READY_HOST_SUBMIT, k->correlation_id);
 		return;
 	}
 	struct ready before = *r;
 	ready_raise(r, k->sub, SMTOP_READY_HOST_SUBMIT, k->correlation_id);
-	if (r->bound != SMTOP_READY_HOST_SUBMIT || k->sub_queued)
+	if (r->bound != SMTOP_READY_HOST_SUBMIT || r->t <= before.t + a->p.blocking_threshold_ns)
 		return;
-	l = analysis_state_launch_find(&a->ri, pid, k->correlation_id);
+	const struct launch *l = analysis_state_launch_find(&a->ri, pid, k->correlation_id);
 	if (!l)
 		return;
 	*called = before;

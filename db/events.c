@@ -350,20 +350,23 @@ static int load_events(sqlite3 *db, struct smtop_event **out, size_t *n, int64_t
 	size_t cap = 0;
 	int64_t *ids = NULL;
 
-	/* files from before the later columns read them as NULL */
-	if (sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
-			       "correlationId,gridId,priority,ready,start,waitNs,name,possible,waitMinNs,"
-			       "readyBound,readyCorrelationId"
-			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
-			       NULL) != SQLITE_OK &&
-	    sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
-			       "correlationId,gridId,priority,ready,start,waitNs,name,possible,waitMinNs,NULL,NULL"
-			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
-			       NULL) != SQLITE_OK &&
-	    sqlite3_prepare_v2(db, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
-			       "correlationId,gridId,priority,ready,start,waitNs,name,NULL,NULL,NULL,NULL"
-			       " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", -1, &st,
-			       NULL) != SQLITE_OK)
+	/* the columns added since, newest first: a file from before one reads
+	 * it and those after it as NULL */
+	static const char *const later[] = {
+		"possible,waitMinNs,readyBound,readyCorrelationId",
+		"possible,waitMinNs,NULL,NULL",
+		"NULL,NULL,NULL,NULL",
+	};
+	char sql[320];
+	int prepared = 0;
+
+	for (size_t i = 0; i < sizeof later / sizeof *later && !prepared; i++) {
+		snprintf(sql, sizeof sql, "SELECT id,kind,basis,globalPid,deviceId,contextId,streamId,"
+			 "correlationId,gridId,priority,ready,start,waitNs,name,%s"
+			 " FROM smtop_events WHERE id > ?1 ORDER BY id LIMIT ?2", later[i]);
+		prepared = sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+	}
+	if (!prepared)
 		return -1;
 	sqlite3_bind_int64(st, 1, *after);
 	sqlite3_bind_int64(st, 2, max);
